@@ -1,0 +1,1 @@
+"""Optimized engines (issue 4 onwards), each verified against :mod:`kleene.reference`."""

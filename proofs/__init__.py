@@ -1,0 +1,1 @@
+"""Z3 encodings of conditions and automata (issue 6)."""

@@ -1,0 +1,93 @@
+"""One exception hierarchy for every user mistake Kleene can report.
+
+Every error carries the facts a user needs to fix the input (line and column
+of a pattern, row and field of an event, the name of an exhausted budget) and
+renders as one line: the command line prints ``str(error)`` and exits, with
+no traceback (STYLE.md 8; README "Bad input").
+"""
+
+from __future__ import annotations
+
+
+class KleeneError(Exception):
+    """Base class of every error Kleene reports to a user."""
+
+    code = "kleene"
+
+    def __str__(self) -> str:  # pragma: no cover - trivial
+        return f"{self.code}: {self.args[0] if self.args else ''}"
+
+
+class PatternSyntaxError(KleeneError):
+    """Malformed pattern text: where it went wrong and what was expected."""
+
+    code = "syntax"
+
+    def __init__(self, message: str, *, line: int, column: int, source: str = "<pattern>",
+                 text: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+        self.source = source
+        self.text = text
+
+    def __str__(self) -> str:
+        head = f"{self.source}:{self.line}:{self.column}: {self.message}"
+        if self.text is None:
+            return head
+        lines = self.text.splitlines() or [""]
+        if 1 <= self.line <= len(lines):
+            src = lines[self.line - 1]
+            return f"{head}\n  {src}\n  {' ' * (self.column - 1)}^"
+        return head
+
+
+class PatternError(KleeneError):
+    """A pattern that parses but is not well formed (unknown variable, ...)."""
+
+    code = "pattern"
+
+
+class StreamError(KleeneError):
+    """A malformed or unsorted event: the row (0-based) and the field."""
+
+    code = "events"
+
+    def __init__(self, message: str, *, row: int | None = None, field: str | None = None,
+                 source: str = "<events>") -> None:
+        super().__init__(message)
+        self.message = message
+        self.row = row
+        self.field = field
+        self.source = source
+
+    def __str__(self) -> str:
+        where = self.source
+        if self.row is not None:
+            where += f": row {self.row}"
+        if self.field is not None:
+            where += f", field {self.field!r}"
+        return f"{where}: {self.message}"
+
+
+class BudgetExceeded(KleeneError):
+    """The reference would need more work than its explicit budget allows."""
+
+    code = "budget"
+
+    def __init__(self, budget: str, limit: int, what: str) -> None:
+        super().__init__(f"{what}: exceeded the budget {budget}={limit}")
+        self.budget = budget
+        self.limit = limit
+        self.what = what
+
+    def __str__(self) -> str:
+        return (f"budget {self.budget}={self.limit} exceeded while {self.what}; "
+                f"raise it (--budget {self.budget}=N) or shrink the stream or window")
+
+
+class Unsupported(KleeneError):
+    """An engine (or a policy) cannot handle this pattern; ``reason`` says why."""
+
+    code = "unsupported"

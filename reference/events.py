@@ -1,0 +1,201 @@
+"""Events and streams: the shared core of all three pattern languages.
+
+DESIGN.md, "The shared core": an event has a position ``i`` (0-based index in
+the stream: the total order), a timestamp ``ts`` (int or float), an optional
+``type`` and attributes. Timestamps are non-decreasing along positions; ties
+are allowed. Seed 000 Sec. 3.1 and seed 001 Sec. 3 call a stream an *event
+relation* E, totally ordered by T; we keep the order explicit as ``position``
+so that ties in ``ts`` stay ordered.
+
+Conventions used throughout :mod:`kleene.reference`: ``e: Event``,
+``s: Stream``, ``m: Match``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from kleene.reference.errors import StreamError
+
+#: An attribute value. ``None`` means "missing" and makes comparisons unknown.
+Value = Union[str, int, float, bool, None]
+
+#: Names that address the event itself rather than an attribute.
+RESERVED = ("ts", "type")
+
+#: Milliseconds per time unit; durations in patterns carry one of these units.
+UNIT_MS: dict[str, float] = {
+    "ms": 1, "millisecond": 1, "milliseconds": 1,
+    "s": 1000, "sec": 1000, "second": 1000, "seconds": 1000,
+    "min": 60_000, "minute": 60_000, "minutes": 60_000,
+    "h": 3_600_000, "hour": 3_600_000, "hours": 3_600_000,
+    "d": 86_400_000, "day": 86_400_000, "days": 86_400_000,
+}
+
+
+def canonical_unit(unit: str) -> str:
+    """The short name (``ms s min h d``) of a time unit word; raises ``KeyError``."""
+    factor = UNIT_MS[unit.lower()]
+    return {1: "ms", 1000: "s", 60_000: "min", 3_600_000: "h", 86_400_000: "d"}[int(factor)]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event ``e``: its position in the stream, timestamp, type and attributes."""
+
+    position: int
+    ts: int | float
+    type: str | None = None
+    attrs: Mapping[str, Value] = field(default_factory=dict)
+
+    def value(self, name: str) -> Value:
+        """The value of attribute ``name`` (``ts`` and ``type`` address the event); ``None`` if missing."""
+        if name == "ts":
+            return self.ts
+        if name == "type":
+            return self.type
+        return self.attrs.get(name)
+
+    def __hash__(self) -> int:
+        return hash((self.position, self.ts))
+
+    def to_json(self) -> dict[str, Any]:
+        """The event as a JSON object (the conformance case format)."""
+        out: dict[str, Any] = {"ts": self.ts}
+        if self.type is not None:
+            out["type"] = self.type
+        out.update(self.attrs)
+        return out
+
+
+@dataclass(frozen=True)
+class Stream(Sequence[Event]):
+    """A finite stream ``s``: events at positions 0..n-1 with non-decreasing ``ts``.
+
+    ``time_unit`` (``ms s min h d`` or ``None`` for unit-less timestamps) lets a
+    pattern's ``WITHIN 15 days`` be converted to timestamp units.
+    """
+
+    events: tuple[Event, ...]
+    time_unit: str | None = None
+
+    def __post_init__(self) -> None:
+        previous: int | float | None = None
+        for i, e in enumerate(self.events):
+            if e.position != i:
+                raise StreamError(f"position {e.position} where {i} was expected", row=i,
+                                  field="position")
+            if previous is not None and e.ts < previous:
+                raise StreamError(f"timestamp {e.ts} is earlier than the previous event's "
+                                  f"{previous}; events must be sorted by ts", row=i, field="ts")
+            previous = e.ts
+
+    def __len__(self) -> int:
+        return len(self.events)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        return self.events[i]
+
+    def __iter__(self) -> Iterator[Event]:
+        return iter(self.events)
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Mapping[str, Any]], *, ts: str = "ts",
+                  type: str | None = "type", time_unit: str | None = None,
+                  source: str = "<events>") -> Stream:
+        """Validate rows (mappings) into a stream; errors name the row and the field.
+
+        ``ts`` names the timestamp field (numbers; ISO strings and datetimes are
+        converted to epoch milliseconds, which sets ``time_unit='ms'``), ``type``
+        the optional type field. Every other field becomes an attribute.
+        """
+        events: list[Event] = []
+        unit = canonical_unit(time_unit) if time_unit else None
+        for i, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                raise StreamError(f"expected an object, got {type_name(row)}", row=i,
+                                  source=source)
+            if ts not in row or row[ts] is None or row[ts] == "":
+                raise StreamError("missing timestamp", row=i, field=ts, source=source)
+            stamp, converted = _timestamp(row[ts], row=i, field_name=ts, source=source)
+            if converted:
+                unit = "ms"
+            kind = row.get(type) if type else None
+            if kind is not None and not isinstance(kind, str):
+                kind = str(kind)
+            attrs: dict[str, Value] = {}
+            for key, val in row.items():
+                if key == ts or (type and key == type):
+                    continue
+                attrs[str(key)] = _attribute(val, row=i, field_name=str(key), source=source)
+            if events and stamp < events[-1].ts:
+                raise StreamError(f"timestamp {stamp} is earlier than the previous row's "
+                                  f"{events[-1].ts}; sort the events by {ts}", row=i, field=ts,
+                                  source=source)
+            events.append(Event(i, stamp, kind, attrs))
+        return cls(tuple(events), unit)
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The events as JSON objects, in stream order."""
+        return [e.to_json() for e in self.events]
+
+
+def type_name(value: object) -> str:
+    """A short name for the type of ``value`` in error messages."""
+    return type(value).__name__
+
+
+def _timestamp(raw: Any, *, row: int, field_name: str, source: str) -> tuple[int | float, bool]:
+    if isinstance(raw, bool):
+        raise StreamError("timestamp must be a number, got a boolean", row=row,
+                          field=field_name, source=source)
+    if isinstance(raw, (int, float)):
+        if isinstance(raw, float) and not math.isfinite(raw):
+            raise StreamError(f"timestamp must be finite, got {raw}", row=row, field=field_name,
+                              source=source)
+        return raw, False
+    if isinstance(raw, _dt.datetime):
+        return _epoch_ms(raw), True
+    if isinstance(raw, str):
+        text = raw.strip()
+        try:
+            number = float(text)
+        except ValueError:
+            try:
+                return _epoch_ms(_dt.datetime.fromisoformat(text)), True
+            except ValueError:
+                raise StreamError(f"timestamp {raw!r} is neither a number nor an ISO datetime",
+                                  row=row, field=field_name, source=source) from None
+        return (int(number) if number.is_integer() and "." not in text else number), False
+    raise StreamError(f"timestamp must be a number, got {type_name(raw)}", row=row,
+                      field=field_name, source=source)
+
+
+def _epoch_ms(moment: _dt.datetime) -> int:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=_dt.timezone.utc)
+    return int(round(moment.timestamp() * 1000))
+
+
+def _attribute(raw: Any, *, row: int, field_name: str, source: str) -> Value:
+    if raw is None or isinstance(raw, (str, bool, int)):
+        return raw
+    if isinstance(raw, float):
+        return None if math.isnan(raw) else raw
+    if hasattr(raw, "item"):  # numpy scalars
+        return _attribute(raw.item(), row=row, field_name=field_name, source=source)
+    if isinstance(raw, (_dt.datetime, _dt.date)):
+        return raw.isoformat()
+    raise StreamError(f"attribute values must be strings, numbers or booleans, got "
+                      f"{type_name(raw)}", row=row, field=field_name, source=source)
+
+
+def stream_of(events: Iterable[Mapping[str, Any]] | Stream, **kwargs: Any) -> Stream:
+    """``events`` as a :class:`Stream` (rows are validated with :meth:`Stream.from_rows`)."""
+    if isinstance(events, Stream):
+        return events
+    return Stream.from_rows(events, **kwargs)

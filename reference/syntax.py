@@ -1,0 +1,276 @@
+"""Text syntax shared by the pattern languages: tokens, the condition grammar
+and the condition printer.
+
+Every token knows its line and column, so every parse error says where it
+happened and what was expected (README, "Bad input").
+
+Condition grammar (keywords are case-insensitive)::
+
+    condition  := disjunct ("OR" disjunct)*
+    disjunct   := conjunct ("AND" conjunct)*
+    conjunct   := "NOT" conjunct | "(" condition ")" | "TRUE" | "FALSE" | term cmp term
+    term       := number | "-" number | string | "prev" "(" ref ")"
+                | AGG "(" var ["." attr] ")" | ref
+    ref        := var ["+"] "." attr          (``p+.L`` is read as ``p.L``, seed 000's style)
+    cmp        := "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+
+Strings are single- or double-quoted; a quote is doubled to escape it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kleene.reference.conditions import (
+    AGGREGATES,
+    Agg,
+    And,
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    Not,
+    Or,
+    Prev,
+    Term,
+    Truth,
+)
+from kleene.reference.errors import PatternSyntaxError
+
+
+#: Keywords that end a condition; they never start a term.
+STRUCTURE_WORDS = frozenset({"AND", "OR", "NOT", "WHERE", "WITHIN", "PATTERN", "RETURN"})
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A token: kind (``ident number string op end``), text, value, line, column."""
+
+    kind: str
+    text: str
+    value: object
+    line: int
+    column: int
+
+
+_TOKEN = re.compile(r"""
+    (?P<ws>[ \t\r\n]+|--[^\n]*|//[^\n]*)
+  | (?P<number>\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<string>'(?:[^']|'')*'|"(?:[^"]|"")*")
+  | (?P<op><=|>=|!=|<>|==|[-+*/()\[\]{}<>=,.;:~!#@^|?⟨⟩])
+""", re.VERBOSE)
+
+
+def tokenize(text: str, source: str = "<pattern>") -> list[Token]:
+    """Split ``text`` into tokens (comments ``--`` and ``//`` run to end of line)."""
+    tokens: list[Token] = []
+    pos, line, line_start = 0, 1, 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        column = pos - line_start + 1
+        if m is None:
+            raise PatternSyntaxError(f"unexpected character {text[pos]!r}", line=line,
+                                     column=column, source=source, text=text)
+        kind = m.lastgroup or "ws"
+        lexeme = m.group()
+        if kind == "number":
+            value: object = float(lexeme) if any(ch in lexeme for ch in ".eE") else int(lexeme)
+            tokens.append(Token("number", lexeme, value, line, column))
+        elif kind == "string":
+            quote = lexeme[0]
+            tokens.append(Token("string", lexeme, lexeme[1:-1].replace(quote * 2, quote),
+                                line, column))
+        elif kind in ("ident", "op"):
+            tokens.append(Token(kind, lexeme, lexeme, line, column))
+        newlines = lexeme.count("\n")
+        if newlines:
+            line += newlines
+            line_start = pos + lexeme.rindex("\n") + 1
+        pos = m.end()
+    tokens.append(Token("end", "", None, line, pos - line_start + 1))
+    return tokens
+
+
+class Parser:
+    """A cursor over tokens with the helpers every recursive-descent parser here uses."""
+
+    def __init__(self, text: str, source: str = "<pattern>") -> None:
+        self.text = text
+        self.source = source
+        self.tokens = tokenize(text, source)
+        self.i = 0
+
+    # -- cursor
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i = min(self.i + 1, len(self.tokens) - 1)
+        return tok
+
+    def error(self, expected: str, tok: Token | None = None) -> PatternSyntaxError:
+        tok = tok or self.tok
+        found = "end of input" if tok.kind == "end" else repr(tok.text)
+        return PatternSyntaxError(f"expected {expected}, found {found}", line=tok.line,
+                                  column=tok.column, source=self.source, text=self.text)
+
+    def at(self, text: str) -> bool:
+        """Whether the current token is operator ``text`` or keyword ``text`` (any case)."""
+        tok = self.tok
+        if tok.kind == "op":
+            return tok.text == text
+        return tok.kind == "ident" and tok.text.upper() == text.upper()
+
+    def accept(self, text: str) -> Token | None:
+        return self.advance() if self.at(text) else None
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        if not self.at(text):
+            raise self.error(what or repr(text))
+        return self.advance()
+
+    def ident(self, what: str = "a name") -> Token:
+        if self.tok.kind != "ident":
+            raise self.error(what)
+        return self.advance()
+
+    def number(self, what: str = "a number") -> int | float:
+        negative = self.accept("-") is not None
+        if self.tok.kind != "number":
+            raise self.error(what)
+        value = self.advance().value
+        assert isinstance(value, (int, float))
+        return -value if negative else value
+
+    def end(self) -> None:
+        if self.tok.kind != "end":
+            raise self.error("end of input")
+
+    # -- conditions
+    def condition(self, stop: Callable[[Parser], bool] | None = None) -> Condition:
+        """``condition`` of the grammar above."""
+        parts = [self._disjunct()]
+        while self.accept("OR"):
+            parts.append(self._disjunct())
+        return parts[0] if len(parts) == 1 else Or(tuple(parts))
+
+    def _disjunct(self) -> Condition:
+        parts = [self.conjunct()]
+        while self.accept("AND"):
+            parts.append(self.conjunct())
+        return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+    def conjunct(self) -> Condition:
+        """One conjunct: a negation, a parenthesised condition, a constant or a comparison."""
+        if self.accept("NOT"):
+            return Not(self.conjunct())
+        if self.accept("("):
+            inner = self.condition()
+            self.expect(")", "')' closing the condition")
+            return inner
+        if self.at("TRUE") or self.at("FALSE"):
+            return Truth(self.advance().text.upper() == "TRUE")
+        left = self.term()
+        op_tok = self.tok
+        if op_tok.kind != "op" or op_tok.text not in ("=", "==", "!=", "<>", "<", "<=", ">", ">="):
+            raise self.error("a comparison (= != < <= > >=)")
+        self.advance()
+        op = {"==": "=", "<>": "!="}.get(op_tok.text, op_tok.text)
+        return Cmp(op, left, self.term())
+
+    def term(self) -> Term:
+        """A term: constant, ``prev(v.A)``, ``AGG(v.A)`` or ``v.A``."""
+        tok = self.tok
+        if tok.kind == "number" or (tok.kind == "op" and tok.text == "-"):
+            return Const(self.number("a number"))
+        if tok.kind == "string":
+            self.advance()
+            assert isinstance(tok.value, str)
+            return Const(tok.value)
+        if (tok.kind != "ident" and not (tok.kind == "op" and tok.text == "~")) or (
+                tok.kind == "ident" and tok.text.upper() in STRUCTURE_WORDS):
+            raise self.error("an attribute reference (v.A), prev(v.A), an aggregate or a constant")
+        if tok.kind == "ident" and tok.text.lower() == "prev" and self.peek().text == "(":
+            self.advance()
+            self.expect("(")
+            var, attr = self.reference()
+            self.expect(")", "')' closing prev(")
+            return Prev(var, attr)
+        if tok.kind == "ident" and tok.text.upper() in AGGREGATES and self.peek().text == "(":
+            func = self.advance().text.upper()
+            self.expect("(")
+            var = self.ident("a variable").text
+            self.accept("+")
+            attr = self.ident("an attribute").text if self.accept(".") else None
+            if attr is None and func != "COUNT":
+                raise self.error(f"'.' and an attribute ({func} needs one)")
+            self.expect(")", f"')' closing {func}(")
+            return Agg(func, var, attr)
+        var, attr = self.reference()
+        return Attr(var, attr)
+
+    def reference(self) -> tuple[str, str]:
+        """``var.attr`` (also ``var+.attr`` and SREMO's ``~.attr``)."""
+        if self.accept("~"):
+            var = "~"
+        else:
+            var = self.ident("a variable").text
+            if self.at("+") and self.peek().text == ".":
+                self.advance()
+        self.expect(".", "'.' and an attribute name (v.A)")
+        return var, self.ident("an attribute name").text
+
+
+def parse_condition(text: str, source: str = "<condition>") -> Condition:
+    """Parse one condition from ``text``."""
+    p = Parser(text, source)
+    c = p.condition()
+    p.end()
+    return c
+
+# ---------------------------------------------------------------- printing
+
+
+def format_value(v: object) -> str:
+    """A constant as pattern text (strings single-quoted, quotes doubled)."""
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    if isinstance(v, float):
+        text = repr(v)
+        return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
+    return str(v)
+
+
+def format_term(t: Term) -> str:
+    """A term as pattern text."""
+    if isinstance(t, Const):
+        return format_value(t.value)
+    if isinstance(t, Attr):
+        return f"{t.var}.{t.attr}"
+    if isinstance(t, Prev):
+        return f"prev({t.var}.{t.attr})"
+    inner = t.var if t.attr is None else f"{t.var}.{t.attr}"
+    return f"{t.func}({inner})"
+
+
+def format_condition(c: Condition, _level: int = 0) -> str:
+    """``c`` as text that :func:`parse_condition` reads back to ``c`` (round trip)."""
+    if isinstance(c, Cmp):
+        return f"{format_term(c.left)} {c.op} {format_term(c.right)}"
+    if isinstance(c, Truth):
+        return "TRUE" if c.value else "FALSE"
+    if isinstance(c, Not):
+        return "NOT " + format_condition(c.part, 3)
+    level, word = (1, " OR ") if isinstance(c, Or) else (2, " AND ")
+    text = word.join(format_condition(p, level + 1) for p in c.parts)
+    return f"({text})" if _level >= level else text
