@@ -25,7 +25,6 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Union
 
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Value
@@ -68,7 +67,7 @@ class Agg:
     attr: str | None = None
 
 
-Term = Union[Attr, Prev, Const, Agg]
+Term = Attr | Prev | Const | Agg
 
 # ---------------------------------------------------------------- formulas
 
@@ -116,7 +115,7 @@ class Truth:
     value: bool
 
 
-Condition = Union[Cmp, And, Or, Not, Truth]
+Condition = Cmp | And | Or | Not | Truth
 
 TRUE = Truth(True)
 
@@ -326,8 +325,8 @@ def instances(c: Condition, gamma: Mapping[str, Sequence[Event]]) -> Iterator[In
     names = sorted(decomposed_variables(c))
     choices = [range(1, len(gamma[v])) if v in prevs else range(len(gamma[v])) for v in names]
     for combo in itertools.product(*choices):
-        current = {v: gamma[v][i] for v, i in zip(names, combo)}
-        previous = {v: gamma[v][i - 1] for v, i in zip(names, combo) if v in prevs}
+        current = {v: gamma[v][i] for v, i in zip(names, combo, strict=True)}
+        previous = {v: gamma[v][i - 1] for v, i in zip(names, combo, strict=True) if v in prevs}
         yield Instance(current, previous, gamma)
 
 

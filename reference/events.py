@@ -17,12 +17,12 @@ import datetime as _dt
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from kleene.reference.errors import StreamError
 
 #: An attribute value. ``None`` means "missing" and makes comparisons unknown.
-Value = Union[str, int, float, bool, None]
+Value = str | int | float | bool | None
 
 #: Names that address the event itself rather than an attribute.
 RESERVED = ("ts", "type")
@@ -53,7 +53,7 @@ class Event:
     attrs: Mapping[str, Value] = field(default_factory=dict)
 
     def value(self, name: str) -> Value:
-        """The value of attribute ``name`` (``ts`` and ``type`` address the event); ``None`` if missing."""
+        """Attribute ``name`` (``ts`` and ``type`` address the event); ``None`` if missing."""
         if name == "ts":
             return self.ts
         if name == "type":
@@ -177,7 +177,7 @@ def _timestamp(raw: Any, *, row: int, field_name: str, source: str) -> tuple[int
 
 def _epoch_ms(moment: _dt.datetime) -> int:
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=_dt.timezone.utc)
+        moment = moment.replace(tzinfo=_dt.UTC)
     return int(round(moment.timestamp() * 1000))
 
 

@@ -39,6 +39,7 @@ from kleene.reference.conditions import (
 )
 from kleene.reference.errors import PatternSyntaxError
 
+_COMPARISON_OPS = ("=", "==", "!=", "<>", "<", "<=", ">", ">=")
 
 #: Keywords that end a condition; they never start a term.
 STRUCTURE_WORDS = frozenset({"AND", "OR", "NOT", "WHERE", "WITHIN", "PATTERN", "RETURN"})
@@ -176,11 +177,11 @@ class Parser:
             inner = self.condition()
             self.expect(")", "')' closing the condition")
             return inner
-        if self.at("TRUE") or self.at("FALSE"):
+        if (self.at("TRUE") or self.at("FALSE")) and self.peek().text not in _COMPARISON_OPS:
             return Truth(self.advance().text.upper() == "TRUE")
         left = self.term()
         op_tok = self.tok
-        if op_tok.kind != "op" or op_tok.text not in ("=", "==", "!=", "<>", "<", "<=", ">", ">="):
+        if op_tok.kind != "op" or op_tok.text not in _COMPARISON_OPS:
             raise self.error("a comparison (= != < <= > >=)")
         self.advance()
         op = {"==": "=", "<>": "!="}.get(op_tok.text, op_tok.text)
@@ -195,6 +196,9 @@ class Parser:
             self.advance()
             assert isinstance(tok.value, str)
             return Const(tok.value)
+        if tok.kind == "ident" and tok.text.upper() in ("TRUE", "FALSE"):
+            self.advance()
+            return Const(tok.text.upper() == "TRUE")
         if (tok.kind != "ident" and not (tok.kind == "op" and tok.text == "~")) or (
                 tok.kind == "ident" and tok.text.upper() in STRUCTURE_WORDS):
             raise self.error("an attribute reference (v.A), prev(v.A), an aggregate or a constant")

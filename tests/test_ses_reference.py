@@ -4,11 +4,10 @@ from seed 000 Def. 2 and seed 001 Def. 2, explained inline)."""
 from __future__ import annotations
 
 import pytest
-
+from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, PatternSyntaxError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.budget import Budget
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import format_ses, parse_ses
 

@@ -38,7 +38,7 @@ def window_of(pattern: SESPattern, s: Stream) -> int | float:
 
 
 def match_window(s: Stream, f: int, tau: int | float) -> tuple[Event, ...]:
-    """W_f of seed 001 Def. 3: the events ``e`` from position ``f`` on with ``e.ts − s[f].ts ≤ τ``."""
+    """W_f of seed 001 Def. 3: events from position ``f`` on with ``e.ts − s[f].ts ≤ τ``."""
     start = s[f].ts
     out = []
     for e in s.events[f:]:
