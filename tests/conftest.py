@@ -18,3 +18,14 @@ settings.register_profile("ci", max_examples=_examples, deadline=None, derandomi
 settings.register_profile("dev", max_examples=_examples, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One SparkSession for the whole run (starting one costs ~10 s): ``local[2]``."""
+    from kleene.engines.spark.session import session
+
+    return session("local[2]")
