@@ -1,0 +1,361 @@
+"""The conformance cases: load, validate and run ``conformance/cases/*.json``.
+
+The case files are data (``conformance/CASES.md``; STYLE.md 2, after
+JSON-Schema-Test-Suite): one file per construct, each case citing the seed
+section it pins, each test a stream, a policy and the expected match set, with
+0-based positions (the papers' ``e1`` is position 0). This module
+
+- loads every file, from the source tree or an installed package alike
+  (:func:`load_case_files` reads them through :mod:`importlib.resources`);
+- validates each against ``case.schema.json`` (JSON Schema 2020-12) and runs
+  the suite's own sanity checks (:func:`problems`): descriptions unique per
+  file and free of "should", every case citing a ``{seed, section}``,
+  positions inside the stream and in stream order, no match listed twice;
+- runs one test (:func:`run_case`): a ``matches`` test through the reference
+  of the case's language (:data:`LANGUAGES`), any other ``check`` through its
+  checker (:data:`CHECKS`). An unknown language or an unwired check kind is
+  an error, never a silent pass or skip (STYLE.md 4-5).
+
+Conventions: ``s: Stream``, ``m: Match``; ``case: Case``, ``test: CaseTest``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from kleene.reference.errors import KleeneError
+from kleene.reference.events import Stream
+from kleene.reference.match import Match, matches_from_json
+
+#: A language's reference: ``(pattern_text, stream, policy) -> set[Match]``.
+Reference = Callable[[str, Stream, str], set[Match]]
+
+#: A checker of a pruning definition: raises :class:`CaseFailure` when the
+#: reference disagrees with the test's expectation.
+Checker = Callable[["Case", "CaseTest"], None]
+
+#: File-name prefixes of each language (CASES.md: ``<language>-<construct>.json``).
+FILE_PREFIXES = {"ses": ("ses-",), "operator": ("op-", "operator-"), "sremo": ("sremo-",)}
+
+_SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
+
+
+class CaseError(KleeneError):
+    """A case file that is malformed, or a test the suite cannot run."""
+
+    code = "case"
+
+
+class UnknownLanguage(CaseError):
+    """A case names a language that has no reference in :data:`LANGUAGES`."""
+
+
+class UnsupportedCheck(CaseError):
+    """A test's ``check`` kind has no checker in :data:`CHECKS`."""
+
+
+class CaseFailure(AssertionError):
+    """The reference disagrees with a test's expectation; the message reproduces it."""
+
+
+# ---------------------------------------------------------------- the registries
+
+
+def lazy(module: str, function: str) -> Reference:
+    """A reference imported on first use, so this module loads while a language's
+    reference is still being written (``lazy("kleene.reference.ses.x", "run")``)."""
+
+    def reference(pattern_text: str, s: Stream, policy: str) -> set[Match]:
+        return getattr(importlib.import_module(module), function)(pattern_text, s, policy)
+
+    reference.__qualname__ = f"lazy({module}.{function})"
+    return reference
+
+
+def ses_reference(pattern_text: str, s: Stream, policy: str) -> set[Match]:
+    """Seed 000/001: parse the SES pattern and select its matches under ``policy``."""
+    from kleene.reference.ses.policies import matches
+    from kleene.reference.ses.text import parse_ses
+
+    return matches(parse_ses(pattern_text), s, policy)
+
+
+#: The reference of each pattern language; a new language plugs in with one line:
+#: ``"operator": lazy("kleene.reference.operators.<module>", "<function>"),``.
+LANGUAGES: dict[str, Reference] = {
+    "ses": ses_reference,
+}
+
+#: The reference module each pruning check kind exercises (seed 001 Sec. 4).
+CHECK_MODULES = {
+    "filter": "kleene.reference.ses.filtering",
+    "candidate_window": "kleene.reference.ses.necessary",
+    "summary_statistics": "kleene.reference.ses.statistics",
+    "partitions": "kleene.reference.ses.partitioning",
+}
+
+#: The checker of each check kind other than ``matches``; wire one with
+#: ``CHECKS["filter"] = check_filter`` once its module (above) exists.
+CHECKS: dict[str, Checker] = {}
+
+
+def reference_for(language: str) -> Reference:
+    """The reference of ``language``; :class:`UnknownLanguage` names the known ones."""
+    if language not in LANGUAGES:
+        raise UnknownLanguage(f"no reference for language {language!r}; known: "
+                              f"{', '.join(sorted(LANGUAGES))} (add it to LANGUAGES in "
+                              "kleene.conformance.cases)")
+    return LANGUAGES[language]
+
+
+def checker_for(kind: str) -> Checker:
+    """The checker of ``kind``; :class:`UnsupportedCheck` says what is missing."""
+    if kind in CHECKS:
+        return CHECKS[kind]
+    module = CHECK_MODULES.get(kind)
+    if module is None:
+        why = "it is not a known check kind"
+    elif importlib.util.find_spec(module) is None:
+        why = f"its reference module {module} does not exist yet"
+    else:
+        why = f"{module} exists, but no checker is wired in CHECKS"
+    raise UnsupportedCheck(f"check {kind!r} is not supported: {why}")
+
+
+# ---------------------------------------------------------------- cases as values
+
+
+@dataclass(frozen=True)
+class CaseTest:
+    """One test: a stream (its own or the case's), a policy, an expectation."""
+
+    __test__ = False  # not a pytest class
+
+    description: str
+    check: str
+    policy: str
+    events: tuple[Mapping[str, Any], ...] | None
+    time_unit: str | None
+    errata: tuple[str, ...]
+    matches: tuple[Mapping[str, list[int]], ...] | None
+    data: Mapping[str, Any]  # the JSON object, for the fields of other check kinds
+
+
+@dataclass(frozen=True)
+class Case:
+    """One case: a pattern of ``language``, citations, shared events, its tests."""
+
+    file: str
+    language: str
+    description: str
+    specification: tuple[tuple[str, str], ...]
+    pattern: str
+    time_unit: str | None
+    events: tuple[Mapping[str, Any], ...] | None
+    tests: tuple[CaseTest, ...]
+
+    def events_of(self, test: CaseTest) -> tuple[Mapping[str, Any], ...]:
+        """The rows ``test`` runs on: its own, else the case's."""
+        rows = test.events if test.events is not None else self.events
+        if rows is None:
+            raise CaseError(f"{self.file}: test {test.description!r} has no events")
+        return rows
+
+    def stream_of(self, test: CaseTest) -> Stream:
+        """The validated stream of ``test`` (its time unit overrides the case's)."""
+        return Stream.from_rows(self.events_of(test), time_unit=test.time_unit or self.time_unit,
+                                source=f"{self.file}: {test.description}")
+
+
+@dataclass(frozen=True)
+class CaseFile:
+    """A case file: its name, language, description and cases."""
+
+    name: str
+    language: str
+    description: str
+    cases: tuple[Case, ...]
+
+
+def _test(data: Mapping[str, Any]) -> CaseTest:
+    errata = data.get("errata", ())
+    matches = data.get("matches")
+    return CaseTest(description=data["description"], check=data.get("check", "matches"),
+                    policy=data.get("policy", "any"),
+                    events=tuple(data["events"]) if "events" in data else None,
+                    time_unit=data.get("time_unit"),
+                    errata=(errata,) if isinstance(errata, str) else tuple(errata),
+                    matches=tuple(matches) if matches is not None else None, data=data)
+
+
+def case_file(name: str, data: Mapping[str, Any]) -> CaseFile:
+    """The :class:`CaseFile` of a parsed JSON document (raises :class:`CaseError`
+    listing every problem :func:`problems` finds)."""
+    found = problems(name, data)
+    if found:
+        raise CaseError(f"{name} is not a valid case file:\n  " + "\n  ".join(found))
+    cases = tuple(Case(file=name, language=data["language"], description=c["description"],
+                       specification=tuple((x["seed"], x["section"]) for x in c["specification"]),
+                       pattern=c["pattern"], time_unit=c.get("time_unit"),
+                       events=tuple(c["events"]) if "events" in c else None,
+                       tests=tuple(_test(t) for t in c["tests"]))
+                  for c in data["cases"])
+    return CaseFile(name, data["language"], data["description"], cases)
+
+
+def case_directory() -> Traversable:
+    """``conformance/cases`` as package data (works from the source tree and installed)."""
+    return files("kleene.conformance") / "cases"
+
+
+def load_case_files(directory: Traversable | Path | None = None) -> list[CaseFile]:
+    """Every ``*.json`` file of ``directory`` (default: the packaged cases), validated,
+    sorted by name."""
+    root = directory if directory is not None else case_directory()
+    out = []
+    for entry in sorted(root.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".json"):
+            try:
+                data = json.loads(entry.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as err:
+                raise CaseError(f"{entry.name}: not JSON: {err}") from None
+            out.append(case_file(entry.name, data))
+    return out
+
+
+def iter_tests(case_files: Iterable[CaseFile]) -> Iterator[tuple[Case, CaseTest]]:
+    """Every ``(case, test)`` of ``case_files``, in file order."""
+    for f in case_files:
+        for case in f.cases:
+            for test in case.tests:
+                yield case, test
+
+
+def case_id(case: Case, test: CaseTest) -> str:
+    """A readable, shell-friendly id: ``ses-q1/q1-on-fig-1/next-gives-...``."""
+
+    def slug(text: str) -> str:
+        return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+    return f"{case.file.removesuffix('.json')}/{slug(case.description)}/{slug(test.description)}"
+
+
+# ---------------------------------------------------------------- validation
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The schema of the case files, ``conformance/case.schema.json``."""
+    text = (files("kleene.conformance") / "case.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def problems(name: str, data: Any) -> list[str]:
+    """Every way the document ``data`` of file ``name`` breaks the schema or the
+    sanity rules of CASES.md; empty when it is a valid case file."""
+    validator = Draft202012Validator(schema())
+    found = [f"{name}: {'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
+             for e in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))]
+    if found:
+        return found  # the sanity rules assume the schema's shape
+    prefixes = FILE_PREFIXES.get(data["language"], ())
+    if not (name.startswith(prefixes) and name.endswith(".json")):
+        found.append(f"{name}: a {data['language']} case file is named "
+                     f"{' or '.join(p + '<construct>.json' for p in prefixes)}")
+    seen_cases: set[str] = set()
+    seen_tests: set[str] = set()
+    for c in data["cases"]:
+        where = f"{name}: case {c['description']!r}"
+        found += _unique(c["description"], seen_cases, where, "case description")
+        for t in c["tests"]:
+            found += _unique(t["description"], seen_tests, f"{where}: test {t['description']!r}",
+                             "test description")
+            found += _test_problems(c, t, f"{where}: test {t['description']!r}")
+    return found
+
+
+def _unique(description: str, seen: set[str], where: str, what: str) -> list[str]:
+    out = []
+    if description in seen:
+        out.append(f"{where}: the {what} is used twice in the file")
+    if _SHOULD.search(description):
+        out.append(f"{where}: say what happens (\"X matches\"), not what \"should\" happen")
+    seen.add(description)
+    return out
+
+
+def _test_problems(c: Mapping[str, Any], t: Mapping[str, Any], where: str) -> list[str]:
+    rows = t.get("events", c.get("events"))
+    try:
+        Stream.from_rows(rows, time_unit=t.get("time_unit", c.get("time_unit")))
+    except KleeneError as err:
+        return [f"{where}: {err}"]
+    out = []
+    listed: set[str] = set()
+    for m in t.get("matches", ()):
+        bound = [p for positions in m.values() for p in positions]
+        if any(p >= len(rows) for p in bound):
+            out.append(f"{where}: match {m} binds a position past the last event "
+                       f"({len(rows) - 1})")
+        if len(set(bound)) != len(bound):
+            out.append(f"{where}: match {m} binds an event twice")
+        if any(list(ps) != sorted(ps) for ps in m.values()):
+            out.append(f"{where}: match {m} lists positions out of stream order")
+        key = json.dumps(m, sort_keys=True)
+        if key in listed:
+            out.append(f"{where}: match {m} is listed twice")
+        listed.add(key)
+    return out
+
+# ---------------------------------------------------------------- running
+
+
+def computed_matches(case: Case, test: CaseTest,
+                     implementation: Reference | None = None) -> set[Match]:
+    """What ``implementation`` (default: the reference of the case's language)
+    computes for a ``matches`` test."""
+    run = implementation or reference_for(case.language)
+    return run(case.pattern, case.stream_of(test), test.policy)
+
+
+def run_case(case: Case, test: CaseTest) -> None:
+    """Run ``test`` of ``case`` against the reference; raise :class:`CaseFailure`
+    (with a reproduction) when it disagrees, :class:`UnknownLanguage` or
+    :class:`UnsupportedCheck` when it cannot be run."""
+    if test.check != "matches":
+        checker_for(test.check)(case, test)
+        return
+    expected = matches_from_json(test.matches or ())
+    got = computed_matches(case, test)
+    if got != expected:
+        raise CaseFailure(explain(case, test, got=got, expected=expected))
+
+
+def explain(case: Case, test: CaseTest, *, got: set[Match], expected: set[Match]) -> str:
+    """A copy-paste reproduction of a disagreement (STYLE.md 7): the pattern, the
+    policy, the events, and what is missing and what is extra."""
+    rows = case.events_of(test)
+    unit = test.time_unit or case.time_unit
+    lines = [f"{case.file}: {case.description}: {test.description}",
+             f"language {case.language}, policy {test.policy}"
+             + (f", time unit {unit}" if unit else ""),
+             "pattern:", f"  {case.pattern}", "events:"]
+    lines += [f"  {i:>3} {json.dumps(row, ensure_ascii=False)}" for i, row in enumerate(rows)]
+    for title, ms in (("missing (expected, not computed)", expected - got),
+                      ("extra (computed, not expected)", got - expected)):
+        if ms:
+            lines.append(f"{title}:")
+            lines += [f"  {m.dumps()}" for m in sorted(ms)]
+    return "\n".join(lines)

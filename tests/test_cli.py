@@ -1,0 +1,207 @@
+"""The ``kleene`` command line: ``main([...])`` with capsys, and once through the
+installed console script. Expected outputs are computed by hand in comments."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from kleene.cli import main
+from kleene.cli.demo import STOCK_FILE, default_data
+from kleene.cli.languages import detect_language
+
+PATTERN = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
+EVENTS = "ts,L\n0,A\n1,B\n2,A\n3,B\n"
+
+# Under `any`, a/A must be strictly earlier than b/B and within 10:
+# (a0, b1), (a0, b3), (a2, b3); a2 cannot pair with b1 (b1 is earlier).
+ANY_LINES = ['{"a": [0], "b": [1]}', '{"a": [0], "b": [3]}', '{"a": [2], "b": [3]}']
+# Under `next`, the run started at e0 takes b1 (the first B it can take) and is
+# complete; (a0, b3) skipped b1, which that run could take, so it is dropped.
+# The run started at e2 takes b3.
+NEXT_LINES = ['{"a": [0], "b": [1]}', '{"a": [2], "b": [3]}']
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    return tmp_path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def match(files: Path, *extra: str) -> list[str]:
+    return ["match", "--pattern", str(files / "q.ses"), "--events", str(files / "e.csv"), *extra]
+
+
+def test_jsonl_lines_are_the_canonical_matches(capsys, files):
+    code, out, err = run(capsys, *match(files))
+    assert (code, out.splitlines(), err) == (0, ANY_LINES, "")
+
+
+def test_policy_next(capsys, files):
+    code, out, _ = run(capsys, *match(files, "--policy", "next"))
+    assert (code, out.splitlines()) == (0, NEXT_LINES)
+
+
+def test_table_has_one_column_per_variable(capsys, files):
+    code, out, _ = run(capsys, *match(files, "--format", "table"))
+    assert code == 0
+    assert [line.split() for line in out.splitlines()[:4]] == [
+        ["#", "a", "b"], ["1", "0", "1"], ["2", "0", "3"], ["3", "2", "3"]]
+    assert "3 matches on 4 events" in out
+
+
+def test_event_options(capsys, tmp_path):
+    # A JSON Lines file with the timestamp in "T" (hours) and a window of 2 hours:
+    # A at 0 h and B at 3 h are too far apart; B at 2 h is exactly 2 h away.
+    (tmp_path / "q.ses").write_text("PATTERN <{a}, {b}> WHERE a.kind = 'A' AND b.kind = 'B' "
+                                    "WITHIN 2 hours\n")
+    rows = [{"T": 0, "kind": "A"}, {"T": 2, "kind": "B"}, {"T": 3, "kind": "B"}]
+    (tmp_path / "e.log").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    code, out, err = run(capsys, "match", "--pattern", str(tmp_path / "q.ses"),
+                         "--events", str(tmp_path / "e.log"), "--events-format", "jsonl",
+                         "--ts", "T", "--type-field", "", "--time-unit", "h")
+    assert (code, out.splitlines(), err) == (0, ['{"a": [0], "b": [1]}'], "")
+
+
+def test_syntax_error_exits_2_with_line_and_column(capsys, files):
+    # Line 2, "WHERE a.L = = 'A'": the second '=' is column 13 where a term is expected.
+    (files / "q.ses").write_text("PATTERN <{a}, {b}>\nWHERE a.L = = 'A'\nWITHIN 10\n")
+    code, out, err = run(capsys, *match(files))
+    assert code == 2 and out == ""
+    assert f"{files / 'q.ses'}:2:13:" in err
+    assert err.splitlines()[-1] == " " * 14 + "^"  # two spaces of indent, then column 13
+    assert "Traceback" not in err
+
+
+def test_budget_error_names_the_budget(capsys, files):
+    code, out, err = run(capsys, *match(files, "--budget", "1"))
+    assert code == 2 and out == ""
+    assert "budget steps=1 exceeded" in err and "Traceback" not in err
+
+
+def test_budget_can_be_named(capsys, files):
+    assert run(capsys, *match(files, "--budget", "steps=1000"))[0] == 0
+    code, _, err = run(capsys, *match(files, "--budget", "time=5"))
+    assert code == 2 and "unknown budget 'time'" in err
+
+
+@pytest.mark.parametrize("extra, needle", [
+    (["--policy", "sometimes"], "unknown policy 'sometimes'"),
+    (["--time-unit", "fortnight"], "unknown time unit"),
+])
+def test_bad_options(capsys, files, extra, needle):
+    code, _, err = run(capsys, *match(files, *extra))
+    assert code == 2 and needle in err and "Traceback" not in err
+
+
+def test_missing_files(capsys, files):
+    code, _, err = run(capsys, "match", "--pattern", str(files / "nope.ses"),
+                       "--events", str(files / "e.csv"))
+    assert code == 2 and "nope.ses" in err
+    code, _, err = run(capsys, "match", "--pattern", str(files / "q.ses"),
+                       "--events", str(files / "nope.csv"))
+    assert code == 2 and "nope.csv" in err and "Traceback" not in err
+
+
+def test_stream_error_names_row_and_field(capsys, files):
+    (files / "e.csv").write_text("ts,L\n0,A\n2,B\n1,B\n")
+    code, _, err = run(capsys, *match(files))
+    assert code == 2 and "row 2, field 'ts'" in err
+
+
+def test_window_with_a_unit_needs_a_time_unit(capsys, files):
+    (files / "q.ses").write_text("PATTERN <{a}> WHERE a.L = 'A' WITHIN 10 hours\n")
+    code, _, err = run(capsys, *match(files))
+    assert code == 2 and "--time-unit" in err
+
+
+def test_language_detection():
+    assert detect_language("-- a comment\n  pattern ⟨{a}⟩ WITHIN 1").name == "ses"
+
+
+def test_unknown_language_asks_for_one(capsys, files):
+    (files / "q.ses").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+    code, _, err = run(capsys, *match(files))
+    assert code == 2 and "cannot tell the pattern language" in err
+
+
+def test_help(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and "match" in out and "demo" in out
+    code, out, _ = run(capsys, "match", "--help")
+    assert code == 0 and "--policy" in out and "next-literal" in out
+
+
+def test_no_command_is_a_usage_error(capsys):
+    code, _, err = run(capsys)
+    assert code == 2 and "COMMAND" in err
+
+
+def test_console_script(files):
+    script = Path(sys.executable).parent / "kleene"
+    done = subprocess.run([str(script), *match(files, "--policy", "next")],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.splitlines(), done.stderr) == (0, NEXT_LINES, "")
+
+
+# ---------------------------------------------------------------- demo
+
+def case_file(expected: list[dict[str, list[int]]]) -> dict:
+    """A one-test case file: PATTERN on EVENTS under `any` with ``expected``."""
+    return {
+        "language": "ses", "description": "a tiny case",
+        "cases": [{
+            "description": "A then B", "specification": [{"seed": "000", "section": "Def. 2"}],
+            "pattern": PATTERN.strip(),
+            "events": [{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}, {"ts": 2, "L": "A"},
+                       {"ts": 3, "L": "B"}],
+            "tests": [{"description": "three matches", "policy": "any",
+                       "matches": expected}]}]}
+
+
+@pytest.mark.parametrize("correct", [True, False])
+def test_demo_reports_agreement(capsys, tmp_path, correct):
+    expected = [json.loads(line) for line in ANY_LINES]
+    if not correct:
+        expected = expected[:2]  # (a2, b3) is left out: the reference finds it as extra
+    (tmp_path / "ses-tiny.json").write_text(json.dumps(case_file(expected)))
+    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path),
+                       "--data", str(tmp_path / "absent.stream.gz"))
+    assert code == (0 if correct else 1)
+    assert ("✓ any" if correct else "✗ any") in out
+    # e1 is position 0: the match (a0, b1) is {a/e1, b/e2} in the paper's notation.
+    assert "{a/e1, b/e2}" in out
+    assert ("extra: {a/e3, b/e4}" in out) is not correct
+    assert "not found" in out  # the stock part is skipped with a note
+
+
+def test_default_data_follows_kleene_data(monkeypatch, tmp_path):
+    monkeypatch.setenv("KLEENE_DATA", str(tmp_path))
+    assert default_data() == tmp_path / STOCK_FILE
+    monkeypatch.setenv("KLEENE_DATA", str(tmp_path / "other.stream"))
+    assert default_data() == tmp_path / "other.stream"
+
+
+def test_demo_stock_section(capsys, tmp_path):
+    # INTC, MSFT and CSCO within 400 ms: the demo's 3-variable set pattern
+    # (500 ms window) matches them once; the IBM tick is bound to no variable.
+    lines = ["BUY(id=1,name=INTC,volume=1,price=1.0,stock_time=1000)",
+             "SELL(id=2,name=IBM,volume=1,price=1.0,stock_time=1100)",
+             "SELL(id=3,name=MSFT,volume=1,price=1.0,stock_time=1200)",
+             "BUY(id=4,name=CSCO,volume=1,price=1.0,stock_time=1400)"]
+    (tmp_path / "s.stream").write_text("\n".join(lines) + "\n")
+    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--data",
+                       str(tmp_path / "s.stream"))
+    assert code == 0
+    assert "4 events loaded" in out and "1 match in" in out
+    assert "a=BUY INTC@00:00:01.000, b=SELL MSFT@00:00:01.200, c=BUY CSCO@00:00:01.400" in out

@@ -1,0 +1,284 @@
+"""Event loaders (kleene.reference.loaders): every format on tiny files written
+here, gzip by magic bytes, malformed rows as StreamError(row, field).
+
+Expected values are read off the file contents written in each test.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+from kleene.reference.errors import StreamError
+from kleene.reference.loaders import (
+    detect_format,
+    load_events,
+    parse_stock_line,
+    read_csv,
+    read_jsonl,
+    read_parquet,
+    read_stock,
+    text_value,
+)
+
+STOCKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "stocks.stream.gz"
+
+CSV = "ts,type,name,price,volume,note\n0,BUY,INTC,27.85,100,\n5,SELL,MSFT,30,-7,x y\n"
+
+
+def write(path: Path, text: str, *, gz: bool = False) -> Path:
+    """Write ``text`` to ``path`` (gzip-compressed when ``gz``)."""
+    data = text.encode("utf-8")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def rows(stream) -> list[tuple]:
+    return [(e.position, e.ts, e.type, dict(e.attrs)) for e in stream]
+
+
+# ---------------------------------------------------------------- CSV
+
+# The two rows of CSV, typed: whole-number cells are ints, 27.85 a float,
+# an empty cell is missing (None), anything else a string.
+CSV_ROWS = [
+    (0, 0, "BUY", {"name": "INTC", "price": 27.85, "volume": 100, "note": None}),
+    (1, 5, "SELL", {"name": "MSFT", "price": 30, "volume": -7, "note": "x y"}),
+]
+
+
+def test_csv_values_are_typed(tmp_path):
+    s = read_csv(write(tmp_path / "e.csv", CSV))
+    assert rows(s) == CSV_ROWS
+    assert isinstance(s[1].attrs["price"], int)  # "30" is a whole number
+    assert s.time_unit is None
+
+
+@pytest.mark.parametrize("name", ["e.csv.gz", "e.csv"])
+def test_gzip_is_read_by_magic_bytes_whatever_the_name(tmp_path, name):
+    # e.csv holds gzip bytes under a plain name: the magic bytes decide.
+    assert rows(load_events(write(tmp_path / name, CSV, gz=True))) == CSV_ROWS
+
+
+def test_csv_short_row_names_the_row_and_the_missing_field(tmp_path):
+    path = write(tmp_path / "e.csv", "ts,L,V\n0,A,1\n1,B\n")
+    with pytest.raises(StreamError) as err:
+        read_csv(path)
+    assert (err.value.row, err.value.field) == (1, "V")
+
+
+def test_csv_long_row_is_an_error(tmp_path):
+    with pytest.raises(StreamError) as err:
+        read_csv(write(tmp_path / "e.csv", "ts,L\n0,A\n1,B,extra\n"))
+    assert err.value.row == 1
+
+
+def test_csv_blank_lines_are_not_rows(tmp_path):
+    # The blank line between the rows does not shift the row numbers:
+    # the unsorted ts is on data row 2 (the third data row).
+    path = write(tmp_path / "e.csv", "ts,L\n0,A\n\n4,B\n3,C\n")
+    with pytest.raises(StreamError) as err:
+        read_csv(path)
+    assert (err.value.row, err.value.field) == (2, "ts")
+
+
+def test_csv_missing_timestamp(tmp_path):
+    with pytest.raises(StreamError) as err:
+        read_csv(write(tmp_path / "e.csv", "ts,L\n0,A\n,B\n"))
+    assert (err.value.row, err.value.field) == (1, "ts")
+
+
+def test_csv_iso_datetimes_become_epoch_milliseconds(tmp_path):
+    # 1970-01-01T00:00:01 (UTC) is 1 s = 1000 ms after the epoch;
+    # 2024-01-01T00:00:00Z is 19723 days * 86400 s = 1704067200 s after it.
+    path = write(tmp_path / "e.csv", "when,L\n1970-01-01T00:00:01,A\n2024-01-01T00:00:00Z,B\n")
+    s = read_csv(path, ts="when")
+    assert [e.ts for e in s] == [1000, 1_704_067_200_000]
+    assert s.time_unit == "ms"
+
+
+def test_csv_duplicate_header_is_an_error(tmp_path):
+    with pytest.raises(StreamError, match="twice"):
+        read_csv(write(tmp_path / "e.csv", "ts,L,L\n0,A,B\n"))
+
+
+def test_limit_stops_reading(tmp_path):
+    # Row 2 is malformed; with limit=2 it is never read.
+    path = write(tmp_path / "e.csv", "ts,L\n0,A\n1,B\nnot-a-row-with,too,many\n")
+    assert [e.attrs["L"] for e in read_csv(path, limit=2)] == ["A", "B"]
+    with pytest.raises(StreamError):
+        read_csv(path)
+
+
+@pytest.mark.parametrize("text, value", [
+    ("12", 12), ("-12", -12), (" 12 ", 12), ("+3", 3), ("27.8500", 27.85), ("1e3", 1000.0),
+    (".5", 0.5), ("nan", "nan"), ("inf", "inf"), ("1_000", "1_000"), ("12a", "12a"),
+    ("INTC", "INTC"),
+])
+def test_text_values(text, value):
+    got = text_value(text)
+    assert got == value and type(got) is type(value)
+
+
+# ---------------------------------------------------------------- JSON Lines
+
+def test_jsonl_with_custom_ts_and_type_fields(tmp_path):
+    lines = ['{"T": 1, "kind": "A", "V": 1.5, "ok": true}', "", '{"T": 2, "kind": "B", "V": null}']
+    s = read_jsonl(write(tmp_path / "e.jsonl", "\n".join(lines) + "\n"), ts="T", type="kind",
+                   time_unit="s")
+    assert rows(s) == [(0, 1, "A", {"V": 1.5, "ok": True}), (1, 2, "B", {"V": None})]
+    assert s.time_unit == "s"
+
+
+def test_jsonl_gzip(tmp_path):
+    s = load_events(write(tmp_path / "e.ndjson.gz", '{"ts": 3, "L": "A"}\n', gz=True))
+    assert rows(s) == [(0, 3, None, {"L": "A"})]
+
+
+@pytest.mark.parametrize("bad", ['[1, 2]', '"text"', '{"ts": 1,'])
+def test_jsonl_line_that_is_not_an_object(tmp_path, bad):
+    path = write(tmp_path / "e.jsonl", '{"ts": 0}\n' + bad + "\n")
+    with pytest.raises(StreamError) as err:
+        read_jsonl(path)
+    assert err.value.row == 1
+
+
+def test_jsonl_nested_value_names_the_field(tmp_path):
+    path = write(tmp_path / "e.jsonl", '{"ts": 0, "tags": ["a"]}\n')
+    with pytest.raises(StreamError) as err:
+        read_jsonl(path)
+    assert (err.value.row, err.value.field) == (0, "tags")
+
+
+def test_jsonl_non_numeric_timestamp(tmp_path):
+    path = write(tmp_path / "e.jsonl", '{"ts": 0}\n{"ts": "soon"}\n')
+    with pytest.raises(StreamError) as err:
+        read_jsonl(path)
+    assert (err.value.row, err.value.field) == (1, "ts")
+
+
+# ---------------------------------------------------------------- Parquet
+
+def test_parquet_with_datetimes(tmp_path):
+    import datetime as dt
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({
+        "ts": [dt.datetime(1970, 1, 1, 0, 0, 2, tzinfo=dt.UTC),
+               dt.datetime(1970, 1, 1, 0, 1, tzinfo=dt.UTC)],
+        "type": ["A", "B"], "V": [1, 2],
+    })
+    pq.write_table(table, tmp_path / "e.parquet")
+    s = read_parquet(tmp_path / "e.parquet")
+    # 2 s and 1 min after the epoch, in ms.
+    assert rows(s) == [(0, 2000, "A", {"V": 1}), (1, 60_000, "B", {"V": 2})]
+    assert s.time_unit == "ms"
+    assert len(read_parquet(tmp_path / "e.parquet", limit=1)) == 1
+
+
+def test_parquet_unsorted(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"ts": [5, 4]}), tmp_path / "e.pq")
+    with pytest.raises(StreamError) as err:
+        load_events(tmp_path / "e.pq")
+    assert (err.value.row, err.value.field) == (1, "ts")
+
+
+def test_bad_parquet_file(tmp_path):
+    with pytest.raises(StreamError, match="Parquet"):
+        read_parquet(write(tmp_path / "e.parquet", "ts,L\n0,A\n"))
+
+
+# ---------------------------------------------------------------- stock lines
+
+REAL_LINES = [  # the first and the last lines of the stock stream (CRLF endings)
+    "BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)\r\n",
+    "SELL(id=1259232,name=IPIX,volume=200,price=12.7000,stock_time=71996994)\r\n",
+]
+
+
+def test_stock_line_parser_on_real_lines():
+    assert parse_stock_line(REAL_LINES[0]) == {
+        "type": "BUY", "id": 8, "name": "INTC", "volume": 100, "price": 27.85,
+        "stock_time": 25263126}
+    assert parse_stock_line(REAL_LINES[1]) == {
+        "type": "SELL", "id": 1259232, "name": "IPIX", "volume": 200, "price": 12.7,
+        "stock_time": 71996994}
+
+
+@pytest.mark.parametrize("line", [
+    "BUY(id=8,name=INTC,volume=100,price=27,stock_time=1)",        # price without a dot
+    "BUY(name=INTC,id=8,volume=100,price=27.85,stock_time=1)",     # another field order
+    "BUY(id=8, name=INTC, volume=100, price=27.85, stock_time=1)",  # spaces
+    "BUY(id=8,name=BRK.A,volume=100,price=27.85,stock_time=1)",
+])
+def test_stock_lines_of_other_layouts_are_typed_the_same_way(line):
+    fields = line[line.index("(") + 1:-1].split(",")
+    expected = {"type": "BUY"} | {k.strip(): text_value(v) for k, v in
+                                  (f.split("=") for f in fields)}
+    assert parse_stock_line(line) == expected
+
+
+@pytest.mark.parametrize("bad, field", [
+    ("BUY id=8", None), ("BUY(id=8,name)", "name"), ("BUY(id=8,id=9,stock_time=1)", "id")])
+def test_malformed_stock_line(tmp_path, bad, field):
+    path = write(tmp_path / "s.stream", REAL_LINES[0] + bad + "\n")
+    with pytest.raises(StreamError) as err:
+        read_stock(path)
+    assert (err.value.row, err.value.field) == (1, field)
+
+
+def test_stock_file_gzip(tmp_path):
+    s = load_events(write(tmp_path / "s.stream.gz", "".join(REAL_LINES), gz=True))
+    assert [(e.ts, e.type, e.attrs["name"]) for e in s] == [
+        (25263126, "BUY", "INTC"), (71996994, "SELL", "IPIX")]
+    assert s.time_unit == "ms" and "stock_time" not in s[0].attrs
+
+
+@pytest.mark.skipif(not STOCKS.exists(), reason=f"{STOCKS} is not present")
+def test_real_stock_file_prefix():
+    s = read_stock(STOCKS, limit=1000)
+    assert len(s) == 1000
+    assert (s[0].type, s[0].ts, s[0].attrs["price"]) == ("BUY", 25263126, 27.85)
+    assert {e.type for e in s} == {"BUY", "SELL"}
+
+
+# ---------------------------------------------------------------- formats and files
+
+@pytest.mark.parametrize("name, fmt", [
+    ("a.csv", "csv"), ("a.CSV.GZ", "csv"), ("a.jsonl", "jsonl"), ("a.ndjson.gz", "jsonl"),
+    ("a.parquet", "parquet"), ("a.pq", "parquet"), ("stocks.stream.gz", "stock")])
+def test_detect_format(name, fmt):
+    assert detect_format(name) == fmt
+
+
+def test_unknown_extension_asks_for_the_format(tmp_path):
+    path = write(tmp_path / "e.txt", '{"ts": 0}\n')
+    with pytest.raises(StreamError, match="give it explicitly"):
+        load_events(path)
+    assert len(load_events(path, format="jsonl")) == 1
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(StreamError, match="cannot read") as err:
+        load_events(tmp_path / "nope.csv")
+    assert "nope.csv" in str(err.value)
+
+
+def test_corrupt_gzip(tmp_path):
+    good = gzip.compress(json.dumps({"ts": 0}).encode() * 100)
+    (tmp_path / "e.jsonl.gz").write_bytes(good[:len(good) // 2])
+    with pytest.raises(StreamError, match="gzip"):
+        load_events(tmp_path / "e.jsonl.gz")
+
+
+def test_not_utf8(tmp_path):
+    (tmp_path / "e.csv").write_bytes(b"ts,L\n0,\xff\n")
+    with pytest.raises(StreamError, match="UTF-8"):
+        read_csv(tmp_path / "e.csv")
