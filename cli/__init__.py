@@ -3,7 +3,7 @@
 A subcommand module has ``NAME``, ``add_parser(commands)`` (declares its
 options on an argparse sub-parser) and ``run(args) -> int``; adding one
 (``draw``, ``prove``, ``trace``, ...) is one entry in :data:`COMMANDS`.
-Pattern languages plug in through :mod:`kleene.cli.languages`.
+Pattern languages plug in through :mod:`kleene.reference.languages`.
 
 Exit codes: 0 success; 1 the command ran and found a disagreement (``demo``);
 2 a user mistake (bad option, unreadable file, pattern syntax, malformed

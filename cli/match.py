@@ -15,7 +15,7 @@ from kleene.cli.common import (
     read_pattern,
     table,
 )
-from kleene.cli.languages import LANGUAGES, detect_language, language_named
+from kleene.reference.languages import LANGUAGES, detect_language, language_named
 
 NAME = "match"
 HELP = "print the matches of a pattern on events (the reference semantics)"

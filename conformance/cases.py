@@ -35,8 +35,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
+from kleene.reference.languages import LANGUAGES as REGISTRY
 from kleene.reference.match import Match, matches_from_json
 
 #: A language's reference: ``(pattern_text, stream, policy) -> set[Match]``.
@@ -73,30 +75,10 @@ class CaseFailure(AssertionError):
 # ---------------------------------------------------------------- the registries
 
 
-def lazy(module: str, function: str) -> Reference:
-    """A reference imported on first use, so this module loads while a language's
-    reference is still being written (``lazy("kleene.reference.ses.x", "run")``)."""
+#: The reference of each pattern language, from the one registry
+#: (:mod:`kleene.reference.languages`); a new language registers there.
+LANGUAGES = REGISTRY
 
-    def reference(pattern_text: str, s: Stream, policy: str) -> set[Match]:
-        return getattr(importlib.import_module(module), function)(pattern_text, s, policy)
-
-    reference.__qualname__ = f"lazy({module}.{function})"
-    return reference
-
-
-def ses_reference(pattern_text: str, s: Stream, policy: str) -> set[Match]:
-    """Seed 000/001: parse the SES pattern and select its matches under ``policy``."""
-    from kleene.reference.ses.policies import matches
-    from kleene.reference.ses.text import parse_ses
-
-    return matches(parse_ses(pattern_text), s, policy)
-
-
-#: The reference of each pattern language; a new language plugs in with one line:
-#: ``"operator": lazy("kleene.reference.operators.<module>", "<function>"),``.
-LANGUAGES: dict[str, Reference] = {
-    "ses": ses_reference,
-}
 
 #: The reference module each pruning check kind exercises (seed 001 Sec. 4).
 CHECK_MODULES = {
@@ -115,9 +97,14 @@ def reference_for(language: str) -> Reference:
     """The reference of ``language``; :class:`UnknownLanguage` names the known ones."""
     if language not in LANGUAGES:
         raise UnknownLanguage(f"no reference for language {language!r}; known: "
-                              f"{', '.join(sorted(LANGUAGES))} (add it to LANGUAGES in "
-                              "kleene.conformance.cases)")
-    return LANGUAGES[language]
+                              f"{', '.join(sorted(LANGUAGES))} (register it in "
+                              "kleene.reference.languages)")
+    entry = LANGUAGES[language]
+
+    def reference(pattern_text: str, s: Stream, policy: str) -> set[Match]:
+        return entry.run(pattern_text, "<case>", s, policy, Budget())
+
+    return reference
 
 
 def checker_for(kind: str) -> Checker:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from kleene.cli import main
 from kleene.cli.demo import STOCK_FILE, default_data
-from kleene.cli.languages import detect_language
+from kleene.reference.languages import detect_language
 
 PATTERN = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
 EVENTS = "ts,L\n0,A\n1,B\n2,A\n3,B\n"

@@ -8,6 +8,8 @@ fields and in ``docs/semantics.md``), not copied from the reference.
 
 from __future__ import annotations
 
+import dataclasses
+
 import copy
 import dataclasses
 import json
@@ -215,9 +217,10 @@ def test_an_unwired_check_kind_is_an_error_not_a_skip(monkeypatch: pytest.Monkey
 
 
 def test_a_plugged_in_language_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
-    # One line plugs a language in; the runner then compares its result as a set.
+    # A registered language is what the runner uses; it compares its result as a set.
     doc = _valid()
-    monkeypatch.setitem(cases.LANGUAGES, "ses", lambda text, s, policy: set())
+    broken = dataclasses.replace(cases.LANGUAGES["ses"], matches=lambda p, s, policy, b: set())
+    monkeypatch.setitem(cases.LANGUAGES, "ses", broken)
     case, test = _one(doc)
     with pytest.raises(CaseFailure, match="missing"):
         run_case(case, test)

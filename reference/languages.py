@@ -1,8 +1,9 @@
-"""The pattern languages the command line knows: name → (detect, parse, matches).
+"""The registry of pattern languages: name → (detect, parse, matches, format).
 
-Each language is one :class:`Language` entry in :data:`LANGUAGES`; operator
-patterns (seed 003) and SREMO (seed 004) plug in with one :func:`register`
-call each. ``detect`` looks at the pattern text only (comments ``--`` and
+One registry serves the command line, the conformance runner and the demo.
+Each language is one :class:`Language` entry in :data:`LANGUAGES`: SES
+patterns (seeds 000/001), operator patterns (seed 003) and SREMO (seed 004)
+each plug in with one :func:`register` call. ``detect`` looks at the pattern text only (comments ``--`` and
 ``//`` and blank lines before the first keyword are skipped), so a file needs
 no particular extension.
 """
@@ -113,4 +114,44 @@ def _ses() -> Language:
     )
 
 
+def _sremo() -> Language:
+    from kleene.reference.sremo import format_sremo, matches, parse_sremo
+
+    return Language(
+        name="sremo", title="SREMO expressions (seed 004)",
+        example="mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.id = r1.id}",
+        detect=lambda text: not starts_with(r"PATTERN\b")(text) and bool(text.strip()),
+        parse=lambda text, source: parse_sremo(text, source=source),
+        matches=lambda e, s, policy, budget: matches(e, s, budget, policy=policy),
+        policies=("stream", "literal"),
+        variables=lambda e: ("~",),
+        format=format_sremo,
+    )
+
+
+def _wayeb() -> Language:
+    from kleene.reference.sremo import format_sremo, matches
+    from kleene.reference.sremo.wayeb import parse_sre
+
+    def parse(text: str, source: str) -> Any:
+        queries = parse_sre(text, source=source)
+        if len(queries) != 1:
+            raise PatternError(f"{source} holds {len(queries)} queries joined by '&'; "
+                               "run them one at a time")
+        return queries[0].to_expression()
+
+    return Language(
+        name="wayeb", title="Wayeb .sre patterns (seed 004 benchmarks)",
+        example=";(IsEventTypePredicate(BUY), IsEventTypePredicate(SELL)){window:5}",
+        detect=starts_with(r"[;+*#@!]\s*\("),
+        parse=parse,
+        matches=lambda e, s, policy, budget: matches(e, s, budget, policy=policy),
+        policies=("stream", "literal"),
+        variables=lambda e: ("~",),
+        format=format_sremo,
+    )
+
+
 register(_ses())
+register(_sremo())
+register(_wayeb())
