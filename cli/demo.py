@@ -30,7 +30,6 @@ from kleene.cli.common import (
     paper_notation,
     plural,
 )
-from kleene.reference.languages import LANGUAGES, Language
 from kleene.conformance.cases import (
     Case,
     CaseFailure,
@@ -42,6 +41,7 @@ from kleene.conformance.cases import (
 )
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
+from kleene.reference.languages import LANGUAGES, Language
 from kleene.reference.loaders import load_events
 from kleene.reference.match import Match, matches_from_json
 

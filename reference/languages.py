@@ -3,9 +3,9 @@
 One registry serves the command line, the conformance runner and the demo.
 Each language is one :class:`Language` entry in :data:`LANGUAGES`: SES
 patterns (seeds 000/001), operator patterns (seed 003) and SREMO (seed 004)
-each plug in with one :func:`register` call. ``detect`` looks at the pattern text only (comments ``--`` and
-``//`` and blank lines before the first keyword are skipped), so a file needs
-no particular extension.
+each plug in with one :func:`register` call. ``detect`` looks at the pattern
+text only (comments ``--`` and ``//`` and blank lines before the first keyword
+are skipped), so a file needs no particular extension.
 """
 
 from __future__ import annotations

@@ -8,8 +8,6 @@ fields and in ``docs/semantics.md``), not copied from the reference.
 
 from __future__ import annotations
 
-import dataclasses
-
 import copy
 import dataclasses
 import json
