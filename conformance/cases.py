@@ -88,9 +88,25 @@ CHECK_MODULES = {
     "partitions": "kleene.reference.ses.partitioning",
 }
 
-#: The checker of each check kind other than ``matches``; wire one with
-#: ``CHECKS["filter"] = check_filter`` once its module (above) exists.
-CHECKS: dict[str, Checker] = {}
+
+
+def _pruning_checker(kind: str) -> Checker:
+    """A :data:`Checker` for a seed 001 pruning check of :mod:`kleene.conformance.checks`."""
+
+    def checker(case: Case, test: CaseTest) -> None:
+        from kleene.conformance.checks import PRUNING_CHECKS
+        from kleene.reference.ses.text import parse_ses
+
+        problems = PRUNING_CHECKS[kind](parse_ses(case.pattern), case.stream_of(test), test.data)
+        if problems:
+            raise CaseFailure("\n".join([f"{case.file}: {case.description}: {test.description}",
+                                         *problems]))
+
+    return checker
+
+
+#: The checker of each check kind other than ``matches``.
+CHECKS: dict[str, Checker] = {kind: _pruning_checker(kind) for kind in CHECK_MODULES}
 
 
 def reference_for(language: str) -> Reference:

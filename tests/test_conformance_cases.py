@@ -228,3 +228,14 @@ def test_case_files_are_plain_json() -> None:
     # An engine in another language reads the same files: no comments, UTF-8.
     for path in (ROOT / "conformance" / "cases").glob("*.json"):
         json.loads(path.read_text(encoding="utf-8"))
+
+
+def test_a_wrong_pruning_expectation_fails() -> None:
+    # The pruning checkers compare: an altered expectation is reported, not passed.
+    for case, test in TESTS:
+        if test.check == "filter":
+            data = dict(test.data, passes=[*test.data["passes"], 10_000])
+            with pytest.raises(CaseFailure, match="passes"):
+                run_case(case, dataclasses.replace(test, data=data))
+            return
+    pytest.fail("no filter check in the case files")

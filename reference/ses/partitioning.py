@@ -5,15 +5,31 @@ sides). An attribute A partitions the stream iff the transitive closure Θ+eq
 relates every pair of variables through A, that is, iff the equalities on A
 connect all m variables. Then every match has one value of A on all its
 events, and matching per partition equals matching the whole stream.
+
+Def. 6 (Partitioned Match Windows): X partitions a window W into W1, ..., Wn
+with ``∀ei, ej ∈ Wi ∀A ∈ X (ei.A = ej.A)``; after partitioning, the
+equalities ``vi.A = vj.A`` on A ∈ X "can be removed from Θ before calling A"
+(Sec. 4.4, Algorithm 1). "=" is the condition language's: values of different
+kinds (``1`` and ``TRUE``, ``1`` and ``'1'``) are never equal, ``1`` and
+``1.0`` are, and a missing value equals nothing, not even another missing
+value. So :func:`partition_key` tags values with their kind, and an event that
+misses a value of X is alone in its part: it can be in no match (m ≥ 2, and
+each of its variable's equalities is unknown). The older :func:`key` and
+:func:`partitions` group plain values (``TRUE`` with ``1``, missing values
+together); :func:`partitioned` is the one that agrees with ``=``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Condition
 from kleene.reference.events import Event, Stream, Value
+from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
+from kleene.reference.ses.windows import check_order, matches_over
 
 
 def equality_relationships(pattern: SESPattern) -> list[tuple[str, str, str]]:
@@ -70,3 +86,56 @@ def partitions(s: Stream, attributes: Sequence[str]) -> Iterator[tuple[tuple[Val
         parts.setdefault(key(e, attributes), []).append(e)
     for k, events in parts.items():
         yield k, tuple(events)
+
+
+def partition_key(e: Event, attributes: Sequence[str]) -> tuple[tuple[str, Value], ...] | None:
+    """The Def. 6 key of ``e``: ``(kind, value)`` per attribute of X, so that two
+    events share a key iff ``=`` holds on every attribute; ``None`` if ``e`` misses one."""
+    out = []
+    for a in attributes:
+        v = e.value(a)
+        if v is None:
+            return None
+        out.append(("bool" if isinstance(v, bool) else
+                    "num" if isinstance(v, (int, float)) else "str", v))
+    return tuple(out)
+
+
+def partitioned(W: Sequence[Event], attributes: Sequence[str]) -> tuple[tuple[Event, ...], ...]:
+    """W1, ..., Wn of Def. 6: ``W`` split by :func:`partition_key`, each part in
+    stream order, parts ordered by their first event; an event that misses a
+    value of ``attributes`` forms a part alone."""
+    check_order(W)
+    parts: dict[object, list[Event]] = {}
+    for e in W:
+        k = partition_key(e, attributes)
+        parts.setdefault(("missing", e.position) if k is None else k, []).append(e)
+    return tuple(tuple(p) for p in parts.values())
+
+
+def partitioned_window(pattern: SESPattern, W: Sequence[Event]) -> tuple[tuple[Event, ...], ...]:
+    """Def. 6: ``W`` partitioned by the partitioning attributes X of ``pattern``
+    (one part, ``W`` itself, when X is empty). Example 12: W'1 by PID."""
+    return partitioned(W, partitioning_attributes(pattern))
+
+
+def without_partitioning_equalities(pattern: SESPattern) -> SESPattern:
+    """``pattern`` with the equalities ``vi.A = vj.A`` on A ∈ X removed from Θ
+    (Sec. 4.4; Algorithm 1 calls A with them dropped). Valid only per partition."""
+    attributes = partitioning_attributes(pattern)
+    kept = tuple(c for c in pattern.conditions if not is_partitioning_equality(c, attributes))
+    return replace(pattern, conditions=kept)
+
+
+def partitioned_matches(pattern: SESPattern, events: Sequence[Event], *,
+                        time_unit: str | None = None, drop_equalities: bool = False,
+                        budget: Budget | None = None) -> set[Match]:
+    """The union over the Def. 6 partitions of ``events`` of the matches in each
+    part (positions kept); with ``drop_equalities`` each part is matched with
+    :func:`without_partitioning_equalities`. Equals the matches of ``events``."""
+    budget = budget or Budget()
+    used = without_partitioning_equalities(pattern) if drop_equalities else pattern
+    out: set[Match] = set()
+    for part in partitioned_window(pattern, events):
+        out |= matches_over(used, part, time_unit=time_unit, budget=budget)
+    return out

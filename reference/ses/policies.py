@@ -31,8 +31,9 @@ from kleene.reference.conditions import holds, variables
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match, substitution
+from kleene.reference.policies import contiguous
 from kleene.reference.ses.matching import Gamma, all_matches, window_of
-from kleene.reference.ses.partitioning import key, partitioning_attributes
+from kleene.reference.ses.partitioning import partitioning_attributes
 from kleene.reference.ses.pattern import SESPattern
 
 POLICIES = ("any", "next", "next-literal", "earliest-maximal", "contiguous",
@@ -144,13 +145,7 @@ def _earliest_maximal(pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> 
 
 def _contiguous(pattern: SESPattern, s: Stream, gamma_all: set[Match],
                 attributes: Sequence[str] = ()) -> set[Match]:
-    out = set()
-    for m in gamma_all:
-        k = key(s[m.first], attributes)
-        span = [e.position for e in s.events[m.first:m.last + 1] if key(e, attributes) == k]
-        if span == list(m.positions):
-            out.add(m)
-    return out
+    return contiguous(s, gamma_all, attributes)
 
 
 def _partition_contiguous(pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> set[Match]:

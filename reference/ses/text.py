@@ -18,11 +18,10 @@ unit (``ms``, ``s``/``seconds``, ``min``/``minutes``, ``h``/``hours``,
 from __future__ import annotations
 
 from kleene.reference.conditions import Condition
-from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError, PatternSyntaxError
-from kleene.reference.events import UNIT_MS, canonical_unit
 from kleene.reference.ses.pattern import KEYWORDS, SESPattern, Variable
-from kleene.reference.syntax import Parser, format_condition
+from kleene.reference.syntax import Parser, format_condition, where_conditions
+from kleene.reference.syntax import duration as _duration
 
 _CLOSE = {"<": ">", "⟨": "⟩", "(": ")"}
 
@@ -95,28 +94,6 @@ def _variable(p: Parser) -> Variable:
     if tok.text.upper() in KEYWORDS:
         raise p.error("a variable name (not a keyword)", tok)
     return Variable(tok.text, group=p.accept("+") is not None)
-
-
-def where_conditions(p: Parser) -> tuple[Condition, ...]:
-    """Θ: the top-level ``AND``-separated conditions (a top-level ``OR`` makes one)."""
-    start = p.i
-    parts = [p.conjunct()]
-    while p.accept("AND"):
-        parts.append(p.conjunct())
-    if p.at("OR"):
-        p.i = start
-        return (p.condition(),)
-    return tuple(parts)
-
-
-def _duration(p: Parser) -> Duration:
-    value = p.number("a duration (a number, then optionally a unit)")
-    if value < 0:
-        raise p.error("a non-negative duration")
-    unit = None
-    if p.tok.kind == "ident" and p.tok.text.lower() in UNIT_MS:
-        unit = canonical_unit(p.advance().text)
-    return Duration(value, unit)
 
 
 def format_ses(pattern: SESPattern) -> str:
