@@ -12,6 +12,8 @@ Condition grammar (keywords are case-insensitive)::
     term       := number | "-" number | string | "prev" "(" ref ")"
                 | AGG "(" var ["." attr] ")" | ref
     ref        := var ["+"] "." attr          (``p+.L`` is read as ``p.L``, seed 000's style)
+                | var "[" "i" ["-" "1"] "]" "." attr   (SASE+: ``b[i].x`` is ``b.x``,
+                                              ``b[i-1].x`` is ``prev(b.x)``; seed 003)
     cmp        := "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 
 Strings are single- or double-quoted; a quote is doubled to escape it.
@@ -37,7 +39,9 @@ from kleene.reference.conditions import (
     Term,
     Truth,
 )
+from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
+from kleene.reference.events import UNIT_MS, canonical_unit
 
 _COMPARISON_OPS = ("=", "==", "!=", "<>", "<", "<=", ">", ">=")
 
@@ -213,13 +217,40 @@ class Parser:
             self.expect("(")
             var = self.ident("a variable").text
             self.accept("+")
+            if self.at("[") and self.index():
+                raise self.error(f"b[i] in an aggregate ({func} reads every event of b)")
             attr = self.ident("an attribute").text if self.accept(".") else None
             if attr is None and func != "COUNT":
                 raise self.error(f"'.' and an attribute ({func} needs one)")
             self.expect(")", f"')' closing {func}(")
             return Agg(func, var, attr)
+        if tok.kind == "ident" and self.peek().text == "[":
+            return self.indexed_reference()
         var, attr = self.reference()
         return Attr(var, attr)
+
+    def index(self) -> bool:
+        """SASE+'s ``[i]`` (``False``) or ``[i-1]`` (``True``) after a variable (seed 003
+        Patterns (6), (7)): the current event of an iteration, or the one before it."""
+        self.expect("[")
+        if not (self.tok.kind == "ident" and self.tok.text == "i"):
+            raise self.error("'i' (as in b[i].x or b[i-1].x)")
+        self.advance()
+        previous = self.accept("-") is not None
+        if previous:
+            if self.tok.kind != "number" or self.tok.value != 1:
+                raise self.error("1 (b[i-1] names the previous event; no other offset exists)")
+            self.advance()
+        self.expect("]", "']' closing the index")
+        return previous
+
+    def indexed_reference(self) -> Term:
+        """``v[i].A`` is ``v.A`` and ``v[i-1].A`` is ``prev(v.A)`` (seed 003 Pattern (7))."""
+        var = self.ident("a variable").text
+        previous = self.index()
+        self.expect(".", "'.' and an attribute name (v[i].A)")
+        attr = self.ident("an attribute name").text
+        return Prev(var, attr) if previous else Attr(var, attr)
 
     def reference(self) -> tuple[str, str]:
         """``var.attr`` (also ``var+.attr`` and SREMO's ``~.attr``)."""
@@ -239,6 +270,30 @@ def parse_condition(text: str, source: str = "<condition>") -> Condition:
     c = p.condition()
     p.end()
     return c
+
+
+def where_conditions(p: Parser) -> tuple[Condition, ...]:
+    """Θ: the top-level ``AND``-separated conditions (a top-level ``OR`` makes one)."""
+    start = p.i
+    parts = [p.conjunct()]
+    while p.accept("AND"):
+        parts.append(p.conjunct())
+    if p.at("OR"):
+        p.i = start
+        return (p.condition(),)
+    return tuple(parts)
+
+
+def duration(p: Parser) -> Duration:
+    """``WITHIN``'s operand: a non-negative number, then optionally a time unit."""
+    start = p.tok
+    value = p.number("a duration (a number, then optionally a unit)")
+    if value < 0:
+        raise p.error("a non-negative duration", start)
+    unit = None
+    if p.tok.kind == "ident" and p.tok.text.lower() in UNIT_MS:
+        unit = canonical_unit(p.advance().text)
+    return Duration(value, unit)
 
 # ---------------------------------------------------------------- printing
 
