@@ -105,7 +105,7 @@ def _ses() -> Language:
     return Language(
         name="ses", title="SES patterns (seed 000)",
         example="PATTERN <{a, b+}, {c}> WHERE ... WITHIN 10 s",
-        detect=starts_with(r"PATTERN\s*[<⟨({]"),
+        detect=starts_with(r"PATTERN\s*([<⟨]|\(\s*\{)"),
         parse=lambda text, source: parse_ses(text, source=source),
         matches=lambda p, s, policy, budget: matches(p, s, policy, budget=budget),
         policies=POLICIES,
@@ -120,7 +120,7 @@ def _sremo() -> Language:
     return Language(
         name="sremo", title="SREMO expressions (seed 004)",
         example="mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.id = r1.id}",
-        detect=lambda text: not starts_with(r"PATTERN\b")(text) and bool(text.strip()),
+        detect=starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)"),
         parse=lambda text, source: parse_sremo(text, source=source),
         matches=lambda e, s, policy, budget: matches(e, s, budget, policy=policy),
         policies=("stream", "literal"),
@@ -152,6 +152,23 @@ def _wayeb() -> Language:
     )
 
 
+def _operator() -> Language:
+    from kleene.reference.operators.policies import POLICIES, matches
+    from kleene.reference.operators.text import format_operator, parse_operator
+
+    return Language(
+        name="operator", title="operator patterns (SASE+, seed 003)",
+        example="PATTERN SEQ(A a, B+ b[], C c) WHERE ... WITHIN 1 hour",
+        detect=starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]"),
+        parse=lambda text, source: parse_operator(text, source),
+        matches=lambda p, s, policy, budget: matches(p, s, policy, budget),
+        policies=POLICIES,
+        variables=lambda p: p.names,
+        format=format_operator,
+    )
+
+
 register(_ses())
 register(_sremo())
 register(_wayeb())
+register(_operator())

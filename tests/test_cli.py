@@ -130,7 +130,7 @@ def test_language_detection():
 
 
 def test_unknown_language_asks_for_one(capsys, files):
-    (files / "q.ses").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+    (files / "q.ses").write_text("SELECT * FROM events\n")
     code, _, err = run(capsys, *match(files))
     assert code == 2 and "cannot tell the pattern language" in err
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from kleene.engines.spark.pushdown import to_column
 from kleene.reference.conditions import And, Attr, Cmp, Condition, Const, Not, Or, Truth, holds
 from kleene.reference.errors import PatternError
@@ -24,7 +23,8 @@ rows = st.fixed_dictionaries({
     "s": st.none() | st.sampled_from(["", "a", "b", "ab", "é"]),
     "b": st.none() | st.booleans(),
 })
-consts = st.one_of(st.integers(-3, 3), st.sampled_from([-1.5, 2.0]), st.sampled_from(["a", "b", ""]),
+consts = st.one_of(st.integers(-3, 3), st.sampled_from([-1.5, 2.0]),
+                   st.sampled_from(["a", "b", ""]),
                    st.booleans())
 terms = st.one_of(st.builds(Attr, st.just("e"), st.sampled_from(list(SCHEMA))),
                   st.builds(Const, consts))
