@@ -1,0 +1,125 @@
+"""The differential runner: an engine against the reference, failures that explain
+themselves (STYLE.md 7; DESIGN.md, "Engines").
+
+:func:`check_engine` runs a compiled engine over a stream and compares its
+matches, as a set, with the reference under the same policy;
+:func:`assert_same_matches` raises an ``AssertionError`` whose message is a
+copy-paste reproduction: the pattern text, the events as JSON rows, what is
+missing, what is extra, and what the engine reported more than once (a
+duplicate is a defect even when the sets agree). Its own frame is hidden from
+pytest tracebacks. :func:`assert_matches_between` does the same for engines
+whose documented result lies between two reference sets (a paper-faithful
+variant that is not claimed as equal to any policy).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+
+from kleene.engines.protocol import Engine, engine_names
+from kleene.reference.budget import Budget
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Stream
+from kleene.reference.match import Match
+from kleene.reference.ses.pattern import SESPattern
+from kleene.reference.ses.policies import matches as ses_matches
+from kleene.reference.ses.text import format_ses
+
+
+def reference_matches(pattern: object, stream: Stream, policy: str, *,
+                      budget: Budget | None = None) -> set[Match]:
+    """The reference result of ``pattern`` on ``stream`` under ``policy``."""
+    if isinstance(pattern, SESPattern):
+        return ses_matches(pattern, stream, policy, budget=budget)
+    raise Unsupported(f"no reference for patterns of type {type(pattern).__name__}")
+
+
+def pattern_text(pattern: object) -> str:
+    """The pattern as text its language's parser reads back."""
+    if isinstance(pattern, SESPattern):
+        return format_ses(pattern)
+    return repr(pattern)
+
+
+def reproduction(engine: Engine, policy: str, pattern: object, stream: Stream) -> str:
+    """Python source that reruns this comparison."""
+    rows = ",\n".join("    " + json.dumps(e.to_json()) for e in stream)
+    name = engine.name if engine.name in engine_names() else "<register your engine>"
+    return (
+        "from kleene.conformance.differential import check_engine\n"
+        "from kleene.engines.protocol import engine\n"
+        "from kleene.reference.events import Stream\n"
+        "from kleene.reference.ses.text import parse_ses\n"
+        "import json\n\n"
+        f'pattern = parse_ses("""\n{pattern_text(pattern)}""")\n'
+        f'stream = Stream.from_rows(json.loads("""[\n{rows}\n]"""), '
+        f"time_unit={stream.time_unit!r})\n"
+        f"check_engine(engine({name!r}), {policy!r}, pattern, stream)\n")
+
+
+def _listing(title: str, ms: Iterable[Match]) -> str:
+    lines = [f"  {m}" for m in sorted(ms)]
+    return f"{title}:\n" + ("\n".join(lines) if lines else "  (none)")
+
+
+def _report(engine: Engine, policy: str | None, pattern: object, stream: Stream,
+            problems: list[tuple[str, Iterable[Match]]]) -> str:
+    head = f"engine {engine.name!r} (policy {policy}) disagrees with the reference"
+    body = "\n".join(_listing(title, ms) for title, ms in problems)
+    return f"{head}\n{body}\n\nReproduce:\n\n{reproduction(engine, policy or '?', pattern, stream)}"
+
+
+def duplicates(got: Iterable[Match]) -> list[Match]:
+    """The matches that occur more than once in ``got``."""
+    return [m for m, k in Counter(got).items() if k > 1]
+
+
+def assert_same_matches(engine: Engine, *, pattern: object, stream: Stream,
+                        got: Iterable[Match], expected: set[Match],
+                        policy: str | None = None) -> None:
+    """Fail, with a reproduction, unless ``got`` is ``expected`` without duplicates."""
+    __tracebackhide__ = True
+    got = list(got)
+    missing, extra, twice = expected - set(got), set(got) - expected, duplicates(got)
+    if missing or extra or twice:
+        raise AssertionError(_report(engine, policy, pattern, stream, [
+            ("missing (the reference has them, the engine did not report them)", missing),
+            ("extra (reported by the engine, not in the reference)", extra),
+            ("reported more than once (a defect)", twice)]))
+
+
+def assert_matches_between(engine: Engine, *, pattern: object, stream: Stream,
+                           got: Iterable[Match], at_least: set[Match], at_most: set[Match],
+                           policy: str | None = None) -> None:
+    """Fail unless ``at_least ⊆ got ⊆ at_most`` and nothing is reported twice."""
+    __tracebackhide__ = True
+    got = list(got)
+    missing, extra, twice = at_least - set(got), set(got) - at_most, duplicates(got)
+    if missing or extra or twice:
+        raise AssertionError(_report(engine, policy, pattern, stream, [
+            ("missing (in the lower bound, not reported)", missing),
+            ("extra (reported, beyond the upper bound)", extra),
+            ("reported more than once (a defect)", twice)]))
+
+
+def run_engine(engine: Engine, policy: str, pattern: object, stream: Stream) -> list[Match]:
+    """Compile ``pattern`` for ``policy`` and run it over ``stream``: every reported match."""
+    compiled = engine.compile(pattern, policy=policy, time_unit=stream.time_unit)
+    return list(compiled.run(stream))
+
+
+def check_engine(engine: Engine, policy: str, pattern: object, stream: Stream, *,
+                 budget: Budget | None = None) -> list[Match]:
+    """Assert that ``engine`` reports exactly the reference's matches; return them.
+
+    The reference enumerates by brute force within ``budget``; it raises
+    :class:`~kleene.reference.errors.BudgetExceeded` rather than hang.
+    """
+    __tracebackhide__ = True
+    expected = reference_matches(pattern, stream, policy, budget=budget)
+    got = run_engine(engine, policy, pattern, stream)
+    assert_same_matches(engine, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+    return got

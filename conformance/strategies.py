@@ -1,0 +1,124 @@
+"""Hypothesis strategies for events, streams and SES patterns (STYLE.md 6).
+
+In Hypothesis's own style: plural names, keyword arguments for sizes,
+composite strategies that take strategies. The defaults are chosen so that
+small examples exercise what distinguishes engines from the reference:
+
+- a small alphabet of labels (``L`` in ``A B C``) and properties that are
+  sometimes absent, negated or disjunctive, so variables are often *not*
+  mutually exclusive (seed 000 Def. 6) and automata branch;
+- gaps of 0 between timestamps, so ties are common (DESIGN.md, "Event");
+- group variables ``v+``, ``prev`` relationships (seed 001 Def. 1) and
+  equalities on a key attribute ``ID`` (seed 001 Def. 6 partitioning);
+- small windows, so the window cuts matches.
+
+Conventions: ``L`` a label, ``ID`` a key with two values, ``V`` a small number.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or, Prev
+from kleene.reference.durations import Duration
+from kleene.reference.events import Event, Stream
+from kleene.reference.ses.pattern import SESPattern, Variable
+
+#: Labels of the default alphabet (attribute ``L``).
+LABELS = ("A", "B", "C")
+#: Variable names, in the order they are used.
+NAMES = ("a", "b", "c", "d", "e", "f")
+
+# Default strategies (module-level, so that defaults are not calls).
+_LABELS = st.sampled_from(LABELS)
+_KEYS = st.integers(0, 1)
+_VALUES = st.integers(0, 3)
+_TIMES = st.integers(0, 20)
+_GAPS = st.integers(0, 2)
+_WINDOWS = st.integers(0, 8)
+_GROUPS = st.booleans()
+
+
+def attributes(*, labels: st.SearchStrategy[str] = _LABELS,
+               keys: st.SearchStrategy[int] = _KEYS,
+               values: st.SearchStrategy[int] = _VALUES,
+               ) -> st.SearchStrategy[dict[str, str | int]]:
+    """An event's attributes: ``{"L": label, "ID": key, "V": value}``."""
+    return st.fixed_dictionaries({"L": labels, "ID": keys, "V": values})
+
+
+_ATTRIBUTES = attributes()
+
+
+def events(*, ts: st.SearchStrategy[int] = _TIMES,
+           attributes: st.SearchStrategy[dict[str, str | int]] = _ATTRIBUTES,
+           ) -> st.SearchStrategy[Event]:
+    """A single event at position 0 (:func:`streams` numbers events itself)."""
+    return st.builds(lambda t, attrs: Event(0, t, None, attrs), ts, attributes)
+
+
+@st.composite
+def streams(draw: st.DrawFn, *, min_size: int = 0, max_size: int = 8,
+            attributes: st.SearchStrategy[dict[str, str | int]] = _ATTRIBUTES,
+            gaps: st.SearchStrategy[int] = _GAPS,
+            time_unit: str | None = None) -> Stream:
+    """A stream: ``ts`` starts at 0 and grows by a drawn gap (0 makes a tie)."""
+    rows = draw(st.lists(st.tuples(gaps, attributes), min_size=min_size, max_size=max_size))
+    ts = 0
+    out: list[dict[str, str | int]] = []
+    for gap, attrs in rows:
+        ts += gap if out else 0
+        out.append({"ts": ts, **attrs})
+    return Stream.from_rows(out, time_unit=time_unit)
+
+
+@st.composite
+def properties(draw: st.DrawFn, var: str, *,
+               labels: st.SearchStrategy[str] = _LABELS) -> list[Condition]:
+    """Zero or one property of ``var`` on ``L``: ``=``, ``!=``, or a disjunction of two."""
+    kind = draw(st.sampled_from(("none", "none", "eq", "eq", "ne", "or")))
+    label = Attr(var, "L")
+    if kind == "none":
+        return []
+    if kind == "or":
+        x, y = draw(st.lists(labels, min_size=2, max_size=2, unique=True))
+        return [Or((Cmp("=", label, Const(x)), Cmp("=", label, Const(y))))]
+    return [Cmp("=" if kind == "eq" else "!=", label, Const(draw(labels)))]
+
+
+@st.composite
+def relationships(draw: st.DrawFn, variables: tuple[Variable, ...]) -> list[Condition]:
+    """Relationships among ``variables``: key equalities, ``V`` comparisons, ``prev``."""
+    out: list[Condition] = []
+    names = [v.name for v in variables]
+    if len(names) >= 2:
+        pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]]
+        for x, y in draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True)):
+            attr, op = draw(st.sampled_from((("ID", "="), ("ID", "="), ("V", "<"),
+                                             ("V", "<="), ("V", "!="))))
+            out.append(Cmp(op, Attr(x, attr), Attr(y, attr)))
+    for v in variables:
+        if v.group and draw(st.booleans()):
+            attr, op = draw(st.sampled_from((("V", "<"), ("V", "<="), ("ID", "="))))
+            out.append(Cmp(op, Prev(v.name, attr), Attr(v.name, attr)))
+    return out
+
+
+@st.composite
+def ses_patterns(draw: st.DrawFn, *, max_sets: int = 3, max_vars: int = 4,
+                 labels: st.SearchStrategy[str] = _LABELS,
+                 windows: st.SearchStrategy[int] = _WINDOWS,
+                 groups: st.SearchStrategy[bool] = _GROUPS) -> SESPattern:
+    """An SES pattern ``(<B1..Bk>, Θ, τ)`` (seed 000 Def. 1) over ``a, b, c, ...``."""
+    n = draw(st.integers(1, min(max_vars, len(NAMES))))
+    k = draw(st.integers(1, min(max_sets, n)))
+    cuts = sorted(draw(st.lists(st.integers(1, n - 1), min_size=k - 1, max_size=k - 1,
+                                unique=True))) if k > 1 else []
+    variables = tuple(Variable(NAMES[i], group=draw(groups)) for i in range(n))
+    bounds = [0, *cuts, n]
+    sets = tuple(variables[bounds[j]:bounds[j + 1]] for j in range(k))
+    conditions: list[Condition] = []
+    for v in variables:
+        conditions += draw(properties(v.name, labels=labels))
+    conditions += draw(relationships(variables))
+    return SESPattern(sets, tuple(conditions), Duration(draw(windows)))

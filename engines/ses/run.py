@@ -1,0 +1,301 @@
+"""Execution of the SES automaton: seed 000 Sec. 4.3 (Def. 4, Algorithms 1 and 2)
+and the event filter of Sec. 4.5; the engine ``ses-automaton``.
+
+An automaton instance ``Ñ = (q_c, β)`` (Def. 4) is a state and a match buffer.
+For each event ``e`` (Algorithm 1, ``SESExec``) a fresh instance in the start
+state joins Ω; an instance whose buffer spans more than τ together with ``e``
+*expires* (reported if accepting); every other instance consumes ``e``
+(Algorithm 2, ``ConsumeEvent``): it branches into one instance per transition
+whose Θ_δ holds for ``β ∪ {v/e}``, stays as it is if none fires, and is
+dropped if it is still in the start state.
+
+Two variants (``variant=``):
+
+- ``"corrected"`` (default): reports every accepting instance whose buffer can
+  no longer change: when it expires, as soon as it reaches an accepting state
+  without outgoing transitions, and at the end of the stream. Its result is
+  the reference ``next`` policy (:func:`kleene.reference.ses.policies.can_take`
+  is the set of enabled transitions, read declaratively);
+- ``"faithful"``: Algorithm 1 as printed, which reports only on expiry, so a
+  match still open when the stream ends is never reported (docs/errata.md).
+
+``policy="any"`` (our extension, a second engine for the reference ``any``):
+an instance may also skip an event it could take (it stays beside its
+branches), and every buffer is reported when a transition brings it into the
+accepting state.
+
+The filter of Sec. 4.5 (``filter=``) drops an event before any instance sees
+it. ``"paper"`` keeps the events that satisfy at least one property
+``v.A φ C`` of Θ, as printed; this loses matches when some variable has no
+property (docs/errata.md). ``"sound"`` (default) keeps the events that satisfy
+every property of some variable, and filters nothing if a variable has none:
+an event it drops enables no transition, so the match set is unchanged.
+``"none"`` keeps everything. The corrected variant still lets a filtered event
+expire instances (so matches are emitted on time); the faithful one inserts
+the filter after line 3, as the paper says.
+
+Conventions: ``n`` the automaton, ``e`` an event, ``beta`` a match buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from kleene.engines.protocol import (
+    Counters,
+    Feature,
+    Transition,
+    register,
+    require,
+    window_in_units,
+)
+from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
+from kleene.reference.conditions import Condition, holds, prev_variables
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.ses.pattern import SESPattern
+
+Buffer = Mapping[str, tuple[Event, ...]]
+
+VARIANTS = ("corrected", "faithful")
+FILTERS = ("sound", "paper", "none")
+POLICIES = ("next", "any")
+
+
+@dataclass(frozen=True, slots=True)
+class Instance:
+    """``Ñ = (q_c, β)`` of Def. 4; ``first`` is the event the run started at (Alg. 1
+    line 4), which is β's earliest event once β is not empty."""
+
+    state: State
+    beta: Buffer
+    first: Event
+
+    def match(self) -> Match:
+        return Match.of(self.beta)
+
+
+@lru_cache(maxsize=4096)
+def _reads_prev(theta: Condition, v: str) -> bool:
+    return v in prev_variables(theta)
+
+
+class Execution:
+    """One automaton running over one stream: Ω and the steps of Algorithms 1 and 2.
+
+    ``step(e, passed)`` processes one event (``passed`` is the filter's verdict)
+    and returns the matches it makes final; ``finish()`` those left at the end.
+    """
+
+    def __init__(self, n: SESAutomaton, *, tau: int | float, policy: str, variant: str,
+                 counters: Counters) -> None:
+        if n.preceding:
+            raise Unsupported("only the automaton of a whole pattern runs; this one "
+                              f"expects {sorted(n.preceding)} to be bound already")
+        self.n, self.tau, self.counters = n, tau, counters
+        self.skips = policy == "any"
+        self.faithful = variant == "faithful"
+        self.omega: list[Instance] = []   # Ω, ordered by the first event of β
+
+    def step(self, e: Event, passed: bool = True) -> list[Match]:
+        """Algorithm 1, lines 4–15, for event ``e``."""
+        if self.faithful and not passed:
+            return []                      # the filter sits right after line 3
+        out = self._expire(e)              # lines 7–9
+        if not passed:
+            return out
+        self.counters.instances_created += 1
+        omega = self.omega + [Instance(self.n.start, {}, e)]   # line 4
+        self.omega = []
+        for inst in omega:                 # lines 6, 11–12
+            fired, kept = self._consume(inst, e)
+            for new in fired:
+                self._place(new, out)
+            if kept is not None:
+                self.omega.append(kept)
+        return out
+
+    def finish(self) -> list[Match]:
+        """The end of the stream: the corrected ``next`` run reports what is accepting."""
+        left, self.omega = self.omega, []
+        if self.faithful or self.skips:
+            return []
+        return [inst.match() for inst in left if inst.state == self.n.accepting]
+
+    def _expire(self, e: Event) -> list[Match]:
+        """Drop the instances whose buffer spans more than τ with ``e`` (lines 7–9).
+
+        Ω is ordered by first event, so the expired instances are a prefix.
+        """
+        k = 0
+        while k < len(self.omega) and e.ts - self.omega[k].first.ts > self.tau:
+            k += 1
+        expired, self.omega = self.omega[:k], self.omega[k:]
+        if self.skips:
+            return []                      # `any` reported each buffer when it was accepted
+        return [inst.match() for inst in expired if inst.state == self.n.accepting]
+
+    def _consume(self, inst: Instance, e: Event) -> tuple[list[Instance], Instance | None]:
+        """Algorithm 2 (ConsumeEvent): the instances that take ``e``, and the one that stays.
+
+        Under ``next`` the instance stays only if nothing fires (line 8) and it
+        left the start state; under ``any`` it also stays beside its branches.
+        """
+        fired = []
+        for delta in self.n.outgoing(inst.state):
+            beta = self._fire(delta.variable, delta.conditions, inst.beta, e)
+            if beta is not None:
+                fired.append(Instance(delta.target, beta, inst.first))
+        at_start = inst.state == self.n.start
+        kept = None if at_start or (fired and not self.skips) else inst
+        # One instance goes on with the first branch (Thm 2's proof: t - 1 are new).
+        self.counters.instances_created += max(len(fired) + (kept is not None) - 1, 0)
+        return fired, kept
+
+    def _fire(self, v: str, conditions: Sequence[Condition], beta: Buffer,
+              e: Event) -> dict[str, tuple[Event, ...]] | None:
+        """``β' = β ∪ {v/e}`` if Θ_δ β' is satisfied (Alg. 2 lines 3–4), else ``None``.
+
+        Only the instantiations that involve ``e`` are evaluated: the others were
+        evaluated when their last event was bound (each condition of Θ_δ
+        mentions ``v``), so the verdict equals evaluating all of Θ_δ β'.
+        """
+        bound = beta.get(v, ())
+        for theta in conditions:
+            self.counters.predicate_evaluations += 1
+            new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
+            if not holds(theta, {**beta, v: new}):
+                return None
+        self.counters.buffer_operations += 1
+        return {**beta, v: bound + (e,)}
+
+    def _place(self, inst: Instance, out: list[Match]) -> None:
+        """Keep a new instance in Ω, or report it now if its buffer is final."""
+        accepting = inst.state == self.n.accepting
+        if accepting and self.skips:
+            out.append(inst.match())       # `any`: every accepted buffer is a match
+        if accepting and not self.faithful and not self.n.outgoing(inst.state):
+            if not self.skips:
+                out.append(inst.match())   # nothing can change it any more
+            return
+        self.omega.append(inst)
+
+
+def event_filter(pattern: SESPattern, mode: str,
+                 counters: Counters) -> Callable[[Event], bool] | None:
+    """The filter of Sec. 4.5 as a predicate on events (``None`` keeps everything)."""
+    if mode not in FILTERS:
+        raise Unsupported(f"unknown filter {mode!r}; choose one of {', '.join(FILTERS)}")
+    props = {v: pattern.properties(v) for v in pattern.names}
+
+    def test(theta: Condition, v: str, e: Event) -> bool:
+        counters.predicate_evaluations += 1
+        return holds(theta, {v: (e,)})
+
+    if mode == "none" or (mode == "sound" and not all(props.values())):
+        return None
+    if mode == "paper":
+        return lambda e: any(test(theta, v, e) for v, ps in props.items() for theta in ps)
+    return lambda e: any(all(test(theta, v, e) for theta in ps) for v, ps in props.items())
+
+
+def drive(executions: Sequence[Execution], events: Iterable[Event],
+          keep: Callable[[Event], bool] | None, counters: Counters) -> Iterator[Match]:
+    """Feed each event to every execution (in parallel, Sec. 5.2), counting as it goes."""
+    for e in events:
+        counters.events_read += 1
+        passed = keep is None or keep(e)
+        counters.events_filtered += not passed
+        for ex in executions:
+            yield from ex.step(e, passed)
+        counters.observe_active(sum(len(ex.omega) for ex in executions))
+    for ex in executions:
+        yield from ex.finish()
+
+
+def check_options(pattern: object, policy: str, variant: str) -> SESPattern:
+    """The pattern, if an SES automaton can run it under ``policy`` and ``variant``."""
+    if not isinstance(pattern, SESPattern):
+        raise Unsupported(f"the SES engines take SES patterns, not {type(pattern).__name__}")
+    if variant not in VARIANTS:
+        raise Unsupported(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
+    if policy not in POLICIES:
+        raise Unsupported(f"the SES automaton implements the policies {', '.join(POLICIES)}, "
+                          f"not {policy!r}")
+    if variant == "faithful" and policy != "next":
+        raise Unsupported("the faithful variant is Algorithm 1 as printed: policy next only")
+    return pattern
+
+
+def claimed(variant: str, filter: str) -> frozenset[Feature]:
+    """What a variant claims: the policies only where it equals the reference."""
+    base = {Feature.SES, Feature.GROUP_VARIABLES, Feature.PREV}
+    if variant == "corrected" and filter != "paper":
+        base |= {Feature.NEXT, Feature.ANY}
+    return frozenset(base)
+
+
+@dataclass
+class CompiledSES:
+    """An SES pattern compiled to its automaton (Sec. 4.2), ready to run (Sec. 4.3)."""
+
+    pattern: SESPattern
+    automaton: SESAutomaton
+    policy: str = "next"
+    variant: str = "corrected"
+    filter: str = "sound"
+    time_unit: str | None = None
+    counters: Counters = field(default_factory=Counters)
+
+    @property
+    def initial(self) -> frozenset[Hashable]:
+        return frozenset({self.automaton.start})
+
+    @property
+    def accepting(self) -> frozenset[Hashable]:
+        return frozenset({self.automaton.accepting})
+
+    def iter_transitions(self) -> Iterator[Transition]:
+        for delta in self.automaton.transitions:
+            yield Transition(delta.source, delta.target, delta.variable, delta.guard)
+
+    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+        """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final."""
+        self.counters.reset()
+        tau = window_in_units(self.pattern.window, self.time_unit, events)
+        ex = Execution(self.automaton, tau=tau, policy=self.policy, variant=self.variant,
+                       counters=self.counters)
+        keep = event_filter(self.pattern, self.filter, self.counters)
+        yield from drive([ex], events, keep, self.counters)
+
+
+@dataclass(frozen=True)
+class SESAutomatonEngine:
+    """The SES automaton of seed 000 Sec. 4 as an engine."""
+
+    name: str = "ses-automaton"
+    variant: str = "corrected"
+    filter: str = "sound"
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        return claimed(self.variant, self.filter)
+
+    def compile(self, pattern: object, *, policy: str = "next",
+                time_unit: str | None = None) -> CompiledSES:
+        p = check_options(pattern, policy, self.variant)
+        require(self, required_features(p))
+        return CompiledSES(p, ses_automaton(p), policy, self.variant, self.filter, time_unit)
+
+
+register("ses-automaton", SESAutomatonEngine)
+register("ses-automaton-unfiltered",
+         lambda: SESAutomatonEngine("ses-automaton-unfiltered", filter="none"))
+register("ses-automaton-paper-filter",
+         lambda: SESAutomatonEngine("ses-automaton-paper-filter", filter="paper"))
+register("ses-automaton-faithful",
+         lambda: SESAutomatonEngine("ses-automaton-faithful", variant="faithful",
+                                    filter="none"))

@@ -1,0 +1,126 @@
+"""The Engine protocol: features, registry, compile errors, counters, time units."""
+
+from __future__ import annotations
+
+import pytest
+
+from kleene.engines.protocol import (
+    Compiled,
+    Counters,
+    Engine,
+    Feature,
+    Transition,
+    UnknownEngine,
+    claims,
+    engine,
+    engine_names,
+    register,
+    require,
+    window_in_units,
+)
+from kleene.reference.conditions import Condition
+from kleene.reference.durations import Duration
+from kleene.reference.errors import PatternError, Unsupported
+from kleene.reference.events import Event, Stream
+from kleene.reference.ses.text import parse_ses
+
+SES_ENGINES = ("ses-automaton", "ses-automaton-unfiltered", "ses-automaton-paper-filter",
+               "ses-automaton-faithful", "ses-bruteforce", "ses-bruteforce-paper")
+
+GROUP = parse_ses("PATTERN <{a}, {b+}> WHERE a.L = 'A' AND prev(b.V) < b.V WITHIN 3")
+
+
+def test_features_have_a_kind_and_a_label():
+    assert Feature.NEXT.kind == "policy" and Feature.NEXT.label == "next"
+    assert Feature.SES.kind == "language" and Feature.PREV.kind == "construct"
+    assert Feature.policy("earliest-maximal") is Feature.EARLIEST_MAXIMAL
+
+
+def test_an_unknown_policy_is_unsupported_and_lists_the_known_ones():
+    with pytest.raises(Unsupported, match="known policies: any, next"):
+        Feature.policy("sometimes")
+
+
+def test_the_registry_holds_the_ses_engines():
+    assert set(SES_ENGINES) <= set(engine_names())
+    for name in SES_ENGINES:
+        e = engine(name)
+        assert isinstance(e, Engine) and e.name == name
+
+
+def test_an_unknown_engine_fails_loudly_naming_the_choices():
+    with pytest.raises(UnknownEngine, match="registered engines: .*ses-automaton"):
+        engine("ses-automaton-typo")
+
+
+def test_a_name_cannot_be_taken_by_another_module():
+    with pytest.raises(ValueError, match="already registered"):
+        register("ses-automaton", lambda: engine("ses-bruteforce"))
+
+
+def test_claims_follow_the_variants():
+    # Only the variants that equal the reference claim a policy (docs/errata.md).
+    assert claims(engine("ses-automaton"), "next") and claims(engine("ses-automaton"), "any")
+    assert not claims(engine("ses-automaton-faithful"), "next")
+    assert not claims(engine("ses-automaton-paper-filter"), "next")
+    assert claims(engine("ses-bruteforce"), "any")
+    assert not claims(engine("ses-bruteforce"), "next")
+    assert not claims(engine("ses-automaton"), "earliest-maximal")
+
+
+@pytest.mark.parametrize("name", SES_ENGINES)
+def test_compiled_transitions_are_data(name):
+    compiled = engine(name).compile(GROUP, policy="next")
+    assert isinstance(compiled, Compiled)
+    transitions = list(compiled.iter_transitions())
+    assert transitions and all(isinstance(t, Transition) for t in transitions)
+    assert all(isinstance(t.guard, Condition) for t in transitions)  # type: ignore[arg-type]
+    states = {t.source for t in transitions} | {t.target for t in transitions}
+    assert compiled.initial <= states and compiled.accepting <= states
+
+
+def test_compile_refuses_what_an_engine_cannot_do():
+    ses = engine("ses-automaton")
+    with pytest.raises(Unsupported, match="SES patterns"):
+        ses.compile("PATTERN <{a}> WITHIN 1")
+    with pytest.raises(Unsupported, match="earliest-maximal"):
+        ses.compile(GROUP, policy="earliest-maximal")
+    with pytest.raises(Unsupported, match="policy next only"):
+        engine("ses-automaton-faithful").compile(GROUP, policy="any")
+
+
+def test_require_names_the_missing_features():
+    class Plain:
+        name = "plain"
+        capabilities = frozenset({Feature.SES})
+
+    require(Plain(), {Feature.SES})
+    with pytest.raises(Unsupported, match="construct:group-variables, construct:prev"):
+        require(Plain(), {Feature.SES, Feature.PREV, Feature.GROUP_VARIABLES})
+
+
+def test_counters_reset_and_track_the_peak():
+    c = Counters(instances_created=3, predicate_evaluations=7)
+    c.observe_active(4)
+    c.observe_active(2)
+    assert c.peak_instances == 4
+    c.reset()
+    assert set(c.as_dict().values()) == {0}
+
+
+def test_the_window_unit_comes_from_compile_or_from_the_stream():
+    days = Duration(2, "d")
+    stream = Stream.from_rows([{"ts": 0}], time_unit="h")
+    assert window_in_units(days, None, stream) == 48
+    assert window_in_units(days, "d", stream) == 2
+    with pytest.raises(PatternError, match="no declared unit"):
+        window_in_units(days, None, [Event(0, 0)])
+
+
+def test_a_run_counts_from_zero_each_time():
+    compiled = engine("ses-automaton").compile(GROUP)
+    stream = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}, {"ts": 1, "L": "B", "V": 1}])
+    first = list(compiled.run(stream))
+    counts = compiled.counters.as_dict()
+    assert list(compiled.run(stream)) == first and compiled.counters.as_dict() == counts
+    assert counts["events_read"] == 2
