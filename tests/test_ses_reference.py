@@ -4,6 +4,9 @@ from seed 000 Def. 2 and seed 001 Def. 2, explained inline)."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, reject
+
+from kleene.conformance.strategies import ses_patterns, streams
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, PatternSyntaxError
 from kleene.reference.events import Stream
@@ -73,3 +76,23 @@ def test_budget_error_names_the_budget():
     with pytest.raises(BudgetExceeded) as err:
         matches(p, s, budget=Budget(limit=1000))
     assert "steps=1000" in str(err.value)
+
+
+@given(ses_patterns(max_sets=3, max_vars=5))
+def test_ses_printer_round_trips_on_generated_patterns(p) -> None:
+    # Issue 2, item 6: parse(format(P)) == P for every pattern the strategies draw.
+    assert parse_ses(format_ses(p)) == p
+
+
+@given(ses_patterns(), streams(max_size=7))
+def test_every_policy_is_a_subset_of_any(p, s) -> None:
+    # DESIGN.md "All-matches first": policies are predicates over Γ.
+    from kleene.reference.ses.matching import all_matches
+    from kleene.reference.ses.policies import POLICIES, select
+
+    try:
+        gamma = all_matches(p, s, budget=Budget(limit=20_000))
+    except BudgetExceeded:
+        reject()
+    for policy in POLICIES:
+        assert select(policy, p, s, gamma) <= gamma
