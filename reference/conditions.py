@@ -23,7 +23,7 @@ holds only when it is ``True``. Spark's filter pushdown has the same reading.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from kleene.reference.errors import PatternError
@@ -206,14 +206,19 @@ def rename(c: Condition, mapping: Mapping[str, str]) -> Condition:
             return Prev(new, t.attr)
         return Agg(t.func, new, t.attr)
 
+    return map_comparisons(c, lambda cmp: Cmp(cmp.op, term(cmp.left), term(cmp.right)))
+
+
+def map_comparisons(c: Condition, f: Callable[[Cmp], Condition]) -> Condition:
+    """``c`` with every comparison ``x`` replaced by ``f(x)``; the connectives are kept."""
     if isinstance(c, Cmp):
-        return Cmp(c.op, term(c.left), term(c.right))
+        return f(c)
     if isinstance(c, And):
-        return And(tuple(rename(p, mapping) for p in c.parts))
+        return And(tuple(map_comparisons(p, f) for p in c.parts))
     if isinstance(c, Or):
-        return Or(tuple(rename(p, mapping) for p in c.parts))
+        return Or(tuple(map_comparisons(p, f) for p in c.parts))
     if isinstance(c, Not):
-        return Not(rename(c.part, mapping))
+        return Not(map_comparisons(c.part, f))
     return c
 
 # ---------------------------------------------------------------- evaluation

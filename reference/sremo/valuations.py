@@ -23,15 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kleene.reference.conditions import (
-    And,
-    Cmp,
-    Condition,
-    Not,
-    Or,
-    Truth,
-    holds,
-)
+from kleene.reference.conditions import Condition, Truth, holds, map_comparisons
 from kleene.reference.events import Event
 from kleene.reference.sremo.expressions import HEAD, reads
 
@@ -58,15 +50,7 @@ def update(v: Valuation, register: str, position: int) -> Valuation:
 def restrict(phi: Condition, defined: frozenset[str]) -> Condition:
     """``phi`` with every comparison that reads a register outside ``defined`` replaced
     by FALSE (Def. 13 case 2: an atomic formula over an empty register is not satisfied)."""
-    if isinstance(phi, Cmp):
-        return phi if reads(phi) <= defined else Truth(False)
-    if isinstance(phi, And):
-        return And(tuple(restrict(p, defined) for p in phi.parts))
-    if isinstance(phi, Or):
-        return Or(tuple(restrict(p, defined) for p in phi.parts))
-    if isinstance(phi, Not):
-        return Not(restrict(phi.part, defined))
-    return phi
+    return map_comparisons(phi, lambda cmp: cmp if reads(cmp) <= defined else Truth(False))
 
 
 def satisfies(phi: Condition, u: Event, v: Valuation, s: Sequence[Event]) -> bool:
