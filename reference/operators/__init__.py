@@ -11,5 +11,7 @@ Modules, one per definition:
 - :mod:`.matching`    the denotational semantics: all matches (skip-till-any-match);
 - :mod:`.prefixes`    runs and "could extend the current partial match", for ``next``;
 - :mod:`.policies`    selection policies over the all-matches set, ``matches``, ``run_text``;
-- :mod:`.from_ses`    the translation SES pattern → ``SEQ(AND(B1), …, AND(Bk))``.
+- :mod:`.from_ses`    the translation SES pattern → ``SEQ(AND(B1), …, AND(Bk))``;
+- :mod:`.to_sremo`    the translation of the regular fragment (SEQ, OR, Kleene on one
+  event, registers for conditions) → SREMO (seed 004).
 """
