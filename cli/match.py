@@ -35,9 +35,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--language", choices=list(LANGUAGES),
                         help="the pattern language (default: recognised from the text)")
     policies = sorted({p for lang in LANGUAGES.values() for p in lang.policies})
-    parser.add_argument("--policy", default="any", metavar="POLICY",
-                        help=f"the selection policy: {', '.join(policies)} (default: any, "
-                             "every match)")
+    parser.add_argument("--policy", default=None, metavar="POLICY",
+                        help=f"the selection policy: {', '.join(policies)} (default: the "
+                             "language's first: any for SES and operator patterns, every "
+                             "match; stream for SREMO)")
     parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
                         help="one canonical JSON match per line, or a table with one column "
                              "per variable (default: jsonl)")
@@ -51,6 +52,8 @@ def run(args: argparse.Namespace) -> int:
     text = read_pattern(args.pattern)
     language = language_named(args.language) if args.language \
         else detect_language(text, args.pattern)
+    if args.policy is None:
+        args.policy = language.policies[0]
     language.check_policy(args.policy)
     pattern = language.parse(text, args.pattern)
     stream = load_stream(args)

@@ -205,3 +205,20 @@ def test_demo_stock_section(capsys, tmp_path):
     assert code == 0
     assert "4 events loaded" in out and "1 match in" in out
     assert "a=BUY INTC@00:00:01.000, b=SELL MSFT@00:00:01.200, c=BUY CSCO@00:00:01.400" in out
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    # seed 003 Example 1.1 shape on A A B B C (ts = position): 2 a's x 2 b's x 1 c
+    ("PATTERN SEQ(A a, B b, C c) WITHIN 10",
+     ['{"a": [0], "b": [2], "c": [4]}', '{"a": [0], "b": [3], "c": [4]}',
+      '{"a": [1], "b": [2], "c": [4]}', '{"a": [1], "b": [3], "c": [4]}']),
+    # SREMO, streaming detection (its default policy): a marked A, anything, a marked C
+    ("mark {~.type = 'A'} ; {TRUE}* ; mark {~.type = 'C'}", ['{"~": [0, 4]}', '{"~": [1, 4]}']),
+])
+def test_other_languages_are_recognised_from_the_text(capsys, tmp_path, text, expected):
+    (tmp_path / "p.txt").write_text(text + "\n")
+    (tmp_path / "e.jsonl").write_text("".join(
+        f'{{"ts": {i}, "type": "{t}"}}\n' for i, t in enumerate("AABBC")))
+    code, out, err = run(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
+                         "--events", str(tmp_path / "e.jsonl"))
+    assert (code, out.splitlines(), err) == (0, expected, "")
