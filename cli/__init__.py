@@ -18,11 +18,11 @@ import sys
 from collections.abc import Sequence
 
 from kleene import __version__
-from kleene.cli import demo, match
+from kleene.cli import demo, draw, match, prove, trace
 from kleene.reference.errors import KleeneError
 
 #: The subcommands, in the order ``kleene --help`` lists them.
-COMMANDS = (match, demo)
+COMMANDS = (match, demo, prove, draw, trace)
 
 #: Exit code of a user mistake.
 USAGE = 2

@@ -42,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Protocol
 
 from kleene.engines.protocol import (
     Counters,
@@ -51,7 +52,13 @@ from kleene.engines.protocol import (
     require,
     window_in_units,
 )
-from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
+from kleene.engines.ses.automaton import (
+    SESAutomaton,
+    SESTransition,
+    State,
+    required_features,
+    ses_automaton,
+)
 from kleene.reference.conditions import Condition, holds, prev_variables
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -78,6 +85,19 @@ class Instance:
         return Match.of(self.beta)
 
 
+class Observer(Protocol):
+    """A read-only watcher of an :class:`Execution`, step by step (``engines/trace.py``,
+    seed 000 Fig. 6). It is told what happens; it never changes Ω."""
+
+    def expired(self, e: Event, instances: Sequence[Instance]) -> None:
+        """``instances`` expired on ``e`` (Alg. 1 lines 7–9)."""
+
+    def consumed(self, e: Event, inst: Instance,
+                 taken: Sequence[tuple[SESTransition, Instance]], kept: Instance | None) -> None:
+        """``inst`` consumed ``e`` (Alg. 2): the transitions it took with the instance each
+        made, and the instance that stays (``None`` if none does)."""
+
+
 @lru_cache(maxsize=4096)
 def _reads_prev(theta: Condition, v: str) -> bool:
     return v in prev_variables(theta)
@@ -91,7 +111,7 @@ class Execution:
     """
 
     def __init__(self, n: SESAutomaton, *, tau: int | float, policy: str, variant: str,
-                 counters: Counters) -> None:
+                 counters: Counters, observer: Observer | None = None) -> None:
         if n.preceding:
             raise Unsupported("only the automaton of a whole pattern runs; this one "
                               f"expects {sorted(n.preceding)} to be bound already")
@@ -99,6 +119,7 @@ class Execution:
         self.skips = policy == "any"
         self.faithful = variant == "faithful"
         self.omega: list[Instance] = []   # Ω, ordered by the first event of β
+        self.observer = observer          # read-only (engines/trace.py); None when running
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
         """Algorithm 1, lines 4–15, for event ``e``."""
@@ -134,6 +155,8 @@ class Execution:
         while k < len(self.omega) and e.ts - self.omega[k].first.ts > self.tau:
             k += 1
         expired, self.omega = self.omega[:k], self.omega[k:]
+        if self.observer is not None:
+            self.observer.expired(e, expired)
         if self.skips:
             return []                      # `any` reported each buffer when it was accepted
         return [inst.match() for inst in expired if inst.state == self.n.accepting]
@@ -144,13 +167,16 @@ class Execution:
         Under ``next`` the instance stays only if nothing fires (line 8) and it
         left the start state; under ``any`` it also stays beside its branches.
         """
-        fired = []
+        fired, taken = [], []
         for delta in self.n.outgoing(inst.state):
             beta = self._fire(delta.variable, delta.conditions, inst.beta, e)
             if beta is not None:
                 fired.append(Instance(delta.target, beta, inst.first))
+                taken.append(delta)
         at_start = inst.state == self.n.start
         kept = None if at_start or (fired and not self.skips) else inst
+        if self.observer is not None:
+            self.observer.consumed(e, inst, tuple(zip(taken, fired, strict=True)), kept)
         # One instance goes on with the first branch (Thm 2's proof: t - 1 are new).
         self.counters.instances_created += max(len(fired) + (kept is not None) - 1, 0)
         return fired, kept

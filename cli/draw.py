@@ -1,0 +1,114 @@
+"""``kleene draw``: the picture of a pattern's compiled automaton (SVG, PNG or DOT).
+
+Any registered engine draws the same way, through its ``iter_transitions()``
+(:mod:`kleene.engines.draw`, seed 000 Sec. 4.1's conventions). The pattern
+is a file, or the pattern text itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from kleene.cli.common import read_pattern
+from kleene.engines.draw import (
+    FORMATS,
+    GUARD_STYLES,
+    STATE_STYLES,
+    DrawError,
+    draw,
+    format_for,
+)
+from kleene.engines.protocol import Compiled, engine
+from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
+
+NAME = "draw"
+HELP = "draw the automaton an engine compiles a pattern to (SVG, PNG or DOT)"
+DESCRIPTION = """\
+Compile PATTERN (a pattern file, or the pattern text itself) with an engine
+and draw its automaton as seed 000 does (Sec. 4.1, Figs. 3-5): the start
+state has an incoming arrow from a point, accepting states are double
+circles, states are sets of variables ({c, d, p+}, or cdp+ as in the paper),
+and each edge carries the variable it binds and its guard, printed in full or
+as Θ1..Θn with a legend below the picture. SVG and PNG need Graphviz's `dot`.
+
+examples:
+  kleene draw q1.ses -o q1.svg
+  kleene draw "PATTERN <{b}> WHERE b.L = 'B' WITHIN 264 hours" --format png -o fig3.png
+  kleene draw q1.ses --engine ses-bruteforce-paper --format dot"""
+
+#: The engine drawn unless ``--engine`` names another.
+DEFAULT_ENGINE = "ses-automaton"
+
+
+def add_pattern_options(parser: argparse.ArgumentParser) -> None:
+    """``PATTERN``, ``--language``, ``--engine`` and ``--policy`` (shared with ``trace``)."""
+    parser.add_argument("pattern", metavar="PATTERN",
+                        help="a pattern file, or the pattern text itself")
+    parser.add_argument("--language", choices=list(LANGUAGES),
+                        help="the pattern language (default: recognised from the text)")
+    parser.add_argument("--engine", default=DEFAULT_ENGINE, metavar="NAME",
+                        help=f"the engine that compiles the pattern (default: {DEFAULT_ENGINE}; "
+                             "an unknown name lists the registered ones)")
+    parser.add_argument("--policy", default="next", metavar="POLICY",
+                        help="the selection policy to compile for (default: next)")
+
+
+def pattern_text(arg: str) -> tuple[str, str]:
+    """``(text, source)``: the file ``arg`` if it exists, else ``arg`` itself when it reads
+    as pattern text (it has blanks or brackets), else the clear cannot-read error."""
+    if Path(arg).is_file() or not any(ch in arg for ch in " \t\n<{(⟨"):
+        return read_pattern(arg), arg
+    return arg, "<pattern>"
+
+
+def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
+    """Parse ``args.pattern`` and compile it with ``args.engine`` under ``args.policy``."""
+    text, source = pattern_text(args.pattern)
+    language = language_named(args.language) if args.language \
+        else detect_language(text, source)
+    pattern = language.parse(text, source)
+    return engine(args.engine).compile(pattern, policy=args.policy), pattern, language
+
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Declare ``kleene draw`` and its options."""
+    parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_pattern_options(parser)
+    parser.add_argument("--format", choices=FORMATS,
+                        help="svg, png or dot (default: from the -o suffix, else svg)")
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="the file to write (default: standard output)")
+    parser.add_argument("--states", choices=STATE_STYLES, default="auto",
+                        help="state names: set {c, p+}, concat cp+ (the paper's), or auto "
+                             "(concat when every variable is one letter)")
+    parser.add_argument("--guards", choices=GUARD_STYLES, default="auto",
+                        help="guards: full on the edges, legend (Θ1..Θn listed below), none, "
+                             "or auto (full for small automata)")
+    parser.add_argument("--title", help="a caption below the picture")
+    parser.add_argument("--rankdir", choices=("LR", "TB"), default="LR",
+                        help="left to right (default, as in the paper) or top to bottom")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Compile, draw, write; user mistakes propagate as ``KleeneError``."""
+    compiled, _, _ = compile_pattern(args)
+    fmt = format_for(args.output, args.format) if args.output else (args.format or "svg")
+    data = draw(compiled, fmt, title=args.title, states=args.states, guards=args.guards,
+                rankdir=args.rankdir)
+    if args.output:
+        try:
+            Path(args.output).write_bytes(data)
+        except OSError as err:
+            raise DrawError(f"cannot write {args.output}: {err.strerror or err}") from None
+        return 0
+    if fmt == "png" and sys.stdout.isatty():
+        raise DrawError("a PNG is binary; write it to a file with -o FILE.png")
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
+    return 0

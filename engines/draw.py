@@ -1,0 +1,389 @@
+"""Pictures of compiled automata: any engine's automaton → networkx → DOT / SVG / PNG.
+
+Written once against :meth:`~kleene.engines.protocol.Compiled.iter_transitions`
+(STYLE.md 8, automata-lib's ``show_diagram``), so every engine is drawn the
+same way. The conventions are seed 000's (Sec. 4.1, Figs. 3–5): "Nodes
+represent states, and edges represent transitions. An edge is labeled with the
+event variable that is bound by the transition and the corresponding
+transition condition. The start state is marked with an incoming arrow, the
+accepting state is doubly circled." Here:
+
+- the start arrow comes from a point node (one per initial state: the brute
+  force of Sec. 5.2 has several);
+- accepting states are ``doublecircle``;
+- an SES state (a set of variable names, Def. 3) is written as a set,
+  ``{c, d, p+}`` and ``∅``, or in the paper's concatenated form ``cdp+``
+  (Example 5: "we denote states by the concatenation of the corresponding
+  event variables"); group variables (those that loop) carry their ``+``;
+- a guard is printed by :func:`kleene.reference.syntax.format_condition`, one
+  conjunct per line, or, when the picture would be crowded, abbreviated to
+  ``Θ1 .. Θn`` with a legend that lists each Θ as the set of its conditions,
+  as Fig. 4 does. Transitions are numbered in a canonical order (states by
+  size, then by name; variables by name within a state), which for Q1 is the
+  paper's own numbering Θ1..Θ17;
+- a state that is a pair ``(name, q)`` belongs to the automaton ``name`` of a
+  set of automata run in parallel (:mod:`kleene.engines.ses.bruteforce`); each
+  such automaton is drawn as a cluster labelled with its name (Fig. 10(b)).
+
+:class:`Highlight` adds the marks of Fig. 6: the current state black, the
+states a run traversed before gray, the transitions it takes thick.
+Rendering calls Graphviz's ``dot`` program; :class:`GraphvizMissing` says how
+to install it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import textwrap
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import graphviz
+import networkx as nx
+
+from kleene.engines.protocol import Transition
+from kleene.engines.ses.automaton import SESAutomaton
+from kleene.reference.conditions import And, Condition, Truth
+from kleene.reference.errors import KleeneError
+from kleene.reference.syntax import format_condition
+
+#: Output formats: Graphviz's ``svg`` and ``png``, or the DOT text itself.
+FORMATS = ("svg", "png", "dot")
+#: How states are written: ``set`` ``{c, p+}``, ``concat`` ``cp+``, or ``auto``
+#: (``concat`` when every variable name is one letter, as in the papers).
+STATE_STYLES = ("auto", "set", "concat")
+#: How guards are written: ``full`` on the edge, ``legend`` (``Θi`` and a list),
+#: ``none``, or ``auto`` (``full`` for small automata with short guards).
+GUARD_STYLES = ("auto", "full", "legend", "none")
+
+EMPTY = "∅"
+FONT = "DejaVu Sans"
+#: Lines of a guard on an edge are wrapped at this width.
+WRAP = 30
+#: ``auto`` prints guards in full up to this many transitions and conjuncts per guard.
+AUTO_FULL_TRANSITIONS, AUTO_FULL_CONJUNCTS = 8, 3
+#: Pixels per inch of PNG output (readable on a screen and in the docs).
+PNG_DPI = 120
+
+
+class DrawError(KleeneError):
+    """A picture could not be made (bad option, or Graphviz failed)."""
+
+    code = "draw"
+
+
+class GraphvizMissing(DrawError):
+    """Graphviz's ``dot`` program is not installed."""
+
+
+class Drawable(Protocol):
+    """What drawing reads: initial and accepting states and the transitions as data."""
+
+    @property
+    def initial(self) -> frozenset[Hashable]: ...
+
+    @property
+    def accepting(self) -> frozenset[Hashable]: ...
+
+    def iter_transitions(self) -> Iterator[Transition]: ...
+
+
+@dataclass(frozen=True)
+class AutomatonView:
+    """A drawable automaton given by its parts: for automata that do not run on their
+    own, such as N1 and N2 of seed 000 Fig. 4 (they expect variables bound before)."""
+
+    initial: frozenset[Hashable]
+    accepting: frozenset[Hashable]
+    transitions: tuple[Transition, ...]
+
+    def iter_transitions(self) -> Iterator[Transition]:
+        return iter(self.transitions)
+
+
+def view_of(n: SESAutomaton) -> AutomatonView:
+    """``N = (Q, Δ, q_s, q_f, τ)`` of seed 000 Def. 3 as a :class:`Drawable`."""
+    return AutomatonView(
+        initial=frozenset({n.start}), accepting=frozenset({n.accepting}),
+        transitions=tuple(Transition(d.source, d.target, d.variable, d.guard)
+                          for d in n.transitions))
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """The marks of seed 000 Fig. 6: ``current`` states black, ``visited`` gray,
+    ``taken`` transitions (``(source, target, variable)``) thick."""
+
+    current: frozenset[Hashable] = frozenset()
+    visited: frozenset[Hashable] = frozenset()
+    taken: frozenset[tuple[Hashable, Hashable, str | None]] = frozenset()
+
+# ---------------------------------------------------------------- states and guards
+
+
+def split_state(q: Hashable) -> tuple[str | None, Hashable]:
+    """``(automaton name, state)``: a pair ``(name, q)`` is a state of automaton ``name``."""
+    if isinstance(q, tuple) and len(q) == 2 and isinstance(q[0], str):
+        return q[0], q[1]
+    return None, q
+
+
+def state_key(q: Hashable) -> tuple:
+    """A sort key for any state: sets by size then names, pairs by parts, the rest as text."""
+    if isinstance(q, (frozenset, set)):
+        return (0, len(q), tuple(sorted(map(str, q))))
+    if isinstance(q, tuple):
+        return (1, tuple(state_key(x) for x in q))
+    return (2, str(q))
+
+
+def canonical(transitions: Iterable[Transition]) -> list[Transition]:
+    """The transitions in the order seed 000 numbers them (Fig. 4, Fig. 5: Θ1..Θ17).
+
+    By automaton (:func:`split_state`), then by the *depth* of the variable
+    (the size of the smallest state it leaves from: 0 for V1's variables, |V1|
+    for V2's, so N1's transitions come before N2's), then by source state
+    (:func:`state_key`), then by variable name.
+    """
+    ts = list(transitions)
+    depth: dict[tuple[str | None, str | None], int] = {}
+    for t in ts:
+        name, q = split_state(t.source)
+        size = len(q) if isinstance(q, (frozenset, set)) else 0
+        depth[name, t.variable] = min(depth.get((name, t.variable), size), size)
+
+    def key(t: Transition) -> tuple:
+        name, q = split_state(t.source)
+        return (name or "", depth[name, t.variable], state_key(q), t.variable or "")
+    return sorted(ts, key=key)
+
+
+def group_variables(transitions: Iterable[Transition]) -> frozenset[str]:
+    """The variables that loop: the group variables ``v+`` of an SES automaton."""
+    return frozenset(t.variable for t in transitions
+                     if t.variable is not None and t.source == t.target)
+
+
+def state_label(q: Hashable, *, order: Sequence[str] = (), groups: Iterable[str] = (),
+                style: str = "set") -> str:
+    """``{c, d, p+}`` (``set``) or ``cdp+`` (``concat``); ``∅`` for the empty set.
+
+    Variables are written in ``order`` (the rest by name), group variables with ``+``.
+    """
+    _, inner = split_state(q)
+    if not isinstance(inner, (frozenset, set)):
+        return str(inner)
+    if not inner:
+        return EMPTY
+    rank, loops = {v: i for i, v in enumerate(order)}, set(groups)
+    names = sorted(map(str, inner), key=lambda v: (rank.get(v, len(rank)), v))
+    marked = [v + "+" if v in loops else v for v in names]
+    return "".join(marked) if style == "concat" else "{" + ", ".join(marked) + "}"
+
+
+def conjuncts(guard: Condition) -> tuple[Condition, ...]:
+    """Θ_δ as the set of its conditions (seed 000 writes guards as sets): ``TRUE`` is ∅."""
+    if isinstance(guard, And):
+        return guard.parts
+    if isinstance(guard, Truth) and guard.value:
+        return ()
+    return (guard,)
+
+
+def guard_lines(guard: Condition, width: int = WRAP) -> list[str]:
+    """The guard printed one conjunct a line, long conjuncts wrapped at ``width``."""
+    return [line for c in conjuncts(guard)
+            for line in textwrap.wrap(format_condition(c), width) or [""]]
+
+
+def guard_set(guard: Condition) -> str:
+    """``{c.L = 'C', c.ID = d.ID}``: the guard as Fig. 4 lists it (``∅`` when empty)."""
+    parts = [format_condition(c) for c in conjuncts(guard)]
+    return "{" + ", ".join(parts) + "}" if parts else EMPTY
+
+
+def variable_label(v: str | None, groups: Iterable[str]) -> str:
+    """An edge's variable, ``p+`` for a group variable, ``ε`` for none."""
+    if v is None:
+        return "ε"
+    return v + "+" if v in set(groups) else v
+
+# ---------------------------------------------------------------- the graph
+
+
+def to_graph(a: Drawable, *, states: str = "auto", guards: str = "auto",
+             groups: Iterable[str] | None = None) -> nx.MultiDiGraph:
+    """The automaton as a networkx multigraph whose attributes say how to draw it.
+
+    Nodes are the states, with ``label``, ``initial``, ``accepting``,
+    ``cluster`` (the automaton name of a pair state, else ``None``). Edges, in
+    canonical order, carry ``variable``, ``guard`` (the condition AST),
+    ``name`` (``Θi`` in ``legend`` mode) and ``label``. ``graph["legend"]``
+    lists ``(Θi, guard as a set)`` and ``graph["guards"]`` the style used.
+    """
+    if states not in STATE_STYLES:
+        raise DrawError(f"unknown state style {states!r}; choose one of {', '.join(STATE_STYLES)}")
+    if guards not in GUARD_STYLES:
+        raise DrawError(f"unknown guard style {guards!r}; choose one of {', '.join(GUARD_STYLES)}")
+    transitions = canonical(a.iter_transitions())
+    loops = frozenset(groups) if groups is not None else group_variables(transitions)
+    order = list(dict.fromkeys(t.variable for t in transitions if t.variable is not None))
+    style = _state_style(states, order)
+    guard_style = _guard_style(guards, transitions)
+    g = nx.MultiDiGraph(guards=guard_style, legend=[])
+    nodes = [*sorted(a.initial, key=state_key),
+             *(q for t in transitions for q in (t.source, t.target)),
+             *sorted(a.accepting, key=state_key)]
+    for q in dict.fromkeys(nodes):
+        g.add_node(q, label=state_label(q, order=order, groups=loops, style=style),
+                   initial=q in a.initial, accepting=q in a.accepting, cluster=split_state(q)[0])
+    for i, t in enumerate(transitions, start=1):
+        name = f"Θ{i}" if guard_style == "legend" else None
+        if name is not None:
+            g.graph["legend"].append((name, guard_set(t.guard)))
+        g.add_edge(t.source, t.target, key=i, variable=t.variable, guard=t.guard, name=name,
+                   label=_edge_label(t, name, guard_style, loops))
+    return g
+
+
+def _state_style(style: str, variables: Sequence[str]) -> str:
+    if style != "auto":
+        return style
+    return "concat" if all(len(v) == 1 for v in variables) else "set"
+
+
+def _guard_style(style: str, transitions: Sequence[Transition]) -> str:
+    if style != "auto":
+        return style
+    small = len(transitions) <= AUTO_FULL_TRANSITIONS
+    short = all(len(conjuncts(t.guard)) <= AUTO_FULL_CONJUNCTS for t in transitions)
+    return "full" if small and short else "legend"
+
+
+def _edge_label(t: Transition, name: str | None, style: str, groups: Iterable[str]) -> str:
+    v = variable_label(t.variable, groups)
+    if style == "legend":
+        return f"{v}, {name}"
+    if style == "none":
+        return v
+    return "\n".join([v, *guard_lines(t.guard)])
+
+# ---------------------------------------------------------------- DOT
+
+
+def to_dot(g: nx.MultiDiGraph, *, highlight: Highlight | None = None, title: str | None = None,
+           rankdir: str = "LR", legend: bool = True) -> str:
+    """DOT text for a graph of :func:`to_graph`: point-node start arrows, double-circled
+    accepting states, the legend and ``title`` as the caption below the picture."""
+    mark = highlight or Highlight()
+    ids = {q: f"q{i}" for i, q in enumerate(g.nodes)}
+    dot = graphviz.Digraph(name="automaton",
+                           graph_attr={"rankdir": rankdir, "fontname": FONT, "nodesep": "0.35",
+                                       "ranksep": "0.45"},
+                           node_attr={"fontname": FONT, "fontsize": "12"},
+                           edge_attr={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
+    clusters: dict[str | None, list[Hashable]] = {}
+    for q, data in g.nodes(data=True):
+        clusters.setdefault(data["cluster"], []).append(q)
+    # left to right, dot stacks clusters bottom-up: emit them reversed to read top-down
+    ordered = list(clusters.items())[::-1 if rankdir == "LR" else 1]
+    for k, (name, qs) in enumerate(ordered):
+        if name is None:
+            _add_states(dot, g, qs, ids, mark)
+            continue
+        with dot.subgraph(name=f"cluster_{k}") as sub:
+            sub.attr(label=name, style="rounded", color="gray60", fontsize="11")
+            _add_states(sub, g, qs, ids, mark)
+    for source, target, data in g.edges(data=True):
+        thick = (source, target, data["variable"]) in mark.taken
+        dot.edge(ids[source], ids[target], label=_dot_text(data["label"]),
+                 **({"penwidth": "3", "color": "black"} if thick else {}))
+    caption = _caption(g, title, legend)
+    if caption:
+        dot.attr(label=caption, labelloc="b", labeljust="l", fontsize="11")
+    return dot.source
+
+
+def _add_states(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashable],
+                ids: dict[Hashable, str], mark: Highlight) -> None:
+    for q in qs:
+        data = g.nodes[q]
+        attrs = {"shape": "doublecircle" if data["accepting"] else "circle",
+                 "width": "0.45", "margin": "0.02"}
+        if q in mark.current:
+            attrs.update(style="filled", fillcolor="black", fontcolor="white")
+        elif q in mark.visited:
+            attrs.update(style="filled", fillcolor="gray75")
+        dot.node(ids[q], label=_dot_text(data["label"]), **attrs)
+        if data["initial"]:
+            dot.node(ids[q] + "_start", label="", shape="point", width="0.08")
+            dot.edge(ids[q] + "_start", ids[q], arrowsize="0.7")
+
+
+def _dot_text(text: str) -> str:
+    """A label for DOT: backslashes escaped, lines centred (``\\n``), never read as an
+    HTML-like label (a title ``<b>`` stays text)."""
+    return graphviz.nohtml(text.replace("\\", "\\\\").replace("\n", "\\n"))
+
+
+def _caption(g: nx.MultiDiGraph, title: str | None, legend: bool) -> str:
+    lines = [f"{name} = {text}" for name, text in g.graph["legend"]] if legend else []
+    lines += title.splitlines() if title else []
+    return "".join(_dot_text(line) + "\\l" for line in lines)
+
+# ---------------------------------------------------------------- rendering
+
+
+def render(source: str, fmt: str = "svg") -> bytes:
+    """Render DOT ``source`` as ``fmt`` (``svg``, ``png``, or ``dot``: the text itself)."""
+    if fmt not in FORMATS:
+        raise DrawError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if fmt == "dot":
+        return source.encode("utf-8")
+    program = shutil.which("dot")
+    if program is None:
+        raise GraphvizMissing(
+            "drawing needs the Graphviz program `dot`, which is not on PATH; install "
+            "Graphviz (Debian/Ubuntu: apt-get install graphviz; macOS: brew install graphviz; "
+            "conda: conda install -c conda-forge graphviz), or ask for --format dot")
+    args = [program, f"-T{fmt}"] + ([f"-Gdpi={PNG_DPI}"] if fmt == "png" else [])
+    done = subprocess.run(args, input=source.encode("utf-8"), capture_output=True, check=False)
+    if done.returncode != 0 or not done.stdout:
+        reason = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
+        raise DrawError(f"Graphviz `dot` failed: {reason}")
+    return done.stdout
+
+
+def draw(a: Drawable, fmt: str = "svg", *, title: str | None = None,
+         highlight: Highlight | None = None, states: str = "auto", guards: str = "auto",
+         rankdir: str = "LR", legend: bool = True) -> bytes:
+    """The picture of ``a`` as ``fmt`` bytes: :func:`to_graph`, :func:`to_dot`, :func:`render`."""
+    g = to_graph(a, states=states, guards=guards)
+    return render(to_dot(g, highlight=highlight, title=title, rankdir=rankdir, legend=legend),
+                  fmt)
+
+
+def format_for(path: str | Path, fmt: str | None = None) -> str:
+    """``fmt`` if given, else the format named by ``path``'s suffix (``.svg .png .dot .gv``)."""
+    if fmt is not None:
+        return fmt
+    suffix = Path(path).suffix.lower().lstrip(".")
+    suffix = "dot" if suffix == "gv" else suffix
+    if suffix not in FORMATS:
+        raise DrawError(f"cannot tell the picture format of {path}; name one of "
+                        f"{', '.join(FORMATS)}")
+    return suffix
+
+
+def write(a: Drawable, path: str | Path, fmt: str | None = None, **options: object) -> Path:
+    """Draw ``a`` into ``path`` (format from ``fmt`` or the suffix); returns the path."""
+    out = Path(path)
+    data = draw(a, format_for(out, fmt), **options)  # type: ignore[arg-type]
+    try:
+        out.write_bytes(data)
+    except OSError as err:
+        raise DrawError(f"cannot write {out}: {err.strerror or err}") from None
+    return out
