@@ -193,6 +193,7 @@ class UnknownEngine(KleeneError):
 #: Modules that register the built-in engine families when imported.
 BUILTIN_MODULES: tuple[str, ...] = (
     "kleene.engines.ses",
+    "kleene.engines.windows",
 )
 
 _REGISTRY: dict[str, Callable[[], Engine]] = {}

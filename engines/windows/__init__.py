@@ -1,0 +1,20 @@
+"""The match-window framework of seed 001 (Sec. 4–5, Algorithm 1) around any engine.
+
+Modules:
+
+- :mod:`.columns`     Thm 1's filter and the event bit vectors ē of Sec. 5,
+  evaluated over the attribute columns of a batch of events (numpy);
+- :mod:`.statistics`  Def. 5 summary statistics as counters and bit vectors
+  (Thm 3), corrected, and the update rule as printed;
+- :mod:`.soundness`   which policies each step preserves, and the attributes
+  partitioning (Def. 6) may use under each policy;
+- :mod:`.matching`    A(P, W) of Def. 4 from a wrapped engine;
+- :mod:`.framework`   Algorithm 1: filtering, partitioning, necessary match
+  conditions, lazy calls of A;
+- :mod:`.engine`      ``WindowsEngine`` and the registered engines
+  (``windows+ses``, ``windows-f+ses``, ...).
+
+Importing this package registers the engines (see :mod:`kleene.engines.protocol`).
+"""
+
+from kleene.engines.windows import engine as _engine  # noqa: F401  (registers the engines)

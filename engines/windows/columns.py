@@ -1,0 +1,197 @@
+"""Properties evaluated over attribute columns: the filter of seed 001 Thm 1 and
+the event bit vectors ē of Sec. 5, for a batch of events at once.
+
+Sec. 5: "We use a bit vector, ē_i, of length m to mask each incoming event
+e_i. Each position in the bit vector corresponds to a variable in P. If a bit
+is 1, the event satisfies all properties of the corresponding variable". We
+keep ē as an integer whose bit ``j`` (``1 << j``) stands for the j-th variable
+v_{j+1} of the pattern (:func:`paper_bits` writes it in the paper's order, as
+:func:`kleene.reference.ses.statistics.event_bits` does). Thm 1's filter
+``Θp_v1(e) ∨ ... ∨ Θp_vm(e)`` is then ``ē ≠ 0``
+(:func:`kleene.reference.ses.filtering.filter_condition` is the same
+disjunction as a condition).
+
+The properties are condition ASTs over one event (``v.A φ C``, and any
+condition whose only references are attributes of ``v``); :class:`Columns`
+evaluates them with numpy over the columns of a batch, with the reference's
+three-valued semantics (:func:`kleene.reference.conditions.compare`): a
+missing value or values of different kinds (string, number, boolean) make a
+comparison *unknown*, ``AND``/``OR``/``NOT`` follow Kleene's strong logic
+(encoded F = 0, U = 1, T = 2: ``AND`` is the minimum, ``OR`` the maximum,
+``NOT`` is ``2 − x``), and a property holds only where it is true. Values are
+compared as Python objects (object arrays), so numbers and strings compare
+exactly as the reference compares them. A property that reads something else
+(``prev``, aggregates: never a property of one event) is evaluated event by
+event with :func:`~kleene.reference.conditions.holds`.
+
+Conventions: ``e`` an event, ``batch`` a sequence of events, ``n`` its length.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from kleene.reference.conditions import (
+    And,
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    Not,
+    Or,
+    Term,
+    Truth,
+    holds,
+    rename,
+)
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.ses.filtering import EVENT
+from kleene.reference.ses.pattern import SESPattern
+
+#: Kleene's strong logic on int8: false, unknown, true.
+F, U, T = 0, 1, 2
+#: The kinds of :func:`kleene.reference.conditions.compare`, as codes (``MISSING``: ``None``).
+STR, NUM, BOOL, MISSING = 0, 1, 2, 3
+
+#: The most variables an ē fits (an int64 bit vector).
+MAX_VARIABLES = 62
+
+_KIND_OF_TYPE = {str: STR, int: NUM, float: NUM, bool: BOOL, type(None): MISSING}
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge}
+
+
+def kind_code(value: object) -> int:
+    """The kind of ``value`` as :func:`~kleene.reference.conditions.compare` reads it."""
+    code = _KIND_OF_TYPE.get(type(value))
+    if code is None:   # a subclass: the reference asks isinstance
+        code = BOOL if isinstance(value, bool) else NUM if isinstance(value, (int, float)) \
+            else STR
+    return code
+
+
+class _Column:
+    """One attribute of a batch: its values (an object array) and their kinds."""
+
+    def __init__(self, values: list[object]) -> None:
+        self.values = np.empty(len(values), dtype=object)
+        self.values[:] = values
+        types = set(map(type, values))
+        if len(types) == 1:
+            self.kinds = np.full(len(values), kind_code(values[0]), dtype=np.int8)
+        else:
+            self.kinds = np.fromiter((kind_code(v) for v in values), dtype=np.int8,
+                                     count=len(values))
+
+
+def column_values(batch: Sequence[Event], name: str) -> list[object]:
+    """``e.value(name)`` for every event of ``batch`` (``ts`` and ``type`` address the event)."""
+    if name == "ts":
+        return [e.ts for e in batch]
+    if name == "type":
+        return [e.type for e in batch]
+    return [e.attrs.get(name) for e in batch]
+
+
+class Columns:
+    """Conditions over the single event variable ``var``, evaluated over a batch."""
+
+    def __init__(self, batch: Sequence[Event], var: str = EVENT) -> None:
+        self.batch, self.var, self.n = batch, var, len(batch)
+        self._columns: dict[str, _Column] = {}
+
+    def column(self, name: str) -> _Column:
+        if name not in self._columns:
+            self._columns[name] = _Column(column_values(self.batch, name))
+        return self._columns[name]
+
+    def holds(self, c: Condition) -> np.ndarray:
+        """Where ``c`` is true (a boolean array), as :func:`~kleene.reference.conditions.holds`
+        says for each event bound to ``var``."""
+        try:
+            return self.truth(c) == T
+        except Unsupported:
+            return np.fromiter((holds(c, {self.var: (e,)}) for e in self.batch), dtype=bool,
+                               count=self.n)
+
+    def truth(self, c: Condition) -> np.ndarray:
+        """The three-valued truth of ``c`` per event (int8: F, U or T)."""
+        if isinstance(c, Cmp):
+            return self._compare(c)
+        if isinstance(c, And):
+            return np.minimum.reduce([self.truth(p) for p in c.parts])
+        if isinstance(c, Or):
+            return np.maximum.reduce([self.truth(p) for p in c.parts])
+        if isinstance(c, Not):
+            return T - self.truth(c.part)
+        if isinstance(c, Truth):
+            return np.full(self.n, T if c.value else F, dtype=np.int8)
+        raise Unsupported(f"cannot evaluate {type(c).__name__} over columns")
+
+    def _operand(self, t: Term) -> tuple[object, object]:
+        """Values and kinds of a term: arrays for a column, scalars for a constant."""
+        if isinstance(t, Const):
+            return t.value, kind_code(t.value)
+        if isinstance(t, Attr) and t.var == self.var:
+            col = self.column(t.attr)
+            return col.values, col.kinds
+        raise Unsupported(f"{t} is not an attribute of the single event {self.var!r}")
+
+    def _compare(self, c: Cmp) -> np.ndarray:
+        left, lk = self._operand(c.left)
+        right, rk = self._operand(c.right)
+        known = np.broadcast_to((np.asarray(lk) == rk) & (np.asarray(lk) != MISSING), (self.n,))
+        out = np.full(self.n, U, dtype=np.int8)
+        if known.all():
+            out[:] = np.where(np.asarray(_OPS[c.op](left, right), dtype=bool), T, F)
+        elif known.any():
+            verdict = np.asarray(_OPS[c.op](_pick(left, known), _pick(right, known)), dtype=bool)
+            out[known] = np.where(verdict, T, F)
+        return out
+
+
+def _pick(x: object, where: np.ndarray) -> object:
+    return x[where] if isinstance(x, np.ndarray) else x
+
+
+class PropertyBits:
+    """ē for each event of a batch (Sec. 5), from the properties Θp_v of each variable.
+
+    Variables with the same properties share one evaluation; a variable without
+    properties has its bit set on every event (its property is ``TRUE``).
+    """
+
+    def __init__(self, pattern: SESPattern) -> None:
+        if len(pattern.names) > MAX_VARIABLES:
+            raise Unsupported(f"the match-window engines keep ē in 64 bits: at most "
+                              f"{MAX_VARIABLES} variables, not {len(pattern.names)}")
+        self.names = pattern.names
+        by_condition: dict[Condition, int] = {}
+        for j, v in enumerate(self.names):
+            c = rename(pattern.property_of(v), {v: EVENT})
+            by_condition[c] = by_condition.get(c, 0) | (1 << j)
+        #: Each distinct property (over :data:`EVENT`) with the bits of its variables.
+        self.masks: tuple[tuple[Condition, int], ...] = tuple(by_condition.items())
+
+    def of(self, batch: Sequence[Event]) -> np.ndarray:
+        """ē of every event of ``batch`` (int64)."""
+        cols = Columns(batch)
+        bits = np.zeros(len(batch), dtype=np.int64)
+        for c, mask in self.masks:
+            bits[cols.holds(c)] |= mask
+        return bits
+
+    def of_event(self, e: Event) -> int:
+        """ē of one event, evaluated with the reference's ``holds``."""
+        return sum(mask for c, mask in self.masks if holds(c, {EVENT: (e,)}))
+
+
+def paper_bits(bits: int, m: int) -> str:
+    """ē as the paper writes it: one character per variable, v1 first (Example 13)."""
+    return "".join("1" if bits >> j & 1 else "0" for j in range(m))

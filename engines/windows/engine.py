@@ -1,0 +1,176 @@
+"""The match-window framework of seed 001 as an engine around any SES engine.
+
+``WindowsEngine(inner=..., filtering=, partitioning=, conditions=, paper_faithful=)``
+runs Algorithm 1 (:mod:`kleene.engines.windows.framework`) with A = the
+inner engine (:mod:`kleene.engines.windows.matching`, seed 001 Def. 4). Each
+step can be switched off, as the experiments of Sec. 6 do (baseline "plain
+match window", then f, f+p, f+p+c). Partitioning uses only the attributes
+that are sound for the policy
+(:func:`~kleene.engines.windows.soundness.partitioning_attributes_for`), and
+the equalities on them are dropped from Θ before A is compiled, as Sec. 4.4
+says.
+
+Claims: the inner engine's language and constructs, and each policy the inner
+engine claims that the framework preserves with these steps
+(:func:`~kleene.engines.windows.soundness.preserved_policies`). Other policies
+compile (documented variants, e.g. ``contiguous`` behind the filter) but are
+not claimed.
+
+Registered: ``windows+ses`` (= ``windows-fpc+ses``: every step, around
+``ses-automaton``), ``windows-plain+ses``, ``windows-f+ses``,
+``windows-fp+ses``, ``windows-fc+ses``, ``windows-fpc+ses``,
+``windows+ses-bruteforce`` and ``windows-paper+ses`` (Algorithm 1 as printed,
+claims no policy).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from kleene.engines.protocol import (
+    Compiled,
+    Counters,
+    Engine,
+    Feature,
+    Transition,
+    engine,
+    register,
+    require,
+    window_in_units,
+)
+from kleene.engines.ses.automaton import required_features
+from kleene.engines.windows.framework import BATCH, MatchWindows
+from kleene.engines.windows.matching import absorb, matcher
+from kleene.engines.windows.soundness import partitioning_attributes_for, preserved_policies
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.ses.partitioning import is_partitioning_equality
+from kleene.reference.ses.pattern import SESPattern
+from kleene.reference.ses.policies import POLICIES
+
+
+def without_equalities(pattern: SESPattern, attributes: tuple[str, ...]) -> SESPattern:
+    """``pattern`` without the equalities ``vi.A = vj.A`` on ``attributes`` (Sec. 4.4:
+    "They can be removed from Θ before calling A"; valid within one partition)."""
+    if not attributes:
+        return pattern
+    return replace(pattern, conditions=tuple(
+        c for c in pattern.conditions if not is_partitioning_equality(c, attributes)))
+
+
+@dataclass
+class CompiledWindows:
+    """A pattern compiled for the framework: the inner engine compiled for A.
+
+    ``initial``, ``accepting`` and ``iter_transitions`` are A's (the framework
+    itself has no states); ``counters`` add A's counts to the framework's
+    (``calls_to_a``, ``events_to_a``, ``events_read``, ``events_filtered``).
+    """
+
+    engine: WindowsEngine
+    pattern: SESPattern
+    policy: str
+    attributes: tuple[str, ...]
+    inner_pattern: SESPattern
+    inner: Compiled
+    time_unit: str | None = None
+    counters: Counters = field(default_factory=Counters)
+
+    @property
+    def initial(self) -> frozenset[Hashable]:
+        return self.inner.initial
+
+    @property
+    def accepting(self) -> frozenset[Hashable]:
+        return self.inner.accepting
+
+    def iter_transitions(self) -> Iterator[Transition]:
+        return self.inner.iter_transitions()
+
+    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+        """Algorithm 1 over ``events``, one pass; matches as their windows complete."""
+        self.counters.reset()
+        unit = self.time_unit if self.time_unit is not None else getattr(events, "time_unit",
+                                                                          None)
+        tau = window_in_units(self.pattern.window, unit, events)
+        inner = self.inner if unit == self.time_unit else self.engine.compile_inner(
+            self.inner_pattern, self.policy, unit)
+        steps = self.engine
+        A = matcher(inner, tau, prefiltered=steps.filtering, properties=self.pattern,
+                    anchored=steps.anchored)
+        windows = MatchWindows(self.pattern, A, tau=tau, attributes=self.attributes,
+                               filtering=steps.filtering, conditions=steps.conditions,
+                               paper_faithful=steps.paper_faithful, counters=self.counters,
+                               batch=steps.batch)
+        try:
+            yield from windows.run(events)
+        finally:
+            absorb(self.counters, A.counters)
+
+
+@dataclass(frozen=True)
+class WindowsEngine:
+    """Seed 001's two-phase strategy around the engine ``inner`` (a name or an engine).
+
+    ``anchored``: A runs only the run started at W's first event when the inner
+    engine is an SES automaton or brute force (else every run, keeping the
+    matches that start there); ``batch``: events filtered at once.
+    """
+
+    name: str = "windows+ses"
+    inner: str | Engine = "ses-automaton"
+    filtering: bool = True
+    partitioning: bool = True
+    conditions: bool = True
+    paper_faithful: bool = False
+    anchored: bool = True
+    batch: int = BATCH
+
+    @property
+    def inner_engine(self) -> Engine:
+        return engine(self.inner) if isinstance(self.inner, str) else self.inner
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        inner = self.inner_engine.capabilities
+        if Feature.SES not in inner:
+            return frozenset()
+        kept = preserved_policies(filtering=self.filtering, paper_faithful=self.paper_faithful)
+        return frozenset(f for f in inner if f.kind != "policy" or f.label in kept)
+
+    def compile(self, pattern: object, *, policy: str = "next",
+                time_unit: str | None = None) -> CompiledWindows:
+        if not isinstance(pattern, SESPattern):
+            raise Unsupported(f"the match-window engines take SES patterns, not "
+                              f"{type(pattern).__name__}")
+        if policy not in POLICIES:
+            raise Unsupported(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        require(self, required_features(pattern))
+        attributes = partitioning_attributes_for(
+            pattern, policy, paper_faithful=self.paper_faithful) if self.partitioning else ()
+        inner_pattern = without_equalities(pattern, attributes)
+        inner = self.compile_inner(inner_pattern, policy, time_unit)
+        return CompiledWindows(self, pattern, policy, attributes, inner_pattern, inner,
+                               time_unit)
+
+    def compile_inner(self, pattern: SESPattern, policy: str, time_unit: str | None) -> Compiled:
+        """A: the inner engine compiled for ``pattern`` (Θ without the dropped equalities)."""
+        return self.inner_engine.compile(pattern, policy=policy, time_unit=time_unit)
+
+
+def _variant(name: str, *, inner: str = "ses-automaton",
+             **steps: bool) -> Callable[[], WindowsEngine]:
+    return lambda: WindowsEngine(name, inner, **steps)
+
+
+register("windows+ses", _variant("windows+ses"))
+register("windows-plain+ses", _variant("windows-plain+ses", filtering=False,
+                                       partitioning=False, conditions=False))
+register("windows-f+ses", _variant("windows-f+ses", partitioning=False, conditions=False))
+register("windows-fp+ses", _variant("windows-fp+ses", conditions=False))
+register("windows-fc+ses", _variant("windows-fc+ses", partitioning=False))
+register("windows-fpc+ses", _variant("windows-fpc+ses"))
+register("windows+ses-bruteforce", _variant("windows+ses-bruteforce", inner="ses-bruteforce"))
+register("windows-paper+ses", _variant("windows-paper+ses", paper_faithful=True))

@@ -1,0 +1,215 @@
+"""Algorithm 1 of seed 001 (``Match(P, E, A)``): the two-phase strategy of Sec. 4.
+
+Pre-processing buffers the events in match windows and prunes; A is called
+lazily. Per event ``e`` in stream order (``foreach e ∈ E ordered by T``):
+
+- *filtering* (Thm 1, ``if Θp_v1(e) or ... or Θp_vm(e)``): ``e`` is dropped
+  unless it has the properties of some variable, ē ≠ 0
+  (:class:`~kleene.engines.windows.columns.PropertyBits`, evaluated over the
+  columns of a batch of events at once);
+- *partitioning* (Def. 6, ``K′ ← (e.X1, ..., e.Xk)``): the hash table H maps
+  the partition key (``e``'s values of the partitioning attributes, compared
+  as ``=`` compares them: :func:`kleene.reference.ses.partitioning.partition_key`)
+  to an entry ``(K, W, S)``: a match window and its summary statistics. An
+  event that misses a key value can be in no match and is dropped;
+- *lazy calls of A* (``while |W| > 0 and e.T − W[1].T > τ``): while ``e`` is
+  more than τ after W's first event, W is complete (every event within τ of
+  its first is in it): if W satisfies the *necessary match conditions* (Thm 2
+  (4), (5), and (6) ∧ (7) as ``∀ cnt > 0`` by Thm 3 on the summary statistics
+  of Def. 5), A(P, W) is called; then W's first event is dequeued and S
+  updated. Then ``e`` is enqueued (``enqueue(W, e); Update S``);
+- *the end of the stream* (the final loop, lines 17–20): what is left in
+  each window.
+
+Corrected reading (default), against the algorithm as printed
+(``paper_faithful=True``):
+
+- S is Def. 5 (:class:`~kleene.engines.windows.statistics.BitStatistics`),
+  not the printed update rule (:class:`~kleene.engines.windows.statistics.PaperBitStatistics`,
+  ``docs/errata.md#seed-001-statistics-update-rule``);
+- the final loop dequeues every window and calls A on each candidate; the
+  printed loop stops at the first window that is no candidate
+  (``docs/errata.md#seed-001-algorithm-1-final-loop``);
+- a window of another partition is also completed when time passes it (at
+  the end of each batch of events), so its matches are emitted within one
+  batch and H keeps only entries with events; the printed algorithm completes
+  a partition's window only when an event of that partition arrives. The
+  windows passed to A are the same.
+
+Conventions: ``e`` an event, ``W`` a match window, ``tau`` τ in timestamp units.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
+
+import numpy as np
+
+from kleene.engines.protocol import Counters
+from kleene.engines.windows.columns import PropertyBits
+from kleene.engines.windows.matching import WindowMatcher
+from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.ses.partitioning import partition_key
+from kleene.reference.ses.pattern import SESPattern
+
+#: Events read (and filtered over their columns) at once.
+BATCH = 4096
+
+
+class Entry:
+    """``(K, W, S)`` of Algorithm 1: a match window (events and their ē) and its statistics."""
+
+    __slots__ = ("key", "window", "bits", "stats")
+
+    def __init__(self, key: object, stats: BitStatistics | PaperBitStatistics | None) -> None:
+        self.key = key
+        self.window: deque[Event] = deque()
+        self.bits: deque[int] = deque()
+        self.stats = stats
+
+
+class MatchWindows:
+    """One run of Algorithm 1 over a stream, calling ``A`` on complete windows.
+
+    ``attributes`` are the partitioning attributes (none: one window);
+    ``filtering`` and ``conditions`` switch Thm 1 and Thm 2/3 on; ``batch`` is the
+    number of events whose properties are evaluated at once (matches are
+    emitted at the end of each batch).
+    """
+
+    def __init__(self, pattern: SESPattern, A: WindowMatcher, *, tau: int | float,
+                 attributes: Sequence[str] = (), filtering: bool = True,
+                 conditions: bool = True, paper_faithful: bool = False,
+                 counters: Counters | None = None, batch: int = BATCH) -> None:
+        self.A, self.tau, self.attributes = A, tau, tuple(attributes)
+        self.filtering, self.conditions, self.faithful = filtering, conditions, paper_faithful
+        self.counters = counters if counters is not None else Counters()
+        self.batch = max(1, batch)
+        self.layout = Layout.of(pattern)
+        # ē: for the filter, the statistics, and A when it reads properties off ē.
+        self.properties = PropertyBits(pattern) if filtering or conditions or A.reads_bits \
+            else None
+        self.table: dict[object, Entry] = {}          # H
+        self.heads: list[tuple[int | float, int, object]] = []   # (W[0].ts, position, K)
+
+    # ------------------------------------------------------------ the main loop
+
+    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+        """Algorithm 1 over ``events``: every match A returns, as soon as its window is done."""
+        it = iter(events)
+        while batch := list(islice(it, self.batch)):
+            yield from self._read(batch)
+        yield from self._finish()
+
+    def _read(self, batch: list[Event]) -> list[Match]:
+        """The main loop for each event of ``batch``."""
+        counters, tau, out = self.counters, self.tau, []
+        counters.events_read += len(batch)
+        for e, bits in self._passing(batch):
+            entry = self._entry(e)
+            if entry is None:
+                continue
+            window = entry.window
+            while window and e.ts - window[0].ts > tau:    # W exceeds τ with e
+                out += self._complete(entry)
+            self._enqueue(entry, e, bits)
+        if not self.faithful:
+            out += self._pass_time(batch[-1].ts)
+        return out
+
+    def _passing(self, batch: list[Event]) -> Iterable[tuple[Event, int]]:
+        """The events that pass the filter (Thm 1), each with its ē."""
+        if self.properties is None:
+            return ((e, 0) for e in batch)
+        bits = self.properties.of(batch)
+        self.counters.predicate_evaluations += len(batch) * len(self.properties.masks)
+        if not self.filtering:
+            return zip(batch, bits.tolist(), strict=True)
+        kept = np.flatnonzero(bits)
+        self.counters.events_filtered += len(batch) - len(kept)
+        return zip([batch[i] for i in kept.tolist()], bits[kept].tolist(), strict=True)
+
+    def _entry(self, e: Event) -> Entry | None:
+        """The entry of ``e``'s partition key in H (created empty if new)."""
+        key = partition_key(e, self.attributes) if self.attributes else ()
+        if key is None:
+            return None                                      # it can be in no match
+        entry = self.table.get(key)
+        if entry is None:
+            stats = None
+            if self.conditions:
+                stats = (PaperBitStatistics if self.faithful else BitStatistics)(self.layout)
+            entry = self.table[key] = Entry(key, stats)
+        return entry
+
+    def _enqueue(self, entry: Entry, e: Event, bits: int) -> None:
+        """``enqueue(W, e); Update S``."""
+        if not entry.window and self.attributes and not self.faithful:
+            heapq.heappush(self.heads, (e.ts, e.position, entry.key))
+        entry.window.append(e)
+        entry.bits.append(bits)
+        if entry.stats is not None:
+            entry.stats.enqueue(e.ts, bits)
+
+    def _candidate(self, entry: Entry) -> bool:
+        """Thm 2 (4) |W| ≥ m, (5) ∃v ∈ B1 Θp_v(W[1]), and (6) ∧ (7) as ∀(v, cnt) ∈ S (cnt > 0)."""
+        layout, stats = self.layout, entry.stats
+        return (len(entry.window) >= layout.m and entry.bits[0] & layout.b1 != 0
+                and stats is not None and stats.positive == layout.full)
+
+    def _complete(self, entry: Entry) -> list[Match]:
+        """Call A on the complete window W if it is a candidate; ``dequeue(W); Update S``."""
+        out: list[Match] = []
+        window = entry.window
+        if not self.conditions or self._candidate(entry):
+            self.counters.calls_to_a += 1
+            self.counters.events_to_a += len(window)
+            out = self.A(list(window), list(entry.bits) if self.properties is not None else None)
+        window.popleft()
+        bits = entry.bits.popleft()
+        if entry.stats is not None:
+            entry.stats.dequeue(bits)
+        if window and self.attributes and not self.faithful:
+            heapq.heappush(self.heads, (window[0].ts, window[0].position, entry.key))
+        return out
+
+    # ------------------------------------------------------------ time and the end
+
+    def _pass_time(self, now: int | float) -> list[Match]:
+        """Complete the windows whose first event is more than τ before ``now``
+        (they can get no more events); drop the entries left empty."""
+        out: list[Match] = []
+        if not self.attributes:
+            entry = self.table.get(())
+            while entry is not None and entry.window and now - entry.window[0].ts > self.tau:
+                out += self._complete(entry)
+            return out
+        heads, table = self.heads, self.table
+        while heads and now - heads[0][0] > self.tau:
+            _, position, key = heapq.heappop(heads)
+            entry = table.get(key)
+            if entry is None or not entry.window or entry.window[0].position != position:
+                continue                                     # a stale head
+            while entry.window and now - entry.window[0].ts > self.tau:
+                out += self._complete(entry)
+            if not entry.window:
+                del table[key]
+        return out
+
+    def _finish(self) -> list[Match]:
+        """The final loop (lines 17–20): the windows left when the stream ends."""
+        out: list[Match] = []
+        stop_early = self.faithful and self.conditions
+        for entry in self.table.values():
+            while entry.window:
+                if stop_early and not self._candidate(entry):
+                    break                                    # the printed loop ends here
+                out += self._complete(entry)
+        self.table.clear()
+        self.heads.clear()
+        return out

@@ -1,0 +1,220 @@
+"""The event pattern matching algorithm A of seed 001 Def. 4, over a wrapped engine.
+
+Def. 4: for a match window ``W = <e1, ..., en>``, ``A(P, W)`` "returns the set
+of all matches that start at e1" (all matches of the policy: A computes the
+policy's matches, and a policy selects per first event, see
+:mod:`kleene.engines.windows.soundness`). Two ways to get them from an engine:
+
+- :class:`EngineMatcher`, for any engine: run the compiled pattern over the
+  events of W (original positions kept) and keep the matches whose first
+  event is e1. Runs started at e2, ..., en are wasted work.
+- :class:`AnchoredMatcher`, for the SES automaton and the brute force of
+  seed 000 (:mod:`kleene.engines.ses`): the same executions (Algorithms 1 and
+  2 with the engine's policy, variant and event filter), but only the run
+  started at e1 is instantiated (:class:`AnchoredExecution`), which is exactly
+  the set of matches starting at e1: a run started at e binds e first, and
+  a later run binds nothing before its start. The properties in a
+  transition's Θ_δ are read off the events' ē (the pre-processing evaluated
+  them already, :mod:`kleene.engines.windows.columns`); the other conditions
+  are evaluated by the engine as usual.
+
+Both keep :class:`~kleene.engines.protocol.Counters` of what A did over all
+calls (instances created, their peak, predicate evaluations, buffer
+operations); :func:`absorb` adds them to the framework's counters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Protocol
+
+from kleene.engines.protocol import Compiled, Counters
+from kleene.engines.ses.automaton import SESAutomaton
+from kleene.engines.ses.bruteforce import CompiledBruteForce
+from kleene.engines.ses.run import (
+    Buffer,
+    CompiledSES,
+    Execution,
+    Instance,
+    drive,
+    event_filter,
+)
+from kleene.reference.conditions import Condition
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.ses.pattern import SESPattern
+
+#: The counters of A that the framework reports as its own (summed; the peak is a max).
+ABSORBED = ("instances_created", "predicate_evaluations", "buffer_operations")
+
+
+def absorb(total: Counters, inner: Counters) -> None:
+    """Add what A counted in ``inner`` to ``total`` (peaks: the larger one)."""
+    for name in ABSORBED:
+        setattr(total, name, getattr(total, name) + getattr(inner, name))
+    total.observe_active(inner.peak_instances)
+
+
+class WindowMatcher(Protocol):
+    """A(P, W): the matches that start at ``W[0]``; ``counters`` accumulate over calls.
+
+    ``bits``, when given, are the events' ē (Sec. 5) for the pattern A was
+    compiled for; a matcher that ``reads_bits`` uses them instead of evaluating
+    properties again.
+    """
+
+    counters: Counters
+    reads_bits: bool
+
+    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]: ...
+
+
+class EngineMatcher:
+    """A(P, W) by any compiled engine: its matches over W that start at W[0]."""
+
+    reads_bits = False
+
+    def __init__(self, compiled: Compiled) -> None:
+        self.compiled = compiled
+        self.counters = Counters()
+
+    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]:
+        first = W[0].position
+        out = [m for m in self.compiled.run(W) if m.first == first]
+        absorb(self.counters, self.compiled.counters)   # run() resets them on each call
+        return out
+
+
+#: For a transition ``(v, id(Θ_δ))``: the bit of v in ē and Θ_δ without v's properties.
+Split = dict[tuple[str, int], tuple[int, tuple[Condition, ...]]]
+
+
+def property_split(automata: Sequence[SESAutomaton], pattern: SESPattern) -> Split:
+    """How to read Θ_δ's properties off ē: Θ_δ holds for ``β ∪ {v/e}`` iff e has
+    v's bit (Θp_v(e): every property of v, and Θ_δ has them all, Sec. 4.2.1) and
+    the other conditions of Θ_δ hold. Transitions that lack a property keep Θ_δ."""
+    out: Split = {}
+    for n in automata:
+        for delta in n.transitions:
+            v = delta.variable
+            props = set(pattern.properties(v))
+            if props <= set(delta.conditions):
+                rest = tuple(c for c in delta.conditions if c not in props)
+                out[v, id(delta.conditions)] = (1 << pattern.names.index(v), rest)
+    return out
+
+
+class AnchoredExecution(Execution):
+    """An :class:`~kleene.engines.ses.run.Execution` in which only the run started at
+    ``anchor`` goes on: the fresh start-state instance that seed 000 Alg. 1 line 4 adds for
+    every other event is dropped before it consumes the event (and not counted).
+
+    With ``bits`` (position → ē) and ``split`` (:func:`property_split`), a
+    transition's properties are read off ē instead of being evaluated again;
+    ``wants`` caches, per state, the bits of the variables it has transitions for.
+    """
+
+    def __init__(self, n: SESAutomaton, *, anchor: Event, tau: int | float, policy: str,
+                 variant: str, counters: Counters, bits: Mapping[int, int] | None = None,
+                 split: Split | None = None, wants: dict[Hashable, int] | None = None) -> None:
+        super().__init__(n, tau=tau, policy=policy, variant=variant, counters=counters)
+        self.anchor = anchor.position
+        self.bits, self.split = bits, split if split is not None else {}
+        self._wants = wants if wants is not None else {}   # state -> _state_mask(state)
+
+    def step(self, e: Event, passed: bool = True) -> list[Match]:
+        """Seed 000 Alg. 1 lines 4–15, skipped when ē shows that no instance of Ω can take ``e``:
+        within W nothing expires (every instance started at the anchor, and W
+        ends within τ of it) and the new start instance is dropped, so the step
+        would change nothing."""
+        if self.bits is not None and e.position != self.anchor \
+                and not self.bits[e.position] & self._wanted():
+            return []
+        return super().step(e, passed)
+
+    def _wanted(self) -> int:
+        """The bits of the variables some instance of Ω has a transition for (−1: any
+        event may fire a transition whose properties are not read off ē)."""
+        out = 0
+        for inst in self.omega:
+            mask = self._wants.get(inst.state)
+            if mask is None:
+                mask = self._wants[inst.state] = self._state_mask(inst.state)
+            out |= mask
+        return out
+
+    def _state_mask(self, q: Hashable) -> int:
+        out = 0
+        for delta in self.n.outgoing(q):  # type: ignore[arg-type]
+            split = self.split.get((delta.variable, id(delta.conditions)))
+            out |= -1 if split is None else split[0]
+        return out
+
+    def _consume(self, inst: Instance, e: Event) -> tuple[list[Instance], Instance | None]:
+        if inst.state == self.n.start and e.position != self.anchor:
+            self.counters.instances_created -= 1
+            return [], None
+        return super()._consume(inst, e)
+
+    def _fire(self, v: str, conditions: Sequence[Condition], beta: Buffer,
+              e: Event) -> dict[str, tuple[Event, ...]] | None:
+        if self.bits is not None:
+            split = self.split.get((v, id(conditions)))
+            if split is not None:
+                if not self.bits[e.position] & split[0]:
+                    return None
+                conditions = split[1]
+        return super()._fire(v, conditions, beta, e)
+
+
+class AnchoredMatcher:
+    """A(P, W) by the automata of a compiled SES engine, only the run started at W[0].
+
+    ``properties``: the pattern whose properties the ē given to a call encode;
+    they are read (``reads_bits``) only if it has the same properties as the
+    compiled pattern. The engine's own event filter (seed 000 Sec. 4.5) is
+    skipped when W passed Thm 1's filter already (``prefiltered``) and the
+    engine's filter is ``sound`` (the same test) or ``none``; otherwise a
+    ``sound`` filter is read off ē (it keeps e iff ē ≠ 0, as Thm 1 does) and
+    any other filter is the engine's own.
+    """
+
+    def __init__(self, compiled: CompiledSES | CompiledBruteForce, tau: int | float, *,
+                 prefiltered: bool, properties: SESPattern | None = None) -> None:
+        self.compiled = compiled
+        self.tau = tau
+        self.counters = Counters()
+        self.automata: list[SESAutomaton] = (
+            [compiled.automaton] if isinstance(compiled, CompiledSES)
+            else [n for _, n in compiled.automata])
+        self.filtered = prefiltered and compiled.filter in ("sound", "none")
+        self.keep: Callable[[Event], bool] | None = \
+            None if self.filtered else event_filter(compiled.pattern, compiled.filter,
+                                                    self.counters)
+        same = properties is not None and all(
+            set(properties.properties(v)) == set(compiled.pattern.properties(v))
+            for v in compiled.pattern.names)
+        self.split = property_split(self.automata, compiled.pattern) if same else None
+        self.reads_bits = self.split is not None
+        self.wants: list[dict[Hashable, int]] = [{} for _ in self.automata]
+
+    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]:
+        c, keep = self.compiled, self.keep
+        known = None if bits is None or self.split is None else \
+            dict(zip((e.position for e in W), bits, strict=True))
+        if known is not None and keep is not None and c.filter == "sound":
+            keep = lambda e: known[e.position] != 0   # noqa: E731
+        runs = [AnchoredExecution(n, anchor=W[0], tau=self.tau, policy=c.policy,
+                                  variant=c.variant, counters=self.counters, bits=known,
+                                  split=self.split, wants=wants)
+                for n, wants in zip(self.automata, self.wants, strict=True)]
+        return list(drive(runs, W, keep, self.counters))
+
+
+def matcher(compiled: Compiled, tau: int | float, *, prefiltered: bool,
+            properties: SESPattern | None = None, anchored: bool = True) -> WindowMatcher:
+    """A for ``compiled``: anchored for the SES engines (unless ``anchored=False``),
+    else the generic run-and-keep. ``properties``: see :class:`AnchoredMatcher`."""
+    if anchored and isinstance(compiled, (CompiledSES, CompiledBruteForce)):
+        return AnchoredMatcher(compiled, tau, prefiltered=prefiltered, properties=properties)
+    return EngineMatcher(compiled)
