@@ -9,11 +9,14 @@ Printing conventions: positions are 0-based (the canonical
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from kleene.engines.protocol import claims, engine
 from kleene.reference.budget import DEFAULT_STEPS, Budget
-from kleene.reference.errors import PatternError
+from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.match import Match
@@ -137,3 +140,35 @@ def plural(n: int, word: str) -> str:
     """``1 match``, ``3 matches``, ``1,234 events``."""
     suffix = "es" if word.endswith(("s", "x", "ch", "sh")) else "s"
     return f"{n:,} {word}" if n == 1 else f"{n:,} {word}{suffix}"
+
+
+# ---------------------------------------------------------------- engines
+
+def add_engine_options(parser: argparse.ArgumentParser) -> None:
+    """``--engine NAME`` and ``--counters``: compute the matches with a registered engine."""
+    group = parser.add_argument_group("engines (compute the matches with an engine instead of "
+                                      "the reference)")
+    group.add_argument("--engine", metavar="NAME",
+                       help="a registered engine, e.g. ses-automaton, ses-bruteforce, "
+                            "windows+ses; it must claim the policy (default: the reference "
+                            "semantics; with --spark: ses-automaton)")
+    group.add_argument("--counters", action="store_true",
+                       help="print the engine's counters (instances, predicate evaluations, "
+                            "calls to A, ...) as one JSON object on stderr")
+
+
+def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
+                   counters: bool = False) -> set[Match]:
+    """The matches of the engine ``name`` (it must claim ``policy``); with ``counters``
+    its :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object."""
+    eng = engine(name)
+    if not claims(eng, policy):
+        claimed = sorted(f.label for f in eng.capabilities if f.kind == "policy")
+        raise Unsupported(f"engine {name!r} does not claim policy {policy!r} (it claims: "
+                          f"{', '.join(claimed) or 'no policy'}); choose another --engine "
+                          "or --policy")
+    compiled = eng.compile(pattern, policy=policy, time_unit=stream.time_unit)
+    found = set(compiled.run(stream))
+    if counters:
+        print(json.dumps(compiled.counters.as_dict()), file=sys.stderr)
+    return found

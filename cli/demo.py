@@ -1,12 +1,15 @@
-"""``kleene demo`` (what ``make demo`` runs): the papers' worked examples, then the stock stream.
+"""``kleene demo`` (what ``make demo`` runs): the main job, for a newcomer.
 
 Part 1 runs every test of ``conformance/cases/*.json`` (format:
 ``conformance/CASES.md``) through the reference and prints, for each, the
 pattern, the policy, the matches found (as the papers' event names ``e1..``
 and as 0-based positions) and whether they equal the expected ones. Part 2
-loads the stock stream, reports its size and load speed, and runs one small
-SES pattern over a prefix of it. Exit code 0 when every test agrees, 1
-otherwise.
+runs every engine beside the reference (:mod:`kleene.cli.demo_engines`) on the
+worked examples, on a prefix of the stock stream (against the reference) and
+on the whole stream, single-process and on Spark (:mod:`kleene.cli.demo_spark`),
+and prints the agreement table (engine, matches, agreement, events/s, peak
+instances); ``out/report.md`` gets the table and the automaton pictures. Exit
+code 0 when everything agrees, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
 import kleene
+from kleene.cli import demo_engines, demo_spark
 from kleene.cli.common import (
     add_budget_option,
     canonical_order,
@@ -30,6 +34,8 @@ from kleene.cli.common import (
     paper_notation,
     plural,
 )
+from kleene.cli.demo_engines import Row, ses_engines
+from kleene.cli.demo_report import print_table, write_report
 from kleene.conformance.cases import (
     Case,
     CaseFailure,
@@ -39,22 +45,26 @@ from kleene.conformance.cases import (
     computed_matches,
     load_case_files,
 )
+from kleene.engines.protocol import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
 from kleene.reference.languages import LANGUAGES, Language
 from kleene.reference.loaders import load_events
 from kleene.reference.match import Match, matches_from_json
+from kleene.reference.ses.text import parse_ses
 
 NAME = "demo"
-HELP = "run the papers' worked examples and a pattern on the stock stream"
+HELP = "the main job: worked examples, every engine and Spark, agreement table and report"
 
 DESCRIPTION = """\
 Part 1 runs every test of the conformance case files through the reference
 and prints, for each, the pattern, the policy, the matches found (as the
 papers' event names e1.. and as 0-based positions) and whether they equal the
-expected ones. Part 2 loads the stock stream, reports its size and load speed,
-and runs one small SES pattern over a prefix of it. Exit code 0 when every
-test agrees, 1 otherwise."""
+expected ones. Part 2 runs every engine beside the reference on the worked
+examples and on the stock stream, single-process and on Spark, and prints the
+agreement table (engine, matches, agreement, events/s, peak instances);
+OUT/report.md gets the table and pictures of the compiled automata. Exit code
+0 when everything agrees, 1 otherwise."""
 
 #: The stock stream, relative to the repository root (or ``$KLEENE_DATA``).
 STOCK_FILE = "stocks.stream.gz"
@@ -63,6 +73,18 @@ STOCK_FILE = "stocks.stream.gz"
 STOCK_PATTERN = ("PATTERN <{a, b, c}>\n"
                  "WHERE a.name = 'INTC' AND b.name = 'MSFT' AND c.name = 'CSCO'\n"
                  "WITHIN 500 ms\n")
+
+#: Q1 of seed 000 (Example 2), drawn as Fig. 5.
+Q1_PATTERN = ("PATTERN <{c, p+, d}, {b}>\n"
+              "WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B'\n"
+              "  AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID\n"
+              "WITHIN 264 hours\n")
+
+#: Engines run over the whole stock stream (the others run on its prefix only).
+FULL_STREAM_ENGINES = ("ses-automaton", "windows+ses", "windows-f+ses", "windows-fc+ses")
+
+#: Engines run on Spark.
+SPARK_ENGINES = ("ses-automaton", "windows+ses")
 
 #: How many matches of one test the demo prints before "... and N more".
 SHOWN = 8
@@ -92,7 +114,14 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help=f"the stock stream (default: $KLEENE_DATA, else "
                              f"../shared/data/{STOCK_FILE} beside the repository)")
     parser.add_argument("--prefix", type=non_negative, default=2000, metavar="N",
-                        help="run the stock pattern over the first N events (default: 2000)")
+                        help="compare engines with the reference over the first N stock "
+                             "events (default: 2000)")
+    parser.add_argument("--no-spark", action="store_true",
+                        help="skip the Spark part (it starts a local Spark session)")
+    parser.add_argument("--master", default=None, metavar="URL",
+                        help="the Spark master (default: local[*])")
+    parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
+                        help="where report.md and the pictures go (default: out)")
     add_budget_option(parser)
     return parser
 
@@ -107,7 +136,7 @@ def default_data() -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print both parts and a summary; 0 when every test agrees."""
+    """The worked examples, the engines and Spark, the report; 0 when everything agrees."""
     out = sys.stdout
     tally = Tally()
     print("Kleene demo: the worked examples of the papers, run by the reference semantics",
@@ -126,9 +155,103 @@ def run(args: argparse.Namespace) -> int:
             for test in case.tests:
                 _run_test(case, test, args.budget, tally, out)
             print(file=out)
-    stock_section(args.data or default_data(), args.prefix, args.budget, out)
-    _summary(tally, out)
-    return 0 if tally.disagree == 0 else 1
+    examples = _summary(tally, out)
+    cases = [(case, test) for f in files for case in f.cases for test in case.tests]
+    rows, notes = engines_part(cases, args, out)
+    print("\n━━ the agreement table", file=out)
+    print_table(rows, out)
+    pictures = draw_pictures(args.out, out)
+    report = write_report(args.out / "report.md", rows, examples=examples, pictures=pictures,
+                          notes=notes)
+    differ = sum(r.agree is False for r in rows)
+    print(f"\nreport: {report}", file=out)
+    verdict = "everything agrees" if tally.disagree == 0 and differ == 0 else "DISAGREEMENTS above"
+    print(f"Done: {len(rows)} engine runs, {differ} differ; {verdict}.", file=out)
+    return 0 if tally.disagree == 0 and differ == 0 else 1
+
+
+def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
+                 out: TextIO) -> tuple[list[Row], list[str]]:
+    """Every engine beside the reference: worked examples, the stock stream, Spark."""
+    names = ses_engines()
+    print(f"\n━━ engines: {', '.join(names)}", file=out)
+    rows = demo_engines.worked_examples(cases, names)
+    notes = ["engines run under each policy they claim exactly (engines/protocol.py); "
+             "paper-faithful variants claim none and are checked in the tests instead"]
+    path = args.data or default_data()
+    s = _load_stock(path, out)
+    expected: set[Match] = set()
+    pattern = parse_ses(STOCK_PATTERN)
+    if s is not None:
+        head = Stream(s.events[:args.prefix], s.time_unit)
+        print(f"  reference and engines on the first {len(head):,} stock events "
+              "(policies next and any) ...", file=out)
+        rows += demo_engines.stock_prefix(pattern, head, names, ("next", "any"), args.budget)
+        print(f"  engines on all {len(s):,} stock events (policy next) ...", file=out)
+        full, expected = demo_engines.stock_full(pattern, s, FULL_STREAM_ENGINES, "next",
+                                                 "ses-automaton", _progress)
+        rows += full
+        notes.append(f"stock pattern: {' '.join(STOCK_PATTERN.split())}")
+    if args.no_spark:
+        notes.append("the Spark part was skipped (--no-spark)")
+        return rows, notes
+    try:
+        spark, seconds = demo_spark.start(args.master)
+    except KleeneError as err:
+        print(f"  Spark did not start: {err}", file=out)
+        notes.append(f"Spark did not start: {err}")
+        return rows, notes
+    print(f"  Spark ({spark.sparkContext.master}) started in {seconds:.1f} s; the worked "
+          "examples and the whole stock stream on Spark ...", file=out)
+    rows += demo_spark.worked_examples(spark, cases, SPARK_ENGINES)
+    if s is not None:
+        rows += demo_spark.stock(spark, path, pattern, SPARK_ENGINES, "next", expected, len(s))
+    return rows, notes
+
+
+def _load_stock(path: Path, out: TextIO) -> Stream | None:
+    print(f"━━ the stock stream: {path}", file=out)
+    if not path.is_file():
+        print("  (not found: set KLEENE_DATA to the file or its folder, or pass --data; "
+              "skipping the stock stream)", file=out)
+        return None
+    start = time.perf_counter()
+    try:
+        s = load_events(path, format="stock")
+    except KleeneError as err:
+        print(f"  cannot load it: {err}", file=out)
+        return None
+    seconds = time.perf_counter() - start
+    print(f"  {plural(len(s), 'event')} loaded in {seconds:.1f} s "
+          f"({len(s) / max(seconds, 1e-9):,.0f} events/s); ts in ms since midnight, "
+          f"{clock(s[0].ts)} to {clock(s[-1].ts)}", file=out)
+    return s
+
+
+def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterator[Event]]:
+    """A progress bar (on stderr) over the events an engine reads."""
+    from tqdm import tqdm
+
+    def wrap(events: Iterable[Event]) -> Iterator[Event]:
+        yield from tqdm(events, total=total, desc=f"  {name}", unit="ev", unit_scale=True,
+                        leave=False, mininterval=0.5, file=sys.stderr)
+
+    return wrap
+
+
+def draw_pictures(folder: Path, out: TextIO) -> list[Path]:
+    """The SES automata of Q1 (seed 000 Fig. 5) and of the stock pattern, as SVG."""
+    from kleene.engines.draw import write
+
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for name, text in (("q1-ses-automaton", Q1_PATTERN), ("stock-ses-automaton", STOCK_PATTERN)):
+        try:
+            compiled = engine("ses-automaton").compile(parse_ses(text), policy="next")
+            made.append(write(compiled, folder / f"{name}.svg", title=name))
+        except KleeneError as err:
+            print(f"  picture {name} not drawn: {err}", file=out)
+    return made
 
 
 def _source(case: Case) -> str:
@@ -221,63 +344,20 @@ def _print_matches(found: set[Match], order: tuple[str, ...], out: TextIO,
         print(f"        ... and {len(ordered) - SHOWN:,} more", file=out)
 
 
-def stock_section(path: Path, prefix: int, budget: int, out: TextIO) -> None:
-    """Load the stock stream, report its speed, run :data:`STOCK_PATTERN` on a prefix."""
-    print(f"━━ the stock stream: {path}", file=out)
-    if not path.is_file():
-        print("  (not found: set KLEENE_DATA to the file or its folder, or pass --data; "
-              "skipping this part)\n", file=out)
-        return
-    start = time.perf_counter()
-    try:
-        s = load_events(path, format="stock")
-    except KleeneError as err:
-        print(f"  cannot load it: {err}\n", file=out)
-        return
-    seconds = time.perf_counter() - start
-    head = Stream(s.events[:prefix], s.time_unit)
-    if not len(head):
-        print(f"  {plural(len(s), 'event')} loaded; no prefix to run a pattern on\n", file=out)
-        return
-    print(f"  {plural(len(s), 'event')} loaded in {seconds:.1f} s "
-          f"({len(s) / max(seconds, 1e-9):,.0f} events/s); ts in ms since midnight, "
-          f"{clock(s[0].ts)} to {clock(s[-1].ts)}", file=out)
-    print(f"  over the first {plural(len(head), 'event')} ({clock(head[0].ts)} to "
-          f"{clock(head[-1].ts)}), policy any:", file=out)
-    for line in STOCK_PATTERN.strip().splitlines():
-        print(f"      {line}", file=out)
-    language = LANGUAGES["ses"]
-    start = time.perf_counter()
-    try:
-        found = language.run(STOCK_PATTERN, "<stock pattern>", head, "any", make_budget(budget))
-    except KleeneError as err:  # the budget, when the prefix is too long for the reference
-        print(f"  stopped: {err}\n", file=out)
-        return
-    seconds = time.perf_counter() - start
-    print(f"  {plural(len(found), 'match')} in {seconds:.1f} s", end="", file=out)
-    if found:
-        first = canonical_order(found)[0]
-        events = ", ".join(f"{v}={_tick(head[p])}" for v in first.variables for p in first[v])
-        print(f"; the first: {events}", end="", file=out)
-    print("\n", file=out)
-
-
 def clock(ms: int | float) -> str:
     """Milliseconds since midnight as ``HH:MM:SS.mmm``."""
     seconds, millis = divmod(int(ms), 1000)
     return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}.{millis:03d}"
 
 
-def _tick(e: Event) -> str:
-    return f"{e.type} {e.value('name')}@{clock(e.ts)}"
-
-
-def _summary(tally: Tally, out: TextIO) -> None:
+def _summary(tally: Tally, out: TextIO) -> str:
     parts = [f"{tally.agree} agree", f"{tally.disagree} disagree"]
     if tally.listed_tests:
         parts.append(f"{tally.listed_tests} listed checks not run")
     parts += [f"{n} skipped ({lang}: no reference yet)" for lang, n in tally.skipped.items()]
     verdict = "everything agrees" if tally.disagree == 0 else "DISAGREEMENTS above"
-    print(f"Summary: {', '.join(parts)}: {verdict}.", file=out)
+    text = f"Worked examples: {', '.join(parts)}: {verdict}."
+    print(text, file=out)
     for why in tally.listed.values():
         print(f"  not run: {why}", file=out)
+    return text

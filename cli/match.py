@@ -7,14 +7,18 @@ import sys
 
 from kleene.cli.common import (
     add_budget_option,
+    add_engine_options,
     add_event_options,
     canonical_order,
+    engine_matches,
     load_stream,
     make_budget,
     plural,
     read_pattern,
     table,
 )
+from kleene.engines.spark.command import add_spark_options, run_spark, wants_spark
+from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, detect_language, language_named
 
 NAME = "match"
@@ -24,7 +28,9 @@ Print every match of the pattern in FILE on the events, under a selection
 policy, computed by the reference semantics (the oracle engines are checked
 against). With --format jsonl (the default) each line is one canonical match,
 {"b": [11], "c": [0], "p": [3, 8]}: each variable with the 0-based positions
-(row indexes) of the events it binds; lines are sorted by first position."""
+(row indexes) of the events it binds; lines are sorted by first position.
+With --engine NAME a registered engine computes them instead (it must claim
+the policy), and --counters prints what it counted on stderr."""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -44,6 +50,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "per variable (default: jsonl)")
     add_event_options(parser)
     add_budget_option(parser)
+    add_engine_options(parser)
+    add_spark_options(parser)
     return parser
 
 
@@ -56,14 +64,23 @@ def run(args: argparse.Namespace) -> int:
         args.policy = language.policies[0]
     language.check_policy(args.policy)
     pattern = language.parse(text, args.pattern)
+    if args.counters and (args.spark or not args.engine):
+        raise Unsupported("--counters needs --engine NAME (the reference semantics keep no "
+                          "counters) and no --spark")
+    if wants_spark(args):
+        return run_spark(args, pattern)
     stream = load_stream(args)
-    found = language.matches(pattern, stream, args.policy, make_budget(args.budget))
+    if args.engine:
+        found = engine_matches(args.engine, pattern, stream, args.policy, args.counters)
+    else:
+        found = language.matches(pattern, stream, args.policy, make_budget(args.budget))
     out = sys.stdout
     if args.format == "table":
         for line in table(found, language.variables(pattern)):
             print(line, file=out)
+        by = f", engine {args.engine}" if args.engine else ""
         print(f"({plural(len(found), 'match')} on {plural(len(stream), 'event')}, "
-              f"policy {args.policy})", file=out)
+              f"policy {args.policy}{by})", file=out)
     else:
         for m in canonical_order(found):
             print(m.dumps(), file=out)

@@ -25,7 +25,8 @@ import pytest  # noqa: E402
 
 @pytest.fixture(scope="session")
 def spark():
-    """One SparkSession for the whole run (starting one costs ~10 s): ``local[2]``."""
+    """One SparkSession for the whole run (starting one costs ~10 s): ``local[2,2]``,
+    two threads, and a failed task is retried once (the Spark fault tests need it)."""
     from kleene.engines.spark.session import session
 
-    return session("local[2]")
+    return session("local[2,2]")

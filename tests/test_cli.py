@@ -175,7 +175,8 @@ def test_demo_reports_agreement(capsys, tmp_path, correct):
     if not correct:
         expected = expected[:2]  # (a2, b3) is left out: the reference finds it as extra
     (tmp_path / "ses-tiny.json").write_text(json.dumps(case_file(expected)))
-    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path),
+    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--no-spark",
+                       "--out", str(tmp_path / "out"),
                        "--data", str(tmp_path / "absent.stream.gz"))
     assert code == (0 if correct else 1)
     assert ("✓ any" if correct else "✗ any") in out
@@ -192,19 +193,40 @@ def test_default_data_follows_kleene_data(monkeypatch, tmp_path):
     assert default_data() == tmp_path / "other.stream"
 
 
+STOCK_LINES = ["BUY(id=1,name=INTC,volume=1,price=1.0,stock_time=1000)",
+               "SELL(id=2,name=IBM,volume=1,price=1.0,stock_time=1100)",
+               "SELL(id=3,name=MSFT,volume=1,price=1.0,stock_time=1200)",
+               "BUY(id=4,name=CSCO,volume=1,price=1.0,stock_time=1400)"]
+
+
+def _table_rows(out: str, workload: str) -> list[str]:
+    return [line for line in out.splitlines() if workload in line]
+
+
 def test_demo_stock_section(capsys, tmp_path):
     # INTC, MSFT and CSCO within 400 ms: the demo's 3-variable set pattern
     # (500 ms window) matches them once; the IBM tick is bound to no variable.
-    lines = ["BUY(id=1,name=INTC,volume=1,price=1.0,stock_time=1000)",
-             "SELL(id=2,name=IBM,volume=1,price=1.0,stock_time=1100)",
-             "SELL(id=3,name=MSFT,volume=1,price=1.0,stock_time=1200)",
-             "BUY(id=4,name=CSCO,volume=1,price=1.0,stock_time=1400)"]
-    (tmp_path / "s.stream").write_text("\n".join(lines) + "\n")
+    (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
     code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--data",
-                       str(tmp_path / "s.stream"))
-    assert code == 0
-    assert "4 events loaded" in out and "1 match in" in out
-    assert "a=BUY INTC@00:00:01.000, b=SELL MSFT@00:00:01.200, c=BUY CSCO@00:00:01.400" in out
+                       str(tmp_path / "s.stream"), "--no-spark", "--out", str(tmp_path / "out"))
+    assert code == 0 and "4 events loaded" in out
+    prefix = _table_rows(out, "stock, first 4")
+    # the reference finds the one match under next and under any; every engine agrees
+    assert [r.split()[0] for r in prefix if "the oracle" in r] == ["reference", "reference"]
+    assert all("✓ agrees" in r for r in prefix if "the oracle" not in r)
+    assert len(_table_rows(out, "stock, all 4")) >= 2
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "| ses-automaton | local | stock, all 4 | next | 1 |" in report
+    assert (tmp_path / "out" / "q1-ses-automaton.svg").read_text().lstrip().startswith("<")
+
+
+@pytest.mark.spark
+def test_demo_runs_the_engines_on_spark(capsys, tmp_path, spark):
+    (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
+    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--data",
+                       str(tmp_path / "s.stream"), "--out", str(tmp_path / "out"))
+    rows = [r for r in _table_rows(out, "stock, all 4") if " spark " in r]
+    assert code == 0 and len(rows) == 2 and all("✓ agrees" in r for r in rows)
 
 
 @pytest.mark.parametrize(("text", "expected"), [

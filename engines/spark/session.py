@@ -8,12 +8,16 @@ verbose logging are off: Kleene prints its own progress.
 from __future__ import annotations
 
 import os
+import socket
 import sys
 from typing import Any
 
 from kleene.reference.errors import KleeneError
 
 DEFAULT_MASTER = "local[*]"
+
+#: Seconds to wait for a standalone master to accept a connection.
+CONNECT_TIMEOUT = 5.0
 
 
 class SparkUnavailable(KleeneError):
@@ -29,6 +33,7 @@ def session(master: str | None = None, *, app: str = "kleene",
     Raises :class:`SparkUnavailable` with one clear line when Java is missing
     or the master cannot be reached, before any job runs.
     """
+    check_master(master or DEFAULT_MASTER)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -49,3 +54,20 @@ def session(master: str | None = None, *, app: str = "kleene",
                                ) from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def check_master(master: str) -> None:
+    """Raise :class:`SparkUnavailable` unless every host of a ``spark://host:port[,...]``
+    master accepts a TCP connection (Spark itself would retry for a minute)."""
+    if not master.startswith("spark://"):
+        return
+    for address in master.removeprefix("spark://").split(","):
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit():
+            raise SparkUnavailable(f"cannot read the master URL {master!r}; expected "
+                                   "spark://HOST:PORT")
+        try:
+            socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+        except OSError as err:
+            raise SparkUnavailable(f"cannot reach the Spark master {address}: "
+                                   f"{err.strerror or err}") from None

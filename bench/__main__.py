@@ -1,0 +1,43 @@
+"""``python -m bench [NAME ...] [--quick]``: run benchmarks by name (default: all).
+
+The dispatcher is a name → function table (:data:`BENCHMARKS`); each function
+takes ``quick`` (small sizes, for development and tests) and prints its tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+
+from bench import seed000, seed001, spark_bench
+
+BENCHMARKS: dict[str, Callable[[bool], object]] = {
+    "seed000": seed000.run,
+    "seed001": seed001.run,
+    "spark": spark_bench.run,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"benchmarks to run: {', '.join(BENCHMARKS)} or all (default)")
+    parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
+    args = parser.parse_args(argv)
+    names = [n for n in args.names if n != "all"] or list(BENCHMARKS)
+    unknown = [n for n in names if n not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from "
+                     f"{', '.join(BENCHMARKS)} or all")
+    for name in names:
+        started = time.perf_counter()
+        print(f"# bench {name}{' (quick)' if args.quick else ''}\n", flush=True)
+        BENCHMARKS[name](args.quick)
+        print(f"# bench {name}: {time.perf_counter() - started:.0f} s wall\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,263 @@
+"""The Spark runner against the single-process engines (issue 5's benchmark).
+
+``python -m bench spark``. The stock stream replicated ×10 (2.2 M events; each
+copy's ``stock_time`` shifted past the previous copy's last one, so the stream
+stays sorted) is written once as plain stock lines (``out/bench/``), which
+Spark reads in parallel splits. Four tables, each figure measured in this run:
+
+1. *End to end*: from the file to the matches, single process (the loader,
+   then the engine) against Spark ``local[1]`` and ``local[2]`` (read, check,
+   number, filter, partition, run, write the matches as Parquet), for a keyed
+   set pattern (Def. 6 partitions by ticker, cut by time too) and an unkeyed one
+   (time slices), with the speed-up of ``local[2]`` over ``local[1]`` (aim ≥ 1.6)
+   and the ratio of Spark ``local[1]`` to one process (aim ≤ 3). Both sides
+   must find the same matches (compared by canonical match id).
+2. *Engines*: events per second of every SES engine on Spark ``local[2]``, under
+   ``next`` where claimed (else ``any``; engines that claim neither run whole).
+3. *Skew*: on the stock stream itself, the keyed pattern with ``slices=1`` (hash
+   partitioning by ticker: the busiest ticker holds a fifth of the events) against
+   the default layout (every ticker cut by the time slices): the largest
+   partition's share of the rows and the time.
+4. *Stock readers*: Spark SQL against the Python loader shipped with Arrow.
+
+Times are wall-clock seconds (Spark works in other processes); the load average
+in the headers says how busy the machine was. A SparkSession's start is
+reported, not counted. Session starts use ``spark.driver.memory=4g``.
+"""
+
+from __future__ import annotations
+
+import gc
+import gzip
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.report import OUT_DIR, Table, emit, ratio
+from kleene.engines.protocol import Feature, claims, engine, engine_names
+from kleene.engines.spark.frames import read_events
+from kleene.engines.spark.runner import prepare, write_matches
+from kleene.engines.spark.session import session
+from kleene.engines.spark.worker import match_id
+from kleene.reference.loaders import load_events
+from kleene.reference.ses.text import parse_ses
+
+STOCKS = Path("/work/shared/data/stocks.stream.gz")
+KEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.name = s.name "
+         "WITHIN 500 ms")
+UNKEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.price > s.price "
+           "WITHIN 500 ms")
+HEADLINE_ENGINES = ("ses-automaton", "windows+ses")
+POLICY = "next"
+TASKS = 8                     # Spark partitions of the engine stage, for both masters
+SPEEDUP_AIM, OVERHEAD_AIM = 1.6, 3.0
+_TS = re.compile(r"stock_time=(\d+)")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Sizes of one run (printed in the headers)."""
+
+    copies: int               # the stock stream repeated this many times
+    limit: int | None         # events of the replicated stream used (None: all)
+    engine_events: int        # events per engine in the engines table
+
+    @classmethod
+    def of(cls, quick: bool) -> Settings:
+        return cls(1, 20_000, 5_000) if quick else cls(10, None, 100_000)
+
+
+def replicated(copies: int, out_dir: Path = OUT_DIR) -> Path:
+    """The stock stream ``copies`` times, ``stock_time`` shifted per copy (written once)."""
+    path = out_dir / f"stocks-x{copies}.stream"
+    if path.exists() and path.stat().st_size > 0:
+        return path
+    with gzip.open(STOCKS, "rt", encoding="utf-8") as f:
+        lines = [line for line in f if line.strip()]
+    first, last = (_TS.search(line) for line in (lines[0], lines[-1]))
+    assert first is not None and last is not None
+    span = int(last.group(1)) - int(first.group(1)) + 1
+    out_dir.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    with open(partial, "w", encoding="utf-8") as out:
+        for c in range(copies):
+            shift = c * span
+            out.writelines(_TS.sub(lambda m, s=shift: f"stock_time={int(m.group(1)) + s}", line)
+                           for line in lines)
+    partial.rename(path)
+    return path
+
+
+def use_master(master: str) -> tuple[Any, float]:
+    """A SparkSession on ``master`` (stopping another one) and its start time in seconds."""
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        if active.sparkContext.master == master:
+            return active, 0.0
+        active.stop()
+    started = time.perf_counter()
+    spark = session(master, config={"spark.driver.memory": "4g"})
+    return spark, time.perf_counter() - started
+
+
+def header(settings: Settings, path: Path, events: int) -> list[str]:
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    return [f"events: {events:,} ({path.name}, the stock stream ×{settings.copies}); "
+            f"policy {POLICY}; Spark engine stage in {TASKS} partitions",
+            f"load average at start: {load} (2 cores; other processes share them)"]
+
+
+# ---------------------------------------------------------------- end to end
+
+
+def single_process(path: Path, text: str, name: str, limit: int | None) -> tuple[float, float,
+                                                                                 set[str]]:
+    """Load, then run one engine; the seconds of each and the matches' ids."""
+    started = time.perf_counter()
+    s = load_events(path, limit=limit)
+    loaded = time.perf_counter()
+    compiled = engine(name).compile(parse_ses(text), policy=POLICY, time_unit=s.time_unit)
+    found = list(compiled.run(s))
+    done = time.perf_counter()
+    ids = {match_id(m) for m in found}
+    del s, found
+    gc.collect()
+    return loaded - started, done - loaded, ids
+
+
+def on_spark(spark: Any, path: Path, text: str, name: str, limit: int | None,
+             out: Path) -> tuple[float, set[str]]:
+    """Read, run and write the matches as Parquet: the seconds and the matches' ids."""
+    started = time.perf_counter()
+    frame = read_events(spark, str(path), limit=limit)
+    run = prepare(frame, text, engine=name, policy=POLICY, tasks=TASKS)
+    write_matches(run.matches(), str(out), mode="overwrite")
+    seconds = time.perf_counter() - started
+    written = spark.read.parquet(str(out)).select("match_id").distinct().collect()
+    return seconds, {r[0] for r in written}
+
+
+def end_to_end(settings: Settings, path: Path) -> Table:
+    table = Table("Spark runner, end to end: single process vs Spark local[1] vs local[2]",
+                  ["pattern", "engine", "matches", "single s (load+run)", "local[1] s",
+                   "local[2] s", "speed-up 2/1", "local[1] / single", "same matches"])
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for label, text in (("keyed", KEYED), ("unkeyed", UNKEYED)):
+        for name in HEADLINE_ENGINES:
+            load, run, ids = single_process(path, text, name, settings.limit)
+            rows[(label, name)] = {"single": load + run, "load": load, "ids": ids, "text": text}
+    starts = []
+    for master in ("local[1]", "local[2]"):
+        spark, start = use_master(master)
+        starts.append(f"{master} {start:.1f} s")
+        for (label, name), row in rows.items():
+            seconds, ids = on_spark(spark, path, row["text"], name, settings.limit,
+                                    OUT_DIR / f"spark-matches-{label}-{name}.parquet")
+            row[master], row[master + " same"] = seconds, ids == row["ids"]
+    for (label, name), row in rows.items():
+        table.add(label, name, len(row["ids"]), row["single"], row["local[1]"],
+                  row["local[2]"], ratio(row["local[1]"], row["local[2]"]),
+                  ratio(row["local[1]"], row["single"]),
+                  row["local[1] same"] and row["local[2] same"])
+    table.header = header(settings, path, settings.limit or 224_473 * settings.copies)
+    table.notes = [f"aims: speed-up ≥ {SPEEDUP_AIM}, local[1] / single ≤ {OVERHEAD_AIM}",
+                   "single = load_events + engine.run; Spark = read_events (typing, checks, "
+                   "positions) + filter + partition + run + Parquet write",
+                   f"session starts (not counted): {', '.join(starts)}",
+                   "load part of single: " + ", ".join(
+                       f"{label}/{name} {row['load']:.1f} s"
+                       for (label, name), row in rows.items())]
+    return table
+
+
+# ---------------------------------------------------------------- engines, skew, readers
+
+
+def _noop(df: Any) -> float:
+    started = time.perf_counter()
+    df.write.format("noop").mode("overwrite").save()
+    return time.perf_counter() - started
+
+
+def engines_table(settings: Settings, spark: Any) -> Table:
+    table = Table("Engines on Spark local[2] (keyed set pattern, 500 ms)",
+                  ["engine", "policy", "layout", "seconds", "events/s"])
+    frame = read_events(spark, str(STOCKS), limit=settings.engine_events)
+    frame.df.cache().count()
+    for name in engine_names():
+        eng = engine(name)
+        if Feature.SES not in eng.capabilities:
+            continue
+        policy = next((p for p in (POLICY, "any") if claims(eng, p)), POLICY)
+        try:
+            run = prepare(frame, KEYED, engine=name, policy=policy, tasks=TASKS)
+        except Exception as err:  # an engine that cannot run this pattern
+            table.add(name, policy, f"unsupported: {err}", None, None)
+            continue
+        layout = "whole" if run.plan.whole else f"{run.layout.partitions} partitions"
+        seconds = _noop(run.matches())
+        table.add(name, policy, layout, seconds, ratio(frame.count or 0, seconds))
+    frame.df.unpersist()
+    table.header = [f"events: the first {settings.engine_events:,} of {STOCKS.name}",
+                    "events/s = events / wall seconds of the match stage (noop sink)"]
+    return table
+
+
+def skew_table(settings: Settings, spark: Any) -> Table:
+    from pyspark.sql import functions as F
+
+    table = Table("Skew: keyed pattern, hash by ticker (slices=1) vs ticker × time slices",
+                  ["layout", "partitions", "largest share of rows", "largest / mean",
+                   "seconds"])
+    frame = read_events(spark, str(STOCKS), limit=settings.limit)
+    frame.df.cache().count()
+    for label, slices in (("by ticker only", 1), ("ticker × time slices", None)):
+        run = prepare(frame, KEYED, engine="ses-automaton", policy=POLICY, tasks=TASKS,
+                      slices=slices)
+        sizes = [r["count"] for r in run.events.groupBy(F.spark_partition_id()).count()
+                 .collect()]
+        sizes += [0] * (run.layout.partitions - len(sizes))
+        share = max(sizes) / sum(sizes)
+        table.add(label, run.layout.partitions, share,
+                  ratio(max(sizes), sum(sizes) / len(sizes)), _noop(run.matches()))
+    frame.df.unpersist()
+    table.header = [f"events: {frame.count:,} of {STOCKS.name}; ses-automaton, policy {POLICY}"]
+    table.notes = ["rows include the τ overlap of slices; 2 cores run 8 partitions"]
+    return table
+
+
+def readers_table(settings: Settings, spark: Any, path: Path) -> Table:
+    table = Table("Stock readers: Spark SQL vs the Python loader shipped with Arrow",
+                  ["file", "reader", "events", "seconds", "events/s"])
+    for source in (STOCKS, path):
+        for reader in ("sql", "python"):
+            started = time.perf_counter()
+            frame = read_events(spark, str(source), stock=reader, limit=settings.limit)
+            frame.df.write.format("noop").mode("overwrite").save()
+            seconds = time.perf_counter() - started
+            table.add(source.name, reader, frame.count, seconds,
+                      ratio(frame.count or 0, seconds))
+    table.header = ["seconds: read, type, check and number the events, then one pass over "
+                    "the DataFrame (noop sink); local[2]"]
+    return table
+
+
+def run(quick: bool = False) -> list[Table]:
+    """All four tables; prints them and writes ``out/bench/spark_*.csv``."""
+    settings = Settings.of(quick)
+    path = replicated(settings.copies)
+    tables = [end_to_end(settings, path)]
+    emit(tables[0], "spark_end_to_end")
+    spark, _ = use_master("local[2]")
+    for name, make in (("spark_engines", lambda: engines_table(settings, spark)),
+                       ("spark_skew", lambda: skew_table(settings, spark)),
+                       ("spark_readers", lambda: readers_table(settings, spark, path))):
+        table = make()
+        emit(table, name)
+        tables.append(table)
+    return tables

@@ -1,0 +1,171 @@
+"""The engines part of ``kleene demo``: every engine beside the reference,
+single-process, on the worked examples and on the stock stream.
+
+Each measurement is a :class:`Row` of the agreement table: which engine, on
+which workload, under which policy, how many matches, whether they equal the
+oracle (the case file's expectation, or the reference, or — on the whole
+stock stream, where the brute-force reference cannot go — the SES automaton
+after it agreed with the reference on the prefix), events per second and the
+peak of simultaneously active instances (|Ω| of seed 000).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+
+from kleene.conformance.cases import Case, CaseTest
+from kleene.engines.protocol import Engine, claims, engine, engine_names
+from kleene.reference.budget import Budget
+from kleene.reference.errors import KleeneError
+from kleene.reference.events import Event, Stream
+from kleene.reference.match import Match, matches_from_json
+from kleene.reference.ses.pattern import SESPattern
+from kleene.reference.ses.policies import matches as reference_matches
+from kleene.reference.ses.text import parse_ses
+
+#: The name under which the reference appears in the table.
+REFERENCE = "reference"
+
+
+@dataclass
+class Row:
+    """One line of the agreement table."""
+
+    engine: str
+    where: str              # "local" or "spark local[*]" ...
+    workload: str
+    policy: str
+    matches: int
+    agree: bool | None      # None: nothing to compare with
+    events: int
+    seconds: float
+    peak: int | None = None
+    note: str = ""
+
+    @property
+    def rate(self) -> float | None:
+        """Events per second (None when too fast to time)."""
+        return self.events / self.seconds if self.seconds > 1e-6 else None
+
+
+def ses_engines() -> list[str]:
+    """The registered engines that claim at least one policy for SES patterns."""
+    out = []
+    for name in engine_names():
+        e = engine(name)
+        if any(f.kind == "policy" for f in e.capabilities) and \
+                any(f.label == "ses" for f in e.capabilities if f.kind == "language"):
+            out.append(name)
+    return out
+
+
+def run_engine(e: Engine, pattern: SESPattern, events: Sequence[Event], policy: str,
+               time_unit: str | None,
+               progress: Callable[[Iterable[Event]], Iterable[Event]] | None = None
+               ) -> tuple[list[Match], float, int]:
+    """Compile and run; the matches (duplicates kept), seconds, peak instances."""
+    compiled = e.compile(pattern, policy=policy, time_unit=time_unit)
+    feed: Iterable[Event] = progress(events) if progress else events
+    start = time.perf_counter()
+    found = list(compiled.run(feed))
+    seconds = time.perf_counter() - start
+    return found, seconds, compiled.counters.peak_instances
+
+
+def _verdict(found: list[Match], expected: set[Match] | None) -> tuple[bool | None, str]:
+    if len(set(found)) != len(found):
+        return False, f"{len(found) - len(set(found))} duplicates"
+    if expected is None:
+        return None, ""
+    got = set(found)
+    if got == expected:
+        return True, ""
+    return False, f"{len(expected - got)} missing, {len(got - expected)} extra"
+
+
+def worked_examples(cases: Iterable[tuple[Case, CaseTest]], names: Sequence[str]) -> list[Row]:
+    """Every engine on every SES ``matches`` test whose policy it claims, against the case."""
+    rows = []
+    for name in names:
+        e = engine(name)
+        total = Row(name, "local", "worked examples", "claimed", 0, True, 0, 0.0, 0)
+        tests = 0
+        for case, test in cases:
+            if case.language != "ses" or test.check != "matches" or not _claims(e, test.policy):
+                continue
+            s = case.stream_of(test)
+            try:
+                found, seconds, peak = run_engine(e, parse_ses(case.pattern), s.events,
+                                                  test.policy, s.time_unit)
+            except KleeneError as err:
+                total.agree, total.note = False, f"{case.description}: {err}"
+                continue
+            ok, why = _verdict(found, matches_from_json(test.matches or ()))
+            tests += 1
+            total.matches += len(found)
+            total.events += len(s)
+            total.seconds += seconds
+            total.peak = max(total.peak or 0, peak)
+            if not ok:
+                total.agree = False
+                total.note = f"{case.description} / {test.description}: {why}"
+        if tests:
+            total.note = total.note or f"{tests} tests"
+            rows.append(total)
+    return rows
+
+
+def _claims(e: Engine, policy: str) -> bool:
+    try:
+        return claims(e, policy)
+    except KleeneError:
+        return False
+
+
+def stock_prefix(pattern: SESPattern, head: Stream, names: Sequence[str],
+                 policies: Sequence[str], budget: int) -> list[Row]:
+    """The reference and every engine on a prefix of the stock stream, per policy."""
+    rows = []
+    for policy in policies:
+        start = time.perf_counter()
+        try:
+            expected = reference_matches(pattern, head, policy, budget=Budget(limit=budget))
+        except KleeneError as err:
+            rows.append(Row(REFERENCE, "local", f"stock, first {len(head):,}", policy, 0, None,
+                            len(head), time.perf_counter() - start, note=str(err)))
+            continue
+        rows.append(Row(REFERENCE, "local", f"stock, first {len(head):,}", policy, len(expected),
+                        None, len(head), time.perf_counter() - start, note="the oracle"))
+        for name in names:
+            e = engine(name)
+            if not _claims(e, policy):
+                continue
+            found, seconds, peak = run_engine(e, pattern, head.events, policy, head.time_unit)
+            ok, why = _verdict(found, expected)
+            rows.append(Row(name, "local", f"stock, first {len(head):,}", policy, len(found), ok,
+                            len(head), seconds, peak, why))
+    return rows
+
+
+def stock_full(pattern: SESPattern, s: Stream, names: Sequence[str], policy: str,
+               baseline: str,
+               progress: Callable[[str, int], Callable[[Iterable[Event]], Iterator[Event]]]
+               ) -> tuple[list[Row], set[Match]]:
+    """Engines on the whole stream, each compared with ``baseline`` (run first)."""
+    rows: list[Row] = []
+    expected: set[Match] | None = None
+    for name in [baseline, *[n for n in names if n != baseline]]:
+        e = engine(name)
+        if not _claims(e, policy):
+            continue
+        found, seconds, peak = run_engine(e, pattern, s.events, policy, s.time_unit,
+                                          progress(name, len(s)))
+        ok, why = _verdict(found, expected)
+        if expected is None:
+            expected = set(found)
+            why = "baseline (agreed with the reference on the prefix)"
+        rows.append(Row(name, "local", f"stock, all {len(s):,}", policy, len(found), ok,
+                        len(s), seconds, peak, why))
+    return rows, expected or set()

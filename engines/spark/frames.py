@@ -1,0 +1,273 @@
+"""Events as a Spark DataFrame: read, typed like the loaders, validated, numbered.
+
+DESIGN.md, "Layers": ``events (CSV/JSONL/Parquet/Spark DataFrame) ──validate──▶``.
+:func:`read_events` reads a file in the formats of :mod:`kleene.reference.loaders`
+(the same extensions, the same defaults: ``ts``, or ``stock_time`` in ms for
+stock lines) and :func:`from_dataframe` takes a DataFrame; both return an
+:class:`EventFrame` whose timestamp column is numeric (datetimes become epoch
+milliseconds) and whose position column is each event's 0-based row index
+(:mod:`.index`). Mistakes raise :class:`~kleene.reference.errors.StreamError`
+or :class:`~kleene.reference.errors.PatternError` in one line: a missing
+timestamp column or one of the wrong type, and a pattern attribute that is no
+column, before any Spark job; a bad row (missing timestamp, unsorted
+timestamps, a line that does not parse) after one pass, naming the row and field.
+
+Typing (:mod:`.text_columns`). CSV cells and stock-line values are text; the
+loaders type each cell. Spark types a column: integer literals throughout make
+``bigint``, decimal literals ``double``, anything else stays a string (a column
+that mixes numbers and words is all strings on Spark). JSON and Parquet keep
+their own types. Stock lines are parsed either in Spark SQL (``stock="sql"``:
+a regular expression and ``str_to_map``, in the JVM) or by the Python loader
+and shipped with Arrow (``stock="python"``); ``bench/spark_bench.py`` measures both.
+
+Order. A file's rows are numbered in the order Spark reads one file: its splits
+in offset order. A directory of several files has no defined order; give one file.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kleene.engines.spark.index import PROBLEM, SAMPLE_EVERY, problem, with_positions
+from kleene.engines.spark.text_columns import STOCK_PROBLEM, infer_types, stock_columns, typed
+from kleene.reference.errors import PatternError, StreamError
+from kleene.reference.events import Stream
+from kleene.reference.loaders import STOCK_TS, detect_format, is_gzip, load_events
+
+#: The position column of an :class:`EventFrame` (internal; matches carry ``position``).
+POSITION = "_kleene_position"
+
+_CORRUPT = "_kleene_corrupt"
+_NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
+
+
+@dataclass(frozen=True)
+class EventFrame:
+    """A DataFrame of events: ``ts`` numeric, ``position`` the row index (0-based,
+    per stream when ``streams`` name several independent streams), ``type`` the
+    event type column (``None``: none), ``samples`` timestamps in stream order."""
+
+    df: Any
+    ts: str
+    type: str | None
+    time_unit: str | None
+    position: str = POSITION
+    streams: tuple[str, ...] = ()
+    source: str = "<events>"
+    count: int | None = None
+    samples: tuple[int | float, ...] = ()
+
+    def column_of(self, attribute: str) -> str:
+        """The column that holds a pattern attribute (``ts`` and ``type`` are aliases)."""
+        if attribute == "ts":
+            return self.ts
+        if attribute == "type" and self.type is not None:
+            return self.type
+        return attribute
+
+
+def _local(path: str) -> bool:
+    return "://" not in str(path) or str(path).startswith("file://")
+
+
+def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | None = None,
+                type: str | None = "type", time_unit: str | None = None,
+                schema: str | None = None, require: Iterable[str] = (),
+                stock: str = "sql", limit: int | None = None) -> EventFrame:
+    """The events of ``path`` (options as :func:`kleene.reference.loaders.load_events`;
+    ``schema`` a DDL string that replaces inference for CSV and JSON Lines;
+    ``require`` the attributes a pattern reads, checked before any job;
+    ``limit`` keeps the first events only)."""
+    fmt = (format or detect_format(path)).lower()
+    source = str(path)
+    if _local(source):
+        local = source.removeprefix("file://")
+        if not os.path.exists(local):
+            raise StreamError("cannot read the events: no such file", source=source)
+        if not os.path.isdir(local) and is_gzip(local) and not local.endswith(".gz"):
+            raise StreamError("the file is gzip-compressed but its name does not end in .gz; "
+                              "Spark recognises compression by the name", source=source)
+    if fmt == "stock":
+        ts, time_unit = ts or STOCK_TS, time_unit or "ms"
+        if stock == "python":
+            return from_stream(spark, load_events(path, format="stock", ts=ts, type=type,
+                                                  time_unit=time_unit, limit=limit),
+                               ts=ts, type=type, source=source, require=require)
+        if stock != "sql":
+            raise StreamError(f"unknown stock reader {stock!r}; use sql or python",
+                              source=source)
+    ts = ts or "ts"
+    readers = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet, "stock": _stock}
+    if fmt not in readers:
+        raise StreamError(f"unknown event format {fmt!r}; use one of {', '.join(readers)}",
+                          source=source)
+    df, problems = readers[fmt](spark, source, schema)
+    return _finish(df, problems, ts=ts, type=type, time_unit=time_unit, source=source,
+                   require=require, limit=limit)
+
+
+def from_dataframe(df: Any, *, ts: str = "ts", type: str | None = "type",
+                   time_unit: str | None = None, position: str | None = None,
+                   streams: Sequence[str] = (), require: Iterable[str] = (),
+                   source: str = "<dataframe>") -> EventFrame:
+    """``df`` as events. Without ``position`` its rows are numbered in the
+    DataFrame's order (which must be deterministic, as it is for a file scan);
+    with ``position`` (an integer column) the rows are taken as positioned, per
+    stream of ``streams``, and their order is checked as the engine runs."""
+    if position is None:
+        if streams:
+            raise StreamError("several streams in one DataFrame need a position column",
+                              source=source)
+        return _finish(df, [], ts=ts, type=type, time_unit=time_unit, source=source,
+                       require=require)
+    _check_columns(df.columns, ts=ts, type=type, require=[*require, position, *streams],
+                   source=source)
+    if df.schema[position].dataType.simpleString() not in _NUMERIC[:4]:
+        raise StreamError(f"the position column has type "
+                          f"{df.schema[position].dataType.simpleString()}; it must be an "
+                          "integer", field=position, source=source)
+    df, unit, _ = _numeric_ts(df, ts, source)
+    return EventFrame(df, ts, type if type in df.columns else None, unit or time_unit,
+                      position, tuple(streams), source)
+
+
+def from_stream(spark: Any, s: Stream, *, ts: str = "ts", type: str | None = "type",
+                source: str = "<stream>", require: Iterable[str] = ()) -> EventFrame:
+    """A validated :class:`Stream` (read by the Python loaders) shipped to Spark
+    with Arrow: positions and order are the stream's own."""
+    import pyarrow as pa
+
+    names: list[str] = []
+    for e in s:
+        names.extend(k for k in e.attrs if k not in names)
+    columns: dict[str, Any] = {POSITION: pa.array([e.position for e in s], pa.int64()),
+                               ts: pa.array([e.ts for e in s])}
+    if type is not None and any(e.type is not None for e in s):
+        columns[type] = pa.array([e.type for e in s], pa.string())
+    for name in names:
+        values = [e.attrs.get(name) for e in s]
+        try:
+            columns[name] = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            raise StreamError("the column mixes strings and numbers; Spark needs one type "
+                              "per column", field=name, source=source) from None
+    table = pa.table(columns)
+    _check_columns(table.column_names, ts=ts, type=type, require=require, source=source)
+    df = spark.createDataFrame(table)
+    samples = tuple(e.ts for e in s.events[::SAMPLE_EVERY])
+    return EventFrame(df, ts, type if type in columns else None, s.time_unit, POSITION, (),
+                      source, len(s), samples)
+
+
+# ---------------------------------------------------------------- checks
+
+
+def _check_columns(columns: Sequence[str], *, ts: str, type: str | None,
+                   require: Iterable[str], source: str) -> None:
+    if ts not in columns:
+        raise StreamError(f"no timestamp column {ts!r}; columns: {', '.join(columns)} "
+                          "(name it with --ts)", field=ts, source=source)
+    aliases = {"ts": ts, "type": type or "type"}
+    missing = sorted({aliases.get(a, a) for a in require} - set(columns))
+    if missing:
+        raise PatternError(f"the pattern reads {', '.join(missing)}, which the events of "
+                           f"{source} do not have; columns: {', '.join(columns)}")
+
+
+def _numeric_ts(df: Any, ts: str, source: str) -> tuple[Any, str | None, list[Any]]:
+    """``df`` with ``ts`` as bigint or double (datetimes: epoch ms), the unit that
+    implies, and the problems to report per row."""
+    from pyspark.sql import functions as F
+
+    kind = df.schema[ts].dataType.simpleString()
+    col = F.col(ts)
+    problems = [F.when(col.isNull(), problem(ts, "missing timestamp"))]
+    if kind in ("tinyint", "smallint", "int", "bigint"):
+        return df.withColumn(ts, col.cast("bigint")), None, problems
+    if kind in ("float", "double") or kind.startswith("decimal"):
+        df = df.withColumn(ts, col.cast("double"))
+        bad = F.isnan(col) | (F.abs(col) == F.lit(float("inf")))
+        return df, None, problems + [F.when(bad, problem(ts, F.concat(
+            F.lit("timestamp must be finite, got "), col.cast("string"))))]
+    if kind in ("timestamp", "timestamp_ntz", "date"):
+        return df.withColumn(ts, F.unix_millis(col.cast("timestamp"))), "ms", problems
+    if kind == "string":
+        parsed = col.try_cast("timestamp")
+        bad = col.isNotNull() & parsed.isNull()
+        problems.append(F.when(bad, problem(ts, F.concat(
+            F.lit("timestamp '"), col, F.lit("' is neither a number nor an ISO datetime")))))
+        return df.withColumn(ts, F.unix_millis(parsed)), "ms", problems
+    raise StreamError(f"timestamp column has type {kind}; it must hold numbers or datetimes",
+                      field=ts, source=source)
+
+
+def _finish(df: Any, problems: list[Any], *, ts: str, type: str | None,
+            time_unit: str | None, source: str, require: Iterable[str],
+            limit: int | None = None) -> EventFrame:
+    """Check the columns, make ``ts`` numeric, and number the rows (one pass)."""
+    from pyspark.sql import functions as F
+
+    _check_columns(df.columns, ts=ts, type=type, require=require, source=source)
+    for name in (POSITION, PROBLEM):
+        if name in df.columns:
+            raise StreamError(f"the column name {name!r} is reserved by Kleene", field=name,
+                              source=source)
+    raw = df
+    df, unit, ts_problems = _numeric_ts(df, ts, source)
+    everything = problems + ts_problems
+    df = df.withColumn(PROBLEM, F.coalesce(*everything)) if len(everything) > 1 \
+        else df.withColumn(PROBLEM, everything[0])
+    df = df.drop(*[c for c in raw.columns if c in (_CORRUPT, STOCK_PROBLEM)])
+    indexed = with_positions(df, ts=ts, position=POSITION, source=source, limit=limit)
+    frame = EventFrame(indexed.df, ts, type if type in df.columns else None,
+                       unit or time_unit, POSITION, (), source, indexed.count, indexed.samples)
+    return frame
+
+
+# ---------------------------------------------------------------- readers
+
+
+def _csv(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    if schema is None:
+        header = spark.read.option("header", True).csv(path).columns
+        fields = [StructField(name, StringType()) for name in header]
+        declared = StructType(fields + [StructField(_CORRUPT, StringType())])
+    else:
+        declared = StructType(list(spark.createDataFrame([], schema).schema.fields)
+                              + [StructField(_CORRUPT, StringType())])
+    df = spark.read.csv(path, header=True, schema=declared, mode="PERMISSIVE",
+                        columnNameOfCorruptRecord=_CORRUPT)
+    problems = [F.when(F.col(_CORRUPT).isNotNull(), problem(
+        "", "the row does not have one value of the right type per column of the header"))]
+    if schema is None:
+        names = [f.name for f in fields]
+        df = typed(df, infer_types(df, names))
+    return df, problems
+
+
+def _jsonl(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
+    from pyspark.sql import functions as F
+
+    reader = spark.read.option("columnNameOfCorruptRecord", _CORRUPT)
+    if schema is not None:
+        reader = reader.schema(f"{schema}, {_CORRUPT} string")
+    df = reader.json(path)
+    if _CORRUPT not in df.columns:
+        return df, []
+    return df, [F.when(F.col(_CORRUPT).isNotNull(), problem("", F.concat(
+        F.lit("not a JSON object: "), F.substring(F.col(_CORRUPT), 1, 60))))]
+
+
+def _parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
+    return spark.read.parquet(path), []
+
+
+def _stock(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
+    df, problems, names = stock_columns(spark, path)
+    return typed(df, infer_types(df, names)), problems

@@ -1,0 +1,290 @@
+"""Any engine over a Spark DataFrame of events: the Python API (issue 5).
+
+DESIGN.md, "Spark": ``DataFrame → filter pushdown (Thm 1 as a Column) →
+partition (Def. 6 keys, or time slices with τ overlap) → engine per partition
+(mapInArrow) → match DataFrame``. Results equal the single-process engine's.
+
+>>> matches = match_dataframe(df, "PATTERN <{b, s}> WHERE ... WITHIN 500 ms",
+...                           engine="ses-automaton", policy="next", ts="ts")
+>>> write_matches(matches, "out/matches.parquet")
+
+The steps: the engine compiles the pattern on the driver first (an
+:class:`~kleene.reference.errors.Unsupported` pattern or policy fails before
+any job); :func:`~kleene.engines.spark.plan.plan_for` decides which cuts are
+sound; the Thm 1 condition becomes a Column (:mod:`.pushdown`), so irrelevant
+events never leave the JVM; only the columns the pattern reads travel to
+Python; :func:`.layout.arrange` partitions and sorts; :func:`.worker.run_partition`
+runs the engine. The match DataFrame has one row per bound event: the stream
+columns (if any), ``match_id``, ``first``, ``variable``, ``position`` and the
+event columns asked for.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from kleene.engines.protocol import Engine
+from kleene.engines.protocol import engine as engine_named
+from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
+from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
+from kleene.engines.spark.plan import Plan, attributes_read, plan_for
+from kleene.engines.spark.pushdown import to_column
+from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
+from kleene.reference.errors import KleeneError, PatternError
+from kleene.reference.languages import detect_language
+from kleene.reference.match import Match
+from kleene.reference.ses.pattern import SESPattern
+
+#: Default Spark partitions per core for the engine stage.
+TASKS_PER_CORE = 4
+
+
+class SparkJobFailed(KleeneError):
+    """A Spark job stopped on a user mistake found inside a task (a bad row, say)."""
+
+    code = "spark"
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@contextmanager
+def job_errors():
+    """Turn a Kleene error raised in a Spark task into one line on the driver."""
+    try:
+        yield
+    except KleeneError:
+        raise
+    except Exception as err:
+        text = str(err)
+        found = re.findall(r"kleene\.reference\.errors\.\w+: (.+)", text)
+        if found:
+            raise SparkJobFailed(found[-1].strip()) from None
+        raise
+
+
+def _engine(engine: str | Engine) -> Engine:
+    return engine_named(engine) if isinstance(engine, str) else engine
+
+
+def _pattern(pattern: Any) -> Any:
+    if isinstance(pattern, str):
+        return detect_language(pattern).parse(pattern, "<pattern>")
+    return pattern
+
+
+def _tau(pattern: Any, time_unit: str | None) -> int | float | None:
+    return pattern.window.in_units_of(time_unit) if isinstance(pattern, SESPattern) else None
+
+
+def _bounds(frame: EventFrame, plan: Plan, slices: int | Sequence[float] | None,
+            tasks: int) -> tuple[int | float, ...]:
+    """The slice boundaries: given, or cut from the sampled timestamps."""
+    if plan.reach is None or plan.tau is None:
+        return ()
+    if slices is not None and not isinstance(slices, int):
+        return tuple(sorted(set(slices)))
+    count = tasks if slices is None else slices
+    if count <= 1:
+        return ()
+    samples = frame.samples
+    if not samples:
+        probs = [j / (count * 4) for j in range(count * 4 + 1)]
+        samples = tuple(frame.df.approxQuantile(frame.ts, probs, 0.001))
+    gap = 4 * sum(plan.reach) * plan.tau
+    return boundaries(samples, count, min_gap=gap)
+
+
+def _output_schema(df: Any, streams: Sequence[str], columns: Sequence[str]) -> Any:
+    from pyspark.sql.types import LongType, StringType, StructField, StructType
+
+    fields = [df.schema[s] for s in streams]
+    fields += [StructField("match_id", StringType(), False), StructField("first", LongType()),
+               StructField("variable", StringType()), StructField("position", LongType())]
+    fields += [StructField(c, df.schema[c].dataType) for c in columns]
+    return StructType(fields)
+
+
+Explain = Callable[[str], None] | None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A run laid out, not started: the arranged events the engine stage reads,
+    the :class:`~kleene.engines.spark.plan.Plan`, the layout and the task."""
+
+    events: Any
+    plan: Plan
+    layout: Layout
+    task: Task
+    schema: Any
+
+    def explain(self) -> str:
+        """The plan and the layout in words."""
+        layout = self.layout
+        cut = (f", {len(layout.bounds) + 1} slices cut at {list(layout.bounds)}"
+               if layout.sliced else "")
+        return (f"{self.plan.explain()}\nlayout: {layout.partitions} Spark partitions, "
+                f"groups by {', '.join(layout.groups) or '(none)'}{cut}")
+
+    def matches(self) -> Any:
+        """The match DataFrame (lazy): the engine over every group (``mapInArrow``)."""
+        return self.events.mapInArrow(partial(run_partition, self.task), self.schema)
+
+
+def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine = "ses-automaton",
+            policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
+            slices: int | Sequence[float] | None = None) -> Prepared:
+    """Compile, plan and lay out a run (see :func:`match_frame`); nothing runs yet
+    but the sampling of timestamps when they are unknown."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    eng, pattern = _engine(engine), _pattern(pattern)
+    eng.compile(pattern, policy=policy, time_unit=frame.time_unit)   # fails early
+    plan = plan_for(eng, pattern, policy, tau=_tau(pattern, frame.time_unit))
+    read = sorted(attributes_read(pattern))
+    missing = sorted({frame.column_of(a) for a in read} - set(frame.df.columns))
+    if missing:
+        raise PatternError(f"the pattern reads {', '.join(missing)}, which the events do not "
+                           f"have; columns: {', '.join(frame.df.columns)}")
+    unknown = sorted(set(columns) - set(frame.df.columns))
+    if unknown:
+        raise PatternError(f"no column {', '.join(unknown)} to copy to the matches; columns: "
+                           f"{', '.join(frame.df.columns)}")
+    df = frame.df
+    if plan.filter is not None:
+        schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+        df = df.filter(to_column(plan.filter, schema, ts=frame.ts, type_=frame.type or "type"))
+    attributes = tuple(dict.fromkeys(frame.column_of(a) for a in read
+                                     if frame.column_of(a) not in (frame.ts, frame.type)))
+    keys = [frame.column_of(a) for a in plan.keys]
+    needed = dict.fromkeys([*frame.streams, frame.position, frame.ts,
+                            *([frame.type] if frame.type else []), *attributes, *keys, *columns])
+    df = df.select(*needed)
+    tasks = tasks or df.sparkSession.sparkContext.defaultParallelism * TASKS_PER_CORE
+    df, layout = arrange(df, plan, ts=frame.ts, position=frame.position, keys=keys,
+                         streams=frame.streams, bounds=_bounds(frame, plan, slices, tasks),
+                         tasks=tasks)
+    schema = _output_schema(frame.df, frame.streams, columns)
+    fail = os.environ.get(FAIL_ONCE)
+    task = Task(engine=eng, pattern=pattern, policy=policy, time_unit=frame.time_unit,
+                ts=frame.ts, type=frame.type, position=frame.position, attributes=attributes,
+                groups=layout.groups, streams=frame.streams, columns=tuple(columns),
+                slice_column=SLICE if layout.sliced else None, bounds=layout.bounds,
+                schema=to_arrow_schema(schema), fail_once=int(fail) if fail else None)
+    return Prepared(df, plan, layout, task, schema)
+
+
+def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine = "ses-automaton",
+                policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
+                slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
+    """The match DataFrame of ``pattern`` on ``frame`` (see the module docstring).
+
+    ``tasks`` is the number of Spark partitions (default: 4 per core); ``slices``
+    the number of time slices (default ``tasks``; 1: none) or their boundaries;
+    ``explain`` receives the plan and the layout in words.
+    """
+    run = prepare(frame, pattern, engine=engine, policy=policy, columns=columns, tasks=tasks,
+                  slices=slices)
+    if explain is not None:
+        explain(run.explain())
+    return run.matches()
+
+
+def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine = "ses-automaton",
+                    policy: str = "next", ts: str = "ts", type: str | None = "type",
+                    time_unit: str | None = None, position: str | None = None,
+                    streams: Sequence[str] = (), columns: Sequence[str] = (),
+                    tasks: int | None = None,
+                    slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
+    """The matches of ``pattern`` (an AST or its text) on the events of ``df``.
+
+    ``ts`` names the timestamp column, ``type`` the type column, ``time_unit``
+    the timestamps' unit (``ms s min h d``; datetimes are ms). Without
+    ``position`` the rows are numbered in ``df``'s order (one checking pass
+    runs now); ``position`` names an integer column that already numbers them,
+    per stream of ``streams`` (columns naming independent streams, copied to
+    the output). ``columns`` are event columns copied to each match row.
+    """
+    pattern = _pattern(pattern)
+    frame = from_dataframe(df, ts=ts, type=type, time_unit=time_unit, position=position,
+                           streams=streams, require=attributes_read(pattern))
+    return match_frame(frame, pattern, engine=engine, policy=policy, columns=columns,
+                       tasks=tasks, slices=slices, explain=explain)
+
+
+def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine = "ses-automaton",
+               policy: str = "next", format: str | None = None, ts: str | None = None,
+               type: str | None = "type", time_unit: str | None = None,
+               columns: Sequence[str] = (), tasks: int | None = None,
+               slices: int | Sequence[float] | None = None, stock: str = "sql",
+               limit: int | None = None, schema: str | None = None,
+               explain: Explain = None) -> Any:
+    """The matches of ``pattern`` on the events of a CSV, JSON Lines, Parquet or
+    stock file (options as :func:`kleene.reference.loaders.load_events`; ``schema``
+    a DDL string declaring the columns of a CSV or JSON Lines file)."""
+    pattern = _pattern(pattern)
+    _engine(engine).compile(pattern, policy=policy, time_unit=time_unit)   # before any job
+    with job_errors():
+        frame = read_events(spark, path, format=format, ts=ts, type=type, time_unit=time_unit,
+                            require=attributes_read(pattern), stock=stock, limit=limit,
+                            schema=schema)
+    return match_frame(frame, pattern, engine=engine, policy=policy, columns=columns,
+                       tasks=tasks, slices=slices, explain=explain)
+
+
+# ---------------------------------------------------------------- results
+
+
+def _regroup(rows: Iterable[Any], streams: Sequence[str]) -> dict[tuple[Any, ...], list[Match]]:
+    """Match rows back into canonical matches, per stream; a match whose rows
+    appear k times was reported k times (a defect the caller can see)."""
+    parts: dict[tuple[Any, ...], dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    for r in rows:
+        key = tuple(r[s] for s in streams)
+        parts[key][r["match_id"]][(r["variable"], r["position"])] += 1
+    out: dict[tuple[Any, ...], list[Match]] = {}
+    for key, by_id in parts.items():
+        found = []
+        for counts in by_id.values():
+            mapping: dict[str, list[int]] = defaultdict(list)
+            for var, pos in counts:
+                mapping[var].append(pos)
+            found += [Match.of(mapping)] * max(counts.values())
+        out[key] = found
+    return out
+
+
+def collect_matches(matches: Any, streams: Sequence[str] = ()) -> Any:
+    """The canonical matches of a match DataFrame: a list (duplicates kept, so
+    they can be seen), or a dict of lists per stream key when ``streams`` is given."""
+    with job_errors():
+        rows = matches.select(*streams, *MATCH_COLUMNS).collect()
+    grouped = _regroup(rows, streams)
+    return grouped if streams else grouped.get((), [])
+
+
+def write_matches(matches: Any, path: str, *, format: str | None = None,
+                  mode: str = "errorifexists") -> None:
+    """Write a match DataFrame as Parquet or JSON Lines (from the extension, or ``format``)."""
+    fmt = format or ("jsonl" if str(path).rstrip("/").endswith((".jsonl", ".json", ".ndjson"))
+                     else "parquet")
+    if fmt not in ("parquet", "jsonl"):
+        raise PatternError(f"unknown output format {fmt!r}; use parquet or jsonl")
+    writer = matches.write.mode(mode)
+    with job_errors():
+        if fmt == "parquet":
+            writer.parquet(path)
+        else:
+            writer.json(path)
+
+
+__all__ = ["Prepared", "SparkJobFailed", "collect_matches", "match_dataframe", "match_file",
+           "match_frame", "prepare", "write_matches"]

@@ -1,0 +1,88 @@
+"""``kleene match --engine NAME [--counters]``: an engine's matches, printed as the
+reference's are. Expected outputs are the reference's own (the same command
+without ``--engine``) and the engine's counters through the Python API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kleene.cli import main
+from kleene.engines.protocol import engine
+from kleene.reference.loaders import load_events
+from kleene.reference.ses.text import parse_ses
+
+PATTERN = ("PATTERN <{c, p+}, {b}> WHERE c.L = 'C' AND p.L = 'P' AND b.L = 'B' "
+           "AND c.ID = p.ID AND p.ID = b.ID WITHIN 6\n")
+ROWS = [(0, "C", 1), (1, "P", 1), (2, "P", 2), (3, "C", 2), (4, "B", 1), (5, "P", 2),
+        (6, "X", 1), (7, "B", 2), (8, "P", 1), (12, "B", 1)]
+EVENTS = "ts,L,ID\n" + "".join(f"{t},{label},{i}\n" for t, label, i in ROWS)
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    return tmp_path
+
+
+def run(capsys, files: Path, *extra: str) -> tuple[int, str, str]:
+    code = main(["match", "--pattern", str(files / "q.ses"), "--events",
+                 str(files / "e.csv"), *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(("name", "policy"), [
+    ("ses-automaton", "next"), ("ses-automaton", "any"), ("ses-bruteforce", "any"),
+    ("windows+ses", "next"), ("windows+ses", "any"), ("windows-plain+ses", "next"),
+    ("windows+ses-bruteforce", "any")])
+@pytest.mark.parametrize("fmt", ["jsonl", "table"])
+def test_an_engine_prints_the_references_matches(capsys, files, name, policy, fmt):
+    code, expected, _ = run(capsys, files, "--policy", policy, "--format", fmt)
+    assert code == 0 and expected
+    code, out, err = run(capsys, files, "--policy", policy, "--format", fmt, "--engine", name)
+    assert (code, err) == (0, "")
+    if fmt == "table":   # the footer also names the engine
+        expected = expected.replace(f"policy {policy})", f"policy {policy}, engine {name})")
+    assert out == expected
+
+
+def test_counters_go_to_stderr_as_json(capsys, files):
+    code, out, err = run(capsys, files, "--policy", "next", "--engine", "windows+ses",
+                         "--counters")
+    assert code == 0 and out
+    counters = json.loads(err)
+    compiled = engine("windows+ses").compile(parse_ses(PATTERN), policy="next")
+    list(compiled.run(load_events(files / "e.csv")))
+    assert counters == compiled.counters.as_dict()
+    assert counters["events_read"] == len(ROWS) and counters["events_filtered"] == 1   # X
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--policy", "next", "--engine", "ses-bruteforce"],
+     "engine 'ses-bruteforce' does not claim policy 'next' (it claims: any)"),
+    (["--policy", "any", "--engine", "windows-paper+ses"],
+     "engine 'windows-paper+ses' does not claim policy 'any' (it claims: no policy)"),
+    (["--policy", "contiguous", "--engine", "windows+ses"],
+     "engine 'windows+ses' does not claim policy 'contiguous'"),
+    (["--engine", "no-such-engine"], "no engine named 'no-such-engine'; registered engines:"),
+    (["--counters"], "--counters needs --engine NAME"),
+])
+def test_mistakes_are_one_line_and_exit_2(capsys, files, argv, message):
+    code, out, err = run(capsys, files, *argv)
+    assert (code, out) == (2, "")
+    assert err.startswith("kleene match: ") and message in err and err.count("\n") == 1
+
+
+def test_an_engine_that_raises_unsupported(capsys, tmp_path):
+    # An operator pattern: the SES engines raise Unsupported on compile.
+    (tmp_path / "q.op").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+    (tmp_path / "e.csv").write_text("ts,type\n0,A\n1,B\n")
+    code = main(["match", "--pattern", str(tmp_path / "q.op"), "--events",
+                 str(tmp_path / "e.csv"), "--engine", "windows+ses"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert "SES patterns" in err and err.count("\n") == 1

@@ -1,0 +1,31 @@
+"""The Spark benchmark's input: the stock stream replicated, still sorted (bench/spark_bench.py).
+
+Only the data preparation is tested here: the benchmark itself starts its own
+SparkSessions (``local[1]``, ``local[2]``), which tests never do, and its
+figures are measured by ``python -m bench spark``, never asserted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
+    sys.path.insert(0, str(ROOT))
+
+from bench.spark_bench import STOCKS, replicated  # noqa: E402
+from kleene.reference.loaders import parse_stock_line  # noqa: E402
+
+
+def test_copies_are_shifted_past_each_other(tmp_path):
+    path = replicated(2, tmp_path)
+    lines = path.read_text().splitlines()
+    stamps = [parse_stock_line(line)["stock_time"] for line in lines]
+    half = len(lines) // 2
+    assert len(lines) == 2 * half and half > 200_000
+    assert stamps == sorted(stamps)                     # the stream stays sorted
+    assert stamps[half] > stamps[half - 1]              # the second copy starts later
+    assert lines[half].replace(str(stamps[half]), "") == \
+        lines[0].replace(str(stamps[0]), "")            # the same event, shifted
+    assert STOCKS.exists() and replicated(2, tmp_path) == path   # written once
