@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from kleene.cli import main
 from kleene.cli.demo import STOCK_FILE, default_data
 from kleene.reference.languages import detect_language

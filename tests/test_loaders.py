@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from kleene.reference.errors import StreamError
 from kleene.reference.loaders import (
     detect_format,

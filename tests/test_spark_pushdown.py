@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from kleene.engines.spark.pushdown import to_column
 from kleene.reference.conditions import And, Attr, Cmp, Condition, Const, Not, Or, Truth, holds
 from kleene.reference.errors import PatternError
