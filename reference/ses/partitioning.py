@@ -43,26 +43,28 @@ def equality_relationships(pattern: SESPattern) -> list[tuple[str, str, str]]:
     return out
 
 
+def connects_all(names: Sequence[str], edges: Sequence[tuple[str, str]]) -> bool:
+    """Whether the undirected ``edges`` connect every one of ``names`` (union-find)."""
+    parent = {n: n for n in names}
+
+    def root(n: str) -> str:
+        while parent[n] != n:
+            n = parent[n]
+        return n
+
+    for vi, vj in edges:
+        parent[root(vi)] = root(vj)
+    return len({root(n) for n in names}) == 1
+
+
 def partitioning_attributes(pattern: SESPattern) -> tuple[str, ...]:
     """X of Def. 6: the attributes whose equalities (closed transitively) relate all variables."""
     names = pattern.names
     if len(names) < 2:
         return ()
-    out = []
-    for attr in sorted({a for _, _, a in equality_relationships(pattern)}):
-        parent = {n: n for n in names}
-
-        def root(n: str) -> str:
-            while parent[n] != n:
-                n = parent[n]
-            return n
-
-        for vi, vj, a in equality_relationships(pattern):
-            if a == attr:
-                parent[root(vi)] = root(vj)
-        if len({root(n) for n in names}) == 1:
-            out.append(attr)
-    return tuple(out)
+    eq = equality_relationships(pattern)
+    return tuple(attr for attr in sorted({a for _, _, a in eq})
+                 if connects_all(names, [(vi, vj) for vi, vj, a in eq if a == attr]))
 
 
 def is_partitioning_equality(c: Condition, attributes: Sequence[str]) -> bool:
