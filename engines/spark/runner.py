@@ -4,9 +4,11 @@ DESIGN.md, "Spark": ``DataFrame → filter pushdown (Thm 1 as a Column) →
 partition (Def. 6 keys, or time slices with τ overlap) → engine per partition
 (mapInArrow) → match DataFrame``. Results equal the single-process engine's.
 
->>> matches = match_dataframe(df, "PATTERN <{b, s}> WHERE ... WITHIN 500 ms",
-...                           engine="ses-automaton", policy="next", ts="ts")
->>> write_matches(matches, "out/matches.parquet")
+Example::
+
+    matches = match_dataframe(df, "PATTERN <{b, s}> WHERE ... WITHIN 500 ms",
+                              engine="ses-automaton", policy="next", ts="ts")
+    write_matches(matches, "out/matches.parquet")      # or collect_matches(matches)
 
 The steps: the engine compiles the pattern on the driver first (an
 :class:`~kleene.reference.errors.Unsupported` pattern or policy fails before
@@ -16,7 +18,9 @@ events never leave the JVM; only the columns the pattern reads travel to
 Python; :func:`.layout.arrange` partitions and sorts; :func:`.worker.run_partition`
 runs the engine. The match DataFrame has one row per bound event: the stream
 columns (if any), ``match_id``, ``first``, ``variable``, ``position`` and the
-event columns asked for.
+event columns asked for. :func:`collect_matches` and :func:`write_matches` turn
+a user mistake found inside a task (an unsorted row of a DataFrame with given
+positions) into one line, :class:`SparkJobFailed`.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -56,7 +60,7 @@ class SparkJobFailed(KleeneError):
 
 
 @contextmanager
-def job_errors():
+def job_errors() -> Iterator[None]:
     """Turn a Kleene error raised in a Spark task into one line on the driver."""
     try:
         yield
