@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import OUT_DIR, Table, emit, ratio
-from kleene.engines.protocol import Feature, claims, engine, engine_names
+from kleene.engines.protocol import Feature, claims_policy, engine, engine_names
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.runner import prepare, write_matches
 from kleene.engines.spark.session import session
@@ -191,9 +191,9 @@ def engines_table(settings: Settings, spark: Any) -> Table:
     frame.df.cache().count()
     for name in engine_names():
         eng = engine(name)
-        if Feature.SES not in eng.capabilities:
+        if Feature("ses") not in eng.capabilities:
             continue
-        policy = next((p for p in (POLICY, "any") if claims(eng, p)), POLICY)
+        policy = next((p for p in (POLICY, "any") if claims_policy(eng, "ses", p)), POLICY)
         try:
             run = prepare(frame, KEYED, engine=name, policy=policy, tasks=TASKS)
         except Exception as err:  # an engine that cannot run this pattern

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kleene.engines.protocol import claims, engine
+from kleene.engines.protocol import Query, compile_query, engine, missing
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
@@ -162,12 +162,14 @@ def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
     """The matches of the engine ``name`` (it must claim ``policy``); with ``counters``
     its :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object."""
     eng = engine(name)
-    if not claims(eng, policy):
-        claimed = sorted(f.label for f in eng.capabilities if f.kind == "policy")
-        raise Unsupported(f"engine {name!r} does not claim policy {policy!r} (it claims: "
-                          f"{', '.join(claimed) or 'no policy'}); choose another --engine "
-                          "or --policy")
-    compiled = eng.compile(pattern, policy=policy, time_unit=stream.time_unit)
+    query = Query.of(pattern, policy=policy, time_unit=stream.time_unit)
+    absent = missing(eng, query)
+    if absent:
+        claimed = sorted(str(f) for f in eng.capabilities)
+        raise Unsupported(f"engine {name!r} does not claim {', '.join(sorted(map(str, absent)))} "
+                          f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
+                          "--engine or --policy")
+    compiled = compile_query(eng, query)
     found = set(compiled.run(stream))
     if counters:
         print(json.dumps(compiled.counters.as_dict()), file=sys.stderr)

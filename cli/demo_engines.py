@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from kleene.conformance.cases import Case, CaseTest
-from kleene.engines.protocol import Engine, claims, engine, engine_names
+from kleene.engines.protocol import Engine, claims_policy, engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
@@ -119,7 +119,7 @@ def worked_examples(cases: Iterable[tuple[Case, CaseTest]], names: Sequence[str]
 
 def _claims(e: Engine, policy: str) -> bool:
     try:
-        return claims(e, policy)
+        return claims_policy(e, "ses", policy)
     except KleeneError:
         return False
 

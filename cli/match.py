@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.engine:
         found = engine_matches(args.engine, pattern, stream, args.policy, args.counters)
     else:
-        found = language.matches(pattern, stream, args.policy, make_budget(args.budget))
+        found = language.reference(pattern, stream, args.policy, budget=make_budget(args.budget))
     out = sys.stdout
     if args.format == "table":
         for line in table(found, language.variables(pattern)):

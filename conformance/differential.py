@@ -18,29 +18,43 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 
-from kleene.engines.protocol import Engine, engine_names
+from kleene.engines.protocol import Engine, WindowReading, engine_names
 from kleene.reference.budget import Budget
-from kleene.reference.errors import Unsupported
+from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
+from kleene.reference.languages import language_of
 from kleene.reference.match import Match
-from kleene.reference.ses.pattern import SESPattern
-from kleene.reference.ses.policies import matches as ses_matches
-from kleene.reference.ses.text import format_ses
 
 
 def reference_matches(pattern: object, stream: Stream, policy: str, *,
-                      budget: Budget | None = None) -> set[Match]:
+                      budget: Budget | None = None,
+                      window: WindowReading = "inclusive") -> set[Match]:
     """The reference result of ``pattern`` on ``stream`` under ``policy``."""
-    if isinstance(pattern, SESPattern):
-        return ses_matches(pattern, stream, policy, budget=budget)
-    raise Unsupported(f"no reference for patterns of type {type(pattern).__name__}")
+    return language_of(pattern).reference(pattern, stream, policy, budget=budget,
+                                          reading=window)
+
+
+def reference_or_reject(pattern: object, stream: Stream, policy: str, *, steps: int = 20_000,
+                        window: WindowReading = "inclusive") -> set[Match]:
+    """The reference result within a small budget, or a Hypothesis ``reject()`` when
+    the drawn example is too large to enumerate (generated tests only)."""
+    from hypothesis import reject
+
+    try:
+        return reference_matches(pattern, stream, policy, budget=budget(steps), window=window)
+    except BudgetExceeded:
+        reject()
+        raise  # unreachable: reject() raises
+
+
+def budget(steps: int = 20_000) -> Budget:
+    """The budget of a generated example's reference run."""
+    return Budget(limit=steps)
 
 
 def pattern_text(pattern: object) -> str:
     """The pattern as text its language's parser reads back."""
-    if isinstance(pattern, SESPattern):
-        return format_ses(pattern)
-    return repr(pattern)
+    return language_of(pattern).format(pattern)
 
 
 def reproduction(engine: Engine, policy: str, pattern: object, stream: Stream) -> str:
@@ -51,9 +65,10 @@ def reproduction(engine: Engine, policy: str, pattern: object, stream: Stream) -
         "from kleene.conformance.differential import check_engine\n"
         "from kleene.engines.protocol import engine\n"
         "from kleene.reference.events import Stream\n"
-        "from kleene.reference.ses.text import parse_ses\n"
+        "from kleene.reference.languages import language_named\n"
         "import json\n\n"
-        f'pattern = parse_ses("""\n{pattern_text(pattern)}""")\n'
+        f'pattern = language_named({language_of(pattern).name!r}).parse("""\n'
+        f'{pattern_text(pattern)}""", "<pattern>")\n'
         f'stream = Stream.from_rows(json.loads("""[\n{rows}\n]"""), '
         f"time_unit={stream.time_unit!r})\n"
         f"check_engine(engine({name!r}), {policy!r}, pattern, stream)\n")
@@ -104,9 +119,10 @@ def assert_matches_between(engine: Engine, *, pattern: object, stream: Stream,
             ("reported more than once (a defect)", twice)]))
 
 
-def run_engine(engine: Engine, policy: str, pattern: object, stream: Stream) -> list[Match]:
+def run_engine(engine: Engine, policy: str, pattern: object, stream: Stream, *,
+               window: WindowReading = "inclusive") -> list[Match]:
     """Compile ``pattern`` for ``policy`` and run it over ``stream``: every reported match."""
-    compiled = engine.compile(pattern, policy=policy, time_unit=stream.time_unit)
+    compiled = engine.compile(pattern, policy=policy, time_unit=stream.time_unit, window=window)
     return list(compiled.run(stream))
 
 

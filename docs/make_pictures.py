@@ -60,7 +60,7 @@ class Picture:
 
 
 def compiled(text: str, name: str = "ses-automaton") -> Compiled:
-    return engine(name).compile(parse_ses(text))
+    return engine(name).compile(parse_ses(text), policy="next")
 
 
 def stream(c: dict[str, Any]) -> Stream:

@@ -1,129 +1,281 @@
-"""The Engine protocol: what every engine offers the suite (DESIGN.md, "Engines").
+"""The Engine protocol: what every engine offers the suite (docs/architecture.md, "Engines").
+
+A :class:`Query` says everything a backend needs to compute a match set: the
+pattern's language, the pattern (parsed, and as text for backends in other
+languages), the selection policy, the window reading (``inclusive``, the
+default, or ``strict``) and the unit of the timestamps.
 
 An :class:`Engine` has a ``name``, declares its ``capabilities`` (a frozenset
-of :class:`Feature`: the languages, constructs and selection policies it
-matches *exactly* against the reference) and compiles a pattern into a
-:class:`Compiled` automaton, raising :class:`~kleene.reference.errors.Unsupported`
-with a reason for anything else. A compiled automaton
+of :class:`Feature`, scoped by language: ``operator:next`` is not
+``ses:next``) and compiles a pattern into a :class:`Compiled` automaton,
+raising :class:`~kleene.reference.errors.Unsupported` with a reason for
+anything else. It claims a feature only where it computes exactly what the
+reference computes. A compiled automaton
 
-- lists its transitions as data (:meth:`Compiled.iter_transitions`): source
-  and target state, the variable bound, the guard as a condition AST, so that
-  drawing (``engines/draw.py``) and proofs read every engine the same way;
+- lists its transitions as data (:meth:`Compiled.iter_transitions`): source and
+  target state, kind, the variable bound, the guard as a condition AST, the
+  output mark and the register writes, so that drawing (``engines/draw.py``)
+  and proofs (``proofs/automata.py``) read SES, NFA and SRT edges alike;
 - runs incrementally (:meth:`Compiled.run`): one pass over the events, each
   match emitted as soon as it is final, memory bounded by the window;
-- keeps :class:`Counters` of its last run: automaton instances created, the
-  peak of simultaneously active instances (|Ω| of seed 000 Sec. 4.4 and
-  Sec. 5.3), predicate evaluations, buffer operations and, for the match-window
-  framework of seed 001 (Algorithm 1), calls to A and the events passed to A.
+- keeps :class:`Counters` of its last run (an open mapping; the shared names
+  are listed there).
 
-Engines are found by name in a registry (STYLE.md 4: the backend is chosen in
-one place and fails loudly): :func:`engine` imports the built-in engine
-families on first use and raises :class:`UnknownEngine` naming the choices.
+Engines are found by name in a registry (the backend is chosen in one place
+and fails loudly): :func:`engine` imports the built-in engine families on
+first use and raises :class:`UnknownEngine` naming the choices.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import asdict, dataclass, fields
-from enum import Enum
-from typing import Any, Protocol, runtime_checkable
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.events import Event
+from kleene.reference.languages import (
+    WINDOW_READINGS,
+    Language,
+    language_named,
+    language_of,
+)
 from kleene.reference.match import Match
 
+#: How a window bounds a match (see docs/semantics.md, "Windows").
+WindowReading = Literal["inclusive", "strict"]
 
-class Feature(Enum):
-    """A capability an engine can claim: a language, a construct or a policy."""
 
-    # languages (DESIGN.md, "The three pattern languages")
-    SES = "language:ses"
-    OPERATOR = "language:operator"
-    SREMO = "language:sremo"
-    # constructs
-    GROUP_VARIABLES = "construct:group-variables"   # v+ of seed 000 Def. 1
-    PREV = "construct:prev"                         # prev(v.A) of seed 001 Def. 1
-    DISJUNCTION = "construct:or"
-    NEGATION = "construct:not"
-    KLEENE = "construct:kleene"
-    AGGREGATES = "construct:aggregates"
-    # selection policies (kleene.reference.ses.policies)
-    ANY = "policy:any"
-    NEXT = "policy:next"
-    NEXT_LITERAL = "policy:next-literal"
-    EARLIEST_MAXIMAL = "policy:earliest-maximal"
-    CONTIGUOUS = "policy:contiguous"
-    PARTITION_CONTIGUOUS = "policy:partition-contiguous"
+# ---------------------------------------------------------------- features
+
+
+@dataclass(frozen=True, order=True)
+class Feature:
+    """A capability, scoped by language: the language itself, a construct, a
+    selection policy or a window reading.
+
+    Written ``ses`` (the language), ``ses:next`` (a policy), ``ses:group-variables``
+    (a construct), ``operator:window-strict`` (the strict window reading; the
+    inclusive one is the default and needs no feature). The vocabulary of each
+    language is its registry entry's (:mod:`kleene.reference.languages`), so
+    :meth:`parse` rejects a misspelt capability naming the choices.
+    """
+
+    language: str
+    label: str = ""
 
     @property
     def kind(self) -> str:
-        """``language``, ``construct`` or ``policy``."""
-        return self.value.split(":", 1)[0]
+        """``language``, ``policy``, ``construct`` or ``window``."""
+        if not self.label:
+            return "language"
+        return language_named(self.language).feature_kind(self.label)
 
-    @property
-    def label(self) -> str:
-        """The name after the kind: ``ses``, ``group-variables``, ``next``."""
-        return self.value.split(":", 1)[1]
+    def __str__(self) -> str:
+        return f"{self.language}:{self.label}" if self.label else self.language
 
     @classmethod
-    def policy(cls, name: str) -> Feature:
-        """The feature of selection policy ``name``; raises :class:`Unsupported` if unknown."""
-        try:
-            return cls("policy:" + name)
-        except ValueError:
-            known = ", ".join(f.label for f in cls if f.kind == "policy")
-            raise Unsupported(f"unknown policy {name!r}; known policies: {known}") from None
+    def of(cls, language: str, *labels: str) -> frozenset[Feature]:
+        """The language feature and ``language:label`` for each label, validated."""
+        lang = language_named(language)
+        for label in labels:
+            lang.feature_kind(label)
+        return frozenset({cls(language)} | {cls(language, label) for label in labels})
+
+    @classmethod
+    def policy(cls, language: str, name: str) -> Feature:
+        """The feature of selection policy ``name`` of ``language``; :class:`Unsupported`
+        names the language's policies when it has no such policy."""
+        lang = language_named(language)
+        if name not in lang.policies:
+            raise Unsupported(f"unknown policy {name!r} for {lang.title}; known policies: "
+                              f"{', '.join(lang.policies)}")
+        return cls(language, name)
+
+    @classmethod
+    def parse(cls, text: str) -> Feature:
+        """The feature written ``text`` (``ses``, ``ses:next``, ...); :class:`Unsupported`
+        says what is wrong and lists the choices."""
+        language, _, label = text.strip().partition(":")
+        lang = language_named(language)
+        if label:
+            lang.feature_kind(label)
+        return cls(language, label)
+
+
+def all_features() -> frozenset[Feature]:
+    """Every feature every registered language defines (what a complete engine claims)."""
+    from kleene.reference.languages import LANGUAGES
+
+    out: set[Feature] = set()
+    for lang in LANGUAGES.values():
+        out |= Feature.of(lang.name, *lang.feature_labels())
+    return frozenset(out)
+
+
+# ---------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class Query:
+    """Everything a backend needs to compute a match set.
+
+    ``pattern`` is the parsed pattern of ``language``; ``text`` its text (what
+    a backend in another language reads). ``window`` is the reading of the
+    pattern's window, ``time_unit`` the unit of the timestamps (``None``: the
+    stream's own, or unit-less).
+    """
+
+    language: str
+    pattern: Any
+    text: str
+    policy: str
+    window: WindowReading = "inclusive"
+    time_unit: str | None = None
+
+    def __post_init__(self) -> None:
+        lang = language_named(self.language)
+        lang.check_policy(self.policy)
+        if self.window not in WINDOW_READINGS:
+            raise Unsupported(f"unknown window reading {self.window!r}; choose one of "
+                              f"{', '.join(WINDOW_READINGS)}")
+
+    @classmethod
+    def parse(cls, text: str, *, language: str | None = None, policy: str | None = None,
+              window: WindowReading = "inclusive", time_unit: str | None = None,
+              source: str = "<pattern>") -> Query:
+        """The query of pattern ``text`` (its language detected unless named; the
+        language's default policy unless one is given)."""
+        from kleene.reference.languages import detect_language
+
+        lang = language_named(language) if language else detect_language(text, source)
+        pattern = lang.parse(text, source)
+        return cls(lang.name, pattern, text, policy or lang.default_policy, window, time_unit)
+
+    @classmethod
+    def of(cls, pattern: Any, *, policy: str | None = None,
+           window: WindowReading = "inclusive", time_unit: str | None = None) -> Query:
+        """The query of a parsed ``pattern`` (its language found by its type)."""
+        lang = language_of(pattern)
+        return cls(lang.name, pattern, lang.format(pattern), policy or lang.default_policy,
+                   window, time_unit)
+
+    @property
+    def lang(self) -> Language:
+        """The registry entry of the query's language."""
+        return language_named(self.language)
+
+    def features(self) -> frozenset[Feature]:
+        """What a backend must claim to run this query: the language, the pattern's
+        constructs, the policy and, for ``strict``, the strict window reading."""
+        labels = set(self.lang.constructs_of(self.pattern)) | {self.policy}
+        if self.window == "strict":
+            labels.add("window-strict")
+        return Feature.of(self.language, *labels)
+
+
+# ---------------------------------------------------------------- automata
 
 
 @dataclass(frozen=True, slots=True)
 class Transition:
-    """One transition as data: ``source --variable [guard]--> target``.
+    """One transition as data: ``source --kind variable [guard] / mark, writes--> target``.
 
     States are any hashable values (the SES automaton uses frozensets of
-    variable names, seed 000 Def. 3); ``guard`` is a condition AST, printable
-    with :func:`kleene.reference.syntax.format_condition`.
+    variable names, seed 000 Def. 3). ``guard`` is a condition AST, printable
+    with :func:`kleene.reference.syntax.format_condition`. ``kind`` names the
+    edge: ``bind`` (takes the event for ``variable``), ``skip`` (reads it and
+    keeps the state), ``epsilon`` (reads nothing; its guard is ``TRUE``).
+    ``mark`` is the output of an SRT edge (``True`` marked, ``False`` not,
+    ``None`` no output: SES and NFA edges); ``writes`` the registers it stores
+    the event in (seed 004 report Def. 4).
     """
 
     source: Hashable
     target: Hashable
     variable: str | None
     guard: Condition
+    kind: str = "bind"
+    mark: bool | None = None
+    writes: tuple[str, ...] = ()
 
 
-@dataclass
 class Counters:
-    """What the last run did, counted where it happens (never estimated).
+    """What the last run did, counted where it happens (never estimated): an open
+    mapping from counter name to count.
 
-    ``peak_instances`` is the largest number of automaton instances alive
-    between two events (|Ω| after an event is processed, seed 000 Alg. 1
-    line 15); ``events_filtered`` counts the events dropped by the filter of
-    seed 000 Sec. 4.5 before any instance saw them.
+    Shared names (every engine that does the thing counts it under this name):
+
+    - ``instances_created``: automaton instances (runs) started or cloned;
+    - ``peak_instances``: the most instances alive between two events
+      (|Ω| after an event, seed 000 Alg. 1 line 15; :meth:`observe_active`);
+    - ``predicate_evaluations``: conditions evaluated on events;
+    - ``buffer_operations``: events stored in or removed from buffers;
+    - ``events_read``: events the engine was given;
+    - ``events_filtered``: events dropped by a filter before any instance saw them.
+
+    An engine family adds its own (the match-window framework counts
+    ``calls_to_a`` and ``events_to_a``, seed 001 Algorithm 1). Reading a name
+    never counted gives 0, so ``counters.calls_to_a += 1`` needs no declaration.
     """
 
-    instances_created: int = 0
-    peak_instances: int = 0
-    predicate_evaluations: int = 0
-    buffer_operations: int = 0
-    calls_to_a: int = 0
-    events_to_a: int = 0
-    events_read: int = 0
-    events_filtered: int = 0
+    SHARED: tuple[str, ...] = ("instances_created", "peak_instances", "predicate_evaluations",
+                               "buffer_operations", "events_read", "events_filtered")
+
+    def __init__(self, **counts: int) -> None:
+        for name in self.SHARED:
+            setattr(self, name, 0)
+        for name, value in counts.items():
+            setattr(self, name, value)
+
+    def __getattr__(self, name: str) -> int:
+        # only called for names not set yet: an uncounted counter is 0
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return 0
+
+    def __getitem__(self, name: str) -> int:
+        return int(getattr(self, name))
+
+    def __setitem__(self, name: str, value: int) -> None:
+        setattr(self, name, value)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(vars(self))
+
+    def __len__(self) -> int:
+        return len(vars(self))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Counters) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        return f"Counters({', '.join(f'{k}={v}' for k, v in vars(self).items())})"
 
     def reset(self) -> None:
         """Set every counter back to zero (a run starts with this)."""
-        for f in fields(self):
-            setattr(self, f.name, 0)
+        for name in vars(self):
+            setattr(self, name, 0)
 
     def observe_active(self, active: int) -> None:
         """Record that ``active`` instances are alive now (updates the peak)."""
         if active > self.peak_instances:
             self.peak_instances = active
 
+    def add(self, other: Counters) -> None:
+        """Add ``other``'s counts to these (peaks take the maximum)."""
+        for name, value in other.as_dict().items():
+            if name.startswith("peak_"):
+                setattr(self, name, max(getattr(self, name), value))
+            else:
+                setattr(self, name, getattr(self, name) + value)
+
     def as_dict(self) -> dict[str, int]:
-        return asdict(self)
+        """The counts by name, shared names first."""
+        return dict(vars(self))
 
 
 @runtime_checkable
@@ -149,37 +301,63 @@ class Compiled(Protocol):
 
 @runtime_checkable
 class Engine(Protocol):
-    """An engine: a name, the features it claims, and ``compile``."""
+    """An engine: a name, the features it claims, and ``compile``.
+
+    ``compile`` takes the parsed pattern, the policy (default: the language's,
+    ``any`` for every language but SREMO), the unit of the timestamps and the
+    window reading, and raises :class:`Unsupported` for what it cannot run.
+    """
 
     name: str
-    capabilities: frozenset[Feature]
 
-    def compile(self, pattern: Any, *, policy: str = "next",
-                time_unit: str | None = None) -> Compiled: ...
+    @property
+    def capabilities(self) -> frozenset[Feature]: ...
+
+    def compile(self, pattern: Any, *, policy: str = "any", time_unit: str | None = None,
+                window: WindowReading = "inclusive") -> Compiled: ...
 
 
-def claims(engine: Engine, policy: str) -> bool:
-    """Whether ``engine`` claims to match the reference under ``policy`` exactly."""
-    return Feature.policy(policy) in engine.capabilities
+def missing(engine: Engine, query: Query) -> frozenset[Feature]:
+    """The features ``query`` needs that ``engine`` does not claim."""
+    return query.features() - engine.capabilities
+
+
+def claims(engine: Engine, query: Query) -> bool:
+    """Whether ``engine`` claims to compute the reference's result of ``query`` exactly."""
+    return not missing(engine, query)
+
+
+def claims_policy(engine: Engine, language: str, policy: str) -> bool:
+    """Whether ``engine`` claims ``policy`` for (some) patterns of ``language``."""
+    return Feature(language, policy) in engine.capabilities
 
 
 def require(engine: Engine, needed: Iterable[Feature]) -> None:
     """Raise :class:`Unsupported` naming every feature in ``needed`` that ``engine`` lacks."""
-    missing = sorted(f.value for f in set(needed) - engine.capabilities)
-    if missing:
-        raise Unsupported(f"engine {engine.name!r} does not support {', '.join(missing)}")
+    absent = sorted(str(f) for f in set(needed) - engine.capabilities)
+    if absent:
+        raise Unsupported(f"engine {engine.name!r} does not support {', '.join(absent)}")
+
+
+def compile_query(engine: Engine, query: Query) -> Compiled:
+    """``engine`` compiled for ``query`` (the one place the query's fields meet ``compile``)."""
+    return engine.compile(query.pattern, policy=query.policy, time_unit=query.time_unit,
+                          window=query.window)
 
 
 def window_in_units(window: Duration, compiled_unit: str | None,
-                    events: Iterable[Event]) -> int | float:
-    """τ in timestamp units: the unit given to ``compile`` wins, else the stream's own.
+                    events: Iterable[Event], reading: str = "inclusive") -> int | float:
+    """τ in timestamp units as the inclusive bound of ``reading``
+    (:meth:`~kleene.reference.durations.Duration.bound`): the unit given to
+    ``compile`` wins, else the stream's own.
 
     A :class:`~kleene.reference.events.Stream` carries ``time_unit``; a plain
     iterable of events carries none, and a window with a unit then raises the
     reference's clear :class:`~kleene.reference.errors.PatternError`.
     """
     unit = compiled_unit if compiled_unit is not None else getattr(events, "time_unit", None)
-    return window.in_units_of(unit)
+    return window.bound(unit, reading)
+
 
 # ---------------------------------------------------------------- registry
 
@@ -190,7 +368,8 @@ class UnknownEngine(KleeneError):
     code = "engine"
 
 
-#: Modules that register the built-in engine families when imported.
+#: Modules that register the built-in engine families when imported. A new
+#: family is one folder under ``engines/`` and one line here.
 BUILTIN_MODULES: tuple[str, ...] = (
     "kleene.engines.ses",
     "kleene.engines.windows",
@@ -225,3 +404,30 @@ def engine(name: str) -> Engine:
         raise UnknownEngine(f"no engine named {name!r}; registered engines: "
                             f"{', '.join(sorted(_REGISTRY)) or '(none)'}")
     return _REGISTRY[name]()
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The engine picked for a query, and why (said on stderr by ``kleene match``)."""
+
+    name: str
+    reason: str
+    others: tuple[str, ...] = field(default=())
+
+
+#: Engine names in order of preference when several claim a query exactly
+#: (fastest first, measured by ``python -m bench``); engines not listed come
+#: after these, in name order, and the reference last.
+PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton")
+
+
+def fastest_engine(query: Query) -> Choice | None:
+    """The preferred registered engine that claims ``query`` exactly, or ``None``
+    when no engine does (then only the reference computes it)."""
+    names = engine_names()
+    ordered = [n for n in PREFERENCE if n in names] + [n for n in names if n not in PREFERENCE]
+    able = [n for n in ordered if claims(engine(n), query)]
+    if not able:
+        return None
+    needed = ", ".join(sorted(map(str, query.features())))
+    return Choice(able[0], f"the fastest engine that claims {needed}", tuple(able[1:]))

@@ -8,6 +8,7 @@ cannot be given a window with a unit, and says so.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from kleene.reference.errors import PatternError
@@ -40,8 +41,26 @@ class Duration:
         scaled = self.value * ratio
         return int(scaled) if float(scaled).is_integer() else scaled
 
+    def bound(self, time_unit: str | None, reading: str = "inclusive") -> int | float:
+        """The largest ``max ts − min ts`` a match may span, in timestamp units:
+        τ itself under the ``inclusive`` reading (``≤ τ``), and under the
+        ``strict`` one (``< τ``) the largest float below τ (no float lies between
+        the two, so ``d < τ`` iff ``d ≤ bound`` for every float or integer span
+        ``d`` below 2**53)."""
+        tau = self.in_units_of(time_unit)
+        return within(tau, reading)
+
     def __str__(self) -> str:
         if self.unit is None:
             return f"{self.value}"
         words = {"ms": "ms", "s": "seconds", "min": "minutes", "h": "hours", "d": "days"}
         return f"{self.value} {words[canonical_unit(self.unit)]}"
+
+
+def within(tau: int | float, reading: str = "inclusive") -> int | float:
+    """The inclusive bound of a window τ under ``reading`` (see :meth:`Duration.bound`)."""
+    if reading == "inclusive":
+        return tau
+    if reading == "strict":
+        return math.nextafter(tau, -math.inf)
+    raise PatternError(f"unknown window reading {reading!r}; use 'inclusive' or 'strict'")

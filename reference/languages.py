@@ -1,11 +1,14 @@
-"""The registry of pattern languages: name → (detect, parse, matches, format).
+"""The registry of pattern languages: what the rest of Kleene asks of a language.
 
-One registry serves the command line, the conformance runner and the demo.
-Each language is one :class:`Language` entry in :data:`LANGUAGES`: SES
-patterns (seeds 000/001), operator patterns (seed 003) and SREMO (seed 004)
-each plug in with one :func:`register` call. ``detect`` looks at the pattern
-text only (comments ``--`` and ``//`` and blank lines before the first keyword
-are skipped), so a file needs no particular extension.
+One registry serves the command line, the conformance runner, the engines'
+capability checks, the pruning decisions, the proofs and the demo: nothing
+outside ``reference/<language>/`` asks a pattern which language it is in with
+``isinstance``; it asks :func:`language_of`. Each language is one
+:class:`Language` entry in :data:`LANGUAGES`: SES patterns (seeds 000/001),
+operator patterns (seed 003) and SREMO (seed 004, also read from Wayeb's
+``.sre`` files) each plug in with one :func:`register` call. ``detect`` looks
+at the pattern text only (comments ``--`` and ``//`` and blank lines before
+the first keyword are skipped), so a file needs no particular extension.
 """
 
 from __future__ import annotations
@@ -16,24 +19,39 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.reference.budget import Budget
-from kleene.reference.errors import PatternError
+from kleene.reference.durations import Duration
+from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.pruning import Pruning, whole_stream
 
 #: Comments and white space before the first token of a pattern.
 _LEADING = r"(?:\s+|--[^\n]*|//[^\n]*)*"
 
+#: The window readings (docs/semantics.md, "Windows"): ``max − min ≤ τ`` or ``< τ``.
+WINDOW_READINGS: tuple[str, ...] = ("inclusive", "strict")
+
+#: The feature label of the strict window reading (the inclusive one is the default).
+STRICT_WINDOW = "window-strict"
+
 
 @dataclass(frozen=True)
 class Language:
-    """A pattern language: how to recognise, parse and match its patterns.
+    """A pattern language: how to recognise, parse, match, print and prune its patterns.
 
     ``parse(text, source)`` returns the pattern (raising
-    :class:`~kleene.reference.errors.PatternSyntaxError` with ``source`` as
-    the file name); ``matches(pattern, stream, policy, budget)`` is the
+    :class:`~kleene.reference.errors.PatternSyntaxError` with ``source`` as the
+    file name); ``matches(pattern, stream, policy, budget, reading)`` is the
     reference result; ``variables(pattern)`` lists the variables in the
     pattern's own order (for tables and the paper's substitution notation);
-    ``format(pattern)`` prints it back as text that ``parse`` reads.
+    ``format(pattern)`` prints it back as text that ``parse`` reads;
+    ``constructs`` names every construct an engine may claim for the
+    language, ``constructs_of(pattern)`` the ones a pattern uses;
+    ``window(pattern)`` is its window (``None``: unbounded, or bounded in
+    positions only); ``pruning(pattern, policy)`` says which pruning steps keep
+    the policy's match set (:mod:`kleene.reference.pruning`); ``readings`` are
+    the window readings the reference computes; ``pattern_types`` the AST
+    classes of its patterns (how :func:`language_of` finds the language).
     """
 
     name: str
@@ -41,10 +59,17 @@ class Language:
     example: str
     detect: Callable[[str], bool]
     parse: Callable[[str, str], Any]
-    matches: Callable[[Any, Stream, str, Budget], set[Match]]
+    matches: Callable[[Any, Stream, str, Budget, str], set[Match]]
     policies: tuple[str, ...]
+    default_policy: str
     variables: Callable[[Any], tuple[str, ...]]
     format: Callable[[Any], str]
+    constructs: tuple[str, ...]
+    constructs_of: Callable[[Any], frozenset[str]]
+    window: Callable[[Any], Duration | None]
+    pattern_types: tuple[type, ...]
+    readings: tuple[str, ...] = WINDOW_READINGS
+    pruning: Callable[[Any, str], Pruning] = whole_stream
 
     def check_policy(self, policy: str) -> None:
         """Raise :class:`PatternError` naming the choices when ``policy`` is unknown."""
@@ -52,10 +77,42 @@ class Language:
             raise PatternError(f"unknown policy {policy!r} for {self.title}; choose one of "
                                f"{', '.join(self.policies)}")
 
-    def run(self, text: str, source: str, s: Stream, policy: str, budget: Budget) -> set[Match]:
+    def check_reading(self, reading: str) -> None:
+        """Raise :class:`Unsupported` when the reference has no window reading ``reading``."""
+        if reading not in self.readings:
+            raise Unsupported(f"the {self.title} reference reads windows as "
+                              f"{' or '.join(self.readings)}, not {reading!r}")
+
+    def feature_labels(self) -> tuple[str, ...]:
+        """Every feature label of the language: policies, constructs, window readings."""
+        strict = (STRICT_WINDOW,) if "strict" in self.readings else ()
+        return self.policies + self.constructs + strict
+
+    def feature_kind(self, label: str) -> str:
+        """``policy``, ``construct`` or ``window`` for a label of this language;
+        :class:`Unsupported` lists the labels when it is none of them."""
+        if label in self.policies:
+            return "policy"
+        if label in self.constructs:
+            return "construct"
+        if label == STRICT_WINDOW:
+            return "window"
+        raise Unsupported(f"{self.name} has no feature {label!r}; its features: "
+                          f"{', '.join(self.name + ':' + x for x in self.feature_labels())}")
+
+    def reference(self, pattern: Any, s: Stream, policy: str, *, budget: Budget | None = None,
+                  reading: str = "inclusive") -> set[Match]:
+        """The reference result of a parsed ``pattern`` on ``s``."""
+        self.check_policy(policy)
+        self.check_reading(reading)
+        return self.matches(pattern, s, policy, budget or Budget(), reading)
+
+    def run(self, text: str, source: str, s: Stream, policy: str, budget: Budget,
+            reading: str = "inclusive") -> set[Match]:
         """Parse ``text`` and return its matches on ``s`` under ``policy``."""
         self.check_policy(policy)
-        return self.matches(self.parse(text, source), s, policy, budget)
+        return self.reference(self.parse(text, source), s, policy, budget=budget,
+                              reading=reading)
 
 
 #: The registered languages by name, in registration order.
@@ -75,6 +132,16 @@ def language_named(name: str) -> Language:
     if name not in LANGUAGES:
         raise PatternError(f"unknown pattern language {name!r}; known: {', '.join(LANGUAGES)}")
     return LANGUAGES[name]
+
+
+def language_of(pattern: Any) -> Language:
+    """The language a parsed ``pattern`` belongs to (the first registered one whose
+    ``pattern_types`` has its class: SREMO before Wayeb, whose patterns are SREMO)."""
+    for lang in LANGUAGES.values():
+        if type(pattern) in lang.pattern_types:
+            return lang
+    raise Unsupported(f"no registered pattern language has patterns of type "
+                      f"{type(pattern).__name__}; known: {', '.join(LANGUAGES)}")
 
 
 def detect_language(text: str, source: str = "<pattern>") -> Language:
@@ -99,7 +166,10 @@ def starts_with(pattern: str) -> Callable[[str], bool]:
 # ---------------------------------------------------------------- the languages
 
 def _ses() -> Language:
+    from kleene.reference.ses import features
+    from kleene.reference.ses.pattern import SESPattern
     from kleene.reference.ses.policies import POLICIES, matches
+    from kleene.reference.ses.pruning import pruning
     from kleene.reference.ses.text import format_ses, parse_ses
 
     return Language(
@@ -107,30 +177,44 @@ def _ses() -> Language:
         example="PATTERN <{a, b+}, {c}> WHERE ... WITHIN 10 s",
         detect=starts_with(r"PATTERN\s*([<⟨]|\(\s*\{)"),
         parse=lambda text, source: parse_ses(text, source=source),
-        matches=lambda p, s, policy, budget: matches(p, s, policy, budget=budget),
-        policies=POLICIES,
+        matches=lambda p, s, policy, budget, reading: matches(p, s, policy, budget=budget,
+                                                              reading=reading),
+        policies=POLICIES, default_policy="any",
         variables=lambda p: p.names,
         format=format_ses,
+        constructs=features.CONSTRUCTS, constructs_of=features.constructs,
+        window=lambda p: p.window, pattern_types=(SESPattern,), pruning=pruning,
     )
 
 
+def _sremo_matches(e: Any, s: Stream, policy: str, budget: Budget, reading: str) -> set[Match]:
+    from kleene.reference.sremo import matches
+
+    return matches(e, s, budget, policy=policy)
+
+
 def _sremo() -> Language:
-    from kleene.reference.sremo import format_sremo, matches, parse_sremo
+    from kleene.reference.sremo import features as sremo_features
+    from kleene.reference.sremo import format_sremo, parse_sremo
 
     return Language(
         name="sremo", title="SREMO expressions (seed 004)",
         example="mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.id = r1.id}",
         detect=starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)"),
         parse=lambda text, source: parse_sremo(text, source=source),
-        matches=lambda e, s, policy, budget: matches(e, s, budget, policy=policy),
-        policies=("stream", "literal"),
+        matches=_sremo_matches,
+        policies=("stream", "literal"), default_policy="stream",
         variables=lambda e: ("~",),
         format=format_sremo,
+        constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
+        window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
+        readings=("inclusive",),
     )
 
 
 def _wayeb() -> Language:
-    from kleene.reference.sremo import format_sremo, matches
+    from kleene.reference.sremo import features as sremo_features
+    from kleene.reference.sremo import format_sremo
     from kleene.reference.sremo.wayeb import parse_sre
 
     def parse(text: str, source: str) -> Any:
@@ -145,14 +229,19 @@ def _wayeb() -> Language:
         example=";(IsEventTypePredicate(BUY), IsEventTypePredicate(SELL)){window:5}",
         detect=starts_with(r"[;+*#@!]\s*\("),
         parse=parse,
-        matches=lambda e, s, policy, budget: matches(e, s, budget, policy=policy),
-        policies=("stream", "literal"),
+        matches=_sremo_matches,
+        policies=("stream", "literal"), default_policy="stream",
         variables=lambda e: ("~",),
         format=format_sremo,
+        constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
+        window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
+        readings=("inclusive",),
     )
 
 
 def _operator() -> Language:
+    from kleene.reference.operators import features as op_features
+    from kleene.reference.operators.pattern import OperatorPattern
     from kleene.reference.operators.policies import POLICIES, matches
     from kleene.reference.operators.text import format_operator, parse_operator
 
@@ -161,10 +250,13 @@ def _operator() -> Language:
         example="PATTERN SEQ(A a, B+ b[], C c) WHERE ... WITHIN 1 hour",
         detect=starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]"),
         parse=lambda text, source: parse_operator(text, source),
-        matches=lambda p, s, policy, budget: matches(p, s, policy, budget),
-        policies=POLICIES,
+        matches=lambda p, s, policy, budget, reading: matches(p, s, policy, budget,
+                                                              reading=reading),  # type: ignore[arg-type]
+        policies=POLICIES, default_policy="any",
         variables=lambda p: p.names,
         format=format_operator,
+        constructs=op_features.CONSTRUCTS, constructs_of=op_features.constructs,
+        window=lambda p: p.window, pattern_types=(OperatorPattern,),
     )
 
 

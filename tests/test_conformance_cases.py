@@ -217,7 +217,7 @@ def test_an_unwired_check_kind_is_an_error_not_a_skip(monkeypatch: pytest.Monkey
 def test_a_plugged_in_language_is_used(monkeypatch: pytest.MonkeyPatch) -> None:
     # A registered language is what the runner uses; it compares its result as a set.
     doc = _valid()
-    broken = dataclasses.replace(cases.LANGUAGES["ses"], matches=lambda p, s, policy, b: set())
+    broken = dataclasses.replace(cases.LANGUAGES["ses"], matches=lambda p, s, policy, b, r: set())
     monkeypatch.setitem(cases.LANGUAGES, "ses", broken)
     case, test = _one(doc)
     with pytest.raises(CaseFailure, match="missing"):

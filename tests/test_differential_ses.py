@@ -20,7 +20,7 @@ from kleene.conformance.differential import (
     run_engine,
 )
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import Feature, claims, engine, engine_names
+from kleene.engines.protocol import claims_policy, engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
@@ -48,7 +48,7 @@ def reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match]:
 
 
 CLAIMED = [(name, policy) for name in engine_names() for policy in POLICIES
-           if Feature.SES in engine(name).capabilities and claims(engine(name), policy)]
+           if claims_policy(engine(name), "ses", policy)]
 
 
 def test_every_ses_policy_has_an_engine():

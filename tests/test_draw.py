@@ -36,7 +36,7 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `do
 
 
 def compiled(text: str, name: str = "ses-automaton"):
-    return engine(name).compile(parse_ses(text))
+    return engine(name).compile(parse_ses(text), policy="next")
 
 
 def labels(g) -> set[str]:

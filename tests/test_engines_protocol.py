@@ -11,7 +11,7 @@ from kleene.engines.protocol import (
     Feature,
     Transition,
     UnknownEngine,
-    claims,
+    claims_policy,
     engine,
     engine_names,
     register,
@@ -31,14 +31,38 @@ GROUP = parse_ses("PATTERN <{a}, {b+}> WHERE a.L = 'A' AND prev(b.V) < b.V WITHI
 
 
 def test_features_have_a_kind_and_a_label():
-    assert Feature.NEXT.kind == "policy" and Feature.NEXT.label == "next"
-    assert Feature.SES.kind == "language" and Feature.PREV.kind == "construct"
-    assert Feature.policy("earliest-maximal") is Feature.EARLIEST_MAXIMAL
+    assert Feature("ses", "next").kind == "policy" and Feature("ses", "next").label == "next"
+    assert Feature("ses").kind == "language" and Feature("ses", "prev").kind == "construct"
+    assert Feature("operator", "window-strict").kind == "window"
+    assert Feature.policy("ses", "earliest-maximal") == Feature("ses", "earliest-maximal")
+
+
+def test_features_are_scoped_by_language():
+    assert Feature.parse("operator:next") != Feature.parse("ses:next")
+    assert str(Feature.parse("operator:next")) == "operator:next"
+    assert str(Feature.parse("ses")) == "ses"
+    # every policy of every language can be claimed, SREMO's own included
+    assert Feature.policy("sremo", "stream").kind == "policy"
+    assert Feature.parse("sremo:literal").kind == "policy"
 
 
 def test_an_unknown_policy_is_unsupported_and_lists_the_known_ones():
     with pytest.raises(Unsupported, match="known policies: any, next"):
-        Feature.policy("sometimes")
+        Feature.policy("ses", "sometimes")
+    with pytest.raises(Unsupported, match="no feature 'nxt'.*ses:next"):
+        Feature.parse("ses:nxt")
+
+
+def test_a_query_needs_its_language_constructs_policy_and_window_reading():
+    from kleene.engines.protocol import Query
+
+    q = Query.parse("PATTERN <{a}, {b+}> WHERE prev(b.V) < b.V WITHIN 3", policy="next",
+                    window="strict")
+    assert q.language == "ses"
+    assert {str(f) for f in q.features()} == {"ses", "ses:group-variables", "ses:prev",
+                                              "ses:next", "ses:window-strict"}
+    assert Query.parse("PATTERN <{a}> WITHIN 3").policy == "any"
+    assert Query.parse("mark {~.type = 'B'}").policy == "stream"
 
 
 def test_the_registry_holds_the_ses_engines():
@@ -60,12 +84,13 @@ def test_a_name_cannot_be_taken_by_another_module():
 
 def test_claims_follow_the_variants():
     # Only the variants that equal the reference claim a policy (docs/errata.md).
-    assert claims(engine("ses-automaton"), "next") and claims(engine("ses-automaton"), "any")
-    assert not claims(engine("ses-automaton-faithful"), "next")
-    assert not claims(engine("ses-automaton-paper-filter"), "next")
-    assert claims(engine("ses-bruteforce"), "any")
-    assert not claims(engine("ses-bruteforce"), "next")
-    assert not claims(engine("ses-automaton"), "earliest-maximal")
+    ses = engine("ses-automaton")
+    assert claims_policy(ses, "ses", "next") and claims_policy(ses, "ses", "any")
+    assert not claims_policy(engine("ses-automaton-faithful"), "ses", "next")
+    assert not claims_policy(engine("ses-automaton-paper-filter"), "ses", "next")
+    assert claims_policy(engine("ses-bruteforce"), "ses", "any")
+    assert not claims_policy(engine("ses-bruteforce"), "ses", "next")
+    assert not claims_policy(engine("ses-automaton"), "ses", "earliest-maximal")
 
 
 @pytest.mark.parametrize("name", SES_ENGINES)
@@ -92,11 +117,12 @@ def test_compile_refuses_what_an_engine_cannot_do():
 def test_require_names_the_missing_features():
     class Plain:
         name = "plain"
-        capabilities = frozenset({Feature.SES})
+        capabilities = frozenset({Feature("ses")})
 
-    require(Plain(), {Feature.SES})
-    with pytest.raises(Unsupported, match="construct:group-variables, construct:prev"):
-        require(Plain(), {Feature.SES, Feature.PREV, Feature.GROUP_VARIABLES})
+    require(Plain(), {Feature("ses")})
+    with pytest.raises(Unsupported, match="ses:group-variables, ses:prev"):
+        require(Plain(), {Feature("ses"), Feature("ses", "prev"),
+                          Feature("ses", "group-variables")})
 
 
 def test_counters_reset_and_track_the_peak():
@@ -118,7 +144,7 @@ def test_the_window_unit_comes_from_compile_or_from_the_stream():
 
 
 def test_a_run_counts_from_zero_each_time():
-    compiled = engine("ses-automaton").compile(GROUP)
+    compiled = engine("ses-automaton").compile(GROUP, policy="next")
     stream = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}, {"ts": 1, "L": "B", "V": 1}])
     first = list(compiled.run(stream))
     counts = compiled.counters.as_dict()

@@ -133,9 +133,9 @@ def test_a_condition_without_variables_guards_the_first_transitions():
 
 
 def test_required_features_name_group_variables_and_prev():
-    assert required_features(Q1) == {Feature.SES, Feature.GROUP_VARIABLES}
+    assert required_features(Q1) == {Feature("ses"), Feature("ses", "group-variables")}
     assert required_features(parse_ses("PATTERN <{a}> WHERE prev(a.V) < a.V WITHIN 1")) == \
-        {Feature.SES, Feature.PREV}
+        {Feature("ses"), Feature("ses", "prev")}
 
 
 def test_construction_validates():
@@ -206,7 +206,7 @@ def test_q1_counters_lemma1_and_the_peak():
     # instance branches: one instance created per event (Alg. 1 line 4).
     # Peak: the 9 C/D/P events before e12 each start a run, none expires
     # (153 - 57 < 264) and none completes before e12: |Ω| = 9 after e11.
-    compiled = engine("ses-automaton").compile(Q1)
+    compiled = engine("ses-automaton").compile(Q1, policy="next")
     list(compiled.run(fig1()))
     assert compiled.counters.instances_created == 14
     assert compiled.counters.peak_instances == 9
@@ -219,7 +219,7 @@ def test_counters_on_a_small_stream_by_hand():
     # e2: {a0}, {a1} each test b.L and a.ts < b.ts (2 + 2, 2 buffers) and are
     # final at once; start tests a.L (1). Evaluations 1 + 2 + 5 = 8.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
-    compiled = engine("ses-automaton-unfiltered").compile(p)
+    compiled = engine("ses-automaton-unfiltered").compile(p, policy="next")
     got = list(compiled.run(labelled(("A", 0), ("A", 1), ("B", 2))))
     assert got == [Match.of({"a": [0], "b": [2]}), Match.of({"a": [1], "b": [2]})]
     c = compiled.counters
@@ -227,7 +227,7 @@ def test_counters_on_a_small_stream_by_hand():
             c.buffer_operations) == (3, 2, 8, 4)
     # The sound filter adds its own evaluations: A passes a's property (1 each),
     # B fails a's and passes b's (2): 4 more, and filters nothing here.
-    filtered = engine("ses-automaton").compile(p)
+    filtered = engine("ses-automaton").compile(p, policy="next")
     list(filtered.run(labelled(("A", 0), ("A", 1), ("B", 2))))
     assert filtered.counters.predicate_evaluations == 12
 
@@ -237,7 +237,7 @@ def test_branching_without_mutual_exclusion():
     # into a and b (Thm 2: |V1|! = 2 paths): 3 starts + 3 extra branches; each
     # pair completes on the next event, so |Ω| is 2 after each event.
     p = parse_ses("PATTERN <{a, b}> WITHIN 10")
-    compiled = engine("ses-automaton").compile(p)
+    compiled = engine("ses-automaton").compile(p, policy="next")
     got = set(compiled.run(labelled(("x", 0), ("x", 1), ("x", 2))))
     assert got == {Match.of({"a": [0], "b": [1]}), Match.of({"b": [0], "a": [1]}),
                    Match.of({"a": [1], "b": [2]}), Match.of({"b": [1], "a": [2]})}
@@ -254,13 +254,13 @@ def test_lemma1_mutually_exclusive_variables_never_branch(data):
     own = tuple(Cmp("=", Attr(v, "L"), Const(labels[k])) for k, v in enumerate(drawn.names))
     p = SESPattern(drawn.sets, own + drawn.relationships, drawn.window)
     stream = data.draw(streams(max_size=9), label="stream")
-    compiled = engine("ses-automaton-unfiltered").compile(p)
+    compiled = engine("ses-automaton-unfiltered").compile(p, policy="next")
     list(compiled.run(stream))
     assert compiled.counters.instances_created == len(stream)
 
 
 def test_the_filter_counts_and_changes_nothing():
-    compiled = engine("ses-automaton").compile(Q1)
+    compiled = engine("ses-automaton").compile(Q1, policy="next")
     noisy = fig1((1, "X", 322), (2, "Y", 323))
     assert set(compiled.run(noisy)) == Q1_NEXT
     assert compiled.counters.events_filtered == 2
@@ -277,7 +277,7 @@ def test_a_match_is_emitted_as_soon_as_it_is_final():
             pulled.append(ev.position)
             yield ev
 
-    first = next(engine("ses-automaton").compile(Q1, time_unit="h").run(events()))
+    first = next(engine("ses-automaton").compile(Q1, time_unit="h", policy="next").run(events()))
     assert first == Match.of({"c": [e(1)], "d": [e(3)], "p": [e(4), e(9)], "b": [e(12)]})
     assert pulled[-1] == e(12)
 
@@ -286,7 +286,7 @@ def test_memory_is_bounded_by_the_window_not_the_stream():
     # <{a}, {b}> within 2 over 1000 As at ts 0, 1, 2, ...: the instances alive
     # are those started in the last τ = 2 time units: at most 3.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 2")
-    compiled = engine("ses-automaton").compile(p)
+    compiled = engine("ses-automaton").compile(p, policy="next")
     assert list(compiled.run(Event(i, i, None, {"L": "A"}) for i in range(1000))) == []
     assert compiled.counters.peak_instances == 3
 
@@ -294,7 +294,7 @@ def test_memory_is_bounded_by_the_window_not_the_stream():
 def test_an_endless_stream_yields_matches():
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 2")
     endless = (Event(i, i, None, {"L": "AB"[i % 2]}) for i in itertools.count())
-    got = list(itertools.islice(engine("ses-automaton").compile(p).run(endless), 3))
+    got = list(itertools.islice(engine("ses-automaton").compile(p, policy="next").run(endless), 3))
     assert got == [Match.of({"a": [k], "b": [k + 1]}) for k in (0, 2, 4)]
 
 # ---------------------------------------------------------------- errata, seed 000
@@ -323,7 +323,7 @@ def test_example11_orderings():
 def test_q1_bruteforce_paths_and_its_instances():
     # Sec. 5.3: with mutually exclusive variables each start instance of the
     # SES automaton becomes (|V1| - 1)! = 2 in the brute force (Table 1).
-    compiled = engine("ses-bruteforce").compile(Q1)
+    compiled = engine("ses-bruteforce").compile(Q1, policy="next")
     assert set(compiled.run(fig1())) == Q1_NEXT
     assert compiled.counters.peak_instances == 2 * 9
     assert len(compiled.initial) == 6
@@ -332,7 +332,7 @@ def test_q1_bruteforce_paths_and_its_instances():
 def test_q1_paper_bruteforce_misses_interleaved_group_events():
     # Each variable its own set: p's events cannot surround d and c, so the run
     # p/e6 d/e7 c/e8 ignores e10, e11 and ends with b/e13 (docs/errata.md).
-    got = set(BruteForceEngine(orderings="sets").compile(Q1).run(fig1()))
+    got = set(BruteForceEngine(orderings="sets").compile(Q1, policy="next").run(fig1()))
     assert Match.of({"p": [e(6)], "d": [e(7)], "c": [e(8)], "b": [e(13)]}) in got
     assert Match.of({"p": [e(6), e(10), e(11)], "d": [e(7)], "c": [e(8)], "b": [e(13)]}) \
         not in got
@@ -342,7 +342,7 @@ def test_paper_bruteforce_misses_ties_inside_a_set():
     p = parse_ses("PATTERN <{a, b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
     s = labelled(("A", 0), ("B", 0))
     assert matches(p, s, "next") == {Match.of({"a": [0], "b": [1]})}
-    assert list(BruteForceEngine(orderings="sets").compile(p).run(s)) == []
+    assert list(BruteForceEngine(orderings="sets").compile(p, policy="next").run(s)) == []
     assert run("ses-bruteforce", p, s) == [Match.of({"a": [0], "b": [1]})]
 
 

@@ -19,7 +19,7 @@ from kleene.engines.windows.columns import Columns, PropertyBits, paper_bits
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.framework import MatchWindows
 from kleene.engines.windows.matching import AnchoredMatcher, EngineMatcher
-from kleene.engines.windows.soundness import next_partitioning_attributes, preserved_policies
+from kleene.engines.windows.soundness import preserved_policies
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
 from kleene.reference.conditions import And, Attr, Cmp, Condition, Const, Not, Or, Truth, holds
 from kleene.reference.events import Stream
@@ -29,6 +29,7 @@ from kleene.reference.ses.matching import window_of
 from kleene.reference.ses.necessary import is_candidate_window
 from kleene.reference.ses.partitioning import partition_key, partitioning_attributes
 from kleene.reference.ses.policies import matches
+from kleene.reference.ses.pruning import next_partitioning_attributes
 from kleene.reference.ses.statistics import PaperStatistics, event_bits, summary_statistics
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import window_at, window_matches

@@ -34,7 +34,7 @@ from kleene.engines.protocol import (
     Counters,
     Feature,
     Transition,
-    claims,
+    claims_policy,
     engine,
     engine_names,
 )
@@ -82,7 +82,7 @@ ENGINES = windows_engines()
 
 
 def test_the_engines_claim_next_and_any():
-    claimed = {(e.name, p) for e in ENGINES for p in POLICIES if claims(e, p)}
+    claimed = {(e.name, p) for e in ENGINES for p in POLICIES if claims_policy(e, "ses", p)}
     assert ("windows+ses", "next") in claimed and ("windows+ses", "any") in claimed
     assert ("windows+ses-bruteforce", "any") in claimed
     assert not any(name == "windows-paper+ses" for name, _ in claimed)
@@ -93,7 +93,7 @@ def test_the_engines_claim_next_and_any():
 def test_claimed_engines_equal_the_reference(policy, pattern, stream):
     expected = reference(pattern, stream, policy)
     for eng in ENGINES:
-        if claims(eng, policy):
+        if claims_policy(eng, "ses", policy):
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
                                 got=run_engine(eng, policy, pattern, stream), expected=expected)
     if policy == "any":
@@ -137,11 +137,11 @@ class ReferenceEngine:
 
     name: str = "reference"
     capabilities: frozenset[Feature] = frozenset(
-        {Feature.SES, Feature.GROUP_VARIABLES, Feature.PREV}
-        | {Feature.policy(p) for p in POLICIES})
+        {Feature("ses"), Feature("ses", "group-variables"), Feature("ses", "prev")}
+        | {Feature.policy("ses", p) for p in POLICIES})
 
-    def compile(self, pattern: object, *, policy: str = "next",
-                time_unit: str | None = None) -> CompiledReference:
+    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
+                window: str = "inclusive") -> CompiledReference:
         assert isinstance(pattern, SESPattern)
         return CompiledReference(pattern, policy, time_unit)
 
@@ -170,7 +170,7 @@ def test_each_policy_through_the_framework(policy, pattern, stream):
             got = run_engine(eng, policy, pattern, stream)
         except BudgetExceeded:
             reject()
-        if claims(eng, policy):
+        if claims_policy(eng, "ses", policy):
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                                 expected=expected)
         else:

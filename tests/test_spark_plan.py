@@ -18,21 +18,21 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import Feature
+from kleene.engines.protocol import Feature, all_features
 from kleene.engines.spark.layout import boundaries, murmur3_int, owner, surrogates
 from kleene.engines.spark.plan import (
     attributes_read,
-    next_partition_attributes,
     plan_for,
 )
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Prev, holds
-from kleene.reference.errors import BudgetExceeded, Unsupported
+from kleene.reference.errors import BudgetExceeded, PatternError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.partitioning import partition_key
 from kleene.reference.ses.policies import POLICIES, matches
+from kleene.reference.ses.pruning import next_partitioning_attributes
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import as_stream, restore
 
@@ -42,7 +42,7 @@ class Claims:
     """An engine stub that claims every policy (``plan_for`` reads only claims)."""
 
     name: str = "claims-everything"
-    capabilities: frozenset = frozenset(Feature)
+    capabilities: frozenset = all_features()
 
 
 def decomposed(pattern, s: Stream, policy: str, bounds: tuple[int, ...]) -> set[Match]:
@@ -139,7 +139,7 @@ def test_next_per_partition_can_gain_matches(text, ids, extra):
     s = ids_stream(ids)
     assert matches(pattern, s, "next") == set()
     assert {str(m) for m in per_partition(pattern, s, "next")} == {extra}
-    assert next_partition_attributes(pattern) == ()
+    assert next_partitioning_attributes(pattern) == ()
     assert plan_for(Claims(), pattern, "next", tau=10).keys == ()
 
 
@@ -152,8 +152,8 @@ def test_next_per_partition_can_gain_matches(text, ids, extra):
     ("PATTERN <{c, p+, d}, {b}> WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B' "
      "AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID WITHIN 264 hours", ()),   # Q1: after p, d
 ])
-def test_next_partition_attributes(text, keys):
-    assert next_partition_attributes(parse_ses(text)) == keys
+def test_next_partitioning_attributes(text, keys):
+    assert next_partitioning_attributes(parse_ses(text)) == keys
 
 
 def test_plan_table():
@@ -171,12 +171,12 @@ def test_plan_table():
 
 def test_an_engine_that_does_not_claim_the_policy_runs_whole():
     pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.ID = b.ID WITHIN 5")
-    plan = plan_for(Claims(capabilities=frozenset({Feature.SES})), pattern, "next", tau=5)
+    plan = plan_for(Claims(capabilities=frozenset({Feature("ses")})), pattern, "next", tau=5)
     assert plan.whole and plan.filter is None and "does not claim" in plan.explain()
 
 
-def test_unknown_policy_is_unsupported():
-    with pytest.raises(Unsupported, match="unknown policy"):
+def test_unknown_policy_is_an_error():
+    with pytest.raises(PatternError, match="unknown policy"):
         plan_for(Claims(), parse_ses("PATTERN <{a}> WITHIN 5"), "latest", tau=5)
 
 

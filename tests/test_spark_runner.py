@@ -22,7 +22,15 @@ from pyspark import cloudpickle
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import Counters, Engine, Feature, claims, engine, engine_names
+from kleene.engines.protocol import (
+    Counters,
+    Engine,
+    Feature,
+    all_features,
+    claims_policy,
+    engine,
+    engine_names,
+)
 from kleene.engines.spark import collect_matches, match_dataframe, write_matches
 from kleene.engines.spark.frames import EventFrame, read_events
 from kleene.engines.spark.layout import murmur3_int, surrogates
@@ -74,7 +82,7 @@ class ReferenceEngine:
     """The reference as an engine that claims every policy."""
 
     name: str = "reference"
-    capabilities: frozenset = frozenset(Feature)
+    capabilities: frozenset = all_features()
 
     def compile(self, pattern, *, policy: str = "next", time_unit: str | None = None):
         return ReferenceRun(pattern, policy, time_unit)
@@ -82,13 +90,13 @@ class ReferenceEngine:
 
 def _claimed() -> list[tuple[str, str]]:
     return [(n, p) for n in engine_names() for p in POLICIES
-            if Feature.SES in engine(n).capabilities and claims(engine(n), p)]
+            if Feature("ses") in engine(n).capabilities and claims_policy(engine(n), "ses", p)]
 
 
 def _unclaimed() -> list[tuple[str, str]]:
     return [(n, "next") for n in engine_names()
-            if Feature.SES in engine(n).capabilities
-            and not any(claims(engine(n), p) for p in POLICIES)]
+            if Feature("ses") in engine(n).capabilities
+            and not any(claims_policy(engine(n), "ses", p) for p in POLICIES)]
 
 
 #: (engine, policy) runs: every SES engine under each policy it claims, the

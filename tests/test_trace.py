@@ -100,7 +100,7 @@ def test_a_filtered_event_is_shown():
 
 
 def test_only_the_ses_automaton_is_traced():
-    compiled = engine("ses-bruteforce").compile(parse_ses(Q1["pattern"]))
+    compiled = engine("ses-bruteforce").compile(parse_ses(Q1["pattern"]), policy="next")
     with pytest.raises(Unsupported, match="one SES automaton"):
         trace(compiled, stream_of(Q1["events"], time_unit="h"))
 

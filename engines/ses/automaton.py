@@ -39,11 +39,11 @@ from kleene.reference.conditions import (
     Cmp,
     Condition,
     conjunction,
-    prev_variables,
     variables,
 )
 from kleene.reference.durations import Duration
 from kleene.reference.errors import KleeneError
+from kleene.reference.ses.features import constructs
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.syntax import format_condition
 
@@ -235,12 +235,7 @@ def ses_automaton(pattern: SESPattern) -> SESAutomaton:
 def required_features(pattern: SESPattern) -> frozenset[Feature]:
     """The features an engine needs for ``pattern``: SES, and group variables or
     ``prev`` when the pattern uses them."""
-    needed = {Feature.SES}
-    if any(v.group for v in pattern.variables):
-        needed.add(Feature.GROUP_VARIABLES)
-    if any(prev_variables(theta) for theta in pattern.conditions):
-        needed.add(Feature.PREV)
-    return frozenset(needed)
+    return Feature.of("ses", *constructs(pattern))
 
 
 def paths(n: SESAutomaton) -> Iterator[tuple[State, ...]]:

@@ -46,6 +46,7 @@ from kleene.engines.protocol import (
     Counters,
     Feature,
     Transition,
+    WindowReading,
     register,
     require,
     window_in_units,
@@ -54,7 +55,9 @@ from kleene.engines.ses.automaton import SESAutomaton, State, required_features,
 from kleene.engines.ses.run import Execution, check_options, drive, event_filter
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
+from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
+from kleene.reference.ses.features import CONSTRUCTS
 from kleene.reference.ses.pattern import SESPattern, Variable
 
 ORDERINGS = ("paths", "sets")
@@ -107,6 +110,7 @@ class CompiledBruteForce:
     variant: str = "corrected"
     filter: str = "sound"
     time_unit: str | None = None
+    reading: str = "inclusive"
     counters: Counters = field(default_factory=Counters)
 
     @property
@@ -126,7 +130,7 @@ class CompiledBruteForce:
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """All automata over one pass of the events; each reports as the SES automaton does."""
         self.counters.reset()
-        tau = window_in_units(self.pattern.window, self.time_unit, events)
+        tau = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         executions = [Execution(n, tau=tau, policy=self.policy, variant=self.variant,
                                 counters=self.counters) for _, n in self.automata]
         keep = event_filter(self.pattern, self.filter, self.counters)
@@ -144,17 +148,16 @@ class BruteForceEngine:
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        base = {Feature.SES, Feature.GROUP_VARIABLES, Feature.PREV}
         if self.orderings == "paths" and self.variant == "corrected" and self.filter != "paper":
-            base.add(Feature.ANY)
-        return frozenset(base)
+            return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW, "any")
+        return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW)
 
-    def compile(self, pattern: object, *, policy: str = "next",
-                time_unit: str | None = None) -> CompiledBruteForce:
+    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
+                window: WindowReading = "inclusive") -> CompiledBruteForce:
         p = check_options(pattern, policy, self.variant)
         require(self, required_features(p))
         return CompiledBruteForce(p, automata(p, self.orderings), policy, self.variant,
-                                  self.filter, time_unit)
+                                  self.filter, time_unit, window)
 
 
 register("ses-bruteforce", BruteForceEngine)

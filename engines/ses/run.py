@@ -48,6 +48,7 @@ from kleene.engines.protocol import (
     Counters,
     Feature,
     Transition,
+    WindowReading,
     register,
     require,
     window_in_units,
@@ -62,7 +63,9 @@ from kleene.engines.ses.automaton import (
 from kleene.reference.conditions import Condition, holds, prev_variables
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
+from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
+from kleene.reference.ses.features import CONSTRUCTS
 from kleene.reference.ses.pattern import SESPattern
 
 Buffer = Mapping[str, tuple[Event, ...]]
@@ -258,10 +261,9 @@ def check_options(pattern: object, policy: str, variant: str) -> SESPattern:
 
 def claimed(variant: str, filter: str) -> frozenset[Feature]:
     """What a variant claims: the policies only where it equals the reference."""
-    base = {Feature.SES, Feature.GROUP_VARIABLES, Feature.PREV}
     if variant == "corrected" and filter != "paper":
-        base |= {Feature.NEXT, Feature.ANY}
-    return frozenset(base)
+        return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW, "next", "any")
+    return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW)
 
 
 @dataclass
@@ -274,6 +276,7 @@ class CompiledSES:
     variant: str = "corrected"
     filter: str = "sound"
     time_unit: str | None = None
+    reading: str = "inclusive"
     counters: Counters = field(default_factory=Counters)
 
     @property
@@ -291,7 +294,7 @@ class CompiledSES:
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final."""
         self.counters.reset()
-        tau = window_in_units(self.pattern.window, self.time_unit, events)
+        tau = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         ex = Execution(self.automaton, tau=tau, policy=self.policy, variant=self.variant,
                        counters=self.counters)
         keep = event_filter(self.pattern, self.filter, self.counters)
@@ -310,11 +313,12 @@ class SESAutomatonEngine:
     def capabilities(self) -> frozenset[Feature]:
         return claimed(self.variant, self.filter)
 
-    def compile(self, pattern: object, *, policy: str = "next",
-                time_unit: str | None = None) -> CompiledSES:
+    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
+                window: WindowReading = "inclusive") -> CompiledSES:
         p = check_options(pattern, policy, self.variant)
         require(self, required_features(p))
-        return CompiledSES(p, ses_automaton(p), policy, self.variant, self.filter, time_unit)
+        return CompiledSES(p, ses_automaton(p), policy, self.variant, self.filter, time_unit,
+                           window)
 
 
 register("ses-automaton", SESAutomatonEngine)

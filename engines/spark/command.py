@@ -18,6 +18,7 @@ from typing import Any
 
 from kleene.cli.common import canonical_order, plural, table
 from kleene.reference.errors import KleeneError
+from kleene.reference.languages import language_of
 
 #: Options that mean nothing without ``--spark``.
 SPARK_ONLY = ("master", "output", "columns", "tasks", "explain", "schema")
@@ -69,7 +70,6 @@ def run_spark(args: argparse.Namespace, pattern: Any) -> int:
     from kleene.engines.protocol import engine
     from kleene.engines.spark.runner import collect_matches, match_file, write_matches
     from kleene.engines.spark.session import session
-    from kleene.reference.ses.pattern import SESPattern
 
     eng = engine(args.engine or "ses-automaton")   # --engine: kleene.cli.common
     spark = session(args.master)
@@ -85,7 +85,7 @@ def run_spark(args: argparse.Namespace, pattern: Any) -> int:
         return 0
     found = collect_matches(matches)
     if args.format == "table":
-        names = pattern.names if isinstance(pattern, SESPattern) else ()
+        names = language_of(pattern).variables(pattern)
         for line in table(found, names):
             print(line)
         print(f"({plural(len(found), 'match')}, engine {eng.name} on Spark, "

@@ -42,9 +42,8 @@ from kleene.engines.spark.plan import Plan, attributes_read, plan_for
 from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
 from kleene.reference.errors import KleeneError, PatternError
-from kleene.reference.languages import detect_language
+from kleene.reference.languages import detect_language, language_of
 from kleene.reference.match import Match
-from kleene.reference.ses.pattern import SESPattern
 
 #: Default Spark partitions per core for the engine stage.
 TASKS_PER_CORE = 4
@@ -85,7 +84,8 @@ def _pattern(pattern: Any) -> Any:
 
 
 def _tau(pattern: Any, time_unit: str | None) -> int | float | None:
-    return pattern.window.in_units_of(time_unit) if isinstance(pattern, SESPattern) else None
+    window = language_of(pattern).window(pattern)
+    return None if window is None else window.in_units_of(time_unit)
 
 
 def _bounds(frame: EventFrame, plan: Plan, slices: int | Sequence[float] | None,

@@ -6,7 +6,7 @@ inner engine (:mod:`kleene.engines.windows.matching`, seed 001 Def. 4). Each
 step can be switched off, as the experiments of Sec. 6 do (baseline "plain
 match window", then f, f+p, f+p+c). Partitioning uses only the attributes
 that are sound for the policy
-(:func:`~kleene.engines.windows.soundness.partitioning_attributes_for`), and
+(:func:`kleene.reference.ses.pruning.partitioning_attributes_for`), and
 the equalities on them are dropped from Θ before A is compiled, as Sec. 4.4
 says.
 
@@ -34,6 +34,7 @@ from kleene.engines.protocol import (
     Engine,
     Feature,
     Transition,
+    WindowReading,
     engine,
     register,
     require,
@@ -42,13 +43,14 @@ from kleene.engines.protocol import (
 from kleene.engines.ses.automaton import required_features
 from kleene.engines.windows.framework import BATCH, MatchWindows
 from kleene.engines.windows.matching import absorb, matcher
-from kleene.engines.windows.soundness import partitioning_attributes_for, preserved_policies
+from kleene.engines.windows.soundness import preserved_policies
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.ses.partitioning import is_partitioning_equality
+from kleene.reference.ses.partitioning import is_partitioning_equality, partitioning_attributes
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES
+from kleene.reference.ses.pruning import partitioning_attributes_for
 
 
 def without_equalities(pattern: SESPattern, attributes: tuple[str, ...]) -> SESPattern:
@@ -76,6 +78,7 @@ class CompiledWindows:
     inner_pattern: SESPattern
     inner: Compiled
     time_unit: str | None = None
+    reading: WindowReading = "inclusive"
     counters: Counters = field(default_factory=Counters)
 
     @property
@@ -94,9 +97,9 @@ class CompiledWindows:
         self.counters.reset()
         unit = self.time_unit if self.time_unit is not None else getattr(events, "time_unit",
                                                                           None)
-        tau = window_in_units(self.pattern.window, unit, events)
+        tau = window_in_units(self.pattern.window, unit, events, self.reading)
         inner = self.inner if unit == self.time_unit else self.engine.compile_inner(
-            self.inner_pattern, self.policy, unit)
+            self.inner_pattern, self.policy, unit, self.reading)
         steps = self.engine
         A = matcher(inner, tau, prefiltered=steps.filtering, properties=self.pattern,
                     anchored=steps.anchored)
@@ -135,29 +138,34 @@ class WindowsEngine:
     @property
     def capabilities(self) -> frozenset[Feature]:
         inner = self.inner_engine.capabilities
-        if Feature.SES not in inner:
+        if Feature("ses") not in inner:
             return frozenset()
         kept = preserved_policies(filtering=self.filtering, paper_faithful=self.paper_faithful)
         return frozenset(f for f in inner if f.kind != "policy" or f.label in kept)
 
-    def compile(self, pattern: object, *, policy: str = "next",
-                time_unit: str | None = None) -> CompiledWindows:
+    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
+                window: WindowReading = "inclusive") -> CompiledWindows:
         if not isinstance(pattern, SESPattern):
             raise Unsupported(f"the match-window engines take SES patterns, not "
                               f"{type(pattern).__name__}")
         if policy not in POLICIES:
             raise Unsupported(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
         require(self, required_features(pattern))
-        attributes = partitioning_attributes_for(
-            pattern, policy, paper_faithful=self.paper_faithful) if self.partitioning else ()
+        attributes: tuple[str, ...] = ()
+        if self.partitioning:
+            # the paper-faithful Algorithm 1 partitions by all of X under every policy
+            attributes = (partitioning_attributes(pattern) if self.paper_faithful
+                          else partitioning_attributes_for(pattern, policy))
         inner_pattern = without_equalities(pattern, attributes)
-        inner = self.compile_inner(inner_pattern, policy, time_unit)
+        inner = self.compile_inner(inner_pattern, policy, time_unit, window)
         return CompiledWindows(self, pattern, policy, attributes, inner_pattern, inner,
-                               time_unit)
+                               time_unit, window)
 
-    def compile_inner(self, pattern: SESPattern, policy: str, time_unit: str | None) -> Compiled:
+    def compile_inner(self, pattern: SESPattern, policy: str, time_unit: str | None,
+                      window: WindowReading = "inclusive") -> Compiled:
         """A: the inner engine compiled for ``pattern`` (Θ without the dropped equalities)."""
-        return self.inner_engine.compile(pattern, policy=policy, time_unit=time_unit)
+        return self.inner_engine.compile(pattern, policy=policy, time_unit=time_unit,
+                                         window=window)
 
 
 def _variant(name: str, *, inner: str = "ses-automaton",

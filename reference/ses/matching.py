@@ -32,9 +32,10 @@ from kleene.reference.ses.pattern import SESPattern
 Gamma = dict[str, tuple[Event, ...]]
 
 
-def window_of(pattern: SESPattern, s: Stream) -> int | float:
-    """τ in the stream's timestamp units."""
-    return pattern.window.in_units_of(s.time_unit)
+def window_of(pattern: SESPattern, s: Stream, reading: str = "inclusive") -> int | float:
+    """τ in the stream's timestamp units, as the inclusive bound of ``reading``
+    (``strict``: the largest span below τ, :meth:`~kleene.reference.durations.Duration.bound`)."""
+    return pattern.window.bound(s.time_unit, reading)
 
 
 def match_window(s: Stream, f: int, tau: int | float) -> tuple[Event, ...]:
@@ -123,20 +124,22 @@ def matches_in(pattern: SESPattern, events: Sequence[Event], *, anchor: Event | 
 
 
 def matches_starting_at(pattern: SESPattern, s: Stream, f: int, *,
-                        budget: Budget | None = None) -> set[Match]:
+                        budget: Budget | None = None, reading: str = "inclusive") -> set[Match]:
     """A(P, W_f) of seed 001 Def. 4: all matches whose first event is ``s[f]``.
 
     "First" is the least position; every other event of such a match lies in
     W_f (Def. 3), which gives condition 3.
     """
-    window = match_window(s, f, window_of(pattern, s))
+    window = match_window(s, f, window_of(pattern, s, reading))
     return {m for m in matches_in(pattern, window, anchor=s[f], budget=budget) if m.first == f}
 
 
-def all_matches(pattern: SESPattern, s: Stream, *, budget: Budget | None = None) -> set[Match]:
-    """Γ: every substitution that satisfies conditions 1–3 (the policy ``any``)."""
+def all_matches(pattern: SESPattern, s: Stream, *, budget: Budget | None = None,
+                reading: str = "inclusive") -> set[Match]:
+    """Γ: every substitution that satisfies conditions 1–3 (the policy ``any``);
+    ``reading`` ``strict`` reads condition 3 as ``max ts − min ts < τ``."""
     budget = budget or Budget()
     out: set[Match] = set()
     for f in range(len(s)):
-        out |= matches_starting_at(pattern, s, f, budget=budget)
+        out |= matches_starting_at(pattern, s, f, budget=budget, reading=reading)
     return out

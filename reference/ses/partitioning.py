@@ -12,22 +12,21 @@ equalities ``vi.A = vj.A`` on A ∈ X "can be removed from Θ before calling A"
 (Sec. 4.4, Algorithm 1). "=" is the condition language's: values of different
 kinds (``1`` and ``TRUE``, ``1`` and ``'1'``) are never equal, ``1`` and
 ``1.0`` are, and a missing value equals nothing, not even another missing
-value. So :func:`partition_key` tags values with their kind, and an event that
-misses a value of X is alone in its part: it can be in no match (m ≥ 2, and
-each of its variable's equalities is unknown). The older :func:`key` and
-:func:`partitions` group plain values (``TRUE`` with ``1``, missing values
-together); :func:`partitioned` is the one that agrees with ``=``.
+value. So :func:`~kleene.reference.policies.partition_key` tags values with
+their kind, and an event that misses a value of X is alone in its part: it can
+be in no match (m ≥ 2, and each of its variable's equalities is unknown).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Condition
-from kleene.reference.events import Event, Stream, Value
+from kleene.reference.events import Event
 from kleene.reference.match import Match
+from kleene.reference.policies import part_of, partition_key  # noqa: F401  (re-exported)
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.windows import check_order, matches_over
 
@@ -75,34 +74,6 @@ def is_partitioning_equality(c: Condition, attributes: Sequence[str]) -> bool:
             and c.left.attr in attributes)
 
 
-def key(e: Event, attributes: Sequence[str]) -> tuple[Value, ...]:
-    """The partition key of ``e``: its values of the partitioning attributes."""
-    return tuple(e.value(a) for a in attributes)
-
-
-def partitions(s: Stream, attributes: Sequence[str]) -> Iterator[tuple[tuple[Value, ...],
-                                                                      tuple[Event, ...]]]:
-    """The stream split by key, each part in stream order (positions kept)."""
-    parts: dict[tuple[Value, ...], list[Event]] = {}
-    for e in s:
-        parts.setdefault(key(e, attributes), []).append(e)
-    for k, events in parts.items():
-        yield k, tuple(events)
-
-
-def partition_key(e: Event, attributes: Sequence[str]) -> tuple[tuple[str, Value], ...] | None:
-    """The Def. 6 key of ``e``: ``(kind, value)`` per attribute of X, so that two
-    events share a key iff ``=`` holds on every attribute; ``None`` if ``e`` misses one."""
-    out = []
-    for a in attributes:
-        v = e.value(a)
-        if v is None:
-            return None
-        out.append(("bool" if isinstance(v, bool) else
-                    "num" if isinstance(v, (int, float)) else "str", v))
-    return tuple(out)
-
-
 def partitioned(W: Sequence[Event], attributes: Sequence[str]) -> tuple[tuple[Event, ...], ...]:
     """W1, ..., Wn of Def. 6: ``W`` split by :func:`partition_key`, each part in
     stream order, parts ordered by their first event; an event that misses a
@@ -110,8 +81,7 @@ def partitioned(W: Sequence[Event], attributes: Sequence[str]) -> tuple[tuple[Ev
     check_order(W)
     parts: dict[object, list[Event]] = {}
     for e in W:
-        k = partition_key(e, attributes)
-        parts.setdefault(("missing", e.position) if k is None else k, []).append(e)
+        parts.setdefault(part_of(e, attributes), []).append(e)
     return tuple(tuple(p) for p in parts.values())
 
 

@@ -92,8 +92,9 @@ def is_next(pattern: SESPattern, s: Stream, m: Match, tau: int | float) -> bool:
     return True
 
 
-def _next(pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> set[Match]:
-    tau = window_of(pattern, s)
+def _next(pattern: SESPattern, s: Stream, gamma_all: set[Match],
+          reading: str = "inclusive") -> set[Match]:
+    tau = window_of(pattern, s, reading)
     return {m for m in gamma_all if is_next(pattern, s, m, tau)}
 
 
@@ -162,16 +163,22 @@ _SELECT: dict[str, Callable[[SESPattern, Stream, set[Match]], set[Match]]] = {
 }
 
 
-def select(policy: str, pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> set[Match]:
-    """The matches of ``gamma_all`` (= Γ of ``pattern`` on ``s``) that ``policy`` keeps."""
+def select(policy: str, pattern: SESPattern, s: Stream, gamma_all: set[Match],
+           reading: str = "inclusive") -> set[Match]:
+    """The matches of ``gamma_all`` (= Γ of ``pattern`` on ``s``) that ``policy`` keeps
+    (``next`` reads the window: a run expires past it, under ``reading``)."""
     if policy not in _SELECT:
         raise PatternError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
+    if policy == "next":
+        return _next(pattern, s, gamma_all, reading)
     return _SELECT[policy](pattern, s, gamma_all)
 
 
 def matches(pattern: SESPattern, s: Stream, policy: str = "any", *,
-            budget: Budget | None = None) -> set[Match]:
-    """The reference result: Γ under ``policy``."""
+            budget: Budget | None = None, reading: str = "inclusive") -> set[Match]:
+    """The reference result: Γ under ``policy``, the window read as ``reading``
+    (``inclusive``: ``max ts − min ts ≤ τ``; ``strict``: ``< τ``)."""
     if policy not in _SELECT:
         raise PatternError(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-    return select(policy, pattern, s, all_matches(pattern, s, budget=budget))
+    return select(policy, pattern, s, all_matches(pattern, s, budget=budget, reading=reading),
+                  reading)
