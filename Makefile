@@ -28,7 +28,7 @@ test: $(STAMP) $(SYSTEM)
 
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
-	@$(VENV)/bin/mypy reference conformance engines proofs cli
+	@bash scripts/mypy.sh
 
 bench: $(STAMP) $(SYSTEM)
 	@$(PY) -m bench

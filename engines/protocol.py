@@ -31,7 +31,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
@@ -222,8 +222,19 @@ class Counters:
     never counted gives 0, so ``counters.calls_to_a += 1`` needs no declaration.
     """
 
-    SHARED: tuple[str, ...] = ("instances_created", "peak_instances", "predicate_evaluations",
-                               "buffer_operations", "events_read", "events_filtered")
+    SHARED: ClassVar[tuple[str, ...]] = ("instances_created", "peak_instances",
+                                         "predicate_evaluations", "buffer_operations",
+                                         "events_read", "events_filtered")
+
+    instances_created: int
+    peak_instances: int
+    predicate_evaluations: int
+    buffer_operations: int
+    events_read: int
+    events_filtered: int
+
+    if TYPE_CHECKING:  # any other name is a counter too (no runtime cost in hot loops)
+        def __setattr__(self, name: str, value: int) -> None: ...
 
     def __init__(self, **counts: int) -> None:
         for name in self.SHARED:
@@ -308,7 +319,8 @@ class Engine(Protocol):
     window reading, and raises :class:`Unsupported` for what it cannot run.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     @property
     def capabilities(self) -> frozenset[Feature]: ...

@@ -39,26 +39,27 @@ def prove(pattern: SESPattern, *, schema: Schema | None = None, bound: int = BOU
           sections: Iterable[str] = SECTIONS, timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
     """Run the checks of ``sections`` on ``pattern``, yielding each as it is decided."""
     schema = schema or schema_for(pattern.conditions, pattern.window)
+    ms = timeout_ms
     wanted = set(sections)
-    opts = {"schema": schema, "timeout_ms": timeout_ms}
     n = ses_automaton(pattern)
     if "variables" in wanted:
-        for v, r in dead_variables(pattern, **opts).items():
+        for v, r in dead_variables(pattern, schema=schema, timeout_ms=ms).items():
             yield Check("variables", v, r, if_proved="problem", if_refuted="ok")
     if "pattern" in wanted:
-        yield Check("pattern", "matches", no_match(pattern, bound=bound, **opts),
-                    if_proved="problem", if_refuted="ok")
+        r = no_match(pattern, bound=bound, schema=schema, timeout_ms=ms)
+        yield Check("pattern", "matches", r, if_proved="problem", if_refuted="ok")
     if "exclusivity" in wanted:
-        for (v, w), r in exclusivity(pattern, **opts).items():
+        for (v, w), r in exclusivity(pattern, schema=schema, timeout_ms=ms).items():
             yield Check("exclusivity", f"{v}, {w}", r, if_refuted="info")
     if "determinism" in wanted:
-        yield Check("determinism", "automaton", never_branches(n, bound=bound, **opts),
-                    if_refuted="info")
+        r = never_branches(n, bound=bound, schema=schema, timeout_ms=ms)
+        yield Check("determinism", "automaton", r, if_refuted="info")
     if "transitions" in wanted:
-        for d, r in transition_witnesses(n, bound=bound, **opts).items():
+        for d, r in transition_witnesses(n, bound=bound, schema=schema, timeout_ms=ms).items():
             yield Check("transitions", str(d), r, if_proved="problem", if_refuted="ok")
     if "necessary" in wanted:
-        yield Check("necessary", "Thm 2", necessary_conditions_sound(pattern, bound=bound, **opts))
+        r = necessary_conditions_sound(pattern, bound=bound, schema=schema, timeout_ms=ms)
+        yield Check("necessary", "Thm 2", r)
     if "equivalence" in wanted:
         yield Check("equivalence", "automaton vs reference",
                     equivalent(pattern, bound=max(bound, EQUIVALENCE_BOUND), schema=schema,

@@ -219,11 +219,11 @@ class Parser:
             self.accept("+")
             if self.at("[") and self.index():
                 raise self.error(f"b[i] in an aggregate ({func} reads every event of b)")
-            attr = self.ident("an attribute").text if self.accept(".") else None
-            if attr is None and func != "COUNT":
+            measured = self.ident("an attribute").text if self.accept(".") else None
+            if measured is None and func != "COUNT":
                 raise self.error(f"'.' and an attribute ({func} needs one)")
             self.expect(")", f"')' closing {func}(")
-            return Agg(func, var, attr)
+            return Agg(func, var, measured)
         if tok.kind == "ident" and self.peek().text == "[":
             return self.indexed_reference()
         var, attr = self.reference()

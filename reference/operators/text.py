@@ -48,7 +48,8 @@ from kleene.reference.operators.pattern import (
 from kleene.reference.operators.wellformed import MalformedPattern
 from kleene.reference.syntax import Parser, Token, duration, format_condition, where_conditions
 
-_OPERATORS = {"SEQ": Seq, "AND": Conj, "OR": Disj}
+_OPERATORS: dict[str, type[Seq] | type[Conj] | type[Disj]] = {"SEQ": Seq, "AND": Conj,
+                                                               "OR": Disj}
 
 
 class _Reader(Parser):

@@ -239,13 +239,14 @@ class SreParser(Parser):
         args = self.arguments(self.term) if self.at("(") else []
         return self.predicate(name, args)
 
-    def term(self) -> Token:
+    def term(self) -> Token:  # type: ignore[override]  # Wayeb's arguments are tokens
         tok = self.tok
         if tok.kind in ("ident", "string", "number"):
             return self.advance()
         if tok.text == "-" and self.peek().kind == "number":
             self.advance()
             number = self.advance()
+            assert isinstance(number.value, (int, float))
             return Token("number", "-" + number.text, -number.value, tok.line, tok.column)
         raise self.error("a constant, an attribute, a number or a register in double quotes")
 
