@@ -8,6 +8,8 @@ engine where one is involved) or ``Unknown(reason)``.
 - :mod:`.encode`          conditions over symbolic events, three-valued, with decomposition;
 - :mod:`.symbolic`        symbolic streams and substitutions; seed 001 Def. 2 as a formula;
 - :mod:`.runs`            runs of the SES automaton (seed 000 Def. 4, Alg. 1--2) as formulas;
+- :mod:`.automata`        any engine's automaton through ``iter_transitions``: unsatisfiable
+  guards, overlapping guards, determinism (SES, NFA and SRT edges alike);
 - :mod:`.satisfiability`  dead variables, patterns without matches, dead transitions;
 - :mod:`.exclusivity`     seed 000 Def. 6, Lemma 1 (certificate), Theorem 1 (never branches);
 - :mod:`.necessary`       soundness of seed 001 Thm 2 on windows of at most k events;

@@ -1,0 +1,157 @@
+"""Proofs about any compiled automaton, read through ``iter_transitions()``.
+
+Every engine lists its transitions as data (:class:`kleene.engines.protocol.Transition`):
+a guard (a condition AST) over the event read now and what the run holds
+(bound events of SES and NFA runs, registers of an SRT). These properties
+need nothing else, so a new engine family gets them for free:
+
+- :func:`unsatisfiable_guards`: a transition whose guard no event can satisfy,
+  whatever the run holds, can never fire (it is dead; the converse needs
+  reachability, which :mod:`kleene.proofs.witnesses` decides for the SES
+  automaton);
+- :func:`overlapping_guards`: two transitions leaving one state that one event
+  can enable together, given the same run (the automaton may branch there:
+  seed 000 Lemma 1 and Theorem 1 for the SES automaton, the determinism of a
+  DSRT, report Alg. 7).
+
+The encoding: every variable a guard names stands for one or two bound
+events (two are enough for ``prev``, which relates consecutive events), and
+the variable the transition reads (``variable``, or
+the head ``~`` of a SREMO atom) for those plus the event read now, shared
+between the two transitions compared. Only the instantiations that involve
+the event read now are encoded, as the engines evaluate them. ``epsilon``
+transitions read no event and are skipped. A counterexample is the bound
+events and the event read, as a stream ordered by timestamp.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from itertools import combinations
+
+from kleene.engines.protocol import Compiled, Transition
+from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
+from kleene.proofs.results import CounterExample, Proved, Result, Unknown
+from kleene.proofs.schema import Schema, schema_for
+from kleene.proofs.symbolic import TIMEOUT_MS, solve
+from kleene.reference.conditions import Condition, decomposed_variables
+from kleene.reference.events import Event, Stream
+from kleene.reference.sremo.valuations import HEAD
+
+#: The name of the event read now in the encoding.
+NOW = "now"
+
+
+def read_variable(t: Transition) -> str:
+    """The variable the event read now is bound to in ``t``'s guard."""
+    return t.variable if t.variable is not None else HEAD
+
+
+class _Run:
+    """The symbolic run both compared transitions share: bound events per variable."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.now = symbolic_event(schema, NOW)
+        self.bound: dict[str, list[tuple[object, SymEvent]]] = {}
+
+    def members(self, variable: str) -> list[Member]:
+        import z3
+
+        if variable not in self.bound:
+            self.bound[variable] = [(z3.Bool(f"{variable}#{i}?"),
+                                     symbolic_event(self.schema, f"{variable}#{i}"))
+                                    for i in range(2)]
+        return list(self.bound[variable])  # type: ignore[arg-type]
+
+    def guard(self, t: Transition) -> object:
+        """The guard holds for the event read now, given that the run holds at least
+        one event of every other variable the guard names."""
+        import z3
+
+        read = read_variable(t)
+        members = {v: self.members(v) for v in decomposed_variables(t.guard)}
+        held = [z3.Or(*[lit for lit, _ in members[v]]) for v in members if v != read]
+        members[read] = [*self.members(read), (True, self.now)]
+        return z3.And(*held, as_z3(holds_over(t.guard, members,
+                                               anchor={read: len(members[read]) - 1})))
+
+    def constraints(self) -> list[object]:
+        events = [self.now] + [e for pairs in self.bound.values() for _, e in pairs]
+        return [c for e in events for c in e.constraints]
+
+    def stream(self, model: object) -> Stream:
+        from kleene.proofs.encode import concrete_event, true_in
+
+        chosen = [e for pairs in self.bound.values() for lit, e in pairs
+                  if true_in(model, lit)]  # type: ignore[arg-type]
+        events = [concrete_event(model, e, 0) for e in [*chosen, self.now]]  # type: ignore[arg-type]
+        events.sort(key=lambda e: e.ts)
+        return Stream(tuple(Event(i, e.ts, e.type, e.attrs) for i, e in enumerate(events)))
+
+
+def _schema(transitions: Sequence[Transition]) -> Schema:
+    guards: list[Condition] = [t.guard for t in transitions]
+    return schema_for(guards)
+
+
+def _reading(compiled: Compiled) -> list[Transition]:
+    return [t for t in compiled.iter_transitions() if t.kind != "epsilon"]
+
+
+def unsatisfiable_guards(compiled: Compiled, *, schema: Schema | None = None,
+                         timeout_ms: int = TIMEOUT_MS) -> dict[Transition, Result]:
+    """Per transition: :class:`Proved` that its guard is unsatisfiable (the
+    transition is dead), or a :class:`CounterExample` holding an event (and run)
+    that satisfies it."""
+    transitions = _reading(compiled)
+    schema = schema or _schema(transitions)
+    out: dict[Transition, Result] = {}
+    for t in transitions:
+        claim = f"no event satisfies the guard of {t.source} -> {t.target}"
+        run = _Run(schema)
+        outcome = solve([run.guard(t), *run.constraints()], timeout_ms)  # type: ignore[list-item]
+        if outcome.status == "unsat":
+            out[t] = Proved(claim)
+        elif outcome.status == "sat":
+            out[t] = CounterExample(claim, run.stream(outcome.model), note="the guard holds")
+        else:
+            out[t] = Unknown(claim, outcome.reason)
+    return out
+
+
+def overlapping_guards(compiled: Compiled, *, schema: Schema | None = None,
+                       timeout_ms: int = TIMEOUT_MS
+                       ) -> dict[tuple[Transition, Transition], Result]:
+    """Per pair of transitions leaving one state: :class:`Proved` that no event
+    enables both (given the same run), or a :class:`CounterExample` of one that does."""
+    transitions = _reading(compiled)
+    schema = schema or _schema(transitions)
+    by_state: dict[Hashable, list[Transition]] = {}
+    for t in transitions:
+        by_state.setdefault(t.source, []).append(t)
+    out: dict[tuple[Transition, Transition], Result] = {}
+    for outgoing in by_state.values():
+        for t1, t2 in combinations(outgoing, 2):
+            claim = f"no event enables both {t1.source} -> {t1.target} and -> {t2.target}"
+            run = _Run(schema)
+            outcome = solve([run.guard(t1), run.guard(t2), *run.constraints()],  # type: ignore[list-item]
+                            timeout_ms)
+            if outcome.status == "unsat":
+                out[(t1, t2)] = Proved(claim)
+            elif outcome.status == "sat":
+                out[(t1, t2)] = CounterExample(claim, run.stream(outcome.model),
+                                               note="the last event read enables both")
+            else:
+                out[(t1, t2)] = Unknown(claim, outcome.reason)
+    return out
+
+
+def deterministic(compiled: Compiled, **options: object) -> Result:
+    """:class:`Proved` when every pair of outgoing guards is exclusive; else the first
+    counterexample (or unknown)."""
+    results: Iterable[Result] = overlapping_guards(compiled, **options).values()  # type: ignore[arg-type]
+    for r in results:
+        if not isinstance(r, Proved):
+            return r
+    return Proved("at most one transition is enabled per state and event")
