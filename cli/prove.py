@@ -8,10 +8,10 @@ import sys
 from typing import TextIO
 
 from kleene.cli.common import non_negative, read_pattern
-from kleene.proofs.report import SECTIONS, prove
 from kleene.proofs.results import Check, CounterExample
 from kleene.proofs.schema import SORTS, attributes, schema_for
-from kleene.proofs.witnesses import BOUND
+from kleene.proofs.ses.report import SECTIONS, prove
+from kleene.proofs.ses.witnesses import BOUND
 from kleene.reference.errors import PatternError
 from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.ses.text import parse_ses

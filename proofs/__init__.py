@@ -1,19 +1,16 @@
-"""Z3 encodings of conditions and automata (DESIGN.md, "Proofs (Z3)"; issue 6).
+"""Z3 encodings of conditions and automata (docs/architecture.md, "Proofs").
 
 Each property is a small function returning a value (:mod:`.results`):
 ``Proved``, ``CounterExample(stream)`` (replayed through the reference, and the
 engine where one is involved) or ``Unknown(reason)``.
 
-- :mod:`.schema`          attribute sorts: declared, from an events file, or from the constants;
-- :mod:`.encode`          conditions over symbolic events, three-valued, with decomposition;
-- :mod:`.symbolic`        symbolic streams and substitutions; seed 001 Def. 2 as a formula;
-- :mod:`.runs`            runs of the SES automaton (seed 000 Def. 4, Alg. 1--2) as formulas;
-- :mod:`.automata`        any engine's automaton through ``iter_transitions``: unsatisfiable
-  guards, overlapping guards, determinism (SES, NFA and SRT edges alike);
-- :mod:`.satisfiability`  dead variables, patterns without matches, dead transitions;
-- :mod:`.exclusivity`     seed 000 Def. 6, Lemma 1 (certificate), Theorem 1 (never branches);
-- :mod:`.necessary`       soundness of seed 001 Thm 2 on windows of at most k events;
-- :mod:`.equivalence`     the SES automaton equals the reference (``next``) up to k events;
-- :mod:`.witnesses`       a stream firing each transition, and which transitions a stream fires;
-- :mod:`.report`          every check for one pattern (``kleene prove``).
+Shared by every language and engine:
+
+- :mod:`.schema`    attribute sorts: declared, from an events file, or from the constants;
+- :mod:`.encode`    conditions over symbolic events, three-valued, with decomposition;
+- :mod:`.solver`    one Z3 query with a time limit, its outcome as a value;
+- :mod:`.automata`  any engine's automaton through ``iter_transitions``: unsatisfiable
+  guards, overlapping guards, determinism (SES, NFA and SRT edges alike).
+
+Particular to SES patterns and the SES automaton: :mod:`.ses`.
 """

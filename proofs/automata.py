@@ -7,7 +7,7 @@ need nothing else, so a new engine family gets them for free:
 
 - :func:`unsatisfiable_guards`: a transition whose guard no event can satisfy,
   whatever the run holds, can never fire (it is dead; the converse needs
-  reachability, which :mod:`kleene.proofs.witnesses` decides for the SES
+  reachability, which :mod:`kleene.proofs.ses.witnesses` decides for the SES
   automaton);
 - :func:`overlapping_guards`: two transitions leaving one state that one event
   can enable together, given the same run (the automaton may branch there:
@@ -33,7 +33,7 @@ from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import TIMEOUT_MS, solve
+from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.conditions import Condition, decomposed_variables
 from kleene.reference.events import Event, Stream
 from kleene.reference.sremo.valuations import HEAD

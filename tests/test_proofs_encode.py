@@ -24,7 +24,7 @@ from kleene.proofs.encode import (
     truth,
 )
 from kleene.proofs.schema import Schema, default_sorts, observed_sorts, schema_for
-from kleene.proofs.symbolic import solve
+from kleene.proofs.solver import solve
 from kleene.reference.conditions import (
     And,
     Attr,

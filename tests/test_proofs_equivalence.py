@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from kleene.conformance.strategies import ses_patterns
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition, ses_automaton
 from kleene.engines.ses.run import CompiledSES
-from kleene.proofs.equivalence import equivalent
 from kleene.proofs.results import CounterExample, Proved
+from kleene.proofs.ses.equivalence import equivalent
 from kleene.reference.conditions import Cmp
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import matches

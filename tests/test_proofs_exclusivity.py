@@ -16,14 +16,14 @@ from kleene.conformance.strategies import LABELS, ses_patterns, streams
 from kleene.engines.protocol import Counters
 from kleene.engines.ses.automaton import ses_automaton
 from kleene.engines.ses.run import Execution
-from kleene.proofs.exclusivity import (
+from kleene.proofs.results import CounterExample, Proved
+from kleene.proofs.ses.exclusivity import (
     LEMMA_1,
     branches,
     determinism_certificate,
     exclusivity,
     never_branches,
 )
-from kleene.proofs.results import CounterExample, Proved
 from kleene.reference.conditions import Attr, Cmp, Const, is_property_of
 from kleene.reference.events import Stream
 from kleene.reference.ses.filtering import satisfies

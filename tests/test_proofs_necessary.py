@@ -9,13 +9,13 @@ from __future__ import annotations
 import itertools
 
 from kleene.proofs.encode import conj, disj
-from kleene.proofs.necessary import (
+from kleene.proofs.results import CounterExample, Proved
+from kleene.proofs.ses.necessary import (
     THEOREM_2,
     NecessaryCondition,
     Window,
     necessary_conditions_sound,
 )
-from kleene.proofs.results import CounterExample, Proved
 from kleene.reference.ses.filtering import satisfies
 from kleene.reference.ses.matching import matches_starting_at
 from kleene.reference.ses.necessary import necessary_conditions

@@ -11,8 +11,8 @@ from kleene.conformance.differential import assert_same_matches
 from kleene.engines.protocol import engine
 from kleene.engines.ses.automaton import ses_automaton
 from kleene.proofs.results import CounterExample, Proved
-from kleene.proofs.satisfiability import dead_transitions, dead_variables, no_match
-from kleene.proofs.witnesses import (
+from kleene.proofs.ses.satisfiability import dead_transitions, dead_variables, no_match
+from kleene.proofs.ses.witnesses import (
     coverage,
     fired_transitions,
     path_of,

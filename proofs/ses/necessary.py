@@ -25,17 +25,16 @@ import z3
 from kleene.proofs.encode import Lit, conj, disj, holds_for, neg, true_in
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import (
-    TIMEOUT_MS,
+from kleene.proofs.ses.symbolic import (
     SymStream,
     assignment,
     is_match,
     match_from,
-    solve,
     stream_from,
     sym_stream,
 )
-from kleene.proofs.witnesses import BOUND
+from kleene.proofs.ses.witnesses import BOUND
+from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.events import Event
 from kleene.reference.ses import necessary as thm2
 from kleene.reference.ses.matching import matches_starting_at

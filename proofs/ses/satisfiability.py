@@ -5,11 +5,11 @@
   match can bind it, so the pattern has no match at all.
 - A pattern is *unsatisfiable up to k* when no stream of at most k events has
   a match (seed 001 Def. 2, conditions 1--3): one Z3 query per length over
-  every candidate substitution (:func:`kleene.proofs.symbolic.is_match`). A
+  every candidate substitution (:func:`kleene.proofs.ses.symbolic.is_match`). A
   match in a stream of n events needs only its own events, so the lengths
   ``m..k`` are searched (m the number of variables), shortest first.
 - A transition of the SES automaton (seed 000 Def. 3) is *dead* when no run
-  fires it: :func:`kleene.proofs.witnesses.transition_witness`.
+  fires it: :func:`kleene.proofs.ses.witnesses.transition_witness`.
 
 Each claim is stated as "... is dead"/"... has no match": :class:`Proved` is
 the unhealthy outcome, and its counterexample is a witness, replayed through
@@ -23,16 +23,9 @@ from kleene.engines.ses.run import CompiledSES
 from kleene.proofs.encode import concrete_event, holds_for, symbolic_event
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import (
-    TIMEOUT_MS,
-    assignment,
-    is_match,
-    match_from,
-    solve,
-    stream_from,
-    sym_stream,
-)
-from kleene.proofs.witnesses import BOUND, transition_witnesses
+from kleene.proofs.ses.symbolic import assignment, is_match, match_from, stream_from, sym_stream
+from kleene.proofs.ses.witnesses import BOUND, transition_witnesses
+from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.events import Stream
 from kleene.reference.ses.filtering import satisfies
 from kleene.reference.ses.matching import all_matches

@@ -15,7 +15,7 @@ ranges over every candidate γ of every stream of ``n`` events at once.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -41,7 +41,6 @@ from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
 
 #: Z3's default time limit per query, in milliseconds.
-TIMEOUT_MS = 10_000
 
 
 @dataclass(frozen=True)
@@ -138,28 +137,6 @@ def starts_at_first(g: Assignment) -> Lit:
     return g.bound(0)
 
 # ---------------------------------------------------------------- solving
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one query gave: ``status`` is ``sat``, ``unsat`` or ``unknown``."""
-
-    status: str
-    model: z3.ModelRef | None = None
-    reason: str = ""
-
-
-def solve(constraints: Iterable[Lit], timeout_ms: int = TIMEOUT_MS) -> Outcome:
-    """Check ``constraints`` with a time limit; a model when satisfiable."""
-    solver = z3.Solver()
-    solver.set("timeout", timeout_ms)
-    solver.add(*[as_z3(c) for c in constraints])
-    status = solver.check()
-    if status == z3.sat:
-        return Outcome("sat", solver.model())
-    if status == z3.unsat:
-        return Outcome("unsat")
-    return Outcome("unknown", reason=solver.reason_unknown() or "unknown")
 
 
 def stream_from(model: z3.ModelRef, s: SymStream) -> Stream:

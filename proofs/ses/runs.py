@@ -5,7 +5,7 @@ states, transitions with their conditions Θ_δ, start, accepting, window), neve
 the pattern, so a broken automaton shows up as a difference. It models the
 run of *one* instance, the one started at e_0 (instances never interact in
 Alg. 1, and a run started later is a run started at e_0 of a shorter
-stream), along the symbolic substitution γ (:class:`~kleene.proofs.symbolic.Assignment`):
+stream), along the symbolic substitution γ (:class:`~kleene.proofs.ses.symbolic.Assignment`):
 
 - the instance's state before e_j is the set of variables γ binds before e_j
   (Def. 3: ``q ∪ {v}``), and e_j is bound to ``v`` by the transition
@@ -39,7 +39,7 @@ from kleene.proofs.encode import (
     symbolic_event,
 )
 from kleene.proofs.schema import Schema
-from kleene.proofs.symbolic import Assignment, SymStream
+from kleene.proofs.ses.symbolic import Assignment, SymStream
 
 
 @dataclass

@@ -20,14 +20,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from kleene.engines.ses.automaton import ses_automaton
-from kleene.proofs.equivalence import EQUIVALENCE_BOUND, equivalent
-from kleene.proofs.exclusivity import exclusivity, never_branches
-from kleene.proofs.necessary import necessary_conditions_sound
 from kleene.proofs.results import Check
-from kleene.proofs.satisfiability import dead_variables, no_match
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import TIMEOUT_MS
-from kleene.proofs.witnesses import BOUND, transition_witnesses
+from kleene.proofs.ses.equivalence import EQUIVALENCE_BOUND, equivalent
+from kleene.proofs.ses.exclusivity import exclusivity, never_branches
+from kleene.proofs.ses.necessary import necessary_conditions_sound
+from kleene.proofs.ses.satisfiability import dead_variables, no_match
+from kleene.proofs.ses.witnesses import BOUND, transition_witnesses
+from kleene.proofs.solver import TIMEOUT_MS
 from kleene.reference.ses.pattern import SESPattern
 
 #: The sections, in report order.

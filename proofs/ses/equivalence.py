@@ -1,7 +1,7 @@
 """Bounded equivalence of the SES automaton and the reference (``next``), seed 000 Sec. 4.
 
 Claim: on every stream of at most k events, the SES automaton's accepted runs
-(corrected Alg. 1, ``next``; :meth:`~kleene.proofs.runs.RunEncoding.accepted`)
+(corrected Alg. 1, ``next``; :meth:`~kleene.proofs.ses.runs.RunEncoding.accepted`)
 and the reference's ``next`` matches (:mod:`kleene.reference.ses.policies`)
 are the same set. Both sides are encoded over one symbolic stream and one
 symbolic substitution γ whose first event is e_0 (instances never interact,
@@ -14,7 +14,7 @@ append events beyond the window).
 
 The reference side is encoded from the pattern, never from the automaton:
 
-- γ is a match: seed 001 Def. 2 (:func:`kleene.proofs.symbolic.is_match`);
+- γ is a match: seed 001 Def. 2 (:func:`kleene.proofs.ses.symbolic.is_match`);
 - no event within τ of e_0 that γ leaves unbound could be taken by the run
   holding γ's earlier bindings: :func:`kleene.reference.ses.policies.can_take`
   (a variable of the current set, unbound or a group; or of the next set once
@@ -31,19 +31,18 @@ from kleene.engines.ses.automaton import SESAutomaton, ses_automaton
 from kleene.engines.ses.run import CompiledSES
 from kleene.proofs.encode import Lit, as_z3, conj, disj, holds_over, implies, neg
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
-from kleene.proofs.runs import RunEncoding
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import (
-    TIMEOUT_MS,
+from kleene.proofs.ses.runs import RunEncoding
+from kleene.proofs.ses.symbolic import (
     Assignment,
     SymStream,
     assignment,
     is_match,
     match_from,
-    solve,
     stream_from,
     sym_stream,
 )
+from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.conditions import variables
 from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern

@@ -26,10 +26,11 @@ from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.run import CompiledSES, Execution
 from kleene.proofs.encode import Lit, concrete_event, conj, disj, holds_for, symbolic_event
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
-from kleene.proofs.runs import RunEncoding, any_buffer_guard
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import TIMEOUT_MS, assignment, solve, stream_from, sym_stream
-from kleene.proofs.witnesses import BOUND, automaton_of, automaton_schema
+from kleene.proofs.ses.runs import RunEncoding, any_buffer_guard
+from kleene.proofs.ses.symbolic import assignment, stream_from, sym_stream
+from kleene.proofs.ses.witnesses import BOUND, automaton_of, automaton_schema
+from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.events import Stream
 from kleene.reference.ses.filtering import satisfies
 from kleene.reference.ses.pattern import SESPattern

@@ -3,13 +3,13 @@
 For transition δ = (q, v, Θ_δ) of seed 000 Def. 3, Z3 looks for the shortest
 stream e_0..e_{r-1} such that the instance started at e_0 takes every event
 along a path of transitions that reaches q, and then takes e_{r-1} by δ
-(:meth:`~kleene.proofs.runs.RunEncoding.path`). Every event of the witness is
+(:meth:`~kleene.proofs.ses.runs.RunEncoding.path`). Every event of the witness is
 taken, so under ``next`` (where an instance branches on every enabled
 transition) the engine runs that path too. Runs that skip events need not be
 searched: dropping the skipped events leaves every guard's verdict unchanged
 (a guard reads only the buffer and the new event) and the window narrower.
 Before the bounded search, Θ_δ is tried against an arbitrary buffer
-(:func:`~kleene.proofs.runs.any_buffer_guard`): if even that is
+(:func:`~kleene.proofs.ses.runs.any_buffer_guard`): if even that is
 unsatisfiable, δ is dead for streams of any length.
 
 The claim checked per transition is "δ never fires": a witness is its
@@ -29,16 +29,10 @@ from kleene.engines.ses.automaton import SESAutomaton, SESTransition, ses_automa
 from kleene.engines.ses.run import CompiledSES, Execution
 from kleene.proofs.encode import symbolic_event
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
-from kleene.proofs.runs import RunEncoding, any_buffer_guard
 from kleene.proofs.schema import Schema, schema_for
-from kleene.proofs.symbolic import (
-    TIMEOUT_MS,
-    assignment,
-    match_from,
-    solve,
-    stream_from,
-    sym_stream,
-)
+from kleene.proofs.ses.runs import RunEncoding, any_buffer_guard
+from kleene.proofs.ses.symbolic import assignment, match_from, stream_from, sym_stream
+from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
