@@ -21,7 +21,7 @@ from kleene.conformance.differential import (
     run_engine,
 )
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import claims_policy, engine, engine_names
+from kleene.engines.protocol import Feature, claims_policy, engine, engine_names
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -109,3 +109,18 @@ def test_paper_bruteforce_reports_only_matches(pattern, stream):
     assert_matches_between(bf, pattern=pattern, stream=stream, policy="next",
                            got=run_engine(bf, "next", pattern, stream),
                            at_least=set(), at_most=reference(pattern, stream, "any"))
+
+
+STRICT = [(name, policy) for name, policy in CLAIMED
+          if Feature("ses", "window-strict") in engine(name).capabilities]
+
+
+@pytest.mark.parametrize(("name", "policy"), STRICT, ids=[f"{n}-{p}" for n, p in STRICT])
+@given(pattern=PATTERNS, stream=STREAMS)
+def test_engine_equals_the_reference_under_the_strict_window(name, policy, pattern, stream):
+    # max ts − min ts < τ (the peers' reading, docs/semantics.md "Windows")
+    expected = reference_or_reject(pattern, stream, policy, steps=STEPS, window="strict")
+    eng = engine(name)
+    got = run_engine(eng, policy, pattern, stream, window="strict")
+    assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
+                        expected=expected)

@@ -150,3 +150,24 @@ def test_a_run_counts_from_zero_each_time():
     counts = compiled.counters.as_dict()
     assert list(compiled.run(stream)) == first and compiled.counters.as_dict() == counts
     assert counts["events_read"] == 2
+
+
+def test_counters_are_an_open_mapping_with_the_shared_names():
+    c = Counters()
+    assert set(c) == set(Counters.SHARED) and all(c[n] == 0 for n in c)
+    c.calls_to_a += 2          # a family's own counter needs no declaration
+    c["events_to_a"] = 5
+    assert c.as_dict()["calls_to_a"] == 2 and c["events_to_a"] == 5
+    other = Counters(peak_instances=7, calls_to_a=1)
+    c.add(other)
+    assert (c.peak_instances, c.calls_to_a) == (7, 3)
+    c.reset()
+    assert set(c.as_dict().values()) == {0} and "calls_to_a" in c.as_dict()
+
+
+def test_the_strict_window_is_the_largest_span_below_tau():
+    days = Duration(2, "d")
+    stream = Stream.from_rows([{"ts": 0}], time_unit="h")
+    bound = window_in_units(days, None, stream, "strict")
+    assert bound < 48 and 47.99999 < bound
+    assert window_in_units(days, None, stream, "inclusive") == 48

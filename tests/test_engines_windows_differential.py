@@ -201,3 +201,16 @@ def test_filtered_contiguous_gains_a_match():
     assert set(run_engine(FRAMEWORKS[0], "contiguous", p, s)) == set()
     assert set(run_engine(FRAMEWORKS[1], "contiguous", p, s)) == {
         Match.of({"a": [0], "b": [2]})}
+
+
+@pytest.mark.parametrize("policy", ["any", "next"])
+@given(pattern=PATTERNS, stream=STREAMS)
+def test_claimed_engines_equal_the_reference_under_the_strict_window(policy, pattern, stream):
+    # the match windows W_f of Def. 3 read with max ts − min ts < τ
+    expected = reference_or_reject(pattern, stream, policy, steps=STEPS, window="strict")
+    for eng in ENGINES:
+        if claims_policy(eng, "ses", policy) and \
+                Feature("ses", "window-strict") in eng.capabilities:
+            assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
+                                got=run_engine(eng, policy, pattern, stream, window="strict"),
+                                expected=expected)

@@ -96,3 +96,14 @@ def test_every_policy_is_a_subset_of_any(p, s) -> None:
         reject()
     for policy in POLICIES:
         assert select(policy, p, s, gamma) <= gamma
+
+
+def test_the_strict_window_reading_excludes_a_span_of_exactly_tau():
+    # By hand: a at ts 0 and b at ts 5; WITHIN 5 holds inclusively (5 ≤ 5), not strictly.
+    from kleene.reference.ses.policies import matches
+    from kleene.reference.ses.text import parse_ses
+
+    p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 5")
+    s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 4.5, "L": "B"}, {"ts": 5, "L": "B"}])
+    assert {str(m) for m in matches(p, s, "any")} == {"{a/[0], b/[1]}", "{a/[0], b/[2]}"}
+    assert {str(m) for m in matches(p, s, "any", reading="strict")} == {"{a/[0], b/[1]}"}

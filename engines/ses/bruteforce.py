@@ -131,6 +131,8 @@ class CompiledBruteForce:
         """All automata over one pass of the events; each reports as the SES automaton does."""
         self.counters.reset()
         tau = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
+        if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
+            return
         executions = [Execution(n, tau=tau, policy=self.policy, variant=self.variant,
                                 counters=self.counters) for _, n in self.automata]
         keep = event_filter(self.pattern, self.filter, self.counters)

@@ -295,6 +295,8 @@ class CompiledSES:
         """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final."""
         self.counters.reset()
         tau = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
+        if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
+            return
         ex = Execution(self.automaton, tau=tau, policy=self.policy, variant=self.variant,
                        counters=self.counters)
         keep = event_filter(self.pattern, self.filter, self.counters)

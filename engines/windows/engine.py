@@ -98,6 +98,8 @@ class CompiledWindows:
         unit = self.time_unit if self.time_unit is not None else getattr(events, "time_unit",
                                                                           None)
         tau = window_in_units(self.pattern.window, unit, events, self.reading)
+        if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
+            return
         inner = self.inner if unit == self.time_unit else self.engine.compile_inner(
             self.inner_pattern, self.policy, unit, self.reading)
         steps = self.engine
