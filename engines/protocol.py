@@ -276,14 +276,6 @@ class Counters:
         if active > self.peak_instances:
             self.peak_instances = active
 
-    def add(self, other: Counters) -> None:
-        """Add ``other``'s counts to these (peaks take the maximum)."""
-        for name, value in other.as_dict().items():
-            if name.startswith("peak_"):
-                setattr(self, name, max(getattr(self, name), value))
-            else:
-                setattr(self, name, getattr(self, name) + value)
-
     def as_dict(self) -> dict[str, int]:
         """The counts by name, shared names first."""
         return dict(vars(self))
