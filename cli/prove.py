@@ -5,21 +5,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable, Iterator
 from typing import TextIO
 
 from kleene.cli.common import non_negative, read_pattern
+from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
+from kleene.proofs.automata import checks
 from kleene.proofs.results import Check, CounterExample
 from kleene.proofs.schema import SORTS, attributes, schema_for
 from kleene.proofs.ses.report import SECTIONS, prove
 from kleene.proofs.ses.witnesses import BOUND
 from kleene.reference.errors import PatternError
+from kleene.reference.languages import detect_language, language_named
 from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.ses.text import parse_ses
 
 NAME = "prove"
-HELP = "prove properties of an SES pattern and its automaton with Z3"
+HELP = "prove properties of a pattern and its automaton with Z3"
 DESCRIPTION = f"""\
-Check, with Z3, the SES pattern in PATTERN and its SES automaton (seed 000 Sec. 4):
+Check, with Z3, the pattern in PATTERN and its automaton. For an SES pattern and
+its SES automaton (seed 000 Sec. 4):
 dead variables, satisfiability on streams of at most --bound events, pairwise
 mutual exclusivity (seed 000 Def. 6) and whether the automaton ever branches
 (Lemma 1), a witness stream for every transition (or a proof that it is dead),
@@ -27,6 +32,10 @@ soundness of the necessary match conditions (seed 001 Thm 2) and bounded
 equivalence of the automaton and the reference under `next`. Each line gives a
 status (ok, problem, info, unknown), the claim and its verdict; a
 counterexample or witness follows as JSON rows, one event per line.
+
+For a pattern of another language, the automaton of the fastest engine that
+claims it is checked through its transitions: guards no event can satisfy
+(dead transitions) and pairs of transitions one event enables together.
 
 Results hold for streams of the printed schema. Attribute sorts ({', '.join(SORTS)})
 come from --sort, else from --events (the first {10_000:,} rows), else from the
@@ -43,7 +52,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene prove`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pattern", metavar="PATTERN", help="the SES pattern file")
+    parser.add_argument("pattern", metavar="PATTERN", help="the pattern file")
+    parser.add_argument("--language", metavar="NAME",
+                        help="the pattern language (default: recognised from the text)")
     parser.add_argument("--events", metavar="FILE", help="events whose attributes give the sorts")
     parser.add_argument("--events-format", choices=FORMATS, metavar="FORMAT",
                         help=f"one of {', '.join(FORMATS)} (default: from the extension)")
@@ -72,7 +83,13 @@ def _sort(text: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Parse, build the schema, run the checks, print each as it is decided."""
-    pattern = parse_ses(read_pattern(args.pattern), args.pattern)
+    text = read_pattern(args.pattern)
+    lang = language_named(args.language) if args.language else detect_language(text,
+                                                                                args.pattern)
+    if lang.name != "ses":   # the SES proofs of proofs/ses/; any other: the automaton's
+        return _report(args, _automaton_checks(args, Query.parse(text, language=lang.name,
+                                                                 source=args.pattern)))
+    pattern = parse_ses(text, args.pattern)
     stream = None
     if args.events:
         stream = load_events(args.events, format=args.events_format, ts=args.ts,
@@ -82,12 +99,32 @@ def run(args: argparse.Namespace) -> int:
                         stream=stream, required=names if args.no_missing else ())
     if args.bound < 1:
         raise PatternError("--bound must be at least 1")
+    print(f"pattern {args.pattern}; schema {schema}; bound {args.bound}")
+    return _report(args, prove(pattern, schema=schema, bound=args.bound,
+                               sections=args.check or SECTIONS, timeout_ms=1000 * args.timeout))
+
+
+def _automaton_checks(args: argparse.Namespace, query: Query) -> Iterator[Check]:
+    """The language-neutral checks of the automaton of the engine that runs ``query``."""
+    choice = fastest_engine(query)
+    if choice is None:
+        raise PatternError(f"kleene prove checks an automaton, and no registered engine "
+                           f"compiles {query.lang.title} yet")
+    compiled = compile_query(engine(choice.name), query)
+    guards = [t.guard for t in compiled.iter_transitions()]
+    stream = (load_events(args.events, format=args.events_format, ts=args.ts,
+                          limit=SCHEMA_ROWS) if args.events else None)
+    schema = schema_for(guards, declared=dict(args.sort), stream=stream)
+    print(f"pattern {args.pattern}; engine {choice.name}; schema {schema}")
+    return checks(compiled, schema=schema, timeout_ms=1000 * args.timeout)
+
+
+def _report(args: argparse.Namespace, found: Iterable[Check]) -> int:
+    """Print each check as it is decided, then the counts; 1 if any is a problem."""
     out = sys.stdout
-    print(f"pattern {args.pattern}; schema {schema}; bound {args.bound}", file=out)
     counts: dict[str, int] = {}
     section = None
-    for check in prove(pattern, schema=schema, bound=args.bound,
-                       sections=args.check or SECTIONS, timeout_ms=1000 * args.timeout):
+    for check in found:
         if check.section != section:
             section = check.section
             print(f"\n{section}", file=out)

@@ -26,12 +26,12 @@ events and the event read, as a stream ordered by timestamp.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from itertools import combinations
 
 from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
-from kleene.proofs.results import CounterExample, Proved, Result, Unknown
+from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
 from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.reference.conditions import Condition, decomposed_variables
@@ -155,3 +155,17 @@ def deterministic(compiled: Compiled, **options: object) -> Result:
         if not isinstance(r, Proved):
             return r
     return Proved("at most one transition is enabled per state and event")
+
+
+def checks(compiled: Compiled, *, schema: Schema | None = None,
+           timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
+    """The language-neutral checks of ``compiled`` as :class:`Check` values: a guard
+    proved unsatisfiable is a problem (a dead transition), an event enabling two
+    transitions of one state is worth knowing (the automaton may branch)."""
+    for t, r in unsatisfiable_guards(compiled, schema=schema, timeout_ms=timeout_ms).items():
+        yield Check("guards", f"{t.source} -> {t.target}", r, if_proved="problem",
+                    if_refuted="ok")
+    for (t1, t2), r in overlapping_guards(compiled, schema=schema,
+                                          timeout_ms=timeout_ms).items():
+        yield Check("determinism", f"{t1.source}: -> {t1.target} / -> {t2.target}", r,
+                    if_refuted="info")

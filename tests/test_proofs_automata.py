@@ -70,3 +70,31 @@ def test_any_engines_transitions_are_read_alike():
     r = deterministic(_Hand())  # type: ignore[arg-type]
     assert isinstance(r, CounterExample)
     assert holds(Cmp("=", Attr("~", "type"), Const("A")), {"~": (r.stream[-1],)})
+
+
+class _HandEngine:
+    """An engine of another language (operator patterns) compiling to :class:`_Hand`."""
+
+    name = "hand-made"
+
+    @property
+    def capabilities(self):
+        from kleene.engines.protocol import Feature
+
+        return Feature.of("operator", "any")
+
+    def compile(self, pattern, *, policy="any", time_unit=None, window="inclusive"):
+        return _Hand()
+
+
+def test_kleene_prove_checks_any_languages_automaton(monkeypatch, tmp_path, capsys):
+    from kleene.cli import main
+    from kleene.engines import protocol
+
+    pattern = tmp_path / "p.op"
+    pattern.write_text("PATTERN SEQ(A a, B b) WITHIN 5\n", encoding="utf-8")
+    monkeypatch.setattr(protocol, "PREFERENCE", ("hand-made",))
+    monkeypatch.setitem(protocol._REGISTRY, "hand-made", _HandEngine)
+    assert main(["prove", str(pattern)]) == 0        # overlaps are info, not problems
+    out = capsys.readouterr().out
+    assert "engine hand-made" in out and "determinism" in out and "1 info" in out
