@@ -119,12 +119,13 @@ def test_the_table_of_decisions():
     # seed 001 Thm 1 and Def. 6 against the policies, by the arguments of the module
     decided = {p: language_of(KEYED).pruning(KEYED, p) for p in POLICIES}
     assert {p for p, d in decided.items() if d.filter is not None} == \
-        {"any", "next", "next-literal", "earliest-maximal"}
+        {"any", "next", "next-literal", "earliest-maximal", "earliest-maximal-contained"}
     assert {p for p, d in decided.items() if d.keys} == \
-        {"any", "next", "earliest-maximal", "partition-contiguous"}
+        {"any", "next", "earliest-maximal", "earliest-maximal-contained", "partition-contiguous"}
     assert {p: d.reach for p, d in decided.items()} == {
         "any": (0, 1), "next": (0, 1), "next-literal": (1, 2), "earliest-maximal": (0, 1),
-        "contiguous": (0, 1), "partition-contiguous": (0, 1)}
+        "earliest-maximal-contained": (0, 1), "contiguous": (0, 1),
+        "partition-contiguous": (0, 1)}
 
 
 @pytest.mark.parametrize("policy", POLICIES)

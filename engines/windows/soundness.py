@@ -25,7 +25,8 @@ from kleene.reference.ses.filtering import FILTER_INVARIANT_POLICIES
 from kleene.reference.ses.policies import POLICIES
 
 #: The policies that A(P, W_e) computes exactly, one match window at a time.
-PER_WINDOW: tuple[str, ...] = ("any", "next", "earliest-maximal", "contiguous",
+PER_WINDOW: tuple[str, ...] = ("any", "next", "earliest-maximal", "earliest-maximal-contained",
+                               "contiguous",
                                "partition-contiguous")
 
 

@@ -37,7 +37,8 @@ from kleene.reference.ses.windows import as_stream, restore
 EVENT = "e"
 
 #: The policies whose result on the filtered stream equals the result on the stream.
-FILTER_INVARIANT_POLICIES = ("any", "next", "next-literal", "earliest-maximal")
+FILTER_INVARIANT_POLICIES = ("any", "next", "next-literal", "earliest-maximal",
+                             "earliest-maximal-contained")
 
 
 def satisfies(pattern: SESPattern, name: str, e: Event) -> bool:

@@ -13,9 +13,15 @@ Each policy is a predicate over Γ and the stream, citing its definition:
   ``docs/errata.md``); ``⊈`` in condition 5 is read as a proper subset;
 - ``earliest-maximal``: seed 001 Sec. 3. *Earliest*: each variable's sequence
   starts at the earliest start any match with the same first event gives it.
-  *Maximal*: no group variable can take more events after the match's start
-  and remain a match. Other readings of "earliest" exist (Pareto-earliest;
-  swapping one variable's binding at a time); they differ on ties;
+  *Maximal*, as the definition reads: "no ~ei can be extended with an event
+  that occurs after the start of γ, and γ remains still a match" — no match
+  binds one more event, after the first one, to one group variable. Other
+  readings of "earliest" exist (Pareto-earliest; swapping one variable's
+  binding at a time); they differ on ties;
+- ``earliest-maximal-contained``: the same *earliest*, and *maximal* read as
+  "no larger match with the same first event contains it" (adding several
+  events at once). It drops matches no single event extends
+  (``docs/errata.md#seed-001-maximal-one-event``);
 - ``contiguous``: strict contiguity, every event between the first and the
   last of the match is in it;
 - ``partition-contiguous``: contiguity within the match's partition (the
@@ -36,8 +42,8 @@ from kleene.reference.ses.matching import Gamma, all_matches, window_of
 from kleene.reference.ses.partitioning import partitioning_attributes
 from kleene.reference.ses.pattern import SESPattern
 
-POLICIES = ("any", "next", "next-literal", "earliest-maximal", "contiguous",
-            "partition-contiguous")
+POLICIES = ("any", "next", "next-literal", "earliest-maximal", "earliest-maximal-contained",
+            "contiguous", "partition-contiguous")
 
 
 def can_take(pattern: SESPattern, prefix: Gamma, e: Event) -> list[str]:
@@ -130,18 +136,39 @@ def _next_literal(pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> set[
     return {m for m in gamma_all if condition4(m) and condition5(m)}
 
 
-def _earliest_maximal(pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> set[Match]:
-    by_first: dict[int, list[Match]] = {}
-    for m in gamma_all:
-        by_first.setdefault(m.first, []).append(m)
-    out = set()
-    for group in by_first.values():
-        earliest = {v: min(m[v][0] for m in group) for v in pattern.names}
-        for m in group:
-            if all(m[v][0] == earliest[v] for v in pattern.names) and \
-                    not any(_contained(m, g) for g in group):
-                out.add(m)
-    return out
+def _extends_by_one_event(small: Match, big: Match) -> bool:
+    """Whether ``big`` is ``small`` with one more event bound to one of its variables."""
+    if small.variables != big.variables:
+        return False
+    grown = [v for v in small.variables if small[v] != big[v]]
+    return len(grown) == 1 and set(small[grown[0]]) <= set(big[grown[0]]) \
+        and len(big[grown[0]]) == len(small[grown[0]]) + 1
+
+
+def _earliest_and(maximal: Callable[[Match, Match], bool]) -> Callable[
+        [SESPattern, Stream, set[Match]], set[Match]]:
+    """The earliest matches (seed 001 Sec. 3) that no match of the same first event
+    ``g`` makes non-maximal (``maximal(m, g)`` says that ``g`` does)."""
+
+    def select(pattern: SESPattern, s: Stream, gamma_all: set[Match]) -> set[Match]:
+        by_first: dict[int, list[Match]] = {}
+        for m in gamma_all:
+            by_first.setdefault(m.first, []).append(m)
+        out = set()
+        for group in by_first.values():
+            earliest = {v: min(m[v][0] for m in group) for v in pattern.names}
+            for m in group:
+                if all(m[v][0] == earliest[v] for v in pattern.names) and \
+                        not any(maximal(m, g) for g in group):
+                    out.add(m)
+        return out
+
+    return select
+
+
+#: Extended "with an event" (the definition) and contained in a larger match.
+_earliest_maximal = _earliest_and(_extends_by_one_event)
+_earliest_maximal_contained = _earliest_and(_contained)
 
 
 def _contiguous(pattern: SESPattern, s: Stream, gamma_all: set[Match],
@@ -158,6 +185,7 @@ _SELECT: dict[str, Callable[[SESPattern, Stream, set[Match]], set[Match]]] = {
     "next": _next,
     "next-literal": _next_literal,
     "earliest-maximal": _earliest_maximal,
+    "earliest-maximal-contained": _earliest_maximal_contained,
     "contiguous": _contiguous,
     "partition-contiguous": _partition_contiguous,
 }

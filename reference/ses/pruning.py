@@ -46,11 +46,13 @@ from kleene.reference.ses.pattern import SESPattern
 #: Policies whose matches, computed per Def. 6 part, equal the whole stream's
 #: (``next`` only by :func:`next_partitioning_attributes`).
 PARTITION_INVARIANT_POLICIES: tuple[str, ...] = ("any", "earliest-maximal",
+                                                 "earliest-maximal-contained",
                                                  "partition-contiguous")
 
 #: ``(L, A)`` per policy (see the module docstring).
 SLICE_REACH: dict[str, tuple[int, int]] = {
-    "any": (0, 1), "next": (0, 1), "earliest-maximal": (0, 1), "contiguous": (0, 1),
+    "any": (0, 1), "next": (0, 1), "earliest-maximal": (0, 1),
+    "earliest-maximal-contained": (0, 1), "contiguous": (0, 1),
     "partition-contiguous": (0, 1), "next-literal": (1, 2),
 }
 
