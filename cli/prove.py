@@ -138,7 +138,7 @@ def _report(args: argparse.Namespace, found: Iterable[Check]) -> int:
 
 def _print(check: Check, out: TextIO) -> None:
     r = check.result
-    print(f"  {check.status:<8} {r.claim} -- {r.verdict}", file=out)
+    print(f"  {check.status:<8} {check.sentence}", file=out)
     if isinstance(r, CounterExample):
         if r.match is not None:
             print(f"           match {r.match.dumps()}", file=out)

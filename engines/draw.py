@@ -211,6 +211,14 @@ def variable_label(v: str | None, groups: Iterable[str]) -> str:
         return "ε"
     return v + "+" if v in set(groups) else v
 
+def transition_name(source: Hashable, variable: str | None, target: Hashable,
+                    groups: Iterable[str] = ()) -> str:
+    """``{c} --p+--> {c, p+}``: a transition named as the pictures label it (states as
+    :func:`state_label`, the variable as :func:`variable_label`)."""
+    loops = list(groups)
+    return (f"{state_label(source, groups=loops)} --{variable_label(variable, loops)}--> "
+            f"{state_label(target, groups=loops)}")
+
 # ---------------------------------------------------------------- the graph
 
 

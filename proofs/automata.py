@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from itertools import combinations
 
+from kleene.engines.draw import transition_name
 from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
 from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
@@ -163,9 +164,14 @@ def checks(compiled: Compiled, *, schema: Schema | None = None,
     proved unsatisfiable is a problem (a dead transition), an event enabling two
     transitions of one state is worth knowing (the automaton may branch)."""
     for t, r in unsatisfiable_guards(compiled, schema=schema, timeout_ms=timeout_ms).items():
-        yield Check("guards", f"{t.source} -> {t.target}", r, if_proved="problem",
-                    if_refuted="ok")
+        name = transition_name(t.source, t.variable, t.target)
+        yield Check("guards", name, r, if_proved="problem", if_refuted="ok",
+                    proved_says=f"{name} never fires: no event satisfies its guard",
+                    refuted_says=f"the guard of {name} is satisfiable")
     for (t1, t2), r in overlapping_guards(compiled, schema=schema,
                                           timeout_ms=timeout_ms).items():
-        yield Check("determinism", f"{t1.source}: -> {t1.target} / -> {t2.target}", r,
-                    if_refuted="info")
+        one = transition_name(t1.source, t1.variable, t1.target)
+        two = transition_name(t2.source, t2.variable, t2.target)
+        yield Check("determinism", f"{one} / {two}", r, if_refuted="info",
+                    proved_says=f"no event enables both {one} and {two}",
+                    refuted_says=f"one event enables both {one} and {two}")

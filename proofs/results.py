@@ -85,6 +85,21 @@ class Check:
     result: Result
     if_proved: str = "ok"
     if_refuted: str = "problem"
+    proved_says: str = ""
+    refuted_says: str = ""
+
+    @property
+    def sentence(self) -> str:
+        """The outcome in plain words: what was proved, or what the example shows
+        (``proved_says`` / ``refuted_says``; the claim itself when they are empty)."""
+        r = self.result
+        if isinstance(r, Unknown):
+            return f"{self.subject}: undecided ({r.reason})"
+        if isinstance(r, Proved):
+            bound = "" if r.bound is None else f", for streams of at most {r.bound} events"
+            return (self.proved_says or f"proved: {r.claim}") + bound
+        note = f" ({r.note})" if r.note and not self.refuted_says else ""
+        return (self.refuted_says or f"refuted: {r.claim}{note}") + ", for example:"
 
     @property
     def status(self) -> str:

@@ -52,11 +52,13 @@ def test_a_healthy_pattern_proves_and_prints_its_witnesses(files: Path, capsys) 
     code, out, _ = run(capsys, "prove", str(files / "good.ses"), "--bound", "5")
     assert code == 0
     assert "schema ID: int?, L: str?, ts: int" in out
-    assert "a and b are mutually exclusive (seed 000 Def. 6) -- proved" in out
-    assert "agree on every stream of at most 5 events -- proved for at most 5 events" in out
-    assert "(seed 001 Thm 2) -- proved for at most 5 events" in out
+    assert "ok       a and b are mutually exclusive (seed 000 Def. 6)\n" in out
+    assert "the automaton finds exactly the reference's next matches, for streams of at " \
+           "most 5 events" in out
+    assert "(seed 001 Thm 2) reject no window with a match, for streams of at most 5 " \
+           "events" in out
     assert "0 problem" in out
-    match, rows = _printed(out, "has a match -- counterexample")
+    match, rows = _printed(out, "the pattern has matches, for example:")
     assert match is not None and len(rows) == 2
     assert Match.from_json(match) in all_matches(parse_ses(GOOD), Stream.from_rows(rows))
 
@@ -65,8 +67,8 @@ def test_a_dead_variable_is_a_problem(files: Path, capsys) -> None:
     code, out, _ = run(capsys, "prove", str(files / "dead.ses"), "--check", "variables",
                        "--check", "transitions")
     assert code == 1
-    assert "problem  no event satisfies the properties of a -- proved" in out
-    assert "never fires -- proved" in out
+    assert "problem  a can bind no event: the pattern has no match" in out
+    assert "never fires (a dead transition)" in out
 
 
 def test_the_schema_comes_from_events_and_declarations(files: Path, capsys) -> None:

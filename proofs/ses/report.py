@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
+from kleene.engines.draw import transition_name
 from kleene.engines.ses.automaton import ses_automaton
 from kleene.proofs.results import Check
 from kleene.proofs.schema import Schema, schema_for
@@ -42,25 +43,43 @@ def prove(pattern: SESPattern, *, schema: Schema | None = None, bound: int = BOU
     ms = timeout_ms
     wanted = set(sections)
     n = ses_automaton(pattern)
+    groups = [v.name for v in pattern.variables if v.group]
     if "variables" in wanted:
         for v, r in dead_variables(pattern, schema=schema, timeout_ms=ms).items():
-            yield Check("variables", v, r, if_proved="problem", if_refuted="ok")
+            yield Check("variables", v, r, if_proved="problem", if_refuted="ok",
+                        proved_says=f"{v} can bind no event: the pattern has no match",
+                        refuted_says=f"{v} is satisfiable")
     if "pattern" in wanted:
         r = no_match(pattern, bound=bound, schema=schema, timeout_ms=ms)
-        yield Check("pattern", "matches", r, if_proved="problem", if_refuted="ok")
+        yield Check("pattern", "matches", r, if_proved="problem", if_refuted="ok",
+                    proved_says="the pattern has no match",
+                    refuted_says="the pattern has matches")
     if "exclusivity" in wanted:
         for (v, w), r in exclusivity(pattern, schema=schema, timeout_ms=ms).items():
-            yield Check("exclusivity", f"{v}, {w}", r, if_refuted="info")
+            yield Check("exclusivity", f"{v}, {w}", r, if_refuted="info",
+                        proved_says=f"{v} and {w} are mutually exclusive (seed 000 Def. 6)",
+                        refuted_says=f"{v} and {w} can bind the same event")
     if "determinism" in wanted:
         r = never_branches(n, bound=bound, schema=schema, timeout_ms=ms)
-        yield Check("determinism", "automaton", r, if_refuted="info")
+        yield Check("determinism", "automaton", r, if_refuted="info",
+                    proved_says="the automaton never branches: one instance per start event "
+                                "(seed 000 Theorem 1)",
+                    refuted_says="an instance can branch")
     if "transitions" in wanted:
         for d, r in transition_witnesses(n, bound=bound, schema=schema, timeout_ms=ms).items():
-            yield Check("transitions", str(d), r, if_proved="problem", if_refuted="ok")
+            name = transition_name(d.source, d.variable, d.target, groups)
+            yield Check("transitions", name, r, if_proved="problem", if_refuted="ok",
+                        proved_says=f"{name} never fires (a dead transition)",
+                        refuted_says=f"{name} fires")
     if "necessary" in wanted:
         r = necessary_conditions_sound(pattern, bound=bound, schema=schema, timeout_ms=ms)
-        yield Check("necessary", "Thm 2", r)
+        yield Check("necessary", "Thm 2", r,
+                    proved_says="the necessary match conditions (seed 001 Thm 2) reject no "
+                                "window with a match",
+                    refuted_says="a window with a match fails the necessary conditions")
     if "equivalence" in wanted:
         yield Check("equivalence", "automaton vs reference",
                     equivalent(pattern, bound=max(bound, EQUIVALENCE_BOUND), schema=schema,
-                               timeout_ms=4 * timeout_ms))
+                               timeout_ms=4 * timeout_ms),
+                    proved_says="the automaton finds exactly the reference's next matches",
+                    refuted_says="the automaton and the reference differ")
