@@ -88,6 +88,10 @@ class Trace:
         """Every match reported, in the order the run reported them."""
         return tuple(m for s in self.steps for m in s.reported) + self.final
 
+    def _repr_html_(self) -> str:
+        """The run step by step in a notebook (the page of ``kleene trace -o run.html``)."""
+        return to_html(self)
+
 
 @dataclass
 class _Recorder:

@@ -210,3 +210,16 @@ def test_make_pictures_regenerates(tmp_path):
     written = make_pictures().write_all(tmp_path, formats=("png",), report=lambda _: None)
     assert len(written) == len(list(make_pictures().pictures()))
     assert all(p.read_bytes().startswith(PNG_MAGIC) for p in written)
+
+
+def test_a_compiled_automaton_and_a_trace_show_themselves_in_a_notebook():
+    # Jupyter renders _repr_svg_ / _repr_html_; the picture is the one kleene draw makes
+    from kleene.engines.trace import trace
+    from kleene.reference.events import Stream
+
+    c = compiled("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 5")
+    svg = c._repr_svg_()
+    assert "<svg" in svg and "a.L = &#39;A&#39;" in svg     # the guard, as kleene draw writes it
+    t = trace(c, Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}]))
+    html = t._repr_html_()
+    assert "<svg" in html and "{a/e1, b/e2}" in html

@@ -45,6 +45,7 @@ from itertools import permutations, product
 from kleene.engines.protocol import (
     Counters,
     Feature,
+    Pictured,
     Transition,
     WindowReading,
     register,
@@ -101,7 +102,7 @@ def automata(pattern: SESPattern, mode: str) -> list[tuple[str, SESAutomaton]]:
 
 
 @dataclass
-class CompiledBruteForce:
+class CompiledBruteForce(Pictured):
     """A pattern compiled to one automaton per ordering; states are ``(ordering, q)``."""
 
     pattern: SESPattern

@@ -47,6 +47,7 @@ from typing import Protocol
 from kleene.engines.protocol import (
     Counters,
     Feature,
+    Pictured,
     Transition,
     WindowReading,
     register,
@@ -267,7 +268,7 @@ def claimed(variant: str, filter: str) -> frozenset[Feature]:
 
 
 @dataclass
-class CompiledSES:
+class CompiledSES(Pictured):
     """An SES pattern compiled to its automaton (Sec. 4.2), ready to run (Sec. 4.3)."""
 
     pattern: SESPattern

@@ -33,6 +33,7 @@ from kleene.engines.protocol import (
     Counters,
     Engine,
     Feature,
+    Pictured,
     Transition,
     WindowReading,
     engine,
@@ -63,7 +64,7 @@ def without_equalities(pattern: SESPattern, attributes: tuple[str, ...]) -> SESP
 
 
 @dataclass
-class CompiledWindows:
+class CompiledWindows(Pictured):
     """A pattern compiled for the framework: the inner engine compiled for A.
 
     ``initial``, ``accepting`` and ``iter_transitions`` are A's (the framework
