@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import load_case_files
-from kleene.conformance.runner import conform
 from kleene.conformance.report import header, line, summary, write_html, write_junit
+from kleene.conformance.runner import conform
 from kleene.reference.errors import KleeneError
 
 NAME = "conform"

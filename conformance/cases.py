@@ -355,7 +355,8 @@ def _test_problems(c: Mapping[str, Any], t: Mapping[str, Any], where: str) -> li
     listed: set[str] = set()
     by_reading = t.get("readings", {})
     if by_reading and by_reading.get("inclusive") == by_reading.get("strict"):
-        out.append(f"{where}: both window readings expect the same matches: use `matches` (and `reading`)")
+        out.append(f"{where}: both window readings expect the same matches: "
+                   "use `matches` (and `reading`)")
     for m in [*t.get("matches", ()), *(m for ms in by_reading.values() for m in ms)]:
         bound = [p for positions in m.values() for p in positions]
         if any(p >= len(rows) for p in bound):

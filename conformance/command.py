@@ -33,6 +33,10 @@ Log = Callable[[str, str, Any, list[str]], None]
 
 _EOF = object()
 
+#: The least time a backend is given to start and answer ``hello`` (an
+#: interpreter's start-up is no case's fault, even under a small ``--timeout``).
+HANDSHAKE_TIMEOUT = 10.0
+
 
 class Broken(Exception):
     """The backend failed while answering: ``verdict`` and what happened."""
@@ -87,7 +91,7 @@ class CommandBackend:
         threading.Thread(target=self._pump, args=(proc.stdout, self._lines), daemon=True).start()
         threading.Thread(target=self._drain, args=(proc.stderr,), daemon=True).start()
         self._send("hello-request", wire.hello())
-        answer = self._receive("hello-response", self.timeout)
+        answer = self._receive("hello-response", max(self.timeout, HANDSHAKE_TIMEOUT))
         self.name, self.version = answer["name"], answer["version"]
         unknown, features = [], set()
         for text in answer["capabilities"]:

@@ -42,18 +42,35 @@ def validator(kind: str) -> Draft202012Validator:
     return Draft202012Validator(json.loads(text))
 
 
-def _explain(error: ValidationError) -> str:
-    if error.context:  # oneOf/anyOf: say what the closest alternative lacks
-        error = best_match(error.context)
-    where = "/" + "/".join(map(str, error.absolute_path)) if error.absolute_path else "(top)"
-    return f"{where}: {error.message}"
+def _where(error: ValidationError) -> str:
+    return "/" + "/".join(map(str, error.absolute_path)) if error.absolute_path else "(top)"
+
+
+def _explain(error: ValidationError) -> list[str]:
+    """What is wrong, as ``<JSON pointer>: <message>`` lines. For a ``oneOf`` (the
+    matches or the error of a run answer) the alternative the message meant is the
+    one whose required properties are present: its own errors are the explanation."""
+    if not error.context:
+        return [f"{_where(error)}: {error.message}"]
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    meant = [errs for errs in branches.values()
+             if not any(e.validator == "required" and not e.absolute_path for e in errs)]
+    if len(meant) == 1:
+        return [line for e in meant[0] for line in _explain(e)]
+    if not meant:
+        return [f"{_where(error)}: fits none of the alternatives: " + " | ".join(
+            best_match(errs).message for errs in branches.values())]
+    return [f"{_where(error)}: fits more than one alternative: " + " | ".join(
+        best_match(errs).message for errs in meant)]
 
 
 def problems(kind: str, message: Any) -> list[str]:
     """Every way ``message`` breaks the schema of ``kind`` (empty: well formed), each
     as ``<JSON pointer>: <what is wrong>``."""
     errors = sorted(validator(kind).iter_errors(message), key=lambda e: list(e.absolute_path))
-    return [_explain(e) for e in errors]
+    return [line for e in errors for line in _explain(e)]
 
 
 @dataclass(frozen=True)

@@ -217,13 +217,13 @@ def matches(request):
             span = max(ts) - min(ts)
             if span > tau or (strict and span == tau):
                 return
-            for x, px in zip(names, chosen):
-                for y, py in zip(names, chosen):
+            for x, px in zip(names, chosen, strict=True):
+                for y, py in zip(names, chosen, strict=True):
                     if set_of[x] < set_of[y] and not events[px]["ts"] < events[py]["ts"]:
                         return
-            binding = dict(zip(names, (events[p] for p in chosen)))
+            binding = dict(zip(names, (events[p] for p in chosen), strict=True))
             if evaluate(condition, binding) is True:
-                out.append({v: [p] for v, p in zip(names, chosen)})
+                out.append({v: [p] for v, p in zip(names, chosen, strict=True)})
             return
         for p in range(len(events)):
             if p not in chosen:
