@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> int:
         return f"kleene conform --backend {shlex.quote(spec)} --case {shlex.quote(ident)}"
 
     print(header_of(backend), file=out)
-    print(file=out)
+    if not args.quiet:
+        print(file=out)
 
     def progress(result: object) -> None:
         if not args.quiet:

@@ -19,18 +19,19 @@ from kleene.conformance.runner import needed_features, request_of
 from kleene.conformance.wire import Request
 
 
-def _probes(capabilities: frozenset[Any], per_language: int = 2) -> list[Request]:
-    """A few requests the backend claims: the first tests of each language."""
+def _probes(capabilities: frozenset[Any]) -> list[Request]:
+    """A few requests the backend claims, per language: the first test expecting
+    matches, the first expecting none and the first expecting an error."""
     out: list[Request] = []
-    taken: dict[str, int] = {}
+    taken: set[tuple[str, str]] = set()
     for case, test in iter_tests(load_case_files()):
-        if taken.get(case.language, 0) >= per_language:
-            continue
         expected = test.expectations()[0]
+        kind = ("error" if expected.error is not None
+                else "matches" if expected.matches else "no matches")
         request = request_of(case, test, expected.reading)
-        if needed_features(request) <= capabilities:
+        if (case.language, kind) not in taken and needed_features(request) <= capabilities:
             out.append(request)
-            taken[case.language] = taken.get(case.language, 0) + 1
+            taken.add((case.language, kind))
     return out
 
 

@@ -352,3 +352,11 @@ def test_the_pytest_plugin_rejects_an_unknown_backend(tmp_path: Path) -> None:
         cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 4  # a usage error
     assert "no backend 'no-such-engine'" in done.stderr and "ses-automaton" in done.stderr
+
+
+def test_the_guide_shows_the_example_backends_as_they_are() -> None:
+    guide = (ROOT / "docs" / "backends.md").read_text(encoding="utf-8")
+    for name in ("minimal_backend.py", "minimal_backend.js"):
+        assert (EXAMPLES / name).read_text(encoding="utf-8") in guide, name
+    for schema in (ROOT / "conformance" / "protocol").glob("*.schema.json"):
+        assert schema.name in guide
