@@ -159,12 +159,17 @@ class EngineBackend:
                 s = Stream.from_rows(request.events, time_unit=request.time_unit)
                 compiled = compile_query(self.engine, query)
                 found = tuple(compiled.run(s))
+            strange = [m for m in found if not isinstance(m, Match)]
+            if strange:
+                return Outcome(broken=f"the engine yielded {type(strange[0]).__name__} "
+                                      f"{strange[0]!r:.80}, not a Match", verdict="malformed",
+                               seconds=time.perf_counter() - start)
         except _Timeout:
             return Outcome(broken=f"no answer within {timeout:g} s", verdict="timeout",
                            seconds=time.perf_counter() - start)
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)
-        except Exception as err:  # a defect of the engine: a verdict, not a traceback
+        except (Exception, SystemExit) as err:  # a defect of the engine: a verdict
             return Outcome(broken=crash_summary(err), verdict="crashed",
                            seconds=time.perf_counter() - start)
         peak = getattr(getattr(compiled, "counters", None), "peak_instances", None)
@@ -172,6 +177,41 @@ class EngineBackend:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class ReferenceBackend(EngineBackend):
+    """The reference semantics as a backend (``--backend reference``): it claims
+    every feature of every language, so it runs every case (a check of the case
+    files and of the runner, never of an engine)."""
+
+    def __init__(self) -> None:
+        self.name, self.version = "reference", __version__
+        self.origin = "the reference semantics (kleene.reference.languages)"
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        from kleene.engines.protocol import all_features
+
+        return all_features()
+
+    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        from kleene.reference.budget import Budget
+
+        start = time.perf_counter()
+        try:
+            query = Query.parse(request.pattern, language=request.language,
+                                policy=request.policy, window=request.window,  # type: ignore[arg-type]
+                                time_unit=request.time_unit)
+            s = Stream.from_rows(request.events, time_unit=request.time_unit)
+            found = query.lang.reference(query.pattern, s, query.policy, budget=Budget(),
+                                         reading=query.window)
+        except KleeneError as err:
+            return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)
+        return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
+
+
+#: The name of :class:`ReferenceBackend` for :func:`find_backend`.
+REFERENCE = "reference"
 
 
 # ---------------------------------------------------------------- finding one
@@ -184,7 +224,8 @@ def _entry_points() -> dict[str, Any]:
 def choices() -> str:
     """What :func:`find_backend` accepts, with the names available here."""
     eps = sorted(_entry_points())
-    return ("registered engines: " + ", ".join(engine_names())
+    return (f"{REFERENCE} (the reference semantics); registered engines: "
+            + ", ".join(engine_names())
             + "; entry points (group kleene.engines): " + (", ".join(eps) or "(none installed)")
             + "; or a Python module:factory, or cmd:COMMAND for an external backend "
               "(docs/backends.md)")
@@ -238,6 +279,8 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         if not argv:
             raise UnknownBackend("cmd: needs a command, e.g. cmd:node minimal_backend.js")
         return CommandBackend(argv, timeout=timeout, log=log)
+    if spec == REFERENCE:
+        return ReferenceBackend()
     if spec in engine_names():
         return EngineBackend(engine(spec), origin=f"built-in engine {spec}")
     eps = _entry_points()

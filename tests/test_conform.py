@@ -360,3 +360,43 @@ def test_the_guide_shows_the_example_backends_as_they_are() -> None:
         assert (EXAMPLES / name).read_text(encoding="utf-8") in guide, name
     for schema in (ROOT / "conformance" / "protocol").glob("*.schema.json"):
         assert schema.name in guide
+
+
+def test_the_reference_as_a_backend_runs_and_passes_every_case() -> None:
+    report = run("reference")
+    assert report.count(SKIP) == 0 and report.count(FAIL) == 0
+    assert len(report.results) == sum(1 for _ in iter_tests(FILES))
+
+
+class _Misbehaving:
+    """An in-process engine that fails in one way when compiling."""
+
+    capabilities = find_backend("ses-automaton").capabilities
+
+    def __init__(self, how: str) -> None:
+        self.name, self.how = f"in-process-{how}", how
+
+    def compile(self, pattern: object, **options: object) -> object:
+        if self.how == "crash":
+            raise RuntimeError("boom")
+        if self.how == "hang":
+            import time
+            time.sleep(30)
+        if self.how == "exit":
+            raise SystemExit(3)
+
+        class Compiled:
+            def run(self, events: object) -> list[object]:
+                return ["not a match"]
+        return Compiled()
+
+
+@pytest.mark.parametrize(("how", "verdict"), [
+    ("crash", "crashed: RuntimeError: boom"), ("hang", "timeout: no answer within 1 s"),
+    ("exit", "crashed: SystemExit: 3"), ("garbage", "malformed: the engine yielded str"),
+])
+def test_an_in_process_engine_that_fails_gets_a_verdict(how: str, verdict: str) -> None:
+    backend = backends.from_factory(_Misbehaving(how), "a test engine")
+    report = conform(backend, FILES, timeout=1, select="ses-q1/q1-on-fig-1/next-gives")
+    assert [r.status for r in report.results] == [FAIL]
+    assert report.results[0].reason.startswith(verdict), report.results[0].reason
