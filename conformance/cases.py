@@ -352,24 +352,25 @@ def _test_problems(c: Mapping[str, Any], t: Mapping[str, Any], where: str) -> li
     except KleeneError as err:
         return [f"{where}: {err}"]
     out = []
-    listed: set[str] = set()
     by_reading = t.get("readings", {})
     if by_reading and by_reading.get("inclusive") == by_reading.get("strict"):
         out.append(f"{where}: both window readings expect the same matches: "
                    "use `matches` (and `reading`)")
-    for m in [*t.get("matches", ()), *(m for ms in by_reading.values() for m in ms)]:
-        bound = [p for positions in m.values() for p in positions]
-        if any(p >= len(rows) for p in bound):
-            out.append(f"{where}: match {m} binds a position past the last event "
-                       f"({len(rows) - 1})")
-        if len(set(bound)) != len(bound):
-            out.append(f"{where}: match {m} binds an event twice")
-        if any(list(ps) != sorted(ps) for ps in m.values()):
-            out.append(f"{where}: match {m} lists positions out of stream order")
-        key = json.dumps(m, sort_keys=True)
-        if key in listed and not by_reading:
-            out.append(f"{where}: match {m} is listed twice")
-        listed.add(key)
+    for listing in [t.get("matches", ()), *by_reading.values()]:
+        listed: set[str] = set()
+        for m in listing:
+            bound = [p for positions in m.values() for p in positions]
+            if any(p >= len(rows) for p in bound):
+                out.append(f"{where}: match {m} binds a position past the last event "
+                           f"({len(rows) - 1})")
+            if len(set(bound)) != len(bound):
+                out.append(f"{where}: match {m} binds an event twice")
+            if any(list(ps) != sorted(ps) for ps in m.values()):
+                out.append(f"{where}: match {m} lists positions out of stream order")
+            key = json.dumps(m, sort_keys=True)
+            if key in listed:
+                out.append(f"{where}: match {m} is listed twice")
+            listed.add(key)
     return out
 
 # ---------------------------------------------------------------- running

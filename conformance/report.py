@@ -44,7 +44,8 @@ def summary(report: Report) -> str:
         lines += [f"  {n:>4}  {reason}" for reason, n in skips]
         features: Counter[str] = Counter()
         for r in report.results:
-            if r.status == SKIP and r.reason.startswith("needs "):
+            if r.status == SKIP and r.reason.startswith("needs ") and not r.id.startswith(
+                    "generated/"):
                 features.update(r.reason.removeprefix("needs ").split(", "))
         if features:
             lines.append("skipped tests need (feature: tests): " + ", ".join(

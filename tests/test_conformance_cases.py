@@ -161,6 +161,10 @@ def _broken(edit: str) -> dict[str, Any]:
         del test["matches"]
         test["reading"] = "strict"
         test["readings"] = {"inclusive": [{"a": [0], "b": [1]}], "strict": []}
+    elif edit == "match listed twice under a reading":
+        del test["matches"]
+        test["readings"] = {"inclusive": [{"a": [0], "b": [1]}, {"b": [1], "a": [0]}],
+                            "strict": []}
     elif edit == "pruning check in an engine-facing file":
         case["tests"] = [{"description": "the window is a candidate",
                           "check": "candidate_window", "window": [0, 1], "expected": True}]
@@ -173,6 +177,7 @@ def _broken(edit: str) -> dict[str, Any]:
     "no events anywhere", "unsorted events", "matches test without matches",
     "unknown field on a matches test", "unknown language", "matches and an error",
     "readings equal", "readings and a reading", "pruning check in an engine-facing file",
+    "match listed twice under a reading",
 ])
 def test_sanity_checks_reject(edit: str) -> None:
     assert problems("ses-tiny.json", _broken(edit)) != []
