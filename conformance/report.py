@@ -48,8 +48,14 @@ def summary(report: Report) -> str:
                     "generated/"):
                 features.update(r.reason.removeprefix("needs ").split(", "))
         if features:
-            lines.append("skipped tests need (feature: tests): " + ", ".join(
-                f"{f}: {n}" for f, n in sorted(features.items())))
+            row = "skipped tests need:"
+            for f, n in sorted(features.items()):
+                item = f" {f} ({n})"
+                if len(row) + len(item) > 96:
+                    lines.append(row)
+                    row = " "
+                row += item
+            lines.append(row)
     lines.append("FAILED" if report.failed else "every applicable case passes")
     return "\n".join(lines)
 
