@@ -5,7 +5,8 @@ options on an argparse sub-parser) and ``run(args) -> int``; adding one
 (``draw``, ``prove``, ``trace``, ...) is one entry in :data:`COMMANDS`.
 Pattern languages plug in through :mod:`kleene.reference.languages`.
 
-Exit codes: 0 success; 1 the command ran and found a disagreement (``demo``);
+Exit codes: 0 success; 1 the command ran and found a disagreement (``demo``,
+``conform``);
 2 a user mistake (bad option, unreadable file, pattern syntax, malformed
 events, exhausted budget): one message on stderr, never a traceback.
 """
@@ -18,11 +19,11 @@ import sys
 from collections.abc import Sequence
 
 from kleene import __version__
-from kleene.cli import demo, draw, match, prove, trace
+from kleene.cli import conform, demo, draw, match, prove, trace
 from kleene.reference.errors import KleeneError
 
 #: The subcommands, in the order ``kleene --help`` lists them.
-COMMANDS = (match, demo, prove, draw, trace)
+COMMANDS = (match, demo, conform, prove, draw, trace)
 
 #: Exit code of a user mistake.
 USAGE = 2

@@ -12,18 +12,20 @@ peak of simultaneously active instances (|Ω| of seed 000).
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from kleene.conformance.backends import Backend, EngineBackend
 from kleene.conformance.cases import Case, CaseTest
+from kleene.conformance.runner import FAIL, SKIP, run_test
 from kleene.engines.protocol import Engine, claims_policy, engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
-from kleene.reference.match import Match, matches_from_json
+from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import matches as reference_matches
-from kleene.reference.ses.text import parse_ses
 
 #: The name under which the reference appears in the table.
 REFERENCE = "reference"
@@ -55,8 +57,7 @@ def ses_engines() -> list[str]:
     out = []
     for name in engine_names():
         e = engine(name)
-        if any(f.kind == "policy" for f in e.capabilities) and \
-                any(f.label == "ses" for f in e.capabilities if f.kind == "language"):
+        if any(f.kind == "policy" and f.language == "ses" for f in e.capabilities):
             out.append(name)
     return out
 
@@ -86,35 +87,38 @@ def _verdict(found: list[Match], expected: set[Match] | None) -> tuple[bool | No
 
 
 def worked_examples(cases: Iterable[tuple[Case, CaseTest]], names: Sequence[str]) -> list[Row]:
-    """Every engine on every SES ``matches`` test whose policy it claims, against the case."""
+    """Every engine on every conformance test it claims, through the conformance
+    runner (:mod:`kleene.conformance.runner`, as ``kleene conform --backend NAME``)."""
     rows = []
     for name in names:
-        e = engine(name)
-        total = Row(name, "local", "worked examples", "claimed", 0, True, 0, 0.0, 0)
-        tests = 0
-        for case, test in cases:
-            if case.language != "ses" or test.check != "matches" or not _claims(e, test.policy):
-                continue
-            s = case.stream_of(test)
-            try:
-                found, seconds, peak = run_engine(e, parse_ses(case.pattern), s.events,
-                                                  test.policy, s.time_unit)
-            except KleeneError as err:
-                total.agree, total.note = False, f"{case.description}: {err}"
-                continue
-            ok, why = _verdict(found, matches_from_json(test.matches or ()))
-            tests += 1
-            total.matches += len(found)
-            total.events += len(s)
-            total.seconds += seconds
-            total.peak = max(total.peak or 0, peak)
-            if not ok:
-                total.agree = False
-                total.note = f"{case.description} / {test.description}: {why}"
-        if tests:
-            total.note = total.note or f"{tests} tests"
-            rows.append(total)
+        row = agreement_row(EngineBackend(engine(name), origin=f"built-in engine {name}"),
+                            cases, "local")
+        if row is not None:
+            rows.append(row)
     return rows
+
+
+def agreement_row(backend: Backend, cases: Iterable[tuple[Case, CaseTest]],
+                  where: str, note: str = "") -> Row | None:
+    """One line of the agreement table: ``backend`` on the ``matches`` tests of
+    ``cases`` it claims (``None`` when it claims none)."""
+    results = [run_test(backend, case, test) for case, test in cases if test.check == "matches"]
+    ran = [r for r in results if r.status != SKIP]
+    if not ran:
+        return None
+    failed = [r for r in ran if r.status == FAIL]
+    peaks = [r.peak for r in ran if r.peak is not None]
+    row = Row(backend.name, where, "worked examples", "claimed", sum(r.matches for r in ran),
+              not failed, sum(r.events for r in ran), sum(r.seconds for r in ran),
+              max(peaks) if peaks else None)
+    unclaimed = sum(r.status == SKIP and r.reason.startswith("needs ") for r in results)
+    declined = Counter(r.reason for r in results
+                       if r.status == SKIP and not r.reason.startswith("needs "))
+    row.note = (f"{failed[0].id}: {failed[0].reason}" if failed else
+                f"{len(ran)} tests" + (f", {unclaimed} skipped (features not claimed)"
+                                       if unclaimed else "") + note
+                + "".join(f"; {n} not run: {why}" for why, n in declined.items()))
+    return row
 
 
 def _claims(e: Engine, policy: str) -> bool:

@@ -9,13 +9,16 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from kleene.cli.demo_engines import Row, _claims, _verdict
+from kleene import __version__
+from kleene.cli.demo_engines import Row, _claims, _verdict, agreement_row
+from kleene.conformance.backends import Outcome
 from kleene.conformance.cases import Case, CaseTest
-from kleene.engines.protocol import engine
+from kleene.conformance.wire import Request
+from kleene.engines.protocol import Feature, Query, engine
 from kleene.reference.errors import KleeneError, StreamError
-from kleene.reference.match import Match, matches_from_json
+from kleene.reference.events import Stream
+from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
-from kleene.reference.ses.text import parse_ses
 
 
 def start(master: str | None) -> tuple[Any, float]:
@@ -31,47 +34,60 @@ def where(spark: Any) -> str:
     return f"spark {spark.sparkContext.master}"
 
 
+class SparkBackend:
+    """An engine run on Spark as a conformance backend (:mod:`kleene.conformance.runner`):
+    each request is one Spark job over the request's events. It claims the engine's
+    SES features but the strict window reading (the Spark runner reads windows
+    inclusively); events a DataFrame cannot hold (a column mixing strings and
+    numbers) decline the request with that reason."""
+
+    def __init__(self, spark: Any, name: str) -> None:
+        self.spark, self.name = spark, name
+        self.version = __version__
+        self.origin = f"engine {name} on {where(spark)}"
+        self._capabilities = frozenset(f for f in engine(name).capabilities
+                                       if f.language == "ses" and f.kind != "window")
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        return self._capabilities
+
+    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        from kleene.engines.spark.frames import from_stream
+        from kleene.engines.spark.runner import collect_matches, match_frame
+
+        begin = time.perf_counter()
+        try:
+            query = Query.parse(request.pattern, language=request.language,
+                                policy=request.policy, time_unit=request.time_unit)
+            s = Stream.from_rows(request.events, time_unit=request.time_unit)
+        except KleeneError as err:
+            return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - begin)
+        try:
+            frame = from_stream(self.spark, s, require=_attributes(query.pattern))
+        except StreamError:
+            return Outcome(declined="its events mix kinds in one column, which a DataFrame "
+                                    "cannot hold")
+        try:
+            found = collect_matches(match_frame(frame, query.pattern, engine=self.name,
+                                                policy=request.policy, tasks=2))
+        except KleeneError as err:
+            return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - begin)
+        return Outcome(matches=tuple(found), seconds=time.perf_counter() - begin)
+
+    def close(self) -> None:
+        """The session is the demo's: nothing to release."""
+
+
 def worked_examples(spark: Any, cases: Iterable[tuple[Case, CaseTest]],
                     names: Sequence[str]) -> list[Row]:
-    """Each engine on Spark on every SES ``matches`` test whose policy it claims."""
-    from kleene.engines.spark.frames import from_stream
-    from kleene.engines.spark.runner import collect_matches, match_frame
-
+    """Each engine on Spark on every conformance test it claims, through the runner."""
     rows = []
     for name in names:
-        e = engine(name)
-        total = Row(name, where(spark), "worked examples", "claimed", 0, True, 0, 0.0)
-        tests = skipped = 0
-        for case, test in cases:
-            if case.language != "ses" or test.check != "matches" or not _claims(e, test.policy):
-                continue
-            s = case.stream_of(test)
-            pattern = parse_ses(case.pattern)
-            begin = time.perf_counter()
-            try:
-                frame = from_stream(spark, s, require=_attributes(pattern))
-            except StreamError:   # e.g. a column mixing strings and numbers: not a DataFrame
-                skipped += 1
-                continue
-            try:
-                found = collect_matches(match_frame(frame, pattern, engine=name,
-                                                    policy=test.policy, tasks=2))
-            except KleeneError as err:
-                total.agree, total.note = False, f"{case.description}: {err}"
-                continue
-            total.seconds += time.perf_counter() - begin
-            ok, why = _verdict(found, matches_from_json(test.matches or ()))
-            tests += 1
-            total.matches += len(found)
-            total.events += len(s)
-            if not ok:
-                total.agree = False
-                total.note = f"{case.description} / {test.description}: {why}"
-        if tests:
-            total.note = total.note or f"{tests} tests, one Spark job each" + (
-                f"; {skipped} not run: their events mix kinds in one column, which a "
-                "DataFrame cannot hold" if skipped else "")
-            rows.append(total)
+        row = agreement_row(SparkBackend(spark, name), cases, where(spark),
+                            "; one Spark job each")
+        if row is not None:
+            rows.append(row)
     return rows
 
 

@@ -154,6 +154,31 @@ class CaseTest:
     errata: tuple[str, ...]
     matches: tuple[Mapping[str, list[int]], ...] | None
     data: Mapping[str, Any]  # the JSON object, for the fields of other check kinds
+    reading: str = "inclusive"
+    error: str | None = None
+
+    def expectations(self) -> tuple[Expectation, ...]:
+        """What a ``matches`` test expects, per window reading: one expectation
+        (under its ``reading``, default inclusive) or, for a test with
+        ``readings``, one per reading (a backend is checked under each reading it
+        claims)."""
+        if self.error is not None:
+            return (Expectation(self.reading, None, self.error),)
+        by_reading = self.data.get("readings")
+        if by_reading is not None:
+            return tuple(Expectation(reading, frozenset(matches_from_json(ms)), None)
+                         for reading, ms in by_reading.items())
+        return (Expectation(self.reading, frozenset(matches_from_json(self.matches or ())),
+                            None),)
+
+
+@dataclass(frozen=True)
+class Expectation:
+    """Under window reading ``reading``: the match set, or the stable code of the error."""
+
+    reading: str
+    matches: frozenset[Match] | None
+    error: str | None
 
 
 @dataclass(frozen=True)
@@ -200,13 +225,15 @@ def _test(data: Mapping[str, Any]) -> CaseTest:
                     events=tuple(data["events"]) if "events" in data else None,
                     time_unit=data.get("time_unit"),
                     errata=(errata,) if isinstance(errata, str) else tuple(errata),
-                    matches=tuple(matches) if matches is not None else None, data=data)
+                    matches=tuple(matches) if matches is not None else None, data=data,
+                    reading=data.get("reading", "inclusive"), error=data.get("error"))
 
 
-def case_file(name: str, data: Mapping[str, Any]) -> CaseFile:
+def case_file(name: str, data: Mapping[str, Any], *, optional: bool = False) -> CaseFile:
     """The :class:`CaseFile` of a parsed JSON document (raises :class:`CaseError`
-    listing every problem :func:`problems` finds)."""
-    found = problems(name, data)
+    listing every problem :func:`problems` finds); ``optional`` for a file of
+    ``cases/optional/``."""
+    found = problems(name, data, optional=optional)
     if found:
         raise CaseError(f"{name} is not a valid case file:\n  " + "\n  ".join(found))
     cases = tuple(Case(file=name, language=data["language"], description=c["description"],
@@ -219,23 +246,36 @@ def case_file(name: str, data: Mapping[str, Any]) -> CaseFile:
 
 
 def case_directory() -> Traversable:
-    """``conformance/cases`` as package data (works from the source tree and installed)."""
+    """``conformance/cases`` as package data (works from the source tree and installed):
+    the engine-facing files."""
     return files("kleene.conformance") / "cases"
+
+
+def optional_directory() -> Traversable:
+    """``conformance/cases/optional``: tests of the reference's own pruning
+    definitions (after JSON-Schema-Test-Suite's ``optional/``); backends never run them."""
+    return case_directory() / "optional"
 
 
 def load_case_files(directory: Traversable | Path | None = None) -> list[CaseFile]:
     """Every ``*.json`` file of ``directory`` (default: the packaged cases), validated,
     sorted by name."""
     root = directory if directory is not None else case_directory()
+    optional = root.name == "optional"
     out = []
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".json"):
+        if entry.name.endswith(".json") and entry.is_file():
             try:
                 data = json.loads(entry.read_text(encoding="utf-8"))
             except json.JSONDecodeError as err:
                 raise CaseError(f"{entry.name}: not JSON: {err}") from None
-            out.append(case_file(entry.name, data))
+            out.append(case_file(entry.name, data, optional=optional))
     return out
+
+
+def load_optional_case_files() -> list[CaseFile]:
+    """Every file of :func:`optional_directory`, validated, sorted by name."""
+    return load_case_files(optional_directory())
 
 
 def iter_tests(case_files: Iterable[CaseFile]) -> Iterator[tuple[Case, CaseTest]]:
@@ -265,9 +305,11 @@ def schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-def problems(name: str, data: Any) -> list[str]:
+def problems(name: str, data: Any, *, optional: bool = False) -> list[str]:
     """Every way the document ``data`` of file ``name`` breaks the schema or the
-    sanity rules of CASES.md; empty when it is a valid case file."""
+    sanity rules of CASES.md; empty when it is a valid case file. Checks of the
+    reference's pruning definitions (a ``check`` other than ``matches``) belong
+    in ``optional/`` files only."""
     validator = Draft202012Validator(schema())
     found = [f"{name}: {'/'.join(map(str, e.absolute_path)) or '(top)'}: {e.message}"
              for e in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))]
@@ -286,6 +328,10 @@ def problems(name: str, data: Any) -> list[str]:
             found += _unique(t["description"], seen_tests, f"{where}: test {t['description']!r}",
                              "test description")
             found += _test_problems(c, t, f"{where}: test {t['description']!r}")
+            if not optional and t.get("check", "matches") != "matches":
+                found.append(f"{where}: test {t['description']!r}: a {t['check']} check "
+                             "tests the reference's own pruning, not an engine: move it to "
+                             "cases/optional/")
     return found
 
 
@@ -306,53 +352,76 @@ def _test_problems(c: Mapping[str, Any], t: Mapping[str, Any], where: str) -> li
     except KleeneError as err:
         return [f"{where}: {err}"]
     out = []
-    listed: set[str] = set()
-    for m in t.get("matches", ()):
-        bound = [p for positions in m.values() for p in positions]
-        if any(p >= len(rows) for p in bound):
-            out.append(f"{where}: match {m} binds a position past the last event "
-                       f"({len(rows) - 1})")
-        if len(set(bound)) != len(bound):
-            out.append(f"{where}: match {m} binds an event twice")
-        if any(list(ps) != sorted(ps) for ps in m.values()):
-            out.append(f"{where}: match {m} lists positions out of stream order")
-        key = json.dumps(m, sort_keys=True)
-        if key in listed:
-            out.append(f"{where}: match {m} is listed twice")
-        listed.add(key)
+    by_reading = t.get("readings", {})
+    if by_reading and by_reading.get("inclusive") == by_reading.get("strict"):
+        out.append(f"{where}: both window readings expect the same matches: "
+                   "use `matches` (and `reading`)")
+    for listing in [t.get("matches", ()), *by_reading.values()]:
+        listed: set[str] = set()
+        for m in listing:
+            bound = [p for positions in m.values() for p in positions]
+            if any(p >= len(rows) for p in bound):
+                out.append(f"{where}: match {m} binds a position past the last event "
+                           f"({len(rows) - 1})")
+            if len(set(bound)) != len(bound):
+                out.append(f"{where}: match {m} binds an event twice")
+            if any(list(ps) != sorted(ps) for ps in m.values()):
+                out.append(f"{where}: match {m} lists positions out of stream order")
+            key = json.dumps(m, sort_keys=True)
+            if key in listed:
+                out.append(f"{where}: match {m} is listed twice")
+            listed.add(key)
     return out
 
 # ---------------------------------------------------------------- running
 
 
 def computed_matches(case: Case, test: CaseTest,
-                     implementation: Reference | None = None) -> set[Match]:
-    """What ``implementation`` (default: the reference of the case's language)
-    computes for a ``matches`` test."""
-    run = implementation or reference_for(case.language)
-    return run(case.pattern, case.stream_of(test), test.policy)
+                     implementation: Reference | None = None,
+                     reading: str = "inclusive") -> set[Match]:
+    """What ``implementation`` (default: the reference of the case's language,
+    under window reading ``reading``) computes for a ``matches`` test."""
+    if implementation is not None:
+        return implementation(case.pattern, case.stream_of(test), test.policy)
+    reference_for(case.language)  # an unknown language says so
+    return LANGUAGES[case.language].run(case.pattern, "<case>", case.stream_of(test),
+                                        test.policy, Budget(), reading=reading)
 
 
 def run_case(case: Case, test: CaseTest) -> None:
-    """Run ``test`` of ``case`` against the reference; raise :class:`CaseFailure`
-    (with a reproduction) when it disagrees, :class:`UnknownLanguage` or
-    :class:`UnsupportedCheck` when it cannot be run."""
+    """Run ``test`` of ``case`` against the reference (under each window reading it
+    pins); raise :class:`CaseFailure` (with a reproduction) when it disagrees,
+    :class:`UnknownLanguage` or :class:`UnsupportedCheck` when it cannot be run."""
     if test.check != "matches":
         checker_for(test.check)(case, test)
         return
-    expected = matches_from_json(test.matches or ())
-    got = computed_matches(case, test)
-    if got != expected:
-        raise CaseFailure(explain(case, test, got=got, expected=expected))
+    for expected in test.expectations():
+        if expected.error is not None:
+            try:
+                got = computed_matches(case, test, reading=expected.reading)
+            except KleeneError as err:
+                if err.code != expected.error:
+                    raise CaseFailure(f"{case.file}: {case.description}: {test.description}: "
+                                      f"expected error {expected.error!r}, the reference "
+                                      f"raised {err.code!r}: {err}") from None
+                continue
+            raise CaseFailure(f"{case.file}: {case.description}: {test.description}: expected "
+                              f"error {expected.error!r}, the reference computed "
+                              f"{len(got)} matches")
+        got = computed_matches(case, test, reading=expected.reading)
+        if got != expected.matches:
+            raise CaseFailure(explain(case, test, got=got, expected=set(expected.matches or ()),
+                                      reading=expected.reading))
 
 
-def explain(case: Case, test: CaseTest, *, got: set[Match], expected: set[Match]) -> str:
+def explain(case: Case, test: CaseTest, *, got: set[Match], expected: set[Match],
+            reading: str = "inclusive") -> str:
     """A copy-paste reproduction of a disagreement (STYLE.md 7): the pattern, the
     policy, the events, and what is missing and what is extra."""
     rows = case.events_of(test)
     unit = test.time_unit or case.time_unit
     lines = [f"{case.file}: {case.description}: {test.description}",
-             f"language {case.language}, policy {test.policy}"
+             f"language {case.language}, policy {test.policy}, window {reading}"
              + (f", time unit {unit}" if unit else ""),
              "pattern:", f"  {case.pattern}", "events:"]
     lines += [f"  {i:>3} {json.dumps(row, ensure_ascii=False)}" for i, row in enumerate(rows)]

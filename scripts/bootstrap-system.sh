@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# System prerequisites that pip cannot install: Graphviz's `dot` (pictures)
-# and a Java 17+ runtime (PySpark). Installs them from Debian's packages when
+# System prerequisites that pip cannot install: Graphviz's `dot` (pictures),
+# a Java 17+ runtime (PySpark) and Node.js (the JavaScript example backend of
+# docs/backends.md, run by the tests). Installs them from Debian's packages when
 # missing and we are root; otherwise says exactly what to install.
 set -u
 missing=()
 command -v dot >/dev/null 2>&1 || missing+=(graphviz)
+command -v node >/dev/null 2>&1 || command -v nodejs >/dev/null 2>&1 || missing+=(nodejs)
 if ! command -v java >/dev/null 2>&1; then
   missing+=(openjdk-17-jre-headless)
 fi

@@ -30,6 +30,7 @@ from kleene.conformance.cases import (
     case_id,
     iter_tests,
     load_case_files,
+    load_optional_case_files,
     problems,
     run_case,
 )
@@ -46,6 +47,7 @@ def _load() -> tuple[list[cases.CaseFile], CaseError | None]:
 
 FILES, LOAD_ERROR = _load()
 TESTS = list(iter_tests(FILES))
+OPTIONAL = list(iter_tests(load_optional_case_files()))
 
 
 @pytest.mark.parametrize(("case", "test"), TESTS, ids=[case_id(c, t) for c, t in TESTS])
@@ -149,6 +151,23 @@ def _broken(edit: str) -> dict[str, Any]:
         test["expected"] = []
     elif edit == "unknown language":
         doc["language"] = "klingon"
+    elif edit == "matches and an error":
+        test["error"] = "syntax"
+    elif edit == "readings equal":
+        del test["matches"]
+        test["readings"] = {"inclusive": [{"a": [0], "b": [1]}],
+                            "strict": [{"a": [0], "b": [1]}]}
+    elif edit == "readings and a reading":
+        del test["matches"]
+        test["reading"] = "strict"
+        test["readings"] = {"inclusive": [{"a": [0], "b": [1]}], "strict": []}
+    elif edit == "match listed twice under a reading":
+        del test["matches"]
+        test["readings"] = {"inclusive": [{"a": [0], "b": [1]}, {"b": [1], "a": [0]}],
+                            "strict": []}
+    elif edit == "pruning check in an engine-facing file":
+        case["tests"] = [{"description": "the window is a candidate",
+                          "check": "candidate_window", "window": [0, 1], "expected": True}]
     return doc
 
 
@@ -156,7 +175,9 @@ def _broken(edit: str) -> dict[str, Any]:
     "duplicate test description", "should", "no citation", "citation without section",
     "position past the end", "positions out of order", "match listed twice",
     "no events anywhere", "unsorted events", "matches test without matches",
-    "unknown field on a matches test", "unknown language",
+    "unknown field on a matches test", "unknown language", "matches and an error",
+    "readings equal", "readings and a reading", "pruning check in an engine-facing file",
+    "match listed twice under a reading",
 ])
 def test_sanity_checks_reject(edit: str) -> None:
     assert problems("ses-tiny.json", _broken(edit)) != []
@@ -167,10 +188,50 @@ def test_file_name_must_carry_the_language() -> None:
 
 
 def test_other_check_kinds_carry_their_own_fields() -> None:
+    # ... in cases/optional/ (JSON-Schema-Test-Suite's optional/): engines never see them
     doc = _valid()
     doc["cases"][0]["tests"] = [{"description": "the window is a candidate",
                                  "check": "candidate_window", "window": [0, 1], "expected": True}]
-    assert problems("ses-tiny.json", doc) == []
+    assert problems("ses-tiny.json", doc, optional=True) == []
+
+
+def test_engine_facing_files_hold_no_pruning_checks_and_optional_ones_do() -> None:
+    assert all(t.check == "matches" for _, t in TESTS)
+    optional = load_optional_case_files()
+    assert [f.name for f in optional] == ["ses-match-windows.json"]
+    kinds = {t.check for _, t in iter_tests(optional)}
+    assert kinds == {"filter", "candidate_window", "summary_statistics", "partitions"}
+
+
+@pytest.mark.parametrize(("case", "test"), OPTIONAL, ids=[case_id(c, t) for c, t in OPTIONAL])
+def test_optional_case(case: Case, test: CaseTest) -> None:
+    __tracebackhide__ = True
+    run_case(case, test)
+
+
+def test_an_error_test_compares_the_stable_code() -> None:
+    doc = _valid()
+    doc["cases"][0]["pattern"] = "PATTERN <{a}, {b} WITHIN 5"
+    doc["cases"][0]["tests"] = [{"description": "no closing bracket", "error": "pattern"}]
+    case, test = _one(doc)
+    with pytest.raises(CaseFailure, match="expected error 'pattern'.*raised 'syntax'"):
+        run_case(case, test)
+    doc["cases"][0]["tests"][0]["error"] = "syntax"
+    case, test = _one(doc)
+    run_case(case, test)
+
+
+def test_a_test_with_both_readings_is_checked_under_each() -> None:
+    doc = _valid()
+    doc["cases"][0]["pattern"] = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 1"
+    doc["cases"][0]["events"] = [{"ts": 0, "L": "A"}, {"ts": 0, "L": "B"}, {"ts": 1, "L": "B"}]
+    test = {"description": "B at the edge", "readings": {
+        "inclusive": [{"a": [0], "b": [2]}], "strict": []}}
+    doc["cases"][0]["tests"] = [test]
+    run_case(*_one(doc))   # the tied B never follows A; the B at 1 is inside <= 1 only
+    test["readings"]["strict"] = [{"a": [0], "b": [1]}]
+    with pytest.raises(CaseFailure, match="window strict"):
+        run_case(*_one(doc))
 
 
 def test_an_invalid_file_fails_to_load() -> None:
@@ -180,8 +241,8 @@ def test_an_invalid_file_fails_to_load() -> None:
 # ---------------------------------------------------------------- the runner can fail
 
 
-def _one(doc: dict[str, Any]) -> tuple[Case, CaseTest]:
-    f = case_file("ses-tiny.json", doc)
+def _one(doc: dict[str, Any], *, optional: bool = False) -> tuple[Case, CaseTest]:
+    f = case_file("ses-tiny.json", doc, optional=optional)
     return f.cases[0], f.cases[0].tests[0]
 
 
@@ -209,7 +270,7 @@ def test_an_unwired_check_kind_is_an_error_not_a_skip(monkeypatch: pytest.Monkey
     doc = _valid()
     doc["cases"][0]["tests"] = [{"description": "statistics", "check": "summary_statistics",
                                  "counters": {"a": 1, "b": 1}}]
-    case, test = _one(doc)
+    case, test = _one(doc, optional=True)
     with pytest.raises(UnsupportedCheck, match="summary_statistics"):
         run_case(case, test)
 
@@ -232,7 +293,7 @@ def test_case_files_are_plain_json() -> None:
 
 def test_a_wrong_pruning_expectation_fails() -> None:
     # The pruning checkers compare: an altered expectation is reported, not passed.
-    for case, test in TESTS:
+    for case, test in OPTIONAL:
         if test.check == "filter":
             data = dict(test.data, passes=[*test.data["passes"], 10_000])
             with pytest.raises(CaseFailure, match="passes"):

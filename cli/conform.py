@@ -1,0 +1,112 @@
+"""``kleene conform``: every conformance case of every language against one backend."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
+from kleene.conformance.cases import load_case_files
+from kleene.conformance.report import header, line, summary, write_html, write_junit
+from kleene.conformance.runner import conform
+from kleene.reference.errors import KleeneError
+
+NAME = "conform"
+HELP = "run the conformance cases against a backend (an engine or an external command)"
+DESCRIPTION = f"""\
+Run every case file of every language (conformance/cases/*.json) against one
+backend and compare its matches, as sets, with the cases' expectations. A case
+needing a feature the backend does not claim is skipped and the reason names the
+features; each failure prints a copy-paste reproduction (pattern, events,
+missing and extra matches, the run message to send the backend).
+
+BACKEND is a registered engine (ses-automaton, windows+ses), an entry point of
+the group kleene.engines, a Python module:factory, or cmd:COMMAND ARGS for an
+external backend speaking the JSON-lines protocol of docs/backends.md
+(e.g. cmd:node conformance/examples/minimal_backend.js); default ${ENV}.
+
+Exit codes: 0 every applicable case passes, 1 some case failed (or the protocol
+check found a problem), 2 a user mistake (unknown backend, ...)."""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Declare ``kleene conform`` and its options."""
+    parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--backend", metavar="BACKEND",
+                        help=f"the backend to test (default: ${ENV})")
+    parser.add_argument("--generated", type=int, default=0, metavar="N",
+                        help="add N Hypothesis-drawn queries per language, checked against "
+                             "the reference and shrunk to a minimal counterexample")
+    parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML to FILE")
+    parser.add_argument("--report", type=Path, metavar="FILE.html",
+                        help="write an HTML report to FILE.html")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--case", metavar="TEXT", dest="select",
+                        help="run only the tests whose id contains TEXT")
+    parser.add_argument("--cases", type=Path, metavar="DIR",
+                        help="the case files (default: the packaged conformance/cases)")
+    parser.add_argument("--check-protocol", action="store_true",
+                        help="check that an external backend speaks the protocol: every "
+                             "message is shown and each malformed one is named")
+    parser.add_argument("--quiet", "-q", action="store_true",
+                        help="print failures and the summary only, not one line per test")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the cases (or the protocol check); 0 when every applicable case passes."""
+    out = sys.stdout
+    if args.check_protocol:
+        from kleene.conformance.backends import UnknownBackend
+        from kleene.conformance.check_protocol import check_protocol
+
+        spec = args.backend or os.environ.get(ENV, "")
+        if not spec:
+            raise UnknownBackend(f"--check-protocol needs --backend cmd:COMMAND (or ${ENV})")
+        return check_protocol(spec, out, timeout=args.timeout)
+    if args.generated < 0:
+        raise KleeneError("--generated takes a number of cases, 0 or more")
+    files = load_case_files(args.cases)
+    backend = find_backend(args.backend, timeout=args.timeout)
+    spec = args.backend or f"${ENV}"
+
+    def rerun(ident: str) -> str:
+        return f"kleene conform --backend {shlex.quote(spec)} --case {shlex.quote(ident)}"
+
+    print(header_of(backend), file=out)
+    if not args.quiet:
+        print(file=out)
+
+    def progress(result: object) -> None:
+        if not args.quiet:
+            print(line(result), file=out, flush=True)  # type: ignore[arg-type]
+
+    try:
+        report = conform(backend, files, timeout=args.timeout, generated=args.generated,
+                         select=args.select, rerun=rerun, progress=progress)
+    finally:
+        backend.close()
+    failures = [r for r in report.results if r.status == "fail"]
+    if failures:
+        print("\n━━ failures (copy-paste reproductions)\n", file=out)
+        for r in failures:
+            print(r.reproduction + "\n", file=out)
+    print(file=out)
+    print(summary(report), file=out)
+    if args.junit:
+        print(f"JUnit XML: {write_junit(report, args.junit)}", file=out)
+    if args.report:
+        print(f"HTML report: {write_html(report, args.report)}", file=out)
+    return 1 if report.failed else 0
+
+
+def header_of(backend: object) -> str:
+    """The header of a run (the backend's name, version, origin, capabilities)."""
+    from kleene.conformance.runner import new_report
+
+    return header(new_report(backend))  # type: ignore[arg-type]

@@ -1,0 +1,302 @@
+"""Backends: whatever computes match sets for the conformance runner, found in one place.
+
+:func:`find_backend` takes one specification and fails loudly
+(:class:`UnknownBackend` lists the choices):
+
+- a registered engine name (``ses-automaton``, ``windows+ses``; see
+  :func:`kleene.engines.protocol.engine_names`);
+- an entry point of the group ``kleene.engines`` (a third-party package
+  registers its engine factory on install);
+- a Python ``module:factory`` (the factory returns an :class:`Engine` or a
+  :class:`Backend`);
+- ``cmd:COMMAND ARGS...`` or the path of an executable: an external command
+  speaking the JSON-lines protocol of :mod:`kleene.conformance.wire`;
+- nothing: the environment variable ``KLEENE_BACKEND`` holds one of the above.
+
+Every backend answers :meth:`Backend.run` with an :class:`Outcome`: the
+matches it reported (duplicates kept), an error with a stable code, or a
+verdict on the backend itself (crashed, timed out, printed non-JSON, sent a
+malformed message). Nothing a backend does raises out of ``run``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import shlex
+import signal
+import threading
+import time
+import traceback
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from kleene import __version__
+from kleene.conformance.wire import Request
+from kleene.engines.protocol import Engine, Feature, Query, compile_query, engine, engine_names
+from kleene.reference.errors import KleeneError
+from kleene.reference.events import Stream
+from kleene.reference.match import Match
+
+#: The entry-point group a third-party engine registers under.
+ENTRY_POINT_GROUP = "kleene.engines"
+
+#: The environment variable naming the backend when none is given.
+ENV = "KLEENE_BACKEND"
+
+#: Seconds a backend may take for one case before it is stopped (``--timeout``).
+DEFAULT_TIMEOUT = 30.0
+
+
+class BackendError(KleeneError):
+    """A backend that cannot be used at all (its handshake failed, its factory broke)."""
+
+    code = "backend"
+
+
+class UnknownBackend(BackendError):
+    """No backend answers to the specification; the message lists the choices."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a backend made of one request.
+
+    Exactly one of: ``matches`` (every match reported, duplicates kept),
+    ``error`` (``(code, message)``: the backend rejected the query with a
+    stable code), ``broken`` (the backend itself failed: ``verdict`` is
+    ``crashed``, ``timeout``, ``non-json`` or ``malformed`` and ``broken``
+    says what happened) or ``declined`` (a run-time skip, with its reason).
+    """
+
+    matches: tuple[Match, ...] | None = None
+    error: tuple[str, str] | None = None
+    broken: str | None = None
+    verdict: str = ""
+    declined: str | None = None
+    seconds: float = 0.0
+    peak: int | None = None
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """A backend: a name, a version, the features it claims, ``run`` and ``close``."""
+
+    name: str
+    version: str
+    origin: str
+
+    @property
+    def capabilities(self) -> frozenset[Feature]: ...
+
+    def run(self, request: Request, *, timeout: float | None = None) -> Outcome: ...
+
+    def close(self) -> None: ...
+
+
+# ---------------------------------------------------------------- in-process engines
+
+
+class _Timeout(BaseException):
+    """Raised by the alarm inside an in-process run (a BaseException: engines catch
+    ``Exception``)."""
+
+
+@contextmanager
+def _alarm(seconds: float | None) -> Iterator[None]:
+    """Interrupt the block after ``seconds`` (main thread on POSIX only; else no limit)."""
+    usable = (seconds and hasattr(signal, "setitimer")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def ring(signum: int, frame: Any) -> None:
+        raise _Timeout
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, float(seconds or 0))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def crash_summary(err: BaseException) -> str:
+    """``Type: message (at file:line)`` of an unexpected exception, one line."""
+    frames = traceback.extract_tb(err.__traceback__)
+    where = f" (at {Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(err).__name__}: {err}{where}"
+
+
+class EngineBackend:
+    """A Python :class:`~kleene.engines.protocol.Engine` as a backend: its capabilities,
+    and ``run`` = parse the query, :func:`compile_query`, run over the events."""
+
+    def __init__(self, eng: Engine, *, version: str = __version__, origin: str = "") -> None:
+        self.engine = eng
+        self.name = eng.name
+        self.version = version
+        self.origin = origin or f"Python engine {type(eng).__module__}.{type(eng).__name__}"
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        return frozenset(self.engine.capabilities)
+
+    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        start = time.perf_counter()
+        try:
+            with _alarm(timeout):
+                query = Query.parse(request.pattern, language=request.language,
+                                    policy=request.policy, window=request.window,  # type: ignore[arg-type]
+                                    time_unit=request.time_unit)
+                s = Stream.from_rows(request.events, time_unit=request.time_unit)
+                compiled = compile_query(self.engine, query)
+                found = tuple(compiled.run(s))
+            strange = [m for m in found if not isinstance(m, Match)]
+            if strange:
+                return Outcome(broken=f"the engine yielded {type(strange[0]).__name__} "
+                                      f"{strange[0]!r:.80}, not a Match", verdict="malformed",
+                               seconds=time.perf_counter() - start)
+        except _Timeout:
+            return Outcome(broken=f"no answer within {timeout:g} s", verdict="timeout",
+                           seconds=time.perf_counter() - start)
+        except KleeneError as err:
+            return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)
+        except (Exception, SystemExit) as err:  # a defect of the engine: a verdict
+            return Outcome(broken=crash_summary(err), verdict="crashed",
+                           seconds=time.perf_counter() - start)
+        peak = getattr(getattr(compiled, "counters", None), "peak_instances", None)
+        return Outcome(matches=found, seconds=time.perf_counter() - start, peak=peak)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class ReferenceBackend(EngineBackend):
+    """The reference semantics as a backend (``--backend reference``): it claims
+    every feature of every language, so it runs every case (a check of the case
+    files and of the runner, never of an engine)."""
+
+    def __init__(self) -> None:
+        self.name, self.version = "reference", __version__
+        self.origin = "the reference semantics (kleene.reference.languages)"
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        from kleene.engines.protocol import all_features
+
+        return all_features()
+
+    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        from kleene.reference.budget import Budget
+
+        start = time.perf_counter()
+        try:
+            query = Query.parse(request.pattern, language=request.language,
+                                policy=request.policy, window=request.window,  # type: ignore[arg-type]
+                                time_unit=request.time_unit)
+            s = Stream.from_rows(request.events, time_unit=request.time_unit)
+            found = query.lang.reference(query.pattern, s, query.policy, budget=Budget(),
+                                         reading=query.window)
+        except KleeneError as err:
+            return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)
+        return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
+
+
+#: The name of :class:`ReferenceBackend` for :func:`find_backend`.
+REFERENCE = "reference"
+
+
+# ---------------------------------------------------------------- finding one
+
+
+def _entry_points() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def choices() -> str:
+    """What :func:`find_backend` accepts, with the names available here."""
+    eps = sorted(_entry_points())
+    return (f"{REFERENCE} (the reference semantics); registered engines: "
+            + ", ".join(engine_names())
+            + "; entry points (group kleene.engines): " + (", ".join(eps) or "(none installed)")
+            + "; or a Python module:factory, or cmd:COMMAND for an external backend "
+              "(docs/backends.md)")
+
+
+def from_factory(obj: Any, origin: str) -> Backend:
+    """The backend a factory (or an engine or backend object) stands for."""
+    if callable(obj) and not hasattr(obj, "compile") and not hasattr(obj, "run"):
+        try:
+            obj = obj()
+        except Exception as err:
+            raise BackendError(f"{origin}: the factory failed: {crash_summary(err)}") from None
+    if hasattr(obj, "run") and hasattr(obj, "capabilities") and hasattr(obj, "version"):
+        return obj  # type: ignore[no-any-return]
+    if hasattr(obj, "compile") and hasattr(obj, "capabilities"):
+        return EngineBackend(obj, origin=origin,
+                             version=str(getattr(obj, "version", "unknown")))
+    raise BackendError(f"{origin} gave {type(obj).__name__}, neither an Engine (name, "
+                       "capabilities, compile) nor a Backend (name, version, capabilities, run)")
+
+
+_MODULE_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+def _import_factory(spec: str) -> Backend:
+    module_name, _, attr = spec.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as err:
+        raise UnknownBackend(f"cannot import {module_name!r} for backend {spec!r}: {err}; "
+                             f"{choices()}") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise UnknownBackend(f"module {module_name!r} has no {attr!r} for backend "
+                                 f"{spec!r}; {choices()}")
+        obj = getattr(obj, part)
+    return from_factory(obj, f"Python factory {spec}")
+
+
+def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
+                 log: Callable[[str, str, Any, list[str]], None] | None = None) -> Backend:
+    """The backend ``spec`` names (default: ``$KLEENE_BACKEND``); :class:`UnknownBackend`
+    lists the choices, :class:`BackendError` says why a found backend is unusable."""
+    spec = (spec or os.environ.get(ENV, "")).strip()
+    if not spec:
+        raise UnknownBackend(f"no backend named: pass --backend or set {ENV}; {choices()}")
+    if spec.startswith("cmd:"):
+        from kleene.conformance.command import CommandBackend
+
+        argv = shlex.split(spec[4:])
+        if not argv:
+            raise UnknownBackend("cmd: needs a command, e.g. cmd:node minimal_backend.js")
+        return CommandBackend(argv, timeout=timeout, log=log)
+    if spec == REFERENCE:
+        return ReferenceBackend()
+    if spec in engine_names():
+        return EngineBackend(engine(spec), origin=f"built-in engine {spec}")
+    eps = _entry_points()
+    if spec in eps:
+        ep = eps[spec]
+        try:
+            obj = ep.load()
+        except Exception as err:
+            raise BackendError(f"entry point {spec!r} ({ep.value}) does not load: "
+                               f"{crash_summary(err)}") from None
+        return from_factory(obj, f"entry point {spec} ({ep.value})")
+    if _MODULE_FACTORY.match(spec):
+        return _import_factory(spec)
+    argv = shlex.split(spec)
+    if argv and Path(argv[0]).is_file() and os.access(argv[0], os.X_OK):
+        from kleene.conformance.command import CommandBackend
+
+        return CommandBackend(argv, timeout=timeout, log=log)
+    raise UnknownBackend(f"no backend {spec!r}; {choices()}")

@@ -1,0 +1,219 @@
+"""An external backend: a command speaking the JSON-lines protocol (:mod:`.wire`).
+
+:class:`CommandBackend` starts the command, says ``hello`` and reads the
+name, version and capabilities (each validated with
+:meth:`~kleene.engines.protocol.Feature.parse`: an unknown one is a protocol
+error naming it). Each :meth:`~CommandBackend.run` sends one ``run`` line
+and waits at most ``timeout`` seconds for one answer line. A backend that
+crashes, hangs, prints non-JSON or answers with a malformed message gets a
+verdict for that request (an :class:`~kleene.conformance.backends.Outcome`
+with ``broken``) and is restarted for the next one. ``log`` sees every
+message, sent or received, with its schema problems (``--check-protocol``).
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import subprocess
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import IO, Any
+
+from kleene.conformance import wire
+from kleene.conformance.backends import BackendError, Outcome
+from kleene.engines.protocol import Feature
+from kleene.reference.errors import KleeneError
+from kleene.reference.match import Match
+
+#: ``log(direction, kind, message, problems)``: direction ``>`` sent, ``<`` received.
+Log = Callable[[str, str, Any, list[str]], None]
+
+_EOF = object()
+
+#: The least time a backend is given to start and answer ``hello`` (an
+#: interpreter's start-up is no case's fault, even under a small ``--timeout``).
+HANDSHAKE_TIMEOUT = 10.0
+
+
+class Broken(Exception):
+    """The backend failed while answering: ``verdict`` and what happened."""
+
+    def __init__(self, verdict: str, message: str) -> None:
+        super().__init__(message)
+        self.verdict = verdict
+        self.message = message
+
+
+class CommandBackend:
+    """An external command as a backend (one process, restarted after a failure)."""
+
+    def __init__(self, argv: Sequence[str], *, timeout: float = 30.0,
+                 log: Log | None = None) -> None:
+        self.argv = list(argv)
+        self.timeout = timeout
+        self.log = log
+        self.origin = f"external command {' '.join(self.argv)}"
+        self.name = self.argv[0]
+        self.version = "?"
+        self._capabilities: frozenset[Feature] = frozenset()
+        self._proc: subprocess.Popen[str] | None = None
+        self._lines: queue.Queue[Any] = queue.Queue()
+        self._stderr: deque[str] = deque(maxlen=15)
+        self._seq = 0
+        #: The exit status after :meth:`close` (``None``: killed, or not closed yet).
+        self.returncode: int | None = None
+        try:
+            self._start()
+        except Broken as err:
+            self._kill()
+            raise BackendError(f"{self.origin}: the hello handshake failed ({err.verdict}): "
+                               f"{err.message}") from None
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        return self._capabilities
+
+    # ------------------------------------------------------------ process
+
+    def _start(self) -> None:
+        try:
+            proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                                    errors="replace", bufsize=1)
+        except OSError as err:
+            raise Broken("crashed", f"cannot start {self.argv[0]!r}: {err}") from None
+        self._proc = proc
+        self._lines = queue.Queue()
+        self._stderr.clear()
+        threading.Thread(target=self._pump, args=(proc.stdout, self._lines), daemon=True).start()
+        threading.Thread(target=self._drain, args=(proc.stderr,), daemon=True).start()
+        self._send("hello-request", wire.hello())
+        answer = self._receive("hello-response", max(self.timeout, HANDSHAKE_TIMEOUT))
+        self.name, self.version = answer["name"], answer["version"]
+        unknown, features = [], set()
+        for text in answer["capabilities"]:
+            try:
+                features.add(Feature.parse(text))
+            except KleeneError as err:
+                unknown.append(f"{text!r} ({err})")
+        if unknown:
+            raise Broken("malformed", "hello answer: unknown capabilities: " + "; ".join(unknown))
+        self._capabilities = frozenset(features)
+
+    @staticmethod
+    def _pump(stream: IO[str] | None, lines: queue.Queue[Any]) -> None:
+        assert stream is not None
+        for line in stream:
+            lines.put(line)
+        lines.put(_EOF)
+
+    def _drain(self, stream: IO[str] | None) -> None:
+        assert stream is not None
+        for line in stream:
+            self._stderr.append(line.rstrip("\n"))
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.kill()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
+            pass
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+    def _stderr_tail(self) -> str:
+        time.sleep(0.05)  # let the drain thread catch the last lines
+        return ("; stderr: " + " | ".join(self._stderr)) if self._stderr else ""
+
+    # ------------------------------------------------------------ messages
+
+    def _send(self, kind: str, message: dict[str, Any]) -> None:
+        if self.log:
+            self.log(">", kind, message, wire.problems(kind, message))
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(json.dumps(message, ensure_ascii=False) + "\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            raise self._crashed() from None
+
+    def _crashed(self) -> Broken:
+        proc = self._proc
+        code = None
+        if proc is not None:
+            try:
+                code = proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                code = None
+        tail = self._stderr_tail()
+        return Broken("crashed", f"the backend exited (status {code}) without answering{tail}")
+
+    def _receive(self, kind: str, timeout: float) -> Any:
+        try:
+            line = self._lines.get(timeout=timeout)
+        except queue.Empty:
+            raise Broken("timeout", f"no {kind.replace('-response', '')} answer within "
+                                    f"{timeout:g} s") from None
+        if line is _EOF:
+            raise self._crashed()
+        try:
+            message = json.loads(line)
+        except json.JSONDecodeError as err:
+            if self.log:
+                self.log("<", kind, line.rstrip("\n"), [f"not JSON: {err}"])
+            raise Broken("non-json", f"the answer is not JSON ({err}): "
+                                     f"{line.rstrip()[:200]!r}") from None
+        found = wire.problems(kind, message)
+        if self.log:
+            self.log("<", kind, message, found)
+        if found:
+            raise Broken("malformed", f"malformed {kind.replace('-', ' ')} "
+                                      f"{json.dumps(message)[:200]}: " + "; ".join(found))
+        return message
+
+    # ------------------------------------------------------------ the protocol
+
+    def run(self, request: wire.Request, *, timeout: float | None = None) -> Outcome:
+        """Send ``request``; the backend's answer or a verdict on it (never an exception)."""
+        limit = timeout or self.timeout
+        start = time.perf_counter()
+        try:
+            if self._proc is None:
+                self._start()
+            self._seq += 1
+            self._send("run-request", request.message(self._seq))
+            answer = self._receive("run-response", limit)
+            if answer["seq"] != self._seq:
+                raise Broken("malformed", f"the answer has seq {answer['seq']}, "
+                                          f"the request {self._seq}")
+        except Broken as err:
+            self._kill()
+            return Outcome(broken=err.message, verdict=err.verdict,
+                           seconds=time.perf_counter() - start)
+        seconds = time.perf_counter() - start
+        if "error" in answer:
+            return Outcome(error=(answer["error"]["code"], answer["error"]["message"]),
+                           seconds=seconds)
+        return Outcome(matches=tuple(Match.of(m) for m in answer["matches"]), seconds=seconds)
+
+    def close(self) -> None:
+        """Say ``bye`` and wait for the process to exit (killed after 5 s)."""
+        if self._proc is None:
+            return
+        try:
+            self._send("bye-request", dict(wire.BYE))
+            self.returncode = self._proc.wait(timeout=5)
+        except (Broken, subprocess.TimeoutExpired):
+            self.returncode = None
+        self._kill()

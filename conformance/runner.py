@@ -1,0 +1,232 @@
+"""The conformance runner: every case file of every language against one backend.
+
+:func:`run_cases` turns each ``matches`` test of ``conformance/cases/*.json``
+into :class:`~kleene.conformance.wire.Request` s (one per window reading
+it pins), skips those whose query needs a feature the backend does not claim
+(naming the features: a skip is never a silent pass), sends the others and
+gives each test one :class:`Result`: ``pass``, ``fail`` (with a copy-paste
+reproduction: pattern, events, missing and extra matches, the JSON line to
+send the backend) or ``skip`` (with its reason). A backend that crashes,
+hangs, prints non-JSON, answers with a malformed message or reports a match
+twice fails that test and the run goes on with the next.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from kleene.conformance.backends import Backend, Outcome
+from kleene.conformance.cases import Case, CaseFile, CaseTest, Expectation, case_id, iter_tests
+from kleene.conformance.wire import Request
+from kleene.engines.protocol import Feature, Query
+from kleene.reference.errors import KleeneError
+from kleene.reference.match import Match
+
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+
+
+@dataclass
+class Result:
+    """The verdict on one test (or one batch of generated cases)."""
+
+    id: str
+    file: str
+    language: str
+    status: str
+    reason: str = ""
+    reproduction: str = ""
+    seconds: float = 0.0
+    matches: int = 0
+    events: int = 0
+    peak: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    """A whole run: the backend's identity and every result, in case-file order."""
+
+    backend: str
+    version: str
+    origin: str
+    capabilities: tuple[str, ...]
+    results: list[Result] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(r.status == status for r in self.results)
+
+    @property
+    def failed(self) -> bool:
+        return self.count(FAIL) > 0
+
+    def skips_by_reason(self) -> list[tuple[str, int]]:
+        """The skip reasons, most frequent first."""
+        return Counter(r.reason for r in self.results if r.status == SKIP).most_common()
+
+
+def needed_features(request: Request) -> frozenset[Feature]:
+    """What a backend must claim to be sent ``request``: the query's features, or,
+    for a pattern the reference rejects, the language and the policy."""
+    try:
+        return Query.parse(request.pattern, language=request.language, policy=request.policy,
+                           window=request.window,  # type: ignore[arg-type]
+                           time_unit=request.time_unit).features()
+    except KleeneError:
+        out = {Feature(request.language)}
+        try:
+            out.add(Feature.policy(request.language, request.policy))
+        except KleeneError:
+            pass
+        if request.window == "strict":
+            out.add(Feature(request.language, "window-strict"))
+        return frozenset(out)
+
+
+def request_of(case: Case, test: CaseTest, reading: str) -> Request:
+    """The request of ``test`` under window reading ``reading``."""
+    return Request(case.language, case.pattern, test.policy, reading,
+                   test.time_unit or case.time_unit, tuple(case.events_of(test)))
+
+
+def duplicates(found: Iterable[Match]) -> list[Match]:
+    """The matches reported more than once."""
+    return sorted(m for m, k in Counter(found).items() if k > 1)
+
+
+def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
+          error: str | None) -> tuple[str, str, list[tuple[str, list[Match]]]]:
+    """``(status, reason, listings)`` of ``outcome`` against the expectation:
+    ``matches``, or the error with stable code ``error``."""
+    if outcome.declined is not None:
+        return SKIP, outcome.declined, []
+    if outcome.broken is not None:
+        return FAIL, f"{outcome.verdict}: {outcome.broken}", []
+    if error is not None:
+        if outcome.error is None:
+            return FAIL, (f"expected error {error!r}, the backend reported "
+                          f"{len(outcome.matches or ())} matches"), []
+        if outcome.error[0] != error:
+            return FAIL, (f"expected error {error!r}, the backend reported error "
+                          f"{outcome.error[0]!r}: {outcome.error[1]}"), []
+        return PASS, "", []
+    if outcome.error is not None:
+        return FAIL, f"the backend reported error {outcome.error[0]!r}: {outcome.error[1]}", []
+    found = list(outcome.matches or ())
+    expected = set(matches or ())
+    missing, extra, twice = expected - set(found), set(found) - expected, duplicates(found)
+    if not (missing or extra or twice):
+        return PASS, "", []
+    parts = [f"{len(missing)} missing"] * bool(missing) + [f"{len(extra)} extra"] * bool(extra) \
+        + [f"{len(twice)} reported more than once"] * bool(twice)
+    return FAIL, ", ".join(parts), [
+        ("missing (expected, not reported)", sorted(missing)),
+        ("extra (reported, not expected)", sorted(extra)),
+        ("reported more than once (a defect even where the sets agree)", twice)]
+
+
+def reproduction(title: str, request: Request, reason: str,
+                 listings: Sequence[tuple[str, list[Match]]], rerun: str = "") -> str:
+    """A copy-paste reproduction of one failed request (STYLE.md 7)."""
+    lines = [title, f"  {reason}",
+             f"  language {request.language}, policy {request.policy}, window {request.window}"
+             + (f", time unit {request.time_unit}" if request.time_unit else ""),
+             "  pattern:", *(f"    {line}" for line in request.pattern.splitlines()),
+             "  events:"]
+    lines += [f"    {i:>3} {json.dumps(dict(row), ensure_ascii=False)}"
+              for i, row in enumerate(request.events)]
+    for heading, ms in listings:
+        if ms:
+            lines.append(f"  {heading}:")
+            lines += [f"    {m.dumps()}" for m in ms]
+    if rerun:
+        lines.append(f"  rerun: {rerun}")
+    lines.append("  the run message (one line on the backend's stdin):")
+    lines.append(f"    {request.line()}")
+    return "\n".join(lines)
+
+
+def run_test(backend: Backend, case: Case, test: CaseTest, *, timeout: float | None = None,
+             rerun: Callable[[str], str] | None = None) -> Result:
+    """One test against ``backend``: run under each window reading the backend claims."""
+    ident = case_id(case, test)
+    result = Result(ident, case.file, case.language, PASS)
+    ran = 0
+    skipped: list[str] = []
+    for expected in test.expectations():
+        request = request_of(case, test, expected.reading)
+        absent = sorted(map(str, needed_features(request) - backend.capabilities))
+        if absent:
+            skipped.append(f"needs {', '.join(absent)}")
+            continue
+        outcome = backend.run(request, timeout=timeout)
+        ran += 1
+        status, reason, listings = _judge_expected(outcome, expected)
+        result.seconds += outcome.seconds
+        result.matches += len(outcome.matches or ())
+        result.events += len(request.events)
+        if outcome.peak is not None:
+            result.peak = max(result.peak or 0, outcome.peak)
+        if status == SKIP:
+            skipped.append(reason)
+            ran -= 1
+        elif status == FAIL and result.status != FAIL:
+            result.status, result.reason = FAIL, reason
+            result.reproduction = reproduction(
+                f"FAIL {ident}\n  {case.file}: {case.description}: {test.description}",
+                request, reason, listings, rerun(ident) if rerun else "")
+    if not ran and result.status != FAIL:
+        result.status, result.reason = SKIP, "; ".join(dict.fromkeys(skipped))
+    elif skipped:
+        result.notes += [f"not run: {why}" for why in dict.fromkeys(skipped)]
+    return result
+
+
+def _judge_expected(outcome: Outcome, expected: Expectation
+                    ) -> tuple[str, str, list[tuple[str, list[Match]]]]:
+    return judge(outcome, expected.matches, expected.error)
+
+
+def run_cases(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
+              select: str | None = None, rerun: Callable[[str], str] | None = None,
+              progress: Callable[[Result], None] | None = None) -> list[Result]:
+    """Every ``matches`` test of ``files`` (whose id contains ``select``, if given)."""
+    out = []
+    for case, test in iter_tests(files):
+        if test.check != "matches" or (select and select not in case_id(case, test)):
+            continue
+        result = run_test(backend, case, test, timeout=timeout, rerun=rerun)
+        out.append(result)
+        if progress:
+            progress(result)
+    return out
+
+
+def new_report(backend: Backend) -> Report:
+    """An empty report naming ``backend``."""
+    return Report(backend.name, backend.version, backend.origin,
+                  tuple(sorted(map(str, backend.capabilities))))
+
+
+def conform(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
+            generated: int = 0, select: str | None = None,
+            rerun: Callable[[str], str] | None = None,
+            progress: Callable[[Result], None] | None = None) -> Report:
+    """The whole run: the case files, then ``generated`` drawn cases per language."""
+    start = time.perf_counter()
+    report = new_report(backend)
+    report.results = run_cases(backend, files, timeout=timeout, select=select, rerun=rerun,
+                               progress=progress)
+    if generated:
+        from kleene.conformance.generated import run_generated
+
+        for result in run_generated(backend, generated, timeout=timeout):
+            report.results.append(result)
+            if progress:
+                progress(result)
+    report.seconds = time.perf_counter() - start
+    return report

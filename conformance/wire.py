@@ -1,0 +1,116 @@
+"""The backend protocol's messages: requests, answers and their JSON schemas.
+
+A backend in any language speaks JSON lines over stdin/stdout
+(``docs/backends.md``; modelled on Bowtie's harness protocol for JSON Schema
+and test262's hosts). Version 1 has three requests, each one line:
+
+- ``{"cmd": "hello", "protocol": 1}`` → ``{"protocol": 1, "name", "version", "capabilities"}``;
+- ``{"cmd": "run", "seq", "language", "pattern", "policy", "window", "time_unit", "events"}``
+  → ``{"seq", "matches": [...]}`` or ``{"seq", "error": {"code", "message"}}``;
+- ``{"cmd": "bye"}`` → no answer; the backend exits.
+
+Every message is validated against its schema in ``conformance/protocol/``
+(JSON Schema 2020-12); :func:`problems` says exactly what is wrong with one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+
+#: The protocol version this runner speaks.
+PROTOCOL = 1
+
+#: The message kinds, each with its schema ``conformance/protocol/<kind>.schema.json``.
+KINDS: tuple[str, ...] = ("hello-request", "hello-response", "run-request", "run-response",
+                          "bye-request")
+
+
+@cache
+def validator(kind: str) -> Draft202012Validator:
+    """The validator of message ``kind`` (one of :data:`KINDS`)."""
+    if kind not in KINDS:
+        raise ValueError(f"no message kind {kind!r}; kinds: {', '.join(KINDS)}")
+    text = (files("kleene.conformance") / "protocol" / f"{kind}.schema.json").read_text("utf-8")
+    return Draft202012Validator(json.loads(text))
+
+
+def _where(error: ValidationError) -> str:
+    return "/" + "/".join(map(str, error.absolute_path)) if error.absolute_path else "(top)"
+
+
+def _explain(error: ValidationError) -> list[str]:
+    """What is wrong, as ``<JSON pointer>: <message>`` lines. For a ``oneOf`` (the
+    matches or the error of a run answer) the alternative the message meant is the
+    one whose required properties are present: its own errors are the explanation."""
+    if not error.context:
+        return [f"{_where(error)}: {error.message}"]
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    meant = [errs for errs in branches.values()
+             if not any(e.validator == "required" and not e.absolute_path for e in errs)]
+    if len(meant) == 1:
+        return [line for e in meant[0] for line in _explain(e)]
+    if not meant:
+        return [f"{_where(error)}: fits none of the alternatives: " + " | ".join(
+            best_match(errs).message for errs in branches.values())]
+    return [f"{_where(error)}: fits more than one alternative: " + " | ".join(
+        best_match(errs).message for errs in meant)]
+
+
+def problems(kind: str, message: Any) -> list[str]:
+    """Every way ``message`` breaks the schema of ``kind`` (empty: well formed), each
+    as ``<JSON pointer>: <what is wrong>``."""
+    errors = sorted(validator(kind).iter_errors(message), key=lambda e: list(e.absolute_path))
+    return [line for e in errors for line in _explain(e)]
+
+
+@dataclass(frozen=True)
+class Request:
+    """One query over one stream, as a backend receives it (the ``run`` message
+    without its ``seq``). ``events`` are the case's rows; positions index them."""
+
+    language: str
+    pattern: str
+    policy: str
+    window: str = "inclusive"
+    time_unit: str | None = None
+    events: tuple[Mapping[str, Any], ...] = ()
+
+    def message(self, seq: int) -> dict[str, Any]:
+        """The ``run`` message of this request."""
+        return {"cmd": "run", "seq": seq, "language": self.language, "pattern": self.pattern,
+                "policy": self.policy, "window": self.window, "time_unit": self.time_unit,
+                "events": [dict(row) for row in self.events]}
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> Request:
+        """The request of a (valid) ``run`` message."""
+        return cls(message["language"], message["pattern"], message["policy"],
+                   message["window"], message["time_unit"], tuple(message["events"]))
+
+    def line(self, seq: int = 1) -> str:
+        """The ``run`` message as one JSON line (what to paste into a backend's stdin)."""
+        return json.dumps(self.message(seq), ensure_ascii=False)
+
+
+def hello(protocol: int = PROTOCOL) -> dict[str, Any]:
+    """The ``hello`` request."""
+    return {"cmd": "hello", "protocol": protocol}
+
+
+def hello_answer(name: str, version: str, capabilities: Sequence[str]) -> dict[str, Any]:
+    """A backend's answer to ``hello``."""
+    return {"protocol": PROTOCOL, "name": name, "version": version,
+            "capabilities": sorted(capabilities)}
+
+
+BYE: dict[str, Any] = {"cmd": "bye"}

@@ -1,0 +1,52 @@
+"""A backend that misbehaves in one way (argv[1]) on requests whose first event
+has ``"bad": true`` and answers like the SES automaton otherwise (for the tests
+of the runner's verdicts; tests/test_conform.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+from kleene.conformance.backends import find_backend
+from kleene.conformance.serve import answer
+
+MODE = sys.argv[1]
+BACKEND = find_backend("ses-automaton")
+
+
+def hello() -> dict:
+    reply = answer(BACKEND, {"cmd": "hello", "protocol": 1})
+    assert reply is not None
+    if MODE == "unknown-capability":
+        reply["capabilities"].append("ses:teleport")
+    if MODE == "bad-hello":
+        del reply["version"]
+    return reply
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["cmd"] == "bye":
+        break
+    if message["cmd"] == "hello":
+        reply = hello()
+    else:
+        reply = answer(BACKEND, message)
+        assert reply is not None
+        if MODE == "malformed-always":
+            reply = {"seq": message["seq"], "matches": [{"a": "0"}]}
+        elif message["events"] and message["events"][0].get("bad"):
+            if MODE == "crash":
+                print("the backend fell over", file=sys.stderr, flush=True)
+                sys.exit(3)
+            if MODE == "hang":
+                time.sleep(60)
+            if MODE == "non-json":
+                print("this is not JSON", flush=True)
+                continue
+            if MODE == "malformed":
+                reply = {"seq": message["seq"], "matches": [{"a": "0"}]}
+            if MODE == "duplicate":
+                reply["matches"] = reply["matches"] * 2
+    print(json.dumps(reply), flush=True)
