@@ -58,7 +58,8 @@ P1 = parse_ses("PATTERN <{c, p+}, {b}> WHERE c.L = 'C' AND p.L = 'P' AND b.L = '
                "AND c.PID = p.PID AND p.PID = b.PID AND prev(p.V) < p.V WITHIN 15 days")
 AB = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
 ABC5 = parse_ses("PATTERN <{a}, {b}, {c}> WHERE a.L = 'A' AND b.L = 'B' AND c.L = 'C' WITHIN 5")
-CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases" / "optional" / "ses-match-windows.json"
+CASES = (Path(__file__).resolve().parents[1] / "conformance" / "cases" / "optional"
+         / "ses-match-windows.json")
 
 
 def labels(*rows: tuple[str, int]) -> Stream:
