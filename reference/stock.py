@@ -1,0 +1,155 @@
+"""Stock-tick lines as columns: ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``.
+
+The word before the parenthesis is the event type, the ``key=value`` pairs are
+attributes (values typed by :func:`~kleene.reference.textvalues.text_value`),
+and ``stock_time`` (milliseconds since midnight) is the timestamp. This is the
+format of the stock stream of seed 004 Sec. 5.3 (and of Wayeb's examples).
+
+:func:`stock_table` reads a whole file without a Python loop over its lines
+when every line has the same keys in the same order (the stock stream does):
+Arrow's CSV reader splits the lines at the commas, and string kernels check
+each column's ``key=`` prefix and cut it off. A file whose lines differ in
+layout (other orders, spaces, missing keys) is read line by line with
+:func:`split_stock_line`, the same rule; a key absent from a line is absent
+from that event's attributes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from kleene.reference.errors import StreamError
+from kleene.reference.events import Value
+from kleene.reference.textvalues import text_value
+
+#: The timestamp field of stock lines.
+STOCK_TS = "stock_time"
+
+_STOCK_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def split_stock_line(line: str, *, row: int = 0, source: str = "<events>") -> dict[str, str]:
+    """``BUY(id=8,...)`` as ``{"type": "BUY", "id": "8", ...}``: the values as text."""
+    m = _STOCK_LINE.fullmatch(line.strip())
+    if m is None:
+        raise StreamError(f"not a stock line TYPE(key=value,...): {line.strip()[:60]!r}",
+                          row=row, source=source)
+    out = {"type": m.group(1)}
+    for pair in m.group(2).split(","):
+        key, eq, value = pair.partition("=")
+        key = key.strip()
+        if not eq or not key:
+            raise StreamError(f"expected key=value, got {pair!r}", row=row,
+                              field=key or None, source=source)
+        if key in out:
+            raise StreamError(f"the field {key!r} appears twice", row=row, field=key,
+                              source=source)
+        out[key] = value
+    return out
+
+
+def parse_stock_line(line: str, *, row: int = 0, source: str = "<events>") -> dict[str, Value]:
+    """``BUY(id=8,name=INTC,...,stock_time=25263126)`` as ``{"type": "BUY", "id": 8, ...}``."""
+    return {k: (v if k == "type" else text_value(v))
+            for k, v in split_stock_line(line, row=row, source=source).items()}
+
+
+def stock_table(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, frozenset[str]]:
+    """The stock lines of ``data`` as string columns (``type`` first), and the sparse
+    columns (keys some lines lack)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    table = _regular(data, limit)
+    if table is not None:
+        return table, frozenset()
+    return _irregular(data, source, limit)
+
+
+def _first_line(data: bytes) -> str | None:
+    for raw in data.splitlines():
+        if raw.strip():
+            return raw.decode("utf-8", "replace")
+    return None
+
+
+def _regular(data: bytes, limit: int | None) -> pa.Table | None:
+    """Every line ``TYPE(k1=v1,...,kn=vn)`` with the first line's keys, in its order, read
+    by column; ``None`` when some line is not so (then the line-by-line rule decides)."""
+    first = _first_line(data)
+    if first is None:
+        return pa.table({})
+    try:
+        layout = split_stock_line(first)
+    except StreamError:
+        return None
+    keys = list(layout)[1:]
+    if any("," in v or "=" in v or "(" in v for v in layout.values()) or \
+            any(k != k.strip() for k in keys) or first != first.strip():
+        return None
+    width = len(keys)
+    names = [f"c{i}" for i in range(width)]
+    broken: list[int] = []
+
+    def reject(row: Any) -> str:
+        broken.append(1)
+        return "skip"
+
+    try:
+        raw = pacsv.read_csv(
+            pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
+            parse_options=pacsv.ParseOptions(quote_char=False, escape_char=False,
+                                             invalid_row_handler=reject),
+            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}))
+    except pa.ArrowInvalid:
+        return None
+    if broken:
+        return None
+    if limit is not None:
+        raw = raw.slice(0, limit)
+    head = pc.split_pattern(raw.column(0), "(", max_splits=1)
+    kinds = pc.list_element(head, 0)
+    if pc.any(pc.less(pc.list_value_length(head), 2)).as_py():
+        return None
+    if not all(_IDENTIFIER.fullmatch(k or "") for k in pc.unique(kinds).to_pylist()):
+        return None
+    columns: dict[str, Any] = {"type": kinds}
+    cells = [pc.list_element(head, 1), *raw.columns[1:]]
+    for i, (key, cell) in enumerate(zip(keys, cells, strict=True)):
+        if i == width - 1:
+            if not pc.all(pc.ends_with(cell, ")")).as_py():
+                return None
+            cell = pc.utf8_slice_codeunits(cell, 0, -1)
+        prefix = key + "="
+        if not pc.all(pc.starts_with(cell, prefix)).as_py():
+            return None
+        value = pc.utf8_slice_codeunits(cell, len(prefix))
+        if pc.any(pc.match_substring(value, ",")).as_py():
+            return None
+        columns[key] = value
+    return pa.table(columns)
+
+
+def _irregular(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, frozenset[str]]:
+    """Lines of different layouts, split one by one (the rule of :func:`split_stock_line`)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise StreamError(f"not UTF-8 text ({err.reason})", source=source) from None
+    rows: list[dict[str, str]] = []
+    for line in text.splitlines():
+        if limit is not None and len(rows) >= limit:
+            break
+        if line.strip():
+            rows.append(split_stock_line(line, row=len(rows), source=source))
+    keys: dict[str, None] = {}
+    for r in rows:
+        keys.update(dict.fromkeys(r))
+    sparse = frozenset(k for k in keys if any(k not in r for r in rows))
+    return pa.table({k: pa.array([r.get(k) for r in rows], pa.string()) for k in keys}), sparse
