@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
@@ -72,9 +73,13 @@ def stock_table(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, 
 
 
 def _first_line(data: bytes) -> str | None:
-    for raw in data.splitlines():
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        raw, start = data[start:end], end + 1
         if raw.strip():
-            return raw.decode("utf-8", "replace")
+            return raw.rstrip(b"\r").decode("utf-8", "replace")
     return None
 
 
@@ -94,33 +99,26 @@ def _regular(data: bytes, limit: int | None) -> pa.Table | None:
         return None
     width = len(keys)
     names = [f"c{i}" for i in range(width)]
-    broken: list[int] = []
-
-    def reject(row: Any) -> str:
-        broken.append(1)
-        return "skip"
-
     try:
         raw = pacsv.read_csv(
             pa.BufferReader(data),
             read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
-            parse_options=pacsv.ParseOptions(quote_char=False, escape_char=False,
-                                             invalid_row_handler=reject),
+            parse_options=pacsv.ParseOptions(quote_char=False, escape_char=False),
             convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}))
-    except pa.ArrowInvalid:
-        return None
-    if broken:
+    except pa.ArrowInvalid:     # a line with another number of fields
         return None
     if limit is not None:
         raw = raw.slice(0, limit)
-    head = pc.split_pattern(raw.column(0), "(", max_splits=1)
-    kinds = pc.list_element(head, 0)
-    if pc.any(pc.less(pc.list_value_length(head), 2)).as_py():
+    head = pc.split_pattern(raw.column(0).combine_chunks(), "(", max_splits=1)
+    if not pc.all(pc.equal(pc.list_value_length(head), 2)).as_py():
         return None
+    flat = pc.list_flatten(head)          # type, first pair, type, first pair, ...
+    every = np.arange(0, len(flat), 2)
+    kinds, first_pair = flat.take(pa.array(every)), flat.take(pa.array(every + 1))
     if not all(_IDENTIFIER.fullmatch(k or "") for k in pc.unique(kinds).to_pylist()):
         return None
     columns: dict[str, Any] = {"type": kinds}
-    cells = [pc.list_element(head, 1), *raw.columns[1:]]
+    cells = [first_pair, *raw.columns[1:]]
     for i, (key, cell) in enumerate(zip(keys, cells, strict=True)):
         if i == width - 1:
             if not pc.all(pc.ends_with(cell, ")")).as_py():
