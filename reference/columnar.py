@@ -221,7 +221,8 @@ def _text_timestamps(arr: pa.Array, name: str, source: str) -> tuple[pa.Array, b
                               row=row, field=name, source=source)
     for zone in ("UTC", None):
         try:
-            return _epoch_ms(pc.cast(pc.utf8_trim_whitespace(arr), pa.timestamp("us", tz=zone))), True
+            moments = pc.cast(pc.utf8_trim_whitespace(arr), pa.timestamp("us", tz=zone))
+            return _epoch_ms(moments), True
         except pa.ArrowInvalid:
             continue
     return _python_iso(arr, name, source), True

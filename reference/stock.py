@@ -1,4 +1,6 @@
-"""Stock-tick lines as columns: ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``.
+"""Stock-tick lines as columns.
+
+A line is ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``.
 
 The word before the parenthesis is the event type, the ``key=value`` pairs are
 attributes (values typed by :func:`~kleene.reference.textvalues.text_value`),

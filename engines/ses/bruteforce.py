@@ -51,7 +51,7 @@ from kleene.engines.protocol import (
     window_in_units,
 )
 from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
-from kleene.engines.ses.run import Execution, check_options, drive, event_filter
+from kleene.engines.ses.run import Execution, candidates, check_options, drive
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -129,7 +129,7 @@ class CompiledBruteForce:
         tau = window_in_units(self.pattern.window, self.time_unit, events)
         executions = [Execution(n, tau=tau, policy=self.policy, variant=self.variant,
                                 counters=self.counters) for _, n in self.automata]
-        keep = event_filter(self.pattern, self.filter, self.counters)
+        events, keep = candidates(self.pattern, self.filter, events, self.counters)
         yield from drive(executions, events, keep, self.counters)
 
 

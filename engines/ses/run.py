@@ -42,7 +42,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
 
 from kleene.engines.protocol import (
     Counters,
@@ -59,10 +61,11 @@ from kleene.engines.ses.automaton import (
     required_features,
     ses_automaton,
 )
-from kleene.reference.conditions import Condition, holds, prev_variables
+from kleene.reference.conditions import Condition, conjunction, holds, prev_variables, rename
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
+from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
 
 Buffer = Mapping[str, tuple[Event, ...]]
@@ -228,6 +231,46 @@ def event_filter(pattern: SESPattern, mode: str,
     return lambda e: any(all(test(theta, v, e) for theta in ps) for v, ps in props.items())
 
 
+def candidates(pattern: SESPattern, mode: str, events: Iterable[Event],
+               counters: Counters) -> tuple[Iterable[Event], Callable[[Event], bool] | None]:
+    """The events to drive and the filter left to apply to them.
+
+    Over a loaded stream (:attr:`Stream.columns`) the filter of Sec. 4.5 is
+    evaluated over the columns (:class:`~kleene.engines.windows.columns.ArrowColumns`)
+    and only the rows it keeps become events (positions preserved). A dropped
+    event changes no instance: it enables no transition, and an instance it
+    would expire expires on the next kept event or at the end with the same
+    verdict (timestamps do not decrease), so the matches are the same.
+    """
+    keep = event_filter(pattern, mode, counters)
+    columns = getattr(events, "columns", None)
+    if keep is None or columns is None:
+        return events, keep
+    props = [[rename(theta, {v: EVENT}) for theta in pattern.properties(v)]
+             for v in pattern.names]
+    tests = [theta for ps in props for theta in ps] if mode == "paper" \
+        else [conjunction(ps) for ps in props]
+    return _rows(columns, tests, counters), None
+
+
+def _rows(columns: Any, tests: Sequence[Condition], counters: Counters,
+          rows: int = 65_536) -> Iterator[Event]:
+    """The events of ``columns`` that satisfy one of ``tests``, ``rows`` rows at a time."""
+    from kleene.engines.windows.columns import ArrowColumns
+
+    for start in range(0, len(columns), rows):
+        part = columns.slice(start, min(start + rows, len(columns)))
+        cols = ArrowColumns(part)
+        kept = np.zeros(len(part), dtype=bool)
+        for theta in tests:
+            kept |= cols.holds(theta)
+        counters.predicate_evaluations += len(part) * len(tests)
+        index = np.flatnonzero(kept)
+        counters.events_read += len(part) - len(index)
+        counters.events_filtered += len(part) - len(index)
+        yield from part.events(index, offset=start)
+
+
 def drive(executions: Sequence[Execution], events: Iterable[Event],
           keep: Callable[[Event], bool] | None, counters: Counters) -> Iterator[Match]:
     """Feed each event to every execution (in parallel, Sec. 5.2), counting as it goes."""
@@ -294,7 +337,7 @@ class CompiledSES:
         tau = window_in_units(self.pattern.window, self.time_unit, events)
         ex = Execution(self.automaton, tau=tau, policy=self.policy, variant=self.variant,
                        counters=self.counters)
-        keep = event_filter(self.pattern, self.filter, self.counters)
+        events, keep = candidates(self.pattern, self.filter, events, self.counters)
         yield from drive([ex], events, keep, self.counters)
 
 

@@ -42,6 +42,7 @@ Conventions: ``e`` an event, ``W`` a match window, ``tau`` τ in timestamp units
 from __future__ import annotations
 
 import heapq
+import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
@@ -52,6 +53,7 @@ from kleene.engines.protocol import Counters
 from kleene.engines.windows.columns import PropertyBits
 from kleene.engines.windows.matching import WindowMatcher
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
+from kleene.reference.columnar import Columns as EventColumns
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.partitioning import partition_key
@@ -59,6 +61,9 @@ from kleene.reference.ses.pattern import SESPattern
 
 #: Events read (and filtered over their columns) at once.
 BATCH = 4096
+#: Rows of a loaded stream's Arrow columns filtered at once (no event is built
+#: for a row the filter drops).
+ROWS = 65_536
 
 
 class Entry:
@@ -100,17 +105,49 @@ class MatchWindows:
     # ------------------------------------------------------------ the main loop
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        """Algorithm 1 over ``events``: every match A returns, as soon as its window is done."""
+        """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
+
+        Over a loaded stream (:attr:`Stream.columns`) the filter reads the
+        columns, and events are built only for the rows that pass it.
+        """
+        columns = getattr(events, "columns", None)
+        if columns is not None:
+            for start in range(0, len(columns), ROWS):
+                part = columns.slice(start, min(start + ROWS, len(columns)))
+                yield from self._read_columns(part, start)
+            yield from self._finish()
+            return
         it = iter(events)
         while batch := list(islice(it, self.batch)):
             yield from self._read(batch)
         yield from self._finish()
 
+    def _read_columns(self, part: EventColumns, offset: int) -> list[Match]:
+        """:meth:`_read` for rows of columns: the filter over the columns, then the events
+        that pass it (positions preserved)."""
+        n = len(part)
+        self.counters.events_read += n
+        if self.properties is None:
+            passing = list(zip(part.events(offset=offset), itertools.repeat(0)))
+        else:
+            bits = self.properties.of(part)
+            self.counters.predicate_evaluations += n * len(self.properties.masks)
+            kept = np.flatnonzero(bits) if self.filtering else np.arange(n)
+            self.counters.events_filtered += n - len(kept)
+            passing = list(zip(part.events(kept, offset=offset), bits[kept].tolist(),
+                               strict=True))
+        return self._loop(passing, part.ts[n - 1].as_py() if n else None)
+
     def _read(self, batch: list[Event]) -> list[Match]:
         """The main loop for each event of ``batch``."""
-        counters, tau, out = self.counters, self.tau, []
-        counters.events_read += len(batch)
-        for e, bits in self._passing(batch):
+        self.counters.events_read += len(batch)
+        return self._loop(self._passing(batch), batch[-1].ts)
+
+    def _loop(self, passing: Iterable[tuple[Event, int]], last: int | float | None) -> list[Match]:
+        """The main loop for each event that passed the filter; ``last`` is the timestamp
+        of the batch's last event (filtered or not)."""
+        tau, out = self.tau, []
+        for e, bits in passing:
             entry = self._entry(e)
             if entry is None:
                 continue
@@ -118,8 +155,8 @@ class MatchWindows:
             while window and e.ts - window[0].ts > tau:    # W exceeds τ with e
                 out += self._complete(entry)
             self._enqueue(entry, e, bits)
-        if not self.faithful:
-            out += self._pass_time(batch[-1].ts)
+        if not self.faithful and last is not None:
+            out += self._pass_time(last)
         return out
 
     def _passing(self, batch: list[Event]) -> Iterable[tuple[Event, int]]:
