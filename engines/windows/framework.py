@@ -42,7 +42,6 @@ Conventions: ``e`` an event, ``W`` a match window, ``tau`` τ in timestamp units
 from __future__ import annotations
 
 import heapq
-import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
@@ -108,35 +107,67 @@ class MatchWindows:
         """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
 
         Over a loaded stream (:attr:`Stream.columns`) the filter reads the
-        columns, and events are built only for the rows that pass it.
+        columns, and events are built only for the rows that pass it and
+        :meth:`_covered` keeps (positions preserved).
         """
         columns = getattr(events, "columns", None)
         if columns is not None:
-            for start in range(0, len(columns), ROWS):
-                part = columns.slice(start, min(start + ROWS, len(columns)))
-                yield from self._read_columns(part, start)
-            yield from self._finish()
+            yield from self._run_columns(columns)
             return
         it = iter(events)
         while batch := list(islice(it, self.batch)):
             yield from self._read(batch)
         yield from self._finish()
 
-    def _read_columns(self, part: EventColumns, offset: int) -> list[Match]:
-        """:meth:`_read` for rows of columns: the filter over the columns, then the events
-        that pass it (positions preserved)."""
-        n = len(part)
+    def _run_columns(self, columns: EventColumns) -> Iterator[Match]:
+        """:meth:`run` over the columns of a loaded stream."""
+        n = len(columns)
         self.counters.events_read += n
         if self.properties is None:
-            passing = list(zip(part.events(offset=offset), itertools.repeat(0)))
+            kept, bits = np.arange(n), np.zeros(n, dtype=np.int64)
         else:
-            bits = self.properties.of(part)
+            parts = [self.properties.of(columns.slice(s, min(s + ROWS, n)))
+                     for s in range(0, n, ROWS)]
+            every = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
             self.counters.predicate_evaluations += n * len(self.properties.masks)
-            kept = np.flatnonzero(bits) if self.filtering else np.arange(n)
+            kept = np.flatnonzero(every) if self.filtering else np.arange(n)
             self.counters.events_filtered += n - len(kept)
-            passing = list(zip(part.events(kept, offset=offset), bits[kept].tolist(),
-                               strict=True))
-        return self._loop(passing, part.ts[n - 1].as_py() if n else None)
+            bits = every[kept]
+        stamps = columns.ts.to_numpy() if n else np.zeros(0)
+        if self.filtering and self.conditions and not self.faithful and len(kept):
+            covered = self._covered(stamps[kept], bits)
+            kept, bits = kept[covered], bits[covered]
+        for s in range(0, len(kept), ROWS):
+            rows, chunk = kept[s:s + ROWS], bits[s:s + ROWS]
+            events = columns.events(rows)
+            yield from self._loop(zip(events, chunk.tolist(), strict=True),
+                                  float(stamps[rows[-1]]))
+        yield from self._finish()
+
+    def _covered(self, ts: np.ndarray, bits: np.ndarray) -> np.ndarray:
+        """The events that lie in some window that can pass Thm 2, computed on columns.
+
+        For each filtered event i, W_i is the events from i to the last within
+        τ of it. A window of Algorithm 1 (of any partition) that starts at i
+        is a subset of W_i, and its statistics count no more than W_i's events
+        with each property (Def. 5), so if it passes Thm 2's test, W_i has
+        |W_i| ≥ m, Θp_v(e_i) for some v ∈ B1 and an event with the properties
+        of every variable. An event in no W_i with that weaker test is in no
+        window A is called on; it is not enqueued (every window A is called
+        on keeps all its events, and a window that fails the weaker test also
+        fails it without them).
+        """
+        layout = self.layout
+        end = np.searchsorted(ts, ts + self.tau, side="right")
+        start = np.arange(len(ts))
+        ok = ((end - start) >= layout.m) & ((bits & layout.b1) != 0)
+        for j in range(layout.m):
+            has = np.concatenate(([0], np.cumsum((bits >> j) & 1)))
+            ok &= (has[end] - has[start]) > 0
+        cover = np.zeros(len(ts) + 1, dtype=np.int64)
+        np.add.at(cover, start[ok], 1)
+        np.add.at(cover, end[ok], -1)
+        return np.cumsum(cover[:-1]) > 0
 
     def _read(self, batch: list[Event]) -> list[Match]:
         """The main loop for each event of ``batch``."""
