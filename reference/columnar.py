@@ -139,6 +139,51 @@ class Columns:
         return t.replace_schema_metadata({**(t.schema.metadata or {}), **meta})
 
 
+def columns_of(events: Sequence[Event]) -> Columns:
+    """The columns of events (positions 0..n-1): the inverse of :meth:`Columns.events`.
+
+    A column whose values mix kinds is kept as *text* when that is exact (every
+    string stays a string under the text rule, every float prints back to
+    itself); otherwise (booleans mixed with others, a string like ``"5"`` beside
+    numbers) it cannot be a column and this raises ``ValueError``.
+    """
+    for i, e in enumerate(events):
+        if e.position != i:
+            raise ValueError(f"position {e.position} where {i} was expected")
+    names: dict[str, None] = {}
+    for e in events:
+        names.update(dict.fromkeys(e.attrs))
+    sparse = frozenset(n for n in names if any(n not in e.attrs for e in events))
+    if any(e.attrs.get(n, 0) is None for n in sparse for e in events):
+        raise ValueError("an attribute is absent from some events and None in others")
+    stamps = [e.ts for e in events]
+    ts = pa.array(stamps, pa.float64() if any(isinstance(t, float) for t in stamps)
+                  else pa.int64())
+    types = None
+    if any(e.type is not None for e in events):
+        types = pa.chunked_array([pa.array([e.type for e in events], pa.string())])
+    columns, kinds = {}, {}
+    for name in names:
+        columns[name], kinds[name] = _column_of([e.attrs.get(name) for e in events], name)
+    attrs = pa.table(columns) if columns else pa.table({"_": pa.nulls(len(events))}).drop(["_"])
+    return Columns(pa.chunked_array([ts]), types, attrs, kinds, sparse)
+
+
+def _column_of(values: list[Any], name: str) -> tuple[pa.Array, str]:
+    present = {type(v) for v in values if v is not None}
+    for t, arrow, kind in ((bool, pa.bool_(), BOOL_KIND), (int, pa.int64(), INT_KIND),
+                           (float, pa.float64(), FLOAT_KIND), (str, pa.string(), STR_KIND)):
+        if present <= {t}:
+            return pa.array(values, arrow), kind
+    if bool not in present and all(
+            (text_value(v) == v and isinstance(text_value(v), str)) if isinstance(v, str)
+            else text_value(repr(v)) == v and type(text_value(repr(v))) is type(v)
+            for v in values if v is not None):
+        return pa.array([None if v is None else v if isinstance(v, str) else repr(v)
+                         for v in values], pa.string()), TEXT_KIND
+    raise ValueError(f"attribute {name!r} mixes kinds that one column cannot hold")
+
+
 # ---------------------------------------------------------------- validation
 
 
