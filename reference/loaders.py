@@ -170,7 +170,8 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
         return Stream.from_rows(_jsonl_rows(path, limit), ts=ts, type=type, time_unit=time_unit,
                                 source=source, sort=sort)
     if fmt == "parquet":
-        table, text, sparse = _parquet_table(path, limit), (), frozenset[str]()
+        table = _parquet_table(path, limit)
+        text, sparse, unit = _written_by_convert(table, unit)
     elif fmt == "csv":
         table = _csv_table(path, limit)
         text, sparse = table.column_names, frozenset()
@@ -296,6 +297,20 @@ def _parquet_table(path: PathLike, limit: int | None) -> pa.Table:
             return table.slice(0, limit)
     except (pa.ArrowException, OSError) as err:
         raise StreamError(f"not a readable Parquet file: {err}", source=source) from None
+
+
+def _written_by_convert(table: pa.Table, unit: str | None
+                        ) -> tuple[list[str], frozenset[str], str | None]:
+    """What ``kleene convert`` kept in a Parquet file's metadata: the text columns, the
+    sparse columns and the time unit (a unit given explicitly wins)."""
+    meta = table.schema.metadata or {}
+
+    def names(key: bytes) -> list[str]:
+        return [n for n in meta.get(key, b"").decode().split(",") if n]
+
+    written = meta.get(b"kleene.time_unit")
+    return (names(b"kleene.text"), frozenset(names(b"kleene.sparse")),
+            unit or (written.decode() if written else None))
 
 
 # ---------------------------------------------------------------- JSON Lines
