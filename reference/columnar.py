@@ -246,24 +246,25 @@ def _epoch_ms(arr: pa.Array) -> pa.Array:
 
 
 def _text_timestamps(arr: pa.Array, name: str, source: str) -> tuple[pa.Array, bool]:
+    if len(arr) == 0:
+        return pa.array([], pa.int64()), False
     is_num = pc.match_substring_regex(arr, NUM_RE)
     first_num = bool(is_num[0].as_py())
     odd = _first(pc.invert(is_num) if first_num else is_num)
-    if first_num and odd is None:
-        typed, kind = typed_column(arr)
-        return typed if kind == INT_KIND else pc.cast(typed, pa.float64()), False
-    if first_num or odd is not None:
-        row = odd if odd is not None else 0
-        text = arr[row].as_py().strip()
-        if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
-            raise StreamError(f"timestamp must be finite, got {text}", row=row, field=name,
-                              source=source)
-        if odd is not None and _is_iso(text) != first_num:
-            raise StreamError(f"timestamp {text!r} mixes ISO datetimes with numbers in one "
-                              "column", row=row, field=name, source=source)
-        if not _is_iso(text):
-            raise StreamError(f"timestamp {text!r} is neither a number nor an ISO datetime",
-                              row=row, field=name, source=source)
+    if first_num:
+        if odd is None:
+            typed, kind = typed_column(arr)
+            if kind == INT_KIND:
+                return typed, False
+            floats = pc.cast(pc.utf8_trim(arr, characters=" \t\n\r\f\v"), pa.float64())
+            return timestamps(floats, name=name, source=source)[0], False   # finite?
+        _not_a_timestamp(arr[odd].as_py(), odd, name, source, mixed=_is_iso)
+    first = arr[0].as_py()
+    if not _is_iso(first.strip()):
+        _not_a_timestamp(first, 0, name, source, mixed=lambda _: False)
+    if odd is not None:
+        raise StreamError(f"timestamp {arr[odd].as_py().strip()!r} mixes numbers with ISO "
+                          "datetimes in one column", row=odd, field=name, source=source)
     for zone in ("UTC", None):
         try:
             moments = pc.cast(pc.utf8_trim_whitespace(arr), pa.timestamp("us", tz=zone))
@@ -271,6 +272,18 @@ def _text_timestamps(arr: pa.Array, name: str, source: str) -> tuple[pa.Array, b
         except pa.ArrowInvalid:
             continue
     return _python_iso(arr, name, source), True
+
+
+def _not_a_timestamp(raw: str, row: int, name: str, source: str, mixed: Any) -> None:
+    text = raw.strip()
+    if text.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        raise StreamError(f"timestamp must be finite, got {text}", row=row, field=name,
+                          source=source)
+    if mixed(text):
+        raise StreamError(f"timestamp {text!r} mixes ISO datetimes with numbers in one column",
+                          row=row, field=name, source=source)
+    raise StreamError(f"timestamp {text!r} is neither a number nor an ISO datetime", row=row,
+                      field=name, source=source)
 
 
 def _is_iso(text: str) -> bool:

@@ -164,6 +164,8 @@ class Stream(Sequence[Event]):
         rows_out: list[tuple[int | float, str | None, dict[str, Value]]] = []
         unit = canonical_unit(time_unit) if time_unit else None
         first_converted: bool | None = None
+        columns: dict[str, None] = {}
+        typed = False
         for i, row in enumerate(rows):
             if not isinstance(row, Mapping):
                 raise StreamError(f"expected an object, got {type_name(row)}", row=i,
@@ -179,6 +181,9 @@ class Stream(Sequence[Event]):
             if converted:
                 unit = "ms"
             kind = row.get(type) if type else None
+            if type and not typed:
+                typed = type in row
+                columns.update(dict.fromkeys(map(str, row)))
             if kind is not None and not isinstance(kind, str):
                 kind = str(kind)
             attrs: dict[str, Value] = {}
@@ -191,6 +196,9 @@ class Stream(Sequence[Event]):
                                   f"{rows_out[-1][0]}; sort the events by {ts} (or use --sort)",
                                   row=i, field=ts, source=source)
             rows_out.append((stamp, kind, attrs))
+        if type and type != "type" and rows_out and not typed:
+            raise StreamError(f"no row has the type field {type!r}; the columns are: "
+                              f"{', '.join(columns)}", field=type, source=source)
         if sort:
             rows_out.sort(key=lambda r: r[0])
         return cls(tuple(Event(i, *r) for i, r in enumerate(rows_out)), unit)

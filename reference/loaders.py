@@ -233,16 +233,24 @@ def _csv_table(path: PathLike, limit: int | None) -> pa.Table:
 
     if data.count(b'"') % 2:
         _locate_csv_error(text, header, source, limit, strict=True)
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            parse_options=pacsv.ParseOptions(newlines_in_values=True, invalid_row_handler=skip),
-            convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.string() for name in header},
-                strings_can_be_null=True, null_values=[""], quoted_strings_can_be_null=True),
-            read_options=pacsv.ReadOptions(block_size=1 << 22))
-    except pa.ArrowInvalid as err:
-        raise StreamError(f"malformed CSV: {err}", source=source) from None
+    block = 1 << 22
+    while True:
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                parse_options=pacsv.ParseOptions(newlines_in_values=True,
+                                                 invalid_row_handler=skip),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={name: pa.string() for name in header},
+                    strings_can_be_null=True, null_values=[""],
+                    quoted_strings_can_be_null=True),
+                read_options=pacsv.ReadOptions(block_size=block))
+            break
+        except pa.ArrowInvalid as err:
+            if "straddl" in str(err) and block <= len(data):   # a row longer than a block
+                block, invalid[:] = 2 * len(data) + 1, []
+                continue
+            raise StreamError(f"malformed CSV: {err}", source=source) from None
     if invalid:
         _locate_csv_error(text, header, source, limit, strict=False)
     return table if limit is None else table.slice(0, limit)
