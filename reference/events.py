@@ -147,7 +147,7 @@ class Stream(Sequence[Event]):
         return hash((self.events, self.time_unit))
 
     def __repr__(self) -> str:
-        return f"Stream({len(self)} events, time_unit={self.time_unit!r})"
+        return f"Stream(events={self.events!r}, time_unit={self.time_unit!r})"
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], *, ts: str = "ts",
