@@ -61,9 +61,20 @@ from kleene.engines.ses.automaton import (
     required_features,
     ses_automaton,
 )
-from kleene.reference.conditions import Condition, conjunction, holds, prev_variables, rename
+from kleene.reference.conditions import (
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    compare,
+    conjunction,
+    holds,
+    is_property_of,
+    prev_variables,
+    rename,
+)
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Event
+from kleene.reference.events import Event, Value
 from kleene.reference.match import Match
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
@@ -106,6 +117,52 @@ def _reads_prev(theta: Condition, v: str) -> bool:
     return v in prev_variables(theta)
 
 
+#: :func:`_plan` of a property of the variable being bound (Sec. 4.2.1: one event alone).
+_PROPERTY = ("property",)
+
+
+@lru_cache(maxsize=4096)
+def _plan(theta: Condition, v: str) -> tuple | None:
+    """How :meth:`Execution._fire` evaluates ``theta`` when ``v`` binds an event.
+
+    :data:`_PROPERTY` for a property of ``v`` (its verdict depends on the event
+    alone, so it is computed once per event); ``(compare, op, left, right)``
+    for one comparison of attributes and constants, no ``prev`` or aggregate
+    (evaluated without building instantiations); ``None`` otherwise (the
+    reference's :func:`~kleene.reference.conditions.holds`).
+    """
+    if is_property_of(theta, v):
+        return _PROPERTY
+    if isinstance(theta, Cmp) and all(isinstance(t, (Attr, Const))
+                                      for t in (theta.left, theta.right)):
+        return (theta.op, theta.left, theta.right)
+    return None
+
+
+def _comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
+    """``holds(Cmp(op, left, right), β ∪ {v/(e,)})`` for attributes and constants: every
+    pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
+    bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
+    op, left, right = plan
+
+    def values(t: Attr | Const) -> list[Value] | Value:
+        if isinstance(t, Const):
+            return t.value
+        if t.var == v:
+            return e.value(t.attr)
+        return [x.value(t.attr) for x in beta[t.var]]
+
+    a, b = values(left), values(right)
+    if isinstance(a, list) or isinstance(b, list):
+        la = a if isinstance(a, list) else [a]
+        lb = b if isinstance(b, list) else [b]
+        if isinstance(left, Attr) and isinstance(right, Attr) and left.var == right.var \
+                and left.var != v:      # one variable on both sides: the same event
+            return all(compare(op, x, y) is True for x, y in zip(la, lb, strict=True))
+        return all(compare(op, x, y) is True for x in la for y in lb)
+    return compare(op, a, b) is True
+
+
 class Execution:
     """One automaton running over one stream: Ω and the steps of Algorithms 1 and 2.
 
@@ -123,6 +180,8 @@ class Execution:
         self.faithful = variant == "faithful"
         self.omega: list[Instance] = []   # Ω, ordered by the first event of β
         self.observer = observer          # read-only (engines/trace.py); None when running
+        self._seen: Event | None = None   # the event whose property verdicts are cached
+        self._verdicts: dict[Condition, bool] = {}
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
         """Algorithm 1, lines 4–15, for event ``e``."""
@@ -195,8 +254,19 @@ class Execution:
         bound = beta.get(v, ())
         for theta in conditions:
             self.counters.predicate_evaluations += 1
-            new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
-            if not holds(theta, {**beta, v: new}):
+            plan = _plan(theta, v)
+            if plan is _PROPERTY:            # the same verdict for every instance
+                if self._seen is not e:
+                    self._seen, self._verdicts = e, {}
+                ok = self._verdicts.get(theta)
+                if ok is None:
+                    ok = self._verdicts[theta] = holds(theta, {v: (e,)})
+            elif plan is not None:
+                ok = _comparison_holds(plan, beta, v, e)
+            else:
+                new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
+                ok = holds(theta, {**beta, v: new})
+            if not ok:
                 return None
         self.counters.buffer_operations += 1
         return {**beta, v: bound + (e,)}
