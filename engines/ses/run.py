@@ -118,24 +118,26 @@ def _reads_prev(theta: Condition, v: str) -> bool:
 
 
 #: :func:`_plan` of a property of the variable being bound (Sec. 4.2.1: one event alone).
-_PROPERTY = ("property",)
+_PROPERTY = (True,)
 
 
 @lru_cache(maxsize=4096)
 def _plan(theta: Condition, v: str) -> tuple | None:
     """How :meth:`Execution._fire` evaluates ``theta`` when ``v`` binds an event.
 
-    :data:`_PROPERTY` for a property of ``v`` (its verdict depends on the event
-    alone, so it is computed once per event); ``(compare, op, left, right)``
-    for one comparison of attributes and constants, no ``prev`` or aggregate
-    (evaluated without building instantiations); ``None`` otherwise (the
-    reference's :func:`~kleene.reference.conditions.holds`).
+    ``(property, op, left, right)`` for one comparison of attributes and
+    constants, no ``prev`` or aggregate (evaluated without building
+    instantiations); :data:`_PROPERTY` for another property of ``v``;
+    ``None`` otherwise (the reference's :func:`~kleene.reference.conditions.holds`).
+    A property's verdict depends on the event alone (Sec. 4.2.1), so it is
+    computed once per event.
     """
-    if is_property_of(theta, v):
-        return _PROPERTY
+    prop = is_property_of(theta, v)
     if isinstance(theta, Cmp) and all(isinstance(t, (Attr, Const))
                                       for t in (theta.left, theta.right)):
-        return (theta.op, theta.left, theta.right)
+        return (prop, theta.op, theta.left, theta.right)
+    if prop:
+        return _PROPERTY
     return None
 
 
@@ -143,7 +145,7 @@ def _comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
     """``holds(Cmp(op, left, right), β ∪ {v/(e,)})`` for attributes and constants: every
     pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
     bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
-    op, left, right = plan
+    _, op, left, right = plan
 
     def values(t: Attr | Const) -> list[Value] | Value:
         if isinstance(t, Const):
@@ -181,7 +183,7 @@ class Execution:
         self.omega: list[Instance] = []   # Ω, ordered by the first event of β
         self.observer = observer          # read-only (engines/trace.py); None when running
         self._seen: Event | None = None   # the event whose property verdicts are cached
-        self._verdicts: dict[Condition, bool] = {}
+        self._verdicts: dict[int, bool] = {}
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
         """Algorithm 1, lines 4–15, for event ``e``."""
@@ -255,12 +257,13 @@ class Execution:
         for theta in conditions:
             self.counters.predicate_evaluations += 1
             plan = _plan(theta, v)
-            if plan is _PROPERTY:            # the same verdict for every instance
+            if plan is not None and plan[0]:  # a property: one verdict for every instance
                 if self._seen is not e:
                     self._seen, self._verdicts = e, {}
-                ok = self._verdicts.get(theta)
+                ok = self._verdicts.get(id(theta))
                 if ok is None:
-                    ok = self._verdicts[theta] = holds(theta, {v: (e,)})
+                    ok = self._verdicts[id(theta)] = holds(theta, {v: (e,)}) \
+                        if plan is _PROPERTY else _comparison_holds(plan, beta, v, e)
             elif plan is not None:
                 ok = _comparison_holds(plan, beta, v, e)
             else:
