@@ -61,6 +61,9 @@ def typed_column(arr: pa.Array | pa.ChunkedArray) -> tuple[Any, str]:
         else len(arr) - arr.null_count
     if valid == 0:
         return arr, STR_KIND
+    fast = _cast(arr)
+    if fast is not None:
+        return fast
     is_int = pc.match_substring_regex(arr, INT_RE)
     ints = pc.sum(is_int).as_py() or 0
     if ints == valid:
@@ -74,6 +77,29 @@ def typed_column(arr: pa.Array | pa.ChunkedArray) -> tuple[Any, str]:
     if nums == valid and ints == 0:
         return pc.cast(_trimmed(arr), pa.float64()), FLOAT_KIND
     return arr, TEXT_KIND
+
+
+def _cast(arr: pa.Array | pa.ChunkedArray) -> tuple[Any, str] | None:
+    """The common columns without a regular expression: Arrow's integer syntax (ASCII
+    digits, a sign, no spaces; and hexadecimal ``0x1F``, which the rule does not
+    read, so a column with an ``x`` is left to it) is otherwise a subset of the
+    rule's integer literal, and a finite float whose text has a ``.`` or an
+    exponent is no integer literal; ``None`` when the column is not so simple
+    (the rule decides cell by cell)."""
+    if pc.any(pc.match_substring(arr, "x", ignore_case=True)).as_py():
+        return None
+    try:
+        return pc.cast(arr, pa.int64()), INT_KIND
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    try:
+        floats = pc.cast(arr, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    decimal = pc.or_(pc.match_substring(arr, "."), pc.match_substring(arr, "e", ignore_case=True))
+    if pc.all(pc.is_finite(floats)).as_py() is False or pc.all(decimal).as_py() is False:
+        return None
+    return floats, FLOAT_KIND
 
 
 def text_kinds(arr: pa.Array | pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -96,3 +96,24 @@ def test_engines_on_columns_report_the_references_matches(name, pattern, stream,
     s = columnar(stream)
     assert_same_matches(eng, pattern=pattern, stream=s, got=run_engine(eng, policy, pattern, s),
                         expected=expected, policy=policy)
+
+
+_CELLS = st.one_of(
+    st.sampled_from(["0", "-12", "+3", " 12 ", "0012", "1.5", "27.8500", ".5", "5.", "1e3",
+                     "1E-2", "-1.5e+3", "nan", "inf", "-inf", "Infinity", "1e999", "1_000",
+                     "0x10", "1.5e", "١٢", "12a", "INTC", "", " ", "9223372036854775808",
+                     "\t7\n"]),
+    st.text(alphabet="0123456789.eE+- x", max_size=6))
+
+
+@given(cells=st.lists(st.one_of(st.none(), _CELLS), min_size=1, max_size=6))
+def test_a_text_column_is_typed_as_text_value_types_each_cell(cells):
+    import pyarrow as pa
+
+    from kleene.reference.textvalues import TEXT_KIND, text_value, typed_column
+
+    arr, kind = typed_column(pa.array(cells, pa.string()))
+    got = [v if v is None or kind != TEXT_KIND else text_value(v) for v in arr.to_pylist()]
+    expected = [None if c is None else text_value(c) for c in cells]
+    assert got == expected
+    assert [type(v) for v in got] == [type(v) for v in expected]
