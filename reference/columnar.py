@@ -248,14 +248,14 @@ def _epoch_ms(arr: pa.Array) -> pa.Array:
 def _text_timestamps(arr: pa.Array, name: str, source: str) -> tuple[pa.Array, bool]:
     if len(arr) == 0:
         return pa.array([], pa.int64()), False
+    typed, kind = typed_column(arr)
+    if kind == INT_KIND:                      # the common case: no regular expression
+        return typed, False
     is_num = pc.match_substring_regex(arr, NUM_RE)
     first_num = bool(is_num[0].as_py())
     odd = _first(pc.invert(is_num) if first_num else is_num)
     if first_num:
         if odd is None:
-            typed, kind = typed_column(arr)
-            if kind == INT_KIND:
-                return typed, False
             floats = pc.cast(pc.utf8_trim(arr, characters=" \t\n\r\f\v"), pa.float64())
             return timestamps(floats, name=name, source=source)[0], False   # finite?
         _not_a_timestamp(arr[odd].as_py(), odd, name, source, mixed=_is_iso)

@@ -64,16 +64,15 @@ def typed_column(arr: pa.Array | pa.ChunkedArray) -> tuple[Any, str]:
     fast = _cast(arr)
     if fast is not None:
         return fast
-    is_int = pc.match_substring_regex(arr, INT_RE)
-    ints = pc.sum(is_int).as_py() or 0
+    nums = pc.sum(pc.match_substring_regex(arr, NUM_RE)).as_py() or 0
+    if nums == 0:
+        return arr, STR_KIND
+    ints = pc.sum(pc.match_substring_regex(arr, INT_RE)).as_py() or 0
     if ints == valid:
         try:
             return pc.cast(_trimmed(arr), pa.int64()), INT_KIND
         except (pa.ArrowInvalid, OverflowError):
             return arr, TEXT_KIND
-    nums = pc.sum(pc.match_substring_regex(arr, NUM_RE)).as_py() or 0
-    if nums == 0:
-        return arr, STR_KIND
     if nums == valid and ints == 0:
         return pc.cast(_trimmed(arr), pa.float64()), FLOAT_KIND
     return arr, TEXT_KIND
