@@ -117,3 +117,23 @@ def test_a_text_column_is_typed_as_text_value_types_each_cell(cells):
     expected = [None if c is None else text_value(c) for c in cells]
     assert got == expected
     assert [type(v) for v in got] == [type(v) for v in expected]
+
+
+@pytest.mark.parametrize("rows", [1, 2, 3])
+@given(pattern=ses_patterns(max_sets=3, max_vars=3), stream=streams(min_size=1, max_size=9),
+       policy=st.sampled_from(["any", "next"]))
+def test_windows_over_small_batches_of_columns(rows, pattern, stream, policy):
+    # Batches of 1-3 rows: the pruning (engines/windows/pruning.py) decides events
+    # across batch boundaries.
+    from kleene.engines.windows.engine import WindowsEngine
+
+    eng = WindowsEngine(name="windows+ses-small", rows=rows)
+    if not claims(eng, policy):
+        return
+    try:
+        expected = reference_matches(pattern, stream, policy, budget=Budget(limit=60_000))
+    except BudgetExceeded:
+        reject()
+    s = columnar(stream)
+    assert_same_matches(eng, pattern=pattern, stream=s, got=run_engine(eng, policy, pattern, s),
+                        expected=expected, policy=policy)

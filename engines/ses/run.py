@@ -61,6 +61,7 @@ from kleene.engines.ses.automaton import (
     required_features,
     ses_automaton,
 )
+from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import (
     Attr,
     Cmp,
@@ -316,23 +317,26 @@ def candidates(pattern: SESPattern, mode: str, events: Iterable[Event],
     verdict (timestamps do not decrease), so the matches are the same.
     """
     keep = event_filter(pattern, mode, counters)
-    columns = getattr(events, "columns", None)
-    if keep is None or columns is None:
+    batches = column_batches(events, ROWS) if keep is not None else None
+    if batches is None:
         return events, keep
     props = [[rename(theta, {v: EVENT}) for theta in pattern.properties(v)]
              for v in pattern.names]
     tests = [theta for ps in props for theta in ps] if mode == "paper" \
         else [conjunction(ps) for ps in props]
-    return _rows(columns, tests, counters), None
+    return _rows(batches, tests, counters), None
 
 
-def _rows(columns: Any, tests: Sequence[Condition], counters: Counters,
-          rows: int = 65_536) -> Iterator[Event]:
-    """The events of ``columns`` that satisfy one of ``tests``, ``rows`` rows at a time."""
+#: Rows of a loaded stream filtered at once.
+ROWS = 65_536
+
+
+def _rows(batches: Iterable[tuple[int, Any]], tests: Sequence[Condition],
+          counters: Counters) -> Iterator[Event]:
+    """The events of the batches of columns that satisfy one of ``tests``."""
     from kleene.engines.windows.columns import ArrowColumns
 
-    for start in range(0, len(columns), rows):
-        part = columns.slice(start, min(start + rows, len(columns)))
+    for start, part in batches:
         cols = ArrowColumns(part)
         kept = np.zeros(len(part), dtype=bool)
         for theta in tests:

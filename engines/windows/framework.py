@@ -51,8 +51,10 @@ import numpy as np
 from kleene.engines.protocol import Counters
 from kleene.engines.windows.columns import PropertyBits
 from kleene.engines.windows.matching import WindowMatcher
+from kleene.engines.windows.pruning import Candidates
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
 from kleene.reference.columnar import Columns as EventColumns
+from kleene.reference.columnar import column_batches
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.partitioning import partition_key
@@ -60,8 +62,7 @@ from kleene.reference.ses.pattern import SESPattern
 
 #: Events read (and filtered over their columns) at once.
 BATCH = 4096
-#: Rows of a loaded stream's Arrow columns filtered at once (no event is built
-#: for a row the filter drops).
+#: Rows of a loaded stream's columns filtered at once.
 ROWS = 65_536
 
 
@@ -83,17 +84,19 @@ class MatchWindows:
     ``attributes`` are the partitioning attributes (none: one window);
     ``filtering`` and ``conditions`` switch Thm 1 and Thm 2/3 on; ``batch`` is the
     number of events whose properties are evaluated at once (matches are
-    emitted at the end of each batch).
+    emitted at the end of each batch), ``rows`` the same for the rows of a
+    loaded stream's columns.
     """
 
     def __init__(self, pattern: SESPattern, A: WindowMatcher, *, tau: int | float,
                  attributes: Sequence[str] = (), filtering: bool = True,
                  conditions: bool = True, paper_faithful: bool = False,
-                 counters: Counters | None = None, batch: int = BATCH) -> None:
+                 counters: Counters | None = None, batch: int = BATCH,
+                 rows: int = ROWS) -> None:
         self.A, self.tau, self.attributes = A, tau, tuple(attributes)
         self.filtering, self.conditions, self.faithful = filtering, conditions, paper_faithful
         self.counters = counters if counters is not None else Counters()
-        self.batch = max(1, batch)
+        self.batch, self.rows = max(1, batch), max(1, rows)
         self.layout = Layout.of(pattern)
         # ē: for the filter, the statistics, and A when it reads properties off ē.
         self.properties = PropertyBits(pattern) if filtering or conditions or A.reads_bits \
@@ -106,68 +109,42 @@ class MatchWindows:
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
 
-        Over a loaded stream (:attr:`Stream.columns`) the filter reads the
-        columns, and events are built only for the rows that pass it and
-        :meth:`_covered` keeps (positions preserved).
+        Over the columns of a loaded stream (:func:`~kleene.reference.columnar.column_batches`),
+        batch by batch, the filter reads the columns, and events are built only
+        for the rows that pass it and can be in a window A is called on
+        (:mod:`kleene.engines.windows.pruning`; positions preserved).
         """
-        columns = getattr(events, "columns", None)
-        if columns is not None:
-            yield from self._run_columns(columns)
+        batches = column_batches(events, self.rows)
+        if batches is not None:
+            yield from self._run_batches(batches)
             return
         it = iter(events)
         while batch := list(islice(it, self.batch)):
             yield from self._read(batch)
         yield from self._finish()
 
-    def _run_columns(self, columns: EventColumns) -> Iterator[Match]:
-        """:meth:`run` over the columns of a loaded stream."""
-        n = len(columns)
-        self.counters.events_read += n
-        if self.properties is None:
-            kept, bits = np.arange(n), np.zeros(n, dtype=np.int64)
-        else:
-            parts = [self.properties.of(columns.slice(s, min(s + ROWS, n)))
-                     for s in range(0, n, ROWS)]
-            every = np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64)
-            self.counters.predicate_evaluations += n * len(self.properties.masks)
-            kept = np.flatnonzero(every) if self.filtering else np.arange(n)
-            self.counters.events_filtered += n - len(kept)
-            bits = every[kept]
-        stamps = columns.ts.to_numpy() if n else np.zeros(0)
-        if self.filtering and self.conditions and not self.faithful and len(kept):
-            covered = self._covered(stamps[kept], bits)
-            kept, bits = kept[covered], bits[covered]
-        for s in range(0, len(kept), ROWS):
-            rows, chunk = kept[s:s + ROWS], bits[s:s + ROWS]
-            events = columns.events(rows)
-            yield from self._loop(zip(events, chunk.tolist(), strict=True),
-                                  float(stamps[rows[-1]]))
+    def _run_batches(self, batches: Iterable[tuple[int, EventColumns]]) -> Iterator[Match]:
+        """:meth:`run` over batches of columns ``(offset, columns)``."""
+        prune = self.filtering and self.conditions and not self.faithful \
+            and self.properties is not None
+        pending = Candidates(self.layout, self.tau, prune)
+        counters = self.counters
+        for offset, part in batches:
+            n = len(part)
+            counters.events_read += n
+            if self.properties is None:
+                kept, bits = np.arange(n), np.zeros(n, dtype=np.int64)
+            else:
+                every = self.properties.of(part)
+                counters.predicate_evaluations += n * len(self.properties.masks)
+                kept = np.flatnonzero(every) if self.filtering else np.arange(n)
+                counters.events_filtered += n - len(kept)
+                bits = every[kept]
+            for events, chunk, now in pending.push(offset, part, kept, bits):
+                yield from self._loop(zip(events, chunk, strict=True), now)
+        for events, chunk, now in pending.finish():
+            yield from self._loop(zip(events, chunk, strict=True), now)
         yield from self._finish()
-
-    def _covered(self, ts: np.ndarray, bits: np.ndarray) -> np.ndarray:
-        """The events that lie in some window that can pass Thm 2, computed on columns.
-
-        For each filtered event i, W_i is the events from i to the last within
-        τ of it. A window of Algorithm 1 (of any partition) that starts at i
-        is a subset of W_i, and its statistics count no more than W_i's events
-        with each property (Def. 5), so if it passes Thm 2's test, W_i has
-        |W_i| ≥ m, Θp_v(e_i) for some v ∈ B1 and an event with the properties
-        of every variable. An event in no W_i with that weaker test is in no
-        window A is called on; it is not enqueued (every window A is called
-        on keeps all its events, and a window that fails the weaker test also
-        fails it without them).
-        """
-        layout = self.layout
-        end = np.searchsorted(ts, ts + self.tau, side="right")
-        start = np.arange(len(ts))
-        ok = ((end - start) >= layout.m) & ((bits & layout.b1) != 0)
-        for j in range(layout.m):
-            has = np.concatenate(([0], np.cumsum((bits >> j) & 1)))
-            ok &= (has[end] - has[start]) > 0
-        cover = np.zeros(len(ts) + 1, dtype=np.int64)
-        np.add.at(cover, start[ok], 1)
-        np.add.at(cover, end[ok], -1)
-        return np.cumsum(cover[:-1]) > 0
 
     def _read(self, batch: list[Event]) -> list[Match]:
         """The main loop for each event of ``batch``."""
