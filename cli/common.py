@@ -18,7 +18,7 @@ from kleene.engines.protocol import claims, engine
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
-from kleene.reference.loaders import FORMATS, load_events
+from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
 
 #: The one budget the reference semantics draw from (see :mod:`kleene.reference.budget`).
@@ -48,13 +48,23 @@ def add_event_options(parser: argparse.ArgumentParser, *, positional: bool = Fal
     group.add_argument("--sort", action="store_true",
                        help="sort the events by timestamp (stably: ties keep their order in "
                             "the file) instead of rejecting a file that is out of order")
+    group.add_argument("--stream", action="store_true",
+                       help="read stock lines or Parquet in batches, in memory bounded by the "
+                            "batch and the window (for files larger than memory; needs "
+                            "--engine)")
 
 
 def load_stream(args: argparse.Namespace) -> Stream:
-    """The stream that the event options of :func:`add_event_options` describe."""
-    return load_events(args.events, format=args.events_format, ts=args.ts,
-                       type=args.type_field or None, time_unit=args.time_unit,
-                       limit=args.limit, sort=args.sort)
+    """The stream that the event options of :func:`add_event_options` describe (with
+    ``--stream``, a source read in batches as an engine runs)."""
+    options = {"format": args.events_format, "ts": args.ts, "type": args.type_field or None,
+               "time_unit": args.time_unit, "limit": args.limit, "sort": args.sort}
+    if getattr(args, "stream", False):
+        if not getattr(args, "engine", None):
+            raise Unsupported("--stream needs --engine NAME: the reference semantics read "
+                              "the whole stream")
+        return open_events(args.events, **options)
+    return load_events(args.events, **options)
 
 
 def add_budget_option(parser: argparse.ArgumentParser) -> None:

@@ -76,7 +76,7 @@ from kleene.reference.stock import STOCK_TS, parse_stock_line, stock_table
 from kleene.reference.textvalues import text_value
 
 __all__ = ["EXTENSIONS", "FORMATS", "STOCK_TS", "detect_format", "is_gzip", "load_events",
-           "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
+           "open_events", "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
            "read_stock", "text_value"]
 
 #: The formats :func:`load_events` reads.
@@ -181,6 +181,26 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
     columns, converted = validated(table, ts=ts, type=type, source=source, text=text,
                                    sparse=sparse, sort=sort)
     return Stream.from_columns(columns, "ms" if converted else unit)
+
+
+def open_events(path: PathLike, *, format: str | None = None, ts: str | None = None,
+                type: str | None = "type", time_unit: str | None = None,
+                limit: int | None = None, sort: bool = False) -> Stream | Any:
+    """The events of ``path`` read in batches when the format allows it (stock lines and
+    Parquet, not sorted: a :class:`kleene.reference.batches.Batched` source, iterated
+    in bounded memory); otherwise :func:`load_events`."""
+    fmt = (format or detect_format(path)).lower()
+    if fmt not in ("stock", "parquet") or sort:
+        return load_events(path, format=format, ts=ts, type=type, time_unit=time_unit,
+                           limit=limit, sort=sort)
+    from kleene.reference.batches import open_batches
+
+    if fmt == "stock":
+        ts, time_unit = ts or STOCK_TS, time_unit or "ms"
+    if not Path(path).exists():
+        raise StreamError("cannot read the events: No such file or directory",
+                          source=str(path))
+    return open_batches(path, fmt, ts=ts or "ts", type=type, time_unit=time_unit, limit=limit)
 
 
 def read_csv(path: PathLike, **options: Any) -> Stream:

@@ -74,7 +74,7 @@ def stock_table(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, 
     return _irregular(data, source, limit)
 
 
-def _first_line(data: bytes) -> str | None:
+def first_line(data: bytes) -> str | None:
     start = 0
     while start < len(data):
         end = data.find(b"\n", start)
@@ -85,12 +85,11 @@ def _first_line(data: bytes) -> str | None:
     return None
 
 
-def _regular(data: bytes, limit: int | None) -> pa.Table | None:
-    """Every line ``TYPE(k1=v1,...,kn=vn)`` with the first line's keys, in its order, read
-    by column; ``None`` when some line is not so (then the line-by-line rule decides)."""
-    first = _first_line(data)
+def stock_layout(first: str | None) -> list[str] | None:
+    """The keys of the first line, in order, if the fast reader can read lines like it
+    (no spaces around it or its keys, no ``, = (`` in its values); else ``None``."""
     if first is None:
-        return pa.table({})
+        return []
     try:
         layout = split_stock_line(first)
     except StreamError:
@@ -99,18 +98,37 @@ def _regular(data: bytes, limit: int | None) -> pa.Table | None:
     if any("," in v or "=" in v or "(" in v for v in layout.values()) or \
             any(k != k.strip() for k in keys) or first != first.strip():
         return None
-    width = len(keys)
-    names = [f"c{i}" for i in range(width)]
+    return keys
+
+
+def read_options(keys: list[str], block: int = 1 << 22) -> dict[str, Any]:
+    """Arrow CSV reader options that cut stock lines of ``keys`` at their commas."""
+    names = [f"c{i}" for i in range(len(keys))]
+    return {"read_options": pacsv.ReadOptions(column_names=names, block_size=block),
+            "parse_options": pacsv.ParseOptions(quote_char=False, escape_char=False),
+            "convert_options": pacsv.ConvertOptions(column_types={n: pa.string()
+                                                                  for n in names})}
+
+
+def _regular(data: bytes, limit: int | None) -> pa.Table | None:
+    """Every line ``TYPE(k1=v1,...,kn=vn)`` with the first line's keys, in its order, read
+    by column; ``None`` when some line is not so (then the line-by-line rule decides)."""
+    keys = stock_layout(first_line(data))
+    if not keys:
+        return pa.table({}) if keys == [] else None
     try:
-        raw = pacsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 22),
-            parse_options=pacsv.ParseOptions(quote_char=False, escape_char=False),
-            convert_options=pacsv.ConvertOptions(column_types={n: pa.string() for n in names}))
+        raw = pacsv.read_csv(pa.BufferReader(data), **read_options(keys))
     except pa.ArrowInvalid:     # a line with another number of fields
         return None
     if limit is not None:
         raw = raw.slice(0, limit)
+    return split_fields(raw, keys)
+
+
+def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
+    """Lines cut at their commas (``TYPE(k1=v1``, ``k2=v2``, ..., ``kn=vn)``) as the
+    columns ``type``, ``k1``, ..., ``kn`` (text); ``None`` if a line has another layout."""
+    width = len(keys)
     head = pc.split_pattern(raw.column(0).combine_chunks(), "(", max_splits=1)
     if not pc.all(pc.equal(pc.list_value_length(head), 2)).as_py():
         return None
