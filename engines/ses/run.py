@@ -61,21 +61,17 @@ from kleene.engines.ses.automaton import (
     required_features,
     ses_automaton,
 )
+from kleene.engines.ses.evaluation import PROPERTY, comparison_holds, plan
 from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import (
-    Attr,
-    Cmp,
     Condition,
-    Const,
-    compare,
     conjunction,
     holds,
-    is_property_of,
     prev_variables,
     rename,
 )
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Event, Value
+from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
@@ -116,54 +112,6 @@ class Observer(Protocol):
 @lru_cache(maxsize=4096)
 def _reads_prev(theta: Condition, v: str) -> bool:
     return v in prev_variables(theta)
-
-
-#: :func:`_plan` of a property of the variable being bound (Sec. 4.2.1: one event alone).
-_PROPERTY = (True,)
-
-
-@lru_cache(maxsize=4096)
-def _plan(theta: Condition, v: str) -> tuple | None:
-    """How :meth:`Execution._fire` evaluates ``theta`` when ``v`` binds an event.
-
-    ``(property, op, left, right)`` for one comparison of attributes and
-    constants, no ``prev`` or aggregate (evaluated without building
-    instantiations); :data:`_PROPERTY` for another property of ``v``;
-    ``None`` otherwise (the reference's :func:`~kleene.reference.conditions.holds`).
-    A property's verdict depends on the event alone (Sec. 4.2.1), so it is
-    computed once per event.
-    """
-    prop = is_property_of(theta, v)
-    if isinstance(theta, Cmp) and all(isinstance(t, (Attr, Const))
-                                      for t in (theta.left, theta.right)):
-        return (prop, theta.op, theta.left, theta.right)
-    if prop:
-        return _PROPERTY
-    return None
-
-
-def _comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
-    """``holds(Cmp(op, left, right), β ∪ {v/(e,)})`` for attributes and constants: every
-    pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
-    bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
-    _, op, left, right = plan
-
-    def values(t: Attr | Const) -> list[Value] | Value:
-        if isinstance(t, Const):
-            return t.value
-        if t.var == v:
-            return e.value(t.attr)
-        return [x.value(t.attr) for x in beta[t.var]]
-
-    a, b = values(left), values(right)
-    if isinstance(a, list) or isinstance(b, list):
-        la = a if isinstance(a, list) else [a]
-        lb = b if isinstance(b, list) else [b]
-        if isinstance(left, Attr) and isinstance(right, Attr) and left.var == right.var \
-                and left.var != v:      # one variable on both sides: the same event
-            return all(compare(op, x, y) is True for x, y in zip(la, lb, strict=True))
-        return all(compare(op, x, y) is True for x in la for y in lb)
-    return compare(op, a, b) is True
 
 
 class Execution:
@@ -257,16 +205,16 @@ class Execution:
         bound = beta.get(v, ())
         for theta in conditions:
             self.counters.predicate_evaluations += 1
-            plan = _plan(theta, v)
-            if plan is not None and plan[0]:  # a property: one verdict for every instance
+            how = plan(theta, v)
+            if how is not None and how[0]:    # a property: one verdict for every instance
                 if self._seen is not e:
                     self._seen, self._verdicts = e, {}
                 ok = self._verdicts.get(id(theta))
                 if ok is None:
                     ok = self._verdicts[id(theta)] = holds(theta, {v: (e,)}) \
-                        if plan is _PROPERTY else _comparison_holds(plan, beta, v, e)
-            elif plan is not None:
-                ok = _comparison_holds(plan, beta, v, e)
+                        if how is PROPERTY else comparison_holds(how, beta, v, e)
+            elif how is not None:
+                ok = comparison_holds(how, beta, v, e)
             else:
                 new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
                 ok = holds(theta, {**beta, v: new})
