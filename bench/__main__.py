@@ -11,12 +11,14 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import seed000, seed001, spark_bench
+from bench import peers, seed000, seed001, spark_bench, stream
 
 BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "seed000": seed000.run,
     "seed001": seed001.run,
     "spark": spark_bench.run,
+    "peers": peers.run,
+    "stream": stream.run,
 }
 
 

@@ -19,11 +19,11 @@ import sys
 from collections.abc import Sequence
 
 from kleene import __version__
-from kleene.cli import conform, demo, draw, match, prove, trace
+from kleene.cli import conform, convert, demo, draw, match, prove, trace
 from kleene.reference.errors import KleeneError
 
 #: The subcommands, in the order ``kleene --help`` lists them.
-COMMANDS = (match, demo, conform, prove, draw, trace)
+COMMANDS = (match, demo, conform, prove, draw, trace, convert)
 
 #: Exit code of a user mistake.
 USAGE = 2

@@ -18,19 +18,22 @@ from kleene.engines.protocol import Query, compile_query, engine, missing
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
-from kleene.reference.loaders import FORMATS, load_events
+from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
 
 #: The one budget the reference semantics draw from (see :mod:`kleene.reference.budget`).
 BUDGET_NAME = "steps"
 
 
-def add_event_options(parser: argparse.ArgumentParser) -> None:
-    """``--events FILE`` and the options that say how to read it."""
+def add_event_options(parser: argparse.ArgumentParser, *, positional: bool = False) -> None:
+    """``--events FILE`` (``EVENTS`` with ``positional``) and the options that say how to
+    read it."""
     group = parser.add_argument_group("events")
-    group.add_argument("--events", required=True, metavar="FILE",
-                       help="the events: CSV, JSON Lines, Parquet or stock-tick lines, "
-                            "gzip or not")
+    what = "the events: CSV, JSON Lines, Parquet or stock-tick lines, gzip or not"
+    if positional:
+        group.add_argument("events", metavar="EVENTS", help=what)
+    else:
+        group.add_argument("--events", required=True, metavar="FILE", help=what)
     group.add_argument("--events-format", choices=FORMATS, metavar="FORMAT",
                        help=f"one of {', '.join(FORMATS)} (default: from the file's extension)")
     group.add_argument("--ts", metavar="FIELD",
@@ -42,13 +45,26 @@ def add_event_options(parser: argparse.ArgumentParser) -> None:
                             "pattern's window has a unit; stock lines and ISO dates are ms)")
     group.add_argument("--limit", type=non_negative, metavar="N",
                        help="read only the first N events")
+    group.add_argument("--sort", action="store_true",
+                       help="sort the events by timestamp (stably: ties keep their order in "
+                            "the file) instead of rejecting a file that is out of order")
+    group.add_argument("--stream", action="store_true",
+                       help="read stock lines or Parquet in batches, in memory bounded by the "
+                            "batch and the window (for files larger than memory; needs "
+                            "--engine)")
 
 
 def load_stream(args: argparse.Namespace) -> Stream:
-    """The stream that the event options of :func:`add_event_options` describe."""
-    return load_events(args.events, format=args.events_format, ts=args.ts,
-                       type=args.type_field or None, time_unit=args.time_unit,
-                       limit=args.limit)
+    """The stream that the event options of :func:`add_event_options` describe (with
+    ``--stream``, a source read in batches as an engine runs)."""
+    options = {"format": args.events_format, "ts": args.ts, "type": args.type_field or None,
+               "time_unit": args.time_unit, "limit": args.limit, "sort": args.sort}
+    if getattr(args, "stream", False):
+        if not getattr(args, "engine", None):
+            raise Unsupported("--stream needs --engine NAME: the reference semantics read "
+                              "the whole stream")
+        return open_events(args.events, **options)
+    return load_events(args.events, **options)
 
 
 def add_budget_option(parser: argparse.ArgumentParser) -> None:
@@ -134,6 +150,26 @@ def table(found: Iterable[Match], order: Sequence[str] = ()) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     return ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip()
             for r in rows]
+
+
+def write_matches(found: Iterable[Match], path: str) -> None:
+    """The matches in canonical order to ``path``: JSON lines, or Parquet for ``.parquet``
+    (one row per match, one column per variable: its positions, null if unbound)."""
+    ordered = canonical_order(found)
+    try:
+        if path.lower().endswith((".parquet", ".pq")):
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            names = sorted({v for m in ordered for v in m.variables})
+            pq.write_table(pa.table({v: pa.array([list(m[v]) if v in m.variables else None
+                                                  for m in ordered], pa.list_(pa.int64()))
+                                     for v in names}), path)
+            return
+        with open(path, "w", encoding="utf-8") as f:
+            f.writelines(m.dumps() + "\n" for m in ordered)
+    except OSError as err:
+        raise Unsupported(f"cannot write the matches to {path}: {err.strerror or err}") from None
 
 
 def plural(n: int, word: str) -> str:

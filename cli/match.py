@@ -16,6 +16,7 @@ from kleene.cli.common import (
     plural,
     read_pattern,
     table,
+    write_matches,
 )
 from kleene.engines.spark.command import add_spark_options, run_spark, wants_spark
 from kleene.reference.errors import Unsupported
@@ -48,6 +49,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
                         help="one canonical JSON match per line, or a table with one column "
                              "per variable (default: jsonl)")
+    parser.add_argument("--count", action="store_true",
+                        help="print only the number of matches")
     add_event_options(parser)
     add_budget_option(parser)
     add_engine_options(parser)
@@ -74,6 +77,12 @@ def run(args: argparse.Namespace) -> int:
         found = engine_matches(args.engine, pattern, stream, args.policy, args.counters)
     else:
         found = language.reference(pattern, stream, args.policy, budget=make_budget(args.budget))
+    if args.count:
+        print(len(found))
+        return 0
+    if args.output:
+        write_matches(found, args.output)
+        return 0
     out = sys.stdout
     if args.format == "table":
         for line in table(found, language.variables(pattern)):

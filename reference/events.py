@@ -72,20 +72,28 @@ class Event:
         return out
 
 
-@dataclass(frozen=True)
 class Stream(Sequence[Event]):
     """A finite stream ``s``: events at positions 0..n-1 with non-decreasing ``ts``.
 
     ``time_unit`` (``ms s min h d`` or ``None`` for unit-less timestamps) lets a
     pattern's ``WITHIN 15 days`` be converted to timestamp units.
+
+    A stream holds either its events (``Stream(events, time_unit)``) or their
+    columns (:meth:`from_columns`, what the loaders build: Arrow columns,
+    :mod:`kleene.reference.columnar`); then an event is built only when it is
+    read (``s[i]``, iteration, ``s.events``), and engines that read
+    :attr:`columns` evaluate conditions over them without building events.
+    Both forms give the same events.
     """
 
-    events: tuple[Event, ...]
-    time_unit: str | None = None
+    __slots__ = ("_events", "_columns", "time_unit")
 
-    def __post_init__(self) -> None:
+    def __init__(self, events: Sequence[Event] = (), time_unit: str | None = None) -> None:
+        self._events: tuple[Event, ...] | None = tuple(events)
+        self._columns: Any = None
+        self.time_unit = time_unit
         previous: int | float | None = None
-        for i, e in enumerate(self.events):
+        for i, e in enumerate(self._events):
             if e.position != i:
                 raise StreamError(f"position {e.position} where {i} was expected", row=i,
                                   field="position")
@@ -94,27 +102,70 @@ class Stream(Sequence[Event]):
                                   f"{previous}; events must be sorted by ts", row=i, field="ts")
             previous = e.ts
 
+    @classmethod
+    def from_columns(cls, columns: Any, time_unit: str | None = None) -> Stream:
+        """A stream over validated :class:`~kleene.reference.columnar.Columns`."""
+        s = cls.__new__(cls)
+        s._events, s._columns, s.time_unit = None, columns, time_unit
+        return s
+
+    @property
+    def columns(self) -> Any:
+        """The :class:`~kleene.reference.columnar.Columns` of a loaded stream, else ``None``."""
+        return self._columns
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """Every event, in stream order (built once from the columns when needed)."""
+        if self._events is None:
+            self._events = tuple(self._columns.iter_events())
+        return self._events
+
     def __len__(self) -> int:
-        return len(self.events)
+        return len(self._events) if self._events is not None else len(self._columns)
 
     def __getitem__(self, i):  # type: ignore[override]
+        if self._events is None and isinstance(i, int):
+            n = len(self._columns)
+            j = i + n if i < 0 else i
+            if not 0 <= j < n:
+                raise IndexError("stream index out of range")
+            return self._columns.slice(j, j + 1).events(offset=j)[0]
         return self.events[i]
 
     def __iter__(self) -> Iterator[Event]:
-        return iter(self.events)
+        if self._events is None:
+            return self._columns.iter_events()
+        return iter(self._events)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stream):
+            return NotImplemented
+        return self.time_unit == other.time_unit and self.events == other.events
+
+    def __hash__(self) -> int:
+        return hash((self.events, self.time_unit))
+
+    def __repr__(self) -> str:
+        return f"Stream(events={self.events!r}, time_unit={self.time_unit!r})"
 
     @classmethod
     def from_rows(cls, rows: Iterable[Mapping[str, Any]], *, ts: str = "ts",
                   type: str | None = "type", time_unit: str | None = None,
-                  source: str = "<events>") -> Stream:
+                  source: str = "<events>", sort: bool = False) -> Stream:
         """Validate rows (mappings) into a stream; errors name the row and the field.
 
         ``ts`` names the timestamp field (numbers; ISO strings and datetimes are
-        converted to epoch milliseconds, which sets ``time_unit='ms'``), ``type``
-        the optional type field. Every other field becomes an attribute.
+        converted to epoch milliseconds, which sets ``time_unit='ms'``; one
+        stream does not mix the two), ``type`` the optional type field. Every
+        other field becomes an attribute. With ``sort`` the rows are sorted by
+        ``ts`` (stably) instead of being rejected when out of order.
         """
-        events: list[Event] = []
+        rows_out: list[tuple[int | float, str | None, dict[str, Value]]] = []
         unit = canonical_unit(time_unit) if time_unit else None
+        first_converted: bool | None = None
+        columns: dict[str, None] = {}
+        typed = False
         for i, row in enumerate(rows):
             if not isinstance(row, Mapping):
                 raise StreamError(f"expected an object, got {type_name(row)}", row=i,
@@ -122,9 +173,17 @@ class Stream(Sequence[Event]):
             if ts not in row or row[ts] is None or row[ts] == "":
                 raise StreamError("missing timestamp", row=i, field=ts, source=source)
             stamp, converted = _timestamp(row[ts], row=i, field_name=ts, source=source)
+            if first_converted is None:
+                first_converted = converted
+            elif converted != first_converted:
+                raise StreamError(f"timestamp {row[ts]!r} mixes ISO datetimes with numbers "
+                                  "in one column", row=i, field=ts, source=source)
             if converted:
                 unit = "ms"
             kind = row.get(type) if type else None
+            if type and not typed:
+                typed = type in row
+                columns.update(dict.fromkeys(map(str, row)))
             if kind is not None and not isinstance(kind, str):
                 kind = str(kind)
             attrs: dict[str, Value] = {}
@@ -132,12 +191,17 @@ class Stream(Sequence[Event]):
                 if key == ts or (type and key == type):
                     continue
                 attrs[str(key)] = _attribute(val, row=i, field_name=str(key), source=source)
-            if events and stamp < events[-1].ts:
+            if not sort and rows_out and stamp < rows_out[-1][0]:
                 raise StreamError(f"timestamp {stamp} is earlier than the previous row's "
-                                  f"{events[-1].ts}; sort the events by {ts}", row=i, field=ts,
-                                  source=source)
-            events.append(Event(i, stamp, kind, attrs))
-        return cls(tuple(events), unit)
+                                  f"{rows_out[-1][0]}; sort the events by {ts} (or use --sort)",
+                                  row=i, field=ts, source=source)
+            rows_out.append((stamp, kind, attrs))
+        if type and type != "type" and rows_out and not typed:
+            raise StreamError(f"no row has the type field {type!r}; the columns are: "
+                              f"{', '.join(columns)}", field=type, source=source)
+        if sort:
+            rows_out.sort(key=lambda r: r[0])
+        return cls(tuple(Event(i, *r) for i, r in enumerate(rows_out)), unit)
 
     def to_json(self) -> list[dict[str, Any]]:
         """The events as JSON objects, in stream order."""

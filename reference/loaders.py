@@ -1,10 +1,17 @@
 """Event loaders: CSV, JSON Lines, Parquet and stock-tick lines into a :class:`Stream`.
 
 DESIGN.md, "Layers": ``events (CSV/JSONL/Parquet/...) ──validate──▶ Stream``.
-Every loader reads rows (mappings) lazily and hands them to
-:meth:`kleene.reference.events.Stream.from_rows`, which validates them
-(missing or non-numeric ``ts``, unsorted ``ts``: a
-:class:`~kleene.reference.errors.StreamError` naming the row and the field).
+CSV, Parquet and stock lines are read by Arrow's readers into columns and
+validated by vector operations (:func:`kleene.reference.columnar.validated`:
+missing, non-numeric or non-finite ``ts``, numbers mixed with ISO dates,
+unsorted ``ts`` unless ``sort=True``, a type field other than ``type`` that no
+row has, values that are not strings, numbers or booleans); no Python loop
+runs over the rows, and an event is built only for the rows that reach the
+reference or an engine. JSON Lines go through Python's ``json`` (it sees
+duplicate keys) and :meth:`kleene.reference.events.Stream.from_rows`, which
+applies the same checks row by row. Each problem is a
+:class:`~kleene.reference.errors.StreamError` naming the file, the row and the
+field.
 Rows are numbered from 0 over the data rows (a CSV header and blank lines are
 not rows), so row ``i`` is the event at position ``i``. Nothing is dropped
 silently: a row that does not parse is an error, never skipped.
@@ -24,11 +31,22 @@ stock      ``.stream``, ``.stock``, ``.stocks``
 
 Value typing. CSV cells and stock-line values are text: a value that is
 entirely an integer literal (``-12``) becomes an ``int``, one that is entirely
-a decimal literal (``27.8500``, ``1e3``) a ``float`` (surrounding spaces are
-ignored; ``nan``, ``inf`` and ``1_000`` stay strings), an empty CSV cell is
-missing (``None``), anything else is a string. JSON and Parquet values keep
-their own types. ISO datetimes in the timestamp field become epoch
-milliseconds (``time_unit`` ``ms``), see :meth:`Stream.from_rows`.
+a decimal literal (``27.8500``, ``1e3``) a ``float`` (surrounding ASCII spaces
+are ignored; digits are ASCII; ``nan``, ``inf`` and ``1_000`` stay strings;
+:mod:`kleene.reference.textvalues`), an empty CSV cell is missing (``None``),
+anything else is a string. JSON and Parquet values keep their own types (a
+float NaN is missing). ISO datetimes in the timestamp field become epoch
+milliseconds (``time_unit`` ``ms``); so do Parquet timestamps of any unit
+(pandas writes nanoseconds: rounded to the nearest ms, half to even) and
+dates. A timestamp column holds numbers or ISO datetimes, not both. A
+timestamp column of whole and decimal numbers is read as floats.
+
+Hostile input, each a documented rule: a UTF-8 byte-order mark at the start
+of a text file is dropped; column names are case-sensitive (``ID`` and ``id``
+are two attributes); a JSON object naming a key twice, a NaN or infinite
+timestamp, a CSV quote that is never closed, and a type field (other than the
+default ``type``) that no row has are errors; an empty file or a CSV file
+with a header only is an empty stream.
 
 A stock line is ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``:
 the word before the parenthesis is the event type, the ``key=value`` pairs are
@@ -38,20 +56,28 @@ so the stream's ``time_unit`` is ``ms``.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import gzip
-import itertools
+import io
 import json
 import os
-import re
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from kleene.reference.columnar import validated
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Stream, Value, type_name
+from kleene.reference.events import Stream, type_name
+from kleene.reference.stock import STOCK_TS, parse_stock_line, stock_table
+from kleene.reference.textvalues import text_value
+
+__all__ = ["EXTENSIONS", "FORMATS", "STOCK_TS", "detect_format", "is_gzip", "load_events",
+           "open_events", "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
+           "read_stock", "text_value"]
 
 #: The formats :func:`load_events` reads.
 FORMATS = ("csv", "jsonl", "parquet", "stock")
@@ -62,18 +88,7 @@ EXTENSIONS: dict[str, str] = {
     ".pq": "parquet", ".stream": "stock", ".stock": "stock", ".stocks": "stock",
 }
 
-#: The timestamp field of stock lines.
-STOCK_TS = "stock_time"
-
 _GZIP_MAGIC = b"\x1f\x8b"
-_NUMBER = re.compile(r"\s*(?:(?P<int>[+-]?\d+)|[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*")
-_STOCK_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)")
-#: The usual layout of a stock line, read in one step; it types every value as
-#: :func:`text_value` would (other layouts take the general path).
-_STOCK_USUAL = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\(id=(\d+),name=([A-Za-z_][A-Za-z0-9_.]*),"
-                          r"volume=(\d+),price=(\d+\.\d*),stock_time=(\d+)\)\s*")
-
-Row = Mapping[str, Any]
 PathLike = str | os.PathLike[str]
 
 
@@ -97,10 +112,12 @@ def is_gzip(path: PathLike) -> bool:
 
 
 def open_text(path: PathLike, *, newline: str | None = None) -> IO[str]:
-    """``path`` opened as UTF-8 text, decompressed when it is gzip (by magic bytes)."""
+    """``path`` opened as UTF-8 text (a byte-order mark dropped), decompressed when it is
+    gzip (by magic bytes)."""
     if is_gzip(path):
-        return _opened(path, lambda p: gzip.open(p, "rt", encoding="utf-8", newline=newline))
-    return _opened(path, lambda p: open(p, encoding="utf-8", newline=newline))
+        return _opened(path, lambda p: gzip.open(p, "rt", encoding="utf-8-sig",
+                                                 newline=newline))
+    return _opened(path, lambda p: open(p, encoding="utf-8-sig", newline=newline))
 
 
 def _opened(path: PathLike, opener: Callable[[PathLike], IO[Any]]) -> IO[Any]:
@@ -111,27 +128,33 @@ def _opened(path: PathLike, opener: Callable[[PathLike], IO[Any]]) -> IO[Any]:
                           source=str(path)) from None
 
 
-def text_value(text: str) -> Value:
-    """A CSV cell or stock-line value typed: ``int``, ``float``, else the string itself."""
-    m = _NUMBER.fullmatch(text)
-    if m is None:
-        return text
-    return int(text) if m.lastgroup == "int" else float(text)
+def read_bytes(path: PathLike) -> bytes:
+    """The bytes of ``path``, decompressed when it is gzip (by magic bytes)."""
+    source = str(path)
+    gz = is_gzip(path)
+    try:
+        with pa.input_stream(str(path), compression="gzip" if gz else None) as f:
+            return f.read()
+    except (pa.ArrowException, OSError, EOFError, zlib.error) as err:
+        if gz:
+            raise StreamError(f"corrupt gzip data: {err}", source=source) from None
+        raise StreamError(f"cannot read the events: {err}", source=source) from None
 
 
 def load_events(path: PathLike, *, format: str | None = None, ts: str | None = None,
                 type: str | None = "type", time_unit: str | None = None,
-                limit: int | None = None) -> Stream:
+                limit: int | None = None, sort: bool = False) -> Stream:
     """Load the events of ``path`` into a validated :class:`Stream`.
 
     ``format`` is one of :data:`FORMATS` (default: from the extension); ``ts``
     names the timestamp field (default ``ts``; ``stock_time`` for stock lines),
     ``type`` the type field (``None``: no type), ``time_unit`` the unit of the
     timestamps (``ms s min h d``; stock lines are in ``ms``); ``limit`` keeps
-    the first ``limit`` events only (and reads no further).
+    the first ``limit`` events only; ``sort`` sorts the events by ``ts``
+    (stably) instead of rejecting a file that is out of order.
     """
     fmt = (format or detect_format(path)).lower()
-    if fmt not in _ROWS:
+    if fmt not in FORMATS:
         raise StreamError(f"unknown event format {fmt!r}; use one of {', '.join(FORMATS)}",
                           source=str(path))
     if limit is not None and limit < 0:
@@ -139,11 +162,45 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
     if fmt == "stock":
         ts = ts or STOCK_TS
         time_unit = time_unit or "ms"
+    ts = ts or "ts"
     source = str(path)
-    with contextlib.ExitStack() as stack:
-        rows = _ROWS[fmt](path, stack, limit)
-        return Stream.from_rows(itertools.islice(rows, limit), ts=ts or "ts", type=type,
-                                time_unit=time_unit, source=source)
+    from kleene.reference.events import canonical_unit
+    unit = canonical_unit(time_unit) if time_unit else None
+    if fmt == "jsonl":
+        return Stream.from_rows(_jsonl_rows(path, limit), ts=ts, type=type, time_unit=time_unit,
+                                source=source, sort=sort)
+    if fmt == "parquet":
+        table = _parquet_table(path, limit)
+        text, sparse, unit = _written_by_convert(table, unit)
+    elif fmt == "csv":
+        table = _csv_table(path, limit)
+        text, sparse = table.column_names, frozenset()
+    else:
+        table, sparse = stock_table(read_bytes(path), source, limit)
+        text = table.column_names
+    columns, converted = validated(table, ts=ts, type=type, source=source, text=text,
+                                   sparse=sparse, sort=sort)
+    return Stream.from_columns(columns, "ms" if converted else unit)
+
+
+def open_events(path: PathLike, *, format: str | None = None, ts: str | None = None,
+                type: str | None = "type", time_unit: str | None = None,
+                limit: int | None = None, sort: bool = False) -> Stream | Any:
+    """The events of ``path`` read in batches when the format allows it (stock lines and
+    Parquet, not sorted: a :class:`kleene.reference.batches.Batched` source, iterated
+    in bounded memory); otherwise :func:`load_events`."""
+    fmt = (format or detect_format(path)).lower()
+    if fmt not in ("stock", "parquet") or sort:
+        return load_events(path, format=format, ts=ts, type=type, time_unit=time_unit,
+                           limit=limit, sort=sort)
+    from kleene.reference.batches import open_batches
+
+    if fmt == "stock":
+        ts, time_unit = ts or STOCK_TS, time_unit or "ms"
+    if not Path(path).exists():
+        raise StreamError("cannot read the events: No such file or directory",
+                          source=str(path))
+    return open_batches(path, fmt, ts=ts or "ts", type=type, time_unit=time_unit, limit=limit)
 
 
 def read_csv(path: PathLike, **options: Any) -> Stream:
@@ -166,141 +223,160 @@ def read_stock(path: PathLike, **options: Any) -> Stream:
     return load_events(path, format="stock", **options)
 
 
-# ---------------------------------------------------------------- row readers
+# ---------------------------------------------------------------- CSV
 
-#: What a corrupt file raises while it is read (bad UTF-8, bad gzip, bad CSV quoting).
-_READ_ERRORS = (UnicodeDecodeError, gzip.BadGzipFile, EOFError, zlib.error, csv.Error)
-
-
-def _read_error(err: Exception, source: str, row: int | None) -> StreamError:
-    """A :class:`StreamError` for one of :data:`_READ_ERRORS`."""
-    if isinstance(err, UnicodeDecodeError):
-        what = f"not UTF-8 text ({err.reason})"
-    elif isinstance(err, csv.Error):
-        what = f"malformed CSV: {err}"
-    else:
-        what = f"corrupt gzip data: {err or type_name(err)}"
-    return StreamError(what, row=row, source=source)
-
-
-def _csv_rows(path: PathLike, stack: contextlib.ExitStack, limit: int | None) -> Iterator[Row]:
-    reader = csv.reader(stack.enter_context(open_text(path, newline="")))
+def _csv_table(path: PathLike, limit: int | None) -> pa.Table:
+    """The CSV file as a table of string columns (empty cells null), read by Arrow."""
     source = str(path)
-    row: int | None = None
+    data = read_bytes(path)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
     try:
-        header = next(reader, None)
-        if header is None:
-            return
-        _check_header(header, source)
-        row = 0
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        row = data[:err.start].count(b"\n") - 1
+        raise StreamError(f"not UTF-8 text ({err.reason})", row=max(row, 0) if row >= 0
+                          else None, source=source) from None
+    header = next(csv.reader(io.StringIO(text)), None)
+    if header is None:
+        return pa.table({})
+    if any(not name for name in header):
+        raise StreamError("the header has an empty column name", source=source)
+    twice = sorted({name for name in header if header.count(name) > 1})
+    if twice:
+        raise StreamError(f"the header names a column twice: {', '.join(twice)}", source=source)
+    invalid: list[int] = []
+
+    def skip(row: Any) -> str:
+        invalid.append(row.number)
+        return "skip"
+
+    if data.count(b'"') % 2:
+        _locate_csv_error(text, header, source, limit, strict=True)
+    block = 1 << 22
+    while True:
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                parse_options=pacsv.ParseOptions(newlines_in_values=True,
+                                                 invalid_row_handler=skip),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={name: pa.string() for name in header},
+                    strings_can_be_null=True, null_values=[""],
+                    quoted_strings_can_be_null=True),
+                read_options=pacsv.ReadOptions(block_size=block))
+            break
+        except pa.ArrowInvalid as err:
+            if "straddl" in str(err) and block <= len(data):   # a row longer than a block
+                block, invalid[:] = 2 * len(data) + 1, []
+                continue
+            raise StreamError(f"malformed CSV: {err}", source=source) from None
+    if invalid:
+        _locate_csv_error(text, header, source, limit, strict=False)
+    return table if limit is None else table.slice(0, limit)
+
+
+def _locate_csv_error(text: str, header: list[str], source: str, limit: int | None,
+                      strict: bool) -> None:
+    """Name the first malformed data row (Arrow said that one is malformed but not which
+    data row it is): a row whose cell count is not the header's, or a quote never closed.
+    Rows at or past ``limit`` are not read."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=strict)
+    row = 0
+    try:
+        next(reader)
         for cells in reader:
-            if not cells:  # a blank line carries no row
+            if limit is not None and row >= limit:
+                return
+            if not cells:
                 continue
             if len(cells) != len(header):
                 field = header[len(cells)] if len(cells) < len(header) else None
                 raise StreamError(f"{len(cells)} cells where the header has {len(header)} "
                                   f"(line {reader.line_num})", row=row, field=field,
                                   source=source)
-            yield {name: (text_value(cell) if cell != "" else None)
-                   for name, cell in zip(header, cells, strict=True)}
             row += 1
-    except _READ_ERRORS as err:
-        raise _read_error(err, source, row) from None
+    except csv.Error as err:
+        raise StreamError(f"malformed CSV: {err} (a quote is never closed?)", row=row,
+                          source=source) from None
 
 
-def _check_header(header: list[str], source: str) -> None:
-    """Column names must be non-empty and distinct."""
-    if any(not name for name in header):
-        raise StreamError("the header has an empty column name", source=source)
-    twice = sorted({name for name in header if header.count(name) > 1})
-    if twice:
-        raise StreamError(f"the header names a column twice: {', '.join(twice)}", source=source)
+# ---------------------------------------------------------------- Parquet
 
-
-def _jsonl_rows(path: PathLike, stack: contextlib.ExitStack, limit: int | None) -> Iterator[Row]:
-    f = stack.enter_context(open_text(path))
-    source = str(path)
-    row = 0
-    try:
-        for number, line in enumerate(f, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise StreamError(f"not JSON: {err.msg} (line {number}, column {err.colno})",
-                                  row=row, source=source) from None
-            if not isinstance(obj, dict):
-                raise StreamError(f"expected a JSON object, got {type_name(obj)} "
-                                  f"(line {number})", row=row, source=source)
-            yield obj
-            row += 1
-    except _READ_ERRORS as err:
-        raise _read_error(err, source, row) from None
-
-
-def parse_stock_line(line: str, *, row: int = 0, source: str = "<events>") -> dict[str, Value]:
-    """``BUY(id=8,name=INTC,...,stock_time=25263126)`` as ``{"type": "BUY", "id": 8, ...}``."""
-    usual = _STOCK_USUAL.fullmatch(line)
-    if usual is not None:
-        kind, ident, name, volume, price, stamp = usual.groups()
-        return {"type": kind, "id": int(ident), "name": name, "volume": int(volume),
-                "price": float(price), STOCK_TS: int(stamp)}
-    m = _STOCK_LINE.fullmatch(line.strip())
-    if m is None:
-        raise StreamError(f"not a stock line TYPE(key=value,...): {line.strip()[:60]!r}",
-                          row=row, source=source)
-    out: dict[str, Value] = {"type": m.group(1)}
-    for pair in m.group(2).split(","):
-        key, eq, value = pair.partition("=")
-        key = key.strip()
-        if not eq or not key:
-            raise StreamError(f"expected key=value, got {pair!r}", row=row,
-                              field=key or None, source=source)
-        if key in out:
-            raise StreamError(f"the field {key!r} appears twice", row=row, field=key,
-                              source=source)
-        out[key] = text_value(value)
-    return out
-
-
-def _stock_rows(path: PathLike, stack: contextlib.ExitStack, limit: int | None) -> Iterator[Row]:
-    f = stack.enter_context(open_text(path))
-    source = str(path)
-    row = 0
-    try:
-        for line in f:
-            if not line.strip():
-                continue
-            yield parse_stock_line(line, row=row, source=source)
-            row += 1
-    except _READ_ERRORS as err:
-        raise _read_error(err, source, row) from None
-
-
-def _parquet_rows(path: PathLike, stack: contextlib.ExitStack,
-                  limit: int | None) -> Iterator[Row]:
-    import pyarrow as pa
+def _parquet_table(path: PathLike, limit: int | None) -> pa.Table:
     import pyarrow.parquet as pq
 
     source = str(path)
-    target: Any = path
+    target: Any = str(path)
     if is_gzip(path):
-        try:
-            with gzip.open(path, "rb") as f:
-                target = pa.BufferReader(f.read())
-        except _READ_ERRORS as err:
-            raise _read_error(err, source, None) from None
+        target = pa.BufferReader(read_bytes(path))
     try:
-        parquet = stack.enter_context(pq.ParquetFile(target))
-        for batch in parquet.iter_batches(batch_size=min(limit or _BATCH, _BATCH) or 1):
-            yield from batch.to_pylist()
+        with pq.ParquetFile(target) as parquet:
+            if limit is None:
+                return parquet.read()
+            batches = []
+            got = 0
+            for batch in parquet.iter_batches(batch_size=max(1, min(limit, 65_536))):
+                batches.append(batch)
+                got += batch.num_rows
+                if got >= limit:
+                    break
+            table = pa.Table.from_batches(batches, schema=parquet.schema_arrow)
+            return table.slice(0, limit)
     except (pa.ArrowException, OSError) as err:
         raise StreamError(f"not a readable Parquet file: {err}", source=source) from None
 
 
-_BATCH = 65_536
+def _written_by_convert(table: pa.Table, unit: str | None
+                        ) -> tuple[list[str], frozenset[str], str | None]:
+    """What ``kleene convert`` kept in a Parquet file's metadata: the text columns, the
+    sparse columns and the time unit (a unit given explicitly wins)."""
+    meta = table.schema.metadata or {}
 
-_ROWS: dict[str, Callable[[PathLike, contextlib.ExitStack, int | None], Iterator[Row]]] = {
-    "csv": _csv_rows, "jsonl": _jsonl_rows, "parquet": _parquet_rows, "stock": _stock_rows,
-}
+    def names(key: bytes) -> list[str]:
+        return [n for n in meta.get(key, b"").decode().split(",") if n]
+
+    written = meta.get(b"kleene.time_unit")
+    return (names(b"kleene.text"), frozenset(names(b"kleene.sparse")),
+            unit or (written.decode() if written else None))
+
+
+# ---------------------------------------------------------------- JSON Lines
+
+def _no_duplicates(row: int, source: str) -> Callable[[list[tuple[str, Any]]], dict]:
+    def hook(pairs: list[tuple[str, Any]]) -> dict:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                raise StreamError(f"the key {key!r} appears twice in one object", row=row,
+                                  field=key, source=source)
+            out[key] = value
+        return out
+    return hook
+
+
+def _jsonl_rows(path: PathLike, limit: int | None) -> Iterator[dict[str, Any]]:
+    f = open_text(path)
+    source = str(path)
+    row = 0
+    try:
+        with f:
+            for number, line in enumerate(f, start=1):
+                if limit is not None and row >= limit:
+                    return
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line, object_pairs_hook=_no_duplicates(row, source))
+                except json.JSONDecodeError as err:
+                    raise StreamError(f"not JSON: {err.msg} (line {number}, column {err.colno})",
+                                      row=row, source=source) from None
+                if not isinstance(obj, dict):
+                    raise StreamError(f"expected a JSON object, got {type_name(obj)} "
+                                      f"(line {number})", row=row, source=source)
+                yield obj
+                row += 1
+    except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, zlib.error) as err:
+        what = f"not UTF-8 text ({err.reason})" if isinstance(err, UnicodeDecodeError) \
+            else f"corrupt gzip data: {err or type_name(err)}"
+        raise StreamError(what, row=row, source=source) from None

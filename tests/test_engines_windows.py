@@ -222,8 +222,10 @@ def test_partitioning_preserves_next_only_for_pinned_attributes():
 
 def test_claims_follow_the_steps_and_the_inner_engine():
     assert preserved_policies(filtering=False) == {
-        "any", "next", "earliest-maximal", "contiguous", "partition-contiguous"}
-    assert preserved_policies(filtering=True) == {"any", "next", "earliest-maximal"}
+        "any", "next", "earliest-maximal", "earliest-maximal-contained", "contiguous",
+        "partition-contiguous"}
+    assert preserved_policies(filtering=True) == {"any", "next", "earliest-maximal",
+                                                  "earliest-maximal-contained"}
     assert preserved_policies(filtering=True, paper_faithful=True) == frozenset()
     labels = {name: {f.label for f in engine(name).capabilities if f.kind == "policy"}
               for name in ("windows+ses", "windows-plain+ses", "windows+ses-bruteforce",

@@ -53,7 +53,7 @@ from kleene.engines.protocol import (
     window_in_units,
 )
 from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
-from kleene.engines.ses.run import Execution, check_options, drive, event_filter
+from kleene.engines.ses.run import Execution, candidates, check_options, drive
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW
@@ -136,7 +136,7 @@ class CompiledBruteForce(Pictured):
             return
         executions = [Execution(n, tau=tau, policy=self.policy, variant=self.variant,
                                 counters=self.counters) for _, n in self.automata]
-        keep = event_filter(self.pattern, self.filter, self.counters)
+        events, keep = candidates(self.pattern, self.filter, events, self.counters)
         yield from drive(executions, events, keep, self.counters)
 
 

@@ -42,7 +42,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
+
+import numpy as np
 
 from kleene.engines.protocol import (
     Counters,
@@ -61,12 +63,21 @@ from kleene.engines.ses.automaton import (
     required_features,
     ses_automaton,
 )
-from kleene.reference.conditions import Condition, holds, prev_variables
+from kleene.engines.ses.evaluation import PROPERTY, comparison_holds, plan
+from kleene.reference.columnar import column_batches
+from kleene.reference.conditions import (
+    Condition,
+    conjunction,
+    holds,
+    prev_variables,
+    rename,
+)
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
 from kleene.reference.ses.features import CONSTRUCTS
+from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
 
 Buffer = Mapping[str, tuple[Event, ...]]
@@ -124,6 +135,8 @@ class Execution:
         self.faithful = variant == "faithful"
         self.omega: list[Instance] = []   # Ω, ordered by the first event of β
         self.observer = observer          # read-only (engines/trace.py); None when running
+        self._seen: Event | None = None   # the event whose property verdicts are cached
+        self._verdicts: dict[int, bool] = {}
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
         """Algorithm 1, lines 4–15, for event ``e``."""
@@ -196,8 +209,20 @@ class Execution:
         bound = beta.get(v, ())
         for theta in conditions:
             self.counters.predicate_evaluations += 1
-            new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
-            if not holds(theta, {**beta, v: new}):
+            how = plan(theta, v)
+            if how is not None and how[0]:    # a property: one verdict for every instance
+                if self._seen is not e:
+                    self._seen, self._verdicts = e, {}
+                ok = self._verdicts.get(id(theta))
+                if ok is None:
+                    ok = self._verdicts[id(theta)] = holds(theta, {v: (e,)}) \
+                        if how is PROPERTY else comparison_holds(how, beta, v, e)
+            elif how is not None:
+                ok = comparison_holds(how, beta, v, e)
+            else:
+                new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
+                ok = holds(theta, {**beta, v: new})
+            if not ok:
                 return None
         self.counters.buffer_operations += 1
         return {**beta, v: bound + (e,)}
@@ -230,6 +255,49 @@ def event_filter(pattern: SESPattern, mode: str,
     if mode == "paper":
         return lambda e: any(test(theta, v, e) for v, ps in props.items() for theta in ps)
     return lambda e: any(all(test(theta, v, e) for theta in ps) for v, ps in props.items())
+
+
+def candidates(pattern: SESPattern, mode: str, events: Iterable[Event],
+               counters: Counters) -> tuple[Iterable[Event], Callable[[Event], bool] | None]:
+    """The events to drive and the filter left to apply to them.
+
+    Over a loaded stream (:attr:`Stream.columns`) the filter of Sec. 4.5 is
+    evaluated over the columns (:class:`~kleene.engines.windows.columns.ArrowColumns`)
+    and only the rows it keeps become events (positions preserved). A dropped
+    event changes no instance: it enables no transition, and an instance it
+    would expire expires on the next kept event or at the end with the same
+    verdict (timestamps do not decrease), so the matches are the same.
+    """
+    keep = event_filter(pattern, mode, counters)
+    batches = column_batches(events, ROWS) if keep is not None else None
+    if batches is None:
+        return events, keep
+    props = [[rename(theta, {v: EVENT}) for theta in pattern.properties(v)]
+             for v in pattern.names]
+    tests = [theta for ps in props for theta in ps] if mode == "paper" \
+        else [conjunction(ps) for ps in props]
+    return _rows(batches, tests, counters), None
+
+
+#: Rows of a loaded stream filtered at once.
+ROWS = 65_536
+
+
+def _rows(batches: Iterable[tuple[int, Any]], tests: Sequence[Condition],
+          counters: Counters) -> Iterator[Event]:
+    """The events of the batches of columns that satisfy one of ``tests``."""
+    from kleene.engines.windows.columns import ArrowColumns
+
+    for start, part in batches:
+        cols = ArrowColumns(part)
+        kept = np.zeros(len(part), dtype=bool)
+        for theta in tests:
+            kept |= cols.holds(theta)
+        counters.predicate_evaluations += len(part) * len(tests)
+        index = np.flatnonzero(kept)
+        counters.events_read += len(part) - len(index)
+        counters.events_filtered += len(part) - len(index)
+        yield from part.events(index, offset=start)
 
 
 def drive(executions: Sequence[Execution], events: Iterable[Event],
@@ -300,7 +368,7 @@ class CompiledSES(Pictured):
             return
         ex = Execution(self.automaton, tau=tau, policy=self.policy, variant=self.variant,
                        counters=self.counters)
-        keep = event_filter(self.pattern, self.filter, self.counters)
+        events, keep = candidates(self.pattern, self.filter, events, self.counters)
         yield from drive([ex], events, keep, self.counters)
 
 

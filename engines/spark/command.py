@@ -21,7 +21,7 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.languages import language_of
 
 #: Options that mean nothing without ``--spark``.
-SPARK_ONLY = ("master", "output", "columns", "tasks", "explain", "schema")
+SPARK_ONLY = ("master", "columns", "tasks", "explain", "schema")
 
 
 class SparkOptionError(KleeneError):
@@ -40,8 +40,10 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
                        help="the Spark master: local[*] (default), local[N] or "
                             "spark://HOST:PORT")
     group.add_argument("--output", metavar="PATH",
-                       help="write the match rows to PATH (a directory: Parquet, or JSON "
-                            "Lines if it ends in .jsonl) instead of printing the matches")
+                       help="write the matches to PATH instead of printing them; with "
+                            "--spark a directory of match rows (Parquet, or JSON Lines if it "
+                            "ends in .jsonl), without it one file (Parquet if it ends in "
+                            ".parquet: a list of positions per variable, else JSON lines)")
     group.add_argument("--columns", default="", metavar="A,B",
                        help="event columns to copy to each match row of --output")
     group.add_argument("--tasks", type=int, metavar="N",

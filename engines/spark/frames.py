@@ -137,9 +137,12 @@ def from_dataframe(df: Any, *, ts: str = "ts", type: str | None = "type",
 def from_stream(spark: Any, s: Stream, *, ts: str = "ts", type: str | None = "type",
                 source: str = "<stream>", require: Iterable[str] = ()) -> EventFrame:
     """A validated :class:`Stream` (read by the Python loaders) shipped to Spark
-    with Arrow: positions and order are the stream's own."""
+    with Arrow: positions and order are the stream's own. A loaded stream's
+    columns go as they are (no event is built)."""
     import pyarrow as pa
 
+    if s.columns is not None:
+        return _from_columns(spark, s, ts=ts, type=type, source=source, require=require)
     names: list[str] = []
     for e in s:
         names.extend(k for k in e.attrs if k not in names)
@@ -160,6 +163,29 @@ def from_stream(spark: Any, s: Stream, *, ts: str = "ts", type: str | None = "ty
     samples = tuple(e.ts for e in s.events[::SAMPLE_EVERY])
     return EventFrame(df, ts, type if type in columns else None, s.time_unit, POSITION, (),
                       source, len(s), samples)
+
+
+def _from_columns(spark: Any, s: Stream, *, ts: str, type: str | None, source: str,
+                  require: Iterable[str]) -> EventFrame:
+    """:func:`from_stream` for a stream held as Arrow columns."""
+    import pyarrow as pa
+
+    cols = s.columns
+    n = len(cols)
+    columns: dict[str, Any] = {POSITION: pa.array(range(n), pa.int64()), ts: cols.ts}
+    if type is not None and cols.types is not None:
+        columns[type] = cols.types
+    for name in cols.attrs.column_names:
+        if cols.kinds[name] == "text":
+            raise StreamError("the column mixes strings and numbers; Spark needs one type "
+                              "per column", field=name, source=source)
+        columns[name] = cols.attrs.column(name)
+    table = pa.table(columns)
+    _check_columns(table.column_names, ts=ts, type=type, require=require, source=source)
+    df = spark.createDataFrame(table)
+    samples = tuple(cols.ts.slice(0, n).to_pylist()[::SAMPLE_EVERY])
+    return EventFrame(df, ts, type if type in columns else None, s.time_unit, POSITION, (),
+                      source, n, samples)
 
 
 # ---------------------------------------------------------------- checks

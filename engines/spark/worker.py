@@ -21,9 +21,6 @@ for the fault tests.
 from __future__ import annotations
 
 import hashlib
-import itertools
-import math
-from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -31,7 +28,7 @@ from typing import Any
 from kleene.engines.protocol import Engine
 from kleene.engines.spark.layout import owner
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Event
+from kleene.reference.events import Stream
 from kleene.reference.match import Match
 
 #: Environment variable: a partition number whose first task attempt fails after
@@ -78,33 +75,50 @@ class Task:
     fail_once: int | None = None
 
 
-def _values(batch: Any, name: str) -> list[Any]:
-    """Column ``name`` as Python values; NaN becomes missing, as in the loaders."""
+def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """The partition's rows cut into its groups (runs of equal group columns), each
+    ``(key, table)``; no row becomes a Python object."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    col = batch.column(name)
-    if pa.types.is_floating(col.type):
-        col = pc.if_else(pc.is_nan(col), pa.scalar(None, col.type), col)
-    return col.to_pylist()
+    tables = [pa.Table.from_batches([b]) for b in batches if b.num_rows]
+    if not tables:
+        return
+    table = pa.concat_tables(tables).combine_chunks()
+    n = table.num_rows
+    change = np.zeros(n, dtype=bool)
+    change[0] = True
+    for g in task.groups:
+        col = table.column(g)
+        differs = pc.fill_null(pc.not_equal(col.slice(1), col.slice(0, n - 1)), True)
+        change[1:] |= np.asarray(differs.to_numpy(zero_copy_only=False), dtype=bool)
+        change[1:] |= np.asarray(pc.is_null(col.slice(1)).to_numpy(zero_copy_only=False)) \
+            != np.asarray(pc.is_null(col.slice(0, n - 1)).to_numpy(zero_copy_only=False))
+    starts = np.flatnonzero(change).tolist() + [n]
+    keys = zip(*[table.column(g).take(pa.array(starts[:-1])).to_pylist()
+                 for g in task.groups], strict=True) if task.groups \
+        else iter([()] * (len(starts) - 1))
+    for key, a, b in zip(keys, starts, starts[1:], strict=False):
+        yield tuple(key), table.slice(a, b - a)
 
 
-def _rows(task: Task, batches: Iterator[Any]) -> Iterator[tuple[Any, ...]]:
-    """``(group key, position, ts, type, attrs, outputs)`` per row, in partition order."""
-    names = task.attributes
-    for batch in batches:
-        n = batch.num_rows
-        if not n:
-            continue
-        keys = [_values(batch, g) for g in task.groups]
-        group = zip(*keys, strict=True) if keys else itertools.repeat((), n)
-        kinds = (_values(batch, task.type) if task.type else itertools.repeat(None, n))
-        attrs = zip(*[_values(batch, a) for a in names], strict=True) if names \
-            else itertools.repeat((), n)
-        outs = zip(*[batch.column(c).to_pylist() for c in task.columns], strict=True) \
-            if task.columns else itertools.repeat((), n)
-        yield from zip(group, batch.column(task.position).to_pylist(),   # repeats are endless
-                       _values(batch, task.ts), kinds, attrs, outs, strict=False)
+def _group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
+    """A group's events as a stream over its columns (renumbered 0..n−1), and the
+    stream positions of its rows."""
+    from kleene.reference.columnar import validated
+
+    positions = group.column(task.position).to_numpy()
+    names = [task.ts, *([task.type] if task.type else []), *task.attributes]
+    try:
+        columns, _ = validated(group.select(names), ts=task.ts, type=task.type,
+                               source="<spark partition>")
+    except StreamError as err:
+        row = None if err.row is None else int(positions[err.row])
+        raise StreamError(err.message, row=row, field=err.field, source=err.source) from None
+    if len(positions) > 1 and (positions[1:] <= positions[:-1]).any():
+        raise StreamError("positions out of order in a group", field=task.position)
+    return Stream.from_columns(columns, task.time_unit), positions
 
 
 class _Output:
@@ -138,45 +152,27 @@ class _Output:
         return batch
 
 
-def _events(task: Task, rows: Iterator[tuple[Any, ...]], origin: array,
-            stamps: list[int | float], extra: list[tuple[Any, ...]]) -> Iterator[Event]:
-    """The group's events renumbered 0..n−1; ``origin``, ``stamps`` and ``extra``
-    record each one's stream position, timestamp and output columns."""
-    names = task.attributes
-    previous: int | float | None = None
-    last = -1
-    for i, (_, position, ts, kind, attrs, outs) in enumerate(rows):
-        if ts is None or (isinstance(ts, float) and not math.isfinite(ts)):
-            raise StreamError(f"timestamp must be a finite number, got {ts}", row=position,
-                              field=task.ts)
-        if position <= last or (previous is not None and ts < previous):
-            raise StreamError(f"timestamp {ts} is earlier than the previous event's "
-                              f"{previous}; sort the events by {task.ts}", row=position,
-                              field=task.ts)
-        previous, last = ts, position
-        origin.append(position)
-        stamps.append(ts)
-        if task.columns:
-            extra.append(outs)
-        kind = kind if kind is None or isinstance(kind, str) else str(kind)
-        yield Event(i, ts, kind, dict(zip(names, attrs, strict=True)))
-
-
 def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
-    """The ``mapInArrow`` function: every owned match of every group of the partition."""
+    """The ``mapInArrow`` function: every owned match of every group of the partition.
+
+    Each group's Arrow columns go to the engine as a stream
+    (:meth:`~kleene.reference.events.Stream.from_columns`): the engine filters
+    on them and builds events only for the rows it keeps."""
     compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit)
     out = _Output(task)
     emitted = False
     n_streams = len(task.streams)
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
-    for key, rows in itertools.groupby(_rows(task, batches), key=lambda r: r[0]):
-        origin: array = array("q")
-        stamps: list[int | float] = []
-        extra: list[tuple[Any, ...]] = []
-        for local in compiled.run(_events(task, rows, origin, stamps, extra)):
-            if slice_at is not None and owner(task.bounds, stamps[local.first]) != key[slice_at]:
+    for key, group in _groups(task, batches):
+        stream, origin = _group_stream(task, group)
+        stamps = stream.columns.ts
+        extra = list(zip(*[group.column(c).to_pylist() for c in task.columns], strict=True)) \
+            if task.columns else []
+        for local in compiled.run(stream):
+            if slice_at is not None and \
+                    owner(task.bounds, stamps[local.first].as_py()) != key[slice_at]:
                 continue
-            m = Match(tuple((v, tuple(origin[p] for p in ps)) for v, ps in local.bindings))
+            m = Match(tuple((v, tuple(int(origin[p]) for p in ps)) for v, ps in local.bindings))
             out.add(key[:n_streams], m, local, extra)
             if out.full():
                 yield out.flush()

@@ -24,6 +24,16 @@ exactly as the reference compares them. A property that reads something else
 (``prev``, aggregates: never a property of one event) is evaluated event by
 event with :func:`~kleene.reference.conditions.holds`.
 
+The same evaluation runs over the Arrow columns of a loaded stream
+(:class:`ArrowColumns`, :class:`kleene.reference.columnar.Columns`) without
+building events: a column's kinds come from its type (``int``/``float`` are
+numbers, strings, booleans; a *text* column's cells are numbers or strings
+one by one, :func:`kleene.reference.textvalues.text_kinds`), nulls are
+missing, and each comparison runs with Arrow's kernels on the rows where both
+sides have the same kind. Numbers are compared as floats there, so two
+integers beyond 2**53 apart by less than their spacing may compare as the
+reference would not (documented; no stream of ours has such integers).
+
 Conventions: ``e`` an event, ``batch`` a sequence of events, ``n`` its length.
 """
 
@@ -34,7 +44,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from kleene.reference.columnar import Columns as EventColumns
 from kleene.reference.conditions import (
     And,
     Attr,
@@ -52,6 +65,7 @@ from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
+from kleene.reference.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
 
 #: Kleene's strong logic on int8: false, unknown, true.
 F, U, T = 0, 1, 2
@@ -156,6 +170,84 @@ class Columns:
         return out
 
 
+#: Arrow's comparison kernels by operator.
+_ARROW_OPS = {"=": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
+              ">": pc.greater, ">=": pc.greater_equal}
+
+
+class ArrowColumns(Columns):
+    """:class:`Columns` over the Arrow columns of a stream (no events are built).
+
+    An operand is ``(kinds, values)``: the kind code of each row (or one code
+    for a constant) and, per kind present, the values to compare (an Arrow
+    array or scalar).
+    """
+
+    def __init__(self, columns: EventColumns, var: str = EVENT) -> None:
+        self.columns, self.var, self.n = columns, var, len(columns)
+        self._operands: dict[str, tuple[np.ndarray, dict[int, object]]] = {}
+
+    @property
+    def batch(self) -> list[Event]:   # type: ignore[override]
+        """The events (built only when a condition cannot be evaluated over columns)."""
+        return self.columns.events()
+
+    def _attribute(self, name: str) -> tuple[np.ndarray, dict[int, object]]:
+        if name not in self._operands:
+            self._operands[name] = _arrow_operand(self.columns.column(name), self.n)
+        return self._operands[name]
+
+    def _compare(self, c: Cmp) -> np.ndarray:
+        lk, lv = self._arrow_term(c.left)
+        rk, rv = self._arrow_term(c.right)
+        lk_n = np.broadcast_to(lk, (self.n,))
+        known = (lk_n == rk) & (lk_n != MISSING)
+        out = np.full(self.n, U, dtype=np.int8)
+        op = _ARROW_OPS[c.op]
+        for kind in lv.keys() & rv.keys():
+            sel = known & (lk_n == kind)
+            if not sel.any():
+                continue
+            verdict = op(lv[kind], rv[kind])
+            if isinstance(verdict, pa.Scalar):
+                out[sel] = T if verdict.as_py() else F
+                continue
+            got = np.asarray(pc.fill_null(verdict, False).to_numpy(zero_copy_only=False),
+                             dtype=bool)
+            out[sel] = np.where(got[sel], T, F)
+        return out
+
+    def _arrow_term(self, t: Term) -> tuple[np.ndarray | int, dict[int, object]]:
+        if isinstance(t, Const):
+            code = kind_code(t.value)
+            return code, {code: pa.scalar(t.value)}
+        if isinstance(t, Attr) and t.var == self.var:
+            return self._attribute(t.attr)
+        raise Unsupported(f"{t} is not an attribute of the single event {self.var!r}")
+
+
+def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray,
+                                                                       dict[int, object]]:
+    """Kinds and values of one column (``None``: no row has it, every value is missing)."""
+    if found is None:
+        return np.full(n, MISSING, dtype=np.int8), {}
+    raw, kind = found
+    arr: Any = raw.combine_chunks() if isinstance(raw, pa.ChunkedArray) else raw
+    if kind == TEXT_KIND:
+        nums, numbers, strs = text_kinds(arr)
+        kinds = np.full(n, MISSING, dtype=np.int8)
+        kinds[nums] = NUM
+        kinds[strs] = STR
+        return kinds, {NUM: pa.array(numbers), STR: arr}
+    code = STR if kind == STR_KIND else BOOL if kind == BOOL_KIND else NUM
+    if arr.null_count == 0:
+        kinds = np.full(n, code, dtype=np.int8)
+    else:
+        valid = np.asarray(pc.is_valid(arr).to_numpy(zero_copy_only=False), dtype=bool)
+        kinds = np.where(valid, code, MISSING).astype(np.int8)
+    return kinds, {code: arr}
+
+
 def _pick(x: object, where: np.ndarray) -> object:
     return x[where] if isinstance(x, np.ndarray) else x
 
@@ -179,9 +271,9 @@ class PropertyBits:
         #: Each distinct property (over :data:`EVENT`) with the bits of its variables.
         self.masks: tuple[tuple[Condition, int], ...] = tuple(by_condition.items())
 
-    def of(self, batch: Sequence[Event]) -> np.ndarray:
-        """ē of every event of ``batch`` (int64)."""
-        cols = Columns(batch)
+    def of(self, batch: Sequence[Event] | EventColumns) -> np.ndarray:
+        """ē of every event of ``batch`` (int64): events, or the columns of a loaded stream."""
+        cols = ArrowColumns(batch) if isinstance(batch, EventColumns) else Columns(batch)
         bits = np.zeros(len(batch), dtype=np.int64)
         for c, mask in self.masks:
             bits[cols.holds(c)] |= mask

@@ -42,7 +42,7 @@ from kleene.engines.protocol import (
     window_in_units,
 )
 from kleene.engines.ses.automaton import required_features
-from kleene.engines.windows.framework import BATCH, MatchWindows
+from kleene.engines.windows.framework import BATCH, ROWS, MatchWindows
 from kleene.engines.windows.matching import absorb, matcher
 from kleene.engines.windows.soundness import preserved_policies
 from kleene.reference.errors import Unsupported
@@ -109,7 +109,7 @@ class CompiledWindows(Pictured):
         windows = MatchWindows(self.pattern, A, tau=tau, attributes=self.attributes,
                                filtering=steps.filtering, conditions=steps.conditions,
                                paper_faithful=steps.paper_faithful, counters=self.counters,
-                               batch=steps.batch)
+                               batch=steps.batch, rows=steps.rows)
         try:
             yield from windows.run(events)
         finally:
@@ -122,7 +122,8 @@ class WindowsEngine:
 
     ``anchored``: A runs only the run started at W's first event when the inner
     engine is an SES automaton or brute force (else every run, keeping the
-    matches that start there); ``batch``: events filtered at once.
+    matches that start there); ``batch``: events filtered at once; ``rows``: rows of
+    a loaded stream's columns filtered at once.
     """
 
     name: str = "windows+ses"
@@ -133,6 +134,7 @@ class WindowsEngine:
     paper_faithful: bool = False
     anchored: bool = True
     batch: int = BATCH
+    rows: int = ROWS
 
     @property
     def inner_engine(self) -> Engine:

@@ -51,7 +51,10 @@ import numpy as np
 from kleene.engines.protocol import Counters
 from kleene.engines.windows.columns import PropertyBits
 from kleene.engines.windows.matching import WindowMatcher
+from kleene.engines.windows.pruning import Candidates
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
+from kleene.reference.columnar import Columns as EventColumns
+from kleene.reference.columnar import column_batches
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.partitioning import partition_key
@@ -59,6 +62,8 @@ from kleene.reference.ses.pattern import SESPattern
 
 #: Events read (and filtered over their columns) at once.
 BATCH = 4096
+#: Rows of a loaded stream's columns filtered at once.
+ROWS = 65_536
 
 
 class Entry:
@@ -79,17 +84,19 @@ class MatchWindows:
     ``attributes`` are the partitioning attributes (none: one window);
     ``filtering`` and ``conditions`` switch Thm 1 and Thm 2/3 on; ``batch`` is the
     number of events whose properties are evaluated at once (matches are
-    emitted at the end of each batch).
+    emitted at the end of each batch), ``rows`` the same for the rows of a
+    loaded stream's columns.
     """
 
     def __init__(self, pattern: SESPattern, A: WindowMatcher, *, tau: int | float,
                  attributes: Sequence[str] = (), filtering: bool = True,
                  conditions: bool = True, paper_faithful: bool = False,
-                 counters: Counters | None = None, batch: int = BATCH) -> None:
+                 counters: Counters | None = None, batch: int = BATCH,
+                 rows: int = ROWS) -> None:
         self.A, self.tau, self.attributes = A, tau, tuple(attributes)
         self.filtering, self.conditions, self.faithful = filtering, conditions, paper_faithful
         self.counters = counters if counters is not None else Counters()
-        self.batch = max(1, batch)
+        self.batch, self.rows = max(1, batch), max(1, rows)
         self.layout = Layout.of(pattern)
         # ē: for the filter, the statistics, and A when it reads properties off ē.
         self.properties = PropertyBits(pattern) if filtering or conditions or A.reads_bits \
@@ -100,17 +107,55 @@ class MatchWindows:
     # ------------------------------------------------------------ the main loop
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        """Algorithm 1 over ``events``: every match A returns, as soon as its window is done."""
+        """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
+
+        Over the columns of a loaded stream (:func:`~kleene.reference.columnar.column_batches`),
+        batch by batch, the filter reads the columns, and events are built only
+        for the rows that pass it and can be in a window A is called on
+        (:mod:`kleene.engines.windows.pruning`; positions preserved).
+        """
+        batches = column_batches(events, self.rows)
+        if batches is not None:
+            yield from self._run_batches(batches)
+            return
         it = iter(events)
         while batch := list(islice(it, self.batch)):
             yield from self._read(batch)
         yield from self._finish()
 
+    def _run_batches(self, batches: Iterable[tuple[int, EventColumns]]) -> Iterator[Match]:
+        """:meth:`run` over batches of columns ``(offset, columns)``."""
+        prune = self.filtering and self.conditions and not self.faithful \
+            and self.properties is not None
+        pending = Candidates(self.layout, self.tau, prune)
+        counters = self.counters
+        for offset, part in batches:
+            n = len(part)
+            counters.events_read += n
+            if self.properties is None:
+                kept, bits = np.arange(n), np.zeros(n, dtype=np.int64)
+            else:
+                every = self.properties.of(part)
+                counters.predicate_evaluations += n * len(self.properties.masks)
+                kept = np.flatnonzero(every) if self.filtering else np.arange(n)
+                counters.events_filtered += n - len(kept)
+                bits = every[kept]
+            for events, chunk, now in pending.push(offset, part, kept, bits):
+                yield from self._loop(zip(events, chunk, strict=True), now)
+        for events, chunk, now in pending.finish():
+            yield from self._loop(zip(events, chunk, strict=True), now)
+        yield from self._finish()
+
     def _read(self, batch: list[Event]) -> list[Match]:
         """The main loop for each event of ``batch``."""
-        counters, tau, out = self.counters, self.tau, []
-        counters.events_read += len(batch)
-        for e, bits in self._passing(batch):
+        self.counters.events_read += len(batch)
+        return self._loop(self._passing(batch), batch[-1].ts)
+
+    def _loop(self, passing: Iterable[tuple[Event, int]], last: int | float | None) -> list[Match]:
+        """The main loop for each event that passed the filter; ``last`` is the timestamp
+        of the batch's last event (filtered or not)."""
+        tau, out = self.tau, []
+        for e, bits in passing:
             entry = self._entry(e)
             if entry is None:
                 continue
@@ -118,8 +163,8 @@ class MatchWindows:
             while window and e.ts - window[0].ts > tau:    # W exceeds τ with e
                 out += self._complete(entry)
             self._enqueue(entry, e, bits)
-        if not self.faithful:
-            out += self._pass_time(batch[-1].ts)
+        if not self.faithful and last is not None:
+            out += self._pass_time(last)
         return out
 
     def _passing(self, batch: list[Event]) -> Iterable[tuple[Event, int]]:

@@ -1,0 +1,185 @@
+"""Kleene beside its peers on the real stock stream (issue 10): end to end and after load.
+
+Workloads (the issue's): on the whole stock stream (224,473 events),
+
+- seq3 = ``<{x}, {y}, {z}>``: a SELL of INTC, then a BUY of RIMM, then a BUY
+  of QQQ at a higher price than x's (``z.price > x.price``);
+- AND3 = ``<{x, y, z}>``: the same three events in any order;
+
+each within 500 and 1000 ms, policy ``any``, by ``windows+ses`` (seed 001's
+match windows around the SES automaton) and ``ses-automaton`` (seed 000's
+automaton alone). Figures, each measured in this run:
+
+- *text e2e*: seconds of ``kleene match --count`` on the gzip stock text, a
+  fresh process (interpreter start, imports, load, match, print);
+- *parquet e2e*: the same on the file ``kleene convert`` writes;
+- *after load*: the engine's run alone, in this process, as events/s.
+
+Seconds are CPU seconds (user + system) of the process, as in
+:mod:`bench.measure`: the machine is shared, and wall time there measures the
+neighbours. Arrow's readers use threads, so on an idle machine the wall
+time of a load is at most its CPU time.
+
+Ratios: to the plain-Python baseline measured here (one ``re`` match per
+line of the same file: the cheapest row-by-row parse), to the peers'
+figures on this machine type (OpenCEP end to end: 4.4 s seq3, 4.1 s AND3, at
+500 ms; Wayeb, seed 004 Sec. 5.3 Fig. 2, one core: about 1.3 M events/s on
+seq3) and to Kleene before the columnar plane (loading 2.6 s; SES automaton
+23.7 s and 37.5 s end to end). Match counts stand beside each figure: every
+configuration of a workload must report the same number.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench.report import Table, emit, ratio
+from kleene.cli.demo import default_data
+from kleene.engines.protocol import engine
+from kleene.reference.loaders import load_events
+from kleene.reference.ses.text import parse_ses
+
+#: The peers' figures the issue measured on this machine type (seconds, events/s).
+OPENCEP_S = {"seq3": 4.4, "AND3": 4.1}
+WAYEB_EVENTS_PER_S = 1.3e6
+#: Kleene before the columnar plane (main, same machine): load, SES automaton end to end.
+BEFORE_LOAD_S = 2.6
+BEFORE_SES_S = {"seq3": 23.7, "AND3": 37.5}
+
+_WHERE = ("WHERE x.type = 'SELL' AND x.name = 'INTC' AND y.type = 'BUY' AND y.name = 'RIMM' "
+          "AND z.type = 'BUY' AND z.name = 'QQQ' AND z.price > x.price")
+SHAPES = {"seq3": "<{x}, {y}, {z}>", "AND3": "<{x, y, z}>"}
+ENGINES = ("windows+ses", "ses-automaton")
+_LINE = re.compile(r"(\w+)\(id=(\d+),name=([\w.]+),volume=(\d+),price=([\d.]+),"
+                   r"stock_time=(\d+)\)")
+
+
+def pattern_text(shape: str, ms: int) -> str:
+    """The SES text of workload ``shape`` within ``ms`` milliseconds."""
+    return f"PATTERN {SHAPES[shape]}\n{_WHERE}\nWITHIN {ms} ms\n"
+
+
+def python_parse_seconds(path: Path) -> float:
+    """CPU seconds to parse every line of the stock file with one Python regex."""
+    started = time.process_time()
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            m = _LINE.match(line)
+            if m is not None:
+                (m.group(1), int(m.group(2)), m.group(3), int(m.group(4)), float(m.group(5)),
+                 int(m.group(6)))
+    return time.process_time() - started
+
+
+def cli_seconds(pattern: Path, events: Path, eng: str, limit: int | None) -> tuple[float, int]:
+    """CPU seconds (user + system) and match count of ``kleene match --count`` in a
+    fresh process."""
+    cmd = [sys.executable, "-m", "kleene", "match", "--pattern", str(pattern), "--events",
+           str(events), "--policy", "any", "--engine", eng, "--count"]
+    if limit is not None:
+        cmd += ["--limit", str(limit)]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+    return seconds, int(done.stdout.strip())
+
+
+def run(quick: bool = False) -> None:
+    """Print the load table and the peers table; write them to ``out/bench/``."""
+    data = default_data()
+    if not data.exists():
+        print(f"(bench peers: {data} is not present; skipped)\n")
+        return
+    limit = 20_000 if quick else None
+    windows = (500,) if quick else (500, 1000)
+    engines = ENGINES[:1] if quick else ENGINES
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        parquet = work / "stocks.parquet"
+        regex_s = python_parse_seconds(data)
+        loads = _load_table(data, parquet, limit, regex_s)
+        emit(loads, "peers_load")
+        stream = load_events(data, limit=limit)
+        n = len(stream)
+        table = Table(
+            title="Kleene and its peers on the stock stream (policy any, --count, CPU s)",
+            columns=("workload", "engine", "matches", "text e2e s", "parquet e2e s",
+                     "after load s", "after load ev/s", "text e2e / regex parse",
+                     "OpenCEP / text e2e", "OpenCEP / parquet e2e", "after load / Wayeb"),
+            header=[f"stream: {data} ({n:,} events); plain-Python regex parse of the file "
+                    f"{regex_s:.2f} s ({224_473 / regex_s:,.0f} events/s)"])
+        for shape in SHAPES:
+            for ms in windows:
+                text = pattern_text(shape, ms)
+                path = work / f"{shape}_{ms}.ses"
+                path.write_text(text, encoding="utf-8")
+                for eng in engines:
+                    compiled = engine(eng).compile(parse_ses(text), policy="any",
+                                                   time_unit=stream.time_unit)
+                    sum(1 for _ in compiled.run(load_events(data, limit=1000)))   # warm up
+                    started = time.process_time()
+                    found = sum(1 for _ in compiled.run(stream))
+                    after = time.process_time() - started
+                    text_s, k1 = cli_seconds(path, data, eng, limit)
+                    parquet_s, k2 = cli_seconds(path, parquet, eng, limit)
+                    counts = {found, k1, k2}
+                    anchor = OPENCEP_S[shape] if ms == 500 and eng == "windows+ses" else None
+                    table.add(f"{shape} {ms} ms", eng,
+                              found if len(counts) == 1 else f"DIFFER {sorted(counts)}",
+                              text_s, parquet_s, after, n / after, ratio(text_s, regex_s),
+                              ratio(anchor, text_s) if anchor else None,
+                              ratio(anchor, parquet_s) if anchor else None,
+                              ratio(n / after, WAYEB_EVENTS_PER_S))
+        table.notes += [
+            f"OpenCEP end to end (issue 10, same machine type, 500 ms): seq3 "
+            f"{OPENCEP_S['seq3']} s, AND3 {OPENCEP_S['AND3']} s; Wayeb ~1.3 M events/s",
+            f"before the columnar plane: ses-automaton end to end seq3 "
+            f"{BEFORE_SES_S['seq3']} s, AND3 {BEFORE_SES_S['AND3']} s (500 ms)",
+            "targets: text e2e ≥ 10× OpenCEP, parquet e2e ≥ 20×, after load ≥ 1.5 M "
+            "events/s (windows+ses), ses-automaton ≥ 5× faster than before"]
+        emit(table, "peers")
+
+
+def _load_table(data: Path, parquet: Path, limit: int | None, regex_s: float) -> Table:
+    """Loading alone: the stock text, then the Parquet file ``kleene convert`` writes."""
+    from kleene.cli import main as kleene
+
+    load_events(data, limit=10)          # warm up: imports and Arrow's first kernels
+    started = time.process_time()
+    stream = load_events(data, limit=limit)
+    text_s = time.process_time() - started
+    with open(os.devnull, "w") as sink:
+        saved, sys.stdout = sys.stdout, sink
+        try:
+            args = ["convert", str(data), "-o", str(parquet)]
+            kleene(args + (["--limit", str(limit)] if limit is not None else []))
+        finally:
+            sys.stdout = saved
+    started = time.process_time()
+    again = load_events(parquet)
+    parquet_s = time.process_time() - started
+    n = len(stream)
+    assert len(again) == n
+    table = Table(title="Loading the stock stream (in process, imports excluded, CPU s)",
+                  columns=("source", "events", "seconds", "events/s", "vs before (2.6 s)",
+                           "vs regex parse"),
+                  header=[f"before the columnar plane: {BEFORE_LOAD_S} s for the whole "
+                          "stream (one Python Event per row); targets ≥ 10× (text), ≥ 50× "
+                          "(Parquet)"])
+    scale = n / 224_473
+    table.add("stock text (gzip)", n, text_s, n / text_s, ratio(BEFORE_LOAD_S * scale, text_s),
+              ratio(regex_s, text_s))
+    table.add("Parquet (kleene convert)", n, parquet_s, n / parquet_s,
+              ratio(BEFORE_LOAD_S * scale, parquet_s), ratio(regex_s, parquet_s))
+    return table

@@ -1,0 +1,52 @@
+"""``kleene convert``: read events once, validate them, write them as Parquet.
+
+For data loaded many times: the Parquet file holds the validated, typed
+columns (timestamps named ``ts``, types ``type``; the time unit, the text
+columns and the sparse columns in the file's metadata), so reading it back
+gives the same events with no parsing and no checks to redo beyond the
+cheap ones (the loader of :mod:`kleene.reference.loaders` reads it).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from kleene.cli.common import add_event_options, load_stream, plural
+from kleene.reference.columnar import columns_of
+from kleene.reference.errors import StreamError
+
+NAME = "convert"
+HELP = "validate events and write them as Parquet (for data loaded many times)"
+
+
+def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    """Declare ``kleene convert EVENTS -o FILE.parquet``."""
+    parser = commands.add_parser(NAME, help=HELP, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_event_options(parser, positional=True)
+    parser.add_argument("-o", "--output", required=True, metavar="FILE.parquet",
+                        help="the Parquet file to write")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load (with every check of ``kleene match``), then write the columns."""
+    import pyarrow.parquet as pq
+
+    stream = load_stream(args)
+    columns = stream.columns
+    if columns is None:
+        try:
+            columns = columns_of(stream.events)
+        except ValueError as err:
+            raise StreamError(f"cannot write as columns: {err}", source=args.events) from None
+    table = columns.table()
+    meta = dict(table.schema.metadata or {})
+    if stream.time_unit:
+        meta[b"kleene.time_unit"] = stream.time_unit.encode()
+    try:
+        pq.write_table(table.replace_schema_metadata(meta), args.output)
+    except OSError as err:
+        raise StreamError(f"cannot write: {err.strerror or err}", source=args.output) from None
+    print(f"{args.output}: {plural(len(stream), 'event')}")
+    return 0

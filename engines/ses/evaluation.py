@@ -1,0 +1,71 @@
+"""Conditions of Θ_δ evaluated fast while the SES automaton runs (seed 000 Alg. 2
+lines 3–4), with the reference's verdicts.
+
+:func:`plan` sorts each condition of a transition: a single comparison of
+attributes and constants is evaluated by :func:`comparison_holds` over the
+instantiations that involve the new event (seed 001 Sec. 3's decomposition,
+without building :class:`~kleene.reference.conditions.Instance` objects); a
+property of the variable being bound (Sec. 4.2.1) is evaluated once per event
+(:class:`~kleene.engines.ses.run.Execution` caches its verdict); anything
+else goes to :func:`~kleene.reference.conditions.holds`. Every verdict is
+:func:`~kleene.reference.conditions.compare`'s three-valued one, true only
+when true.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+
+from kleene.reference.conditions import Attr, Cmp, Condition, Const, compare, is_property_of
+from kleene.reference.events import Event, Value
+
+Buffer = Mapping[str, tuple[Event, ...]]
+
+
+#: :func:`plan` of a property of the variable being bound (Sec. 4.2.1: one event alone).
+PROPERTY = (True,)
+
+
+@lru_cache(maxsize=4096)
+def plan(theta: Condition, v: str) -> tuple | None:
+    """How :meth:`Execution._fire` evaluates ``theta`` when ``v`` binds an event.
+
+    ``(property, op, left, right)`` for one comparison of attributes and
+    constants, no ``prev`` or aggregate (evaluated without building
+    instantiations); :data:`PROPERTY` for another property of ``v``;
+    ``None`` otherwise (the reference's :func:`~kleene.reference.conditions.holds`).
+    A property's verdict depends on the event alone (Sec. 4.2.1), so it is
+    computed once per event.
+    """
+    prop = is_property_of(theta, v)
+    if isinstance(theta, Cmp) and all(isinstance(t, (Attr, Const))
+                                      for t in (theta.left, theta.right)):
+        return (prop, theta.op, theta.left, theta.right)
+    if prop:
+        return PROPERTY
+    return None
+
+
+def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
+    """``holds(Cmp(op, left, right), β ∪ {v/(e,)})`` for attributes and constants: every
+    pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
+    bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
+    _, op, left, right = plan
+
+    def values(t: Attr | Const) -> list[Value] | Value:
+        if isinstance(t, Const):
+            return t.value
+        if t.var == v:
+            return e.value(t.attr)
+        return [x.value(t.attr) for x in beta[t.var]]
+
+    a, b = values(left), values(right)
+    if isinstance(a, list) or isinstance(b, list):
+        la = a if isinstance(a, list) else [a]
+        lb = b if isinstance(b, list) else [b]
+        if isinstance(left, Attr) and isinstance(right, Attr) and left.var == right.var \
+                and left.var != v:      # one variable on both sides: the same event
+            return all(compare(op, x, y) is True for x, y in zip(la, lb, strict=True))
+        return all(compare(op, x, y) is True for x in la for y in lb)
+    return compare(op, a, b) is True
