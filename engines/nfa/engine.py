@@ -150,21 +150,29 @@ class CompiledNFA:
             else ChainRunner(p, self.counters, self.orders[b]) for b, p in enumerate(plans)]
         return self._drive(runners, stream, bound)
 
+    def relevant(self) -> frozenset[str | None] | None:
+        """The event types some slot or negation reads (``None``: every type)."""
+        types: set[str | None] = set()
+        for p in self.plans:
+            types |= p.shape.types | p.neg_types
+        return None if None in types else frozenset(types)
+
     def _drive(self, runners: list[Runner], stream: Iterator[Event],
                bound: float | None) -> Iterator[Match]:
-        c = self.counters
+        stream = self._filtered(stream, self.relevant())
         if len(runners) == 1:
             (r,) = runners
+            step = r.step
             for e in stream:
-                c.events_read += 1
-                yield from r.step(e)
+                out = step(e)
+                if out:
+                    yield from out
             yield from r.close()
             return
         seen = Seen(bound)
         times: deque[tuple[int, float]] = deque()
         ts_of: dict[int, float] = {}
         for e in stream:
-            c.events_read += 1
             times.append((e.position, e.ts))
             ts_of[e.position] = e.ts
             for r in runners:
@@ -179,6 +187,22 @@ class CompiledNFA:
             for m in r.close():
                 if seen.first_time(m, ts_of.get(m.first, 0.0)):
                     yield m
+
+
+    def _filtered(self, stream: Iterator[Event], relevant: frozenset[str | None] | None,
+                  ) -> Iterator[Event]:
+        """The events of the pattern's types (``None``: all), the others counted as filtered.
+
+        Skipping an event of another type changes no match: it is in no slot, and
+        a window only delays what it would have released or expired.
+        """
+        c = self.counters
+        for e in stream:
+            c.events_read += 1
+            if relevant is None or e.type in relevant:
+                yield e
+            else:
+                c.events_filtered += 1
 
 
 @dataclass

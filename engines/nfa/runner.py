@@ -10,8 +10,6 @@ is still held back at the end of the stream.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from kleene.engines.nfa.partial import NegationBuffers, Partial, Pending, Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
@@ -75,14 +73,3 @@ class Runner:
     def remember(self, e: Event) -> None:
         """Buffer ``e`` if the NFA reads it later (the lazy NFA)."""
 
-
-def drive(runners: list[Runner], events: Iterator[Event], counters: Counters,
-          ) -> Iterator[Match]:
-    """Run ``runners`` side by side over one pass of ``events`` (a multi-chain runs one
-    runner per branch); duplicates are left to the caller."""
-    for e in events:
-        counters.events_read += 1
-        for r in runners:
-            yield from r.step(e)
-    for r in runners:
-        yield from r.close()
