@@ -27,29 +27,40 @@ class Runner:
         self.pending = Pending(plan)
         self.out: list[Match] = []
         self._oldest = float("inf")  # the smallest first ts among live instances
+        self._pruned = -float("inf")  # when the buffers were last pruned
 
     def step(self, e: Event) -> list[Match]:
         """Feed ``e``; the matches that became final."""
         plan, c = self.plan, self.c
         self.out = out = []
-        for p in self.pending.due(e.ts):
-            out.extend(plan.release(p, c, self.negbuf))
-        self.negbuf.prune(e.ts)
-        if plan.bound is not None and e.ts - self._oldest > plan.bound:
-            self.live = [p for p in self.live if plan.alive(p, e.ts)]
-            self._oldest = min((p.first for p in self.live), default=float("inf"))
-        self.expire(e.ts)
+        ts = e.ts
+        if self.pending.heap and self.pending.heap[0][0] < ts:
+            for p in self.pending.due(ts):
+                out.extend(plan.release(p, c, self.negbuf))
+        bound = plan.bound
+        if bound is not None:
+            if self.negbuf.events:
+                self.negbuf.prune(ts)
+            if ts - self._oldest > bound:
+                self.live = [p for p in self.live if ts - p.first <= bound]
+                self._oldest = min((p.first for p in self.live), default=float("inf"))
+            if ts - self._pruned > bound / 2:
+                self._pruned = ts
+                self.expire(ts)
         added: list[Partial] = []
         self.take(e, added)
-        for p in added:
-            if p.first < self._oldest:
-                self._oldest = p.first
-        self.live.extend(added)
-        if e.type in self.plan.neg_types or None in self.plan.neg_types:
+        if added:
+            for p in added:
+                if p.first < self._oldest:
+                    self._oldest = p.first
+            self.live.extend(added)
+        if self.negbuf.events and (e.type in plan.neg_types or None in plan.neg_types):
             self.negbuf.add(e)
         self.remember(e)
-        c.observe_active(len(self.live))
-        plan.check_budget(len(self.live))
+        live = len(self.live)
+        if live > c.peak_instances:
+            c.peak_instances = live
+            plan.check_budget(live)
         return out
 
     def close(self) -> list[Match]:
@@ -68,7 +79,8 @@ class Runner:
         raise NotImplementedError
 
     def expire(self, ts: float) -> None:
-        """Forget buffered events the window has left behind (the lazy NFA's buffers)."""
+        """Forget buffered events the window has left behind (the lazy NFA's buffers;
+        called every half window: the buffers' readers bound ``ts`` themselves)."""
 
     def remember(self, e: Event) -> None:
         """Buffer ``e`` if the NFA reads it later (the lazy NFA)."""
