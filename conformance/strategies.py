@@ -160,7 +160,7 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
                       windows: st.SearchStrategy[int] = _OP_WINDOWS,
                       disjunction: bool = True, negation: bool = True,
                       kleene: bool = True, subpattern_kleene: bool = False,
-                      conditions: bool = True) -> object:
+                      conditions: bool = True, optional_window: bool = True) -> object:
     """A well-formed operator pattern (seed 003) using ``SEQ``, ``AND``, ``OR``, ``NOT``,
     ``B+``, ``B{l,m}``, properties, relationships, negation conditions, aggregates and
     ``prev``. ``subpattern_kleene`` also iterates sub-patterns (``SEQ(A a, B b)+``);
@@ -249,7 +249,8 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
             v = draw(st.sampled_from(iterated), label="prev variable")
             found.append(Cmp(draw(st.sampled_from(("<", "<=", "=")), label="prev op"),
                              Prev(v, "V"), Attr(v, "V")))
-    window = draw(st.one_of(st.none(), windows.map(Duration)), label="window")
+    window = draw((st.none() | windows.map(Duration)) if optional_window
+                  else windows.map(Duration), label="window")
     for w in (window, Duration(draw(windows, label="fallback window"))):
         try:
             return OperatorPattern(expr, tuple(found), w)  # type: ignore[arg-type]

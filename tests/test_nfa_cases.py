@@ -17,7 +17,7 @@ from kleene.engines.protocol import Query, claims, compile_query, engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.match import matches_from_json
 
-ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain")
+ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 
 #: Claimed tests outside the fragment: Kleene over a sub-pattern (seed 003 Sec. 4.5
 #: iterates single events only).

@@ -11,7 +11,7 @@ from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 
-ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain")
+ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 
 
 def stream(types: str, **extra: list[int]) -> Stream:

@@ -5,7 +5,9 @@
   post-processing (Sec. 4.4.1);
 - ``nfa-chain-fc``: the same with first-chance negation (Sec. 4.4.2);
 - ``nfa-multichain``: the Lazy Multi-Chain NFA of Sec. 5, one chain per
-  conjunct of the DNF (:mod:`.disjunction`).
+  conjunct of the DNF (:mod:`.disjunction`);
+- ``nfa-tree``: the lazy Tree NFA of Sec. 7 (:mod:`.tree`), one per conjunct,
+  its order chosen from the buffers' current counts while it runs.
 
 The chain's order is ascending frequency: ``frequencies`` (events per type)
 if given, else estimated from the first ``sample`` events of the stream
@@ -34,6 +36,7 @@ from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.shape import shape_of
+from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.protocol import (
     Counters,
     Feature,
@@ -52,7 +55,7 @@ from kleene.reference.match import Match
 from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.operators.policies import chosen_policy
 
-Kind = Literal["eager", "chain"]
+Kind = Literal["eager", "chain", "tree"]
 
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
@@ -90,16 +93,18 @@ class CompiledNFA:
                          for b, p in enumerate(self.plans))
 
     def _state(self, branch: int, bound: Iterable[str]) -> Hashable:
-        if self.kind == "eager":
+        if self.kind != "chain":
             return (branch, frozenset(bound))
         return (branch, len(tuple(bound)))
 
     def iter_transitions(self) -> Iterator[Transition]:
         for b, plan in enumerate(self.plans):
-            yield from (self._eager_edges(b, plan) if self.kind == "eager"
-                        else self._chain_edges(b, plan, self.orders[b]))
+            yield from (self._chain_edges(b, plan, self.orders[b]) if self.kind == "chain"
+                        else self._subset_edges(b, plan, ordered=self.kind == "eager"))
 
-    def _eager_edges(self, b: int, plan: Plan) -> Iterator[Transition]:
+    def _subset_edges(self, b: int, plan: Plan, *, ordered: bool) -> Iterator[Transition]:
+        """States are sets of bound slots: order ideals for the eager NFA (a slot after
+        its predecessors), every subset for the Tree NFA (any slot next, Sec. 7)."""
         shape = plan.shape
         seen: set[frozenset[int]] = set()
         todo = [frozenset[int]()]
@@ -115,7 +120,7 @@ class CompiledNFA:
                 if s.index in state:
                     if s.iterated and not any(t in state for t in shape.after[s.index]):
                         yield Transition(here, here, s.var, guard)
-                elif shape.before[s.index] <= state:
+                elif not ordered or shape.before[s.index] <= state:
                     nxt = state | {s.index}
                     yield Transition(here, (b, frozenset(shape.slots[i].var for i in nxt)),
                                      s.var, guard)
@@ -139,15 +144,17 @@ class CompiledNFA:
                  window_in_units(self.pattern.window, self.time_unit, events, self.reading))
         plans = [replace(p, bound=bound) for p in self.plans]
         stream: Iterator[Event] = iter(events)
-        if self.kind == "chain" and self.frequencies is None:
+        if self.kind != "eager" and self.frequencies is None:
             head = list(itertools.islice(stream, self.sample))
             counts = Counter(e.type for e in head if e.type is not None)
             freqs: Mapping[str, float] = {t: float(k) for t, k in counts.items()}
             self.orders = tuple(chain_order(p, freqs) for p in plans)
             stream = itertools.chain(head, stream)
+        lazy = {"chain": ChainRunner, "tree": TreeRunner}
         runners: list[Runner] = [
             EagerRunner(p, self.counters) if self.kind == "eager"
-            else ChainRunner(p, self.counters, self.orders[b]) for b, p in enumerate(plans)]
+            else lazy[self.kind](p, self.counters, self.orders[b])
+            for b, p in enumerate(plans)]
         return self._drive(runners, stream, bound)
 
     def relevant(self) -> frozenset[str | None] | None:
@@ -246,3 +253,4 @@ register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))
 register("nfa-chain", lambda: NFAEngine("nfa-chain", "chain"))
 register("nfa-chain-fc", lambda: NFAEngine("nfa-chain-fc", "chain", first_chance=True))
 register("nfa-multichain", lambda: NFAEngine("nfa-multichain", "chain", multichain=True))
+register("nfa-tree", lambda: NFAEngine("nfa-tree", "tree", multichain=True))

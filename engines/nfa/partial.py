@@ -48,15 +48,16 @@ _INF = float("inf")
 class Partial:
     """An NFA instance: ``binds[i]`` the events of slot ``i`` (empty: unbound)."""
 
-    __slots__ = ("binds", "first", "last", "taken", "stage")
+    __slots__ = ("binds", "first", "last", "taken", "stage", "epoch")
 
     def __init__(self, binds: Binds, first: float, last: float, taken: frozenset[int],
-                 stage: int = 0) -> None:
+                 stage: int = 0, epoch: int = 0) -> None:
         self.binds = binds
         self.first = first
         self.last = last
         self.taken = taken
         self.stage = stage
+        self.epoch = epoch  # the Tree NFA's root epoch (:mod:`.tree`)
 
 
 EMPTY_TAKEN: frozenset[int] = frozenset()
@@ -130,7 +131,7 @@ class Plan:
         binds = list(p.binds)
         binds[slot] = binds[slot] + new if binds[slot] else new
         return Partial(tuple(binds), min(p.first, new[0].ts), max(p.last, new[-1].ts),
-                       p.taken.union(e.position for e in new), stage)
+                       p.taken.union(e.position for e in new), stage, p.epoch)
 
     def is_open(self, p: Partial, slot: int) -> bool:
         """Whether iterated ``slot`` is bound and may still take later events."""
