@@ -138,3 +138,11 @@ def test_unbounded_kleene_hits_the_budget(name: str) -> None:
     with pytest.raises(BudgetExceeded, match="nfa-instances"):
         for _ in compiled.run(stream("A " + "B " * 40)):
             pass
+
+
+def test_first_chance_waits_for_a_slot_of_the_negated_type() -> None:
+    """docs/errata.md#seed-003-first-chance: the B between a and c is the match's own b."""
+    text = "PATTERN AND(SEQ(A a, NOT(B n), C c), B b) WITHIN 5"
+    fc = NFAEngine("fc", "chain", first_chance=True, frequencies={"A": 1, "C": 1, "B": 5})
+    got, _ = run(fc, text, stream("A B C"))
+    assert got == [Match.of({"a": [0], "b": [1], "c": [2]})]
