@@ -172,6 +172,7 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
         Disj,
         Kleene,
         Neg,
+        Node,
         OperatorPattern,
         Primitive,
         Seq,
@@ -186,12 +187,12 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
     def primitive() -> Primitive:
         return Primitive(draw(types, label="type"), next(names))
 
-    def repeat(part: object) -> Kleene:
+    def repeat(part: Node) -> Kleene:
         low = draw(st.integers(1, 2), label="low")
         high = draw(st.sampled_from((None, low, low + 1)), label="high")
-        return Kleene(part, low, high)  # type: ignore[arg-type]
+        return Kleene(part, low, high)
 
-    def node(depth: int) -> object:
+    def node(depth: int) -> Node:
         kinds = ["primitive", "primitive"]
         if kleene:
             kinds.append("kleene")
@@ -209,22 +210,22 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
         if kind == "kleene-of":
             return repeat(Seq(tuple(node(0) for _ in range(2))))
         n = draw(st.integers(1 if kind != "or" else 2, max_parts), label="parts")
-        parts = [node(depth - 1) for _ in range(n)]
+        parts: list[Node] = [node(depth - 1) for _ in range(n)]
         if kind == "or":
-            return Disj(tuple(parts))  # type: ignore[arg-type]
+            return Disj(tuple(parts))
         if negation and draw(st.booleans(), label="negated"):
             at = draw(st.integers(0, len(parts)), label="negation place")
             parts.insert(at, Neg(primitive()))
-        return (Seq if kind == "seq" else Conj)(tuple(parts))  # type: ignore[arg-type]
+        return Seq(tuple(parts)) if kind == "seq" else Conj(tuple(parts))
 
     expr = node(max_depth)
     if isinstance(expr, Disj) and not disjunction:
         expr = Seq((expr,))
     found: list[Condition] = []
     if conditions:
-        positive = sorted(positive_variables(expr))  # type: ignore[arg-type]
-        negated = sorted(negated_variables(expr))  # type: ignore[arg-type]
-        together = [s for s in scopes(expr)]  # type: ignore[arg-type]
+        positive = sorted(positive_variables(expr))
+        negated = sorted(negated_variables(expr))
+        together = list(scopes(expr))
         for v in draw(st.lists(st.sampled_from(positive), max_size=1, unique=True),
                       label="properties"):
             op = draw(st.sampled_from(("=", "!=", "<", ">=")), label="property op")
@@ -238,14 +239,16 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
                 attr, op = draw(st.sampled_from((("ID", "="), ("V", "<"), ("V", "<="),
                                                  ("V", "!="))), label="relationship")
                 found.append(Cmp(op, Attr(x, attr), Attr(y, attr)))
-        iterated = sorted(iterated_variables(expr) - set(negated))  # type: ignore[arg-type]
-        if iterated and draw(st.booleans(), label="aggregate"):
+        iterated = sorted(iterated_variables(expr) - set(negated))
+        aggregate: bool = draw(st.booleans(), label="aggregate")
+        if iterated and aggregate:
             v = draw(st.sampled_from(iterated), label="aggregated")
             func = draw(st.sampled_from(("SUM", "AVG", "MIN", "MAX", "COUNT")), label="func")
             agg = Agg(func, v, None if func == "COUNT" else "V")
             found.append(Cmp(draw(st.sampled_from(("<=", ">=", "<")), label="agg op"), agg,
                              Const(draw(st.integers(1, 6), label="agg constant"))))
-        if iterated and draw(st.booleans(), label="prev"):
+        previous: bool = draw(st.booleans(), label="prev")
+        if iterated and previous:
             v = draw(st.sampled_from(iterated), label="prev variable")
             found.append(Cmp(draw(st.sampled_from(("<", "<=", "=")), label="prev op"),
                              Prev(v, "V"), Attr(v, "V")))
@@ -253,7 +256,7 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
                   else windows.map(Duration), label="window")
     for w in (window, Duration(draw(windows, label="fallback window"))):
         try:
-            return OperatorPattern(expr, tuple(found), w)  # type: ignore[arg-type]
+            return OperatorPattern(expr, tuple(found), w)
         except PatternError:
             continue
     return OperatorPattern(Seq((Primitive("A", "z"),)), (), window)

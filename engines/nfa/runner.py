@@ -32,7 +32,8 @@ class Runner:
     def step(self, e: Event) -> list[Match]:
         """Feed ``e``; the matches that became final."""
         plan, c = self.plan, self.c
-        self.out = out = []
+        out: list[Match] = []
+        self.out = out
         ts = e.ts
         if self.pending.heap and self.pending.heap[0][0] < ts:
             for p in self.pending.due(ts):
