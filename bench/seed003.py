@@ -81,7 +81,7 @@ class Settings:
     stock_limit: int | None     # events of the stock stream (None: all)
 
 
-FULL = Settings(events=20_000, ratios=(3, 30, 300, 700), window=30, stock_limit=None)
+FULL = Settings(events=10_000, ratios=(3, 30, 300, 700), window=20, stock_limit=None)
 QUICK = Settings(events=3_000, ratios=(3, 30), window=20, stock_limit=20_000)
 
 

@@ -80,11 +80,17 @@ class ChainRunner(Runner):
         plan, c, sigma, n = self.plan, self.c, self.sigma, self.plan.n
         self._added = added
         one = (e,)
+        types, t = plan.types, e.type
+        iterated = self.iterated
         for p in self.live:
             k = p.stage
-            if k < n and plan.accepts(sigma[k], e) and plan.admits(p, sigma[k], one, c):
-                self._enter(plan.bind(p, sigma[k], one, k + 1, c), sigma[k])
-            for i in self.iterated:
+            if k < n:
+                s = sigma[k]
+                if (types[s] is None or types[s] == t) and plan.admits(p, s, one, c):
+                    self._enter(plan.bind(p, s, one, k + 1, c), s)
+            if not iterated:
+                continue
+            for i in iterated:
                 if (p.binds[i] and plan.accepts(i, e) and plan.is_open(p, i)
                         and plan.admits(p, i, one, c)):
                     q = plan.bind(p, i, one, k, c)

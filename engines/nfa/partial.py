@@ -78,12 +78,13 @@ class Plan:
         self.n = len(self.shape.slots)
         self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
         self.neg_types = frozenset(x.type for x in self.shape.negations)
+        self.types = tuple(s.type for s in self.shape.slots)
         self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
 
     # ------------------------------------------------------------ edges
 
     def accepts(self, slot: int, e: Event) -> bool:
-        t = self.shape.slots[slot].type
+        t = self.types[slot]
         return t is None or t == e.type
 
     def admits(self, p: Partial, slot: int, new: tuple[Event, ...], c: Counters) -> bool:
