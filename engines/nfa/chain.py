@@ -38,21 +38,24 @@ _INF = float("inf")
 
 
 def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
-    """σ: the slots by ascending frequency of their types (ties: pattern order).
+    """σ: the slots by ascending frequency of their types (ties: pattern order), the
+    iterated slots last "regardless of [their] actual arrival rate" (Sec. 4.5: the
+    subsets of B events are the most frequent "events").
 
     ``frequencies`` gives events per unit of time (or counts) per type; a slot
-    of any type (``ANY``) counts every event. ``None``: the pattern's order.
+    of any type (``ANY``) counts every event. ``None``: the pattern's order
+    (iterated slots last).
     """
     slots = plan.shape.slots
-    if frequencies is None:
-        return tuple(s.index for s in slots)
-    total = sum(frequencies.values())
+    total = sum(frequencies.values()) if frequencies is not None else 0.0
 
     def rate(i: int) -> float:
+        if frequencies is None:
+            return 0.0
         t = slots[i].type
         return total if t is None else frequencies.get(t, 0.0)
 
-    return tuple(sorted(range(len(slots)), key=lambda i: (rate(i), i)))
+    return tuple(sorted(range(len(slots)), key=lambda i: (slots[i].iterated, rate(i), i)))
 
 
 class ChainRunner(Runner):

@@ -51,8 +51,11 @@ class TreeRunner(ChainRunner):
 
     # ------------------------------------------------------------ frequencies
 
-    def _count(self, slot: int) -> int:
-        return len(self.buffers[self.plan.shape.slots[slot].type])
+    def _count(self, slot: int) -> tuple[bool, int]:
+        """The slot's current frequency; an iterated slot counts as the most frequent
+        (Sec. 4.5: its subsets are)."""
+        s = self.plan.shape.slots[slot]
+        return s.iterated, len(self.buffers[s.type])
 
     def _next_slot(self, p: Partial) -> int:
         free = [i for i in range(self.plan.n) if not p.binds[i]]
@@ -66,7 +69,10 @@ class TreeRunner(ChainRunner):
             return
         current = self.switches[-1][0]
         best = min(range(plan.n), key=lambda i: (self._count(i), i))
-        if best != current and self._count(best) < SWITCH_RATIO * self._count(current):
+        (best_iterated, best_count), (now_iterated, now_count) = (self._count(best),
+                                                                  self._count(current))
+        if best != current and (now_iterated > best_iterated
+                                or best_count < SWITCH_RATIO * now_count):
             self.switches.append((best, e.position, e.ts))
             self.roots.append(len(self.switches) - 1)
             self.c.switches += 1
