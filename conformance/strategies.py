@@ -17,6 +17,8 @@ Conventions: ``L`` a label, ``ID`` a key with two values, ``V`` a small number.
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import strategies as st
 
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or, Prev
@@ -122,3 +124,139 @@ def ses_patterns(draw: st.DrawFn, *, max_sets: int = 3, max_vars: int = 4,
         conditions += draw(properties(v.name, labels=labels))
     conditions += draw(relationships(variables))
     return SESPattern(sets, tuple(conditions), Duration(draw(windows)))
+
+
+# ---------------------------------------------------------------- operator patterns
+# Seed 003 (SASE+): typed events, and patterns built from every construct of
+# kleene.reference.operators.features, nested, over a small alphabet of types.
+
+#: Event types of the default operator alphabet.
+TYPES = ("A", "B", "C")
+_TYPES = st.sampled_from(TYPES)
+_OP_WINDOWS = st.integers(0, 6)
+
+
+def typed_events(*, types: st.SearchStrategy[str] = _TYPES,
+                 values: st.SearchStrategy[int] = _VALUES,
+                 keys: st.SearchStrategy[int] = _KEYS,
+                 ) -> st.SearchStrategy[dict[str, str | int]]:
+    """An event's type and attributes: ``{"type": T, "V": value, "ID": key}``."""
+    return st.fixed_dictionaries({"type": types, "V": values, "ID": keys})
+
+
+_TYPED = typed_events()
+
+
+def typed_streams(*, min_size: int = 0, max_size: int = 9,
+                  events: st.SearchStrategy[dict[str, str | int]] = _TYPED,
+                  gaps: st.SearchStrategy[int] = _GAPS) -> st.SearchStrategy[Stream]:
+    """A stream of typed events (ties in ``ts`` are common, gap 0)."""
+    return streams(min_size=min_size, max_size=max_size, attributes=events, gaps=gaps)
+
+
+@st.composite
+def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3,
+                      types: st.SearchStrategy[str] = _TYPES,
+                      windows: st.SearchStrategy[int] = _OP_WINDOWS,
+                      disjunction: bool = True, negation: bool = True,
+                      kleene: bool = True, subpattern_kleene: bool = False,
+                      conditions: bool = True, optional_window: bool = True) -> object:
+    """A well-formed operator pattern (seed 003) using ``SEQ``, ``AND``, ``OR``, ``NOT``,
+    ``B+``, ``B{l,m}``, properties, relationships, negation conditions, aggregates and
+    ``prev``. ``subpattern_kleene`` also iterates sub-patterns (``SEQ(A a, B b)+``);
+    a flag set to ``False`` leaves its construct out."""
+    from kleene.reference.conditions import Agg
+    from kleene.reference.errors import PatternError
+    from kleene.reference.operators.pattern import (
+        Conj,
+        Disj,
+        Kleene,
+        Neg,
+        Node,
+        OperatorPattern,
+        Primitive,
+        Seq,
+        iterated_variables,
+        negated_variables,
+        positive_variables,
+        scopes,
+    )
+
+    names = iter(f"v{i}" for i in itertools.count())
+
+    def primitive() -> Primitive:
+        return Primitive(draw(types, label="type"), next(names))
+
+    def repeat(part: Node) -> Kleene:
+        low = draw(st.integers(1, 2), label="low")
+        high = draw(st.sampled_from((None, low, low + 1)), label="high")
+        return Kleene(part, low, high)
+
+    def node(depth: int) -> Node:
+        kinds = ["primitive", "primitive"]
+        if kleene:
+            kinds.append("kleene")
+        if depth > 0:
+            kinds += ["seq", "seq", "and"]
+            if disjunction:
+                kinds.append("or")
+            if subpattern_kleene:
+                kinds.append("kleene-of")
+        kind = draw(st.sampled_from(kinds), label="construct")
+        if kind == "primitive":
+            return primitive()
+        if kind == "kleene":
+            return repeat(primitive())
+        if kind == "kleene-of":
+            return repeat(Seq(tuple(node(0) for _ in range(2))))
+        n = draw(st.integers(1 if kind != "or" else 2, max_parts), label="parts")
+        parts: list[Node] = [node(depth - 1) for _ in range(n)]
+        if kind == "or":
+            return Disj(tuple(parts))
+        if negation and draw(st.booleans(), label="negated"):
+            at = draw(st.integers(0, len(parts)), label="negation place")
+            parts.insert(at, Neg(primitive()))
+        return Seq(tuple(parts)) if kind == "seq" else Conj(tuple(parts))
+
+    expr = node(max_depth)
+    if isinstance(expr, Disj) and not disjunction:
+        expr = Seq((expr,))
+    found: list[Condition] = []
+    if conditions:
+        positive = sorted(positive_variables(expr))
+        negated = sorted(negated_variables(expr))
+        together = list(scopes(expr))
+        for v in draw(st.lists(st.sampled_from(positive), max_size=1, unique=True),
+                      label="properties"):
+            op = draw(st.sampled_from(("=", "!=", "<", ">=")), label="property op")
+            found.append(Cmp(op, Attr(v, "V"), Const(draw(_VALUES, label="constant"))))
+        pairs = [(x, y) for x in positive + negated for y in positive
+                 if x < y or (x in negated)]
+        pairs = [(x, y) for x, y in pairs if x != y and any({x, y} <= s for s in together)]
+        if pairs:
+            for x, y in draw(st.lists(st.sampled_from(pairs), max_size=2, unique=True),
+                             label="relationships"):
+                attr, op = draw(st.sampled_from((("ID", "="), ("V", "<"), ("V", "<="),
+                                                 ("V", "!="))), label="relationship")
+                found.append(Cmp(op, Attr(x, attr), Attr(y, attr)))
+        iterated = sorted(iterated_variables(expr) - set(negated))
+        aggregate: bool = draw(st.booleans(), label="aggregate")
+        if iterated and aggregate:
+            v = draw(st.sampled_from(iterated), label="aggregated")
+            func = draw(st.sampled_from(("SUM", "AVG", "MIN", "MAX", "COUNT")), label="func")
+            agg = Agg(func, v, None if func == "COUNT" else "V")
+            found.append(Cmp(draw(st.sampled_from(("<=", ">=", "<")), label="agg op"), agg,
+                             Const(draw(st.integers(1, 6), label="agg constant"))))
+        previous: bool = draw(st.booleans(), label="prev")
+        if iterated and previous:
+            v = draw(st.sampled_from(iterated), label="prev variable")
+            found.append(Cmp(draw(st.sampled_from(("<", "<=", "=")), label="prev op"),
+                             Prev(v, "V"), Attr(v, "V")))
+    window = draw((st.none() | windows.map(Duration)) if optional_window
+                  else windows.map(Duration), label="window")
+    for w in (window, Duration(draw(windows, label="fallback window"))):
+        try:
+            return OperatorPattern(expr, tuple(found), w)
+        except PatternError:
+            continue
+    return OperatorPattern(Seq((Primitive("A", "z"),)), (), window)

@@ -388,6 +388,7 @@ class UnknownEngine(KleeneError):
 BUILTIN_MODULES: tuple[str, ...] = (
     "kleene.engines.ses",
     "kleene.engines.windows",
+    "kleene.engines.nfa",
 )
 
 _REGISTRY: dict[str, Callable[[], Engine]] = {}

@@ -1,0 +1,18 @@
+"""The NFA engines of seed 003 (lazy evaluation of complex event patterns).
+
+Modules, one per construct and one per NFA:
+
+- :mod:`.shape`        the slots, order and negations of a pattern without ``OR``;
+- :mod:`.sequence`     ``SEQ`` (Sec. 4.1); :mod:`.conjunction` ``AND`` and partial
+  sequences (Secs. 4.2, 4.3); :mod:`.iteration` ``B+``, ``B{l,m}`` (Sec. 4.5);
+  :mod:`.negation` ``NOT`` (Sec. 4.4); :mod:`.disjunction` ``OR`` via DNF (Sec. 5);
+- :mod:`.conditions`   where each predicate is evaluated;
+- :mod:`.partial`, :mod:`.runner`, :mod:`.buffers`  instances, the shared step, buffers;
+- :mod:`.eager`        the eager NFA (Sec. 2.2); :mod:`.chain` the lazy chain (Secs. 3–4);
+- :mod:`.engine`       the engines ``nfa-eager``, ``nfa-chain``, ``nfa-chain-fc``,
+  ``nfa-multichain``.
+
+Importing this package registers the engines (see :mod:`kleene.engines.protocol`).
+"""
+
+from kleene.engines.nfa import engine as _engine  # noqa: F401  (registers the engines)

@@ -1,0 +1,149 @@
+"""The lazy Chain NFA of seed 003 Secs. 3–4.
+
+The slots are evaluated in an order σ, ascending in the frequency of their
+event types (Sec. 3: "the least frequent event type first"); every arriving
+event is stored in the buffer of its type, and an instance is created only
+when an event of σ's first type arrives. An instance that has bound σ1 … σk
+(state k) then
+
+- on entering state k, looks into the buffer of σ(k+1)'s type for the events
+  that already arrived and fit (the "lazy" edges of Sec. 3: the predicate is
+  evaluated on the buffered events only now), creating an instance in state
+  k+1 for each (for an iterated slot, Sec. 4.5, for each non-empty subset);
+- stays in state k and takes the later events of σ(k+1)'s type as they
+  arrive, unless a slot ordered after σ(k+1) is already bound (then no later
+  event can fill it: the instance is not kept);
+- keeps taking later events into each iterated slot it has bound (Sec. 4.5)
+  until a slot after it is bound or it is full.
+
+Every match is created exactly once: each of its events is taken either from
+the buffer (it arrived before its slot's state was entered) or on arrival.
+Sequences (4.1), conjunctions (4.2), partial sequences (4.3) are the same
+chain over different orders among slots (:mod:`.shape`); negation is
+post-processed (4.4.1) or checked at the first chance (4.4.2, ``first_chance``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kleene.engines.nfa.buffers import Buffer
+from kleene.engines.nfa.iteration import subsets
+from kleene.engines.nfa.partial import Partial, Plan
+from kleene.engines.nfa.runner import Runner
+from kleene.engines.protocol import Counters
+from kleene.reference.events import Event
+
+_INF = float("inf")
+
+
+def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
+    """σ: the slots by ascending frequency of their types (ties: pattern order), the
+    iterated slots last "regardless of [their] actual arrival rate" (Sec. 4.5: the
+    subsets of B events are the most frequent "events").
+
+    ``frequencies`` gives events per unit of time (or counts) per type; a slot
+    of any type (``ANY``) counts every event. ``None``: the pattern's order
+    (iterated slots last).
+    """
+    slots = plan.shape.slots
+    total = sum(frequencies.values()) if frequencies is not None else 0.0
+
+    def rate(i: int) -> float:
+        if frequencies is None:
+            return 0.0
+        t = slots[i].type
+        return total if t is None else frequencies.get(t, 0.0)
+
+    return tuple(sorted(range(len(slots)), key=lambda i: (slots[i].iterated, rate(i), i)))
+
+
+class ChainRunner(Runner):
+    """The lazy chain NFA over the order ``sigma`` (see the module docstring)."""
+
+    def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...]) -> None:
+        super().__init__(plan, counters)
+        self.sigma = sigma
+        self.buffers: dict[str | None, Buffer] = {s.type: Buffer() for s in plan.shape.slots}
+        self.iterated = tuple(i for i in sigma if plan.shape.slots[i].iterated)
+        self._added: list[Partial] = []
+
+    def expire(self, ts: float) -> None:
+        if self.plan.bound is not None:
+            for b in self.buffers.values():
+                b.prune(ts - self.plan.bound, self.c)
+
+    def remember(self, e: Event) -> None:
+        for t, b in self.buffers.items():
+            if t is None or t == e.type:
+                b.add(e)
+                self.c.buffer_operations += 1
+
+    def take(self, e: Event, added: list[Partial]) -> None:
+        plan, c, sigma, n = self.plan, self.c, self.sigma, self.plan.n
+        self._added = added
+        one = (e,)
+        types, t = plan.types, e.type
+        iterated = self.iterated
+        for p in self.live:
+            k = p.stage
+            if k < n:
+                s = sigma[k]
+                if (types[s] is None or types[s] == t) and plan.admits(p, s, one, c):
+                    self._enter(plan.bind(p, s, one, k + 1, c), s)
+            if not iterated:
+                continue
+            for i in iterated:
+                if (p.binds[i] and plan.accepts(i, e) and plan.is_open(p, i)
+                        and plan.admits(p, i, one, c)):
+                    q = plan.bind(p, i, one, k, c)
+                    if k == n and plan.complete(q):
+                        self.finish(q)
+                    if self._grows(q):
+                        added.append(q)
+        if plan.accepts(sigma[0], e) and plan.admits(plan.empty, sigma[0], one, c):
+            self._enter(plan.bind(plan.empty, sigma[0], one, 1, c), sigma[0])
+
+    def _grows(self, q: Partial) -> bool:
+        """Whether a later event can still extend ``q``."""
+        plan = self.plan
+        if q.stage < plan.n:
+            nxt = self.sigma[q.stage]
+            return not any(q.binds[t] for t in plan.shape.after[nxt])
+        return any(plan.is_open(q, i) for i in self.iterated)
+
+    def _enter(self, q: Partial, slot: int) -> None:
+        """``q`` has just bound ``slot`` and entered state ``q.stage``: catch up."""
+        plan, c = self.plan, self.c
+        if plan.first_chance and not plan.first_chance_ok(q, slot, self.negbuf, c):
+            return
+        k = q.stage
+        if k == plan.n:
+            if plan.complete(q):
+                self.finish(q)
+        if self._grows(q):
+            self._added.append(q)
+            plan.check_budget(len(self.live) + len(self._added))
+        if k == plan.n:
+            return
+        s = self.sigma[k]
+        shape = plan.shape
+        after = max((q.binds[t][-1].ts for t in shape.before[s] if q.binds[t]), default=-_INF)
+        upto = min((q.binds[t][0].ts for t in shape.after[s] if q.binds[t]), default=_INF)
+        if plan.bound is None:
+            low, high = -_INF, _INF
+        else:
+            low, high = q.last - plan.bound, q.first + plan.bound
+        found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
+        ok = [b for b in found if plan.admits(q, s, (b,), c)]
+        if not shape.slots[s].iterated:
+            for b in ok:
+                self._enter(plan.bind(q, s, (b,), k + 1, c), s)
+            return
+        for subset in subsets(ok, shape.slots[s].high):
+            if len(subset) > 1:
+                c.predicate_evaluations += 1
+                if (plan.bound is not None and max(q.last, subset[-1].ts)
+                        - min(q.first, subset[0].ts) > plan.bound):
+                    continue
+            self._enter(plan.bind(q, s, subset, k + 1, c), s)

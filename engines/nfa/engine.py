@@ -1,0 +1,256 @@
+"""The NFA engines of seed 003 as :class:`~kleene.engines.protocol.Engine`\\ s.
+
+- ``nfa-eager``: the eager NFA of Sec. 2.2 (:mod:`.eager`), the baseline;
+- ``nfa-chain``: the lazy Chain NFA of Secs. 3–4 (:mod:`.chain`), negation by
+  post-processing (Sec. 4.4.1);
+- ``nfa-chain-fc``: the same with first-chance negation (Sec. 4.4.2);
+- ``nfa-multichain``: the Lazy Multi-Chain NFA of Sec. 5, one chain per
+  conjunct of the DNF (:mod:`.disjunction`);
+- ``nfa-tree``: the lazy Tree NFA of Sec. 7 (:mod:`.tree`), one per conjunct,
+  its order chosen from the buffers' current counts while it runs.
+
+The chain's order is ascending frequency: ``frequencies`` (events per type)
+if given, else estimated from the first ``sample`` events of the stream
+(Sec. 3: "the frequencies ... are known in advance or estimated"), read
+before matching starts and then matched like the rest.
+
+Each engine claims, for operator patterns, the constructs it computes exactly
+like the reference (:mod:`kleene.reference.operators`) within its fragment
+(:mod:`.shape`: iterations and negations of single events), the policies
+``any`` and ``contiguous`` (a filter on Γ, exact) and both window readings.
+Outside the fragment, compile raises :class:`~kleene.reference.errors.Unsupported`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, deque
+from collections.abc import Hashable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from kleene.engines.nfa.chain import ChainRunner, chain_order
+from kleene.engines.nfa.conditions import place
+from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, has_or
+from kleene.engines.nfa.eager import EagerRunner
+from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
+from kleene.engines.nfa.runner import Runner
+from kleene.engines.nfa.shape import shape_of
+from kleene.engines.nfa.tree import TreeRunner
+from kleene.engines.protocol import (
+    Counters,
+    Feature,
+    Query,
+    Transition,
+    WindowReading,
+    register,
+    require,
+    window_in_units,
+)
+from kleene.reference.conditions import TRUE, conjunction
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.languages import STRICT_WINDOW
+from kleene.reference.match import Match
+from kleene.reference.operators.pattern import OperatorPattern
+from kleene.reference.operators.policies import chosen_policy
+
+Kind = Literal["eager", "chain", "tree"]
+
+#: What every NFA engine here computes exactly (within its fragment).
+CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
+           STRICT_WINDOW, "any", "contiguous")
+
+
+@dataclass
+class CompiledNFA:
+    """One plan per DNF conjunct (one without ``OR``), run eagerly or as chains."""
+
+    kind: Kind
+    plans: tuple[Plan, ...]
+    pattern: OperatorPattern
+    time_unit: str | None
+    reading: WindowReading
+    frequencies: Mapping[str, float] | None = None
+    sample: int = 1000
+    counters: Counters = field(default_factory=Counters)
+    #: the order σ of each chain in the last run (or the one given frequencies imply)
+    orders: tuple[tuple[int, ...], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.orders:
+            self.orders = tuple(chain_order(p, self.frequencies) for p in self.plans)
+
+    # ------------------------------------------------------------ as data
+
+    @property
+    def initial(self) -> frozenset[Hashable]:
+        return frozenset(self._state(b, ()) for b in range(len(self.plans)))
+
+    @property
+    def accepting(self) -> frozenset[Hashable]:
+        return frozenset(self._state(b, tuple(s.var for s in p.shape.slots))
+                         for b, p in enumerate(self.plans))
+
+    def _state(self, branch: int, bound: Iterable[str]) -> Hashable:
+        if self.kind != "chain":
+            return (branch, frozenset(bound))
+        return (branch, len(tuple(bound)))
+
+    def iter_transitions(self) -> Iterator[Transition]:
+        for b, plan in enumerate(self.plans):
+            yield from (self._chain_edges(b, plan, self.orders[b]) if self.kind == "chain"
+                        else self._subset_edges(b, plan, ordered=self.kind == "eager"))
+
+    def _subset_edges(self, b: int, plan: Plan, *, ordered: bool) -> Iterator[Transition]:
+        """States are sets of bound slots: order ideals for the eager NFA (a slot after
+        its predecessors), every subset for the Tree NFA (any slot next, Sec. 7)."""
+        shape = plan.shape
+        seen: set[frozenset[int]] = set()
+        todo = [frozenset[int]()]
+        while todo:
+            state = todo.pop()
+            if state in seen:
+                continue
+            seen.add(state)
+            here = (b, frozenset(shape.slots[i].var for i in state))
+            yield Transition(here, here, None, TRUE, "skip")
+            for s in shape.slots:
+                guard = conjunction(plan.placed.guard(s.index))
+                if s.index in state:
+                    if s.iterated and not any(t in state for t in shape.after[s.index]):
+                        yield Transition(here, here, s.var, guard)
+                elif not ordered or shape.before[s.index] <= state:
+                    nxt = state | {s.index}
+                    yield Transition(here, (b, frozenset(shape.slots[i].var for i in nxt)),
+                                     s.var, guard)
+                    todo.append(nxt)
+
+    def _chain_edges(self, b: int, plan: Plan, sigma: tuple[int, ...]) -> Iterator[Transition]:
+        slots = plan.shape.slots
+        for k, i in enumerate(sigma):
+            guard = conjunction(plan.placed.guard(i))
+            yield Transition((b, k), (b, k), None, TRUE, "skip")
+            yield Transition((b, k), (b, k + 1), slots[i].var, guard)
+            if slots[i].iterated:
+                for j in range(k + 1, len(sigma) + 1):
+                    yield Transition((b, j), (b, j), slots[i].var, guard)
+
+    # ------------------------------------------------------------ running
+
+    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+        self.counters.reset()
+        bound = (None if self.pattern.window is None else
+                 window_in_units(self.pattern.window, self.time_unit, events, self.reading))
+        plans = [replace(p, bound=bound) for p in self.plans]
+        stream: Iterator[Event] = iter(events)
+        if self.kind != "eager" and self.frequencies is None:
+            head = list(itertools.islice(stream, self.sample))
+            counts = Counter(e.type for e in head if e.type is not None)
+            freqs: Mapping[str, float] = {t: float(k) for t, k in counts.items()}
+            self.orders = tuple(chain_order(p, freqs) for p in plans)
+            stream = itertools.chain(head, stream)
+        lazy = {"chain": ChainRunner, "tree": TreeRunner}
+        runners: list[Runner] = [
+            EagerRunner(p, self.counters) if self.kind == "eager"
+            else lazy[self.kind](p, self.counters, self.orders[b])
+            for b, p in enumerate(plans)]
+        return self._drive(runners, stream, bound)
+
+    def relevant(self) -> frozenset[str | None] | None:
+        """The event types some slot or negation reads (``None``: every type)."""
+        types: set[str | None] = set()
+        for p in self.plans:
+            types |= p.shape.types | p.neg_types
+        return None if None in types else frozenset(types)
+
+    def _drive(self, runners: list[Runner], stream: Iterator[Event],
+               bound: float | None) -> Iterator[Match]:
+        stream = self._filtered(stream, self.relevant())
+        if len(runners) == 1:
+            (r,) = runners
+            step = r.step
+            for e in stream:
+                out = step(e)
+                if out:
+                    yield from out
+            yield from r.close()
+            return
+        seen = Seen(bound)
+        times: deque[tuple[int, float]] = deque()
+        ts_of: dict[int, float] = {}
+        for e in stream:
+            times.append((e.position, e.ts))
+            ts_of[e.position] = e.ts
+            for r in runners:
+                for m in r.step(e):
+                    if seen.first_time(m, ts_of[m.first]):
+                        yield m
+            seen.forget(e.ts)
+            if bound is not None:
+                while times and e.ts - times[0][1] > 2 * bound:
+                    del ts_of[times.popleft()[0]]
+        for r in runners:
+            for m in r.close():
+                if seen.first_time(m, ts_of.get(m.first, 0.0)):
+                    yield m
+
+
+    def _filtered(self, stream: Iterator[Event], relevant: frozenset[str | None] | None,
+                  ) -> Iterator[Event]:
+        """The events of the pattern's types (``None``: all), the others counted as filtered.
+
+        Skipping an event of another type changes no match: it is in no slot, and
+        a window only delays what it would have released or expired.
+        """
+        c = self.counters
+        for e in stream:
+            c.events_read += 1
+            if relevant is None or e.type in relevant:
+                yield e
+            else:
+                c.events_filtered += 1
+
+
+@dataclass
+class NFAEngine:
+    """An NFA engine of seed 003 (see the module docstring)."""
+
+    name: str = "nfa-chain"
+    kind: Kind = "chain"
+    first_chance: bool = False
+    multichain: bool = False
+    frequencies: Mapping[str, float] | None = None
+    sample: int = 1000
+    max_instances: int = DEFAULT_MAX_INSTANCES
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        extra = ("disjunction",) if self.multichain else ()
+        return Feature.of("operator", *CLAIMED, *extra)
+
+    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
+                window: WindowReading = "inclusive") -> CompiledNFA:
+        if not isinstance(pattern, OperatorPattern):
+            raise Unsupported(f"engine {self.name!r} runs operator patterns (seed 003) only")
+        chosen = chosen_policy(pattern, policy)
+        require(self, Query.of(pattern, policy=chosen, window=window).features())
+        if has_or(pattern.expr) and not self.multichain:
+            raise Unsupported(f"engine {self.name!r} has no OR; use nfa-multichain "
+                              "(seed 003 Sec. 5)")
+        plans = []
+        for branch in dnf(pattern.expr):
+            shape = shape_of(branch)
+            placed = place(shape, branch_conditions(branch, pattern.conditions))
+            plans.append(Plan(shape, placed, None, contiguous=chosen == "contiguous",
+                              first_chance=self.first_chance,
+                              max_instances=self.max_instances))
+        return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
+                           self.frequencies, self.sample)
+
+
+register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))
+register("nfa-chain", lambda: NFAEngine("nfa-chain", "chain"))
+register("nfa-chain-fc", lambda: NFAEngine("nfa-chain-fc", "chain", first_chance=True))
+register("nfa-multichain", lambda: NFAEngine("nfa-multichain", "chain", multichain=True))
+register("nfa-tree", lambda: NFAEngine("nfa-tree", "tree", multichain=True))

@@ -1,0 +1,290 @@
+"""Partial matches and what every NFA here does with them (seed 003 Sec. 2.2).
+
+A :class:`Partial` is an NFA instance: the events bound to each slot so far,
+its ``ts`` span, the positions it took and, for the chain, how many slots of
+its order it has passed (its state). :class:`Plan` holds the shape, the placed
+conditions and the window, and implements the parts shared by the eager and
+the lazy NFAs:
+
+- :meth:`Plan.admits`: the edge predicate, evaluated where it happens (strict
+  ``ts`` order with the bound slots before and after, distinct events, the
+  window, the slot's size, the incremental conditions on the new instantiations);
+- :meth:`Plan.finish`: a complete instance becomes a match once the final
+  conditions hold and no negation forbids it (post-processing, Sec. 4.4.1),
+  possibly after the window has passed (a negation open to the future);
+- the negation buffers, pending matches, counters and the instance budget.
+
+Under a window τ (inclusive bound ``bound``), an instance whose first event is
+more than ``bound`` before the current event can take nothing more and dies.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from kleene.engines.nfa.conditions import Placed
+from kleene.engines.nfa.negation import forbidden, interval
+from kleene.engines.nfa.shape import Shape
+from kleene.engines.protocol import Counters
+from kleene.reference.conditions import holds
+from kleene.reference.errors import BudgetExceeded
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+
+Binds = tuple[tuple[Event, ...], ...]
+
+#: Default budget: the most instances alive at once (``any`` with an unbounded
+#: Kleene operator creates exponentially many; beyond this a run stops with
+#: :class:`~kleene.reference.errors.BudgetExceeded`).
+DEFAULT_MAX_INSTANCES = 200_000
+
+_INF = float("inf")
+
+
+class Partial:
+    """An NFA instance: ``binds[i]`` the events of slot ``i`` (empty: unbound)."""
+
+    __slots__ = ("binds", "first", "last", "taken", "stage", "epoch")
+
+    def __init__(self, binds: Binds, first: float, last: float, taken: frozenset[int],
+                 stage: int = 0, epoch: int = 0) -> None:
+        self.binds = binds
+        self.first = first
+        self.last = last
+        self.taken = taken
+        self.stage = stage
+        self.epoch = epoch  # the Tree NFA's root epoch (:mod:`.tree`)
+
+
+EMPTY_TAKEN: frozenset[int] = frozenset()
+
+
+@dataclass
+class Plan:
+    """What an NFA needs to run one branch: shape, conditions, window, policy filter."""
+
+    shape: Shape
+    placed: Placed
+    bound: float | None
+    contiguous: bool = False
+    first_chance: bool = False
+    max_instances: int = DEFAULT_MAX_INSTANCES
+
+    def __post_init__(self) -> None:
+        self.n = len(self.shape.slots)
+        self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
+        self.neg_types = frozenset(x.type for x in self.shape.negations)
+        self.types = tuple(s.type for s in self.shape.slots)
+        self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
+
+    # ------------------------------------------------------------ edges
+
+    def accepts(self, slot: int, e: Event) -> bool:
+        t = self.types[slot]
+        return t is None or t == e.type
+
+    def admits(self, p: Partial, slot: int, new: tuple[Event, ...], c: Counters) -> bool:
+        """Whether ``p`` may add the events ``new`` to ``slot`` (one predicate evaluation
+        for order, window and size, one per condition)."""
+        c.predicate_evaluations += 1
+        s = self.shape.slots[slot]
+        have = p.binds[slot]
+        if s.high is not None and len(have) + len(new) > s.high:
+            return False
+        lo, hi = new[0].ts, new[-1].ts
+        if self.bound is not None and max(p.last, hi) - min(p.first, lo) > self.bound:
+            return False
+        taken = p.taken
+        for e in new:
+            if e.position in taken:
+                return False
+        binds = p.binds
+        for t in self.shape.before[slot]:
+            if binds[t] and binds[t][-1].ts >= lo:
+                return False
+        for t in self.shape.after[slot]:
+            if binds[t] and binds[t][0].ts <= hi:
+                return False
+        var = s.var
+        for cond, slots in self.placed.incremental[slot]:
+            gamma = {}
+            for t in slots:
+                if t == slot:
+                    gamma[var] = new
+                elif binds[t]:
+                    gamma[self.shape.slots[t].var] = binds[t]
+                else:
+                    break
+            else:
+                c.predicate_evaluations += 1
+                if not holds(cond, gamma):
+                    return False
+        return True
+
+    def bind(self, p: Partial, slot: int, new: tuple[Event, ...], stage: int,
+             c: Counters) -> Partial:
+        """The instance ``p`` with ``new`` added to ``slot`` (a new instance)."""
+        c.instances_created += 1
+        binds = list(p.binds)
+        binds[slot] = binds[slot] + new if binds[slot] else new
+        return Partial(tuple(binds), min(p.first, new[0].ts), max(p.last, new[-1].ts),
+                       p.taken.union(e.position for e in new), stage, p.epoch)
+
+    def is_open(self, p: Partial, slot: int) -> bool:
+        """Whether iterated ``slot`` is bound and may still take later events."""
+        s = self.shape.slots[slot]
+        have = p.binds[slot]
+        if not have or not s.iterated or (s.high is not None and len(have) >= s.high):
+            return False
+        return not any(p.binds[t] for t in self.shape.after[slot])
+
+    def complete(self, p: Partial) -> bool:
+        return all(len(b) >= s.low for b, s in zip(p.binds, self.shape.slots, strict=True))
+
+    def alive(self, p: Partial, ts: float) -> bool:
+        """Whether ``p`` can still take an event at ``ts`` (the window)."""
+        return self.bound is None or ts - p.first <= self.bound
+
+    # ------------------------------------------------------------ negation
+
+    def _first_chance_set(self, k: int) -> frozenset[int] | None:
+        """The slots that decide negation ``k`` early (Sec. 4.4.2), or ``None`` when
+        first-chance checking would not be exact (see :mod:`.negation`)."""
+        neg = self.shape.negations[k]
+        if not neg.lo or not neg.hi:
+            return None
+        index = {s.var: s.index for s in self.shape.slots}
+        from kleene.reference.conditions import variables
+
+        needed = set(neg.lo) | set(neg.hi)
+        for cond in self.placed.negation[k]:
+            needed |= {index[v] for v in variables(cond) if v in index}
+        needed |= {s.index for s in self.shape.slots
+                   if s.type is None or neg.type is None or s.type == neg.type}
+        if any(self.shape.slots[i].iterated for i in needed):
+            return None
+        return frozenset(needed)
+
+    def gamma(self, p: Partial) -> dict[str, tuple[Event, ...]]:
+        return {s.var: b for s, b in zip(self.shape.slots, p.binds, strict=True) if b}
+
+    def forbids(self, k: int, p: Partial, negbuf: NegationBuffers, c: Counters) -> bool:
+        neg = self.shape.negations[k]
+        low, high = interval(p.binds, neg.lo, neg.hi)
+        count = [0]
+        out = forbidden(negbuf.of(neg.type), self.gamma(p), neg.var, self.placed.negation[k],
+                        low, high, p.first, p.last, self.bound, p.taken, count)
+        c.predicate_evaluations += count[0]
+        return out
+
+    def first_chance_ok(self, p: Partial, slot: int, negbuf: NegationBuffers,
+                        c: Counters) -> bool:
+        """Sec. 4.4.2: ``False`` when a negation decided by binding ``slot`` forbids ``p``."""
+        for k, needed in enumerate(self.fc):
+            if needed is not None and slot in needed and all(p.binds[i] for i in needed):
+                if self.forbids(k, p, negbuf, c):
+                    return False
+        return True
+
+    # ------------------------------------------------------------ matches
+
+    def match(self, p: Partial) -> Match:
+        return Match.of(self.gamma(p))
+
+    def finish(self, p: Partial, c: Counters, negbuf: NegationBuffers,
+               pending: Pending) -> Iterator[Match]:
+        """A complete instance: a match now, later (a negation open to the future), or none."""
+        if self.placed.final:
+            gamma = self.gamma(p)
+            c.predicate_evaluations += len(self.placed.final)
+            if not all(holds(cond, gamma) for cond in self.placed.final):
+                return
+        later = False
+        for k, neg in enumerate(self.shape.negations):
+            if self.first_chance and self.fc[k] is not None:
+                continue  # decided when its slots were bound
+            if not neg.hi:
+                later = True
+            elif self.forbids(k, p, negbuf, c):
+                return
+        if later:
+            pending.push(p)
+        else:
+            yield from self._emit(p)
+
+    def release(self, p: Partial, c: Counters, negbuf: NegationBuffers) -> Iterator[Match]:
+        """A held-back match once every event that could forbid it has arrived."""
+        for k, neg in enumerate(self.shape.negations):
+            if not neg.hi and self.forbids(k, p, negbuf, c):
+                return
+        yield from self._emit(p)
+
+    def _emit(self, p: Partial) -> Iterator[Match]:
+        m = self.match(p)
+        if self.contiguous:
+            ps = m.positions
+            if ps[-1] - ps[0] + 1 != len(ps):
+                return
+        yield m
+
+    def check_budget(self, live: int) -> None:
+        if live > self.max_instances:
+            raise BudgetExceeded("nfa-instances", self.max_instances,
+                                 "running an NFA (instances alive at once; skip-till-any-match "
+                                 "over an iteration creates one per subset: narrow the window "
+                                 "or raise max_instances)")
+
+
+class NegationBuffers:
+    """The events of the negated types, kept for twice the window (Sec. 4.4)."""
+
+    def __init__(self, plan: Plan, c: Counters) -> None:
+        self.plan = plan
+        self.c = c
+        self.events: dict[str | None, deque[Event]] = {t: deque() for t in plan.neg_types}
+
+    def of(self, t: str | None) -> Iterable[Event]:
+        return self.events[t]
+
+    def add(self, e: Event) -> None:
+        for t, q in self.events.items():
+            if t is None or t == e.type:
+                q.append(e)
+                self.c.buffer_operations += 1
+
+    def prune(self, ts: float) -> None:
+        bound = self.plan.bound
+        if bound is None:
+            return
+        for q in self.events.values():
+            while q and ts - q[0].ts > 2 * bound:
+                q.popleft()
+                self.c.buffer_operations += 1
+
+
+class Pending:
+    """Complete instances held back until the window after their first event has passed."""
+
+    def __init__(self, plan: Plan) -> None:
+        self.plan = plan
+        self.heap: list[tuple[float, int, Partial]] = []
+        self.tick = itertools.count()
+
+    def push(self, p: Partial) -> None:
+        deadline = _INF if self.plan.bound is None else p.first + self.plan.bound
+        heapq.heappush(self.heap, (deadline, next(self.tick), p))
+
+    def due(self, ts: float) -> Iterator[Partial]:
+        while self.heap and self.heap[0][0] < ts:
+            yield heapq.heappop(self.heap)[2]
+
+    def rest(self) -> Iterator[Partial]:
+        while self.heap:
+            yield heapq.heappop(self.heap)[2]
+
+    def __len__(self) -> int:
+        return len(self.heap)

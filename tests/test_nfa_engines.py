@@ -1,0 +1,148 @@
+"""The NFA engines of seed 003 on hand-computed examples: counters, budget, errors, edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from kleene.engines.nfa.engine import NFAEngine
+from kleene.engines.protocol import Compiled, Engine, engine
+from kleene.reference.errors import BudgetExceeded, Unsupported
+from kleene.reference.events import Stream
+from kleene.reference.match import Match
+from kleene.reference.operators.text import parse_operator
+
+ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
+
+
+def stream(types: str, **extra: list[int]) -> Stream:
+    rows = [{"ts": i, "type": t} for i, t in enumerate(types.split())]
+    for attr, values in extra.items():
+        for row, v in zip(rows, values, strict=True):
+            row[attr] = v
+    return Stream.from_rows(rows)
+
+
+def run(e: Engine, text: str, s: Stream, policy: str = "any") -> tuple[list[Match], Compiled]:
+    compiled = e.compile(parse_operator(text), policy=policy)
+    return list(compiled.run(s)), compiled
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_protocol(name: str) -> None:
+    e = engine(name)
+    assert isinstance(e, Engine) and e.name == name
+    compiled = e.compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    assert isinstance(compiled, Compiled)
+    assert compiled.initial and compiled.accepting
+
+
+def test_example_1_1_counts() -> None:
+    """Sec. 1's stream a1 a2 b1 b2 c: four matches. The eager NFA creates an instance
+    per a (2), per (a, b) (4) and per match (4); the chain C, B, A creates one per c (1),
+    per (c, b) (2), per match (4), and keeps none alive (all were found from buffers)."""
+    text = "PATTERN SEQ(A a, B b, C c) WITHIN 10"
+    s = stream("A A B B C")
+    expected = {Match.of({"a": [i], "b": [j], "c": [4]}) for i in (0, 1) for j in (2, 3)}
+    got, eager = run(engine("nfa-eager"), text, s)
+    assert set(got) == expected
+    assert eager.counters.instances_created == 10
+    assert eager.counters.peak_instances == 6  # a1 a2 a1b1 a2b1 a1b2 a2b2 before c
+    lazy = NFAEngine("lazy", "chain", frequencies={"C": 1, "B": 2, "A": 3})
+    got, chain = run(lazy, text, s)
+    assert set(got) == expected
+    assert chain.counters.instances_created == 7
+    assert chain.counters.peak_instances == 0
+    assert chain.counters.buffer_operations == 5  # every event buffered, none expired
+    assert [(t.source, t.target, t.variable) for t in chain.iter_transitions()
+            if t.kind == "bind"] == [((0, 0), (0, 1), "c"), ((0, 1), (0, 2), "b"),
+                                     ((0, 2), (0, 3), "a")]
+
+
+def test_eager_states_are_order_ideals() -> None:
+    """Sec. 4.3: the eager NFA of AND(SEQ(A a, B b), C c) has the order ideals as states."""
+    compiled = engine("nfa-eager").compile(parse_operator("PATTERN AND(SEQ(A a, B b), C c)"))
+    states = {t.source for t in compiled.iter_transitions()}
+    assert {frozenset(s[1]) for s in states} == {
+        frozenset(), frozenset("a"), frozenset("c"), frozenset("ac"), frozenset("ab"),
+        frozenset("abc")}
+
+
+def test_first_chance_negation_drops_early() -> None:
+    """Sec. 4.4.2: with the chain a, c, d the instance (a, c) meets the b between them
+    and is dropped before any d is tried; post-processing finds that out per match."""
+    text = "PATTERN SEQ(A a, NOT(B n), C c, D d) WITHIN 10"
+    s = stream("A B C D D D")
+    freqs = {"A": 1, "C": 1, "D": 3, "B": 5}
+    pp, pp_run = run(NFAEngine("pp", "chain", frequencies=freqs), text, s)
+    fc, fc_run = run(NFAEngine("fc", "chain", first_chance=True, frequencies=freqs), text, s)
+    assert pp == fc == []
+    assert fc_run.counters.instances_created == 2  # (a), (a, c)
+    assert pp_run.counters.instances_created == 5  # (a), (a, c), three matches refused
+
+
+def test_trailing_negation_waits_for_the_window() -> None:
+    """Sec. 4.4.1: a trailing NOT is decided when the window has passed."""
+    text = "PATTERN SEQ(A a, B b, NOT(C c)) WITHIN 2"
+    for name in ENGINES:
+        got, _ = run(engine(name), text, stream("A B C"))
+        assert got == [], name
+        got, _ = run(engine(name), text, stream("A B A A C"))
+        assert got == [Match.of({"a": [0], "b": [1]})], name
+
+
+def test_repetition_bounds() -> None:
+    """Sec. 4.5.2: B{2,3} b[] on four Bs: the subsets of size 2 and 3 (6 + 4)."""
+    for name in ENGINES:
+        got, _ = run(engine(name), "PATTERN B{2,3} b[]", stream("B B B B"))
+        assert len(got) == len(set(got)) == 10, name
+
+
+def test_contiguous_filters_the_matches() -> None:
+    for name in ENGINES:
+        got, _ = run(engine(name), "PATTERN SEQ(A a, B b)", stream("A B C B"), "contiguous")
+        assert got == [Match.of({"a": [0], "b": [1]})], name
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ("PATTERN SEQ(A a, B b)+", "sub-pattern"),
+    ("PATTERN SEQ(A a, NOT(SEQ(B b, C c)), D d)", "negated sub-pattern"),
+    ("PATTERN SEQ(A a, OR(B b, C c))", "operator:disjunction"),
+])
+def test_outside_the_fragment(text: str, why: str) -> None:
+    with pytest.raises(Unsupported, match=why):
+        engine("nfa-chain").compile(parse_operator(text))
+
+
+def test_unclaimed_policy() -> None:
+    with pytest.raises(Unsupported, match="operator:next"):
+        engine("nfa-chain").compile(parse_operator("PATTERN SEQ(A a, B b)"), policy="next")
+
+
+def test_multichain_reports_a_shared_match_once() -> None:
+    """Sec. 5.2: OR(A a, A a)'s two conjuncts are one; OR(SEQ(A a, B b), AND(A a, B b))
+    finds (a0, b1) in both conjuncts and reports it once."""
+    got, _ = run(engine("nfa-multichain"), "PATTERN OR(SEQ(A a, B b), AND(A a, B b))",
+                 stream("A B A"))
+    assert sorted(got) == sorted({Match.of({"a": [0], "b": [1]}),
+                                  Match.of({"a": [2], "b": [1]})})
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_unbounded_kleene_hits_the_budget(name: str) -> None:
+    """An unbounded iteration under ``any`` has 2^n matches: the run stops with a
+    clear error at the instance budget instead of filling memory."""
+    e = engine(name)
+    assert isinstance(e, NFAEngine)
+    e.max_instances = 2_000
+    compiled = e.compile(parse_operator("PATTERN SEQ(A a, B+ b[]) WITHIN 1000"))
+    with pytest.raises(BudgetExceeded, match="nfa-instances"):
+        for _ in compiled.run(stream("A " + "B " * 40)):
+            pass
+
+
+def test_first_chance_waits_for_a_slot_of_the_negated_type() -> None:
+    """docs/errata.md#seed-003-first-chance: the B between a and c is the match's own b."""
+    text = "PATTERN AND(SEQ(A a, NOT(B n), C c), B b) WITHIN 5"
+    fc = NFAEngine("fc", "chain", first_chance=True, frequencies={"A": 1, "C": 1, "B": 5})
+    got, _ = run(fc, text, stream("A B C"))
+    assert got == [Match.of({"a": [0], "b": [1], "c": [2]})]

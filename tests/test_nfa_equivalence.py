@@ -1,0 +1,128 @@
+"""Seed 003 Sec. 6 as a property: the lazy chain, for every order of evaluation, finds
+exactly what the eager NFA finds, and both find exactly the reference's matches.
+
+Every (engine, policy) claimed runs against the reference on generated patterns
+(:func:`~kleene.conformance.strategies.operator_patterns`: every construct, nested,
+three event types, ties in ``ts``) and streams; the chains run with a drawn
+frequency table, so every order σ of Sec. 3 is exercised.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kleene.conformance.differential import assert_same_matches, reference_or_reject
+from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
+from kleene.engines.nfa.engine import NFAEngine
+from kleene.engines.protocol import Feature, engine
+from kleene.reference.errors import Unsupported
+
+ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
+CLAIMED = [(name, policy) for name in ENGINES for policy in ("any", "contiguous")]
+
+frequencies = st.fixed_dictionaries({t: st.integers(0, 5) for t in TYPES})
+
+
+def variant(name: str, freqs: dict[str, int] | None) -> NFAEngine:
+    """The registered engine ``name``, with the chain's frequencies ``freqs``."""
+    e = engine(name)
+    assert isinstance(e, NFAEngine)
+    e.frequencies = freqs
+    return e
+
+
+@pytest.mark.parametrize(("name", "policy"), CLAIMED)
+def test_claims(name: str, policy: str) -> None:
+    assert Feature("operator", policy) in engine(name).capabilities
+    assert Feature("operator", "next") not in engine(name).capabilities
+
+
+@pytest.mark.parametrize(("name", "policy"), CLAIMED)
+@given(data=st.data())
+def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) -> None:
+    multi = name in ("nfa-multichain", "nfa-tree")
+    pattern = data.draw(operator_patterns(disjunction=multi), label="pattern")
+    stream = data.draw(typed_streams(), label="stream")
+    freqs = data.draw(st.none() | frequencies, label="frequencies")
+    e = variant(name, freqs)
+    expected = reference_or_reject(pattern, stream, policy)
+    got = list(e.compile(pattern, policy=policy).run(stream))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+
+
+@given(pattern=operator_patterns(disjunction=False), stream=typed_streams(),
+       orders=st.lists(frequencies, min_size=2, max_size=3))
+def test_sec6_chain_equals_eager_for_every_order(pattern: object, stream: object,
+                                                 orders: list[dict[str, int]]) -> None:
+    """Sec. 6: the chain's matches do not depend on its order, and equal the eager NFA's."""
+    eager = list(engine("nfa-eager").compile(pattern).run(stream))  # type: ignore[arg-type]
+    assert len(eager) == len(set(eager))
+    for freqs in orders:
+        for name in ("nfa-chain", "nfa-chain-fc"):
+            got = list(variant(name, freqs).compile(pattern).run(stream))  # type: ignore[arg-type]
+            assert sorted(got) == sorted(eager), (name, freqs)
+
+
+@given(pattern=operator_patterns(subpattern_kleene=True), stream=typed_streams(max_size=5))
+def test_outside_the_fragment_is_unsupported(pattern: object, stream: object) -> None:
+    """Never a wrong answer: either the reference's matches or Unsupported with a reason."""
+    e = engine("nfa-multichain")
+    try:
+        compiled = e.compile(pattern)  # type: ignore[arg-type]
+    except Unsupported as why:
+        assert str(why)
+        return
+    expected = reference_or_reject(pattern, stream, "any")
+    got = list(compiled.run(stream))  # type: ignore[arg-type]
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy="any")
+
+
+@st.composite
+def drifting_streams(draw: st.DrawFn) -> object:
+    """Two or three phases, each with its own type weights, so the rarest type changes
+    and the Tree NFA switches its root (Sec. 7)."""
+    from kleene.reference.events import Stream
+
+    rows: list[dict[str, object]] = []
+    ts = 0
+    for _ in range(draw(st.integers(2, 3), label="phases")):
+        weights = draw(st.permutations((1, 4, 12)), label="weights")
+        pool = [t for t, w in zip(TYPES, weights, strict=True) for _ in range(w)]
+        for _ in range(draw(st.integers(8, 16), label="phase length")):
+            ts += draw(st.integers(0, 1), label="gap")
+            rows.append({"ts": ts, "type": draw(st.sampled_from(pool), label="type"),
+                         "V": draw(st.integers(0, 3), label="V"), "ID": 0})
+    return Stream.from_rows(rows)
+
+
+@settings(max_examples=max(10, settings().max_examples // 3))
+@given(pattern=operator_patterns(windows=st.integers(1, 4), optional_window=False),
+       stream=drifting_streams())
+def test_sec7_tree_equals_eager_while_it_switches(pattern: object, stream: object) -> None:
+    """The Tree NFA's matches do not depend on when it switches: they equal the
+    multi-chain's (itself equal to the reference above), without duplicates."""
+    tree = engine("nfa-tree").compile(pattern)  # type: ignore[arg-type]
+    try:
+        got = list(tree.run(stream))  # type: ignore[arg-type]
+    except Unsupported:
+        return
+    expected = list(engine("nfa-multichain").compile(pattern).run(stream))  # type: ignore[arg-type]
+    assert len(got) == len(set(got))
+    assert set(got) == set(expected)
+
+
+def test_tree_switches_on_drift() -> None:
+    from kleene.reference.events import Stream
+    from kleene.reference.operators.text import parse_operator
+
+    types = "A A A A A A C B A A A A A A B C " + "C C C C C C A B C C C C C A B C C"
+    s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
+    p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
+    tree = engine("nfa-tree").compile(p)
+    got = list(tree.run(s))
+    assert tree.counters.switches >= 1
+    assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
