@@ -385,6 +385,7 @@ class UnknownEngine(KleeneError):
 BUILTIN_MODULES: tuple[str, ...] = (
     "kleene.engines.ses",
     "kleene.engines.windows",
+    "kleene.engines.srt",
 )
 
 _REGISTRY: dict[str, Callable[[], Engine]] = {}
