@@ -44,14 +44,30 @@ MAX_ATOMS = 12
 Minterm = tuple[frozenset[Condition], frozenset[Condition]]  # (satisfied, not satisfied)
 
 
+def written_before(a: SRT) -> list[frozenset[str]]:
+    """For each state, the registers some path from the start writes before reaching it."""
+    out: list[frozenset[str]] = [frozenset()] * a.size
+    changed = True
+    while changed:
+        changed = False
+        for e in a.edges:
+            now = out[e.source] | frozenset(e.writes)
+            if not now <= out[e.target]:
+                out[e.target] = out[e.target] | now
+                changed = True
+    return out
+
+
 def check_determinizable(a: SRT) -> None:
-    """Raise :class:`Unsupported` unless :func:`determinize` handles ``a``."""
+    """Raise :class:`Unsupported` unless :func:`determinize` handles ``a``: no clocks, and
+    no transition reads a register that a path from the start may have written."""
     if any(e.clocks for e in a.edges):
         raise Unsupported("determinizing a time window is not implemented (Alg. 7 covers "
                           "count windows only)")
-    read = frozenset().union(*(reads(e.guard) for e in a.edges), *(
-        reads(c) for e in a.edges for c in e.unless))
-    clash = read & a.written()
+    before = written_before(a)
+    clash = set()
+    for e in a.edges:
+        clash |= (reads(e.guard).union(*(reads(c) for c in e.unless))) & before[e.source]
     if clash:
         raise Unsupported(f"determinizing an SRT that reads register(s) it writes "
                           f"({', '.join(sorted(clash))}) needs Alg. 7's register copies, "

@@ -77,8 +77,9 @@ def time_window(a: SRT, bound: int | float, register: str) -> SRT:
     for e in a.edges:
         p, q = e.source, e.target
         if e.mark:
-            edges.append(Edge(at(p, outside), at(q, inside), e.guard, True,
-                              e.writes + (register,), e.unless, e.clocks))
+            if bound >= 0:  # a single mark spans 0: within τ unless the strict τ is 0
+                edges.append(Edge(at(p, outside), at(q, inside), e.guard, True,
+                                  e.writes + (register,), e.unless, e.clocks))
             edges.append(Edge(at(p, inside), at(q, inside), e.guard, True, e.writes, e.unless,
                               e.clocks + (Clock(register, bound),)))
         else:
