@@ -37,8 +37,8 @@ Decisions (``docs/errata.md`` records the second):
   query still parses, and :meth:`SreQuery.to_expression` then asks for the
   value (``time_window=N`` or ``count_window=N``) instead of guessing.
   ``{partitionBy:a}`` splits the stream in Wayeb; SREMO has no such operator,
-  so ``to_expression`` refuses it unless ``ignore_partition=True``. Without any window the expression is
-  unwindowed (Wayeb would use a window of 0, matching nothing).
+  so ``to_expression`` refuses it unless ``ignore_partition=True``. Without
+  any window the expression is unwindowed (Wayeb would use a window of 0, matching nothing).
 """
 
 from __future__ import annotations
