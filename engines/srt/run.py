@@ -34,7 +34,7 @@ from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
 
 POLICIES = ("stream", "literal")
 
-Config = tuple[int, tuple, tuple[int, ...]]
+Group = tuple[int, tuple]  # (state, registers): runs that differ only in their marks
 
 
 def reporting(a: SRT, policy: str) -> SRT:
@@ -42,19 +42,58 @@ def reporting(a: SRT, policy: str) -> SRT:
     transition into a final state (``stream``) or a final state (``literal``)."""
     if policy == "literal":
         return trim(a)
-    sources = {e.source for e in a.edges if e.mark and e.target in a.finals}
-    return trim(a, useful=sources | {e.target for e in a.edges
-                                     if e.mark and e.target in a.finals})
+    report = [e for e in a.edges if e.mark and e.target in a.finals]
+    return trim(a, useful={e.source for e in report} | {e.target for e in report})
+
+
+class Marks:
+    """The marks of a group of runs, shared as a DAG (so that runs which agree on state
+    and registers are one group, and their 2^n subsets of marks are never listed until a
+    report needs them): ``ROOT`` (nothing marked), ``Marks(k, prev)`` (position ``k``
+    after any of ``prev``), or a union of alternatives (``k is None``)."""
+
+    __slots__ = ("k", "prev")
+
+    def __init__(self, k: int | None, prev: tuple[Marks, ...]) -> None:
+        self.k = k
+        self.prev = prev
+
+
+ROOT = Marks(None, ())
+
+
+def union(parts: list[Marks]) -> Marks:
+    """One :class:`Marks` for several alternatives (the part itself when there is one)."""
+    return parts[0] if len(parts) == 1 else Marks(None, tuple(parts))
+
+
+def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ...]]:
+    """Every set of positions ``m`` stands for, as increasing tuples."""
+    found = memo.get(id(m))
+    if found is not None:
+        return found
+    if m is ROOT:
+        found = {()}
+    elif m.k is None:
+        found = set().union(*(expand(p, memo) for p in m.prev))
+    else:
+        k = m.k
+        found = {t + (k,) for t in expand(m.prev[0], memo)}
+    memo[id(m)] = found
+    return found
 
 
 @dataclass
 class Execution:
-    """One pass of Alg. 1 over a stream."""
+    """One pass of Alg. 1 over a stream. The runs of ``Run(T_s, S..k)`` are kept grouped
+    by ``(state, registers)``: runs in one group take the same transitions from now on
+    and differ only in what they marked (:class:`Marks`), so each guard is evaluated
+    once per group, and a run is cloned (``UpdateRun``) by extending its group's marks."""
 
     a: SRT
     policy: str
     counters: Counters
-    configs: set[Config] = field(default_factory=set)
+    groups: dict[Group, Marks] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         a = self.a
@@ -66,20 +105,23 @@ class Execution:
                       e.mark and e.target in finals)
                      for e in a.out[q]] for q in range(a.size)]
         if self.policy == "literal":
-            self.configs = {(a.start, self.empty, ())}
+            self.groups = {(a.start, self.empty): ROOT}
 
     def step(self, u: Event) -> list[Match]:
         """Read ``u`` (Alg. 1 lines 3–13): every successor configuration, the reports."""
         c = self.counters
         c.events_read += 1
+        groups = self.groups
         if self.policy == "stream":
-            self.configs.add((self.a.start, self.empty, ()))
+            key = (self.a.start, self.empty)
+            held = groups.get(key)
+            groups[key] = ROOT if held is None else union([held, ROOT])
         k = u.position
-        found: set[tuple[int, ...]] = set()
-        nxt: set[Config] = set()
+        reports: list[Marks] = []
+        nxt: dict[Group, list[Marks]] = {}
         evaluations = 0
-        for q, regs, marks in self.configs:
-            for test, target, mark, writes, reports in self.out[q]:
+        for (q, regs), marks in groups.items():
+            for test, target, mark, writes, reports_here in self.out[q]:
                 evaluations += 1
                 if not test(u, regs):
                     continue
@@ -89,21 +131,27 @@ class Execution:
                     for i in writes:
                         slots[i] = u
                     regs2 = tuple(slots)
-                marks2 = marks + (k,) if mark else marks
-                if reports and self.policy == "stream":
-                    found.add(marks2)
-                nxt.add((target, regs2, marks2))
+                marks2 = Marks(k, (marks,)) if mark else marks
+                if reports_here and self.policy == "stream":
+                    reports.append(marks2)
+                nxt.setdefault((target, regs2), []).append(marks2)
         c.predicate_evaluations += evaluations
-        c.instances_created += len(nxt)
-        self.configs = nxt
-        c.observe_active(len(nxt))
+        c.instances_created += sum(len(v) for v in nxt.values())
+        self.groups = {g: union(parts) for g, parts in nxt.items()}
+        c.observe_active(len(self.groups))
+        if not reports:
+            return []
+        memo: dict[int, set[tuple[int, ...]]] = {}
+        found = set().union(*(expand(m, memo) for m in reports))
         return [Match.marked(m) for m in sorted(found)]
 
     def finish(self) -> list[Match]:
         """End of the stream: the literal policy reports the runs in a final state."""
         if self.policy != "literal":
             return []
-        found = {marks for q, _, marks in self.configs if q in self.a.finals}
+        memo: dict[int, set[tuple[int, ...]]] = {}
+        found = set().union(*(expand(m, memo) for (q, _), m in self.groups.items()
+                              if q in self.a.finals))
         return [Match.marked(m) if m else Match.of({}) for m in sorted(found)]
 
 
