@@ -11,11 +11,12 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import seed000, seed001, spark_bench
+from bench import seed000, seed001, seed004, spark_bench
 
 BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "seed000": seed000.run,
     "seed001": seed001.run,
+    "seed004": seed004.run,
     "spark": spark_bench.run,
 }
 
