@@ -6,7 +6,7 @@ Count windows. Def. 39 bounds the *marked* positions of a match:
 walk is longer than ``w``; that bounds the length of the whole string, which
 is Def. 39 only when every element read is marked and the string starts and
 ends with a marked element (all of Wayeb's patterns; not ``(⊤↑⊗)* · φ↑•``,
-see ``docs/errata.md#seed-004-window-unrolling``). :func:`count_window` unrolls
+see ``docs/errata.md#seed-004-def39-span-vs-length``). :func:`count_window` unrolls
 the SRT against a counter that measures what Def. 39 measures: each state
 ``q`` becomes ``(q, c)`` with
 
