@@ -63,8 +63,22 @@ ROOT = Marks(None, ())
 
 
 def union(parts: list[Marks]) -> Marks:
-    """One :class:`Marks` for several alternatives (the part itself when there is one)."""
-    return parts[0] if len(parts) == 1 else Marks(None, tuple(parts))
+    """One :class:`Marks` for several alternatives (the part itself when there is one).
+    Unions are kept flat and free of repeats, so that a group which lives for many
+    elements does not nest unions ever deeper: the depth of the DAG is at most twice
+    the number of marks of a run."""
+    if len(parts) == 1:
+        return parts[0]
+    flat: dict[int, Marks] = {}
+    for p in parts:
+        if p.k is None and p is not ROOT:
+            for q in p.prev:
+                flat[id(q)] = q
+        else:
+            flat[id(p)] = p
+    if len(flat) == 1:
+        return next(iter(flat.values()))
+    return Marks(None, tuple(flat.values()))
 
 
 def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ...]]:
