@@ -19,11 +19,12 @@ windows; the report's remark after Def. 39: "the index of an event ... as an
 event attribute and then add binary conditions").
 
 :func:`compile_guard` turns a condition into a closure ``(u, regs) -> bool``
-over a register tuple (one slot per register, ``None`` for ♯).
+over a register tuple (one slot per register, ``None`` for ♯, else a :class:`Held`).
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -43,7 +44,18 @@ from kleene.reference.conditions import (
 from kleene.reference.events import Event
 from kleene.reference.sremo.expressions import HEAD, reads
 
-Registers = tuple[Event | None, ...]
+class Held:
+    """An element stored in a register. Hashed by identity (a run stores the element it
+    is reading, so all runs storing one element share one :class:`Held`), which keeps
+    grouping runs by their registers cheap."""
+
+    __slots__ = ("event",)
+
+    def __init__(self, event: Event) -> None:
+        self.event = event
+
+
+Registers = tuple[Held | None, ...]
 Guard = Callable[[Event, Registers], bool]
 
 #: Hidden registers (time-window clocks) start with this character.
@@ -168,7 +180,7 @@ def _term(t: object, slots: Mapping[str, int]) -> Callable[[Event, Registers], o
 
     def register_value(u: Event, regs: Registers) -> object:
         held = regs[i]
-        return _EMPTY if held is None else held.value(name)
+        return _EMPTY if held is None else held.event.value(name)
     return register_value
 
 
@@ -178,6 +190,9 @@ def _three(c: Condition, slots: Mapping[str, int]) -> Callable[[Event, Registers
         value = c.value
         return lambda u, regs: value
     if isinstance(c, Cmp):
+        fast = _head_constant(c)
+        if fast is not None:
+            return fast
         left, right, op = _term(c.left, slots), _term(c.right, slots), c.op
 
         def cmp(u: Event, regs: Registers) -> bool | None:
@@ -219,6 +234,43 @@ def _three(c: Condition, slots: Mapping[str, int]) -> Callable[[Event, Registers
     return disj
 
 
+_OPS: dict[str, Callable[[object, object], bool]] = {
+    "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    ">": operator.gt, ">=": operator.ge}
+
+
+def _head_constant(c: Cmp) -> Callable[[Event, Registers], bool | None] | None:
+    """A faster closure for ``~.A op constant`` (the commonest guard), with the same
+    three-valued result as :func:`~kleene.reference.conditions.compare`: unknown when the
+    attribute is missing or of another kind than the constant."""
+    if not (isinstance(c.left, Attr) and c.left.var == HEAD and isinstance(c.right, Const)):
+        return None
+    name, value, op = c.left.attr, c.right.value, _OPS[c.op]
+    if isinstance(value, bool) or name == "ts":
+        return None
+    if isinstance(value, str):
+        if name == "type":
+            def event_type(u: Event, regs: Registers) -> bool | None:
+                a = u.type
+                return op(a, value) if type(a) is str else None
+            return event_type
+
+        def text(u: Event, regs: Registers) -> bool | None:
+            a = u.attrs.get(name)
+            return op(a, value) if type(a) is str else None
+        return text
+    if name == "type":
+        return None
+
+    def number(u: Event, regs: Registers) -> bool | None:
+        a = u.attrs.get(name)
+        t = type(a)
+        if t is float or t is int:
+            return op(a, value)
+        return None
+    return number
+
+
 def compile_guard(c: Condition, slots: Mapping[str, int]) -> Guard:
     """``(u, regs) ⊨ c`` (Def. 13): true only when ``c`` is *true* (not unknown)."""
     if c == TRUE:
@@ -243,7 +295,7 @@ def compile_edge(e: Edge, slots: Mapping[str, int]) -> Guard:
                 return False
         for i, bound, inside in clocks:
             held = regs[i]
-            if held is None or (u.ts - held.ts <= bound) != inside:
+            if held is None or (u.ts - held.event.ts <= bound) != inside:
                 return False
         return True
     return test

@@ -24,7 +24,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kleene.engines.protocol import Counters, Feature, Transition, WindowReading, register
-from kleene.engines.srt.automaton import SRT, compile_edge, trim
+from kleene.engines.srt.automaton import SRT, Held, compile_edge, trim
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -120,44 +120,69 @@ class Execution:
                      for e in a.out[q]] for q in range(a.size)]
         if self.policy == "literal":
             self.groups = {(a.start, self.empty): ROOT}
+        self.events = self.evaluations = self.created = self.peak = 0
 
     def step(self, u: Event) -> list[Match]:
         """Read ``u`` (Alg. 1 lines 3–13): every successor configuration, the reports."""
-        c = self.counters
-        c.events_read += 1
         groups = self.groups
-        if self.policy == "stream":
+        streaming = self.policy == "stream"
+        if streaming:
             key = (self.a.start, self.empty)
             held = groups.get(key)
             groups[key] = ROOT if held is None else union([held, ROOT])
         k = u.position
         reports: list[Marks] = []
         nxt: dict[Group, list[Marks]] = {}
+        out = self.out
         evaluations = 0
+        stored = None
         for (q, regs), marks in groups.items():
-            for test, target, mark, writes, reports_here in self.out[q]:
-                evaluations += 1
+            edges = out[q]
+            evaluations += len(edges)
+            for test, target, mark, writes, reports_here in edges:
                 if not test(u, regs):
                     continue
-                regs2 = regs
                 if writes:
+                    if stored is None:
+                        stored = Held(u)
                     slots = list(regs)
                     for i in writes:
-                        slots[i] = u
-                    regs2 = tuple(slots)
+                        slots[i] = stored
+                    key = (target, tuple(slots))
+                else:
+                    key = (target, regs)
                 marks2 = Marks(k, (marks,)) if mark else marks
-                if reports_here and self.policy == "stream":
+                if reports_here and streaming:
                     reports.append(marks2)
-                nxt.setdefault((target, regs2), []).append(marks2)
-        c.predicate_evaluations += evaluations
-        c.instances_created += sum(len(v) for v in nxt.values())
-        self.groups = {g: union(parts) for g, parts in nxt.items()}
-        c.observe_active(len(self.groups))
+                parts = nxt.get(key)
+                if parts is None:
+                    nxt[key] = [marks2]
+                else:
+                    parts.append(marks2)
+        self.evaluations += evaluations
+        self.events += 1
+        if nxt:
+            self.created += sum(map(len, nxt.values()))
+            self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
+                           for g, parts in nxt.items()}
+            if len(self.groups) > self.peak:
+                self.peak = len(self.groups)
+        else:
+            self.groups = {}
         if not reports:
             return []
         memo: dict[int, set[tuple[int, ...]]] = {}
         found = set().union(*(expand(m, memo) for m in reports))
         return [Match.marked(m) for m in sorted(found)]
+
+    def flush(self) -> None:
+        """Write the counts of this pass into the counters (kept in locals while running)."""
+        c = self.counters
+        c.events_read += self.events
+        c.predicate_evaluations += self.evaluations
+        c.instances_created += self.created
+        c.observe_active(self.peak)
+        self.events = self.evaluations = self.created = self.peak = 0
 
     def finish(self) -> list[Match]:
         """End of the stream: the literal policy reports the runs in a final state."""
@@ -193,8 +218,15 @@ class CompiledSRT:
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         self.counters.reset()
         ex = Execution(self.srt, self.policy, self.counters)
-        for u in events:
-            yield from ex.step(u)
+        step = ex.step
+        try:
+            for u in events:
+                found = step(u)
+                if found:
+                    ex.flush()
+                    yield from found
+        finally:
+            ex.flush()
         yield from ex.finish()
 
 
