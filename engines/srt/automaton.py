@@ -44,6 +44,7 @@ from kleene.reference.conditions import (
 from kleene.reference.events import Event
 from kleene.reference.sremo.expressions import HEAD, reads
 
+
 class Held:
     """An element stored in a register. Hashed by identity (a run stores the element it
     is reading, so all runs storing one element share one :class:`Held`), which keeps
