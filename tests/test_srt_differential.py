@@ -57,3 +57,32 @@ def test_srt_equals_the_reference_on_register_patterns(text, s):
     from kleene.reference.sremo import parse_sremo
 
     _check(parse_sremo(text), s, "stream", "inclusive")
+
+
+def test_a_negation_that_reads_what_it_writes_is_refused_with_the_reason():
+    from kleene.reference.sremo import parse_sremo
+
+    e = parse_sremo("(mark {~.L = 'A'} ; !({TRUE} -> s ; {~.V < s.V})[1..3] ; "
+                    "mark {~.L = 'B'})[1..5]")
+    with pytest.raises(Unsupported, match="Alg. 7's register copies"):
+        engine("srt").compile(e)
+
+
+def test_an_unknown_policy_is_refused_naming_the_choices():
+    from kleene.reference.sremo import parse_sremo
+
+    with pytest.raises(Unsupported, match="stream or literal"):
+        engine("srt").compile(parse_sremo("mark {TRUE}"), policy="any")
+
+
+def test_srt_claims_every_sremo_construct_and_both_readings():
+    from kleene.engines.protocol import Feature, Query
+    from kleene.reference.sremo import parse_sremo
+
+    caps = engine("srt").capabilities
+    for label in ("stream", "literal", "registers", "star", "window", "intersection",
+                  "negation", "strategy", "window-strict"):
+        assert Feature("sremo", label) in caps and Feature("wayeb", label) in caps
+    q = Query.of(parse_sremo("(mark {~.L = 'A'} -> r ; mark {~.ID = r.ID})[WITHIN 3]"),
+                 window="strict")
+    assert q.features() <= caps
