@@ -51,6 +51,9 @@ def test_srt_equals_the_reference_literal(e, s):
     "mark {~.L = 'A'} -> r ; ({TRUE})* ; mark {~.ID = r.ID}",
     "(mark {~.L = 'A'} -> r ; !({~.V < r.V})[1..2] ; mark {~.L = 'B'})[1..4]",
     "NEXT(mark {~.L = 'A'} -> r, mark {~.ID = r.ID})",
+    # every guard fixes ~.L: elements labelled C are skipped (run.key_index, Execution.skip)
+    "ANY(mark {~.L = 'A'} -> r, mark {~.L = 'B' AND ~.ID = r.ID}, mark {~.L = 'A'})[WITHIN 3]",
+    "(mark {~.L = 'A'} ; ANY(mark {~.L = 'B'})* ; mark {~.L = 'A'})[1..4]",
 ])
 @given(s=streams(min_size=1, max_size=8))
 def test_srt_equals_the_reference_on_register_patterns(text, s):

@@ -24,12 +24,13 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kleene.engines.protocol import Counters, Feature, Transition, WindowReading, register
-from kleene.engines.srt.automaton import SRT, Held, compile_edge, trim
+from kleene.engines.srt.automaton import SRT, Held, compile_edge, compile_guard, trim
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
+from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction, conjuncts
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import check
+from kleene.reference.sremo.expressions import HEAD, check, reads
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
 
 POLICIES = ("stream", "literal")
@@ -97,6 +98,51 @@ def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ..
     return found
 
 
+def skipping(a: SRT, slots: dict[str, int]) -> tuple[list | None, list]:
+    """What lets a run skip an element cheaply (exact): ``relevant``, closures over the
+    head only, one of which holds for every element that can fire a transition whose guard
+    is not ``TRUE`` (each guard's conjuncts that read no register); and per state its
+    ``TRUE`` transitions as ``(clock test or None, target)``. ``relevant`` is ``None``
+    (never skip) unless every ``TRUE`` transition is unmarked and writes nothing."""
+    moves: list[list] = [[] for _ in range(a.size)]
+    needs: list[Condition] = []
+    for e in a.edges:
+        if e.guard == TRUE and not e.unless:
+            if e.mark or e.writes:
+                return None, moves
+            moves[e.source].append((compile_edge(e, slots) if e.clocks else None, e.target))
+            continue
+        head = [c for c in conjuncts(e.guard) if not reads(c)]
+        if not head:
+            return None, moves
+        needs.append(conjunction(head) if len(head) > 1 else head[0])
+    return [compile_guard(c, {}) for c in dict.fromkeys(needs)], moves
+
+
+def key_index(a: SRT) -> tuple[tuple[str, ...], frozenset] | None:
+    """``(attributes, keys)`` when every transition whose guard is not ``TRUE`` requires
+    ``~.A = c`` (a conjunct) for each of ``attributes``, so that an element whose values of
+    ``attributes`` are not in ``keys`` can only fire ``TRUE`` transitions; else ``None``."""
+    per_edge: list[dict[str, object]] = []
+    for e in a.edges:
+        if e.guard == TRUE and not e.unless:
+            continue
+        eqs: dict[str, object] = {}
+        for c in conjuncts(e.guard):
+            if isinstance(c, Cmp) and c.op == "=" and isinstance(c.left, Attr) and \
+                    c.left.var == HEAD and isinstance(c.right, Const) and \
+                    not isinstance(c.right.value, bool) and c.left.attr != "ts":
+                eqs[c.left.attr] = c.right.value
+        per_edge.append(eqs)
+    if not per_edge:
+        return None
+    common = set.intersection(*(set(eqs) for eqs in per_edge))
+    if not common:
+        return None
+    attrs = tuple(sorted(common))
+    return attrs, frozenset(tuple(eqs[x] for x in attrs) for eqs in per_edge)
+
+
 @dataclass
 class Execution:
     """One pass of Alg. 1 over a stream. The runs of ``Run(T_s, S..k)`` are kept grouped
@@ -120,7 +166,8 @@ class Execution:
                      for e in a.out[q]] for q in range(a.size)]
         if self.policy == "literal":
             self.groups = {(a.start, self.empty): ROOT}
-        self.events = self.evaluations = self.created = self.peak = 0
+        self.events = self.evaluations = self.created = self.peak = self.skipped = 0
+        self.relevant, self.loops = skipping(a, self.slots)
 
     def step(self, u: Event) -> list[Match]:
         """Read ``u`` (Alg. 1 lines 3–13): every successor configuration, the reports."""
@@ -130,6 +177,10 @@ class Execution:
             key = (self.a.start, self.empty)
             held = groups.get(key)
             groups[key] = ROOT if held is None else union([held, ROOT])
+        relevant = self.relevant
+        if relevant is not None and not any(test(u, ()) for test in relevant):
+            self.skip(u)
+            return []
         k = u.position
         reports: list[Marks] = []
         nxt: dict[Group, list[Marks]] = {}
@@ -175,14 +226,35 @@ class Execution:
         found = set().union(*(expand(m, memo) for m in reports))
         return [Match.marked(m) for m in sorted(found)]
 
+    def skip(self, u: Event) -> None:
+        """An element that satisfies no guard but ``TRUE``: each group takes only its
+        state's ``TRUE`` transitions (unmarked, writing nothing; clocks tested), or dies —
+        exactly what evaluating every transition would do."""
+        self.events += 1
+        self.skipped += 1
+        moves = self.loops
+        nxt: dict[Group, list[Marks]] = {}
+        for (q, regs), marks in self.groups.items():
+            for clock, target in moves[q]:
+                if clock is None or clock(u, regs):
+                    key = (target, regs)
+                    parts = nxt.get(key)
+                    if parts is None:
+                        nxt[key] = [marks]
+                    else:
+                        parts.append(marks)
+        self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
+                       for g, parts in nxt.items()}
+
     def flush(self) -> None:
         """Write the counts of this pass into the counters (kept in locals while running)."""
         c = self.counters
         c.events_read += self.events
         c.predicate_evaluations += self.evaluations
         c.instances_created += self.created
+        c.events_filtered += self.skipped
         c.observe_active(self.peak)
-        self.events = self.evaluations = self.created = self.peak = 0
+        self.events = self.evaluations = self.created = self.peak = self.skipped = 0
 
     def finish(self) -> list[Match]:
         """End of the stream: the literal policy reports the runs in a final state."""
@@ -219,12 +291,29 @@ class CompiledSRT:
         self.counters.reset()
         ex = Execution(self.srt, self.policy, self.counters)
         step = ex.step
+        index = key_index(self.srt) if self.policy == "stream" and ex.relevant is not None \
+            and not ex.loops[self.srt.start] else None
         try:
-            for u in events:
-                found = step(u)
-                if found:
-                    ex.flush()
-                    yield from found
+            if index is None:
+                for u in events:
+                    found = step(u)
+                    if found:
+                        ex.flush()
+                        yield from found
+            else:
+                # No run alive and an element no guard but TRUE can take: the fresh run
+                # dies at once (its start has no TRUE transition), nothing changes.
+                attrs, keys = index
+                for u in events:
+                    if not ex.groups and tuple(u.type if x == "type" else u.attrs.get(x)
+                                               for x in attrs) not in keys:
+                        ex.events += 1
+                        ex.skipped += 1
+                        continue
+                    found = step(u)
+                    if found:
+                        ex.flush()
+                        yield from found
         finally:
             ex.flush()
         yield from ex.finish()
