@@ -89,3 +89,31 @@ def test_srt_claims_every_sremo_construct_and_both_readings():
     q = Query.of(parse_sremo("(mark {~.L = 'A'} -> r ; mark {~.ID = r.ID})[WITHIN 3]"),
                  window="strict")
     assert q.features() <= caps
+
+
+def test_alg1_as_printed_kills_a_run_that_reports():
+    # docs/errata.md#seed-004-alg1-kills-reporting-runs: on a, b the run that marks a
+    # reports {0} and is killed, so {0, 1} (a then b, both marked) is lost.
+    from kleene.reference.events import Stream
+    from kleene.reference.match import Match
+    from kleene.reference.sremo import matches, parse_sremo
+
+    e = parse_sremo("mark {~.L = 'A'} ; (mark {~.L = 'B'})*")
+    s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}])
+    expected = {Match.marked({0}), Match.marked({0, 1})}
+    assert matches(e, s) == expected
+    assert set(engine("srt").compile(e).run(s)) == expected
+    assert set(engine("srt-faithful").compile(e).run(s)) == {Match.marked({0})}
+
+
+@given(e=sremo_expressions(max_depth=2), s=STREAMS)
+def test_alg1_as_printed_reports_a_subset_of_the_stream_detection(e, s):
+    from kleene.conformance.differential import assert_matches_between
+
+    expected = reference_or_reject(e, s, "stream", steps=40_000)
+    try:
+        got = list(engine("srt-faithful").compile(e).run(s))
+    except Unsupported:
+        reject()
+    assert_matches_between(engine("srt-faithful"), pattern=e, stream=s, got=got,
+                           at_least=set(), at_most=expected, policy="stream")

@@ -154,6 +154,7 @@ class Execution:
     policy: str
     counters: Counters
     groups: dict[Group, Marks] = field(default_factory=dict)
+    faithful: bool = False
 
     def __post_init__(self) -> None:
         a = self.a
@@ -205,6 +206,8 @@ class Execution:
                 marks2 = Marks(k, (marks,)) if mark else marks
                 if reports_here and streaming:
                     reports.append(marks2)
+                    if self.faithful:
+                        continue  # Alg. 1 as printed: a run that reports is killed
                 parts = nxt.get(key)
                 if parts is None:
                     nxt[key] = [marks2]
@@ -273,6 +276,7 @@ class CompiledSRT:
     srt: SRT
     policy: str
     counters: Counters = field(default_factory=Counters)
+    faithful: bool = False
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -289,7 +293,7 @@ class CompiledSRT:
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         self.counters.reset()
-        ex = Execution(self.srt, self.policy, self.counters)
+        ex = Execution(self.srt, self.policy, self.counters, faithful=self.faithful)
         step = ex.step
         index = key_index(self.srt) if self.policy == "stream" and ex.relevant is not None \
             and not ex.loops[self.srt.start] else None
@@ -320,8 +324,8 @@ class CompiledSRT:
 
 
 def compile_expression(e: object, *, policy: str = "stream", time_unit: str | None = None,
-                       window: WindowReading = "inclusive",
-                       max_states: int = MAX_STATES) -> CompiledSRT:
+                       window: WindowReading = "inclusive", max_states: int = MAX_STATES,
+                       faithful: bool = False) -> CompiledSRT:
     """Check ``e`` and compile it for ``policy``; :class:`Unsupported` says what is not."""
     if not isinstance(e, EXPRESSION_TYPES):
         raise Unsupported(f"the SRT engines run SREMO expressions, not {type(e).__name__}")
@@ -330,7 +334,7 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
                           f"{' or '.join(POLICIES)}")
     check(e)
     srt = compile_sremo(e, Options(time_unit, window, max_states))
-    return CompiledSRT(reporting(srt, policy), policy)
+    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful)
 
 
 def claimed(language: str) -> frozenset[Feature]:
@@ -346,17 +350,24 @@ def claimed(language: str) -> frozenset[Feature]:
 
 @dataclass(frozen=True)
 class SRTEngine:
-    """The streaming SRT engine (report Alg. 1)."""
+    """The streaming SRT engine (report Alg. 1). ``faithful``: Alg. 1 as printed, which
+    kills a run once it reports (lines 8–10), so a match that extends a reported one is
+    lost (docs/errata.md#seed-004-alg1-kills-reporting-runs); it claims no policy."""
 
     name: str = "srt"
+    faithful: bool = False
 
     @property
     def capabilities(self) -> frozenset[Feature]:
+        if self.faithful:
+            return Feature.of("sremo", *CONSTRUCTS) | Feature.of("wayeb", *CONSTRUCTS)
         return claimed("sremo") | claimed("wayeb")
 
     def compile(self, pattern: object, *, policy: str = "stream", time_unit: str | None = None,
                 window: WindowReading = "inclusive") -> CompiledSRT:
-        return compile_expression(pattern, policy=policy, time_unit=time_unit, window=window)
+        return compile_expression(pattern, policy=policy, time_unit=time_unit, window=window,
+                                  faithful=self.faithful)
 
 
 register("srt", SRTEngine)
+register("srt-faithful", lambda: SRTEngine("srt-faithful", faithful=True))
