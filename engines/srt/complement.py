@@ -125,10 +125,22 @@ def _fires(e: Edge, yes: frozenset[Condition]) -> bool:
     return (e.guard == TRUE or e.guard in yes) and not any(u in yes for u in e.unless)
 
 
-def determinize(a: SRT, max_states: int) -> tuple[SRT, tuple[frozenset[int], ...]]:
+def determinize(a: SRT, max_states: int, *,
+                copies: bool = False) -> tuple[SRT, tuple[frozenset[int], ...]]:
     """The output-agnostic deterministic SRT of ``a`` (Alg. 7) and the subset each of its
-    states stands for. Complete: the empty subset is a sink."""
-    check_determinizable(a)
+    states stands for. Complete: the empty subset is a sink.
+
+    ``copies``: ``a`` is an unrolled SRT (:func:`kleene.engines.srt.unroll.unroll`) whose
+    register copies are each written with the element at one depth only, so every run
+    agrees on a copy's content: the DSRT keeps the copies as its registers, each of its
+    transitions writing every copy that a transition it stands for writes (Alg. 7's
+    register handling). Without ``copies`` an SRT that reads a register it writes is
+    refused."""
+    if copies:
+        if any(e.clocks for e in a.edges):
+            raise Unsupported("determinizing a time window is not implemented")
+    else:
+        check_determinizable(a)
     start = frozenset({a.start})
     index = {start: 0}
     subsets = [start]
@@ -149,7 +161,9 @@ def determinize(a: SRT, max_states: int) -> tuple[SRT, tuple[frozenset[int], ...
                 subsets.append(target)
                 todo.append(target)
             guard = conjunction(sorted(yes, key=repr)) if yes else TRUE
-            edges.append(Edge(index[s], index[target], guard, False, (),
+            writes = tuple(sorted({r for e in leaving if _fires(e, yes) for r in e.writes})) \
+                if copies else ()
+            edges.append(Edge(index[s], index[target], guard, False, writes,
                               tuple(sorted(no, key=repr))))
     finals = frozenset(i for s, i in index.items() if s & a.finals)
     return SRT(len(index), 0, finals, tuple(edges)), tuple(subsets)

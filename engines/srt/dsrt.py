@@ -14,9 +14,11 @@ The blow-up, stated honestly: a subset construction can reach 2^|Q| subsets
 of the (unrolled) SRT's states, and each subset has up to 2^a minterms for
 its ``a`` distinct atomic conditions; both are capped, and beyond a cap
 compilation stops with a one-line :class:`Unsupported` naming it. Registers:
-only an SRT that reads no register it writes is determinized (see
-:mod:`.complement`); Alg. 7's register copies for the rest are not
-implemented, and time windows are not determinized.
+a count-windowed expression whose accepted strings start and end with a
+marked element (all of Wayeb's queries) is unrolled with register copies
+(:mod:`.unroll`, Algs. 3–6) and determinized keeping the copies; any other
+expression must read no register it writes. Time windows are not
+determinized (they do not bound the length of a string).
 """
 
 from __future__ import annotations
@@ -25,13 +27,14 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kleene.engines.protocol import Counters, Transition
-from kleene.engines.srt.automaton import SRT, compile_edge
+from kleene.engines.srt.automaton import SRT, Held, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
+from kleene.engines.srt.unroll import boundary_marked, unroll
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import Expr, check
+from kleene.reference.sremo.expressions import Expr, Window, check
 
 
 @dataclass
@@ -57,21 +60,24 @@ class CompiledDSRT:
     def accepts(self, events: Iterable[Event]) -> bool:
         """Whether the string ``events`` is in ``Lang(e)``: the one run ends in a final state."""
         slots = {r: i for i, r in enumerate(self.dsrt.registers())}
-        if slots:
-            raise Unsupported("this DSRT reads registers written before it; run it inside "
-                              "the SRT that writes them")
-        tests = [[(compile_edge(e, slots), e.target) for e in self.dsrt.out[q]]
-                 for q in range(self.dsrt.size)]
+        tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes))
+                  for e in self.dsrt.out[q]] for q in range(self.dsrt.size)]
         q = self.dsrt.start
+        regs: tuple = (None,) * len(slots)
         for u in events:
             self.counters.events_read += 1
-            fired = [t for test, t in tests[q] if test(u, ())]
+            fired = [(t, w) for test, t, w in tests[q] if test(u, regs)]
             self.counters.predicate_evaluations += len(tests[q])
             if len(fired) > 1:  # pragma: no cover - the minterms are exclusive
                 raise AssertionError(f"state {q} is not deterministic on {u}")
             if len(fired) != 1:  # pragma: no cover - the minterms cover every element
                 raise AssertionError(f"state {q} is not complete on {u}")
-            q = fired[0]
+            q, writes = fired[0]
+            if writes:
+                held, cells = Held(u), list(regs)
+                for i in writes:
+                    cells[i] = held
+                regs = tuple(cells)
         return q in self.dsrt.finals
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
@@ -81,8 +87,19 @@ class CompiledDSRT:
 
 def compile_dsrt(e: Expr, *, time_unit: str | None = None,
                  max_states: int = MAX_STATES) -> CompiledDSRT:
-    """The DSRT of ``e`` (Alg. 7); :class:`Unsupported` beyond the fragment or the caps."""
+    """The DSRT of ``e`` (Alg. 7); :class:`Unsupported` beyond the fragment or the caps.
+
+    A count-windowed ``e = body[1..w]`` whose body is boundary-marked is unrolled as the
+    report does (Algs. 3–6, register copies), so registers written and read are handled;
+    any other expression is determinized directly (its SRT must read no register it
+    writes, :func:`~kleene.engines.srt.complement.check_determinizable`)."""
     check(e)
-    d, subsets = determinize(compile_sremo(e, Options(time_unit, "inclusive", max_states)),
-                             max_states)
+    options = Options(time_unit, "inclusive", max_states)
+    if isinstance(e, Window) and isinstance(e.width, int):
+        body = compile_sremo(e.body, options)
+        if boundary_marked(body):
+            d, subsets = determinize(unroll(body, e.width, max_states), max_states,
+                                     copies=True)
+            return CompiledDSRT(d, subsets)
+    d, subsets = determinize(compile_sremo(e, options), max_states)
     return CompiledDSRT(d, subsets)
