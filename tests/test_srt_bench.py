@@ -33,4 +33,5 @@ def test_seed004_table_on_a_tiny_stream(tmp_path: Path):
     expected = matches(q.to_expression(time_window=500), s, reading="strict")
     # ts 500 − 0 is not < 500: the third QQQ is outside Wayeb's strict window
     assert found == len(expected) == 2
-    assert row[-1].startswith("no: ")
+    assert row[-2].startswith("no: ")      # no DSRT for a time window
+    assert row[-1].endswith(" states")     # at [1..10], unrolled with register copies
