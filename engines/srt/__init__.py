@@ -7,7 +7,10 @@ Modules, one per construction:
 - :mod:`.windows`     report Def. 39 / Alg. 4 (count windows), Kleene's time windows;
 - :mod:`.product`     report Thm 34: intersection;
 - :mod:`.complement`  report Alg. 7 (determinization, minterms) and Alg. 8 (complement);
-- :mod:`.run`         report Alg. 1: the streaming run, and the engine ``srt``.
+- :mod:`.unroll`      report Lemma 46, Algs. 3–6: the unrolled SRT with register copies;
+- :mod:`.dsrt`        report Thm 41: the output-agnostic DSRT as a compiled recognizer;
+- :mod:`.run`         report Alg. 1: the streaming run, the engines ``srt`` and
+  ``srt-faithful`` (Alg. 1 as printed).
 
 Importing this package registers the engines (see :mod:`kleene.engines.protocol`).
 """
