@@ -215,7 +215,7 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
             frozenset({write} if write else ())
     if kind == "concat":
         n = draw(st.integers(2, 3), label="parts")
-        parts, w, out = [], written, frozenset()
+        parts, w, out = [], written, frozenset[str]()
         for _ in range(n):
             p, pw = draw(sub(w), label="part")
             parts.append(p)
@@ -246,7 +246,7 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
     if kind == "strategy":
         which = draw(st.sampled_from(("any", "next")), label="strategy")
         n = draw(st.integers(2, 3), label="parts")
-        parts, w, out = [], written, frozenset()
+        parts, w, out = [], written, frozenset[str]()
         for _ in range(n):
             p, pw = draw(sub(w, d=0) if which == "next" else sub(w), label="part")
             parts.append(p)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kleene.reference.conditions import (
     TRUE,
@@ -235,7 +236,7 @@ def _three(c: Condition, slots: Mapping[str, int]) -> Callable[[Event, Registers
     return disj
 
 
-_OPS: dict[str, Callable[[object, object], bool]] = {
+_OPS: dict[str, Callable[[Any, Any], Any]] = {
     "=": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
     ">": operator.gt, ">=": operator.ge}
 

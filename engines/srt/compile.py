@@ -104,7 +104,7 @@ def concat(parts: Sequence[SRT]) -> SRT:
 
 def choice(parts: Sequence[SRT]) -> SRT:
     """``e1 + e2 + ...`` (App. A.2 case 4, ε-eliminated)."""
-    size, edges, finals = 1, [], set()
+    size, edges, finals = 1, [], set[int]()
     start_final = False
     for a in parts:
         a = shift(a, size)

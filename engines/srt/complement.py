@@ -65,7 +65,7 @@ def check_determinizable(a: SRT) -> None:
         raise Unsupported("determinizing a time window is not implemented (Alg. 7 covers "
                           "count windows only)")
     before = written_before(a)
-    clash = set()
+    clash: set[str] = set()
     for e in a.edges:
         clash |= (reads(e.guard).union(*(reads(c) for c in e.unless))) & before[e.source]
     if clash:

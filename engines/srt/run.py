@@ -332,8 +332,9 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
     if policy not in POLICIES:
         raise Unsupported(f"the SRT engines have no policy {policy!r}; choose "
                           f"{' or '.join(POLICIES)}")
-    check(e)
-    srt = compile_sremo(e, Options(time_unit, window, max_states))
+    assert isinstance(e, EXPRESSION_TYPES)
+    check(e)  # type: ignore[arg-type]
+    srt = compile_sremo(e, Options(time_unit, window, max_states))  # type: ignore[arg-type]
     return CompiledSRT(reporting(srt, policy), policy, faithful=faithful)
 
 

@@ -51,7 +51,7 @@ def unroll(a: SRT, w: int, max_states: int) -> SRT:
     if any(e.clocks for e in a.edges):
         raise Unsupported("unrolling a time window is not possible: it bounds time, not "
                           "the number of elements (report Alg. 4 needs a count window)")
-    start = (a.start, 0, ())
+    start: tuple[int, int, Copies] = (a.start, 0, ())
     index: dict[tuple[int, int, Copies], int] = {start: 0}
     todo = [start]
     edges: list[Edge] = []
@@ -60,7 +60,7 @@ def unroll(a: SRT, w: int, max_states: int) -> SRT:
         q, d, copies = node
         if d == w:
             continue
-        held = dict(copies)
+        held: dict[str, int] = dict(copies)
         for e in a.out[q]:
             after = dict(held)
             for r in e.writes:

@@ -119,7 +119,8 @@ class SreQuery:
                 self._refuse("window", f"the window {self.window} is a placeholder of the "
                              f"benchmark scripts; pass "
                              f"{'time' if self.window_type == 'time' else 'count'}_window=N")
-            width = Duration(self.window) if self.window_type == "time" else int(self.window)
+            assert isinstance(self.window, int)
+            width = Duration(self.window) if self.window_type == "time" else self.window
         if width is None:
             return self.body
         try:
