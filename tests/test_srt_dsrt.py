@@ -117,3 +117,24 @@ def test_the_state_cap_is_one_line_naming_it():
 def test_equal_head_constants_make_a_minterm_unsatisfiable():
     a, b = (Cmp("=", Attr("~", "L"), Const(x)) for x in "AB")
     assert len(minterms((a, b))) == 3  # {a, b} both satisfied is dropped
+
+
+def test_the_unrolling_bounds_the_string_not_the_marks():
+    # docs/errata.md#seed-004-def39-span-vs-length: on b, x, x, s Def. 39 accepts
+    # ({b} ; {TRUE}* ; mark {s})[1..2] (M = {3}, span 1), the unrolled SRT of width 2
+    # cannot read four elements; so compile_dsrt unrolls boundary-marked bodies only.
+    from kleene.engines.srt.compile import compile_sremo
+    from kleene.engines.srt.unroll import boundary_marked, unroll
+    from kleene.reference.events import Stream
+
+    e = parse_sremo("({~.L = 'B'} ; {TRUE}* ; mark {~.L = 'S'})[1..2]")
+    s = Stream.from_rows([{"ts": i, "L": x} for i, x in enumerate("BXXS")])
+    assert accepts(e, s)
+    body = compile_sremo(e.body)
+    assert not boundary_marked(body)
+    from kleene.engines.srt.complement import determinize
+    from kleene.engines.srt.dsrt import CompiledDSRT
+
+    walks = CompiledDSRT(*determinize(unroll(body, 2, 1000), 1000, copies=True))
+    assert not walks.accepts(s)          # Alg. 4 as printed: too long
+    assert compile_dsrt(e).accepts(s)    # the DSRT compile_dsrt builds follows Def. 39
