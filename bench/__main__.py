@@ -11,12 +11,13 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import peers, seed000, seed001, seed003, spark_bench, stream
+from bench import peers, seed000, seed001, seed003, seed004, spark_bench, stream
 
 BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "seed000": seed000.run,
     "seed001": seed001.run,
     "seed003": seed003.run,
+    "seed004": seed004.run,
     "spark": spark_bench.run,
     "peers": peers.run,
     "stream": stream.run,

@@ -389,6 +389,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "kleene.engines.ses",
     "kleene.engines.windows",
     "kleene.engines.nfa",
+    "kleene.engines.srt",
 )
 
 _REGISTRY: dict[str, Callable[[], Engine]] = {}

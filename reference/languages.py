@@ -190,7 +190,7 @@ def _ses() -> Language:
 def _sremo_matches(e: Any, s: Stream, policy: str, budget: Budget, reading: str) -> set[Match]:
     from kleene.reference.sremo import matches
 
-    return matches(e, s, budget, policy=policy)
+    return matches(e, s, budget, policy=policy, reading=reading)
 
 
 def _sremo() -> Language:
@@ -208,7 +208,7 @@ def _sremo() -> Language:
         format=format_sremo,
         constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
         window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive",),
+        readings=("inclusive", "strict"),
     )
 
 
@@ -235,7 +235,7 @@ def _wayeb() -> Language:
         format=format_sremo,
         constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
         window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive",),
+        readings=("inclusive", "strict"),
     )
 
 

@@ -7,11 +7,12 @@ from pathlib import Path
 import pytest
 
 from kleene.reference.conditions import And, Attr, Cmp, Const, Not, Or, Truth
+from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import Atom, Choice, Concat, Star, Strategy, Window
-from kleene.reference.sremo.streaming import stream_matches
+from kleene.reference.sremo.streaming import matches, stream_matches
 from kleene.reference.sremo.text import format_sremo, parse_sremo
 from kleene.reference.sremo.wayeb import SreUnsupported, parse_sre, read_sre
 
@@ -29,17 +30,36 @@ def letters(*types: str) -> Stream:
 
 @pytest.mark.skipif(not FILES, reason=f"{QUERIES} is not available")
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
-def test_every_benchmark_file_parses_and_asks_for_a_count_window(path):
+def test_every_benchmark_file_parses_and_asks_for_its_time_window(path):
     query, = read_sre(str(path))
-    # All of them carry {window:TIMESTAMP}{windowType:time}: a placeholder and a time
-    # window, which SREMO cannot express; the error points at the setting.
+    # All of them carry {window:TIMESTAMP}{windowType:time}: a placeholder the benchmark
+    # scripts fill in; the error points at the setting and names the time window.
     assert (query.window, query.window_type) == ("TIMESTAMP", "time")
-    with pytest.raises(SreUnsupported) as err:
-        query.to_expression()
+    with pytest.raises(SreUnsupported, match="time_window=N") as err:
+        query.to_expression(ignore_partition=True)
     assert err.value.line == 1 and path.read_text()[err.value.column - 1] == "{"
     e = query.to_expression(count_window=10, ignore_partition=True)
     assert isinstance(e, Window) and e.width == 10
     assert parse_sremo(format_sremo(e)) == e  # our syntax can print what we read
+    t = query.to_expression(time_window=500, ignore_partition=True)
+    assert isinstance(t, Window) and t.width == Duration(500) and query.reading == "strict"
+    assert parse_sremo(format_sremo(t)) == t
+
+
+def test_a_time_window_is_read_strictly_as_wayeb_does():
+    query, = parse_sre("IsEventTypePredicate(A){window:2}{windowType:time}")
+    e = query.to_expression()
+    assert e == Window(query.body, Duration(2))
+    s = Stream.from_rows([{"ts": t, "type": "A"} for t in (0, 1, 2)])
+    one = parse_sre("#(;(IsEventTypePredicate(A),IsEventTypePredicate(A)))"
+                    "{window:2}{windowType:time}")[0].to_expression()
+    # marks 0 and 2 span 2 time units: inside [WITHIN 2] inclusively, outside strictly
+    assert matches_at(one, s, "inclusive") == {(0, 1), (1, 2), (0, 2)}
+    assert matches_at(one, s, query.reading) == {(0, 1), (1, 2)}
+
+
+def matches_at(e, s, reading):
+    return {dict(m.bindings)["~"] for m in matches(e, s, reading=reading)}
 
 
 def test_stock_reg1_reads_as_skip_till_any_over_three_marked_conditions():

@@ -32,13 +32,14 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from kleene.reference.conditions import TRUE, Agg, Attr, Condition, Prev, subterms
+from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 
 #: The head variable of report Def. 10.
 HEAD = "~"
 
 #: Words that cannot name a register (keywords of the text syntax).
-KEYWORDS = frozenset({"EPS", "EMPTY", "ANY", "NEXT", "INTERSECT", "MARK", "AND", "OR",
+KEYWORDS = frozenset({"EPS", "EMPTY", "ANY", "NEXT", "INTERSECT", "MARK", "AND", "OR", "WITHIN",
                       "NOT", "TRUE", "FALSE", "PREV", "SUM", "AVG", "MIN", "MAX", "COUNT"})
 
 
@@ -106,12 +107,22 @@ class Star:
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """``e[1..w]`` (report Def. 39): matches whose span max(M) − min(M) + 1 ≤ w."""
+    """``e[1..w]`` (report Def. 39): matches whose span max(M) − min(M) + 1 ≤ w; or, when
+    ``width`` is a :class:`~kleene.reference.durations.Duration`, ``e[WITHIN τ]``, Kleene's
+    time window (docs/semantics.md, "SREMO time windows"): the timestamps of the marked
+    elements span at most τ (inclusive reading) or less than τ (strict reading)."""
 
     body: Expr
-    width: int
+    width: int | Duration
+
+    @property
+    def is_time(self) -> bool:
+        """Whether this window bounds timestamps (not positions)."""
+        return isinstance(self.width, Duration)
 
     def __post_init__(self) -> None:
+        if isinstance(self.width, Duration):
+            return
         if isinstance(self.width, bool) or not isinstance(self.width, int) or self.width < 1:
             raise IllFormed(f"a window [1..w] needs a positive integer w (report Def. 39: "
                             f"w ∈ N1), got {self.width!r}", self)

@@ -18,6 +18,9 @@ of every ``(M, v')`` with ``(e, S_i..j, M, v) ⊣ v'``, one case per construct:
 - ``e[1..w]`` (Def. 39): the pairs of ``e`` with ``max(M) − min(M) + 1 ≤ w``;
   an empty M has no span and satisfies every window (our reading: the report
   does not say);
+- ``e[WITHIN τ]`` (Kleene's time window, docs/semantics.md): the pairs with
+  ``ts(max M) − ts(min M) ≤ τ`` (``reading="inclusive"``) or ``< τ``
+  (``reading="strict"``, Wayeb's), τ converted to the stream's time unit;
 - ``e1 ∩ e2``: the same M from both parts, ``v'`` taking each register from
   the part that writes it (no part uses a register another writes, as Thm 34
   assumes);
@@ -68,8 +71,11 @@ def span(m: Marks) -> int:
 class Semantics:
     """The relation ⊣ of Def. 17 over one string ``s``, memoised, within ``budget``."""
 
-    def __init__(self, s: Sequence[Event], budget: Budget | None = None) -> None:
+    def __init__(self, s: Sequence[Event], budget: Budget | None = None, *,
+                 reading: str = "inclusive") -> None:
         self.s = s
+        self.reading = reading
+        self.time_unit: str | None = getattr(s, "time_unit", None)
         self.budget = budget or Budget(what="enumerating SREMO matches (seed 004 Def. 17)")
         self.memo: dict[tuple[int, int, int, Valuation], Results] = {}
         self.keep: dict[int, Expr] = {}  # id() keys stay valid while the nodes live here
@@ -100,7 +106,12 @@ class Semantics:
         if isinstance(e, Star):
             return self._star(e, i, j, v)
         if isinstance(e, Window):
-            return frozenset(r for r in self.relate(e.body, i, j, v) if span(r[0]) <= e.width)
+            if isinstance(e.width, int):
+                return frozenset(r for r in self.relate(e.body, i, j, v)
+                                 if span(r[0]) <= e.width)
+            bound = e.width.bound(self.time_unit, self.reading)
+            return frozenset(r for r in self.relate(e.body, i, j, v)
+                             if not r[0] or self.duration(r[0]) <= bound)
         if isinstance(e, Intersect):
             return self._intersect(e, i, j, v)
         if isinstance(e, Not):
@@ -109,6 +120,10 @@ class Semantics:
         if id(e) not in self.rewritten:
             self.rewritten[id(e)] = rewrite(e)
         return self.relate(self.rewritten[id(e)], i, j, v)
+
+    def duration(self, m: Marks) -> int | float:
+        """``ts(max M) − ts(min M)`` for a non-empty M."""
+        return self.s[max(m)].ts - self.s[min(m)].ts
 
     def _atom(self, e: Atom, i: int, j: int, v: Valuation) -> Results:
         if j != i + 1:
@@ -161,12 +176,14 @@ class Semantics:
 # ---------------------------------------------------------------- Def. 18
 
 
-def accepts(e: Expr, s: Sequence[Event], *, budget: Budget | None = None) -> bool:
+def accepts(e: Expr, s: Sequence[Event], *, budget: Budget | None = None,
+            reading: str = "inclusive") -> bool:
     """``S ∈ Lang(e)`` (Def. 18): some M and v with ``(e, S, M, ♯) ⊣ v``."""
-    return bool(Semantics(s, budget).relate(e, 0, len(s)))
+    return bool(Semantics(s, budget, reading=reading).relate(e, 0, len(s)))
 
 
-def match_sets(e: Expr, s: Sequence[Event], *, budget: Budget | None = None) -> set[Marks]:
+def match_sets(e: Expr, s: Sequence[Event], *, budget: Budget | None = None,
+               reading: str = "inclusive") -> set[Marks]:
     """``Match(e, S)`` of Def. 18, read literally: the M of every ``(e, S, M, ♯) ⊣ v``
     over the *whole* string ``s`` (may contain the empty match)."""
-    return {m for m, _ in Semantics(s, budget).relate(e, 0, len(s))}
+    return {m for m, _ in Semantics(s, budget, reading=reading).relate(e, 0, len(s))}

@@ -29,6 +29,9 @@ from kleene.reference.sremo.expressions import Expr, check
 from kleene.reference.sremo.semantics import Marks, Semantics, match_sets
 from kleene.reference.sremo.text import parse_sremo
 
+#: The readings of a time window (docs/semantics.md, "SREMO time windows").
+READINGS = ("inclusive", "strict")
+
 #: The literal Def. 18 match that marks no position.
 EMPTY_MATCH = Match.of({})
 
@@ -40,9 +43,11 @@ def as_match(m: Marks) -> Match:
     return Match.marked(m) if m else EMPTY_MATCH
 
 
-def detect(e: Expr, s: Stream, *, budget: Budget | None = None) -> Iterator[tuple[int, Match]]:
-    """``(k, M)`` for every match reported at position ``k``, in stream order (k ascending)."""
-    semantics = Semantics(s, budget)
+def detect(e: Expr, s: Stream, *, budget: Budget | None = None,
+           reading: str = "inclusive") -> Iterator[tuple[int, Match]]:
+    """``(k, M)`` for every match reported at position ``k``, in stream order (k ascending);
+    ``reading`` is the reading of time windows (``inclusive`` or ``strict``)."""
+    semantics = Semantics(s, budget, reading=reading)
     for k in range(len(s)):
         found: set[Marks] = set()
         for j in range(k + 1):
@@ -51,14 +56,16 @@ def detect(e: Expr, s: Stream, *, budget: Budget | None = None) -> Iterator[tupl
             yield k, Match.marked(m)
 
 
-def stream_matches(e: Expr, s: Stream, *, budget: Budget | None = None) -> set[Match]:
+def stream_matches(e: Expr, s: Stream, *, budget: Budget | None = None,
+                   reading: str = "inclusive") -> set[Match]:
     """The normative match set: every match :func:`detect` reports."""
-    return {m for _, m in detect(e, s, budget=budget)}
+    return {m for _, m in detect(e, s, budget=budget, reading=reading)}
 
 
-def literal_matches(e: Expr, s: Stream, *, budget: Budget | None = None) -> set[Match]:
+def literal_matches(e: Expr, s: Stream, *, budget: Budget | None = None,
+                    reading: str = "inclusive") -> set[Match]:
     """``Match(e, S)`` of Def. 18 read literally, over the whole stream."""
-    return {as_match(m) for m in match_sets(e, s, budget=budget)}
+    return {as_match(m) for m in match_sets(e, s, budget=budget, reading=reading)}
 
 
 POLICIES: dict[str, Callable[..., set[Match]]] = {
@@ -68,16 +75,20 @@ POLICIES: dict[str, Callable[..., set[Match]]] = {
 
 
 def matches(expr: Expr | str, stream: Events, budget: Budget | None = None,
-            *, policy: str = "stream") -> set[Match]:
-    """The reference result of ``expr`` (an expression or its text) on ``stream``."""
+            *, policy: str = "stream", reading: str = "inclusive") -> set[Match]:
+    """The reference result of ``expr`` (an expression or its text) on ``stream``;
+    ``reading`` is how time windows bound a match (``inclusive`` ≤ τ, ``strict`` < τ)."""
     if policy not in POLICIES:
         raise PatternError(f"unknown SREMO policy {policy!r}; choose one of "
                            f"{', '.join(POLICIES)}")
     e = parse_sremo(expr) if isinstance(expr, str) else check(expr)
-    return POLICIES[policy](e, stream_of(stream), budget=budget)
+    if reading not in READINGS:
+        raise PatternError(f"unknown window reading {reading!r}; choose one of "
+                           f"{', '.join(READINGS)}")
+    return POLICIES[policy](e, stream_of(stream), budget=budget, reading=reading)
 
 
 def run_text(text: str, stream: Events, policy: str = "stream", *,
-             budget: Budget | None = None) -> set[Match]:
+             budget: Budget | None = None, reading: str = "inclusive") -> set[Match]:
     """Parse ``text`` (our SREMO syntax) and run it under ``policy`` (``stream`` or ``literal``)."""
-    return matches(parse_sremo(text), stream, budget, policy=policy)
+    return matches(parse_sremo(text), stream, budget, policy=policy, reading=reading)

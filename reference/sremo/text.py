@@ -13,7 +13,9 @@ Grammar (keywords are case-insensitive; conditions are those of
     inter   := seq ("INTERSECT" seq)*                intersection, Thm 34
     seq     := unary (";" unary)*                    concatenation, case 5
     unary   := "!" unary | postfix                   negation, Cor. 43
-    postfix := primary ("*" | "[" "1" ".." w "]")*   Kleene star, case 6; window, Def. 39
+    postfix := primary ("*" | "[" "1" ".." w "]" | "[" "WITHIN" duration "]")*
+                                                     Kleene star, case 6; window, Def. 39;
+                                                     time window (Kleene's extension)
     primary := atom | "(" expr ")" | "EPS" | "EMPTY"
              | ("ANY" | "NEXT") "(" expr ("," expr)* ")"     Defs. 44, 45
     atom    := ["mark"] "{" condition "}" ["->" register]    cases 2, 3
@@ -27,6 +29,7 @@ to the sequence; ``ANY(e)`` applies it to ``e`` alone (to an iteration
 
 from __future__ import annotations
 
+from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.sremo.expressions import (
     KEYWORDS,
@@ -44,7 +47,7 @@ from kleene.reference.sremo.expressions import (
     Window,
     check,
 )
-from kleene.reference.syntax import Parser, Token, format_condition
+from kleene.reference.syntax import Parser, Token, duration, format_condition
 
 
 class SremoParser(Parser):
@@ -96,8 +99,12 @@ class SremoParser(Parser):
             else:
                 return e
 
-    def window(self) -> int:
+    def window(self) -> int | Duration:
         self.expect("[")
+        if self.accept("WITHIN"):
+            d = duration(self)
+            self.expect("]", "']' closing the time window")
+            return d
         one = self.tok
         if self.number("'1' starting a window [1..w]") != 1:
             raise self.error("a window starting at 1, as in [1..w] (report Def. 39)", one)
@@ -205,6 +212,9 @@ def _format(e: Expr) -> str:
     if isinstance(e, Star):
         return _child(e.body, 5) + "*"
     if isinstance(e, Window):
+        if isinstance(e.width, Duration):
+            unit = f" {e.width.unit}" if e.width.unit else ""
+            return _child(e.body, 5) + f"[WITHIN {e.width.value}{unit}]"
         return _child(e.body, 5) + f"[1..{e.width}]"
     assert isinstance(e, Strategy)
     args = e.body.parts if isinstance(e.body, Concat) else (e.body,)

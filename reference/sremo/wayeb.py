@@ -28,14 +28,17 @@ Decisions (``docs/errata.md`` records the second):
   (``docs/errata.md#seed-004-nested-kleene``). ``!``, ``#`` and ``@`` take
   exactly one argument.
 - Windows: ``{window:N}`` with ``{windowType:count}`` (Wayeb's default) is
-  our ``[1..N]`` (report Def. 39). A *time* window cannot be expressed (SREMO
-  windows count positions), and ``{window:TIMESTAMP}`` is a placeholder the
-  benchmark scripts fill in; the query still parses, and
-  :meth:`SreQuery.to_expression` then asks for an explicit count window
-  (``count_window=N``) instead of guessing. ``{partitionBy:a}`` splits the
-  stream in Wayeb; SREMO has no such operator, so ``to_expression`` refuses it
-  unless ``ignore_partition=True``. Without any window the expression is
-  unwindowed (Wayeb would use a window of 0, matching nothing).
+  our ``[1..N]`` (report Def. 39). ``{window:N}{windowType:time}`` is our
+  time window ``[WITHIN N]`` (Kleene's extension, docs/semantics.md "SREMO
+  time windows"), N in the stream's timestamp units, and a ``.sre`` query is
+  read in *Wayeb's strict reading* (``ts(max M) − ts(min M) < N``) unless told
+  otherwise: :data:`WAYEB_READING`, :attr:`SreQuery.reading`.
+  ``{window:TIMESTAMP}`` is a placeholder the benchmark scripts fill in; the
+  query still parses, and :meth:`SreQuery.to_expression` then asks for the
+  value (``time_window=N`` or ``count_window=N``) instead of guessing.
+  ``{partitionBy:a}`` splits the stream in Wayeb; SREMO has no such operator,
+  so ``to_expression`` refuses it unless ``ignore_partition=True``. Without
+  any window the expression is unwindowed (Wayeb would use a window of 0, matching nothing).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import re
 from dataclasses import dataclass, field
 
 from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Not, Or
+from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.sremo.expressions import (
     HEAD,
@@ -66,6 +70,10 @@ _REGISTER = {"EQAttr": "=", "EQAttrStr": "=", "GTAttr": ">", "LTAttr": "<"}
 _SETTINGS = ("order", "partitionBy", "window", "windowType")
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
+#: How Wayeb bounds a time window: a run expires once ``ts − start ≥ window``, so a
+#: match spans strictly less than the window (docs/semantics.md "SREMO time windows").
+WAYEB_READING = "strict"
+
 
 class SreUnsupported(PatternSyntaxError):
     """A ``.sre`` construct that SREMO cannot express; the position says where."""
@@ -86,24 +94,33 @@ class SreQuery:
     source: str = field(default="<sre>", compare=False, repr=False)
     text: str = field(default="", compare=False, repr=False)
 
+    @property
+    def reading(self) -> str:
+        """The reading of this query's time window: Wayeb's (``strict``)."""
+        return WAYEB_READING
+
     def to_expression(self, *, count_window: int | None = None,
+                      time_window: int | float | None = None,
                       ignore_partition: bool = False) -> Expr:
         """The SREMO this query denotes; ``count_window`` replaces the file's window by
-        ``[1..count_window]`` (needed for time windows and placeholders)."""
+        ``[1..count_window]``, ``time_window`` by ``[WITHIN time_window]`` (timestamp
+        units); one of them is needed for a placeholder such as ``TIMESTAMP``."""
         if self.partition_by is not None and not ignore_partition:
             self._refuse("partitionBy", f"{{partitionBy:{self.partition_by}}} splits the stream "
                          "into sub-streams, which SREMO cannot express; pass "
                          "ignore_partition=True or run the query per partition")
-        width = count_window
-        if width is None and self.window is not None:
-            if self.window_type == "time":
-                self._refuse("windowType", "a time window cannot be expressed in SREMO (report "
-                             "Def. 39 counts positions); pass count_window=N to use a count "
-                             "window instead")
+        if count_window is not None and time_window is not None:
+            raise ValueError("give count_window or time_window, not both")
+        width: int | Duration | None = count_window
+        if time_window is not None:
+            width = Duration(time_window)
+        elif width is None and self.window is not None:
             if isinstance(self.window, str):
                 self._refuse("window", f"the window {self.window} is a placeholder of the "
-                             "benchmark scripts; pass count_window=N")
-            width = int(self.window)
+                             f"benchmark scripts; pass "
+                             f"{'time' if self.window_type == 'time' else 'count'}_window=N")
+            assert isinstance(self.window, int)
+            width = Duration(self.window) if self.window_type == "time" else self.window
         if width is None:
             return self.body
         try:

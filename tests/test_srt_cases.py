@@ -1,0 +1,49 @@
+"""Every SREMO conformance case (``conformance/cases/sremo-*.json``) run by the ``srt``
+engine: the engine reports exactly the expected matches, once each, or refuses the
+expression with a reason (:class:`Unsupported`) — never a wrong answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kleene.engines.protocol import engine
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Stream
+from kleene.reference.match import matches_from_json
+from kleene.reference.sremo import parse_sremo
+
+ROOT = Path(__file__).resolve().parents[1]
+FILES = sorted((ROOT / "conformance" / "cases").glob("sremo-*.json"))
+
+#: Cases the engine refuses, with the reason it must give (none today).
+REFUSED: dict[str, str] = {}
+
+
+def _tests():
+    for path in FILES:
+        data = json.loads(path.read_text())
+        for case in data["cases"]:
+            for test in case["tests"]:
+                yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
+
+
+@pytest.mark.parametrize("case, test", list(_tests()))
+def test_srt_gives_the_expected_matches(case, test):
+    s = Stream.from_rows(test.get("events", case.get("events")),
+                         time_unit=test.get("time_unit", case.get("time_unit")))
+    e = parse_sremo(case["pattern"])
+    policy = test.get("policy", "stream")
+    reading = test.get("window", case.get("window", "inclusive"))
+    try:
+        compiled = engine("srt").compile(e, policy=policy, time_unit=s.time_unit,
+                                         window=reading)
+    except Unsupported as err:
+        assert test["description"] in REFUSED, err
+        assert REFUSED[test["description"]] in str(err)
+        return
+    got = list(compiled.run(s))
+    assert len(got) == len(set(got)), "a match reported twice"
+    assert set(got) == matches_from_json(test["matches"])
