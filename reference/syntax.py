@@ -17,6 +17,12 @@ Condition grammar (keywords are case-insensitive)::
     cmp        := "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 
 Strings are single- or double-quoted; a quote is doubled to escape it.
+
+Nesting is limited to :data:`MAX_NESTING` levels (brackets ``( [ { ⟨`` plus
+runs of prefix operators ``NOT``/``!``/``-`` and postfix ``*``): deeper text
+is refused with a syntax error at the token that goes one level too deep,
+before any recursive descent (docs/architecture.md, "Bad input"), so no
+parser, printer or semantics ever meets a ``RecursionError``.
 """
 
 from __future__ import annotations
@@ -42,6 +48,13 @@ from kleene.reference.conditions import (
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.events import UNIT_MS, canonical_unit
+
+#: The deepest nesting a pattern may have (see the module docstring).
+MAX_NESTING = 100
+
+_OPENERS = frozenset("([{⟨")
+_CLOSERS = frozenset(")]}⟩")
+_PREFIX = frozenset({"NOT", "!", "-"})
 
 _COMPARISON_OPS = ("=", "==", "!=", "<>", "<", "<=", ">", ">=")
 
@@ -99,6 +112,35 @@ def tokenize(text: str, source: str = "<pattern>") -> list[Token]:
     return tokens
 
 
+def check_nesting(tokens: list[Token], text: str, source: str = "<pattern>",
+                  limit: int = MAX_NESTING) -> None:
+    """Refuse ``tokens`` nested deeper than ``limit`` levels (brackets, and runs of
+    prefix ``NOT ! -`` or postfix ``*``), at the first token past the limit."""
+    depth = run = 0
+    for tok in tokens:
+        word = tok.text.upper() if tok.kind == "ident" else tok.text
+        if tok.kind == "op" and tok.text in _OPENERS:
+            depth += 1 + run
+            run = 0
+            level = depth
+        elif tok.kind == "op" and tok.text in _CLOSERS:
+            depth = max(depth - 1, 0)
+            run = 0
+            level = depth
+        elif (tok.kind in ("op", "ident") and word in _PREFIX) or (
+                tok.kind == "op" and tok.text == "*"):
+            run += 1
+            level = depth + run
+        else:
+            run = 0
+            level = depth
+        if level > limit:
+            raise PatternSyntaxError(
+                f"nesting deeper than {limit} levels (brackets and chains of NOT, !, - or *); "
+                "flatten the pattern", line=tok.line, column=tok.column, source=source,
+                text=text)
+
+
 class Parser:
     """A cursor over tokens with the helpers every recursive-descent parser here uses."""
 
@@ -106,6 +148,7 @@ class Parser:
         self.text = text
         self.source = source
         self.tokens = tokenize(text, source)
+        check_nesting(self.tokens, text, source)
         self.i = 0
 
     # -- cursor
