@@ -17,7 +17,7 @@ from pathlib import Path
 from kleene.engines.protocol import Query, compile_query, engine, missing
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
-from kleene.reference.events import UNIT_MS, Stream
+from kleene.reference.events import UNIT_MS, Event, Stream
 from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.match import Match
 
@@ -52,25 +52,50 @@ def load_stream(args: argparse.Namespace) -> Stream:
 
 
 def add_budget_option(parser: argparse.ArgumentParser) -> None:
-    """``--budget [steps=]N``: the reference's search budget."""
+    """``--budget [steps=]N``, ``--time-limit S``, ``--memory-limit MB``: the
+    reference's search budgets (:class:`~kleene.reference.budget.Budget`)."""
     parser.add_argument("--budget", type=budget_limit, default=DEFAULT_STEPS, metavar="N",
                         help=f"the reference's search budget in steps (also written "
                              f"{BUDGET_NAME}=N; default {DEFAULT_STEPS:,}); past it the "
                              "command stops with an error instead of running for hours")
+    parser.add_argument("--time-limit", type=positive_number, metavar="SECONDS",
+                        help="stop the reference's search after SECONDS of wall-clock time")
+    parser.add_argument("--memory-limit", type=positive_number, metavar="MB",
+                        help="stop the reference's search once the process holds more than "
+                             "MB megabytes")
 
 
 def budget_limit(text: str) -> int:
     """``N`` or ``steps=N`` as the number N (an argparse ``type``)."""
     name, eq, number = text.rpartition("=")
     if eq and name.strip() != BUDGET_NAME:
-        raise argparse.ArgumentTypeError(f"unknown budget {name!r}; the reference has one "
-                                         f"budget, {BUDGET_NAME!r}")
+        raise argparse.ArgumentTypeError(f"unknown budget {name!r}; --budget counts "
+                                         f"{BUDGET_NAME!r} (--time-limit and --memory-limit "
+                                         "bound time and memory)")
     return non_negative(number)
 
 
-def make_budget(limit: int) -> Budget:
-    """A fresh :class:`Budget` of ``limit`` steps."""
-    return Budget(name=BUDGET_NAME, limit=limit)
+def make_budget(limit: int, seconds: float | None = None,
+                memory_mb: float | None = None) -> Budget:
+    """A fresh :class:`Budget` of ``limit`` steps (and a deadline, a memory ceiling)."""
+    return Budget(name=BUDGET_NAME, limit=limit, seconds=seconds, memory_mb=memory_mb)
+
+
+def budget_of(args: argparse.Namespace) -> Budget:
+    """The budget that :func:`add_budget_option`'s options describe."""
+    return make_budget(args.budget, getattr(args, "time_limit", None),
+                       getattr(args, "memory_limit", None))
+
+
+def positive_number(text: str) -> float:
+    """``text`` as a number > 0 (an argparse ``type``)."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
 
 
 def read_pattern(path: str) -> str:
@@ -149,18 +174,20 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("engines (compute the matches with an engine instead of "
                                       "the reference)")
     group.add_argument("--engine", metavar="NAME",
-                       help="a registered engine, e.g. ses-automaton, ses-bruteforce, "
-                            "windows+ses; it must claim the policy (default: the reference "
-                            "semantics; with --spark: ses-automaton)")
+                       help="a registered engine, e.g. windows+ses, ses-automaton, "
+                            "ses-bruteforce, or 'reference' for the reference semantics; it "
+                            "must claim the policy (default: the fastest engine that claims "
+                            "the pattern and policy, else the reference)")
     group.add_argument("--counters", action="store_true",
                        help="print the engine's counters (instances, predicate evaluations, "
                             "calls to A, ...) as one JSON object on stderr")
 
 
 def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
-                   counters: bool = False) -> set[Match]:
-    """The matches of the engine ``name`` (it must claim ``policy``); with ``counters``
-    its :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object."""
+                   counters: bool = False, events: Iterable[Event] | None = None) -> set[Match]:
+    """The matches of the engine ``name`` (it must claim ``policy``) on ``stream`` (read
+    through ``events``, e.g. with a progress bar, when given); with ``counters`` its
+    :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object."""
     eng = engine(name)
     query = Query.of(pattern, policy=policy, time_unit=stream.time_unit)
     absent = missing(eng, query)
@@ -170,7 +197,7 @@ def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
                           f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
                           "--engine or --policy")
     compiled = compile_query(eng, query)
-    found = set(compiled.run(stream))
+    found = set(compiled.run(stream if events is None else events))
     if counters:
         print(json.dumps(compiled.counters.as_dict()), file=sys.stderr)
     return found
