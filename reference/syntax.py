@@ -28,7 +28,7 @@ parser, printer or semantics ever meets a ``RecursionError``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kleene.reference.conditions import (
@@ -325,6 +325,46 @@ def where_conditions(p: Parser) -> tuple[Condition, ...]:
         p.i = start
         return (p.condition(),)
     return tuple(parts)
+
+
+def partition_by(p: Parser) -> tuple[str, ...]:
+    """``PARTITION BY a[, b ...]`` (after the pattern, before ``WHERE``): the attributes,
+    or ``()`` when the clause is absent."""
+    if not (p.at("PARTITION") and p.peek().text.upper() == "BY"):
+        return ()
+    p.advance()
+    p.advance()
+    names = [p.ident("an attribute name after PARTITION BY").text]
+    while p.accept(","):
+        names.append(p.ident("an attribute name").text)
+    return tuple(dict.fromkeys(names))
+
+
+def partition_equalities(names: Sequence[str], attributes: Sequence[str]) -> tuple[Cmp, ...]:
+    """``PARTITION BY a`` as plain Θ: ``vi.a = vj.a`` for every pair of variables
+    ``i < j`` in declaration order, attribute by attribute (docs/semantics.md,
+    "PARTITION BY"); the windows of seed 001 Def. 6 then partition by ``a``."""
+    return tuple(Cmp("=", Attr(v, a), Attr(w, a)) for a in attributes
+                 for i, v in enumerate(names) for w in names[i + 1:])
+
+
+def split_partition(names: Sequence[str],
+                    conditions: Sequence[Condition]) -> tuple[tuple[str, ...], tuple[Condition, ...]]:
+    """The inverse of :func:`partition_equalities` for the printers: the attributes whose
+    pairwise equalities open Θ exactly as the parser writes them, and the rest of Θ."""
+    found: list[str] = []
+    rest = tuple(conditions)
+    pairs = len(names) * (len(names) - 1) // 2
+    while pairs and len(rest) >= pairs:
+        head = rest[0]
+        if not (isinstance(head, Cmp) and isinstance(head.left, Attr)):
+            break
+        attr = head.left.attr
+        if attr in found or rest[:pairs] != partition_equalities(names, [attr]):
+            break
+        found.append(attr)
+        rest = rest[pairs:]
+    return tuple(found), rest
 
 
 def duration(p: Parser) -> Duration:
