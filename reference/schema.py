@@ -82,6 +82,22 @@ def comparisons(pattern: Any) -> Iterator[Cmp]:
             todo.extend(getattr(node, f.name) for f in fields(node))
 
 
+def check_static(pattern: Any, text: str, source: str = "<pattern>") -> None:
+    """The checks that need no data: ``prev`` on a variable that binds one event
+    (:func:`kleene.reference.syntax.check_prev`), for SES and operator patterns."""
+    from kleene.reference.syntax import check_prev
+
+    sets = getattr(pattern, "sets", None)
+    if sets is not None:
+        check_prev(text, source, {v.name for b in sets for v in b if v.group})
+        return
+    expr = getattr(pattern, "expr", None)
+    if expr is not None and hasattr(pattern, "strategy"):
+        from kleene.reference.operators.text import repeated
+
+        check_prev(text, source, repeated(expr))
+
+
 def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
                   source: str = "<pattern>", events: str = "the events",
                   allow_missing: bool = False) -> None:

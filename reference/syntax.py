@@ -348,8 +348,8 @@ def partition_equalities(names: Sequence[str], attributes: Sequence[str]) -> tup
                  for i, v in enumerate(names) for w in names[i + 1:])
 
 
-def split_partition(names: Sequence[str],
-                    conditions: Sequence[Condition]) -> tuple[tuple[str, ...], tuple[Condition, ...]]:
+def split_partition(names: Sequence[str], conditions: Sequence[Condition],
+                    ) -> tuple[tuple[str, ...], tuple[Condition, ...]]:
     """The inverse of :func:`partition_equalities` for the printers: the attributes whose
     pairwise equalities open Θ exactly as the parser writes them, and the rest of Θ."""
     found: list[str] = []
@@ -365,6 +365,27 @@ def split_partition(names: Sequence[str],
         found.append(attr)
         rest = rest[pairs:]
     return tuple(found), rest
+
+
+def check_prev(text: str, source: str, groups: frozenset[str] | set[str]) -> None:
+    """Refuse ``prev(v.A)`` and ``v[i-1].A`` on a variable ``v`` that binds one event
+    (not in ``groups``): it has no previous event, so the comparison is unknown for
+    every match. The error points at ``v``. (A check of :mod:`kleene.reference.schema`,
+    not of the parsers: the AST allows it, and its reading is defined.)"""
+    tokens = tokenize(text, source)
+    for i, tok in enumerate(tokens[:-3]):
+        var = None
+        if tok.kind == "ident" and tok.text.lower() == "prev" and tokens[i + 1].text == "(":
+            var = tokens[i + 2]
+        elif tok.kind == "ident" and tokens[i + 1].text == "[" and tokens[i + 2].text == "i" \
+                and tokens[i + 3].text == "-":
+            var = tok
+        if var is not None and var.kind == "ident" and var.text not in groups:
+            raise PatternSyntaxError(
+                f"prev({var.text}...) reads the event before {var.text}'s in its sequence, but "
+                f"{var.text} binds a single event; make it a group variable ({var.text}+) or "
+                "compare with another variable", line=var.line, column=var.column,
+                source=source, text=text)
 
 
 def duration(p: Parser) -> Duration:

@@ -187,6 +187,16 @@ def parse_operator(text: str, source: str = "<pattern>") -> OperatorPattern:
         raise _located(r, err, where_at) from None
 
 
+def repeated(expr: Node) -> set[str]:
+    """The variables under a Kleene operator (they bind a sequence; ``prev`` reads it)."""
+    if isinstance(expr, Kleene):
+        return {x.var for x in primitives(expr.part)}
+    if isinstance(expr, Primitive):
+        return set()
+    inner = (expr.part,) if isinstance(expr, Neg) else expr.parts
+    return set().union(*(repeated(q) for q in inner))
+
+
 def _declared(expr: Node) -> tuple[str, ...]:
     """Every variable, negated ones too, in the order the pattern declares them
     (``PARTITION BY`` relates them all: no negated event of another key counts)."""

@@ -10,11 +10,11 @@ The paper's triple ``(<{c, p+, d}, {b}>, Θ, 264 h)`` is written::
 ``PARTITION BY ID`` after the sets (before ``WHERE``) adds ``v.ID = w.ID`` for
 every pair of variables ``v, w`` to Θ, in declaration order and before the
 ``WHERE`` conditions (docs/semantics.md, "PARTITION BY"); the printer writes
-those equalities back as the clause. ``<...>`` may also be written ``⟨...⟩`` or ``(...)``. Θ is the list of the
-top-level ``AND``-separated conditions of ``WHERE`` (a parenthesised
-conjunction stays one condition). ``WITHIN`` takes a number and an optional
-unit (``ms``, ``s``/``seconds``, ``min``/``minutes``, ``h``/``hours``,
-``d``/``days``); without a unit it is in timestamp units.
+those equalities back as the clause. ``<...>`` may also be written ``⟨...⟩``
+or ``(...)``. Θ is the list of the top-level ``AND``-separated conditions of
+``WHERE`` (a parenthesised conjunction stays one condition). ``WITHIN``
+takes a number and an optional unit (``ms``, ``s``/``seconds``,
+``min``/``minutes``, ``h``/``hours``, ``d``/``days``); without a unit it is in timestamp units.
 :func:`format_ses` prints a pattern so that :func:`parse_ses` reads it back.
 """
 
