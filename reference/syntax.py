@@ -334,10 +334,16 @@ def partition_by(p: Parser) -> tuple[str, ...]:
         return ()
     p.advance()
     p.advance()
-    names = [p.ident("an attribute name after PARTITION BY").text]
+    names = [_attribute_name(p, "an attribute name after PARTITION BY")]
     while p.accept(","):
-        names.append(p.ident("an attribute name").text)
+        names.append(_attribute_name(p, "an attribute name"))
     return tuple(dict.fromkeys(names))
+
+
+def _attribute_name(p: Parser, what: str) -> str:
+    if p.tok.kind == "ident" and p.tok.text.upper() in STRUCTURE_WORDS:
+        raise p.error(what)
+    return p.ident(what).text
 
 
 def partition_equalities(names: Sequence[str], attributes: Sequence[str]) -> tuple[Cmp, ...]:
