@@ -43,5 +43,5 @@ def test_a_lone_variable_gets_no_condition():
 @pytest.mark.parametrize("text", ["PATTERN <{a}, {b}> PARTITION BY WITHIN 3",
                                   "PATTERN <{a}, {b}> PARTITION BY x, WITHIN 3"])
 def test_a_missing_attribute_is_a_syntax_error(text):
-    with pytest.raises(PatternSyntaxError, match="1:3[34]: expected an attribute name"):
+    with pytest.raises(PatternSyntaxError, match="1:3[36]: expected an attribute name"):
         parse_ses(text)
