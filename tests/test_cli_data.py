@@ -197,3 +197,18 @@ def test_memory_limit_stops_the_reference(capsys, files):
     code, _, err = run(capsys, files, "--engine", "reference", "--memory-limit", "1")
     assert code == 2
     assert one_error(err).startswith("kleene match: budget memory=1MB exceeded")
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    (lambda d: None, "no such folder"),
+    (lambda d: d.mkdir(), "no case files (*.json) in it"),
+    (lambda d: (d.mkdir(), (d / "x.json").write_text('{"language": "ses"')),
+     "x.json: not JSON: Expecting ',' delimiter: line 2 column 1 (char 19)"),
+])
+def test_demo_with_a_bad_cases_folder_stops_at_once(capsys, tmp_path, setup, message):
+    folder = tmp_path / "cases"
+    setup(folder)
+    code = main(["demo", "--cases", str(folder), "--no-spark", "--out", str(tmp_path)])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err.startswith("kleene demo: ") and message in err and err.count("\n") == 1
