@@ -203,7 +203,7 @@ def test_memory_limit_stops_the_reference(capsys, files):
     (lambda d: None, "no such folder"),
     (lambda d: d.mkdir(), "no case files (*.json) in it"),
     (lambda d: (d.mkdir(), (d / "x.json").write_text('{"language": "ses"')),
-     "x.json: not JSON: Expecting ',' delimiter: line 2 column 1 (char 19)"),
+     "x.json: not JSON: Expecting ',' delimiter: line 1 column 19 (char 18)"),
 ])
 def test_demo_with_a_bad_cases_folder_stops_at_once(capsys, tmp_path, setup, message):
     folder = tmp_path / "cases"
