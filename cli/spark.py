@@ -15,8 +15,10 @@ here imports Spark until ``--spark`` is given. Printing is here, in ``cli/``;
 from __future__ import annotations
 
 import argparse
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from kleene.cli import results
@@ -64,10 +66,52 @@ def wants_spark(args: argparse.Namespace) -> bool:
     return bool(args.spark)
 
 
+class SparkFailure(KleeneError):
+    """A Spark or Java failure, as one line with its cause and where the JVM's log is."""
+
+    code = "spark"
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@contextmanager
+def spark_errors() -> Iterator[None]:
+    """Map any exception raised by PySpark or py4j to one :class:`SparkFailure` line."""
+    try:
+        yield
+    except KleeneError:
+        raise
+    except Exception as err:
+        if not type(err).__module__.startswith(("pyspark", "py4j")):
+            raise
+        from kleene.engines.spark.session import spark_log
+
+        raise SparkFailure(f"Spark failed: {cause(err)} (the JVM's log: {spark_log()})") \
+            from None
+
+
+def cause(err: BaseException) -> str:
+    """The first informative line of a Spark or Java error, without the Java class names."""
+    text = str(err)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    caused = [line for line in lines if line.startswith("Caused by:")]
+    line = (caused[-1].removeprefix("Caused by:").strip() if caused
+            else lines[0] if lines else type(err).__name__)
+    line = re.sub(r"^([a-z]+\.)+[A-Za-z]+(Exception|Error):\s*", "", line)
+    return line[:300]
+
+
 def run_spark(args: argparse.Namespace, pattern: Any,
               columns: Sequence[tuple[str, str]] = ()) -> int:
     """``kleene match --spark``: run, then print the matches or write ``--output``
-    (the same layouts as single-process: :mod:`kleene.cli.results`)."""
+    (the same layouts as single-process: :mod:`kleene.cli.results`); any Spark or
+    Java failure is one line."""
+    with spark_errors():
+        return _run(args, pattern, columns)
+
+
+def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, str]]) -> int:
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
     from kleene.engines.spark.session import session
 
