@@ -375,9 +375,10 @@ def split_partition(names: Sequence[str], conditions: Sequence[Condition],
 
 def check_prev(text: str, source: str, groups: frozenset[str] | set[str]) -> None:
     """Refuse ``prev(v.A)`` and ``v[i-1].A`` on a variable ``v`` that binds one event
-    (not in ``groups``): it has no previous event, so the comparison is unknown for
-    every match. The error points at ``v``. (A check of :mod:`kleene.reference.schema`,
-    not of the parsers: the AST allows it, and its reading is defined.)"""
+    (not in ``groups``): its sequence has no consecutive pair, so the condition holds
+    vacuously and says nothing (docs/semantics.md, section 2). The error points at
+    ``v``. (A check of :mod:`kleene.reference.schema`, not of the parsers: the AST
+    allows it, and its reading is defined.)"""
     tokens = tokenize(text, source)
     for i, tok in enumerate(tokens[:-3]):
         var = None
