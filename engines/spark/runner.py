@@ -229,6 +229,7 @@ def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine | None = None
     the output). ``columns`` are event columns copied to each match row.
     """
     pattern = _pattern(pattern)
+    worker_python(df.sparkSession)   # before the numbering pass, which runs Python workers
     frame = from_dataframe(df, ts=ts, type=type, time_unit=time_unit, position=position,
                            streams=streams, require=attributes_read(pattern))
     return match_frame(frame, pattern, engine=engine, policy=policy, columns=columns,
@@ -248,6 +249,7 @@ def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | No
     pattern = _pattern(pattern)
     eng = _engine(engine, pattern, policy)
     eng.compile(pattern, policy=policy, time_unit=time_unit)   # before any job
+    worker_python(spark)
     with job_errors():
         frame = read_events(spark, path, format=format, ts=ts, type=type, time_unit=time_unit,
                             require=attributes_read(pattern), stock=stock, limit=limit,
