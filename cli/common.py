@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from kleene.engines.protocol import Query, compile_query, engine, missing
@@ -55,14 +56,16 @@ def add_budget_option(parser: argparse.ArgumentParser) -> None:
     """``--budget [steps=]N``, ``--time-limit S``, ``--memory-limit MB``: the
     reference's search budgets (:class:`~kleene.reference.budget.Budget`)."""
     parser.add_argument("--budget", type=budget_limit, default=DEFAULT_STEPS, metavar="N",
-                        help=f"the reference's search budget in steps (also written "
+                        help=f"the search budget in steps: substitutions the reference "
+                             f"tries, or matches an engine reports (also written "
                              f"{BUDGET_NAME}=N; default {DEFAULT_STEPS:,}); past it the "
                              "command stops with an error instead of running for hours")
     parser.add_argument("--time-limit", type=positive_number, metavar="SECONDS",
-                        help="stop the reference's search after SECONDS of wall-clock time")
+                        help="stop the search (reference or engine) after SECONDS of "
+                             "wall-clock time")
     parser.add_argument("--memory-limit", type=positive_number, metavar="MB",
-                        help="stop the reference's search once the process holds more than "
-                             "MB megabytes")
+                        help="stop the search (reference or engine) once the process holds "
+                             "more than MB megabytes (default: 3/4 of the machine's memory)")
 
 
 def budget_limit(text: str) -> int:
@@ -83,8 +86,18 @@ def make_budget(limit: int, seconds: float | None = None,
 
 def budget_of(args: argparse.Namespace) -> Budget:
     """The budget that :func:`add_budget_option`'s options describe."""
+    memory = getattr(args, "memory_limit", None)
     return make_budget(args.budget, getattr(args, "time_limit", None),
-                       getattr(args, "memory_limit", None))
+                       memory if memory is not None else default_memory_mb())
+
+
+def default_memory_mb() -> float | None:
+    """Three quarters of the machine's memory in MiB (``None`` where unknown): the
+    default ceiling, so a runaway search stops before the machine swaps."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4 // 2**20)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
 
 
 def positive_number(text: str) -> float:
@@ -169,6 +182,14 @@ def plural(n: int, word: str) -> str:
 
 # ---------------------------------------------------------------- engines
 
+
+def _checked(events: Iterable[Event], budget: Budget) -> Iterator[Event]:
+    """``events``, reading ``budget``'s clock and memory before each one."""
+    for e in events:
+        budget.check()
+        yield e
+
+
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """``--engine NAME`` and ``--counters``: compute the matches with a registered engine."""
     group = parser.add_argument_group("engines (compute the matches with an engine instead of "
@@ -184,10 +205,14 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 
 def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
-                   counters: bool = False, events: Iterable[Event] | None = None) -> set[Match]:
+                   counters: bool = False, events: Iterable[Event] | None = None,
+                   budget: Budget | None = None) -> set[Match]:
     """The matches of the engine ``name`` (it must claim ``policy``) on ``stream`` (read
     through ``events``, e.g. with a progress bar, when given); with ``counters`` its
-    :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object."""
+    :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object. A
+    ``budget`` is spent one step per match reported, and its deadline and memory
+    ceiling are checked at every event the engine reads, so an exponential match set
+    (a group variable under ``any``) stops with the budget's error."""
     eng = engine(name)
     query = Query.of(pattern, policy=policy, time_unit=stream.time_unit)
     absent = missing(eng, query)
@@ -197,7 +222,15 @@ def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
                           f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
                           "--engine or --policy")
     compiled = compile_query(eng, query)
-    found = set(compiled.run(stream if events is None else events))
+    source: Iterable[Event] = stream if events is None else events
+    if budget is None:
+        found = set(compiled.run(source))
+    else:
+        budget.what = f"running engine {name}"
+        found = set()
+        for m in compiled.run(_checked(source, budget)):
+            budget.spend()
+            found.add(m)
     if counters:
         print(json.dumps(compiled.counters.as_dict()), file=sys.stderr)
     return found

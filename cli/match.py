@@ -28,6 +28,7 @@ from kleene.cli.common import (
 )
 from kleene.cli.schema import check_schema
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
+from kleene.cli.watchdog import limits
 from kleene.engines.protocol import Query, fastest_engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
@@ -165,5 +166,8 @@ def _compute(args: argparse.Namespace, language: Language, pattern: Any,
             found = language.reference(pattern, stream, args.policy, budget=budget)
         return found, "the reference semantics"
     events = progress.over(stream, len(stream), name)
-    found = engine_matches(name, pattern, stream, args.policy, args.counters, events=events)
+    budget = budget_of(args)
+    with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
+        found = engine_matches(name, pattern, stream, args.policy, args.counters,
+                               events=events, budget=budget)
     return found, f"engine {name}"

@@ -212,3 +212,18 @@ def test_demo_with_a_bad_cases_folder_stops_at_once(capsys, tmp_path, setup, mes
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err.startswith("kleene demo: ") and message in err and err.count("\n") == 1
+
+
+def test_time_limit_stops_an_engine_on_an_exponential_match_set(capsys, tmp_path):
+    # One A, then 40 B's within the window: under `any`, b+ binds any of the 2^40 - 1
+    # non-empty subsets; the engine cannot finish, and the deadline stops it.
+    (tmp_path / "q.ses").write_text("PATTERN <{a}, {b+}> WHERE a.L = 'A' AND b.L = 'B' "
+                                    "WITHIN 100\n")
+    (tmp_path / "e.csv").write_text("ts,L\n0,A\n" + "".join(f"{i},B\n" for i in range(1, 41)))
+    code = main(["match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                 str(tmp_path / "e.csv"), "--time-limit", "1"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert one_error(err) == ("kleene match: budget seconds=1 exceeded while running engine "
+                              "windows+ses; raise it (--time-limit SECONDS) or shrink the "
+                              "stream or window")
