@@ -42,3 +42,35 @@ def steps(what: str) -> Iterator[Callable[[int], None]]:
         def tick(used: int) -> None:
             bar.update(used - bar.n)
         yield tick
+
+
+@contextmanager
+def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
+    """A bar of the tasks of Spark's active stages (Spark's own console bar is off), fed
+    by a thread polling the status tracker; nothing when bars are off."""
+    if not enabled():
+        yield
+        return
+    import threading
+
+    done = threading.Event()
+    tracker = spark.sparkContext.statusTracker()  # type: ignore[attr-defined]
+
+    def poll(bar: tqdm) -> None:
+        while not done.wait(0.5):
+            stages = [tracker.getStageInfo(i) for i in tracker.getActiveStageIds()]
+            stages = [s for s in stages if s is not None]
+            if stages:
+                bar.total = sum(s.numTasks for s in stages)
+                bar.n = sum(s.numCompletedTasks for s in stages)
+                bar.refresh()
+
+    with tqdm(total=0, desc=what, unit=" tasks", delay=DELAY, leave=False,
+              file=sys.stderr) as bar:
+        thread = threading.Thread(target=poll, args=(bar,), daemon=True)
+        thread.start()
+        try:
+            yield
+        finally:
+            done.set()
+            thread.join(timeout=2)

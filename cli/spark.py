@@ -111,6 +111,14 @@ def run_spark(args: argparse.Namespace, pattern: Any,
         return _run(args, pattern, columns)
 
 
+def _collect(spark: Any, job: Any) -> Any:
+    """Run ``job()`` (a Spark action) under a progress bar of its tasks."""
+    from kleene.cli.progress import spark_tasks
+
+    with spark_tasks(spark):
+        return job()
+
+
 def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, str]]) -> int:
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
     from kleene.engines.spark.session import session
@@ -126,10 +134,10 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
                           explain=explain)
     if args.output:
         with job_errors():
-            collected = matches.collect()
+            collected = _collect(spark, matches.collect)
         _write(args, pattern, collected, frame, columns)
         return 0
-    found = collect_matches(matches)
+    found = _collect(spark, lambda: collect_matches(matches))
     if args.format == "table":
         names = language_of(pattern).variables(pattern)
         for line in table(found, names):
