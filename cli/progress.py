@@ -58,12 +58,15 @@ def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
 
     def poll(bar: tqdm) -> None:
         while not done.wait(0.5):
-            stages = [tracker.getStageInfo(i) for i in tracker.getActiveStageIds()]
-            stages = [s for s in stages if s is not None]
-            if stages:
-                bar.total = sum(s.numTasks for s in stages)
-                bar.n = sum(s.numCompletedTasks for s in stages)
-                bar.refresh()
+            try:
+                stages = [tracker.getStageInfo(i) for i in tracker.getActiveStageIds()]
+                stages = [s for s in stages if s is not None]
+                if stages:
+                    bar.total = sum(s.numTasks for s in stages)
+                    bar.n = sum(s.numCompletedTasks for s in stages)
+                    bar.refresh()
+            except Exception:   # a bar must never break a run (the JVM may be stopping)
+                return
 
     with tqdm(total=0, desc=what, unit=" tasks", delay=DELAY, leave=False,
               file=sys.stderr) as bar:
