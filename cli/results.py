@@ -9,8 +9,10 @@ its first and last timestamps, and one column per ``var.attr`` of
 column per variable with its positions.
 
 Matches are numbered in canonical order (first position, then canonical JSON),
-as ``kleene match`` prints them. Timestamps go back in their input type: ISO
-datetimes (when the input's timestamps were datetimes) or numbers. A file that
+as ``kleene match`` prints them. Timestamps go back in their input type: when
+the input's were datetimes (ISO text in CSV or JSON Lines, a Parquet timestamp
+column), ISO 8601 text in UTC in JSON Lines and CSV and a timestamp column in
+Parquet; otherwise the numbers they were. A file that
 exists is an error unless ``--overwrite`` is given; it is checked before any
 work (docs/architecture.md, "Bad input").
 """
@@ -120,9 +122,15 @@ def rows(found: Iterable[Match], stream: Stream, layout: str, columns: Sequence[
     return out
 
 
-def _iso(ms: int | float) -> str:
-    moment = dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
-    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+def _iso(ms: int | float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
+
+
+def _text(value: Any) -> Any:
+    """A datetime as ISO 8601 text in UTC with milliseconds (JSON Lines and CSV)."""
+    if isinstance(value, dt.datetime):
+        return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return value
 
 
 def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
@@ -136,13 +144,14 @@ def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str
         if fmt == "jsonl":
             with target.open("w", encoding="utf-8") as f:
                 for r in rows_:
-                    f.write(json.dumps(r, ensure_ascii=False) + "\n")
+                    f.write(json.dumps({k: _text(v) for k, v in r.items()},
+                                       ensure_ascii=False) + "\n")
         elif fmt == "csv":
             with target.open("w", encoding="utf-8", newline="") as f:
                 writer = csv.DictWriter(f, fieldnames=list(header))
                 writer.writeheader()
                 for r in rows_:
-                    writer.writerow({k: json.dumps(v) if isinstance(v, list) else v
+                    writer.writerow({k: json.dumps(v) if isinstance(v, list) else _text(v)
                                      for k, v in r.items()})
         else:
             import pyarrow as pa
@@ -164,12 +173,28 @@ def header(layout: str, columns: Sequence[tuple[str, str]], variables: Sequence[
     return ["match", "first_ts", "last_ts", *extra]
 
 
+def _parquet_datetimes(path: str, field: str) -> bool:
+    try:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        schema = ds.dataset(path, format="parquet").schema
+    except Exception:  # unreadable here: the loader has said why already
+        return False
+    index = schema.get_field_index(field)
+    return index >= 0 and (pa.types.is_timestamp(schema.field(index).type)
+                           or pa.types.is_date(schema.field(index).type))
+
+
 def input_has_datetimes(path: str, ts: str | None) -> bool:
-    """Whether the input's first timestamp is an ISO datetime (then outputs write them
-    back as ISO datetimes); a cheap look at the first row of a CSV or JSON Lines file."""
+    """Whether the input's timestamps are datetimes (then outputs write them back as
+    datetimes): a Parquet timestamp column, or an ISO datetime in the first row of a
+    CSV or JSON Lines file."""
     import gzip
 
     name = path.lower()
+    if name.endswith((".parquet", ".pq")):
+        return _parquet_datetimes(path, ts or "ts")
     opener: Callable[..., Any] = gzip.open if name.endswith(".gz") else open
     field = ts or "ts"
     try:

@@ -125,16 +125,20 @@ def test_output_wide_csv_one_row_per_match(capsys, files):
             ["1", "2024-03-01T09:01:00.000Z", "2024-03-01T09:03:00.000Z", "u2", "25"]]
 
 
-def test_output_wide_parquet(capsys, files):
+def test_output_wide_parquet_has_a_timestamp_column(capsys, files):
+    import datetime as dt
+
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     out_file = files / "m.parquet"
     assert run(capsys, files, "--output", str(out_file), "--layout", "wide")[0] == 0
-    assert pq.read_table(out_file).to_pylist() == [
-        {"match": 0, "first_ts": "2024-03-01T09:00:00.000Z",
-         "last_ts": "2024-03-01T09:02:00.000Z", "v": [0], "b": [2]},
-        {"match": 1, "first_ts": "2024-03-01T09:01:00.000Z",
-         "last_ts": "2024-03-01T09:03:00.000Z", "v": [1], "b": [3]}]
+    table = pq.read_table(out_file)
+    assert pa.types.is_timestamp(table.schema.field("first_ts").type)
+    at = [dt.datetime(2024, 3, 1, 9, minute, tzinfo=dt.UTC) for minute in range(4)]
+    assert table.to_pylist() == [
+        {"match": 0, "first_ts": at[0], "last_ts": at[2], "v": [0], "b": [2]},
+        {"match": 1, "first_ts": at[1], "last_ts": at[3], "v": [1], "b": [3]}]
 
 
 def test_existing_output_needs_overwrite(capsys, files):
