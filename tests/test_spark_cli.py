@@ -47,13 +47,13 @@ def test_nanosecond_parquet_and_wide_output(spark, capsys, files):
     code, _, err = run(capsys, files, "--spark", "--output", str(target), "--layout", "wide",
                        "--columns", "v.user,b.price")
     assert code == 0, err
-    # Timestamps are numbers here: the input's were Parquet timestamps, read as epoch ms
-    # (2024-03-01T09:00:00Z is 1709283600000).
+    # The input's timestamps were Parquet timestamps (naive, read as UTC): they go back as
+    # ISO datetimes.
     assert [json.loads(line) for line in target.read_text().splitlines()] == [
-        {"match": 0, "first_ts": 1709283600000, "last_ts": 1709283720000, "v.user": "u1",
-         "b.price": 10.0},
-        {"match": 1, "first_ts": 1709283660000, "last_ts": 1709283780000, "v.user": "u2",
-         "b.price": 25.0}]
+        {"match": 0, "first_ts": "2024-03-01T09:00:00.000Z",
+         "last_ts": "2024-03-01T09:02:00.000Z", "v.user": "u1", "b.price": 10.0},
+        {"match": 1, "first_ts": "2024-03-01T09:01:00.000Z",
+         "last_ts": "2024-03-01T09:03:00.000Z", "v.user": "u2", "b.price": 25.0}]
 
 
 def test_bad_ddl_is_one_line(spark, capsys, tmp_path):
