@@ -205,7 +205,8 @@ def test_memory_limit_stops_the_reference(capsys, files):
 
 @pytest.mark.parametrize(("setup", "message"), [
     (lambda d: None, "no such folder"),
-    (lambda d: d.mkdir(), "no case files (*.json) in it"),
+    (lambda d: (d.mkdir(), (d / "x.json").write_text('{"language": "ses"}')),
+     "x.json is not a valid case file"),
     (lambda d: (d.mkdir(), (d / "x.json").write_text('{"language": "ses"')),
      "x.json: not JSON: Expecting ',' delimiter: line 1 column 19 (char 18)"),
 ])
