@@ -29,7 +29,8 @@ from kleene.cli.common import (
 from kleene.cli.schema import check_schema
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
-from kleene.engines.protocol import Query, fastest_engine
+from kleene.engines.fastest import REFERENCE, choose
+from kleene.engines.protocol import Query
 from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
 from kleene.reference.match import Match
@@ -54,8 +55,6 @@ events lack is an error naming the columns present (--allow-missing reads it
 as missing, the three-valued reading of docs/semantics.md), and comparing a
 text column with a number is an error."""
 
-#: ``--engine`` value that forces the reference semantics.
-REFERENCE = "reference"
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -150,15 +149,11 @@ def _compute(args: argparse.Namespace, language: Language, pattern: Any,
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
     if name is None:
-        choice = fastest_engine(Query.of(pattern, policy=args.policy,
-                                         time_unit=stream.time_unit))
-        if choice is None:
-            print(f"kleene match: the reference semantics (no registered engine claims "
-                  f"this {language.name} pattern under policy {args.policy})", file=sys.stderr)
-            name = REFERENCE
+        name, reason = choose(Query.of(pattern, policy=args.policy, time_unit=stream.time_unit))
+        if name == REFERENCE:
+            print(f"kleene match: the reference semantics ({reason})", file=sys.stderr)
         else:
-            print(f"kleene match: engine {choice.name} ({choice.reason})", file=sys.stderr)
-            name = choice.name
+            print(f"kleene match: engine {name} ({reason})", file=sys.stderr)
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:

@@ -107,3 +107,13 @@ def test_without_a_claiming_engine_the_reference_runs_and_says_so(capsys, tmp_pa
     assert code == 0 and out
     assert err.startswith("kleene match: the reference semantics (no registered engine "
                           "claims this sremo pattern")
+
+
+def test_the_python_api_picks_the_same_backend(files):
+    from kleene.engines.fastest import find_matches
+
+    stream = load_events(files / "e.csv")
+    found = find_matches(PATTERN, stream, policy="next")
+    reference = find_matches(PATTERN, stream, policy="next", engine_name="reference")
+    assert (found.backend, reference.backend) == ("windows+ses", "reference")
+    assert found.matches == reference.matches and found.matches
