@@ -232,3 +232,10 @@ def test_time_limit_stops_an_engine_on_an_exponential_match_set(capsys, tmp_path
     assert one_error(err) == ("kleene match: budget seconds=1 exceeded while running engine "
                               "windows+ses; raise it (--time-limit SECONDS) or shrink the "
                               "stream or window")
+
+
+def test_an_empty_event_file_says_so(capsys, files):
+    (files / "clicks.csv").write_text("ts,user,action,price\n")
+    code, out, err = run(capsys, files, "--time-unit", "ms")
+    assert (code, out) == (0, "")
+    assert err.splitlines()[0] == f"kleene match: {files / 'clicks.csv'} holds no events"
