@@ -11,6 +11,7 @@ naming the limit, so ``--time-limit`` and ``--memory-limit`` stop any backend.
 from __future__ import annotations
 
 import _thread
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -45,6 +46,11 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
             _thread.interrupt_main()
             return
 
+    # interrupt_main() runs Python's SIGINT handler, and does nothing when another
+    # library (PySpark, a test runner) installed one that does not raise: install the
+    # default one for the duration.
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
     thread = threading.Thread(target=watch, name="kleene-limits", daemon=True)
     thread.start()
     try:
@@ -55,6 +61,8 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
         raise
     finally:
         done.set()
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def _number(value: float | None) -> int | float:
