@@ -1,7 +1,7 @@
 """Generate ``clicks.csv``: a deterministic click log for the funnel example.
 
 10,000 rows ``ts,user,action,page`` with ISO timestamps, one every few
-seconds from 2024-03-01 09:00 UTC; 400 users browse (``view``), a few put
+seconds from 2024-03-01 09:00 UTC; 60 users browse (``view``), a few put
 something in the cart (``cart``) and fewer buy (``purchase``). Run
 ``python examples/funnel/make_clicks.py`` to write it again (same bytes).
 """
