@@ -17,6 +17,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from kleene import __version__
 from kleene.cli import conform, convert, demo, draw, match, prove, trace
@@ -29,14 +30,23 @@ COMMANDS = (match, demo, conform, prove, draw, trace, convert)
 USAGE = 2
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose mistakes are one line on stderr (the usage block
+    stays in ``--help``): ``kleene match: the following arguments are required:
+    --pattern (see kleene match --help)``."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``kleene`` parser with every subcommand of :data:`COMMANDS`."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="kleene",
         description="Kleene: a reference and conformance suite for complex event pattern "
                     "matching. Run `kleene COMMAND --help` for a command's options.",
-        epilog="example: kleene match --pattern q1.ses --events chemo.csv --ts T "
-               "--time-unit h --policy next")
+        epilog="example: kleene match --pattern examples/chemo/q1.ses "
+               "--events examples/chemo/chemo.csv --time-unit h --policy next")
     parser.add_argument("--version", action="version", version=f"kleene {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
@@ -63,3 +73,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except RecursionError:  # the parsers refuse deep nesting first; this is a last resort
+        sys.stdout.flush()
+        print(f"kleene {args.command}: the pattern is nested too deeply for Python's "
+              "recursion limit; flatten it", file=sys.stderr)
+        return USAGE
+    except MemoryError:
+        sys.stdout.flush()
+        print(f"kleene {args.command}: out of memory; bound the search with --memory-limit "
+              "MB, --limit N or a smaller window", file=sys.stderr)
+        return USAGE

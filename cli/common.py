@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from pathlib import Path
 from kleene.engines.protocol import Query, compile_query, engine, missing
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
-from kleene.reference.events import UNIT_MS, Stream
+from kleene.reference.events import UNIT_MS, Event, Stream
 from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
 
@@ -50,8 +51,8 @@ def add_event_options(parser: argparse.ArgumentParser, *, positional: bool = Fal
                             "the file) instead of rejecting a file that is out of order")
     group.add_argument("--stream", action="store_true",
                        help="read stock lines or Parquet in batches, in memory bounded by the "
-                            "batch and the window (for files larger than memory; needs "
-                            "--engine)")
+                            "batch and the window (for files larger than memory; needs an "
+                            "engine, not the reference)")
 
 
 def load_stream(args: argparse.Namespace) -> Stream:
@@ -60,33 +61,70 @@ def load_stream(args: argparse.Namespace) -> Stream:
     options = {"format": args.events_format, "ts": args.ts, "type": args.type_field or None,
                "time_unit": args.time_unit, "limit": args.limit, "sort": args.sort}
     if getattr(args, "stream", False):
-        if not getattr(args, "engine", None):
-            raise Unsupported("--stream needs --engine NAME: the reference semantics read "
-                              "the whole stream")
+        if getattr(args, "engine", None) == "reference":
+            raise Unsupported("--stream needs an engine: the reference semantics read the "
+                              "whole stream")
         return open_events(args.events, **options)
     return load_events(args.events, **options)
 
 
 def add_budget_option(parser: argparse.ArgumentParser) -> None:
-    """``--budget [steps=]N``: the reference's search budget."""
+    """``--budget [steps=]N``, ``--time-limit S``, ``--memory-limit MB``: the
+    reference's search budgets (:class:`~kleene.reference.budget.Budget`)."""
     parser.add_argument("--budget", type=budget_limit, default=DEFAULT_STEPS, metavar="N",
-                        help=f"the reference's search budget in steps (also written "
+                        help=f"the search budget in steps: substitutions the reference "
+                             f"tries, or matches an engine reports (also written "
                              f"{BUDGET_NAME}=N; default {DEFAULT_STEPS:,}); past it the "
                              "command stops with an error instead of running for hours")
+    parser.add_argument("--time-limit", type=positive_number, metavar="SECONDS",
+                        help="stop the search (reference or engine) after SECONDS of "
+                             "wall-clock time")
+    parser.add_argument("--memory-limit", type=positive_number, metavar="MB",
+                        help="stop the search (reference or engine) once the process holds "
+                             "more than MB megabytes (default: 3/4 of the machine's memory)")
 
 
 def budget_limit(text: str) -> int:
     """``N`` or ``steps=N`` as the number N (an argparse ``type``)."""
     name, eq, number = text.rpartition("=")
     if eq and name.strip() != BUDGET_NAME:
-        raise argparse.ArgumentTypeError(f"unknown budget {name!r}; the reference has one "
-                                         f"budget, {BUDGET_NAME!r}")
+        raise argparse.ArgumentTypeError(f"unknown budget {name!r}; --budget counts "
+                                         f"{BUDGET_NAME!r} (--time-limit and --memory-limit "
+                                         "bound time and memory)")
     return non_negative(number)
 
 
-def make_budget(limit: int) -> Budget:
-    """A fresh :class:`Budget` of ``limit`` steps."""
-    return Budget(name=BUDGET_NAME, limit=limit)
+def make_budget(limit: int, seconds: float | None = None,
+                memory_mb: float | None = None) -> Budget:
+    """A fresh :class:`Budget` of ``limit`` steps (and a deadline, a memory ceiling)."""
+    return Budget(name=BUDGET_NAME, limit=limit, seconds=seconds, memory_mb=memory_mb)
+
+
+def budget_of(args: argparse.Namespace) -> Budget:
+    """The budget that :func:`add_budget_option`'s options describe."""
+    memory = getattr(args, "memory_limit", None)
+    return make_budget(args.budget, getattr(args, "time_limit", None),
+                       memory if memory is not None else default_memory_mb())
+
+
+def default_memory_mb() -> float | None:
+    """Three quarters of the machine's memory in MiB (``None`` where unknown): the
+    default ceiling, so a runaway search stops before the machine swaps."""
+    try:
+        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4 // 2**20)
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return None
+
+
+def positive_number(text: str) -> float:
+    """``text`` as a number > 0 (an argparse ``type``)."""
+    try:
+        value = float(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return value
 
 
 def read_pattern(path: str) -> str:
@@ -152,26 +190,6 @@ def table(found: Iterable[Match], order: Sequence[str] = ()) -> list[str]:
             for r in rows]
 
 
-def write_matches(found: Iterable[Match], path: str) -> None:
-    """The matches in canonical order to ``path``: JSON lines, or Parquet for ``.parquet``
-    (one row per match, one column per variable: its positions, null if unbound)."""
-    ordered = canonical_order(found)
-    try:
-        if path.lower().endswith((".parquet", ".pq")):
-            import pyarrow as pa
-            import pyarrow.parquet as pq
-
-            names = sorted({v for m in ordered for v in m.variables})
-            pq.write_table(pa.table({v: pa.array([list(m[v]) if v in m.variables else None
-                                                  for m in ordered], pa.list_(pa.int64()))
-                                     for v in names}), path)
-            return
-        with open(path, "w", encoding="utf-8") as f:
-            f.writelines(m.dumps() + "\n" for m in ordered)
-    except OSError as err:
-        raise Unsupported(f"cannot write the matches to {path}: {err.strerror or err}") from None
-
-
 def plural(n: int, word: str) -> str:
     """``1 match``, ``3 matches``, ``1,234 events``."""
     suffix = "es" if word.endswith(("s", "x", "ch", "sh")) else "s"
@@ -180,23 +198,30 @@ def plural(n: int, word: str) -> str:
 
 # ---------------------------------------------------------------- engines
 
+
 def add_engine_options(parser: argparse.ArgumentParser) -> None:
     """``--engine NAME`` and ``--counters``: compute the matches with a registered engine."""
     group = parser.add_argument_group("engines (compute the matches with an engine instead of "
                                       "the reference)")
     group.add_argument("--engine", metavar="NAME",
-                       help="a registered engine, e.g. ses-automaton, ses-bruteforce, "
-                            "windows+ses; it must claim the policy (default: the reference "
-                            "semantics; with --spark: ses-automaton)")
+                       help="a registered engine, e.g. windows+ses, ses-automaton, "
+                            "ses-bruteforce, or 'reference' for the reference semantics; it "
+                            "must claim the policy (default: the fastest engine that claims "
+                            "the pattern and policy, else the reference)")
     group.add_argument("--counters", action="store_true",
                        help="print the engine's counters (instances, predicate evaluations, "
                             "calls to A, ...) as one JSON object on stderr")
 
 
 def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
-                   counters: bool = False) -> set[Match]:
-    """The matches of the engine ``name`` (it must claim ``policy``); with ``counters``
-    its :class:`~kleene.engines.protocol.Counters` go to stderr as one JSON object."""
+                   counters: bool = False, events: Iterable[Event] | None = None,
+                   budget: Budget | None = None) -> set[Match]:
+    """The matches of the engine ``name`` (it must claim ``policy``) on ``stream`` (read
+    through ``events``, e.g. :class:`kleene.cli.progress.Reading`, when given); with
+    ``counters`` its :class:`~kleene.engines.protocol.Counters` go to stderr as one
+    JSON object. A ``budget`` is spent one step per match reported (its deadline and
+    memory ceiling are watched by :func:`kleene.cli.watchdog.limits`), so an
+    exponential match set (a group variable under ``any``) stops with its error."""
     eng = engine(name)
     query = Query.of(pattern, policy=policy, time_unit=stream.time_unit)
     absent = missing(eng, query)
@@ -206,7 +231,15 @@ def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
                           f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
                           "--engine or --policy")
     compiled = compile_query(eng, query)
-    found = set(compiled.run(stream))
+    source: Iterable[Event] = stream if events is None else events
+    if budget is None:
+        found = set(compiled.run(source))
+    else:
+        budget.what = f"running engine {name}"
+        found = set()
+        for m in compiled.run(source):
+            budget.spend()
+            found.add(m)
     if counters:
         print(json.dumps(compiled.counters.as_dict()), file=sys.stderr)
     return found

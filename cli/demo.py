@@ -105,6 +105,15 @@ class Tally:
     skipped: dict[str, int] = field(default_factory=dict)
 
 
+class CasesError(KleeneError):
+    """A ``--cases`` folder that is missing or holds a malformed case file."""
+
+    code = "cases"
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene demo`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
@@ -141,6 +150,14 @@ def run(args: argparse.Namespace) -> int:
     """The worked examples, the engines and Spark, the report; 0 when everything agrees."""
     out = sys.stdout
     tally = Tally()
+    if args.cases is not None:   # the user's folder: a mistake there stops at once, on one line
+        if not args.cases.is_dir():
+            raise CasesError(f"--cases {args.cases}: no such folder")
+        try:
+            load_case_files(args.cases)   # an empty folder is fine: no worked examples
+        except (KleeneError, OSError) as err:
+            raise CasesError("; ".join(line.strip() for line in str(err).splitlines())) \
+                from None
     print("Kleene demo: the worked examples of the papers, run by the reference semantics",
           file=out)
     print("(positions are 0-based; the papers' e1 is position 0)\n", file=out)

@@ -1,37 +1,60 @@
-"""``kleene match``: the reference's matches of one pattern on one event file."""
+"""``kleene match``: the matches of one pattern on one event file.
+
+By default the fastest registered engine that claims the query exactly (its
+language, constructs and policy; :func:`~kleene.engines.protocol.fastest_engine`)
+computes the matches, and the command says which on stderr; the reference
+semantics compute them only when no engine claims the query, or when
+``--engine reference`` forces them (docs/architecture.md, "Engines").
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from kleene.cli import progress, results
 from kleene.cli.common import (
     add_budget_option,
     add_engine_options,
     add_event_options,
+    budget_of,
     canonical_order,
     engine_matches,
     load_stream,
-    make_budget,
     plural,
     read_pattern,
     table,
-    write_matches,
 )
-from kleene.engines.spark.command import add_spark_options, run_spark, wants_spark
+from kleene.cli.schema import check_schema
+from kleene.cli.spark import add_spark_options, run_spark, wants_spark
+from kleene.cli.watchdog import limits
+from kleene.engines.fastest import REFERENCE, choose
+from kleene.engines.protocol import Query
 from kleene.reference.errors import Unsupported
-from kleene.reference.languages import LANGUAGES, detect_language, language_named
+from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
+from kleene.reference.match import Match
 
 NAME = "match"
-HELP = "print the matches of a pattern on events (the reference semantics)"
+HELP = "print the matches of a pattern on events (the fastest exact engine)"
 DESCRIPTION = """\
 Print every match of the pattern in FILE on the events, under a selection
-policy, computed by the reference semantics (the oracle engines are checked
-against). With --format jsonl (the default) each line is one canonical match,
+policy. The fastest registered engine that claims the pattern's language,
+constructs and policy exactly computes them (it is named on stderr); the
+reference semantics (the oracle engines are checked against) compute them
+when no engine claims the pattern, or with --engine reference. With
+--format jsonl (the default) each line is one canonical match,
 {"b": [11], "c": [0], "p": [3, 8]}: each variable with the 0-based positions
 (row indexes) of the events it binds; lines are sorted by first position.
-With --engine NAME a registered engine computes them instead (it must claim
-the policy), and --counters prints what it counted on stderr."""
+--output FILE.jsonl|.csv|.parquet writes them instead, in --layout long (one
+row per match, variable and event) or wide (one row per match, with the first
+and last timestamps and the --columns var.attr,...).
+
+The pattern is checked against the events' columns first: an attribute the
+events lack is an error naming the columns present (--allow-missing reads it
+as missing, the three-valued reading of docs/semantics.md), and comparing a
+text column with a number is an error."""
+
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -51,6 +74,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "per variable (default: jsonl)")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="accept attributes the events lack (they read as missing and "
+                             "make comparisons unknown) instead of stopping")
+    add_output_options(parser)
     add_event_options(parser)
     add_budget_option(parser)
     add_engine_options(parser)
@@ -58,39 +85,92 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     return parser
 
 
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--output``, ``--layout``, ``--columns``, ``--overwrite``."""
+    group = parser.add_argument_group("results")
+    group.add_argument("--output", metavar="FILE",
+                       help="write the matches to FILE.jsonl, FILE.csv or FILE.parquet "
+                            "instead of printing them")
+    group.add_argument("--layout", choices=results.LAYOUTS, default="long",
+                       help="long: a row per match, variable and event; wide: a row per "
+                            "match with first_ts, last_ts and the --columns (default: long)")
+    group.add_argument("--columns", default="", metavar="V.A,...",
+                       help="event attributes to copy: var.attr for --layout wide, attr "
+                            "for long")
+    group.add_argument("--overwrite", action="store_true",
+                       help="replace an existing --output")
+
+
 def run(args: argparse.Namespace) -> int:
-    """Parse, load, match, print; user mistakes propagate as ``KleeneError``."""
+    """Parse, load, check, match, print or write; user mistakes propagate as
+    ``KleeneError``."""
     text = read_pattern(args.pattern)
     language = language_named(args.language) if args.language \
         else detect_language(text, args.pattern)
     if args.policy is None:
-        args.policy = language.policies[0]
+        args.policy = language.default_policy
     language.check_policy(args.policy)
     pattern = language.parse(text, args.pattern)
-    if args.counters and (args.spark or not args.engine):
-        raise Unsupported("--counters needs --engine NAME (the reference semantics keep no "
+    variables = list(language.variables(pattern))
+    columns = results.parse_columns(args.columns, args.layout, variables)
+    if args.columns and not args.output:
+        raise Unsupported("--columns needs --output")
+    fmt = results.check_output(args.output, args.overwrite) if args.output else None
+    if args.counters and (args.spark or args.engine == REFERENCE):
+        raise Unsupported("--counters needs an engine (the reference semantics keep no "
                           "counters) and no --spark")
     if wants_spark(args):
-        return run_spark(args, pattern)
+        return run_spark(args, pattern, columns)
     stream = load_stream(args)
-    if args.engine:
-        found = engine_matches(args.engine, pattern, stream, args.policy, args.counters)
-    else:
-        found = language.reference(pattern, stream, args.policy, budget=make_budget(args.budget))
+    check_schema(pattern, stream, source=args.events, pattern_file=args.pattern,
+                 allow_missing=args.allow_missing)
+    found, by = _compute(args, language, pattern, stream)
     if args.count:
         print(len(found))
         return 0
     if args.output:
-        write_matches(found, args.output)
+        assert fmt is not None
+        header = results.header(args.layout, columns, variables)
+        datetimes = results.input_has_datetimes(args.events, args.ts)
+        rows = results.rows(found, stream, args.layout, columns, variables, datetimes)
+        results.write(rows, args.output, fmt, header)
+        print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
+              f"({args.layout} layout, {plural(len(rows), 'row')})", file=sys.stderr)
         return 0
     out = sys.stdout
     if args.format == "table":
-        for line in table(found, language.variables(pattern)):
+        for line in table(found, variables):
             print(line, file=out)
-        by = f", engine {args.engine}" if args.engine else ""
         print(f"({plural(len(found), 'match')} on {plural(len(stream), 'event')}, "
-              f"policy {args.policy}{by})", file=out)
+              f"policy {args.policy}, {by})", file=out)
     else:
         for m in canonical_order(found):
             print(m.dumps(), file=out)
     return 0
+
+
+def _compute(args: argparse.Namespace, language: Language, pattern: Any,
+             stream: Any) -> tuple[set[Match], str]:
+    """The matches, and which backend computed them (said on stderr)."""
+    name = args.engine
+    if name is None:
+        name, reason = choose(Query.of(pattern, policy=args.policy, time_unit=stream.time_unit))
+        if name == REFERENCE:
+            print(f"kleene match: the reference semantics ({reason})", file=sys.stderr)
+        else:
+            print(f"kleene match: engine {name} ({reason})", file=sys.stderr)
+    if name == REFERENCE:
+        if getattr(stream, "batches", None) is not None:
+            raise Unsupported("--stream needs an engine, and no registered engine claims "
+                              "this pattern under this policy")
+        budget = budget_of(args)
+        with progress.steps("reference") as tick:
+            budget.tick = tick
+            found = language.reference(pattern, stream, args.policy, budget=budget)
+        return found, "the reference semantics"
+    events = progress.Reading(stream, name)
+    budget = budget_of(args)
+    with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
+        found = engine_matches(name, pattern, stream, args.policy, args.counters,
+                               events=events, budget=budget)
+    return found, f"engine {name}"

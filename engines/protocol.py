@@ -435,7 +435,8 @@ class Choice:
 #: Engine names in order of preference when several claim a query exactly
 #: (fastest first, measured by ``python -m bench``); engines not listed come
 #: after these, in name order, and the reference last.
-PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton")
+PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton", "nfa-chain", "nfa-multichain",
+                               "nfa-tree", "srt")
 
 
 def fastest_engine(query: Query) -> Choice | None:

@@ -3,7 +3,7 @@
 Every error carries the facts a user needs to fix the input (line and column
 of a pattern, row and field of an event, the name of an exhausted budget) and
 renders as one line: the command line prints ``str(error)`` and exits, with
-no traceback (STYLE.md 8; README "Bad input").
+no traceback (docs/architecture.md, "Bad input"; README "Bad input").
 """
 
 from __future__ import annotations
@@ -76,15 +76,21 @@ class BudgetExceeded(KleeneError):
 
     code = "budget"
 
-    def __init__(self, budget: str, limit: int, what: str) -> None:
-        super().__init__(f"{what}: exceeded the budget {budget}={limit}")
+    #: The command-line option that raises each budget.
+    OPTIONS = {"steps": "--budget N", "seconds": "--time-limit SECONDS",
+               "memory": "--memory-limit MB"}
+
+    def __init__(self, budget: str, limit: int | float, what: str, unit: str = "") -> None:
+        super().__init__(f"{what}: exceeded the budget {budget}={limit}{unit}")
         self.budget = budget
         self.limit = limit
         self.what = what
+        self.unit = unit
 
     def __str__(self) -> str:
-        return (f"budget {self.budget}={self.limit} exceeded while {self.what}; "
-                f"raise it (--budget {self.budget}=N) or shrink the stream or window")
+        option = self.OPTIONS.get(self.budget, f"--budget {self.budget}=N")
+        return (f"budget {self.budget}={self.limit}{self.unit} exceeded while {self.what}; "
+                f"raise it ({option}) or shrink the stream or window")
 
 
 class Unsupported(KleeneError):

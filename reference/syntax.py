@@ -17,12 +17,18 @@ Condition grammar (keywords are case-insensitive)::
     cmp        := "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
 
 Strings are single- or double-quoted; a quote is doubled to escape it.
+
+Nesting is limited to :data:`MAX_NESTING` levels (brackets ``( [ { ⟨`` plus
+runs of prefix operators ``NOT``/``!``/``-`` and postfix ``*``): deeper text
+is refused with a syntax error at the token that goes one level too deep,
+before any recursive descent (docs/architecture.md, "Bad input"), so no
+parser, printer or semantics ever meets a ``RecursionError``.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kleene.reference.conditions import (
@@ -42,6 +48,13 @@ from kleene.reference.conditions import (
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.events import UNIT_MS, canonical_unit
+
+#: The deepest nesting a pattern may have (see the module docstring).
+MAX_NESTING = 100
+
+_OPENERS = frozenset("([{⟨")
+_CLOSERS = frozenset(")]}⟩")
+_PREFIX = frozenset({"NOT", "!", "-"})
 
 _COMPARISON_OPS = ("=", "==", "!=", "<>", "<", "<=", ">", ">=")
 
@@ -99,6 +112,35 @@ def tokenize(text: str, source: str = "<pattern>") -> list[Token]:
     return tokens
 
 
+def check_nesting(tokens: list[Token], text: str, source: str = "<pattern>",
+                  limit: int = MAX_NESTING) -> None:
+    """Refuse ``tokens`` nested deeper than ``limit`` levels (brackets, and runs of
+    prefix ``NOT ! -`` or postfix ``*``), at the first token past the limit."""
+    depth = run = 0
+    for tok in tokens:
+        word = tok.text.upper() if tok.kind == "ident" else tok.text
+        if tok.kind == "op" and tok.text in _OPENERS:
+            depth += 1 + run
+            run = 0
+            level = depth
+        elif tok.kind == "op" and tok.text in _CLOSERS:
+            depth = max(depth - 1, 0)
+            run = 0
+            level = depth
+        elif (tok.kind in ("op", "ident") and word in _PREFIX) or (
+                tok.kind == "op" and tok.text == "*"):
+            run += 1
+            level = depth + run
+        else:
+            run = 0
+            level = depth
+        if level > limit:
+            raise PatternSyntaxError(
+                f"nesting deeper than {limit} levels (brackets and chains of NOT, !, - or *); "
+                "flatten the pattern", line=tok.line, column=tok.column, source=source,
+                text=text)
+
+
 class Parser:
     """A cursor over tokens with the helpers every recursive-descent parser here uses."""
 
@@ -106,6 +148,7 @@ class Parser:
         self.text = text
         self.source = source
         self.tokens = tokenize(text, source)
+        check_nesting(self.tokens, text, source)
         self.i = 0
 
     # -- cursor
@@ -282,6 +325,74 @@ def where_conditions(p: Parser) -> tuple[Condition, ...]:
         p.i = start
         return (p.condition(),)
     return tuple(parts)
+
+
+def partition_by(p: Parser) -> tuple[str, ...]:
+    """``PARTITION BY a[, b ...]`` (after the pattern, before ``WHERE``): the attributes,
+    or ``()`` when the clause is absent."""
+    if not (p.at("PARTITION") and p.peek().text.upper() == "BY"):
+        return ()
+    p.advance()
+    p.advance()
+    names = [_attribute_name(p, "an attribute name after PARTITION BY")]
+    while p.accept(","):
+        names.append(_attribute_name(p, "an attribute name"))
+    return tuple(dict.fromkeys(names))
+
+
+def _attribute_name(p: Parser, what: str) -> str:
+    if p.tok.kind == "ident" and p.tok.text.upper() in STRUCTURE_WORDS:
+        raise p.error(what)
+    return p.ident(what).text
+
+
+def partition_equalities(names: Sequence[str], attributes: Sequence[str]) -> tuple[Cmp, ...]:
+    """``PARTITION BY a`` as plain Θ: ``vi.a = vj.a`` for every pair of variables
+    ``i < j`` in declaration order, attribute by attribute (docs/semantics.md,
+    "PARTITION BY"); the windows of seed 001 Def. 6 then partition by ``a``."""
+    return tuple(Cmp("=", Attr(v, a), Attr(w, a)) for a in attributes
+                 for i, v in enumerate(names) for w in names[i + 1:])
+
+
+def split_partition(names: Sequence[str], conditions: Sequence[Condition],
+                    ) -> tuple[tuple[str, ...], tuple[Condition, ...]]:
+    """The inverse of :func:`partition_equalities` for the printers: the attributes whose
+    pairwise equalities open Θ exactly as the parser writes them, and the rest of Θ."""
+    found: list[str] = []
+    rest = tuple(conditions)
+    pairs = len(names) * (len(names) - 1) // 2
+    while pairs and len(rest) >= pairs:
+        head = rest[0]
+        if not (isinstance(head, Cmp) and isinstance(head.left, Attr)):
+            break
+        attr = head.left.attr
+        if attr in found or rest[:pairs] != partition_equalities(names, [attr]):
+            break
+        found.append(attr)
+        rest = rest[pairs:]
+    return tuple(found), rest
+
+
+def check_prev(text: str, source: str, groups: frozenset[str] | set[str]) -> None:
+    """Refuse ``prev(v.A)`` and ``v[i-1].A`` on a variable ``v`` that binds one event
+    (not in ``groups``): its sequence has no consecutive pair, so the condition holds
+    vacuously and says nothing (docs/semantics.md, section 2). The error points at
+    ``v``. (A check of :mod:`kleene.reference.schema`, not of the parsers: the AST
+    allows it, and its reading is defined.)"""
+    tokens = tokenize(text, source)
+    for i, tok in enumerate(tokens[:-3]):
+        var = None
+        if tok.kind == "ident" and tok.text.lower() == "prev" and tokens[i + 1].text == "(":
+            var = tokens[i + 2]
+        elif tok.kind == "ident" and tokens[i + 1].text == "[" and tokens[i + 2].text == "i" \
+                and tokens[i + 3].text == "-":
+            var = tok
+        if var is not None and var.kind == "ident" and var.text not in groups:
+            raise PatternSyntaxError(
+                f"prev({var.text}...) reads the event before {var.text}'s in its sequence, but "
+                f"{var.text} binds a single event; make it a group variable ({var.text}+) or "
+                "compare with another variable", line=var.line, column=var.column,
+                source=source, text=text)
 
 
 def duration(p: Parser) -> Duration:

@@ -43,8 +43,16 @@ def match(files: Path, *extra: str) -> list[str]:
     return ["match", "--pattern", str(files / "q.ses"), "--events", str(files / "e.csv"), *extra]
 
 
+def chosen(policy: str) -> str:
+    """What ``kleene match`` says on stderr when it picks windows+ses for ``policy``."""
+    return (f"kleene match: engine windows+ses (the fastest engine that claims ses, "
+            f"ses:{policy})\n")
+
+
 def test_jsonl_lines_are_the_canonical_matches(capsys, files):
     code, out, err = run(capsys, *match(files))
+    assert (code, out.splitlines(), err) == (0, ANY_LINES, chosen("any"))
+    code, out, err = run(capsys, *match(files, "--engine", "reference"))
     assert (code, out.splitlines(), err) == (0, ANY_LINES, "")
 
 
@@ -71,7 +79,7 @@ def test_event_options(capsys, tmp_path):
     code, out, err = run(capsys, "match", "--pattern", str(tmp_path / "q.ses"),
                          "--events", str(tmp_path / "e.log"), "--events-format", "jsonl",
                          "--ts", "T", "--type-field", "", "--time-unit", "h")
-    assert (code, out.splitlines(), err) == (0, ['{"a": [0], "b": [1]}'], "")
+    assert (code, out.splitlines(), err) == (0, ['{"a": [0], "b": [1]}'], chosen("any"))
 
 
 def test_syntax_error_exits_2_with_line_and_column(capsys, files):
@@ -85,13 +93,13 @@ def test_syntax_error_exits_2_with_line_and_column(capsys, files):
 
 
 def test_budget_error_names_the_budget(capsys, files):
-    code, out, err = run(capsys, *match(files, "--budget", "1"))
+    code, out, err = run(capsys, *match(files, "--budget", "1", "--engine", "reference"))
     assert code == 2 and out == ""
     assert "budget steps=1 exceeded" in err and "Traceback" not in err
 
 
 def test_budget_can_be_named(capsys, files):
-    assert run(capsys, *match(files, "--budget", "steps=1000"))[0] == 0
+    assert run(capsys, *match(files, "--budget", "steps=1000", "--engine", "reference"))[0] == 0
     code, _, err = run(capsys, *match(files, "--budget", "time=5"))
     assert code == 2 and "unknown budget 'time'" in err
 
@@ -152,7 +160,8 @@ def test_console_script(files):
     script = Path(sys.executable).parent / "kleene"
     done = subprocess.run([str(script), *match(files, "--policy", "next")],
                           capture_output=True, text=True, timeout=120)
-    assert (done.returncode, done.stdout.splitlines(), done.stderr) == (0, NEXT_LINES, "")
+    assert (done.returncode, done.stdout.splitlines(), done.stderr) == \
+        (0, NEXT_LINES, chosen("next"))
 
 
 # ---------------------------------------------------------------- demo
@@ -243,5 +252,5 @@ def test_other_languages_are_recognised_from_the_text(capsys, tmp_path, text, ex
     (tmp_path / "e.jsonl").write_text("".join(
         f'{{"ts": {i}, "type": "{t}"}}\n' for i, t in enumerate("AABBC")))
     code, out, err = run(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
-                         "--events", str(tmp_path / "e.jsonl"))
+                         "--events", str(tmp_path / "e.jsonl"), "--engine", "reference")
     assert (code, out.splitlines(), err) == (0, expected, "")

@@ -1,6 +1,7 @@
 """``kleene match --engine NAME [--counters]``: an engine's matches, printed as the
 reference's are. Expected outputs are the reference's own (the same command
-without ``--engine``) and the engine's counters through the Python API."""
+with ``--engine reference``) and the engine's counters through the Python API;
+without ``--engine`` the fastest engine that claims the query runs and says so."""
 
 from __future__ import annotations
 
@@ -41,12 +42,13 @@ def run(capsys, files: Path, *extra: str) -> tuple[int, str, str]:
     ("windows+ses-bruteforce", "any")])
 @pytest.mark.parametrize("fmt", ["jsonl", "table"])
 def test_an_engine_prints_the_references_matches(capsys, files, name, policy, fmt):
-    code, expected, _ = run(capsys, files, "--policy", policy, "--format", fmt)
+    code, expected, _ = run(capsys, files, "--policy", policy, "--format", fmt,
+                            "--engine", "reference")
     assert code == 0 and expected
     code, out, err = run(capsys, files, "--policy", policy, "--format", fmt, "--engine", name)
     assert (code, err) == (0, "")
     if fmt == "table":   # the footer also names the engine
-        expected = expected.replace(f"policy {policy})", f"policy {policy}, engine {name})")
+        expected = expected.replace("the reference semantics)", f"engine {name})")
     assert out == expected
 
 
@@ -69,7 +71,7 @@ def test_counters_go_to_stderr_as_json(capsys, files):
     (["--policy", "contiguous", "--engine", "windows+ses"],
      "engine 'windows+ses' does not claim ses:contiguous"),
     (["--engine", "no-such-engine"], "no engine named 'no-such-engine'; registered engines:"),
-    (["--counters"], "--counters needs --engine NAME"),
+    (["--counters", "--engine", "reference"], "--counters needs an engine"),
 ])
 def test_mistakes_are_one_line_and_exit_2(capsys, files, argv, message):
     code, out, err = run(capsys, files, *argv)
@@ -86,3 +88,35 @@ def test_an_engine_that_raises_unsupported(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert "does not claim operator" in err and err.count("\n") == 1
+
+
+def test_the_default_is_the_fastest_claiming_engine_named_on_stderr(capsys, files):
+    code, out, err = run(capsys, files, "--policy", "next")
+    assert code == 0
+    assert err == ("kleene match: engine windows+ses (the fastest engine that claims ses, "
+                   "ses:group-variables, ses:next)\n")
+    _, expected, _ = run(capsys, files, "--policy", "next", "--engine", "reference")
+    assert out == expected
+
+
+def test_without_a_claiming_engine_the_reference_runs_and_says_so(capsys, tmp_path):
+    # no engine claims earliest-maximal (seed 001 Sec. 3): only the reference computes it
+    (tmp_path / "q.ses").write_text("PATTERN <{c}, {b}> WHERE c.L = 'C' AND b.L = 'B' "
+                                    "WITHIN 1000\n")
+    (tmp_path / "e.csv").write_text(EVENTS)
+    code, out, err = (main(["match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                            str(tmp_path / "e.csv"), "--policy", "earliest-maximal"]),
+                      *capsys.readouterr())
+    assert code == 0 and out
+    assert err.startswith("kleene match: the reference semantics (no registered engine "
+                          "claims this ses pattern")
+
+
+def test_the_python_api_picks_the_same_backend(files):
+    from kleene.engines.fastest import find_matches
+
+    stream = load_events(files / "e.csv")
+    found = find_matches(PATTERN, stream, policy="next")
+    reference = find_matches(PATTERN, stream, policy="next", engine_name="reference")
+    assert (found.backend, reference.backend) == ("windows+ses", "reference")
+    assert found.matches == reference.matches and found.matches

@@ -198,7 +198,8 @@ def test_other_check_kinds_carry_their_own_fields() -> None:
 def test_engine_facing_files_hold_no_pruning_checks_and_optional_ones_do() -> None:
     assert all(t.check == "matches" for _, t in TESTS)
     optional = load_optional_case_files()
-    assert [f.name for f in optional] == ["ses-match-windows.json"]
+    assert [f.name for f in optional] == ["ses-match-windows.json", "ses-partition-by.json"]
+    assert all(t.check != "matches" for _, t in iter_tests(optional))
     kinds = {t.check for _, t in iter_tests(optional)}
     assert kinds == {"filter", "candidate_window", "summary_statistics", "partitions"}
 

@@ -193,12 +193,19 @@ def test_kleene_match_spark_prints_what_kleene_match_prints(spark, q1, capsys, p
 
 def test_kleene_match_spark_writes_parquet(spark, q1, tmp_path, capsys):
     pattern, events = q1
-    out = str(tmp_path / "m.parquet")
-    assert main(["match", "--pattern", pattern, "--events", events, "--time-unit", "h",
-                 "--policy", "next", "--spark", "--output", out, "--columns", "L,ID"]) == 0
-    written = spark.read.parquet(out)
-    assert set(written.columns) == {"match_id", "first", "variable", "position", "L", "ID"}
-    assert len(set(collect_matches(written))) == 3
+    import pyarrow.parquet as pq
+
+    # --output is the same file, in the same layout, with --spark and without
+    # (kleene.cli.results): here the long layout, a row per match, variable and event.
+    out, local = str(tmp_path / "m.parquet"), str(tmp_path / "local.parquet")
+    for target, extra in ((out, ["--spark"]), (local, ["--engine", "ses-automaton"])):
+        assert main(["match", "--pattern", pattern, "--events", events, "--time-unit", "h",
+                     "--policy", "next", "--output", target, "--columns", "L,ID",
+                     *extra]) == 0
+    written = pq.read_table(out).to_pylist()
+    assert set(written[0]) == {"match", "variable", "position", "ts", "L", "ID"}
+    assert len({r["match"] for r in written}) == 3
+    assert written == pq.read_table(local).to_pylist()
 
 
 def test_spark_options_need_spark(q1, capsys):

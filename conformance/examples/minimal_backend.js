@@ -79,8 +79,20 @@ class Parser {
       this.take(",");
     }
     this.take(">");
+    const keys = [];
+    if (this.word("PARTITION")) {      // PARTITION BY a, b: v.a = w.a for every pair
+      this.take();
+      if (!this.word("BY")) throw new Rejected("syntax", "expected BY after PARTITION");
+      this.take();
+      keys.push(this.take());
+      while (this.peek()[1] === ",") { this.take(","); keys.push(this.take()); }
+    }
     let condition = ["true"];
     if (this.word("WHERE")) { this.take(); condition = this.disjunction(); }
+    const declared = sets.flat();
+    const pairs = keys.flatMap(a => declared.flatMap((v, i) => declared.slice(i + 1).map(
+      w => ["cmp", "=", ["attr", v, a], ["attr", w, a]])));
+    if (pairs.length) condition = ["and", [...pairs, condition]];
     if (!this.word("WITHIN")) throw new Rejected("syntax", "expected WITHIN");
     this.take();
     const tau = this.take();

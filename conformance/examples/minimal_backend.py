@@ -96,10 +96,25 @@ class Parser:
                 break
             self.take(",")
         self.take(">")
+        keys = []
+        if self.word("PARTITION"):          # PARTITION BY a, b: v.a = w.a for every pair
+            self.take()
+            if not self.word("BY"):
+                raise Unsupported("syntax", "expected BY after PARTITION")
+            self.take()
+            keys.append(self.take())
+            while self.peek()[1] == ",":
+                self.take(",")
+                keys.append(self.take())
         condition = ("true",)
         if self.word("WHERE"):
             self.take()
             condition = self.disjunction()
+        names = [v for part in sets for v in part]
+        pairs = [("cmp", "=", ("attr", v, a), ("attr", w, a))
+                 for a in keys for i, v in enumerate(names) for w in names[i + 1:]]
+        if pairs:
+            condition = ("and", [*pairs, condition])
         if not self.word("WITHIN"):
             raise Unsupported("syntax", "expected WITHIN")
         self.take()

@@ -5,8 +5,8 @@ DataFrame: read, typed, checked, numbered; with :mod:`.index` and
 :mod:`.text_columns`), :mod:`.pushdown` (the filter of seed 001 Thm 1 as a
 Column), :mod:`.plan` (which cuts are sound for a policy), :mod:`.layout`
 (time slices, Def. 6 keys, Spark partitions), :mod:`.worker` (the engine in a
-``mapInArrow`` task), :mod:`.runner` (the Python API) and :mod:`.command`
-(``kleene match --spark``).
+``mapInArrow`` task), :mod:`.runner` (the Python API);
+``kleene match --spark`` lives in :mod:`kleene.cli.spark`.
 
 The API, importable without starting Spark::
 

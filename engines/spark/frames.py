@@ -104,7 +104,10 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
     if fmt not in readers:
         raise StreamError(f"unknown event format {fmt!r}; use one of {', '.join(readers)}",
                           source=source)
+    if schema is not None:
+        check_ddl(spark, schema)
     df, problems = readers[fmt](spark, source, schema)
+    _check_types(df, require, source)
     return _finish(df, problems, ts=ts, type=type, time_unit=time_unit, source=source,
                    require=require, limit=limit)
 
@@ -291,7 +294,58 @@ def _jsonl(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
 
 
 def _parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
-    return spark.read.parquet(path), []
+    """A Parquet file; nanosecond timestamps (what pandas writes), which Spark refuses,
+    are read as integers and turned into timestamps (microseconds, Spark's precision)."""
+    from pyspark.sql import functions as F
+
+    nanos = nanosecond_columns(path)
+    if nanos:
+        spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
+    df = spark.read.parquet(path)
+    for name in nanos:
+        if name in df.columns and df.schema[name].dataType.simpleString() == "bigint":
+            df = df.withColumn(name, F.timestamp_micros(F.floor(F.col(name) / 1000)))
+    return df, []
+
+
+def nanosecond_columns(path: str) -> list[str]:
+    """The columns of a local Parquet file or folder stored as nanosecond timestamps."""
+    if not _local(path):
+        return []
+    try:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        arrow = ds.dataset(str(path).removeprefix("file://"), format="parquet").schema
+    except Exception:  # not readable by pyarrow: Spark's own error will say why
+        return []
+    return [f.name for f in arrow if pa.types.is_timestamp(f.type) and f.type.unit == "ns"]
+
+
+#: Spark types an event attribute cannot have (values are strings, numbers, booleans).
+_UNSUPPORTED = ("array", "map", "struct", "binary", "interval", "variant")
+
+
+def _check_types(df: Any, require: Iterable[str], source: str) -> None:
+    """Name a column the pattern reads whose type no event attribute can have."""
+    for name in require:
+        if name in df.columns:
+            kind = df.schema[name].dataType.simpleString()
+            if kind.startswith(_UNSUPPORTED):
+                raise StreamError(f"column {name!r} has type {kind}; the pattern can read "
+                                  "strings, numbers, booleans and timestamps", field=name,
+                                  source=source)
+
+
+def check_ddl(spark: Any, schema: str) -> None:
+    """Raise a one-line :class:`StreamError` unless ``schema`` is DDL Spark reads."""
+    try:
+        spark.createDataFrame([], schema)
+    except Exception as err:
+        lines = [line.strip() for line in str(err).splitlines() if line.strip()]
+        reason = lines[0] if lines else type(err).__name__
+        raise StreamError(f"--schema {schema!r} is not a column list Spark reads, such as "
+                          f"'ts BIGINT, L STRING': {reason}") from None
 
 
 def _stock(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:

@@ -7,7 +7,7 @@ partition (Def. 6 keys, or time slices with τ overlap) → engine per partition
 Example::
 
     matches = match_dataframe(df, "PATTERN <{b, s}> WHERE ... WITHIN 500 ms",
-                              engine="ses-automaton", policy="next", ts="ts")
+                              policy="next", ts="ts")   # engine: the fastest that claims it
     write_matches(matches, "out/matches.parquet")      # or collect_matches(matches)
 
 The steps: the engine compiles the pattern on the driver first (an
@@ -34,14 +34,15 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kleene.engines.protocol import Engine
+from kleene.engines.protocol import Engine, Query, fastest_engine
 from kleene.engines.protocol import engine as engine_named
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, plan_for
 from kleene.engines.spark.pushdown import to_column
+from kleene.engines.spark.session import worker_python
 from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
-from kleene.reference.errors import KleeneError, PatternError
+from kleene.reference.errors import KleeneError, PatternError, Unsupported
 from kleene.reference.languages import detect_language, language_of
 from kleene.reference.match import Match
 
@@ -73,7 +74,15 @@ def job_errors() -> Iterator[None]:
         raise
 
 
-def _engine(engine: str | Engine) -> Engine:
+def _engine(engine: str | Engine | None, pattern: Any = None, policy: str = "next") -> Engine:
+    """The engine named, or (``None``) the fastest registered engine that claims the
+    query (:func:`~kleene.engines.protocol.fastest_engine`)."""
+    if engine is None:
+        choice = fastest_engine(Query.of(pattern, policy=policy))
+        if choice is None:
+            raise Unsupported(f"no registered engine claims this pattern under policy "
+                              f"{policy}; Spark runs engines only")
+        engine = choice.name
     return engine_named(engine) if isinstance(engine, str) else engine
 
 
@@ -143,15 +152,17 @@ class Prepared:
         return self.events.mapInArrow(partial(run_partition, self.task), self.schema)
 
 
-def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine = "ses-automaton",
+def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,
             policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
             slices: int | Sequence[float] | None = None) -> Prepared:
     """Compile, plan and lay out a run (see :func:`match_frame`); nothing runs yet
     but the sampling of timestamps when they are unknown."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    eng, pattern = _engine(engine), _pattern(pattern)
+    pattern = _pattern(pattern)
+    eng = _engine(engine, pattern, policy)
     eng.compile(pattern, policy=policy, time_unit=frame.time_unit)   # fails early
+    worker_python(frame.df.sparkSession)
     plan = plan_for(eng, pattern, policy, tau=_tau(pattern, frame.time_unit))
     read = sorted(attributes_read(pattern))
     missing = sorted({frame.column_of(a) for a in read} - set(frame.df.columns))
@@ -186,7 +197,7 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine = "ses-auto
     return Prepared(df, plan, layout, task, schema)
 
 
-def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine = "ses-automaton",
+def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,
                 policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
                 slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
     """The match DataFrame of ``pattern`` on ``frame`` (see the module docstring).
@@ -202,7 +213,7 @@ def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine = "ses-
     return run.matches()
 
 
-def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine = "ses-automaton",
+def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine | None = None,
                     policy: str = "next", ts: str = "ts", type: str | None = "type",
                     time_unit: str | None = None, position: str | None = None,
                     streams: Sequence[str] = (), columns: Sequence[str] = (),
@@ -218,13 +229,14 @@ def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine = "ses-automa
     the output). ``columns`` are event columns copied to each match row.
     """
     pattern = _pattern(pattern)
+    worker_python(df.sparkSession)   # before the numbering pass, which runs Python workers
     frame = from_dataframe(df, ts=ts, type=type, time_unit=time_unit, position=position,
                            streams=streams, require=attributes_read(pattern))
     return match_frame(frame, pattern, engine=engine, policy=policy, columns=columns,
                        tasks=tasks, slices=slices, explain=explain)
 
 
-def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine = "ses-automaton",
+def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | None = None,
                policy: str = "next", format: str | None = None, ts: str | None = None,
                type: str | None = "type", time_unit: str | None = None,
                columns: Sequence[str] = (), tasks: int | None = None,
@@ -235,12 +247,14 @@ def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine = "s
     stock file (options as :func:`kleene.reference.loaders.load_events`; ``schema``
     a DDL string declaring the columns of a CSV or JSON Lines file)."""
     pattern = _pattern(pattern)
-    _engine(engine).compile(pattern, policy=policy, time_unit=time_unit)   # before any job
+    eng = _engine(engine, pattern, policy)
+    eng.compile(pattern, policy=policy, time_unit=time_unit)   # before any job
+    worker_python(spark)
     with job_errors():
         frame = read_events(spark, path, format=format, ts=ts, type=type, time_unit=time_unit,
                             require=attributes_read(pattern), stock=stock, limit=limit,
                             schema=schema)
-    return match_frame(frame, pattern, engine=engine, policy=policy, columns=columns,
+    return match_frame(frame, pattern, engine=eng, policy=policy, columns=columns,
                        tasks=tasks, slices=slices, explain=explain)
 
 

@@ -1,8 +1,12 @@
 """One SparkSession for Kleene: ``local[*]`` by default, a cluster master by flag.
 
 The Python workers must run the interpreter that runs Kleene (it has pyarrow
-and Kleene itself), so the session pins ``PYSPARK_PYTHON`` to it. The UI and
-verbose logging are off: Kleene prints its own progress.
+and Kleene itself), so the session pins ``PYSPARK_PYTHON`` to it (and
+:func:`worker_python` does the same for a session the user started). The UI
+and verbose logging are off: Kleene prints its own progress. The JVM's own
+stderr (start-up banners, log4j warnings, a Python worker's traceback) goes to
+:func:`spark_log` instead of the terminal; Kleene maps every failure to one
+line (:mod:`kleene.cli.spark`).
 """
 
 from __future__ import annotations
@@ -10,6 +14,10 @@ from __future__ import annotations
 import os
 import socket
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from kleene.reference.errors import KleeneError
@@ -47,13 +55,57 @@ def session(master: str | None = None, *, app: str = "kleene",
     for key, value in (config or {}).items():
         builder = builder.config(key, value)
     try:
-        spark = builder.getOrCreate()
+        with _jvm_stderr():
+            spark = builder.getOrCreate()
     except Exception as err:  # py4j / Java errors: make them one line
         raise SparkUnavailable(f"could not start Spark with master {master or DEFAULT_MASTER!r}: "
                                f"{str(err).splitlines()[0] if str(err) else type(err).__name__}"
                                ) from None
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def spark_log() -> Path:
+    """Where the JVM's stderr goes: ``$KLEENE_SPARK_LOG``, else ``kleene-spark.log`` in
+    the temporary folder."""
+    return Path(os.environ.get("KLEENE_SPARK_LOG")
+                or Path(tempfile.gettempdir()) / "kleene-spark.log")
+
+
+@contextmanager
+def _jvm_stderr() -> Iterator[None]:
+    """Start the JVM with its stderr (file descriptor 2) sent to :func:`spark_log`; a
+    running JVM keeps its own."""
+    from pyspark import SparkContext
+
+    if SparkContext._active_spark_context is not None or not hasattr(os, "dup2"):
+        yield
+        return
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        log = os.open(spark_log(), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    except OSError:
+        os.close(saved)
+        yield
+        return
+    os.dup2(log, 2)
+    try:
+        yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(log)
+
+
+def worker_python(spark: Any) -> None:
+    """Run the Python workers of ``spark`` with this interpreter (which has Kleene),
+    unless the user chose one with ``PYSPARK_PYTHON``: a session the user started
+    without it would otherwise run ``python3``, which cannot import ``kleene``."""
+    sc = spark.sparkContext
+    if sc.pythonExec == "python3":   # PySpark's default when PYSPARK_PYTHON is unset
+        sc.pythonExec = sys.executable
 
 
 def check_master(master: str) -> None:

@@ -10,6 +10,7 @@ Grammar (keywords are case-insensitive; conditions as in :mod:`kleene.reference.
 which also reads SASE+'s ``b[i].x`` and ``b[i-1].x``)::
 
     pattern  := "PATTERN" expr
+                ["PARTITION" "BY" attr ("," attr)*]      -- v.attr = w.attr for every pair
                 ["WHERE" [strategy] ("{" [conditions] "}" | conditions)]
                 ["WITHIN" duration]
     expr     := primary repeat*
@@ -44,9 +45,19 @@ from kleene.reference.operators.pattern import (
     OperatorPattern,
     Primitive,
     Seq,
+    primitives,
 )
 from kleene.reference.operators.wellformed import MalformedPattern
-from kleene.reference.syntax import Parser, Token, duration, format_condition, where_conditions
+from kleene.reference.syntax import (
+    Parser,
+    Token,
+    duration,
+    format_condition,
+    partition_by,
+    partition_equalities,
+    split_partition,
+    where_conditions,
+)
 
 _OPERATORS: dict[str, type[Seq] | type[Conj] | type[Disj]] = {"SEQ": Seq, "AND": Conj,
                                                                "OR": Disj}
@@ -154,6 +165,7 @@ def parse_operator(text: str, source: str = "<pattern>") -> OperatorPattern:
     r = _Reader(text, source)
     r.expect("PATTERN", "'PATTERN'")
     expr = r.expr()
+    keys = partition_by(r)
     conditions: tuple[Condition, ...] = ()
     strategy = None
     where_at = len(r.tokens)
@@ -169,9 +181,27 @@ def parse_operator(text: str, source: str = "<pattern>") -> OperatorPattern:
                       else "'AND', 'OR', 'WITHIN' or end of input" if where_at < len(r.tokens)
                       else "'WHERE', 'WITHIN' or end of input")
     try:
-        return OperatorPattern(expr, conditions, window, strategy)
+        names = _declared(expr)
+        return OperatorPattern(expr, partition_equalities(names, keys) + conditions, window,
+                               strategy)
     except MalformedPattern as err:
         raise _located(r, err, where_at) from None
+
+
+def repeated(expr: Node) -> set[str]:
+    """The variables under a Kleene operator (they bind a sequence; ``prev`` reads it)."""
+    if isinstance(expr, Kleene):
+        return {x.var for x in primitives(expr.part)}
+    if isinstance(expr, Primitive):
+        return set()
+    inner = (expr.part,) if isinstance(expr, Neg) else expr.parts
+    return set().union(*(repeated(q) for q in inner))
+
+
+def _declared(expr: Node) -> tuple[str, ...]:
+    """Every variable, negated ones too, in the order the pattern declares them
+    (``PARTITION BY`` relates them all: no negated event of another key counts)."""
+    return tuple(dict.fromkeys(x.var for x in primitives(expr)))
 
 
 def _located(r: _Reader, err: MalformedPattern, where_at: int) -> PatternSyntaxError:
@@ -214,7 +244,10 @@ def format_expr(p: Node) -> str:
 def format_operator(pattern: OperatorPattern) -> str:
     """The pattern as text; ``parse_operator(format_operator(P)) == P``."""
     lines = [f"PATTERN {format_expr(pattern.expr)}"]
-    conditions = [format_condition(c, 2) for c in pattern.conditions]
+    keys, rest = split_partition(_declared(pattern.expr), pattern.conditions)
+    if keys:
+        lines.append(f"PARTITION BY {', '.join(keys)}")
+    conditions = [format_condition(c, 2) for c in rest]
     if pattern.strategy is not None:
         lines.append(f"WHERE {pattern.strategy} {{ {' AND '.join(conditions)} }}"
                      if conditions else f"WHERE {pattern.strategy} {{ }}")

@@ -78,6 +78,7 @@ def matches_in(pattern: SESPattern, events: Sequence[Event], *, anchor: Event | 
     the caller restricts ``events`` to a window for condition 3). With ``anchor``,
     only the matches that bind ``anchor`` (used for "starts at e1")."""
     budget = budget or Budget()
+    budget.check()   # the deadline and the memory ceiling, once per window
     candidates = {v.name: [e for e in events if all(holds(c, {v.name: (e,)})
                                                      for c in pattern.properties(v.name))]
                   for v in pattern.variables}

@@ -7,11 +7,14 @@ The paper's triple ``(<{c, p+, d}, {b}>, Θ, 264 h)`` is written::
       AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID
     WITHIN 264 hours
 
-``<...>`` may also be written ``⟨...⟩`` or ``(...)``. Θ is the list of the
-top-level ``AND``-separated conditions of ``WHERE`` (a parenthesised
-conjunction stays one condition). ``WITHIN`` takes a number and an optional
-unit (``ms``, ``s``/``seconds``, ``min``/``minutes``, ``h``/``hours``,
-``d``/``days``); without a unit it is in timestamp units.
+``PARTITION BY ID`` after the sets (before ``WHERE``) adds ``v.ID = w.ID`` for
+every pair of variables ``v, w`` to Θ, in declaration order and before the
+``WHERE`` conditions (docs/semantics.md, "PARTITION BY"); the printer writes
+those equalities back as the clause. ``<...>`` may also be written ``⟨...⟩``
+or ``(...)``. Θ is the list of the top-level ``AND``-separated conditions of
+``WHERE`` (a parenthesised conjunction stays one condition). ``WITHIN``
+takes a number and an optional unit (``ms``, ``s``/``seconds``,
+``min``/``minutes``, ``h``/``hours``, ``d``/``days``); without a unit it is in timestamp units.
 :func:`format_ses` prints a pattern so that :func:`parse_ses` reads it back.
 """
 
@@ -20,7 +23,14 @@ from __future__ import annotations
 from kleene.reference.conditions import Condition
 from kleene.reference.errors import PatternError, PatternSyntaxError
 from kleene.reference.ses.pattern import KEYWORDS, SESPattern, Variable
-from kleene.reference.syntax import Parser, format_condition, where_conditions
+from kleene.reference.syntax import (
+    Parser,
+    format_condition,
+    partition_by,
+    partition_equalities,
+    split_partition,
+    where_conditions,
+)
 from kleene.reference.syntax import duration as _duration
 
 _CLOSE = {"<": ">", "⟨": "⟩", "(": ")"}
@@ -31,6 +41,7 @@ def parse_ses(text: str, source: str = "<pattern>") -> SESPattern:
     p = Parser(text, source)
     p.expect("PATTERN", "'PATTERN'")
     sets = _sets(p)
+    keys = partition_by(p)
     conditions: tuple[Condition, ...] = ()
     if p.accept("WHERE"):
         conditions = where_conditions(p)
@@ -39,8 +50,9 @@ def parse_ses(text: str, source: str = "<pattern>") -> SESPattern:
     window = _duration(p)
     p.end()
     _check_names(p, sets)
+    names = [v.name for b in sets for v in b]
     try:
-        return SESPattern(sets, conditions, window)
+        return SESPattern(sets, partition_equalities(names, keys) + conditions, window)
     except PatternError as err:
         raise PatternSyntaxError(str(err.args[0]), line=1, column=1, source=source,
                                  text=text) from None
@@ -53,7 +65,7 @@ def _check_names(p: Parser, sets: tuple[tuple[Variable, ...], ...]) -> None:
     for i, tok in enumerate(p.tokens):
         if tok.kind != "ident":
             continue
-        if tok.text.upper() == "WHERE":
+        if tok.text.upper() in ("WHERE", "PARTITION"):
             in_where = True
             continue
         follows = p.tokens[i + 1].text if i + 1 < len(p.tokens) else ""
@@ -100,8 +112,11 @@ def format_ses(pattern: SESPattern) -> str:
     """The pattern as text; ``parse_ses(format_ses(P)) == P``."""
     sets = ", ".join("{" + ", ".join(str(v) for v in b) + "}" for b in pattern.sets)
     lines = [f"PATTERN <{sets}>"]
-    if pattern.conditions:
-        parts = [format_condition(c, 2) for c in pattern.conditions]
+    keys, conditions = split_partition(pattern.names, pattern.conditions)
+    if keys:
+        lines.append(f"PARTITION BY {', '.join(keys)}")
+    if conditions:
+        parts = [format_condition(c, 2) for c in conditions]
         lines.append("WHERE " + parts[0])
         lines.extend("  AND " + c for c in parts[1:])
     lines.append(f"WITHIN {pattern.window}")

@@ -1,0 +1,219 @@
+"""Match sets as files: ``--output FILE.{jsonl,csv,parquet}`` in two layouts.
+
+``long`` (the default): one row per (match, variable, event), with the match's
+number, the variable, the event's position and timestamp, and the event
+attributes named by ``--columns``. ``wide``: one row per match (SQL's
+MATCH_RECOGNIZE ``ONE ROW PER MATCH`` with ``MEASURES``): the match's number,
+its first and last timestamps, and one column per ``var.attr`` of
+``--columns`` (a list for a group variable); without ``--columns``, one
+column per variable with its positions.
+
+Matches are numbered in canonical order (first position, then canonical JSON),
+as ``kleene match`` prints them. Timestamps go back in their input type: when
+the input's were datetimes (ISO text in CSV or JSON Lines, a Parquet timestamp
+column), ISO 8601 text in UTC in JSON Lines and CSV and a timestamp column in
+Parquet; otherwise the numbers they were. A file that
+exists is an error unless ``--overwrite`` is given; it is checked before any
+work (docs/architecture.md, "Bad input").
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from kleene.reference.errors import KleeneError
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+
+#: Output formats by file extension.
+FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
+           ".parquet": "parquet", ".pq": "parquet"}
+
+LAYOUTS = ("long", "wide")
+
+
+class OutputError(KleeneError):
+    """An output path or layout that cannot be written."""
+
+    code = "output"
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def output_format(path: str) -> str:
+    """The format of ``path`` from its extension; an :class:`OutputError` otherwise."""
+    suffix = Path(path.rstrip("/")).suffix.lower()
+    if suffix not in FORMATS:
+        raise OutputError(f"--output {path}: unknown extension {suffix or '(none)'!r}; use "
+                          ".jsonl, .csv or .parquet")
+    return FORMATS[suffix]
+
+
+def check_output(path: str, overwrite: bool) -> str:
+    """Check ``path`` before any work: a known extension, a writable folder, and no
+    existing file unless ``overwrite``. Returns the format."""
+    fmt = output_format(path)
+    target = Path(path)
+    if target.exists() and not overwrite:
+        raise OutputError(f"--output {path} exists; give --overwrite to replace it")
+    if target.is_dir() and overwrite and any(target.iterdir()) and not _spark_output(target):
+        raise OutputError(f"--output {path} is a folder that is not a previous output; "
+                          "remove it or choose another path")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise OutputError(f"--output {path}: the folder {parent} does not exist")
+    return fmt
+
+
+def _spark_output(folder: Path) -> bool:
+    return all(p.name.startswith(("part-", "_", ".")) for p in folder.iterdir())
+
+
+def parse_columns(text: str, layout: str, variables: Sequence[str]) -> list[tuple[str, str]]:
+    """``--columns``: ``var.attr`` pairs for ``wide``, attribute names (``attr`` or
+    ``var.attr``, read as ``attr``) for ``long``; an unknown variable is an error."""
+    out: list[tuple[str, str]] = []
+    for item in (c.strip() for c in text.split(",")):
+        if not item:
+            continue
+        var, dot, attr = item.rpartition(".")
+        if layout == "wide" and not dot:
+            raise OutputError(f"--columns {item!r}: the wide layout needs var.attr, e.g. "
+                              f"{variables[0] if variables else 'v'}.{item}")
+        if dot and var not in variables:
+            raise OutputError(f"--columns {item!r}: no variable {var!r} in the pattern "
+                              f"(variables: {', '.join(variables)})")
+        out.append((var, attr))
+    return out
+
+
+def rows(found: Iterable[Match], stream: Sequence[Event] | Mapping[int, Event], layout: str,
+         columns: Sequence[tuple[str, str]],
+         variables: Sequence[str], datetimes: bool) -> list[dict[str, Any]]:
+    """The output rows of ``found`` over ``stream`` in ``layout``."""
+    stamp: Callable[[int | float], Any] = _iso if datetimes else (lambda t: t)
+    ordered = sorted(found, key=lambda m: (m.first, m.dumps()))
+    out: list[dict[str, Any]] = []
+    for k, m in enumerate(ordered):
+        names = [v for v in variables if v in m.variables] + \
+            sorted(set(m.variables) - set(variables))
+        if layout == "long":
+            for v in names:
+                for p in m[v]:
+                    e = stream[p]
+                    row = {"match": k, "variable": v, "position": p, "ts": stamp(e.ts)}
+                    row.update({attr: e.value(attr) for _, attr in columns})
+                    out.append(row)
+            continue
+        positions = sorted(p for v in names for p in m[v])
+        row = {"match": k, "first_ts": stamp(stream[positions[0]].ts),
+               "last_ts": stamp(stream[positions[-1]].ts)}
+        if not columns:
+            row.update({v: list(m[v]) for v in names})
+        for var, attr in columns:
+            values = [stream[p].value(attr) for p in m[var]] if var in m.variables else []
+            row[f"{var}.{attr}"] = values if len(values) != 1 else values[0]
+        out.append(row)
+    return out
+
+
+def _iso(ms: int | float) -> dt.datetime:
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
+
+
+def _text(value: Any) -> Any:
+    """A datetime as ISO 8601 text in UTC with milliseconds (JSON Lines and CSV)."""
+    if isinstance(value, dt.datetime):
+        return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return value
+
+
+def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
+    """Write ``rows_`` to ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``)."""
+    target = Path(path)
+    if target.is_dir():
+        import shutil
+
+        shutil.rmtree(target)
+    try:
+        if fmt == "jsonl":
+            with target.open("w", encoding="utf-8") as f:
+                for r in rows_:
+                    f.write(json.dumps({k: _text(v) for k, v in r.items()},
+                                       ensure_ascii=False) + "\n")
+        elif fmt == "csv":
+            with target.open("w", encoding="utf-8", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(header))
+                writer.writeheader()
+                for r in rows_:
+                    writer.writerow({k: json.dumps(v) if isinstance(v, list) else _text(v)
+                                     for k, v in r.items()})
+        else:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            table = pa.Table.from_pylist(rows_) if rows_ else \
+                pa.table({name: pa.array([], pa.null()) for name in header})
+            pq.write_table(table, target)
+    except (OSError, ValueError, TypeError) as err:
+        kind = type(err).__name__
+        raise OutputError(f"cannot write --output {path}: {kind}: {err}") from None
+
+
+def header(layout: str, columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> list[str]:
+    """The column names of ``layout``."""
+    if layout == "long":
+        return ["match", "variable", "position", "ts", *[a for _, a in columns]]
+    extra = [f"{v}.{a}" for v, a in columns] if columns else list(variables)
+    return ["match", "first_ts", "last_ts", *extra]
+
+
+def _parquet_datetimes(path: str, field: str) -> bool:
+    try:
+        import pyarrow as pa
+        import pyarrow.dataset as ds
+
+        schema = ds.dataset(path, format="parquet").schema
+    except Exception:  # unreadable here: the loader has said why already
+        return False
+    index = schema.get_field_index(field)
+    return index >= 0 and (pa.types.is_timestamp(schema.field(index).type)
+                           or pa.types.is_date(schema.field(index).type))
+
+
+def input_has_datetimes(path: str, ts: str | None) -> bool:
+    """Whether the input's timestamps are datetimes (then outputs write them back as
+    datetimes): a Parquet timestamp column, or an ISO datetime in the first row of a
+    CSV or JSON Lines file."""
+    import gzip
+
+    name = path.lower()
+    if name.endswith((".parquet", ".pq")):
+        return _parquet_datetimes(path, ts or "ts")
+    opener: Callable[..., Any] = gzip.open if name.endswith(".gz") else open
+    field = ts or "ts"
+    try:
+        with opener(path, "rt", encoding="utf-8-sig", newline="") as f:
+            if ".csv" in name:
+                first = next(csv.DictReader(f), None)
+            elif ".jsonl" in name or ".ndjson" in name or name.endswith((".json", ".json.gz")):
+                line = f.readline()
+                first = json.loads(line) if line.strip() else None
+            else:
+                return False
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error):
+        return False
+    value = first.get(field) if isinstance(first, dict) else None
+    if not isinstance(value, str):
+        return False
+    try:
+        float(value)
+        return False
+    except ValueError:
+        return True

@@ -1,0 +1,28 @@
+"""``kleene match``'s check of the pattern against the events' columns
+(:mod:`kleene.reference.schema`), before any matching."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from kleene.reference.events import Stream
+from kleene.reference.schema import check_pattern, check_static, kinds_of
+
+
+def check_schema(pattern: Any, stream: Stream, *, source: str, pattern_file: str,
+                 allow_missing: bool = False) -> None:
+    """Raise a one-line error when ``pattern`` reads ``prev`` of a single event, reads
+    what the events of ``source`` lack, or compares kinds that never meet."""
+    try:
+        text: str | None = Path(pattern_file).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        text = None
+    if text is not None:
+        check_static(pattern, text, pattern_file)
+    if len(stream) == 0:   # no events, no columns to check: zero matches, said on stderr
+        print(f"kleene match: {source} holds no events", file=sys.stderr)
+        return
+    check_pattern(pattern, kinds_of(stream), text=text, source=pattern_file,
+                  events=f"the events of {source}", allow_missing=allow_missing)

@@ -1,0 +1,212 @@
+"""``kleene match --spark``: the same matches, computed by an engine on Spark.
+
+With ``--spark`` an engine (``--engine``, default: the fastest that claims
+the query) runs on Spark (``--master``, default ``local[*]``) through
+:mod:`kleene.engines.spark.runner`, and the output is the same canonical JSON
+lines (or table) as single-process, so the two commands can be diffed.
+``--output FILE`` writes the same files in the same layouts as single-process
+(:mod:`kleene.cli.results`; the match rows are collected to the driver, as a
+match set is small; the Python API's ``write_matches`` writes distributed).
+``--explain`` prints the plan (filter, partitions, slices) on stderr. Nothing
+here imports Spark until ``--spark`` is given. Printing is here, in ``cli/``;
+``engines/spark/`` computes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from kleene.cli import results
+from kleene.cli.common import canonical_order, plural, table
+from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.languages import language_of
+
+#: Options that mean nothing without ``--spark``.
+SPARK_ONLY = ("master", "tasks", "explain", "schema")
+
+
+class SparkOptionError(KleeneError):
+    """A Spark option given without ``--spark``."""
+
+    code = "usage"
+
+
+def add_spark_options(parser: argparse.ArgumentParser) -> None:
+    """The ``--spark`` option group of ``kleene match``."""
+    group = parser.add_argument_group("spark (run an engine on Apache Spark)")
+    group.add_argument("--spark", action="store_true",
+                       help="compute the matches with an engine on Spark instead of the "
+                            "reference")
+    group.add_argument("--master", metavar="URL",
+                       help="the Spark master: local[*] (default), local[N] or "
+                            "spark://HOST:PORT")
+    group.add_argument("--tasks", type=int, metavar="N",
+                       help="Spark partitions for the engine (default: 4 per core)")
+    group.add_argument("--schema", metavar="DDL",
+                       help="declare the columns of a CSV or JSON Lines file instead of "
+                            "inferring them, e.g. 'ts BIGINT, L STRING, ID INT'")
+    group.add_argument("--stock-reader", choices=("sql", "python"), default="sql",
+                       help="parse stock lines in Spark SQL (default) or with the Python "
+                            "loader")
+    group.add_argument("--explain", action="store_true",
+                       help="print the plan (filter, partitions, slices) on stderr")
+
+
+def wants_spark(args: argparse.Namespace) -> bool:
+    """Whether ``--spark`` was given; a Spark-only option without it is a mistake."""
+    if not args.spark:
+        for name in SPARK_ONLY:
+            if getattr(args, name):
+                raise SparkOptionError(f"--{name} needs --spark")
+    return bool(args.spark)
+
+
+class SparkFailure(KleeneError):
+    """A Spark or Java failure, as one line with its cause and where the JVM's log is."""
+
+    code = "spark"
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@contextmanager
+def spark_errors() -> Iterator[None]:
+    """Map any exception raised by PySpark or py4j to one :class:`SparkFailure` line."""
+    try:
+        yield
+    except KleeneError:
+        raise
+    except Exception as err:
+        if not type(err).__module__.startswith(("pyspark", "py4j")):
+            raise
+        from kleene.engines.spark.session import spark_log
+
+        raise SparkFailure(f"Spark failed: {cause(err)} (the JVM's log: {spark_log()})") \
+            from None
+
+
+def cause(err: BaseException) -> str:
+    """The first informative line of a Spark or Java error, without the Java class names."""
+    text = str(err)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    caused = [line for line in lines if line.startswith("Caused by:")]
+    line = (caused[-1].removeprefix("Caused by:").strip() if caused
+            else lines[0] if lines else type(err).__name__)
+    line = re.sub(r"^([a-z]+\.)+[A-Za-z]+(Exception|Error):\s*", "", line)
+    return line[:300]
+
+
+def run_spark(args: argparse.Namespace, pattern: Any,
+              columns: Sequence[tuple[str, str]] = ()) -> int:
+    """``kleene match --spark``: run, then print the matches or write ``--output``
+    (the same layouts as single-process: :mod:`kleene.cli.results`); any Spark or
+    Java failure is one line."""
+    with spark_errors():
+        return _run(args, pattern, columns)
+
+
+def _collect(spark: Any, job: Any) -> Any:
+    """Run ``job()`` (a Spark action) under a progress bar of its tasks."""
+    from kleene.cli.progress import spark_tasks
+
+    with spark_tasks(spark):
+        return job()
+
+
+def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, str]]) -> int:
+    from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
+    from kleene.engines.spark.session import session
+
+    eng = _engine_for(args, pattern)
+    spark = session(args.master)
+    explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
+    frame = _frame(spark, args, pattern)
+    attrs = list(dict.fromkeys(a for _, a in columns))
+    wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
+    matches = match_frame(frame, pattern, engine=eng, policy=args.policy,
+                          columns=wanted if args.output else [], tasks=args.tasks,
+                          explain=explain)
+    if args.output:
+        with job_errors():
+            collected = _collect(spark, matches.collect)
+        _write(args, pattern, collected, frame, columns)
+        return 0
+    found = _collect(spark, lambda: collect_matches(matches))
+    if args.format == "table":
+        names = language_of(pattern).variables(pattern)
+        for line in table(found, names):
+            print(line)
+        print(f"({plural(len(found), 'match')}, engine {eng.name} on Spark, "
+              f"policy {args.policy})")
+    else:
+        for m in canonical_order(found):
+            print(m.dumps())
+    return 0
+
+
+def _engine_for(args: argparse.Namespace, pattern: Any) -> Any:
+    """``--engine``, or the fastest engine that claims the query (said on stderr)."""
+    from kleene.engines.protocol import Query, engine, fastest_engine
+
+    if args.engine == "reference":
+        raise Unsupported("--spark runs an engine; the reference semantics run "
+                          "single-process (drop --spark)")
+    if args.engine:
+        return engine(args.engine)
+    choice = fastest_engine(Query.of(pattern, policy=args.policy))
+    if choice is None:
+        raise Unsupported(f"no registered engine claims this pattern under policy "
+                          f"{args.policy}, so it cannot run on Spark; drop --spark to use the "
+                          "reference semantics")
+    print(f"kleene match: engine {choice.name} on Spark ({choice.reason})", file=sys.stderr)
+    return engine(choice.name)
+
+
+def _frame(spark: Any, args: argparse.Namespace, pattern: Any) -> Any:
+    from kleene.engines.spark.frames import read_events
+    from kleene.engines.spark.plan import attributes_read
+
+    return read_events(spark, args.events, format=args.events_format, ts=args.ts,
+                       type=args.type_field or None, time_unit=args.time_unit,
+                       require=attributes_read(pattern), stock=args.stock_reader,
+                       limit=args.limit, schema=args.schema)
+
+
+def _write(args: argparse.Namespace, pattern: Any, collected: list[Any], frame: Any,
+           columns: Sequence[tuple[str, str]]) -> None:
+    """Regroup the match rows of Spark and write them as single-process output does."""
+    from kleene.reference.events import Event
+    from kleene.reference.match import Match
+
+    events: dict[int, Event] = {}
+    bound: dict[str, dict[str, list[int]]] = {}
+    for r in collected:
+        row = r.asDict()
+        position = int(row["position"])
+        attrs = {a: row.get(frame.column_of(a)) for _, a in columns}
+        events[position] = Event(position, _epoch(row[frame.ts]), None, attrs)
+        bound.setdefault(row["match_id"], {}).setdefault(row["variable"], []).append(position)
+    found = {Match.of(vars_) for vars_ in bound.values()}
+    variables = list(language_of(pattern).variables(pattern))
+    fmt = results.output_format(args.output)
+    datetimes = results.input_has_datetimes(args.events, args.ts)
+    rows = results.rows(found, events, args.layout, columns, variables, datetimes)
+    results.write(rows, args.output, fmt, results.header(args.layout, columns, variables))
+    print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
+          f"({args.layout} layout, {plural(len(rows), 'row')})", file=sys.stderr)
+
+
+def _epoch(value: Any) -> int | float:
+    """A Spark timestamp value as a number (``datetime`` as epoch milliseconds)."""
+    import datetime as dt
+
+    if isinstance(value, dt.datetime):
+        moment = value if value.tzinfo else value.replace(tzinfo=dt.UTC)
+        return int(round(moment.timestamp() * 1000))
+    return value

@@ -1,0 +1,224 @@
+"""Patterns checked against the events' schema before any matching.
+
+A schema is a mapping from column name to the *kinds* of its values
+(``num``, ``str``, ``bool``; the kinds of :func:`kleene.reference.conditions.compare`);
+:func:`kinds_of` reads it from a :class:`~kleene.reference.events.Stream`, and
+any other backend (a Spark or Arrow schema) can build the same mapping.
+:func:`check_pattern` then refuses, before any matching:
+
+- an attribute that no event has (``c.actoin``): the error names it and the
+  columns present; ``allow_missing`` keeps the three-valued reading instead
+  (the attribute is missing in every event, so each comparison with it is
+  unknown; docs/semantics.md, "Missing values");
+- a comparison whose sides can never have the same kind (a text column with
+  a number, ``'a' < 5``): by :func:`compare` it would be unknown for every
+  event, so the pattern could never match — a silent zero;
+- ``SUM``, ``AVG``, ``MIN`` or ``MAX`` over a column with no numbers.
+
+Errors carry the line and column of the attribute in the pattern's text when
+it is given (docs/architecture.md, "Bad input").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import fields, is_dataclass
+from typing import Any
+
+from kleene.reference.conditions import Agg, Attr, Cmp, Const, Prev, Term
+from kleene.reference.errors import KleeneError, PatternError, PatternSyntaxError
+from kleene.reference.events import Stream
+
+#: A schema: column name → the kinds of its values (empty: only missing values).
+Schema = Mapping[str, frozenset[str]]
+
+_KIND_NAMES = {"num": "numbers", "str": "text", "bool": "booleans"}
+
+
+def kind(value: object) -> str | None:
+    """``num``, ``str`` or ``bool`` (``None`` for a missing value)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "num"
+    return "str"
+
+
+def kinds_of(s: Stream) -> dict[str, frozenset[str]]:
+    """The schema of ``s``: every attribute any event has, with the kinds of its values;
+    ``ts`` is a number and ``type`` text. Read from the columns when the stream has
+    them (no event is built), from the first batch of a source read in batches."""
+    from kleene.reference.columnar import column_batches
+
+    batches = column_batches(s, 1 << 62)
+    if batches is not None:
+        first = next(iter(batches), None)
+        return {} if first is None else columns_kinds(first[1])
+    found: dict[str, set[str]] = {"ts": {"num"}, "type": set()}
+    for e in s:
+        if e.type is not None:
+            found["type"].add("str")
+        for name, value in e.attrs.items():
+            kinds = found.setdefault(name, set())
+            k = kind(value)
+            if k is not None:
+                kinds.add(k)
+    if not found["type"] and not any(e.type is not None for e in s):
+        del found["type"]
+    return {name: frozenset(k) for name, k in found.items()}
+
+
+def columns_kinds(columns: Any) -> dict[str, frozenset[str]]:
+    """:func:`kinds_of` of a :class:`~kleene.reference.columnar.Columns`: each column's
+    kind, a *text* column's from its cells (numbers and strings), an all-null column
+    none."""
+    from kleene.reference.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
+
+    found: dict[str, frozenset[str]] = {"ts": frozenset({"num"})}
+    if columns.types is not None and columns.types.null_count < len(columns.types):
+        found["type"] = frozenset({"str"})
+    for name, k in columns.kinds.items():
+        col = columns.attrs.column(name)
+        if col.null_count == len(col):
+            found[name] = frozenset()
+        elif k == TEXT_KIND:
+            nums, _, strs = text_kinds(col)
+            found[name] = frozenset(k for k, seen in (("num", nums.any()), ("str", strs.any()))
+                                    if seen)
+        else:
+            found[name] = frozenset({"str" if k == STR_KIND else "bool" if k == BOOL_KIND
+                                     else "num"})
+    return found
+
+
+def comparisons(pattern: Any) -> Iterator[Cmp]:
+    """Every comparison in ``pattern`` (any language's AST: dataclasses, tuples)."""
+    seen: set[int] = set()
+    todo = [pattern]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (str, int, float, bool, type(None))) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Cmp):
+            yield node
+        elif isinstance(node, (tuple, list, frozenset, set)):
+            todo.extend(node)
+        elif isinstance(node, Mapping):
+            todo.extend(node.values())
+        elif is_dataclass(node):
+            todo.extend(getattr(node, f.name) for f in fields(node))
+
+
+def check_static(pattern: Any, text: str, source: str = "<pattern>") -> None:
+    """The checks that need no data: ``prev`` on a variable that binds one event
+    (:func:`kleene.reference.syntax.check_prev`), for SES and operator patterns."""
+    from kleene.reference.syntax import check_prev
+
+    sets = getattr(pattern, "sets", None)
+    if sets is not None:
+        check_prev(text, source, {v.name for b in sets for v in b if v.group})
+        return
+    expr = getattr(pattern, "expr", None)
+    if expr is not None and hasattr(pattern, "strategy"):
+        from kleene.reference.operators.text import repeated
+
+        check_prev(text, source, repeated(expr))
+
+
+def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
+                  source: str = "<pattern>", events: str = "the events",
+                  allow_missing: bool = False) -> None:
+    """Raise a one-line error for the first attribute ``schema`` lacks (unless
+    ``allow_missing``), comparison of kinds that never meet, or aggregate over text."""
+    for c in comparisons(pattern):
+        sides = (c.left, c.right)
+        for t in sides:
+            attr = _attribute(t)
+            if attr is None or attr in schema or allow_missing:
+                continue
+            present = ", ".join(sorted(schema)) or "(none)"
+            raise _error(f"{events} have no attribute {attr!r} ({_show(t)}); the columns "
+                         f"present: {present} (--allow-missing reads it as missing)",
+                         t, text, source)
+        for t in sides:
+            if isinstance(t, Agg) and t.func != "COUNT" and t.attr is not None \
+                    and t.attr in schema and schema[t.attr] and "num" not in schema[t.attr]:
+                raise _error(f"{t.func} over {t.attr!r}, which holds "
+                             f"{_kinds(schema[t.attr])}, not numbers", t, text, source)
+        left, right = (_term_kinds(t, schema) for t in sides)
+        if left and right and not left & right:
+            culprit = c.left if not isinstance(c.left, Const) else c.right
+            raise _error(f"{_show(c.left)} {c.op} {_show(c.right)} compares "
+                         f"{_kinds(left)} with {_kinds(right)}: it is unknown for every "
+                         "event, so the pattern can never match", culprit, text, source)
+
+
+def _attribute(t: Term) -> str | None:
+    if isinstance(t, (Attr, Prev)):
+        return t.attr
+    if isinstance(t, Agg):
+        return t.attr
+    return None
+
+
+def _term_kinds(t: Term, schema: Schema) -> frozenset[str]:
+    """The kinds ``t`` can take (empty: unknown, or missing everywhere)."""
+    if isinstance(t, Const):
+        k = kind(t.value)
+        return frozenset({k}) if k else frozenset()
+    if isinstance(t, Agg):
+        return frozenset({"num"})
+    return schema.get(t.attr, frozenset())
+
+
+def _kinds(kinds: frozenset[str]) -> str:
+    return " and ".join(_KIND_NAMES[k] for k in sorted(kinds))
+
+
+def _show(t: Term) -> str:
+    if isinstance(t, Const):
+        return repr(t.value)
+    if isinstance(t, Attr):
+        return f"{t.var}.{t.attr}"
+    if isinstance(t, Prev):
+        return f"prev({t.var}.{t.attr})"
+    return f"{t.func}({t.var}{'.' + t.attr if t.attr else ''})"
+
+
+def _error(message: str, t: Term, text: str | None,
+           source: str) -> KleeneError:
+    where = locate(t, text, source) if text is not None else None
+    if where is None:
+        return PatternError(f"{source}: {message}")
+    line, column = where
+    return PatternSyntaxError(message, line=line, column=column, source=source, text=text)
+
+
+def locate(t: Term, text: str, source: str = "<pattern>") -> tuple[int, int] | None:
+    """Line and column of the first ``var.attr`` (or a constant) of ``t`` in ``text``."""
+    from kleene.reference.syntax import tokenize
+
+    try:
+        tokens = tokenize(text, source)
+    except PatternSyntaxError:
+        return None
+    if isinstance(t, Const):
+        for tok in tokens:
+            if tok.kind in ("number", "string") and tok.value == t.value:
+                return tok.line, tok.column
+        return None
+    var, attr = getattr(t, "var", None), getattr(t, "attr", None)
+    for i, tok in enumerate(tokens[:-2]):
+        if tok.text == var and attr is not None:
+            for j in range(i + 1, min(i + 8, len(tokens) - 1)):
+                if tokens[j].text == "." and tokens[j + 1].text == attr:
+                    return tok.line, tok.column
+                if tokens[j].kind == "ident":
+                    break
+    for tok in tokens:   # a language writing attributes otherwise (Wayeb's predicates)
+        if tok.kind == "ident" and tok.text == attr:
+            return tok.line, tok.column
+    return None

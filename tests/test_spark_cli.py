@@ -1,0 +1,107 @@
+"""``kleene match --spark`` and the Spark API without surprises (issue 11 item 3):
+nanosecond Parquet, bad DDL, output files, a user's own session, one-line failures.
+Expected matches are those of tests/test_cli_data.py (computed there by hand)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kleene.cli import main
+from kleene.cli.spark import cause
+
+FUNNEL = ("PATTERN <{v}, {b}> PARTITION BY user\n"
+          "WHERE v.action = 'view' AND b.action = 'buy'\nWITHIN 5 minutes\n")
+MATCHES = ['{"b": [2], "v": [0]}', '{"b": [3], "v": [1]}']
+ROWS = {"ts": ["2024-03-01T09:00:00", "2024-03-01T09:01:00", "2024-03-01T09:02:00",
+               "2024-03-01T09:03:00"],
+        "user": ["u1", "u2", "u1", "u2"], "action": ["view", "view", "buy", "buy"],
+        "price": [None, None, 10.0, 25.0]}
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    import pandas as pd
+
+    (tmp_path / "q.ses").write_text(FUNNEL)
+    frame = pd.DataFrame(ROWS)
+    frame["ts"] = pd.to_datetime(frame["ts"])           # datetime64[ns], as pandas writes
+    frame.to_parquet(tmp_path / "clicks.parquet")
+    return tmp_path
+
+
+def run(capsys, files: Path, *extra: str) -> tuple[int, str, str]:
+    code = main(["match", "--pattern", str(files / "q.ses"), "--events",
+                 str(files / "clicks.parquet"), "--time-unit", "ms", *extra])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_nanosecond_parquet_and_wide_output(spark, capsys, files):
+    code, out, err = run(capsys, files, "--spark")
+    assert (code, out.splitlines()) == (0, MATCHES), err
+    assert "engine windows+ses on Spark" in err and "WARN" not in err
+    target = files / "m.jsonl"
+    code, _, err = run(capsys, files, "--spark", "--output", str(target), "--layout", "wide",
+                       "--columns", "v.user,b.price")
+    assert code == 0, err
+    # The input's timestamps were Parquet timestamps (naive, read as UTC): they go back as
+    # ISO datetimes.
+    assert [json.loads(line) for line in target.read_text().splitlines()] == [
+        {"match": 0, "first_ts": "2024-03-01T09:00:00.000Z",
+         "last_ts": "2024-03-01T09:02:00.000Z", "v.user": "u1", "b.price": 10.0},
+        {"match": 1, "first_ts": "2024-03-01T09:01:00.000Z",
+         "last_ts": "2024-03-01T09:03:00.000Z", "v.user": "u2", "b.price": 25.0}]
+
+
+def test_bad_ddl_is_one_line(spark, capsys, tmp_path):
+    (tmp_path / "q.ses").write_text(FUNNEL)
+    (tmp_path / "e.csv").write_text("ts,user,action\n0,u1,view\n")
+    code = main(["match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                 str(tmp_path / "e.csv"), "--spark", "--schema", "ts BIGINT, user STRNG"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    lines = [line for line in err.splitlines() if "engine" not in line]
+    assert len(lines) == 1 and "Traceback" not in err
+    assert lines[0].startswith("kleene match: ") and \
+        "--schema 'ts BIGINT, user STRNG' is not a column list Spark reads" in lines[0]
+
+
+def test_existing_output_is_refused_before_spark_starts(capsys, files):
+    (files / "m.parquet").write_text("x")
+    code, _, err = run(capsys, files, "--spark", "--output", str(files / "m.parquet"))
+    assert code == 2
+    assert err == (f"kleene match: --output {files / 'm.parquet'} exists; give --overwrite "
+                   "to replace it\n")
+
+
+def test_match_dataframe_in_a_users_session(spark):
+    """A session started without PYSPARK_PYTHON runs ``python3`` workers, which cannot
+    import kleene; match_dataframe sets the worker's Python from the driver's."""
+    from kleene.engines.spark import collect_matches, match_dataframe
+
+    sc = spark.sparkContext
+    before = sc.pythonExec
+    sc.pythonExec = "python3"
+    try:
+        df = spark.createDataFrame([(0, "u1", "view"), (1, "u1", "buy")],
+                                   "ts BIGINT, user STRING, action STRING")
+        found = collect_matches(match_dataframe(df, FUNNEL.replace("5 minutes", "5"),
+                                                ts="ts"))
+        assert [m.dumps() for m in found] == ['{"b": [1], "v": [0]}']
+    finally:
+        sc.pythonExec = before
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("\n[PARSE_SYNTAX_ERROR] Syntax error at or near 'STRNG'. SQLSTATE: 42601\n== SQL ==",
+     "[PARSE_SYNTAX_ERROR] Syntax error at or near 'STRNG'. SQLSTATE: 42601"),
+    ("An error occurred while calling o12.parquet.\n: org.apache.spark.SparkException: Job "
+     "aborted\n\tat org.apache...\nCaused by: java.io.FileNotFoundException: /x (No such "
+     "file or directory)\n\tat java.io...",
+     "/x (No such file or directory)"),
+])
+def test_cause_is_one_line(text, expected):
+    assert cause(RuntimeError(text)) == expected
