@@ -1,7 +1,7 @@
 """Kleene: a formally grounded reference and conformance suite for complex
 event pattern matching.
 
-Subpackages (DESIGN.md, "Top-level folders"):
+Subpackages (docs/architecture.md, "Top-level folders"):
 
 - :mod:`kleene.reference`   the language definitions, written for clarity;
 - :mod:`kleene.engines`     optimized engines behind one protocol;

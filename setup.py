@@ -1,4 +1,4 @@
-"""Package discovery for the one-distribution layout of DESIGN.md.
+"""Package discovery for the one-distribution layout of docs/architecture.md.
 
 The repository root *is* the ``kleene`` package: every folder below it with an
 ``__init__.py`` (reference/, engines/, conformance/, proofs/, cli/ and their

@@ -4,7 +4,7 @@ Theorems 1–3 against the window size (Experiment 2, Fig. 12).
 Both experiments count the *peak of simultaneously active automaton
 instances* (|Ω| after an event, Alg. 1 line 15), as the engines count it
 (:attr:`kleene.engines.protocol.Counters.peak_instances`), under the ``next``
-policy (skip-till-next-match, the normative reading of Def. 2; DESIGN.md).
+policy (skip-till-next-match, the normative reading of Def. 2; docs/architecture.md).
 The brute force (``ses-bruteforce``, Sec. 5.2: one automaton per ordering of
 V_1, run in parallel) claims only ``any`` (docs/errata.md: under ``next`` its
 union of matches is a superset of the reference's); its instances are counted

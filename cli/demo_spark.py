@@ -1,5 +1,5 @@
 """The Spark part of ``kleene demo``: the same engines on Spark (``local[*]`` by
-default), compared with their single-process results (DESIGN.md, "Spark":
+default), compared with their single-process results (docs/architecture.md, "Spark":
 results equal the single-process engine's)."""
 
 from __future__ import annotations

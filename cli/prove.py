@@ -1,4 +1,5 @@
-"""``kleene prove``: Z3 proofs about an SES pattern and its automaton (DESIGN.md, "Proofs (Z3)")."""
+"""``kleene prove``: Z3 proofs about a pattern and its automaton
+(docs/architecture.md, "Proofs (Z3)")."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The conformance cases: load, validate and run ``conformance/cases/*.json``.
 
-The case files are data (``conformance/CASES.md``; STYLE.md 2, after
+The case files are data (``conformance/CASES.md``; docs/architecture.md, Style 2, after
 JSON-Schema-Test-Suite): one file per construct, each case citing the seed
 section it pins, each test a stream, a policy and the expected match set, with
 0-based positions (the papers' ``e1`` is position 0). This module
@@ -14,7 +14,7 @@ section it pins, each test a stream, a policy and the expected match set, with
 - runs one test (:func:`run_case`): a ``matches`` test through the reference
   of the case's language (:data:`LANGUAGES`), any other ``check`` through its
   checker (:data:`CHECKS`). An unknown language or an unwired check kind is
-  an error, never a silent pass or skip (STYLE.md 4-5).
+  an error, never a silent pass or skip (docs/architecture.md, Style 4-5).
 
 Conventions: ``s: Stream``, ``m: Match``; ``case: Case``, ``test: CaseTest``.
 """
@@ -416,7 +416,7 @@ def run_case(case: Case, test: CaseTest) -> None:
 
 def explain(case: Case, test: CaseTest, *, got: set[Match], expected: set[Match],
             reading: str = "inclusive") -> str:
-    """A copy-paste reproduction of a disagreement (STYLE.md 7): the pattern, the
+    """A copy-paste reproduction of a disagreement (docs/architecture.md, Style 7): the pattern, the
     policy, the events, and what is missing and what is extra."""
     rows = case.events_of(test)
     unit = test.time_unit or case.time_unit

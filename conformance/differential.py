@@ -1,5 +1,5 @@
 """The differential runner: an engine against the reference, failures that explain
-themselves (STYLE.md 7; DESIGN.md, "Engines").
+themselves (docs/architecture.md, Style 7; docs/architecture.md, "Engines").
 
 :func:`check_engine` runs a compiled engine over a stream and compares its
 matches, as a set, with the reference under the same policy;

@@ -131,7 +131,7 @@ def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
 
 def reproduction(title: str, request: Request, reason: str,
                  listings: Sequence[tuple[str, list[Match]]], rerun: str = "") -> str:
-    """A copy-paste reproduction of one failed request (STYLE.md 7)."""
+    """A copy-paste reproduction of one failed request (docs/architecture.md, Style 7)."""
     lines = [title, f"  {reason}",
              f"  language {request.language}, policy {request.policy}, window {request.window}"
              + (f", time unit {request.time_unit}" if request.time_unit else ""),

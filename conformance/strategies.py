@@ -1,4 +1,4 @@
-"""Hypothesis strategies for events, streams and SES patterns (STYLE.md 6).
+"""Hypothesis strategies for events, streams and SES patterns (docs/architecture.md, Style 6).
 
 In Hypothesis's own style: plural names, keyword arguments for sizes,
 composite strategies that take strategies. The defaults are chosen so that
@@ -7,7 +7,7 @@ small examples exercise what distinguishes engines from the reference:
 - a small alphabet of labels (``L`` in ``A B C``) and properties that are
   sometimes absent, negated or disjunctive, so variables are often *not*
   mutually exclusive (seed 000 Def. 6) and automata branch;
-- gaps of 0 between timestamps, so ties are common (DESIGN.md, "Event");
+- gaps of 0 between timestamps, so ties are common (docs/architecture.md, "The shared core");
 - group variables ``v+``, ``prev`` relationships (seed 001 Def. 1) and
   equalities on a key attribute ``ID`` (seed 001 Def. 6 partitioning);
 - small windows, so the window cuts matches.

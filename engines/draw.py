@@ -1,7 +1,7 @@
 """Pictures of compiled automata: any engine's automaton → networkx → DOT / SVG / PNG.
 
 Written once against :meth:`~kleene.engines.protocol.Compiled.iter_transitions`
-(STYLE.md 8, automata-lib's ``show_diagram``), so every engine is drawn the
+(docs/architecture.md, Style 8, automata-lib's ``show_diagram``), so every engine is drawn the
 same way. The conventions are seed 000's (Sec. 4.1, Figs. 3–5): "Nodes
 represent states, and edges represent transitions. An edge is labeled with the
 event variable that is bound by the transition and the corresponding

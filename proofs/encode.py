@@ -1,4 +1,4 @@
-"""The condition language over symbolic events, in Z3 (DESIGN.md, "Proofs (Z3)").
+"""The condition language over symbolic events, in Z3 (docs/architecture.md, "Proofs (Z3)").
 
 Encoding decisions (documented once, relied on by every proof):
 

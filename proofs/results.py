@@ -1,4 +1,4 @@
-"""What a proof returns: a value, never a print (STYLE.md 9).
+"""What a proof returns: a value, never a print (docs/architecture.md, Style 9).
 
 Every check states a *universal claim* ("no event satisfies the properties of
 c", "no window of at most 6 events violates Thm 2") and returns one of

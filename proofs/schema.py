@@ -1,4 +1,4 @@
-"""The sorts of symbolic events' attributes (DESIGN.md, "Proofs (Z3)").
+"""The sorts of symbolic events' attributes (docs/architecture.md, "Proofs (Z3)").
 
 A :class:`Schema` gives every attribute a pattern reads a sort --- ``str``,
 ``int``, ``real``, ``bool`` or ``any`` (a value of any kind, so streams whose

@@ -1,6 +1,6 @@
 """Events read in batches of columns: a file larger than memory, in bounded memory.
 
-DESIGN.md, "Layers": the same ``events ──validate──▶ stream`` as
+docs/architecture.md, "Layers": the same ``events ──validate──▶ stream`` as
 :func:`kleene.reference.loaders.load_events`, batch by batch. A
 :class:`Batched` source reads Parquet row groups, or stock lines through
 Arrow's streaming CSV reader (gzip decompressed as it goes), validates each

@@ -1,6 +1,6 @@
 """The columnar event plane: a stream held as Arrow columns, rows built on demand.
 
-DESIGN.md, "Layers": ``events ──validate──▶ Stream``. A :class:`Columns`
+docs/architecture.md, "Layers": ``events ──validate──▶ Stream``. A :class:`Columns`
 holds the events of a stream as typed Arrow columns: the timestamps
 (``int64`` or ``float64``), the types (strings, or none) and one column per
 attribute, missing values as nulls; positions are implicit (row ``i`` is the

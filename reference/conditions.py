@@ -1,6 +1,6 @@
 """The condition language shared by the three pattern languages.
 
-DESIGN.md, "The shared core": attribute references ``v.A``, constants,
+docs/architecture.md, "The shared core": attribute references ``v.A``, constants,
 ``prev(v.A)`` (seed 001 Sec. 3), aggregates over bound sequences
 (SUM/AVG/MIN/MAX/COUNT, seed 003 Sec. 4.5.1), comparisons ``= != < <= > >=``
 and ``AND``/``OR``/``NOT``. Conditions are data, never opaque lambdas, so the

@@ -1,6 +1,6 @@
 """Events and streams: the shared core of all three pattern languages.
 
-DESIGN.md, "The shared core": an event has a position ``i`` (0-based index in
+docs/architecture.md, "The shared core": an event has a position ``i`` (0-based index in
 the stream: the total order), a timestamp ``ts`` (int or float), an optional
 ``type`` and attributes. Timestamps are non-decreasing along positions; ties
 are allowed. Seed 000 Sec. 3.1 and seed 001 Sec. 3 call a stream an *event

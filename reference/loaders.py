@@ -1,6 +1,6 @@
 """Event loaders: CSV, JSON Lines, Parquet and stock-tick lines into a :class:`Stream`.
 
-DESIGN.md, "Layers": ``events (CSV/JSONL/Parquet/...) ──validate──▶ Stream``.
+docs/architecture.md, "Layers": ``events (CSV/JSONL/Parquet/...) ──validate──▶ Stream``.
 CSV, Parquet and stock lines are read by Arrow's readers into columns and
 validated by vector operations (:func:`kleene.reference.columnar.validated`:
 missing, non-numeric or non-finite ``ts``, numbers mixed with ISO dates,

@@ -1,6 +1,6 @@
 """The canonical match: one hashable, JSON-serializable form for every engine.
 
-DESIGN.md, "The shared core": a match maps each variable to a non-empty tuple
+docs/architecture.md, "The shared core": a match maps each variable to a non-empty tuple
 of event positions in stream order (seed 001 Def. 2 substitutions
 ``{v1/<e..>, ...}``, with 0-based positions instead of event ids). SREMO
 matches (seed 004 Def. 18) are sets of marked positions; they use the single

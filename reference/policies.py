@@ -1,6 +1,6 @@
 """Selection policies that read only matches and the stream (no pattern language).
 
-DESIGN.md, "All-matches first": policies are predicates over the set Γ of all
+docs/architecture.md, "All-matches first": policies are predicates over the set Γ of all
 matches. Two of them need nothing of the pattern but the attributes that
 partition it, so every language shares them:
 

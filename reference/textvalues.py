@@ -1,6 +1,6 @@
 """Typing text cells (CSV cells, stock-line values): one rule, for a cell and for a column.
 
-The rule (DESIGN.md, "The shared core", events from text): a cell that is
+The rule (docs/architecture.md, "The shared core", events from text): a cell that is
 entirely an integer literal (``-12``) is an ``int``, one that is entirely a
 decimal literal (``27.8500``, ``1e3``, ``.5``) a ``float``; surrounding ASCII
 whitespace is ignored; digits are ASCII ``0-9`` (``١٢`` stays a string, as do

@@ -1,4 +1,4 @@
-"""Timestamp columns checked and converted with vector operations (DESIGN.md, "The
+"""Timestamp columns checked and converted with vector operations (docs/architecture.md, "The
 shared core": timestamps are numbers, non-decreasing along positions).
 
 :func:`timestamps` reads a column as :meth:`~kleene.reference.events.Stream.from_rows`

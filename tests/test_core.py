@@ -1,4 +1,5 @@
-"""The shared core: streams, the condition language, matches (DESIGN.md "The shared core")."""
+"""The shared core: streams, the condition language, matches
+(docs/architecture.md, "The shared core")."""
 
 from __future__ import annotations
 

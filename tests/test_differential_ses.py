@@ -1,4 +1,4 @@
-"""Differential tests: every SES engine against the reference (DESIGN.md, "Engines").
+"""Differential tests: every SES engine against the reference (docs/architecture.md, "Engines").
 
 One test per (engine, policy) pair an engine claims: the engine's matches equal
 the reference's, as a set, with no duplicates. Engines that are kept as

@@ -1,7 +1,7 @@
 """The SES automaton and brute-force engines on hand examples (seed 000 Sec. 4, 5.2).
 
 Positions are 0-based: the paper's e1 is position 0. Expected values come
-from the paper (Fig. 1, 4, 5, Example 11, Lemma 1, Table 1), from DESIGN.md's
+from the paper (Fig. 1, 4, 5, Example 11, Lemma 1, Table 1), from docs/architecture.md's
 normative `next`, or from hand computation explained in a comment.
 """
 
@@ -185,7 +185,7 @@ def test_q1_any_equals_the_reference():
 
 
 def test_a_group_variable_binds_every_subset_under_any():
-    # DESIGN.md "Kleene": 7 matches for b1 b2 b3.
+    # docs/architecture.md, "Kleene": 7 matches for b1 b2 b3.
     p = parse_ses("PATTERN <{b+}> WHERE b.L = 'B' WITHIN 10")
     assert len(set(run("ses-automaton", p, labelled(("B", 0), ("B", 1), ("B", 2)), "any"))) == 7
 

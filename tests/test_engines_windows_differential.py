@@ -1,5 +1,5 @@
 """Differential tests of the match-window engines (seed 001 Algorithm 1) against the
-reference (DESIGN.md, "Engines"; the harness of :mod:`kleene.conformance.differential`).
+reference (docs/architecture.md, "Engines"; the harness of :mod:`kleene.conformance.differential`).
 
 1. Every match-window engine that claims a policy reports exactly the reference's
    matches under it, with no duplicates; each example checks every such engine

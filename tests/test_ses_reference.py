@@ -34,7 +34,7 @@ def test_sets_are_strictly_ordered_in_time():
 
 
 def test_group_variable_binds_every_nonempty_subset_under_any():
-    # DESIGN.md "Kleene": under `any` every non-empty subset counts: 3 events -> 7.
+    # docs/architecture.md, "Kleene": under `any` every non-empty subset counts: 3 events -> 7.
     p = parse_ses("PATTERN <{b+}> WHERE b.L = 'B' WITHIN 10")
     assert len(matches(p, stream(("B", 0), ("B", 1), ("B", 2)))) == 7
 
@@ -86,7 +86,7 @@ def test_ses_printer_round_trips_on_generated_patterns(p) -> None:
 
 @given(ses_patterns(), streams(max_size=7))
 def test_every_policy_is_a_subset_of_any(p, s) -> None:
-    # DESIGN.md "All-matches first": policies are predicates over Γ.
+    # docs/architecture.md, "All-matches first": policies are predicates over Γ.
     from kleene.reference.ses.matching import all_matches
     from kleene.reference.ses.policies import POLICIES, select
 

@@ -1,4 +1,4 @@
-"""The Spark runner gives the single-process results (issue 5; DESIGN.md, "Spark").
+"""The Spark runner gives the single-process results (issue 5; docs/architecture.md, "Spark").
 
 Expected values come from the single-process engines and the reference, never
 from the runner. Many generated cases run in one Spark job: each case is a

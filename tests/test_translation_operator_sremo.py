@@ -3,7 +3,7 @@
 Two independent definitions meet here: the operator reference (seed 003,
 :mod:`kleene.reference.operators`, all matches by derivation) and the SREMO
 reference (seed 004, :mod:`kleene.reference.sremo`, report Def. 17 and the
-streaming rule of DESIGN.md); they share only the condition language. The
+streaming rule of docs/architecture.md); they share only the condition language. The
 claim (module docstring of :mod:`kleene.reference.operators.to_sremo`): on
 streams with ``ts = position``, the operator matches under skip-till-any-match
 projected to their position sets equal the SREMO stream matches of the

@@ -1,4 +1,4 @@
-"""Spark-distributed execution of every engine (issue 5; DESIGN.md, "Spark").
+"""Spark-distributed execution of every engine (issue 5; docs/architecture.md, "Spark").
 
 Modules: :mod:`.session` (one SparkSession), :mod:`.frames` (events as a
 DataFrame: read, typed, checked, numbered; with :mod:`.index` and

@@ -1,6 +1,6 @@
 """Events as a Spark DataFrame: read, typed like the loaders, validated, numbered.
 
-DESIGN.md, "Layers": ``events (CSV/JSONL/Parquet/Spark DataFrame) ──validate──▶``.
+docs/architecture.md, "Layers": ``events (CSV/JSONL/Parquet/Spark DataFrame) ──validate──▶``.
 :func:`read_events` reads a file in the formats of :mod:`kleene.reference.loaders`
 (the same extensions, the same defaults: ``ts``, or ``stock_time`` in ms for
 stock lines) and :func:`from_dataframe` takes a DataFrame; both return an

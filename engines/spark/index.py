@@ -1,6 +1,6 @@
 """Positions for a DataFrame of events, and the checks that need a pass over it.
 
-DESIGN.md, "The shared core": an event's position is its 0-based index in the
+docs/architecture.md, "The shared core": an event's position is its 0-based index in the
 stream, the total order. For a file, that is its row index, which the
 single-process loaders number the same way. Spark has no row index, so one
 cheap pass computes it exactly: ``monotonically_increasing_id()`` is the

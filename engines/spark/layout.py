@@ -1,7 +1,7 @@
 """Where each event goes: time slices with τ overlap, Def. 6 keys, Spark partitions.
 
 The :class:`~kleene.engines.spark.plan.Plan` says which cuts are sound; this
-module lays them out on a DataFrame (DESIGN.md, "Spark": "partitioning keys
+module lays them out on a DataFrame (docs/architecture.md, "Spark": "partitioning keys
 (Def. 6) become ``repartition``; unkeyed patterns are cut into time slices that
 overlap by τ, each slice owning the matches that start in it").
 

@@ -1,6 +1,6 @@
 """Any engine over a Spark DataFrame of events: the Python API (issue 5).
 
-DESIGN.md, "Spark": ``DataFrame → filter pushdown (Thm 1 as a Column) →
+docs/architecture.md, "Spark": ``DataFrame → filter pushdown (Thm 1 as a Column) →
 partition (Def. 6 keys, or time slices with τ overlap) → engine per partition
 (mapInArrow) → match DataFrame``. Results equal the single-process engine's.
 

@@ -1,6 +1,6 @@
 """The engine inside a Spark task: Arrow batches in, match rows out (``mapInArrow``).
 
-DESIGN.md, "Spark": "the automaton runs per partition through ``mapInArrow``
+docs/architecture.md, "Spark": "the automaton runs per partition through ``mapInArrow``
 (measured fastest: about 4× plain-Python cost per row, against 10× for
 ``applyInPandas``, 20× for RDDs)". A partition arrives sorted by its group
 columns (stream, slice, Def. 6 key) and position (:mod:`.layout`); the worker

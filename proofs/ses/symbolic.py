@@ -1,7 +1,7 @@
 """Symbolic streams, symbolic substitutions, and the match conditions 1--3.
 
 A :class:`SymStream` is ``n`` symbolic events (:mod:`kleene.proofs.encode`)
-with non-decreasing ``ts`` (DESIGN.md, "Event": ties allowed). A symbolic
+with non-decreasing ``ts`` (docs/architecture.md, "The shared core": ties allowed). A symbolic
 substitution (:class:`Assignment`) says, for each position ``i``, which
 variable binds ``e_i`` (an Int ``x_i``: the variable's index, or ``-1`` for
 "unbound"); since each position binds at most one variable, the events of γ

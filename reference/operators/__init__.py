@@ -7,7 +7,7 @@ Modules, one per definition:
 - :mod:`.wellformed`  which patterns mean something, with the errors for the rest;
 - :mod:`.text`        the SASE+-like text syntax: parser and round-tripping printer;
 - :mod:`.derivations` how each operator lays its parts over the stream;
-- :mod:`.negation`    when a negated part forbids a match (DESIGN.md, "Negation");
+- :mod:`.negation`    when a negated part forbids a match (docs/architecture.md, "Negation");
 - :mod:`.matching`    the denotational semantics: all matches (skip-till-any-match);
 - :mod:`.prefixes`    runs and "could extend the current partial match", for ``next``;
 - :mod:`.policies`    selection policies over the all-matches set, ``matches``, ``run_text``;

@@ -1,6 +1,6 @@
 """SES patterns as operator patterns: ``(<B1..Bk>, Θ, τ)`` → ``SEQ(AND(B1), …, AND(Bk))``.
 
-DESIGN.md, "The three pattern languages": an SES pattern (seed 000 Def. 1,
+docs/architecture.md, "The three pattern languages": an SES pattern (seed 000 Def. 1,
 seed 001 Def. 1) is the fragment ``SEQ(AND(B1), …, AND(Bk)) WHERE Θ WITHIN τ``
 of the operator algebra, with a singleton ``v`` as ``ANY v`` and a group
 ``v+`` as ``ANY+ v[]``. It preserves seed 001 Def. 2 exactly:

@@ -1,10 +1,10 @@
-"""Negation: when a ``NOT`` forbids a match (seed 003 Sec. 4.4; DESIGN.md, "Negation").
+"""Negation: when a ``NOT`` forbids a match (seed 003 Sec. 4.4; docs/architecture.md, "Negation").
 
 Seed 003 says a negated event "is not allowed to appear at the predefined
 places" and that negated events "form mutual conditions with positive events":
 in Pattern (4), ``SEQ(A a, NOT(B b), C c, D d) WHERE b.x < c.y``, "only events
 of type B satisfying the condition with an event of type C are not allowed to
-appear". Our reading (normative, DESIGN.md):
+appear". Our reading (normative, docs/architecture.md):
 
     ``NOT(p)`` forbids a match γ iff some derivation β of ``p`` exists
     (:mod:`.derivations`) on events not in γ, all strictly inside the pending

@@ -1,6 +1,6 @@
 """Selection policies over the all-matches set of an operator pattern.
 
-DESIGN.md, "All-matches first": each policy is a predicate over Γ
+docs/architecture.md, "All-matches first": each policy is a predicate over Γ
 (:func:`~kleene.reference.operators.matching.all_matches`) and the stream:
 
 - ``any``: Γ itself, skip-till-any-match (seed 003 Sec. 1);
@@ -113,7 +113,7 @@ def matches(pattern: OperatorPattern, s: Stream, policy: str | None = None,
     """The reference result: Γ of ``pattern`` on ``s`` under ``policy``.
 
     ``reading`` is the window's: ``inclusive`` (``max ts − min ts ≤ τ``, the
-    default of DESIGN.md) or ``strict`` (``< τ``).
+    default of docs/architecture.md) or ``strict`` (``< τ``).
     """
     chosen = chosen_policy(pattern, policy)
     ctx = context(pattern, s, reading=reading, budget=budget)

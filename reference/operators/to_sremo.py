@@ -1,6 +1,6 @@
 """The regular fragment of operator patterns as SREMO: seed 003 (SASE+) → seed 004 (report).
 
-DESIGN.md, "The three pattern languages": the translation lets a SREMO engine
+docs/architecture.md, "The three pattern languages": the translation lets a SREMO engine
 be checked against the operator reference and back. :func:`to_sremo` maps
 
     PATTERN expr WHERE Θ WITHIN τ          (skip-till-any-match, seed 003 Sec. 1)
@@ -54,7 +54,7 @@ each variable, so
 
 **What is compared.** The canonical operator match γ maps variables to
 positions; SREMO gives the set M of marked positions (Def. 18). The claim is
-``{π(γ) | γ ∈ Γ} = stream matches of to_sremo(P)`` (DESIGN.md "SREMO
+``{π(γ) | γ ∈ Γ} = stream matches of to_sremo(P)`` (docs/architecture.md, "SREMO
 streaming"), with π(γ) = ⋃_v γ(v) (:func:`project`). π is not injective:
 ``OR(A a, A b)`` gives {a/0} and {b/0}, ``SEQ(A+ a[], A+ b[])`` on A A A gives
 {a/0, b/⟨1, 2⟩} and {a/⟨0, 1⟩, b/2}, each pair with one image. The comparison

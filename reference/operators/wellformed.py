@@ -10,7 +10,7 @@ rules make every accepted pattern have exactly one reading under
    (the parts of an ``OR`` may share them: Pattern (8) has ``c`` in both
    branches); a variable is positive or negated, never both, and a negated one
    is declared by one ``NOT`` only;
-3. negation (Sec. 4.4, DESIGN.md "Negation"): a ``NOT`` is a direct part of a
+3. negation (Sec. 4.4, docs/architecture.md, "Negation"): a ``NOT`` is a direct part of a
    ``SEQ`` or an ``AND`` that also has a positive part, and contains no
    ``NOT``. A ``NOT`` at the top, under ``OR`` (the branch would bind
    nothing; seed 003 Sec. 5.2's DNF writes such patterns as an ``OR`` of

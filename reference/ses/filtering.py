@@ -9,7 +9,7 @@ can be dropped before A is called (Example 8: e6 is dropped for P1).
 :func:`filter_condition` is that disjunction *as data*: a
 :class:`~kleene.reference.conditions.Condition` over the single event
 variable :data:`EVENT`, each property renamed to it (so the Spark engine can
-compile it to a Column expression, DESIGN.md "Spark"). :func:`filtered`
+compile it to a Column expression, docs/architecture.md, "Spark"). :func:`filtered`
 keeps the passing events with their original positions.
 
 Which selection policies may be computed on the filtered stream? Γ itself

@@ -1,4 +1,4 @@
-"""Selection policies over the set Γ of all matches (DESIGN.md, "All-matches first").
+"""Selection policies over the set Γ of all matches (docs/architecture.md, "All-matches first").
 
 Each policy is a predicate over Γ and the stream, citing its definition:
 

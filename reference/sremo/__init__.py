@@ -9,7 +9,7 @@ Modules, one per definition:
 - :mod:`.text`         our text syntax: parser and round-tripping printer;
 - :mod:`.strategies`   report Defs. 44, 45: selection strategies as rewritings;
 - :mod:`.semantics`    report Defs. 17, 18, 39: the relation ⊣, Lang and Match;
-- :mod:`.streaming`    DESIGN.md "SREMO streaming" (normative) and Def. 18 literal;
+- :mod:`.streaming`    docs/architecture.md, "SREMO streaming" (normative) and Def. 18 literal;
 - :mod:`.language`     bounded enumeration of Lang(e), for tests;
 - :mod:`.wayeb`        a reader of Wayeb's ``.sre`` pattern files.
 

@@ -1,4 +1,4 @@
-"""Matches of a SREMO on a stream: the normative streaming detection (DESIGN.md,
+"""Matches of a SREMO on a stream: the normative streaming detection (docs/architecture.md,
 "SREMO streaming") and Def. 18 read literally (seed 004, report Def. 18).
 
 - ``stream`` (normative): at each position ``k``, report every
