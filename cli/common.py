@@ -215,7 +215,7 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
 
 def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
                    counters: bool = False, events: Iterable[Event] | None = None,
-                   budget: Budget | None = None) -> set[Match]:
+                   budget: Budget | None = None, window: str = "inclusive") -> set[Match]:
     """The matches of the engine ``name`` (it must claim ``policy``) on ``stream`` (read
     through ``events``, e.g. :class:`kleene.cli.progress.Reading`, when given); with
     ``counters`` its :class:`~kleene.engines.protocol.Counters` go to stderr as one
@@ -223,7 +223,8 @@ def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
     memory ceiling are watched by :func:`kleene.cli.watchdog.limits`), so an
     exponential match set (a group variable under ``any``) stops with its error."""
     eng = engine(name)
-    query = Query.of(pattern, policy=policy, time_unit=stream.time_unit)
+    query = Query.of(pattern, policy=policy, time_unit=stream.time_unit,
+                     window=window)  # type: ignore[arg-type]
     absent = missing(eng, query)
     if absent:
         claimed = sorted(str(f) for f in eng.capabilities)

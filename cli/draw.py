@@ -21,7 +21,15 @@ from kleene.engines.draw import (
     draw,
     format_for,
 )
-from kleene.engines.protocol import Compiled, engine
+from kleene.engines.protocol import (
+    Compiled,
+    Query,
+    claims,
+    compile_query,
+    engine,
+    fastest_engine,
+)
+from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
 
 NAME = "draw"
@@ -49,11 +57,13 @@ def add_pattern_options(parser: argparse.ArgumentParser) -> None:
                         help="a pattern file, or the pattern text itself")
     parser.add_argument("--language", choices=list(LANGUAGES),
                         help="the pattern language (default: recognised from the text)")
-    parser.add_argument("--engine", default=DEFAULT_ENGINE, metavar="NAME",
-                        help=f"the engine that compiles the pattern (default: {DEFAULT_ENGINE}; "
-                             "an unknown name lists the registered ones)")
-    parser.add_argument("--policy", default="next", metavar="POLICY",
-                        help="the selection policy to compile for (default: next)")
+    parser.add_argument("--engine", default=None, metavar="NAME",
+                        help=f"the engine that compiles the pattern (default: {DEFAULT_ENGINE} "
+                             "for SES patterns, else the fastest engine that claims the "
+                             "pattern; an unknown name lists the registered ones)")
+    parser.add_argument("--policy", default=None, metavar="POLICY",
+                        help="the selection policy to compile for (default: next for the "
+                             "SES automaton, as the paper draws its runs; else the language's)")
 
 
 def pattern_text(arg: str) -> tuple[str, str]:
@@ -70,7 +80,18 @@ def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
     language = language_named(args.language) if args.language \
         else detect_language(text, source)
     pattern = language.parse(text, source)
-    return engine(args.engine).compile(pattern, policy=args.policy), pattern, language
+    query = Query.of(pattern, policy=args.policy or language.default_policy)
+    paper = Query.of(pattern, policy="next") if "next" in language.policies else None
+    if args.policy is None and paper is not None and claims(engine(DEFAULT_ENGINE), paper):
+        query = paper    # the SES automaton's runs as seed 000 draws them (Fig. 6)
+    name = args.engine
+    if name is None:
+        choice = None if claims(engine(DEFAULT_ENGINE), query) else fastest_engine(query)
+        if choice is None and not claims(engine(DEFAULT_ENGINE), query):
+            raise Unsupported(f"no registered engine compiles this {language.title} pattern "
+                              f"under policy {query.policy}")
+        name = DEFAULT_ENGINE if choice is None else choice.name
+    return compile_query(engine(name), query), pattern, language
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:

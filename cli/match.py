@@ -72,6 +72,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
                         help="one canonical JSON match per line, or a table with one column "
                              "per variable (default: jsonl)")
+    parser.add_argument("--window-reading", choices=("inclusive", "strict"), default=None,
+                        help="how the window bounds a match: inclusive, max ts - min ts <= "
+                             "the window (the papers' reading, the default), or strict, < "
+                             "(Wayeb's; the default for .sre files)")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
     parser.add_argument("--allow-missing", action="store_true",
@@ -153,8 +157,13 @@ def _compute(args: argparse.Namespace, language: Language, pattern: Any,
              stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
+    reading = args.window_reading or language.default_reading
+    if args.window_reading is None and reading != "inclusive":
+        print(f"kleene match: the window is read {reading} ({language.title} mean it so; "
+              "--window-reading inclusive reads it as the papers do)", file=sys.stderr)
     if name is None:
-        name, reason = choose(Query.of(pattern, policy=args.policy, time_unit=stream.time_unit))
+        name, reason = choose(Query.of(pattern, policy=args.policy, time_unit=stream.time_unit,
+                                       window=reading))  # type: ignore[arg-type]
         if name == REFERENCE:
             print(f"kleene match: the reference semantics ({reason})", file=sys.stderr)
         else:
@@ -166,11 +175,12 @@ def _compute(args: argparse.Namespace, language: Language, pattern: Any,
         budget = budget_of(args)
         with progress.steps("reference") as tick:
             budget.tick = tick
-            found = language.reference(pattern, stream, args.policy, budget=budget)
+            found = language.reference(pattern, stream, args.policy, budget=budget,
+                                       reading=reading)
         return found, "the reference semantics"
     events = progress.Reading(stream, name)
     budget = budget_of(args)
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
         found = engine_matches(name, pattern, stream, args.policy, args.counters,
-                               events=events, budget=budget)
+                               events=events, budget=budget, window=reading)
     return found, f"engine {name}"

@@ -50,8 +50,10 @@ class Language:
     ``window(pattern)`` is its window (``None``: unbounded, or bounded in
     positions only); ``pruning(pattern, policy)`` says which pruning steps keep
     the policy's match set (:mod:`kleene.reference.pruning`); ``readings`` are
-    the window readings the reference computes; ``pattern_types`` the AST
-    classes of its patterns (how :func:`language_of` finds the language).
+    the window readings the reference computes, ``default_reading`` the one a
+    pattern of the language means unless told otherwise (Wayeb's ``.sre``
+    files: ``strict``, as Wayeb reads them); ``pattern_types`` the AST classes
+    of its patterns (how :func:`language_of` finds the language).
     """
 
     name: str
@@ -70,6 +72,7 @@ class Language:
     pattern_types: tuple[type, ...]
     readings: tuple[str, ...] = WINDOW_READINGS
     pruning: Callable[[Any, str], Pruning] = whole_stream
+    default_reading: str = "inclusive"
 
     def check_policy(self, policy: str) -> None:
         """Raise :class:`PatternError` naming the choices when ``policy`` is unknown."""
@@ -235,7 +238,7 @@ def _wayeb() -> Language:
         format=format_sremo,
         constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
         window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive", "strict"),
+        readings=("inclusive", "strict"), default_reading="strict",
     )
 
 

@@ -120,3 +120,17 @@ def test_the_python_api_picks_the_same_backend(files):
     reference = find_matches(PATTERN, stream, policy="next", engine_name="reference")
     assert (found.backend, reference.backend) == ("windows+ses", "reference")
     assert found.matches == reference.matches and found.matches
+
+
+@pytest.mark.parametrize("engine_name", ["reference", "windows+ses", "ses-automaton"])
+def test_the_window_reading_is_an_option(capsys, tmp_path, engine_name):
+    # By hand: a at ts 0, b at ts 5, WITHIN 5: 5 <= 5 holds (inclusive), 5 < 5 does not.
+    (tmp_path / "w.ses").write_text("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' "
+                                    "WITHIN 5\n")
+    (tmp_path / "w.csv").write_text("ts,L\n0,A\n5,B\n")
+    argv = ["match", "--pattern", str(tmp_path / "w.ses"), "--events", str(tmp_path / "w.csv"),
+            "--engine", engine_name]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == '{"a": [0], "b": [1]}\n'
+    assert main([*argv, "--window-reading", "strict"]) == 0
+    assert capsys.readouterr().out == ""
