@@ -1,0 +1,28 @@
+"""The peer backends by name, as ``module:factory`` specifications for ``kleene conform``.
+
+``--backend kleene.conformance.adapters.engines:flink`` (or ``:pmr``) runs the
+conformance cases against Apache Flink SQL or pandas-match-recognize (the
+claimed fragment, ``AFTER MATCH SKIP TO NEXT ROW``); the ``*_probe``
+factories run every translatable case (compared with :mod:`.mr_oracle` by
+``scripts/peers.py``).
+"""
+
+from __future__ import annotations
+
+from kleene.conformance.adapters.base import MRBackend
+
+
+class FlinkBackend(MRBackend):
+    """Apache Flink SQL ``MATCH_RECOGNIZE`` (PyFlink, streaming mode, parallelism 1)."""
+
+    quote = "`"
+
+
+def flink(skip: str = "TO NEXT ROW", probe: bool = False) -> MRBackend:
+    """Apache Flink through ``.peers/flink``."""
+    return FlinkBackend("flink", "flink_worker.py", skip=skip, probe=probe)
+
+
+def pmr(skip: str = "TO NEXT ROW", probe: bool = False) -> MRBackend:
+    """pandas-match-recognize through ``.peers/pmr``."""
+    return MRBackend("pmr", "pmr_worker.py", skip=skip, probe=probe)

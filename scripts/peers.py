@@ -1,0 +1,143 @@
+"""Run Kleene's conformance suite against real CEP engines and write docs/peers.md.
+
+Called by ``make peers`` (``scripts/peers.sh`` installs the engines first).
+For each engine of :mod:`kleene.conformance.adapters.engines`:
+
+1. ``kleene conform`` on the case files (the claimed fragment, ``AFTER MATCH
+   SKIP TO NEXT ROW``; everything else is skipped with its reason);
+2. the ``MATCH_RECOGNIZE``-semantics probe (:mod:`kleene.conformance.adapters.probe`)
+   under both skip modes, each disagreement shrunk and classified with
+   :data:`CLASSIFIED` (findings nobody has classified yet say so).
+
+Usage: ``python scripts/peers.py [--engines flink,pmr] [--out docs/peers.md]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import sys
+import time
+from pathlib import Path
+
+from kleene.conformance.adapters import engines, mr
+from kleene.conformance.adapters.probe import Finding, Tally, probe
+from kleene.conformance.cases import load_case_files
+from kleene.conformance.runner import conform
+
+#: Triage of findings: (engine, skip mode, a text the finding's pattern or source
+#: contains) → (class, explanation). Filled from real runs; see docs/peers.md.
+CLASSIFIED: list[tuple[str, str, str, str, str]] = []
+
+
+def classify(engine: str, f: Finding) -> tuple[str, str]:
+    """The class and explanation of a finding (``unclassified`` when none is recorded)."""
+    for eng, skip, needle, cls, why in CLASSIFIED:
+        if eng == engine and skip in (f.skip, "*") and (needle in f.request.pattern
+                                                        or needle in f.source):
+            return cls, why
+    return "unclassified", "not yet triaged"
+
+
+def _matches(ms: list | None) -> str:  # type: ignore[type-arg]
+    if ms is None:
+        return "(no answer)"
+    if not ms:
+        return "(none)"
+    return "; ".join(json.dumps(dict(m.bindings), separators=(",", ":")) for m in ms)
+
+
+def finding_md(engine: str, k: int, f: Finding) -> list[str]:
+    """A finding as markdown: the reproduction and its class."""
+    cls, why = classify(engine, f)
+    out = [f"#### {engine} finding {k}: {cls}", "",
+           f"- from: {f.source}",
+           f"- Kleene pattern (operator language, policy `{f.request.policy}`, "
+           f"time unit `{f.request.time_unit}`): `{f.request.pattern}`",
+           f"- `AFTER MATCH SKIP {f.skip}`; events (position: row):", ""]
+    out += [f"      {i}: {json.dumps(dict(r))}" for i, r in enumerate(f.request.events)]
+    out += ["", "- expected (SQL:2016, derived from the reference): " + _matches(f.expected),
+            "- got: " + _matches(f.got) + (f" — {f.error}" if f.error else ""),
+            f"- classification: **{cls}** — {why}", "", "  the engine's query:", "",
+            "  ```sql"] + ["  " + line for line in f.sql.splitlines()] + ["  ```", ""]
+    return out
+
+
+def engine_section(name: str, report: object, tallies: dict[str, Tally],
+                   version: str) -> list[str]:
+    """The section of one engine."""
+    results = report.results  # type: ignore[attr-defined]
+    passed = [r for r in results if r.status == "pass"]
+    failed = [r for r in results if r.status == "fail"]
+    skipped = [r for r in results if r.status == "skip"]
+    reasons: dict[str, int] = {}
+    for r in skipped:
+        reasons[r.reason] = reasons.get(r.reason, 0) + 1
+    out = [f"## {name}: {version}", "",
+           "### `kleene conform` (claimed fragment, `AFTER MATCH SKIP TO NEXT ROW`)", "",
+           f"{len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped "
+           f"({len(results)} tests, {report.seconds:.0f} s).", ""]  # type: ignore[attr-defined]
+    if passed:
+        out += ["Passed: " + ", ".join(f"`{r.id}`" for r in passed), ""]
+    for r in failed:
+        out += ["```text", r.reproduction, "```", ""]
+    out += ["Skips by reason:", ""]
+    out += [f"- {n} × {why}" for why, n in sorted(reasons.items(), key=lambda x: -x[1])]
+    out += ["", "### `MATCH_RECOGNIZE` probe (every translatable operator case, both "
+            "contiguity policies)", ""]
+    for skip, t in tallies.items():
+        out += [f"- `AFTER MATCH SKIP {skip}`: {t.agreed} agree with the oracle, "
+                f"{t.disagreed} disagree; not translatable: "
+                + (", ".join(f"{n} × {why}" for why, n in t.untranslatable.items()) or "none")]
+    out.append("")
+    k = 0
+    for t in tallies.values():
+        for f in t.findings:
+            k += 1
+            out += finding_md(name, k, f)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every engine and write the page."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engines", default="flink,pmr")
+    ap.add_argument("--out", type=Path, default=Path("docs/peers.md"))
+    ap.add_argument("--shrink", type=int, default=8, help="engine runs per shrink")
+    args = ap.parse_args(argv)
+    files = load_case_files()
+    body: list[str] = []
+    for name in args.engines.split(","):
+        start = time.time()
+        print(f"peers: {name}: kleene conform", file=sys.stderr, flush=True)
+        backend = getattr(engines, name)()
+        try:
+            report = conform(backend, files, timeout=120)
+        finally:
+            backend.close()
+        tallies = {}
+        for skip in mr.SKIPS:
+            print(f"peers: {name}: probe, AFTER MATCH SKIP {skip}", file=sys.stderr, flush=True)
+            b = getattr(engines, name)(skip=skip, probe=True)
+            try:
+                tallies[skip] = probe(lambda r, b=b: b.run(r, timeout=120), skip, files,
+                                      budget=args.shrink)
+            finally:
+                b.close()
+        body += engine_section(name, report, tallies, backend.version)
+        print(f"peers: {name}: {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+    args.out.write_text("\n".join(header() + body) + "\n", encoding="utf-8")
+    print(f"peers: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def header() -> list[str]:
+    """The page's introduction (what was run and how to read it)."""
+    today = datetime.date.today().isoformat()
+    return (Path(__file__).with_name("peers_intro.md").read_text("utf-8")
+            .replace("{date}", today).splitlines() + [""])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
