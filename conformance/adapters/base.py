@@ -90,6 +90,8 @@ class MRBackend:
             return Outcome(declined=f"not translatable to MATCH_RECOGNIZE: {why}")
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)))
+        if why := self.limit(p):
+            return Outcome(declined=f"{self.name} documents it cannot: {why}")
         if not self.probe and (why := mr.exact(p)):
             return Outcome(declined=f"no Kleene policy is MATCH_RECOGNIZE's here: {why}")
         types = dict((c[2:], t) for c, t in p.columns if c.startswith("c_"))
@@ -105,6 +107,10 @@ class MRBackend:
                            seconds=time.perf_counter() - start)
         found = mr.matches_of(p, request.events, answer["rows"])
         return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
+
+    def limit(self, p: mr.Plan) -> str | None:
+        """A documented limitation of the engine that rules ``p`` out (``None``: none)."""
+        return None
 
     def close(self) -> None:
         """Stop the worker."""

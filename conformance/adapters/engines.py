@@ -9,6 +9,7 @@ factories run every translatable case (compared with :mod:`.mr_oracle` by
 
 from __future__ import annotations
 
+from kleene.conformance.adapters import mr
 from kleene.conformance.adapters.base import MRBackend
 
 
@@ -16,6 +17,14 @@ class FlinkBackend(MRBackend):
     """Apache Flink SQL ``MATCH_RECOGNIZE`` (PyFlink, streaming mode, parallelism 1)."""
 
     quote = "`"
+
+    def limit(self, p: mr.Plan) -> str | None:
+        """Flink's documented restriction (docs, "Known Limitations" of MATCH_RECOGNIZE):
+        a pattern may not end with a greedy quantifier."""
+        if p.items[-1].iterated:
+            return ("greedy quantifiers are not allowed as the last element of a pattern "
+                    "(Flink SQL MATCH_RECOGNIZE, known limitation)")
+        return None
 
 
 def flink(skip: str = "TO NEXT ROW", probe: bool = False) -> MRBackend:

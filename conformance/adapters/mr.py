@@ -14,11 +14,11 @@ the reason; the adapters then decline the case):
 - a window ``WITHIN τ`` becomes ``last.ts - first.ts <= τ`` (``<`` for the
   strict reading) in the ``DEFINE`` of the last variable (every row of it, so
   every row of the match, lies within τ of the first one);
-- ``SEQ`` orders its parts strictly by ``ts``: each variable but the first gets
-  ``x.ts > PREV(x.ts)`` (with ``ORDER BY ts, pos`` the row before it is the
-  previous row of the match). A first variable that is iterated cannot say
-  "not my first row" portably: with ties in the stream such a query is
-  declined.
+- ``SEQ`` orders its parts strictly by ``ts``: each row is strictly later
+  than the row of the match before it (:func:`strictly_later`, logical
+  navigation only: ``LAST(x.ts, 1)`` and the previous variable's ``ts``),
+  needed only when the stream has ties in ``ts`` (otherwise ``ORDER BY ts``
+  makes consecutive rows strictly later already), so it is added only then.
 
 The policy: ``contiguous`` (no ``PARTITION BY``) or ``partition-contiguous``
 (``PARTITION BY`` the attributes whose equalities connect every variable,
@@ -175,7 +175,7 @@ def items_of(pattern: OperatorPattern) -> tuple[Item, ...]:
     for p in parts:
         if isinstance(p, Primitive):
             out.append(Item(p.var, p.type))
-        elif isinstance(p, Kleene) and isinstance(p.part, Primitive):
+        elif isinstance(p, Kleene) and isinstance(p.part, Primitive) and p.low >= 1:
             out.append(Item(p.part.var, p.part.type, p.low, p.high))
         else:
             raise Untranslatable(f"{type(p).__name__} inside SEQ: MATCH_RECOGNIZE has no "
@@ -226,6 +226,18 @@ def condition_sql(c: Condition, types: Mapping[str, str]) -> str:
     raise Untranslatable(f"condition {c!r}")
 
 
+def strictly_later(before: Item | None, i: Item) -> str:
+    """``SEQ``'s strict ``ts`` order for a row of ``i``, in logical navigation only
+    (``LAST(x.ts, 1)``: the row of ``x`` before this one; ``y.ts``: the last row of
+    the previous element ``y``); ``PREV`` is a physical offset Flink rejects."""
+    x = sym(i.var)
+    back = f"LAST({x}.{TS}, 1)"
+    first = "TRUE" if before is None else f"{x}.{TS} > {sym(before.var)}.{TS}"
+    if not i.iterated:
+        return first
+    return f"(({back} IS NULL AND {first}) OR {x}.{TS} > {back})"
+
+
 def plan(pattern: OperatorPattern, policy: str, rows: Sequence[Mapping[str, Value]], *,
          window: str = "inclusive", time_unit: str | None = None,
          skip: str = "TO NEXT ROW") -> Plan:
@@ -256,10 +268,10 @@ def plan(pattern: OperatorPattern, policy: str, rows: Sequence[Mapping[str, Valu
             raise Untranslatable("a condition relates an earlier iterated variable: DEFINE "
                                  "sees only its last row, Kleene quantifies over all")
         define[last].append(condition_sql(c, types))
-    for i in items[1:]:
-        define[i.var].append(f"{sym(i.var)}.{TS} > PREV({sym(i.var)}.{TS})")
-    if items[0].iterated and len({r["ts"] for r in rows}) < len(rows):
-        raise Untranslatable("an iterated first variable on a stream with ties in ts")
+    ties = len({r["ts"] for r in rows}) < len(rows)
+    for before, i in zip((None, *items[:-1]), items, strict=True):
+        if ties and (later := strictly_later(before, i)) != "TRUE":
+            define[i.var].append(later)
     if pattern.window is not None:
         tau = pattern.window.in_units_of(time_unit)
         op = "<=" if window == "inclusive" else "<"
