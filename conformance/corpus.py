@@ -61,11 +61,11 @@ class RoutesDisagree(AssertionError):
 
 
 def reference(language: str, pattern: object, rows: Sequence[Mapping[str, Any]],
-              policy: str) -> set[Match]:
+              policy: str, reading: str = "inclusive") -> set[Match]:
     """The reference's match set (a budget keeps the generator fast)."""
     q = Query.of(pattern, policy=policy)
     s = Stream.from_rows(rows)
-    return q.lang.reference(pattern, s, policy, budget=Budget(limit=50_000), reading="inclusive")
+    return q.lang.reference(pattern, s, policy, budget=Budget(limit=50_000), reading=reading)
 
 
 def projected(ms: set[Match]) -> set[Match]:
@@ -135,20 +135,22 @@ class Corpus:
     routes: dict[str, int] = field(default_factory=dict)
 
     def add(self, language: str, text: str, rows: Sequence[Mapping[str, Any]],
-            tests: list[tuple[str, set[Match], str]], constructs: frozenset[str]) -> None:
-        """A case with its confirmed tests (policy, matches, route), deduplicated."""
+            tests: list[tuple[str, set[Match], str, str]], constructs: frozenset[str]) -> None:
+        """A case with its confirmed tests (policy, matches, route, window reading),
+        deduplicated."""
         kept = []
         n = len(self.cases[language])
-        for policy, ms, route in tests:
+        for policy, ms, route, reading in tests:
             expected = frozenset(ms)
-            keys = ((language, policy, text, expected),
-                    (language, policy, json.dumps(list(rows)), expected, constructs))
+            keys = ((language, policy, reading, text, expected),
+                    (language, policy, reading, json.dumps(list(rows)), expected, constructs))
             if any(k in self.seen for k in keys):
                 continue
             self.seen.update(keys)
             self.routes[route] = self.routes.get(route, 0) + 1
-            kept.append({"description": f"{language} {n} under {policy} ({route})",
-                         "policy": policy,
+            strict = " and the strict window reading" if reading == "strict" else ""
+            kept.append({"description": f"{language} {n} under {policy}{strict} ({route})",
+                         "policy": policy, **({"reading": reading} if strict else {}),
                          "matches": [dict(m.bindings) for m in sorted(ms, key=_order)]})
         if kept:
             self.cases[language].append({
@@ -181,8 +183,16 @@ def ses_case(rng: random.Random, corpus: Corpus) -> None:
             continue
         if a != b:
             raise _disagree("SES vs operator", format_ses(p), rows, policy, a, b)
-        ses_tests.append((policy, a, "operator translation"))
-        op_tests.append((policy, b, "SES reference"))
+        ses_tests.append((policy, a, "operator translation", "inclusive"))
+        op_tests.append((policy, b, "SES reference", "inclusive"))
+        if policy in ("any", "next"):
+            sa = reference("ses", p, rows, policy, "strict")
+            sb = reference("operator", op, rows, policy, "strict")
+            if sa != sb:
+                raise _disagree("SES vs operator (strict)", format_ses(p), rows, policy, sa, sb)
+            if sa != a:
+                ses_tests.append((policy, sa, "operator translation", "strict"))
+                op_tests.append((policy, sb, "SES reference", "strict"))
     corpus.add("ses", format_ses(p), rows, ses_tests, Query.of(p).features())
     corpus.add("operator", format_operator(op), rows, op_tests, Query.of(op).features())
 
@@ -206,13 +216,14 @@ def operator_case(rng: random.Random, corpus: Corpus) -> None:
         if projected(a) != b:
             raise _disagree("operator vs SREMO", format_operator(op), rows, policy,
                             projected(a), b)
-        tests.append((policy, a, "SREMO translation"))
+        tests.append((policy, a, "SREMO translation", "inclusive"))
     corpus.add("operator", format_operator(op), rows, tests, Query.of(op).features())
     if tests:
         e = to_sremo(op)
         s_matches = reference("sremo", e, rows, "stream")
         corpus.add("sremo", format_sremo(e), rows,
-                   [("stream", s_matches, "operator reference")], Query.of(e).features())
+                   [("stream", s_matches, "operator reference", "inclusive")],
+                   Query.of(e).features())
 
 
 def generate(seed: int = SEED, target: int = 2100, limit: int = 20_000) -> Corpus:

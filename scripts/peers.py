@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from kleene.conformance.adapters import engines, mr
+from kleene.conformance.adapters import direct, engines, mr
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.runner import conform
@@ -29,6 +29,32 @@ from kleene.conformance.runner import conform
 #: Triage of findings: (engine, skip mode, a text the finding's pattern or source
 #: contains) → (class, explanation). Filled from real runs; see docs/peers.md.
 CLASSIFIED: list[tuple[str, str, str, str, str]] = []
+
+#: Triage of the direct checks: (engine, check title) → (class, explanation).
+DIRECT: dict[tuple[str, str], tuple[str, str]] = {
+    ("pmr", "not-equal written <> (SQL:2016)"): (
+        "engine bug", "`<>` is SQL's not-equal and the package documents SQL:2016 "
+        "MATCH_RECOGNIZE; its condition evaluator logs `Syntax error in condition ... "
+        "invalid syntax` and the row never matches (no error reaches the caller). The adapter "
+        "writes `!=`, which it accepts."),
+    ("pmr", "PREV() and another variable in one DEFINE"): (
+        "engine bug", "each conjunct alone gives the greedy B+ over rows 1-2; together the "
+        "iteration stops after row 1 (seen with `>=`, `>`, `<` and either order). The adapter "
+        "avoids PREV()."),
+    ("pmr", "LAST(v.x, 1) and another variable in one DEFINE"): (
+        "engine bug", "`b.ts > a.ts OR ...` holds on both B rows, yet the iteration stops "
+        "after row 1: a DEFINE that navigates within its own variable and reads another "
+        "variable is evaluated wrongly after the first row. The adapter emits such a DEFINE "
+        "only on streams with ties in ts."),
+    ("flink", "a greedy quantifier as the pattern's last element"): (
+        "documented limitation", "Flink rejects it at planning (`Greedy quantifiers are not "
+        "allowed as the last element of a Pattern yet`; FLINK-10587, open). The adapter "
+        "declines such patterns for Flink."),
+    ("flink", "PREV() and another variable in one DEFINE"): (
+        "engine limitation", "Flink rejects PREV() here at planning (`Flink does not support "
+        "physical offsets within partition`); its documentation navigates with logical "
+        "offsets (FIRST/LAST(v.x, n)), which the adapter uses."),
+}
 
 
 def classify(engine: str, f: Finding) -> tuple[str, str]:
@@ -54,13 +80,29 @@ def finding_md(engine: str, k: int, f: Finding) -> list[str]:
     out = [f"#### {engine} finding {k}: {cls}", "",
            f"- from: {f.source}",
            f"- Kleene pattern (operator language, policy `{f.request.policy}`, "
-           f"time unit `{f.request.time_unit}`): `{f.request.pattern}`",
+           f"time unit `{f.request.time_unit}`): `{' '.join(f.request.pattern.split())}`",
            f"- `AFTER MATCH SKIP {f.skip}`; events (position: row):", ""]
     out += [f"      {i}: {json.dumps(dict(r))}" for i, r in enumerate(f.request.events)]
     out += ["", "- expected (SQL:2016, derived from the reference): " + _matches(f.expected),
             "- got: " + _matches(f.got) + (f" — {f.error}" if f.error else ""),
             f"- classification: **{cls}** — {why}", "", "  the engine's query:", "",
             "  ```sql"] + ["  " + line for line in f.sql.splitlines()] + ["  ```", ""]
+    return out
+
+
+def direct_md(name: str, verdicts: list[tuple[direct.Check, str]]) -> list[str]:
+    """The direct checks of one engine as markdown."""
+    out = ["### Direct checks (hand-written queries, SQL:2016 answers by hand)", ""]
+    for check, verdict in verdicts:
+        cls, why = DIRECT.get((name, check.title), ("", ""))
+        if verdict == "agrees":
+            cls, why = "agrees", check.why
+        out += [f"- **{check.title}**: {verdict}" + (f" — **{cls}**: {why}" if cls else
+                                                     " — **unclassified**"), ""]
+        if verdict != "agrees":
+            out += ["  ```sql"] + ["  " + x for x in check.sql.splitlines()] + ["  ```",
+                    f"  rows: {json.dumps(check.rows)}; expected: {json.dumps(check.expected)}"
+                    f" ({check.why})", ""]
     return out
 
 
@@ -105,8 +147,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", default="flink,pmr")
     ap.add_argument("--out", type=Path, default=Path("docs/peers.md"))
     ap.add_argument("--shrink", type=int, default=8, help="engine runs per shrink")
+    ap.add_argument("--limit", default="flink=120,pmr=600",
+                    help="probe runs per engine and skip mode (engine=N,...)")
     args = ap.parse_args(argv)
     files = load_case_files()
+    limits = {k: int(v) for k, v in (x.split("=") for x in args.limit.split(",") if x)}
     body: list[str] = []
     for name in args.engines.split(","):
         start = time.time()
@@ -114,6 +159,8 @@ def main(argv: list[str] | None = None) -> int:
         backend = getattr(engines, name)()
         try:
             report = conform(backend, files, timeout=120)
+            verdicts = [(c, direct.verdict(c, backend.raw(c.sql, direct.COLUMNS, c.rows)))
+                        for c in direct.CHECKS]
         finally:
             backend.close()
         tallies = {}
@@ -122,10 +169,11 @@ def main(argv: list[str] | None = None) -> int:
             b = getattr(engines, name)(skip=skip, probe=True)
             try:
                 tallies[skip] = probe(lambda r, b=b: b.run(r, timeout=120), skip, files,
-                                      budget=args.shrink)
+                                      budget=args.shrink, limit=limits.get(name), ne=b.ne)
             finally:
                 b.close()
         body += engine_section(name, report, tallies, backend.version)
+        body += direct_md(name, verdicts)
         print(f"peers: {name}: {time.time() - start:.0f} s", file=sys.stderr, flush=True)
     args.out.write_text("\n".join(header() + body) + "\n", encoding="utf-8")
     print(f"peers: wrote {args.out}", file=sys.stderr)

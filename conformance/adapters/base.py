@@ -39,6 +39,8 @@ class MRBackend:
     """An engine reached through a worker process; see the module docstring."""
 
     quote = ""
+    #: How the engine spells SQL's ``<>`` (a workaround where the standard one fails).
+    ne = "<>"
 
     def __init__(self, name: str, worker: str, *, skip: str = "TO NEXT ROW",
                  probe: bool = False, python: str | None = None) -> None:
@@ -80,7 +82,7 @@ class MRBackend:
                             window=request.window,  # type: ignore[arg-type]
                             time_unit=request.time_unit)
         return mr.plan(query.pattern, request.policy, request.events, window=request.window,
-                       time_unit=request.time_unit, skip=self.skip)
+                       time_unit=request.time_unit, skip=self.skip, ne=self.ne)
 
     def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
         start = time.perf_counter()
@@ -107,6 +109,11 @@ class MRBackend:
                            seconds=time.perf_counter() - start)
         found = mr.matches_of(p, request.events, answer["rows"])
         return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
+
+    def raw(self, sql: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]]
+            ) -> dict[str, Any]:
+        """The engine's answer to a query text of our own (the direct checks)."""
+        return self._ask({"cmd": "run", "sql": sql, "columns": columns, "rows": rows})
 
     def limit(self, p: mr.Plan) -> str | None:
         """A documented limitation of the engine that rules ``p`` out (``None``: none)."""

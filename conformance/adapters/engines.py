@@ -32,6 +32,14 @@ def flink(skip: str = "TO NEXT ROW", probe: bool = False) -> MRBackend:
     return FlinkBackend("flink", "flink_worker.py", skip=skip, probe=probe)
 
 
+class PmrBackend(MRBackend):
+    """pandas-match-recognize. Its condition parser rejects SQL's ``<>`` (logged as a
+    syntax error, the condition then never holds; a direct check of ``make peers``
+    records it), so the adapter writes ``!=``, which it accepts."""
+
+    ne = "!="
+
+
 def pmr(skip: str = "TO NEXT ROW", probe: bool = False) -> MRBackend:
     """pandas-match-recognize through ``.peers/pmr``."""
-    return MRBackend("pmr", "pmr_worker.py", skip=skip, probe=probe)
+    return PmrBackend("pmr", "pmr_worker.py", skip=skip, probe=probe)

@@ -202,18 +202,18 @@ def _term(t: object, types: Mapping[str, str]) -> tuple[str, str | None]:
     raise Untranslatable(f"term {t!r}")
 
 
-def condition_sql(c: Condition, types: Mapping[str, str]) -> str:
+def condition_sql(c: Condition, types: Mapping[str, str], ne: str = "<>") -> str:
     """``c`` in SQL (three-valued, as Kleene's); a comparison of a string with a
     number (unknown in Kleene, a type error in SQL) or of an attribute no event
     has (always unknown) becomes ``FALSE`` only where that is exact: at the top."""
     if isinstance(c, Truth):
         return "TRUE" if c.value else "FALSE"
     if isinstance(c, And):
-        return "(" + " AND ".join(condition_sql(p, types) for p in c.parts) + ")"
+        return "(" + " AND ".join(condition_sql(p, types, ne) for p in c.parts) + ")"
     if isinstance(c, Or):
-        return "(" + " OR ".join(condition_sql(p, types) for p in c.parts) + ")"
+        return "(" + " OR ".join(condition_sql(p, types, ne) for p in c.parts) + ")"
     if isinstance(c, Not):
-        return f"(NOT {condition_sql(c.part, types)})"
+        return f"(NOT {condition_sql(c.part, types, ne)})"
     if isinstance(c, Cmp):
         (left, lk), (right, rk) = _term(c.left, types), _term(c.right, types)
         numeric = {"BIGINT", "DOUBLE", "NUM"}
@@ -221,7 +221,7 @@ def condition_sql(c: Condition, types: Mapping[str, str]) -> str:
             raise Untranslatable("a condition on an attribute no event has")
         if lk != rk and not (lk in numeric and rk in numeric):
             raise Untranslatable(f"compares {lk} with {rk} (unknown in Kleene, an error in SQL)")
-        op = "<>" if c.op == "!=" else c.op
+        op = ne if c.op == "!=" else c.op
         return f"{left} {op} {right}"
     raise Untranslatable(f"condition {c!r}")
 
@@ -240,8 +240,9 @@ def strictly_later(before: Item | None, i: Item) -> str:
 
 def plan(pattern: OperatorPattern, policy: str, rows: Sequence[Mapping[str, Value]], *,
          window: str = "inclusive", time_unit: str | None = None,
-         skip: str = "TO NEXT ROW") -> Plan:
-    """The ``MATCH_RECOGNIZE`` plan of ``pattern`` under ``policy`` over ``rows``."""
+         skip: str = "TO NEXT ROW", ne: str = "<>") -> Plan:
+    """The ``MATCH_RECOGNIZE`` plan of ``pattern`` under ``policy`` over ``rows``
+    (``ne``: the engine's spelling of SQL's ``<>``)."""
     if policy not in ("contiguous", "partition-contiguous"):
         raise Untranslatable(f"policy {policy}: MATCH_RECOGNIZE only matches contiguous rows")
     items = items_of(pattern)
@@ -258,7 +259,7 @@ def plan(pattern: OperatorPattern, policy: str, rows: Sequence[Mapping[str, Valu
         if not names:
             if any(True for _ in subterms(c)):
                 raise Untranslatable(f"condition {c!r}")
-            sql = condition_sql(c, types)
+            sql = condition_sql(c, types, ne)
             define[items[-1].var].append(sql)
             continue
         if not names <= set(order):
@@ -267,7 +268,7 @@ def plan(pattern: OperatorPattern, policy: str, rows: Sequence[Mapping[str, Valu
         if (names - {last}) & iterated:
             raise Untranslatable("a condition relates an earlier iterated variable: DEFINE "
                                  "sees only its last row, Kleene quantifies over all")
-        define[last].append(condition_sql(c, types))
+        define[last].append(condition_sql(c, types, ne))
     ties = len({r["ts"] for r in rows}) < len(rows)
     for before, i in zip((None, *items[:-1]), items, strict=True):
         if ties and (later := strictly_later(before, i)) != "TRUE":

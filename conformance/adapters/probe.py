@@ -51,9 +51,11 @@ class Tally:
 
 
 def requests(files: Iterable[CaseFile]) -> Iterator[tuple[str, Request]]:
-    """One request per distinct operator (pattern, events), under each contiguity policy."""
+    """One request per distinct operator (pattern, events), under each contiguity policy;
+    the hand-written case files first, then the generated ones."""
     seen: set[str] = set()
-    for case, test in iter_tests(files):
+    ordered = sorted(files, key=lambda f: f.name.endswith("-generated.json"))
+    for case, test in iter_tests(ordered):
         if case.language != "operator" or test.check != "matches":
             continue
         for policy in ("contiguous", "partition-contiguous"):
@@ -65,12 +67,12 @@ def requests(files: Iterable[CaseFile]) -> Iterator[tuple[str, Request]]:
                 yield f"{case.file}: {case.description}", req
 
 
-def oracle(request: Request, skip: str) -> tuple[mr.Plan, set[Match]]:
+def oracle(request: Request, skip: str, ne: str = "<>") -> tuple[mr.Plan, set[Match]]:
     """The plan and the match set SQL:2016 prescribes (:class:`.mr.Untranslatable`)."""
     query = Query.parse(request.pattern, language="operator", policy=request.policy,
                         time_unit=request.time_unit)
     p = mr.plan(query.pattern, request.policy, request.events, window=request.window,
-                time_unit=request.time_unit, skip=skip)
+                time_unit=request.time_unit, skip=skip, ne=ne)
     s = Stream.from_rows(request.events, time_unit=request.time_unit)
     found = query.lang.reference(query.pattern, s, request.policy, budget=Budget(),
                                  reading=request.window)
@@ -109,12 +111,15 @@ def shrink(request: Request, skip: str, run: Callable[[Request], Outcome],
 
 
 def probe(run: Callable[[Request], Outcome], skip: str, files: Iterable[CaseFile],
-          *, budget: int = 12) -> Tally:
-    """Every translatable request through ``run`` (an engine with ``skip``), vs the oracle."""
+          *, budget: int = 12, limit: int | None = None, ne: str = "<>") -> Tally:
+    """Translatable requests through ``run`` (an engine with ``skip``), vs the oracle
+    (at most ``limit`` engine runs before shrinking, if given)."""
     tally = Tally()
     for source, req in requests(files):
+        if limit is not None and tally.agreed + tally.disagreed >= limit:
+            break
         try:
-            p, expected = oracle(req, skip)
+            p, expected = oracle(req, skip, ne)
         except mr.Untranslatable as why:
             tally.untranslatable[str(why)] = tally.untranslatable.get(str(why), 0) + 1
             continue
@@ -131,8 +136,11 @@ def probe(run: Callable[[Request], Outcome], skip: str, files: Iterable[CaseFile
             tally.agreed += 1
             continue
         tally.disagreed += 1
+        if any(f.request.pattern == req.pattern and f.request.policy == req.policy
+               for f in tally.findings):
+            continue  # one reproduction per pattern
         small = shrink(req, skip, run, budget) if outcome.matches is not None else req
-        p, expected = oracle(small, skip)
+        p, expected = oracle(small, skip, ne)
         got = run(small)
         tally.findings.append(Finding(
             small, p.sql(), skip, sorted(expected, key=str),
