@@ -17,9 +17,11 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import re
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 from kleene.conformance.adapters import direct, engines, mr
 from kleene.conformance.adapters.probe import Finding, Tally, probe
@@ -64,6 +66,31 @@ def classify(engine: str, f: Finding) -> tuple[str, str]:
                                                         or needle in f.source):
             return cls, why
     return "unclassified", "not yet triaged"
+
+
+def reclassify(text: str) -> str:
+    """``text`` (a docs/peers.md) with every probe finding classified anew by
+    :data:`CLASSIFIED` (after triage, without rerunning the engines)."""
+    blocks = re.split(r"(?m)^(?=#### )", text)
+    out = []
+    for block in blocks:
+        head = re.match(r"#### (\w+) finding (\d+): .*", block)
+        if head:
+            engine = head.group(1)
+            source = re.search(r"(?m)^- from: (.*)$", block)
+            pattern = re.search(r"(?m)^- Kleene pattern .*?: `(.*)`$", block)
+            skip = re.search(r"(?m)^- `AFTER MATCH SKIP (.*?)`", block)
+            probe_like = SimpleNamespace(
+                skip=skip.group(1) if skip else "",
+                source=source.group(1) if source else "",
+                request=SimpleNamespace(pattern=pattern.group(1) if pattern else ""))
+            cls, why = classify(engine, probe_like)  # type: ignore[arg-type]
+            first, _, rest = block.partition("\n")
+            block = f"#### {engine} finding {head.group(2)}: {cls}\n" + re.sub(
+                r"(?m)^- classification: .*$", f"- classification: **{cls}** — {why}"
+                .replace("\\", "\\\\"), rest)
+        out.append(block)
+    return "".join(out)
 
 
 def _matches(ms: list | None) -> str:  # type: ignore[type-arg]
@@ -154,7 +181,12 @@ def main(argv: list[str] | None = None) -> int:
                          "(Flink starts one job per query: about 15 s each on two cores)")
     ap.add_argument("--limit", default="flink=24,pmr=600",
                     help="probe runs per engine and skip mode (engine=N,...)")
+    ap.add_argument("--reclassify", action="store_true",
+                    help="only reclassify the findings already in --out (after triage)")
     args = ap.parse_args(argv)
+    if args.reclassify:
+        args.out.write_text(reclassify(args.out.read_text("utf-8")), encoding="utf-8")
+        return 0
     files = load_case_files()
     limits = {k: int(v) for k, v in (x.split("=") for x in args.limit.split(",") if x)}
     body: list[str] = []
