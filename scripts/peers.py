@@ -39,23 +39,29 @@ DIRECT: dict[tuple[str, str], tuple[str, str]] = {
         "MATCH_RECOGNIZE; its condition evaluator logs `Syntax error in condition ... "
         "invalid syntax` and the row never matches (no error reaches the caller). The adapter "
         "writes `!=`, which it accepts."),
-    ("pmr", "PREV() and another variable in one DEFINE"): (
-        "engine bug", "each conjunct alone gives the greedy B+ over rows 1-2; together the "
-        "iteration stops after row 1 (seen with `>=`, `>`, `<` and either order). The adapter "
-        "avoids PREV()."),
-    ("pmr", "LAST(v.x, 1) and another variable in one DEFINE"): (
-        "engine bug", "`b.ts > a.ts OR ...` holds on both B rows, yet the iteration stops "
-        "after row 1: a DEFINE that navigates within its own variable and reads another "
-        "variable is evaluated wrongly after the first row. The adapter emits such a DEFINE "
-        "only on streams with ties in ts."),
+    ("pmr", "PREV() and another variable in one DEFINE, B+ last"): (
+        "engine bug", "each conjunct alone gives the greedy B+ over rows 1-2, and so does "
+        "the same DEFINE when C follows B+; with B+ last, the iteration stops after row 1 "
+        "(also with `>`, `<` and either order of the conjuncts). The adapter avoids PREV()."),
+    ("pmr", "LAST(v.x, 1) and another variable in one DEFINE, B+ last"): (
+        "engine bug", "`b.ts > a.ts OR ...` holds on both B rows, yet with B+ last the "
+        "iteration stops after row 1 (with C after B+ it does not): a DEFINE that navigates "
+        "within its own variable and reads another variable is evaluated wrongly once the "
+        "greedy variable is the last of the pattern. The adapter emits such a DEFINE only on "
+        "streams with ties in ts; the probe found no disagreement on the case files."),
     ("flink", "a greedy quantifier as the pattern's last element"): (
         "documented limitation", "Flink rejects it at planning (`Greedy quantifiers are not "
         "allowed as the last element of a Pattern yet`; FLINK-10587, open). The adapter "
         "declines such patterns for Flink."),
-    ("flink", "PREV() and another variable in one DEFINE"): (
+    ("flink", "PREV() and another variable in one DEFINE, B+ before C"): (
         "engine limitation", "Flink rejects PREV() here at planning (`Flink does not support "
-        "physical offsets within partition`); its documentation navigates with logical "
-        "offsets (FIRST/LAST(v.x, n)), which the adapter uses."),
+        "physical offsets within partition`), a clear error, not a wrong answer; its "
+        "documentation navigates with logical offsets (FIRST/LAST(v.x, n)), which the "
+        "adapter uses."),
+    ("flink", "PREV() and another variable in one DEFINE, B+ last"): (
+        "documented limitation", "rejected for its greedy last element (FLINK-10587)."),
+    ("flink", "LAST(v.x, 1) and another variable in one DEFINE, B+ last"): (
+        "documented limitation", "rejected for its greedy last element (FLINK-10587)."),
 }
 
 

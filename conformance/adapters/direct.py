@@ -43,13 +43,24 @@ CHECKS = [
           query("V_a V_b+", "V_a AS V_a.c_type = 'A', V_b AS V_b.c_type = 'B'", AB),
           _rows("ABB"), [{"f_a": 0, "f_b": 1, "l_b": 2}],
           "B+ takes both Bs (greedy); the match ends at the end of the partition"),
-    Check("PREV() and another variable in one DEFINE",
+    Check("PREV() and another variable in one DEFINE, B+ last",
+          query("V_a V_b+", "V_a AS V_a.c_type = 'A', "
+                "V_b AS V_b.kts >= PREV(V_b.kts) AND V_a.kts < 1 AND V_b.c_type = 'B'", AB),
+          _rows("ABB"), [{"f_a": 0, "f_b": 1, "l_b": 2}],
+          "both conjuncts hold on rows 1 and 2 (ts grows, a's ts is 0), so B+ takes both"),
+    Check("PREV() and another variable in one DEFINE, B+ before C",
           query("V_a V_b+ V_c", "V_a AS V_a.c_type = 'A', "
                 "V_b AS V_b.kts >= PREV(V_b.kts) AND V_a.kts < 1 AND V_b.c_type = 'B', "
                 "V_c AS V_c.c_type = 'C'", AB),
           _rows("ABBC"), [{"f_a": 0, "f_b": 1, "l_b": 2}],
-          "both conjuncts hold on rows 1 and 2 (ts grows, a's ts is 0), so B+ takes both"),
-    Check("LAST(v.x, 1) and another variable in one DEFINE",
+          "both conjuncts hold on rows 1 and 2, so B+ takes both before C"),
+    Check("LAST(v.x, 1) and another variable in one DEFINE, B+ last",
+          query("V_a V_b+", "V_a AS V_a.c_type = 'A', "
+                "V_b AS V_b.c_type = 'B' AND (V_b.kts > V_a.kts OR V_b.kts > LAST(V_b.kts, 1))",
+                AB),
+          _rows("ABB"), [{"f_a": 0, "f_b": 1, "l_b": 2}],
+          "b.ts > a.ts holds on rows 1 and 2 whatever LAST(b.ts, 1) is"),
+    Check("LAST(v.x, 1) and another variable in one DEFINE, B+ before C",
           query("V_a V_b+ V_c", "V_a AS V_a.c_type = 'A', "
                 "V_b AS V_b.c_type = 'B' AND (V_b.kts > V_a.kts OR V_b.kts > LAST(V_b.kts, 1)), "
                 "V_c AS V_c.c_type = 'C'", AB),
