@@ -59,7 +59,8 @@ DIRECT: dict[tuple[str, str], tuple[str, str]] = {
         "documentation navigates with logical offsets (FIRST/LAST(v.x, n)), which the "
         "adapter uses."),
     ("flink", "PREV() and another variable in one DEFINE, B+ last"): (
-        "documented limitation", "rejected for its greedy last element (FLINK-10587)."),
+        "engine limitation", "PREV() is rejected at planning (physical offsets), before the "
+        "greedy last element would be (FLINK-10587)."),
     ("flink", "LAST(v.x, 1) and another variable in one DEFINE, B+ last"): (
         "documented limitation", "rejected for its greedy last element (FLINK-10587)."),
 }
@@ -182,10 +183,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engines", default="flink,pmr")
     ap.add_argument("--out", type=Path, default=Path("docs/peers.md"))
     ap.add_argument("--shrink", type=int, default=8, help="engine runs per shrink")
-    ap.add_argument("--hand-only", default="flink",
+    ap.add_argument("--hand-only", default="",
                     help="engines run by kleene conform on the hand-written case files only "
                          "(Flink starts one job per query: about 15 s each on two cores)")
-    ap.add_argument("--limit", default="flink=24,pmr=600",
+    ap.add_argument("--limit", default="flink=150,pmr=600",
                     help="probe runs per engine and skip mode (engine=N,...)")
     ap.add_argument("--reclassify", action="store_true",
                     help="only reclassify the findings already in --out (after triage)")
