@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.kleene-installed
 SYSTEM := $(VENV)/.kleene-system
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean peers
 
 $(SYSTEM): scripts/bootstrap-system.sh
 	@mkdir -p $(VENV)
@@ -33,5 +33,10 @@ lint: $(STAMP)
 bench: $(STAMP) $(SYSTEM)
 	@$(PY) -m bench
 
+# Real engines (Flink SQL, pandas-match-recognize) in .peers/, checked by kleene conform;
+# writes docs/peers.md. Not part of `make test` (too heavy).
+peers: $(STAMP) $(SYSTEM)
+	@PYTHON=$(PYTHON) bash scripts/peers.sh
+
 clean:
-	rm -rf $(VENV) out .pytest_cache .hypothesis
+	rm -rf $(VENV) out .pytest_cache .hypothesis .peers

@@ -53,6 +53,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--check-protocol", action="store_true",
                         help="check that an external backend speaks the protocol: every "
                              "message is shown and each malformed one is named")
+    parser.add_argument("--export", type=Path, metavar="DIR",
+                        help="write the corpus as plain JSON (tests.jsonl, cases/, FORMAT.md) "
+                             "into DIR for backends in any language, and exit")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print failures and the summary only, not one line per test")
     return parser
@@ -61,6 +64,12 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stdout
+    if getattr(args, "export", None):
+        from kleene.conformance.export import export
+
+        tests, lines = export(args.export)
+        print(f"exported {tests} tests ({lines} lines) to {args.export} (FORMAT.md)", file=out)
+        return 0
     if args.check_protocol:
         from kleene.conformance.backends import UnknownBackend
         from kleene.conformance.check_protocol import check_protocol

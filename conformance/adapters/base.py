@@ -1,0 +1,131 @@
+"""A ``MATCH_RECOGNIZE`` engine as a conformance backend, run in its own virtual environment.
+
+:class:`MRBackend` is a :class:`kleene.conformance.backends.Backend`: it
+parses each request in Kleene's process, translates it with :mod:`.mr`, and
+sends the query text and the rows to a *worker* (a small script run by the
+peer's own Python under ``.peers/<name>/``, speaking one JSON line each way:
+``{"sql", "columns", "rows"}`` → ``{"rows": [...]}`` or ``{"error": "..."}``).
+It claims the operator language under the two contiguity policies, with
+repetitions and the strict window reading, and *declines* (a skip with the
+reason) every case outside the fragment where the engine must give exactly the
+reference's answer (:func:`.mr.exact`). ``probe=True`` runs every translatable
+case instead; its answers are then compared with :mod:`.mr_oracle`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from kleene.conformance.adapters import mr
+from kleene.conformance.backends import Outcome
+from kleene.conformance.wire import Request
+from kleene.engines.protocol import Feature, Query
+from kleene.reference.errors import KleeneError
+
+#: Where ``make peers`` puts the peers' virtual environments.
+PEERS = Path(os.environ.get("KLEENE_PEERS", Path(__file__).resolve().parents[2] / ".peers"))
+
+#: What the adapters claim: the operator language under strict contiguity.
+CLAIMS = Feature.of("operator", "contiguous", "partition-contiguous", "kleene", "repetition",
+                    "window-strict")
+
+
+class MRBackend:
+    """An engine reached through a worker process; see the module docstring."""
+
+    quote = ""
+    #: How the engine spells SQL's ``<>`` (a workaround where the standard one fails).
+    ne = "<>"
+
+    def __init__(self, name: str, worker: str, *, skip: str = "TO NEXT ROW",
+                 probe: bool = False, python: str | None = None) -> None:
+        self.name = name if not probe else f"{name} (probe)"
+        self.skip = skip
+        self.probe = probe
+        self.python = python or str(PEERS / name / "bin" / "python")
+        self.worker = str(Path(__file__).with_name(worker))
+        self.origin = f"{self.python} {self.worker}"
+        self._proc: subprocess.Popen[str] | None = None
+        self.version = self._ask({"cmd": "version"}).get("version", "unknown")
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        return CLAIMS
+
+    def _start(self) -> subprocess.Popen[str]:
+        if self._proc is None or self._proc.poll() is not None:
+            if not Path(self.python).exists():
+                raise FileNotFoundError(f"{self.python} missing: run `make peers` first")
+            self._proc = subprocess.Popen([self.python, self.worker], stdin=subprocess.PIPE,
+                                          stdout=subprocess.PIPE, text=True, bufsize=1)
+        return self._proc
+
+    def _ask(self, message: dict[str, Any]) -> dict[str, Any]:
+        proc = self._start()
+        assert proc.stdin and proc.stdout
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        if not line:
+            self._proc = None
+            raise RuntimeError(f"the {self.name} worker exited with status {proc.wait()}")
+        return json.loads(line)  # type: ignore[no-any-return]
+
+    def plan(self, request: Request) -> mr.Plan:
+        """The translated query (:class:`.mr.Untranslatable` outside the fragment)."""
+        query = Query.parse(request.pattern, language=request.language, policy=request.policy,
+                            window=request.window,  # type: ignore[arg-type]
+                            time_unit=request.time_unit)
+        return mr.plan(query.pattern, request.policy, request.events, window=request.window,
+                       time_unit=request.time_unit, skip=self.skip, ne=self.ne)
+
+    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+        start = time.perf_counter()
+        try:
+            p = self.plan(request)
+        except mr.Untranslatable as why:
+            return Outcome(declined=f"not translatable to MATCH_RECOGNIZE: {why}")
+        except KleeneError as err:
+            return Outcome(error=(err.code, str(err)))
+        if why := self.limit(p):
+            return Outcome(declined=f"{self.name} documents it cannot: {why}")
+        if not self.probe and (why := mr.exact(p)):
+            return Outcome(declined=f"no Kleene policy is MATCH_RECOGNIZE's here: {why}")
+        types = dict((c[2:], t) for c, t in p.columns if c.startswith("c_"))
+        rows = [mr.row_values(r, k, types) for k, r in enumerate(request.events)]
+        try:
+            answer = self._ask({"cmd": "run", "sql": p.sql(quote=self.quote),
+                                "columns": p.columns, "rows": rows})
+        except (RuntimeError, OSError, ValueError) as err:
+            return Outcome(broken=str(err), verdict="crashed",
+                           seconds=time.perf_counter() - start)
+        if "error" in answer:
+            return Outcome(broken=f"the engine failed: {answer['error']}", verdict="crashed",
+                           seconds=time.perf_counter() - start)
+        found = mr.matches_of(p, request.events, answer["rows"])
+        return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
+
+    def raw(self, sql: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]]
+            ) -> dict[str, Any]:
+        """The engine's answer to a query text of our own (the direct checks)."""
+        return self._ask({"cmd": "run", "sql": sql, "columns": columns, "rows": rows})
+
+    def limit(self, p: mr.Plan) -> str | None:
+        """A documented limitation of the engine that rules ``p`` out (``None``: none)."""
+        return None
+
+    def close(self) -> None:
+        """Stop the worker."""
+        if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin
+            self._proc.stdin.close()
+            try:
+                self._proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+        self._proc = None

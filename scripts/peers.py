@@ -1,0 +1,237 @@
+"""Run Kleene's conformance suite against real CEP engines and write docs/peers.md.
+
+Called by ``make peers`` (``scripts/peers.sh`` installs the engines first).
+For each engine of :mod:`kleene.conformance.adapters.engines`:
+
+1. ``kleene conform`` on the case files (the claimed fragment, ``AFTER MATCH
+   SKIP TO NEXT ROW``; everything else is skipped with its reason);
+2. the ``MATCH_RECOGNIZE``-semantics probe (:mod:`kleene.conformance.adapters.probe`)
+   under both skip modes, each disagreement shrunk and classified with
+   :data:`CLASSIFIED` (findings nobody has classified yet say so).
+
+Usage: ``python scripts/peers.py [--engines flink,pmr] [--out docs/peers.md]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from kleene.conformance.adapters import direct, engines, mr
+from kleene.conformance.adapters.probe import Finding, Tally, probe
+from kleene.conformance.cases import load_case_files
+from kleene.conformance.runner import conform
+
+#: Triage of findings: (engine, skip mode, a text the finding's pattern or source
+#: contains) → (class, explanation). Filled from real runs; see docs/peers.md.
+CLASSIFIED: list[tuple[str, str, str, str, str]] = []
+
+#: Triage of the direct checks: (engine, check title) → (class, explanation).
+DIRECT: dict[tuple[str, str], tuple[str, str]] = {
+    ("pmr", "not-equal written <> (SQL:2016)"): (
+        "engine bug", "`<>` is SQL's not-equal and the package documents SQL:2016 "
+        "MATCH_RECOGNIZE; its condition evaluator logs `Syntax error in condition ... "
+        "invalid syntax` and the row never matches (no error reaches the caller). The adapter "
+        "writes `!=`, which it accepts."),
+    ("pmr", "PREV() and another variable in one DEFINE, B+ last"): (
+        "engine bug", "each conjunct alone gives the greedy B+ over rows 1-2, and so does "
+        "the same DEFINE when C follows B+; with B+ last, the iteration stops after row 1 "
+        "(also with `>`, `<` and either order of the conjuncts). The adapter avoids PREV()."),
+    ("pmr", "LAST(v.x, 1) and another variable in one DEFINE, B+ last"): (
+        "engine bug", "`b.ts > a.ts OR ...` holds on both B rows, yet with B+ last the "
+        "iteration stops after row 1 (with C after B+ it does not): a DEFINE that navigates "
+        "within its own variable and reads another variable is evaluated wrongly once the "
+        "greedy variable is the last of the pattern. The adapter emits such a DEFINE only on "
+        "streams with ties in ts; the probe found no disagreement on the case files."),
+    ("flink", "a greedy quantifier as the pattern's last element"): (
+        "documented limitation", "Flink rejects it at planning (`Greedy quantifiers are not "
+        "allowed as the last element of a Pattern yet`; FLINK-10587, open). The adapter "
+        "declines such patterns for Flink."),
+    ("flink", "PREV() and another variable in one DEFINE, B+ before C"): (
+        "engine limitation", "Flink rejects PREV() here at planning (`Flink does not support "
+        "physical offsets within partition`), a clear error, not a wrong answer; its "
+        "documentation navigates with logical offsets (FIRST/LAST(v.x, n)), which the "
+        "adapter uses."),
+    ("flink", "PREV() and another variable in one DEFINE, B+ last"): (
+        "engine limitation", "PREV() is rejected at planning (physical offsets), before the "
+        "greedy last element would be (FLINK-10587)."),
+    ("flink", "LAST(v.x, 1) and another variable in one DEFINE, B+ last"): (
+        "documented limitation", "rejected for its greedy last element (FLINK-10587)."),
+}
+
+
+def classify(engine: str, f: Finding) -> tuple[str, str]:
+    """The class and explanation of a finding (``unclassified`` when none is recorded)."""
+    for eng, skip, needle, cls, why in CLASSIFIED:
+        if eng == engine and skip in (f.skip, "*") and (needle in f.request.pattern
+                                                        or needle in f.source):
+            return cls, why
+    return "unclassified", "not yet triaged"
+
+
+def reclassify(text: str) -> str:
+    """``text`` (a docs/peers.md) with every probe finding classified anew by
+    :data:`CLASSIFIED` (after triage, without rerunning the engines)."""
+    blocks = re.split(r"(?m)^(?=#### )", text)
+    out = []
+    for block in blocks:
+        head = re.match(r"#### (\w+) finding (\d+): .*", block)
+        if head:
+            engine = head.group(1)
+            source = re.search(r"(?m)^- from: (.*)$", block)
+            pattern = re.search(r"(?m)^- Kleene pattern .*?: `(.*)`$", block)
+            skip = re.search(r"(?m)^- `AFTER MATCH SKIP (.*?)`", block)
+            probe_like = SimpleNamespace(
+                skip=skip.group(1) if skip else "",
+                source=source.group(1) if source else "",
+                request=SimpleNamespace(pattern=pattern.group(1) if pattern else ""))
+            cls, why = classify(engine, probe_like)  # type: ignore[arg-type]
+            first, _, rest = block.partition("\n")
+            block = f"#### {engine} finding {head.group(2)}: {cls}\n" + re.sub(
+                r"(?m)^- classification: .*$", f"- classification: **{cls}** — {why}"
+                .replace("\\", "\\\\"), rest)
+        out.append(block)
+    return "".join(out)
+
+
+def _matches(ms: list | None) -> str:  # type: ignore[type-arg]
+    if ms is None:
+        return "(no answer)"
+    if not ms:
+        return "(none)"
+    return "; ".join(json.dumps(dict(m.bindings), separators=(",", ":")) for m in ms)
+
+
+def finding_md(engine: str, k: int, f: Finding) -> list[str]:
+    """A finding as markdown: the reproduction and its class."""
+    cls, why = classify(engine, f)
+    out = [f"#### {engine} finding {k}: {cls}", "",
+           f"- from: {f.source}",
+           f"- Kleene pattern (operator language, policy `{f.request.policy}`, "
+           f"time unit `{f.request.time_unit}`): `{' '.join(f.request.pattern.split())}`",
+           f"- `AFTER MATCH SKIP {f.skip}`; events (position: row):", ""]
+    out += [f"      {i}: {json.dumps(dict(r))}" for i, r in enumerate(f.request.events)]
+    out += ["", "- expected (SQL:2016, derived from the reference): " + _matches(f.expected),
+            "- got: " + _matches(f.got) + (f" — {f.error}" if f.error else ""),
+            f"- classification: **{cls}** — {why}", "", "  the engine's query:", "",
+            "  ```sql"] + ["  " + line for line in f.sql.splitlines()] + ["  ```", ""]
+    return out
+
+
+def direct_md(name: str, verdicts: list[tuple[direct.Check, str]]) -> list[str]:
+    """The direct checks of one engine as markdown."""
+    out = ["### Direct checks (hand-written queries, SQL:2016 answers by hand)", ""]
+    for check, verdict in verdicts:
+        cls, why = DIRECT.get((name, check.title), ("", ""))
+        if verdict == "agrees":
+            cls, why = "agrees", check.why
+        out += [f"- **{check.title}**: {verdict}" + (f" — **{cls}**: {why}" if cls else
+                                                     " — **unclassified**"), ""]
+        if verdict != "agrees":
+            out += ["  ```sql"] + ["  " + x for x in check.sql.splitlines()] + ["  ```",
+                    f"  rows: {json.dumps(check.rows)}; expected: {json.dumps(check.expected)}"
+                    f" ({check.why})", ""]
+    return out
+
+
+def engine_section(name: str, report: object, tallies: dict[str, Tally],
+                   version: str) -> list[str]:
+    """The section of one engine."""
+    results = report.results  # type: ignore[attr-defined]
+    passed = [r for r in results if r.status == "pass"]
+    failed = [r for r in results if r.status == "fail"]
+    skipped = [r for r in results if r.status == "skip"]
+    reasons: dict[str, int] = {}
+    for r in skipped:
+        reasons[r.reason] = reasons.get(r.reason, 0) + 1
+    hand = all(not r.file.endswith("-generated.json") for r in results)
+    out = [f"## {name}: {version}", "",
+           "### `kleene conform` (claimed fragment, `AFTER MATCH SKIP TO NEXT ROW`"
+           + (", hand-written case files only" if hand else "") + ")", "",
+           f"{len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped "
+           f"({len(results)} tests, {report.seconds:.0f} s).", ""]  # type: ignore[attr-defined]
+    if passed:
+        out += ["Passed: " + ", ".join(f"`{r.id}`" for r in passed), ""]
+    for r in failed:
+        out += ["```text", r.reproduction, "```", ""]
+    out += ["Skips by reason:", ""]
+    out += [f"- {n} × {why}" for why, n in sorted(reasons.items(), key=lambda x: -x[1])]
+    out += ["", "### `MATCH_RECOGNIZE` probe (every translatable operator case, both "
+            "contiguity policies)", ""]
+    for skip, t in tallies.items():
+        out += [f"- `AFTER MATCH SKIP {skip}`: {t.agreed} agree with the oracle, "
+                f"{t.disagreed} disagree; not translatable: "
+                + (", ".join(f"{n} × {why}" for why, n in t.untranslatable.items()) or "none")]
+    out.append("")
+    k = 0
+    for t in tallies.values():
+        for f in t.findings:
+            k += 1
+            out += finding_md(name, k, f)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run every engine and write the page."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--engines", default="flink,pmr")
+    ap.add_argument("--out", type=Path, default=Path("docs/peers.md"))
+    ap.add_argument("--shrink", type=int, default=8, help="engine runs per shrink")
+    ap.add_argument("--hand-only", default="",
+                    help="engines run by kleene conform on the hand-written case files only "
+                         "(Flink starts one job per query: about 15 s each on two cores)")
+    ap.add_argument("--limit", default="flink=150,pmr=600",
+                    help="probe runs per engine and skip mode (engine=N,...)")
+    ap.add_argument("--reclassify", action="store_true",
+                    help="only reclassify the findings already in --out (after triage)")
+    args = ap.parse_args(argv)
+    if args.reclassify:
+        args.out.write_text(reclassify(args.out.read_text("utf-8")), encoding="utf-8")
+        return 0
+    files = load_case_files()
+    limits = {k: int(v) for k, v in (x.split("=") for x in args.limit.split(",") if x)}
+    body: list[str] = []
+    for name in args.engines.split(","):
+        start = time.time()
+        print(f"peers: {name}: kleene conform", file=sys.stderr, flush=True)
+        backend = getattr(engines, name)()
+        try:
+            mine = ([f for f in files if not f.name.endswith("-generated.json")]
+                    if name in args.hand_only.split(",") else files)
+            report = conform(backend, mine, timeout=120)
+            verdicts = [(c, direct.verdict(c, backend.raw(c.sql, direct.COLUMNS, c.rows)))
+                        for c in direct.CHECKS]
+        finally:
+            backend.close()
+        tallies = {}
+        for skip in mr.SKIPS:
+            print(f"peers: {name}: probe, AFTER MATCH SKIP {skip}", file=sys.stderr, flush=True)
+            b = getattr(engines, name)(skip=skip, probe=True)
+            try:
+                tallies[skip] = probe(lambda r, b=b: b.run(r, timeout=120), skip, files,
+                                      budget=args.shrink, limit=limits.get(name), ne=b.ne)
+            finally:
+                b.close()
+        body += engine_section(name, report, tallies, backend.version)
+        body += direct_md(name, verdicts)
+        print(f"peers: {name}: {time.time() - start:.0f} s", file=sys.stderr, flush=True)
+    args.out.write_text("\n".join(header() + body) + "\n", encoding="utf-8")
+    print(f"peers: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def header() -> list[str]:
+    """The page's introduction (what was run and how to read it)."""
+    today = datetime.date.today().isoformat()
+    return (Path(__file__).with_name("peers_intro.md").read_text("utf-8")
+            .replace("{date}", today).splitlines() + [""])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

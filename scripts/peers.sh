@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# `make peers`: install the real CEP engines Kleene is checked against, each in a
+# virtual environment of its own under .peers/ (git-ignored), then run
+# scripts/peers.py (kleene conform + the MATCH_RECOGNIZE probe) and write docs/peers.md.
+#   .peers/flink  apache-flink (PyFlink; needs Java 17, installed by bootstrap-system.sh)
+#   .peers/pmr    pandas-match-recognize
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON="${PYTHON:-python3}"
+PEERS="${KLEENE_PEERS:-.peers}"
+FLINK_VERSION="${FLINK_VERSION:-2.3.0}"
+PMR_VERSION="${PMR_VERSION:-0.2.5}"
+
+install_peer() {  # name, pip requirement
+    local dir="$PEERS/$1"
+    if [ ! -f "$dir/.installed-$2" ]; then
+        echo "peers: installing $2 into $dir"
+        [ -x "$dir/bin/python" ] || "$PYTHON" -m venv "$dir"
+        "$dir/bin/python" -m pip install -q --disable-pip-version-check "$2"
+        touch "$dir/.installed-$2"
+    fi
+}
+
+if ! java -version 2>&1 | grep -q 'version "17'; then
+    if [ -d /usr/lib/jvm/java-17-openjdk-amd64 ]; then
+        export JAVA_HOME=/usr/lib/jvm/java-17-openjdk-amd64
+        export PATH="$JAVA_HOME/bin:$PATH"
+    else
+        echo "peers: Flink needs Java 17 (run scripts/bootstrap-system.sh)" >&2
+    fi
+fi
+install_peer pmr "pandas-match-recognize==$PMR_VERSION"
+install_peer flink "apache-flink==$FLINK_VERSION"
+exec .venv/bin/python scripts/peers.py "$@"
