@@ -1,6 +1,6 @@
 """Every shell command of README.md, run as written (issue 11 item 6), so the
 README cannot drift: each ``sh`` block line that calls ``.venv/bin/kleene`` runs
-from a scratch folder holding ``examples/`` (the repository's), with this
+from a scratch folder holding ``examples/`` and ``conformance/`` (the repository's), with this
 interpreter's ``kleene``; it must exit 0, print no traceback, and print what the
 README says it prints where the README quotes it. ``make`` lines are the
 Makefile's own targets (``make test`` runs this file)."""
@@ -41,7 +41,8 @@ def test_the_readme_has_commands_and_only_kleene_ones():
 def test_readme_command(command: str, tmp_path: Path) -> None:
     if "--spark" in command and os.environ.get("KLEENE_SKIP_SPARK"):
         pytest.skip("KLEENE_SKIP_SPARK is set")
-    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    for folder in ("examples", "conformance"):   # what a clone's root holds
+        (tmp_path / folder).symlink_to(ROOT / folder)
     argv = shlex.split(command)
     argv[0] = str(KLEENE)
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
