@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from kleene.conformance import corpus_draw as draw
-from kleene.engines.protocol import Query
+from kleene.engines.protocol import Feature, Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
@@ -135,7 +135,8 @@ class Corpus:
     routes: dict[str, int] = field(default_factory=dict)
 
     def add(self, language: str, text: str, rows: Sequence[Mapping[str, Any]],
-            tests: list[tuple[str, set[Match], str, str]], constructs: frozenset[str]) -> None:
+            tests: list[tuple[str, set[Match], str, str]],
+            constructs: frozenset[Feature]) -> None:
         """A case with its confirmed tests (policy, matches, route, window reading),
         deduplicated."""
         kept = []

@@ -50,7 +50,7 @@ def stream(rng: random.Random, *, positional: bool = False, types: bool = False,
            size: int | None = None) -> list[dict[str, Any]]:
     """A small stream: SES rows ``L, ID, V`` or operator rows ``type, x, ID``."""
     n = size if size is not None else rng.randint(1, 6)
-    ts, out = 0, []
+    ts, out = 0, []  # type: tuple[int | float, list[dict[str, Any]]]
     for i in range(n):
         ts = i if positional else ts + (rng.choice((0, 1, 1, 2)) if out else 0)
         if types:

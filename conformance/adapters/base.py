@@ -92,10 +92,10 @@ class MRBackend:
             return Outcome(declined=f"not translatable to MATCH_RECOGNIZE: {why}")
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)))
-        if why := self.limit(p):
-            return Outcome(declined=f"{self.name} documents it cannot: {why}")
-        if not self.probe and (why := mr.exact(p)):
-            return Outcome(declined=f"no Kleene policy is MATCH_RECOGNIZE's here: {why}")
+        if limit := self.limit(p):
+            return Outcome(declined=f"{self.name} documents it cannot: {limit}")
+        if not self.probe and (inexact := mr.exact(p)):
+            return Outcome(declined=f"no Kleene policy is MATCH_RECOGNIZE's here: {inexact}")
         types = dict((c[2:], t) for c, t in p.columns if c.startswith("c_"))
         rows = [mr.row_values(r, k, types) for k, r in enumerate(request.events)]
         try:

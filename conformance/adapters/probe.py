@@ -129,8 +129,8 @@ def probe(run: Callable[[Request], Outcome], skip: str, files: Iterable[CaseFile
             continue  # the same query as under contiguous
         outcome = run(req)
         if outcome.declined is not None:
-            why = outcome.declined
-            tally.untranslatable[why] = tally.untranslatable.get(why, 0) + 1
+            reason = outcome.declined
+            tally.untranslatable[reason] = tally.untranslatable.get(reason, 0) + 1
             continue
         if agrees(outcome, expected):
             tally.agreed += 1
