@@ -19,7 +19,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -249,13 +249,13 @@ def _load_stock(path: Path, out: TextIO) -> Stream | None:
     return s
 
 
-def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterator[Event]]:
-    """A progress bar (on stderr) over the events an engine reads."""
-    from tqdm import tqdm
+def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterable[Event]]:
+    """A progress bar (on stderr, when it is a terminal) over the events an engine
+    reads, keeping the stream's columns (:class:`kleene.cli.progress.Reading`)."""
+    from kleene.cli.progress import Reading
 
-    def wrap(events: Iterable[Event]) -> Iterator[Event]:
-        yield from tqdm(events, total=total, desc=f"  {name}", unit="ev", unit_scale=True,
-                        leave=False, mininterval=0.5, file=sys.stderr)
+    def wrap(events: Iterable[Event]) -> Iterable[Event]:
+        return Reading(events, f"  {name}")
 
     return wrap
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from kleene.conformance.backends import Backend, EngineBackend
@@ -155,7 +155,7 @@ def stock_prefix(pattern: SESPattern, head: Stream, names: Sequence[str],
 
 def stock_full(pattern: SESPattern, s: Stream, names: Sequence[str], policy: str,
                baseline: str,
-               progress: Callable[[str, int], Callable[[Iterable[Event]], Iterator[Event]]]
+               progress: Callable[[str, int], Callable[[Iterable[Event]], Iterable[Event]]]
                ) -> tuple[list[Row], set[Match]]:
     """Engines on the whole stream, each compared with ``baseline`` (run first)."""
     rows: list[Row] = []
