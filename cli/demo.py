@@ -340,16 +340,21 @@ def _run_expectations(case: Case, test: CaseTest, head: str, tally: Tally,
     what = "; ".join(f"{e.reading}: " + (f"error {e.error}" if e.error is not None
                                           else plural(len(e.matches or ()), "match"))
                      for e in test.expectations())
+    _verdict(lambda: run_case(case, test), f"{head} ({what})", tally, out)
+
+
+def _verdict(run: Callable[[], None], head: str, tally: Tally, out: TextIO) -> None:
+    """Run one test; print ✓ and count it, or ✗ with the failure's lines."""
     try:
-        run_case(case, test)
+        run()
     except (CaseFailure, KleeneError) as err:
         tally.disagree += 1
-        print(f"    {CROSS} {head} ({what})", file=out)
+        print(f"    {CROSS} {head}", file=out)
         for line in str(err).splitlines():
             print(f"        {line}", file=out)
         return
     tally.agree += 1
-    print(f"    {AGREE} {head} ({what})", file=out)
+    print(f"    {AGREE} {head}", file=out)
 
 
 def _budgeted(language: Language, source: str,
@@ -368,16 +373,7 @@ def _run_check(case: Case, test: CaseTest, tally: Tally, out: TextIO) -> None:
         tally.listed[test.check] = str(err.args[0])
         print(f"    {LISTED} {head} (listed, not run)", file=out)
         return
-    try:
-        checker(case, test)
-    except (CaseFailure, KleeneError) as err:
-        tally.disagree += 1
-        print(f"    {CROSS} {head}", file=out)
-        for line in str(err).splitlines():
-            print(f"        {line}", file=out)
-        return
-    tally.agree += 1
-    print(f"    {AGREE} {head}", file=out)
+    _verdict(lambda: checker(case, test), head, tally, out)
 
 
 def _print_matches(found: set[Match], order: tuple[str, ...], out: TextIO,
