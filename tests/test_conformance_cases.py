@@ -31,9 +31,9 @@ from kleene.conformance.cases import (
     iter_tests,
     load_case_files,
     load_optional_case_files,
-    problems,
     run_case,
 )
+from kleene.conformance.validation import problems
 
 ROOT = Path(__file__).resolve().parents[1]
 

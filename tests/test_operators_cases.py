@@ -20,9 +20,9 @@ from kleene.conformance.cases import (
     case_id,
     computed_matches,
     iter_tests,
-    problems,
     run_case,
 )
+from kleene.conformance.validation import problems
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.policies import run_text
