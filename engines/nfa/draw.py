@@ -122,10 +122,14 @@ class _Builder:
         g.graph["notes"].append(kind)
         for br in branches:
             self.branch(br)
+        negated = sorted({n.type or "ANY" for p in c.plans for n in p.shape.negations})
         if self.lazy:
             types = sorted({s.type or "ANY" for p in c.plans for s in p.shape.slots})
             g.graph["notes"].append("input buffers: " + ", ".join(types) +
                                     " (every event of these types is stored on arrival)")
+        if negated:
+            g.graph["notes"].append("negation buffers: " + ", ".join(negated) +
+                                    " (kept for the check, Sec. 4.4)")
         g.graph["notes"].append("ordering filters (prec, succ) omitted, as in Figs. 6-7")
 
     # ------------------------------------------------------------ states
@@ -170,6 +174,8 @@ class _Builder:
         edges = [t for t in c.iter_transitions() if t.source[0] == br.index]  # type: ignore[index]
         path = {frozenset(br.order[:k]) for k in range(plan.n + 1)}
         kept = self.kept_states(br, edges, path)
+        looping = {_bound(c, br.index, t.source[1]) for t in edges  # type: ignore[index]
+                   if t.kind == "bind" and t.source == t.target}
         for t in edges:
             src = _bound(c, br.index, t.source[1])  # type: ignore[index]
             dst = _bound(c, br.index, t.target[1])  # type: ignore[index]
@@ -178,8 +184,8 @@ class _Builder:
                 continue
             a, z = self.node(br, src), self.node(br, dst)
             if t.kind == "skip":
-                if c.kind == "tree" or (len(src) == plan.n and not any(
-                        plan.shape.slots[i].iterated for i in src)):
+                if c.kind == "tree" or (len(src) == plan.n and src not in looping) or \
+                        (a == "start" and g.has_edge(a, a)):
                     continue  # Fig. 9 omits ignore edges; an accepting state needs none
                 g.add_edge(a, z, variable=None, guard=TRUE, name=None, label="ignore",
                            dot=IGNORE)
@@ -196,8 +202,8 @@ class _Builder:
             self.g.graph["notes"].append("ignore edges omitted, as in Fig. 9")
             self.g.graph["notes"].append(
                 f"bold: the current order {order}" + (f" ({br.title})" if br.title else "") +
-                " - the order the buffers' counts chose in the last run (the given "
-                "frequencies' before any run)")
+                ": the buffers' counts chose it in the last run (before any run: the "
+                "given frequencies, else the pattern's order)")
         elif c.kind == "chain":
             order = ", ".join(f"{plan.shape.slots[i].type or 'ANY'}" for i in br.order)
             self.g.graph["notes"].append(f"frequency order {order}" +
@@ -275,6 +281,7 @@ class _Builder:
                     dst = _bound(self.c, br.index, t.target[1])
                     if needed <= dst and not needed <= src and (br.index, dst) in g:
                         self.reject(br, k, (br.index, dst), "first chance")
+                        self.negation_buffer(br, k, (br.index, dst))
         post = self.post_negations(br)
         if not post:
             return
@@ -288,9 +295,22 @@ class _Builder:
                 g.add_node(nxt, label=label, initial=False, accepting=last,
                            cluster=None if nxt == "F" else br.title)
             self.reject(br, k, here, "post-processing")
+            self.negation_buffer(br, k, here)
             word = "search_failed" if negs[k].hi else "timeout"
             g.add_edge(here, nxt, variable=None, guard=TRUE, name=None, label=word)
             here = nxt
+
+    def negation_buffer(self, br: _Branch, k: int, state: Hashable) -> None:
+        """The buffer of a negated type (Sec. 4.4: kept for the check) read by ``state``."""
+        t = br.plan.shape.negations[k].type or "ANY"
+        key = ("buffer", t)
+        if key not in self.g:
+            self.g.add_node(key, label=f"buffer {t}", initial=False, accepting=False,
+                            cluster="input buffers", shape="cylinder",
+                            dot={"fontsize": "10", "height": "0.4"})
+        if not self.g.has_edge(key, state):
+            self.g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
+                            dot=READ)
 
     def reject(self, br: _Branch, k: int, state: Hashable, how: str) -> None:
         neg = br.plan.shape.negations[k]
