@@ -134,16 +134,7 @@ class NFATrace:
     def text(self, first: int | None = None) -> list[str]:
         _every_run(first)
         """Per event: buffers, instances created, live instances, reports."""
-        lines = []
-        for s in self.steps:
-            lines.append(event_text(s.event) + ("" if s.relevant else "  [no pattern type]"))
-            if s.buffers:
-                lines.append("  buffers: " + " · ".join(
-                    f"{t} [{', '.join(event_name(e) for e in es)}]" for t, es in s.buffers))
-            lines += [f"  new: {self.created_text(c, s.event)}" for c in s.created]
-            lines.append(f"  live ({len(s.live)}): " + ("; ".join(
-                f"{self.state(b, p)} {self.binds_text(b, p)}" for b, p in s.live) or "none"))
-            lines += [f"  reported: {match_text(m)}" for m in s.reported]
+        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
         lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
         c = self.compiled.counters
         lines.append(f"counters: instances_created={c.instances_created}, "
@@ -151,6 +142,24 @@ class NFATrace:
                      f"predicate_evaluations={c.predicate_evaluations}, "
                      f"buffer_operations={c.buffer_operations}")
         return lines
+
+    def step_text(self, k: int) -> list[str]:
+        """Step ``k``: the event, the buffers, the instances created, the live ones, the
+        reports (indented under the event)."""
+        s = self.steps[k]
+        lines = [event_text(s.event) + ("" if s.relevant else "  [no pattern type]")]
+        if s.buffers:
+            lines.append("  buffers: " + " · ".join(
+                f"{t} [{', '.join(event_name(e) for e in es)}]" for t, es in s.buffers))
+        lines += [f"  new: {self.created_text(c, s.event)}" for c in s.created]
+        lines.append(f"  live ({len(s.live)}): " + ("; ".join(
+            f"{self.state(b, p)} {self.binds_text(b, p)}" for b, p in s.live) or "none"))
+        lines += [f"  reported: {match_text(m)}" for m in s.reported]
+        return lines
+
+    def mark(self, k: int) -> Highlight:
+        """The marks of step ``k``'s picture (see :meth:`highlight`)."""
+        return self.highlight(self.steps[k], self.steps[k - 1].live if k else ())
 
     # ------------------------------------------------------------ html
 

@@ -105,20 +105,31 @@ class SRTTrace:
 
     def text(self, first: int | None = None) -> list[str]:
         _every_run(first)
-        lines = []
-        for s in self.steps:
-            lines.append(event_text(s.event))
-            lines += [f"  fires: {self.edge_text(e)}  from {self.run_text(r)}"
-                      for r, e in s.fired]
-            lines.append(f"  runs ({len(s.after)}): " +
-                         ("; ".join(self.run_text(r) for r in s.after) or "none"))
-            lines += [f"  reported: {match_text(m)}" for m in s.reported]
+        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
         lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
         c = self.compiled.counters
         lines.append(f"counters: instances_created={c.instances_created}, "
                      f"peak_instances={c.peak_instances}, "
                      f"predicate_evaluations={c.predicate_evaluations}")
         return lines
+
+    def step_text(self, k: int) -> list[str]:
+        """Step ``k``: the element, the transitions that fire from which run, the runs
+        after it, the reports (indented under the element)."""
+        s = self.steps[k]
+        lines = [event_text(s.event)]
+        lines += [f"  fires: {self.edge_text(e)}  from {self.run_text(r)}" for r, e in s.fired]
+        lines.append(f"  runs ({len(s.after)}): " +
+                     ("; ".join(self.run_text(r) for r in s.after) or "none"))
+        lines += [f"  reported: {match_text(m)}" for m in s.reported]
+        return lines
+
+    def mark(self, k: int) -> Highlight:
+        """Step ``k``'s picture: black the states of the runs before the element, thick
+        the transitions that fire."""
+        s = self.steps[k]
+        return Highlight(current=frozenset(r.state for r in s.before),
+                         taken=frozenset(e for _, e in s.fired))
 
     def html(self, first: int | None = None, *, title: str = "Kleene trace",
              events: Sequence[Event] = ()) -> str:
@@ -134,23 +145,22 @@ class SRTTrace:
             if k == MAX_PICTURED_STEPS:
                 parts.append(f"<p>… {len(self.steps) - k} more steps not shown.</p>")
                 break
-            parts.append(self._html_step(s))
+            parts.append(self._html_step(k))
         found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
                         for m in self.final)
         parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported'}"
                      "</ul><pre>" + html.escape(self.text()[-1]) + "</pre>")
         return page(title, parts)
 
-    def _html_step(self, s: SRTStep) -> str:
+    def _html_step(self, k: int) -> str:
+        s = self.steps[k]
         fired = table(["run before", "transition fired"],
                       [(self.run_text(r), self.edge_text(e)) for r, e in s.fired]) \
             if s.fired else "<p>no transition fires</p>"
         after = table(["run after"], [(self.run_text(r),) for r in s.after])
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                            for m in s.reported)
-        mark = Highlight(current=frozenset(r.state for r in s.before),
-                         taken=frozenset(e for _, e in s.fired))
-        picture = svg_of(self.graph, mark, legend=False)
+        picture = svg_of(self.graph, self.mark(k), legend=False)
         return (f"<div class='step'><h3>{html.escape(event_text(s.event))}</h3>{fired}{after}"
                 f"{reported}{picture}</div>")
 
