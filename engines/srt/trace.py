@@ -141,7 +141,7 @@ class SRTTrace:
                  "element.</p>", svg_of(self.graph, title="the SRT")]
         if events:
             parts.append(events_table(events))
-        for k, s in enumerate(self.steps):
+        for k in range(len(self.steps)):
             if k == MAX_PICTURED_STEPS:
                 parts.append(f"<p>… {len(self.steps) - k} more steps not shown.</p>")
                 break
