@@ -23,13 +23,10 @@ from kleene.engines.draw import (
     GUARD_STYLES,
     STATE_STYLES,
     DrawError,
-    beside,
     draw,
     format_for,
-    picture_graph,
-    view,
-    views_of,
 )
+from kleene.engines.drawers import beside, picture_graph, view, views_of
 from kleene.engines.protocol import (
     Compiled,
     Engine,

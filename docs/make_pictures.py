@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kleene.engines import draw
+from kleene.engines import draw, drawers
 from kleene.engines.protocol import Compiled, Query, compile_query, engine
 from kleene.engines.ses.automaton import set_automaton
 from kleene.engines.trace import TraceNames, event_text, move_text, run_steps, trace
@@ -110,7 +110,7 @@ def compiled_as(text: str, name: str, frequencies: dict[str, float] | None = Non
 
 def beside(text: str, names: tuple[str, ...], frequencies: dict[str, float]) -> Any:
     """The automata of ``text`` under ``names``, side by side."""
-    return draw.beside([(n, draw.picture_graph(compiled_as(text, n, frequencies)[0]))
+    return drawers.beside([(n, drawers.picture_graph(compiled_as(text, n, frequencies)[0]))
                         for n in names])
 
 
@@ -152,16 +152,16 @@ def seed004_pictures() -> Iterator[Picture]:
     yield Picture("seed004-fig1-srt", compiled_as(SREMO1, "srt")[0],
                   {"title": "The SRT of SREMO (1) (seed 004 Fig. 1)"})
     yield from step_pictures("seed004-run", SREMO1, "srt", TABLE1["events"], None, (0, 1, 3))
-    yield Picture("seed004-unrolled", draw.view(srt, "unrolled", pattern),
+    yield Picture("seed004-unrolled", drawers.view(srt, "unrolled", pattern),
                   {"title": "SREMO (1)[1..4] unrolled (report Algs. 3-6)"})
-    yield Picture("seed004-dsrt", draw.view(srt, "dsrt", pattern),
+    yield Picture("seed004-dsrt", drawers.view(srt, "dsrt", pattern),
                   {"title": "The DSRT of SREMO (1)[1..4] (report Alg. 7)"})
     negated, npattern = compiled_as(NEGATED, "srt")
     yield Picture("seed004-negation-srt", negated,
                   {"title": "A B, no S, then an S of the same id: the SRT (!e compiled by "
                             "Alg. 8 inside)"})
     plain, ppattern = compiled_as(NO_S, "srt")
-    yield Picture("seed004-complement", draw.view(plain, "complement", ppattern),
+    yield Picture("seed004-complement", drawers.view(plain, "complement", ppattern),
                   {"title": "The complement of (⊤* · S · ⊤*)[1..3] (report Alg. 8)"})
 
 

@@ -31,29 +31,23 @@ Rendering calls Graphviz's ``dot`` program; :class:`GraphvizMissing` says how
 to install it.
 
 Engine families draw in their own paper's style by registering a *drawer*
-(:func:`register_drawer`, looked up by the compiled automaton's class, the
-family's ``draw`` module imported on first use): a function from the compiled
-automaton to a graph with the attributes of :func:`to_graph`, plus optional
-ones that :func:`to_dot` honours (a node's ``shape`` and ``dot`` attributes, a
-cluster given as a path of names for nested clusters, an edge's ``dot``
-attributes and ``ident``, the key :class:`Highlight` marks it by; the graph's
-``notes``, lines printed under the legend). A family may also register named
-*views* (``kleene draw --view``: the SRT's ``unrolled`` form, its ``dsrt``).
-:func:`beside` puts the graphs of several engines side by side, one cluster
-each. The DOT text is written only here.
+(:mod:`kleene.engines.drawers`): a function from the compiled automaton to a
+graph with the attributes of :func:`to_graph`, plus optional ones that
+:func:`to_dot` honours (a node's ``shape`` and ``dot`` attributes, a cluster
+given as a path of names for nested clusters, an edge's ``dot`` attributes
+and ``ident``, the key :class:`Highlight` marks it by; the graph's ``notes``,
+lines printed under the legend). The DOT text is written only here.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import shutil
 import subprocess
 import textwrap
-from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 import graphviz
 import networkx as nx
@@ -321,7 +315,7 @@ def to_dot(g: nx.MultiDiGraph, *, highlight: Highlight | None = None, title: str
     return dot.source
 
 
-def _path(cluster: object) -> tuple[str, ...]:
+def cluster_path(cluster: object) -> tuple[str, ...]:
     """A node's cluster as a path of names: ``None`` none, a name one, a tuple nested."""
     if cluster is None:
         return ()
@@ -335,7 +329,7 @@ def _add_clusters(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashab
     outside deeper clusters here, the others in one nested subgraph per next name."""
     clusters: dict[str | None, list[Hashable]] = {}
     for q in qs:
-        path = _path(g.nodes[q].get("cluster"))
+        path = cluster_path(g.nodes[q].get("cluster"))
         clusters.setdefault(path[depth] if len(path) > depth else None, []).append(q)
     # left to right, dot stacks clusters bottom-up: emit them reversed to read top-down
     ordered = list(clusters.items())[::-1 if rankdir == "LR" else 1]
@@ -406,6 +400,8 @@ def draw(a: Drawable | nx.MultiDiGraph, fmt: str = "svg", *, title: str | None =
          rankdir: str = "LR", legend: bool = True) -> bytes:
     """The picture of ``a`` as ``fmt`` bytes: :func:`picture_graph` (or ``a`` itself when it
     is a graph already), :func:`to_dot`, :func:`render`."""
+    from kleene.engines.drawers import picture_graph
+
     g = a if isinstance(a, nx.MultiDiGraph) else picture_graph(a, states=states, guards=guards)
     return render(to_dot(g, highlight=highlight, title=title, rankdir=rankdir, legend=legend),
                   fmt)
@@ -432,89 +428,4 @@ def write(a: Drawable | nx.MultiDiGraph, path: str | Path, fmt: str | None = Non
         out.write_bytes(data)
     except OSError as err:
         raise DrawError(f"cannot write {out}: {err.strerror or err}") from None
-    return out
-
-# ---------------------------------------------------------------- families
-
-
-#: A family's drawer: the compiled automaton and the style options → a graph.
-Drawer = Callable[..., nx.MultiDiGraph]
-#: A named view: the compiled automaton and its pattern → a graph.
-View = Callable[[Any, Any], nx.MultiDiGraph]
-
-_DRAWERS: dict[type, Drawer] = {}
-_VIEWS: dict[type, dict[str, View]] = {}
-
-
-def register_drawer(cls: type, drawer: Drawer, views: Mapping[str, View] | None = None) -> None:
-    """Draw instances of ``cls`` with ``drawer`` (called as ``drawer(a, states=...,
-    guards=...)``), and offer ``views`` by name."""
-    _DRAWERS[cls] = drawer
-    _VIEWS[cls] = dict(views or {})
-
-
-def _family_module(a: object) -> None:
-    """Import the ``draw`` module of ``a``'s engine family (where it registers its drawer)."""
-    package = type(a).__module__.rpartition(".")[0]
-    name = f"{package}.draw"
-    if package.startswith("kleene.engines.") and importlib.util.find_spec(name) is not None:
-        importlib.import_module(name)
-
-
-def _lookup(table: Mapping[type, Any], a: object) -> Any:
-    _family_module(a)
-    for cls in type(a).__mro__:
-        if cls in table:
-            return table[cls]
-    return None
-
-
-def picture_graph(a: Drawable, *, states: str = "auto", guards: str = "auto") -> nx.MultiDiGraph:
-    """The graph of ``a``: its family's drawer, else :func:`to_graph` (seed 000's style)."""
-    drawer = _lookup(_DRAWERS, a)
-    if drawer is None:
-        return to_graph(a, states=states, guards=guards)
-    if guards not in GUARD_STYLES:
-        raise DrawError(f"unknown guard style {guards!r}; choose one of {', '.join(GUARD_STYLES)}")
-    return drawer(a, states=states, guards=guards)
-
-
-def views_of(a: object) -> tuple[str, ...]:
-    """The names of the views ``a``'s family offers besides its automaton."""
-    return tuple(_lookup(_VIEWS, a) or ())
-
-
-def view(a: object, name: str, pattern: object) -> nx.MultiDiGraph:
-    """The view ``name`` of ``a`` (compiled from ``pattern``); :class:`DrawError` names the
-    views there are."""
-    views = _lookup(_VIEWS, a) or {}
-    if name not in views:
-        offered = ", ".join(views) or "none"
-        raise DrawError(f"{type(a).__name__} has no view {name!r}; its views: {offered}")
-    return views[name](a, pattern)
-
-
-def guard_style(style: str, guards: Sequence[Condition], small: int = AUTO_FULL_TRANSITIONS
-                ) -> str:
-    """``auto`` resolved for a family's drawer: ``full`` when there are at most ``small``
-    guards of at most :data:`AUTO_FULL_CONJUNCTS` conjuncts each, else ``legend``."""
-    if style != "auto":
-        return style
-    short = all(len(conjuncts(g)) <= AUTO_FULL_CONJUNCTS for g in guards)
-    return "full" if len(guards) <= small and short else "legend"
-
-
-def beside(graphs: Sequence[tuple[str, nx.MultiDiGraph]]) -> nx.MultiDiGraph:
-    """The graphs side by side, each in a cluster named by its name (its own clusters
-    nested inside), the legends and notes prefixed by the name."""
-    out = nx.MultiDiGraph(guards="legend", legend=[], notes=[])
-    for name, g in graphs:
-        for q, data in g.nodes(data=True):
-            out.add_node((name, q), **{**data, "cluster": (name, *_path(data.get("cluster")))})
-        for source, target, key, data in g.edges(keys=True, data=True):
-            ident = data.get("ident", (source, target, data["variable"]))
-            out.add_edge((name, source), (name, target), key=(name, key),
-                         **{**data, "ident": (name, ident)})
-        out.graph["legend"] += [(f"{name}: {k}", text) for k, text in g.graph["legend"]]
-        out.graph["notes"] += [f"{name}: {line}" for line in g.graph.get("notes", ())]
     return out

@@ -21,7 +21,7 @@ import networkx as nx
 import pytest
 
 from kleene.cli import main
-from kleene.engines import draw
+from kleene.engines import draw, drawers
 from kleene.engines.protocol import Query, compile_query, engine
 from kleene.reference.languages import detect_language
 
@@ -44,7 +44,7 @@ def compiled(text: str, name: str, frequencies: dict[str, float] | None = None):
 
 
 def graph(text: str, name: str, frequencies: dict[str, float] | None = None) -> nx.MultiDiGraph:
-    return draw.picture_graph(compiled(text, name, frequencies)[0])
+    return drawers.picture_graph(compiled(text, name, frequencies)[0])
 
 
 def labels(g: nx.MultiDiGraph) -> set[str]:
@@ -107,7 +107,7 @@ def test_multichain_is_fig_8_one_chain_per_conjunct_merged_ends():
 def test_tree_nfa_bolds_its_current_order_and_a_large_one_is_collapsed():
     c, _ = compiled(AND5, "nfa-tree")
     c.orders = ((2, 0, 1, 3, 4),)          # c, a, b, d, e: as if the buffers chose it
-    g = draw.picture_graph(c)
+    g = drawers.picture_graph(c)
     bold = {d["label"] for _, d in g.nodes(data=True) if d.get("dot", {}).get("penwidth")}
     assert bold == {"∅", "c", "ca", "cab", "cabd", "cabde"}
     states = [d for q, d in g.nodes(data=True) if q[0] not in ("buffer", "more")]
@@ -129,19 +129,19 @@ def test_srt_is_seed_004_fig_1():
 
 def test_srt_views_unrolled_dsrt_complement():
     c, pattern = compiled(WINDOWED, "srt")
-    assert draw.views_of(c) == ("unrolled", "dsrt", "complement")
-    unrolled = draw.view(c, "unrolled", pattern)
+    assert drawers.views_of(c) == ("unrolled", "dsrt", "complement")
+    unrolled = drawers.view(c, "unrolled", pattern)
     depths = {d["cluster"] for _, d in unrolled.nodes(data=True)}
     assert depths == {f"depth {k}" for k in range(5)}
     assert any("↓ r1@0" in lab for lab in edge_labels(unrolled))     # the copy written at 0
-    d = draw.view(c, "dsrt", pattern)
+    d = drawers.view(c, "dsrt", pattern)
     legend = dict(d.graph["legend"])
     assert legend["φ1"] == "~.type = 'B'"
     assert {"φ1\n↓ r1@0", "¬φ1", "⊤"} <= set(edge_labels(d))          # minterms; the sink loop
     assert "∅" in labels(d)
     plain, p2 = compiled("mark {~.type = 'A'} ; mark {~.type = 'B'}", "srt")
-    comp = draw.view(plain, "complement", p2)
-    dsrt = draw.view(plain, "dsrt", p2)
+    comp = drawers.view(plain, "complement", p2)
+    dsrt = drawers.view(plain, "dsrt", p2)
     finals = {q for q, x in dsrt.nodes(data=True) if x["accepting"]}
     assert {q for q, x in comp.nodes(data=True) if x["accepting"]} == set(dsrt.nodes) - finals
 
@@ -149,12 +149,12 @@ def test_srt_views_unrolled_dsrt_complement():
 def test_views_fail_in_one_line():
     c, pattern = compiled(SREMO1, "srt")
     with pytest.raises(draw.DrawError, match="count-windowed"):
-        draw.view(c, "unrolled", pattern)
+        drawers.view(c, "unrolled", pattern)
     with pytest.raises(draw.DrawError, match="views: unrolled, dsrt, complement"):
-        draw.view(c, "nope", pattern)
+        drawers.view(c, "nope", pattern)
     nfa, p = compiled(EX11, "nfa-chain")
     with pytest.raises(draw.DrawError, match="no view"):
-        draw.view(nfa, "dsrt", p)
+        drawers.view(nfa, "dsrt", p)
 
 
 @needs_dot

@@ -137,3 +137,32 @@ def test_cli_trace_nfa_and_srt(tmp_path, capsys):
     assert main(["trace", str(pattern), "--engine", "nfa-chain", "--events", str(csv),
                  "--time-unit", "min", "--run", "e1"]) == 2
     assert "--run follows one run of the SES automaton" in capsys.readouterr().err
+
+
+Q1 = (Path(__file__).resolve().parents[1] / "examples" / "chemo" / "q1.ses").read_text()
+
+
+@needs_dot
+@pytest.mark.parametrize("text", [Q1, EX11, SREMO1], ids=["ses", "operator", "sremo"])
+def test_every_engine_that_compiles_a_pattern_draws_it_and_the_automata_trace_it(text):
+    from kleene.engines.draw import draw
+    from kleene.engines.trace import tracer_of
+
+    pattern = detect_language(text, "<t>").parse(text, "<t>")
+    drawn, traced_by = [], []
+    for name in engine_names():
+        eng = engine(name)
+        policy = "next" if name.startswith("ses") else None
+        try:
+            c = compile_query(eng, Query.of(pattern, policy=policy))
+        except KleeneError:
+            continue
+        assert b"<svg" in draw(c, "svg"), name
+        drawn.append(name)
+        if tracer_of(c) is not None:
+            events = stream_of(EX11_EVENTS if text == EX11 else table_1() if text == SREMO1
+                               else [{"ts": 0, "L": "C", "ID": 1}], time_unit="h")
+            assert "<svg" in trace(c, events).html(), name
+            traced_by.append(name)
+    expected = {Q1: "ses-automaton", EX11: "nfa-chain", SREMO1: "srt"}[text]
+    assert expected in traced_by and set(traced_by) <= set(drawn)
