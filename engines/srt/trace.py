@@ -38,6 +38,7 @@ from kleene.engines.trace import (
     svg_of,
     table,
 )
+from kleene.reference.conditions import TRUE
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -98,8 +99,10 @@ class SRTTrace:
 
     @staticmethod
     def edge_text(e: Edge) -> str:
-        """``q1 --~.type = 'S' AND ~.id = r1.id ↑ ●--> q3``."""
-        guard = format_condition(e.shown_guard())
+        """``q1 --~.type = 'S' AND ~.id = r1.id ↑ ●--> q3`` (``⊤`` for ``TRUE``, as the
+        picture writes it)."""
+        shown = e.shown_guard()
+        guard = "⊤" if shown == TRUE else format_condition(shown)
         clocks = "".join(f" AND {c}" for c in e.clocks)
         return f"q{e.source} --{guard}{clocks} {output_text(e)}--> q{e.target}"
 
