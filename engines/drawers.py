@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import networkx as nx
@@ -112,4 +112,38 @@ def beside(graphs: Sequence[tuple[str, nx.MultiDiGraph]]) -> nx.MultiDiGraph:
                          **{**data, "ident": (name, ident)})
         out.graph["legend"] += [(f"{name}: {k}", text) for k, text in g.graph["legend"]]
         out.graph["notes"] += [f"{name}: {line}" for line in g.graph.get("notes", ())]
+    return out
+
+
+#: A picture keeps at most this many states (:func:`collapse`).
+MAX_DRAWN_STATES = 48
+
+
+def collapse(g: nx.MultiDiGraph, start: Hashable, limit: int = MAX_DRAWN_STATES
+             ) -> nx.MultiDiGraph:
+    """``g`` with at most ``limit`` states: the first ones in breadth-first order from
+    ``start`` are kept, the others become one dashed box ``+k states`` (an edge into it
+    from each kept state that leads there), so that a large automaton stays readable.
+    ``g`` itself when it is small enough."""
+    if g.number_of_nodes() <= limit:
+        return g
+    order = [start, *(v for _, v in nx.bfs_edges(g, start))]
+    order += [q for q in g.nodes if q not in set(order)]
+    keep = set(order[:limit])
+    hidden = g.number_of_nodes() - len(keep)
+    out = nx.MultiDiGraph(**g.graph)
+    out.graph["notes"] = [*g.graph.get("notes", ()),
+                          f"{hidden} of {g.number_of_nodes()} states collapsed into the box "
+                          f"(the first {limit} in breadth-first order are drawn)"]
+    for q in order[:limit]:
+        out.add_node(q, **g.nodes[q])
+    box = ("collapsed",)
+    out.add_node(box, label=f"+{hidden} states", initial=False, accepting=False,
+                 cluster=None, shape="box", dot={"style": "dashed,rounded", "fontcolor": "gray30"})
+    for source, target, key, data in g.edges(keys=True, data=True):
+        if source in keep and target in keep:
+            out.add_edge(source, target, key=key, **data)
+        elif source in keep and not out.has_edge(source, box):
+            out.add_edge(source, box, variable=None, guard=data["guard"], name=None, label="",
+                         dot={"style": "dashed", "color": "gray60"})
     return out

@@ -178,3 +178,16 @@ def test_cli_side_by_side_views_and_errors(tmp_path, capsysbinary):
     assert "'C=x' is not TYPE=NUMBER" in capsysbinary.readouterr().err.decode()
     assert main(["draw", SREMO1, "--engine", "srt", "--frequencies", "A=1"]) == 2
     assert "no evaluation order" in capsysbinary.readouterr().err.decode()
+
+
+def test_a_large_srt_picture_is_collapsed_breadth_first():
+    c, pattern = compiled("(mark {~.type = 'B'} ; {TRUE}* ; mark {~.type = 'S'})[1..80]", "srt")
+    d = drawers.view(c, "dsrt", pattern)
+    [box] = [q for q in d.nodes if q == ("collapsed",)]
+    kept = d.number_of_nodes() - 1
+    hidden = int(d.nodes[box]["label"].split()[0].lstrip("+"))
+    assert kept == drawers.MAX_DRAWN_STATES and kept + hidden == 160   # 2 per depth, sink, start
+    assert d.nodes[0]["initial"] and any("collapsed into the box" in n for n in d.graph["notes"])
+    c, pattern = compiled(WINDOWED, "srt")
+    small = drawers.view(c, "dsrt", pattern)
+    assert ("collapsed",) not in small

@@ -8,6 +8,11 @@ its output ``●`` (marks the element) or ``⊗`` (does not), and the registers
 ``~.ts - @w.ts <= τ`` over its hidden register ``@w`` is one more line. States
 are ``q0 .. qn`` (``q0`` the start); final states are double circles.
 
+A large SRT stays readable: guards go to a legend (``φi``) beyond a few
+transitions, and beyond :data:`~kleene.engines.drawers.MAX_DRAWN_STATES`
+states the picture keeps the first ones in breadth-first order from the start
+and collapses the rest into one box (:func:`~kleene.engines.drawers.collapse`).
+
 Views (``kleene draw --engine srt --view NAME``), each computed by the same
 functions the engines use:
 
@@ -30,7 +35,7 @@ from collections.abc import Iterable
 import networkx as nx
 
 from kleene.engines.draw import DrawError, conjuncts, guard_lines, guard_set
-from kleene.engines.drawers import guard_style, register_drawer
+from kleene.engines.drawers import collapse, guard_style, register_drawer
 from kleene.engines.srt.automaton import HIDDEN, SRT, Edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import complement, determinize
@@ -80,7 +85,7 @@ def srt_graph(a: SRT, *, guards: str = "auto", state_names: Iterable[str] | None
     if hidden:
         g.graph["notes"].append(f"{', '.join(hidden)}: hidden register of a time window "
                                 "(holds the window's first marked element)")
-    return g
+    return collapse(g, a.start)
 
 
 def _depths(a: SRT) -> dict[int, int]:
@@ -120,7 +125,7 @@ def minterm_graph(d: SRT, subsets: Iterable[frozenset[int]], note: str) -> nx.Mu
                    label=sign + writes, ident=e)
     g.graph["notes"].append("∅: the sink (no state of the SRT left); every element fires "
                             "exactly one minterm of a state")
-    return g
+    return collapse(g, d.start)
 
 
 def _atoms(guard: Condition, known: list[Condition]) -> list[Condition]:
