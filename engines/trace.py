@@ -47,7 +47,7 @@ from kleene.engines.draw import (
     to_graph,
     variable_label,
 )
-from kleene.engines.protocol import Compiled, window_in_units
+from kleene.engines.protocol import Compiled, Counters, window_in_units
 from kleene.engines.ses.automaton import SESTransition
 from kleene.engines.ses.run import CompiledSES, Execution, Instance, event_filter
 from kleene.reference.errors import Unsupported
@@ -261,6 +261,12 @@ def substitution_text(bindings: Mapping[str, Sequence[Event | int]]) -> str:
         es = [f"e{x + 1}" for x in positions[v]]
         parts.append(f"{v}/{es[0]}" if len(es) == 1 else f"{v}/⟨{', '.join(es)}⟩")
     return "{" + ", ".join(parts) + "}"
+
+
+def counters_text(c: Counters) -> str:
+    """``counters: instances_created=7, ...``: every counter of the run, as
+    ``kleene match --counters`` prints them."""
+    return "counters: " + ", ".join(f"{k}={v}" for k, v in c.as_dict().items())
 
 
 def match_text(m: Match) -> str:

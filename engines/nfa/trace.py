@@ -38,6 +38,7 @@ from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.protocol import window_in_units
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
+    counters_text,
     event_name,
     event_text,
     events_table,
@@ -136,11 +137,7 @@ class NFATrace:
         """Per event: buffers, instances created, live instances, reports."""
         lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
         lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
-        c = self.compiled.counters
-        lines.append(f"counters: instances_created={c.instances_created}, "
-                     f"peak_instances={c.peak_instances}, "
-                     f"predicate_evaluations={c.predicate_evaluations}, "
-                     f"buffer_operations={c.buffer_operations}")
+        lines.append(counters_text(self.compiled.counters))
         return lines
 
     def step_text(self, k: int) -> list[str]:

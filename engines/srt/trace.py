@@ -29,6 +29,7 @@ from kleene.engines.srt.draw import compiled_srt_graph, output_text
 from kleene.engines.srt.run import ROOT, CompiledSRT, Execution, Marks, expand, union
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
+    counters_text,
     event_name,
     event_text,
     events_table,
@@ -110,10 +111,7 @@ class SRTTrace:
         _every_run(first)
         lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
         lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
-        c = self.compiled.counters
-        lines.append(f"counters: instances_created={c.instances_created}, "
-                     f"peak_instances={c.peak_instances}, "
-                     f"predicate_evaluations={c.predicate_evaluations}")
+        lines.append(counters_text(self.compiled.counters))
         return lines
 
     def step_text(self, k: int) -> list[str]:
