@@ -22,6 +22,7 @@ import pytest
 
 from kleene.cli import main
 from kleene.engines import draw, drawers
+from kleene.engines.nfa.draw import IGNORE
 from kleene.engines.protocol import Query, compile_query, engine
 from kleene.reference.languages import detect_language
 
@@ -74,6 +75,8 @@ def test_chain_nfa_is_fig_4_states_in_evaluation_order_and_buffers():
              if d["label"] == "read"}
     assert reads == {("buffer B", "c"), ("buffer A", "cb")}   # B looked up in c, A in cb
     assert "frequency order C, B, A" in g.graph["notes"]
+    loops = {g.nodes[a]["label"]: d["label"] for a, b, d in g.edges(data=True) if a == b}
+    assert loops == {"∅": "store B, A", "c": "ignore C\nstore A", "cb": "ignore C, B"}
 
 
 def test_negation_post_processing_is_fig_6_and_first_chance_fig_7():
@@ -101,7 +104,9 @@ def test_multichain_is_fig_8_one_chain_per_conjunct_merged_ends():
     assert starts == ["start"] and finals == ["F"]
     assert sum(1 for a, b, d in g.edges(data=True) if a == "start" and d["label"].startswith(
         "take C c")) == 2                                    # C starts both chains (Fig. 8)
-    assert edge_labels(g).count("ignore") == 5               # one on q1, two per chain
+    loops = sorted(d["label"] for a, b, d in g.edges(data=True) if d.get("dot") == IGNORE)
+    assert loops == ["ignore C\nstore A", "ignore C\nstore E", "ignore C, B", "ignore C, D",
+                     "store B, A, D, E"]             # q1 stores for both chains (Sec. 4.1's E_i)
 
 
 def test_tree_nfa_bolds_its_current_order_and_a_large_one_is_collapsed():

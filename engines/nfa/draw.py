@@ -44,7 +44,7 @@ from kleene.engines.nfa.disjunction import dnf
 from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import Plan
 from kleene.reference.conditions import TRUE, Condition, conjunction
-from kleene.reference.operators.text import format_expr
+from kleene.reference.operators.text import format_expr, format_repeat
 
 #: A conjunct with more states than this is drawn collapsed (see the module docstring).
 MAX_STATES = 24
@@ -162,13 +162,31 @@ class _Builder:
 
     def take_label(self, br: _Branch, slot: int, loop: bool) -> str:
         s = br.plan.shape.slots[slot]
-        action = "iterate" if loop else "take"
-        head = f"{action} {s.type or 'ANY'} {s.var}"
+        kind = s.type or "ANY"
+        head = f"iterate {kind} {s.var}" if loop else \
+            (f"take {kind}{format_repeat(s.low, s.high)} {s.var}[]" if s.iterated
+             else f"take {kind} {s.var}")
         guard = conjunction(br.plan.placed.guard(slot))
         if self.style == "full":
             return "\n".join([head, *guard_lines(guard)])
         name = self.names.get((br.index, slot))
         return head + (f", {name}" if name and self.style == "legend" else "")
+
+    def skip_label(self, br: _Branch, bound: frozenset[int]) -> str:
+        """``ignore``; for the Chain NFA the paper's two loops of a state (Sec. 4.1):
+        ``ignore`` the types already taken, ``store`` those still to come."""
+        if self.c.kind != "chain":
+            return "ignore"
+        types = br.plan.shape.slots
+        k = len(bound)
+        taken = list(dict.fromkeys(types[i].type or "ANY" for i in br.order[:k]))
+        later = list(dict.fromkeys(types[i].type or "ANY" for i in br.order[k + 1:]))
+        if self.multi and not bound:  # the merged q1 stores for every chain
+            later = list(dict.fromkeys(p.shape.slots[i].type or "ANY" for b, p in
+                                       enumerate(self.c.plans) for i in self.c.orders[b][1:]))
+        lines = [f"ignore {', '.join(taken)}"] if taken else []
+        lines += [f"store {', '.join(later)}"] if later else []
+        return "\n".join(lines) or "ignore"
 
     def branch(self, br: _Branch) -> None:
         c, g, plan = self.c, self.g, br.plan
@@ -188,8 +206,8 @@ class _Builder:
                 if c.kind == "tree" or (len(src) == plan.n and src not in looping) or \
                         (a == "start" and g.has_edge(a, a)):
                     continue  # Fig. 9 omits ignore edges; an accepting state needs none
-                g.add_edge(a, z, variable=None, guard=TRUE, name=None, label="ignore",
-                           dot=IGNORE)
+                g.add_edge(a, z, variable=None, guard=TRUE, name=None,
+                           label=self.skip_label(br, src), dot=IGNORE)
                 continue
             slot = plan.shape.slot_of(t.variable).index  # type: ignore[arg-type]
             on_path = src in path and dst in path and c.kind == "tree"
