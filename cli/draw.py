@@ -1,13 +1,18 @@
 """``kleene draw``: the picture of a pattern's compiled automaton (SVG, PNG or DOT).
 
-Any registered engine draws the same way, through its ``iter_transitions()``
-(:mod:`kleene.engines.draw`, seed 000 Sec. 4.1's conventions). The pattern
-is a file, or the pattern text itself.
+Any registered engine draws through :mod:`kleene.engines.draw`: in its own
+paper's style where its family registers a drawer (the NFAs of seed 003, the
+SRTs of seed 004), else seed 000 Sec. 4.1's conventions over
+``iter_transitions()``. ``--view`` draws a view the family offers (the SRT's
+``unrolled``, ``dsrt`` and ``complement`` forms), ``--beside`` other engines'
+automata of the same pattern in the same picture. The pattern is a file, or
+the pattern text itself.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,8 +26,10 @@ from kleene.engines.draw import (
     draw,
     format_for,
 )
+from kleene.engines.drawers import beside, picture_graph, view, views_of
 from kleene.engines.protocol import (
     Compiled,
+    Engine,
     Query,
     claims,
     compile_query,
@@ -42,10 +49,16 @@ circles, states are sets of variables ({c, d, p+}, or cdp+ as in the paper),
 and each edge carries the variable it binds and its guard, printed in full or
 as Θ1..Θn with a legend below the picture. SVG and PNG need Graphviz's `dot`.
 
+The NFAs of seed 003 are drawn with their actions (take, iterate, ignore),
+input buffers and negation edges (Figs. 1, 4-9), the SRTs of seed 004 with
+transitions written phi ↑ o ↓ W (Fig. 1).
+
 examples:
   kleene draw q1.ses -o q1.svg
   kleene draw "PATTERN <{b}> WHERE b.L = 'B' WITHIN 264 hours" --format png -o fig3.png
-  kleene draw q1.ses --engine ses-bruteforce-paper --format dot"""
+  kleene draw q1.ses --engine ses-bruteforce-paper --format dot
+  kleene draw seq.op --engine nfa-chain --beside nfa-eager --frequencies C=1,B=5,A=10 -o s.svg
+  kleene draw table1.sremo --engine srt --view dsrt -o dsrt.svg"""
 
 #: The engine drawn unless ``--engine`` names another.
 DEFAULT_ENGINE = "ses-automaton"
@@ -64,6 +77,10 @@ def add_pattern_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--policy", default=None, metavar="POLICY",
                         help="the selection policy to compile for (default: next for the "
                              "SES automaton, as the paper draws its runs; else the language's)")
+    parser.add_argument("--frequencies", metavar="TYPE=N,...",
+                        help="events per type, fixing a lazy NFA's evaluation order (seed 003 "
+                             "Sec. 3: ascending frequency); default: the pattern's order, or "
+                             "estimated from the stream when there is one")
 
 
 def pattern_text(arg: str) -> tuple[str, str]:
@@ -91,7 +108,36 @@ def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
             raise Unsupported(f"no registered engine compiles this {language.title} pattern "
                               f"under policy {query.policy}")
         name = DEFAULT_ENGINE if choice is None else choice.name
-    return compile_query(engine(name), query), pattern, language
+    return compile_query(configured(name, args), query), pattern, language
+
+
+def configured(name: str, args: argparse.Namespace) -> Engine:
+    """The engine ``name``, with ``--frequencies`` when given (engines with a
+    ``frequencies`` setting only: the lazy NFAs)."""
+    eng = engine(name)
+    text = getattr(args, "frequencies", None)
+    if text is None:
+        return eng
+    if not (dataclasses.is_dataclass(eng) and hasattr(eng, "frequencies")):
+        raise Unsupported(f"--frequencies: engine {name!r} has no evaluation order to fix "
+                          "(the lazy NFAs of seed 003 have one)")
+    return dataclasses.replace(eng, frequencies=parse_frequencies(text))  # type: ignore[type-var]
+
+
+def parse_frequencies(text: str) -> dict[str, float]:
+    """``C=1,B=5,A=10`` as a mapping; a malformed item is a one-line error naming it."""
+    out: dict[str, float] = {}
+    for item in filter(None, (x.strip() for x in text.split(","))):
+        key, eq, value = item.partition("=")
+        try:
+            if not eq or not key.strip():
+                raise ValueError
+            out[key.strip()] = float(value)
+        except ValueError:
+            raise DrawError(f"--frequencies: {item!r} is not TYPE=NUMBER") from None
+    if not out:
+        raise DrawError("--frequencies: give TYPE=NUMBER items separated by commas")
+    return out
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -112,15 +158,33 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--title", help="a caption below the picture")
     parser.add_argument("--rankdir", choices=("LR", "TB"), default="LR",
                         help="left to right (default, as in the paper) or top to bottom")
+    parser.add_argument("--view", metavar="NAME",
+                        help="a view the engine's family offers instead of its automaton "
+                             "(SRT engines: unrolled, dsrt, complement)")
+    parser.add_argument("--beside", metavar="ENGINE", action="append", default=[],
+                        help="draw ENGINE's automaton of the same pattern beside this one "
+                             "(repeatable), e.g. --engine nfa-chain --beside nfa-eager")
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Compile, draw, write; user mistakes propagate as ``KleeneError``."""
-    compiled, _, _ = compile_pattern(args)
+    compiled, pattern, _ = compile_pattern(args)
     fmt = format_for(args.output, args.format) if args.output else (args.format or "svg")
-    data = draw(compiled, fmt, title=args.title, states=args.states, guards=args.guards,
-                rankdir=args.rankdir)
+    picture: object = compiled
+    if args.view is not None:
+        if not views_of(compiled):
+            raise DrawError(f"engine {args.engine or 'chosen'!s} offers no views")
+        picture = view(compiled, args.view, pattern)
+    if args.beside:
+        first = picture if args.view else picture_graph(compiled, states=args.states,
+                                                         guards=args.guards)
+        others = [(name, picture_graph(compile_pattern(argparse.Namespace(
+            **{**vars(args), "engine": name}))[0], states=args.states, guards=args.guards))
+            for name in args.beside]
+        picture = beside([(args.engine or "this engine", first), *others])  # type: ignore[list-item]
+    data = draw(picture, fmt, title=args.title, states=args.states,  # type: ignore[arg-type]
+                guards=args.guards, rankdir=args.rankdir)
     if args.output:
         try:
             Path(args.output).write_bytes(data)

@@ -1,8 +1,11 @@
-"""``kleene trace``: a run of the SES automaton step by step (seed 000 Fig. 6).
+"""``kleene trace``: a run step by step, for the SES automaton (seed 000 Fig. 6), the
+NFAs of seed 003 and the SRTs of seed 004 (each family's tracer,
+:mod:`kleene.engines.trace`).
 
-Text on standard output, or an HTML page (``-o out.html``) with the
-transition graph of every step: the current state black, the transitions
-taken thick, the states a run traversed before gray.
+Text on standard output, or an HTML page (``-o out.html``, one self-contained
+file, pictures inline) with the transition graph of every step: the current
+states black, the transitions taken thick (for SES runs, the states a run
+traversed before gray).
 """
 
 from __future__ import annotations
@@ -13,23 +16,35 @@ from pathlib import Path
 
 from kleene.cli.common import add_event_options, load_stream
 from kleene.cli.draw import add_pattern_options, compile_pattern
-from kleene.engines.trace import to_html, to_text, trace
+from kleene.engines.trace import trace
 from kleene.reference.errors import PatternError
 
 NAME = "trace"
-HELP = "show a run of the SES automaton step by step (seed 000 Fig. 6)"
+HELP = "show a run of an automaton step by step (SES automaton, NFAs, SRTs)"
 DESCRIPTION = """\
-Run the SES automaton of PATTERN (a file, or the pattern text itself) over
-the events and show, for each event, the active automaton instances: their
-state, the transition each takes ({} when none) and their match buffer, and
-the matches reported. --run follows one run, the instances started at one
-event (e1 is the first event, or a 0-based position), as seed 000 Fig. 6
-follows the run that finds patient 1's match. With -o FILE the trace is an
-HTML page with the transition graph of every step.
+Run the automaton an engine compiles PATTERN (a file, or the pattern text
+itself) to over the events and show, for each event, what it did.
+
+SES automaton (seed 000): the active instances, their state, the transition
+each takes ({} when none) and their match buffer, and the matches reported.
+--run follows one run, the instances started at one event (e1 is the first
+event, or a 0-based position), as seed 000 Fig. 6 follows the run that finds
+patient 1's match.
+
+NFAs (seed 003, --engine nfa-*): the input buffers, the instances created
+(each event bound says whether it came with its arrival or from a buffer,
+read earlier and evaluated now), the live instances, the matches.
+
+SRTs (seed 004, --engine srt): the runs (state, registers, marks), the
+transitions that fire, the matches.
+
+With -o FILE the trace is one HTML page with the transition graph of every step.
 
 examples:
   kleene trace q1.ses --events chemo.csv --time-unit h --run e1 -o q1-run.html
-  kleene trace q1.ses --events chemo.csv --time-unit h --limit 5"""
+  kleene trace q1.ses --events chemo.csv --time-unit h --limit 5
+  kleene trace seq.op --engine nfa-chain --events abc.csv -o chain.html
+  kleene trace table1.sremo --engine srt --events table1.csv"""
 
 
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -72,9 +87,9 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or ("html" if args.output else "text")
     if fmt == "html":
         title = f"kleene trace: {Path(args.pattern).name if Path(args.pattern).is_file() else ''}"
-        text = to_html(t, first, title=title.rstrip(": "), events=stream)
+        text = t.html(first, title=title.rstrip(": "), events=stream)
     else:
-        text = "\n".join(to_text(t, first)) + "\n"
+        text = "\n".join(t.text(first)) + "\n"
     if args.output:
         try:
             Path(args.output).write_text(text, encoding="utf-8")

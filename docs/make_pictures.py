@@ -5,7 +5,13 @@ Every picture is drawn from Kleene's own engines (``kleene.engines.draw`` over
 so the tutorials show what the code computes:
 
 - ``docs/tutorial-seed-000.md``: seed 000 Figs. 3, 4, 5, 6 and 10;
-- ``docs/tutorial-seed-001.md``: the SES automaton of P1 and its run from e1.
+- ``docs/tutorial-seed-001.md``: the SES automaton of P1 and its run from e1;
+- ``docs/tutorial-seed-003.md``: the eager NFA beside the Chain NFA (seed 003
+  Figs. 1 and 4), negation (Figs. 6, 7), iteration, the Multi-Chain NFA (Fig. 8),
+  the Tree NFA (Fig. 9) small and collapsed, and steps of their runs;
+- ``docs/tutorial-seed-004.md``: the SRT of SREMO (1) (seed 004 Fig. 1), its
+  unrolled windowed form, its DSRT, a negation, a complement and the run of
+  Example 4.5 on Table 1.
 
 Usage (needs Graphviz's ``dot``)::
 
@@ -22,11 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kleene.engines import draw
-from kleene.engines.protocol import Compiled, engine
+from kleene.engines import draw, drawers
+from kleene.engines.protocol import Compiled, Query, compile_query, engine
 from kleene.engines.ses.automaton import set_automaton
 from kleene.engines.trace import TraceNames, event_text, move_text, run_steps, trace
 from kleene.reference.events import Stream, stream_of
+from kleene.reference.languages import detect_language
 from kleene.reference.ses.text import parse_ses
 
 DOCS = Path(__file__).resolve().parent
@@ -50,12 +57,36 @@ FIG6_STEPS = (0, 1, 2, 3, 4, 8, 11)
 P1_STEPS = (2, 8, 10)
 
 
+#: Seed 003 Example 1.1 (Pattern 1) and its stream a1, a2, b1, b2, c (Fig. 3).
+EX11 = "PATTERN SEQ(A a, B b, C c) WITHIN 1 hour"
+EX11_EVENTS = [{"ts": t, "type": k} for t, k in enumerate("AABBC")]
+#: Fig. 4's frequency order C, B, A.
+FIG4 = {"C": 1, "B": 5, "A": 10}
+#: Pattern 4 (Sec. 4.4) with Figs. 6-7's order C, A, D.
+PATTERN4 = "PATTERN SEQ(A a, NOT(B b), C c, D d) WHERE b.x < c.y WITHIN 1 hour"
+FIG6 = {"C": 1, "A": 2, "D": 3, "B": 10}
+KLEENE = "PATTERN SEQ(A a, B+ b[], C c) WHERE a.price < c.price WITHIN 1 hour"
+#: Pattern 8's shape (Sec. 5, Fig. 8): two sequences sharing C, order C, B, A, D, E.
+PATTERN8 = "PATTERN OR(SEQ(A a, B b, C c), SEQ(C c, D d, E e)) WITHIN 1 hour"
+FIG8 = {"C": 1, "B": 2, "A": 3, "D": 4, "E": 5}
+AND3 = "PATTERN AND(A a, B b, C c) WITHIN 1 hour"
+AND5 = "PATTERN AND(A a, B b, C c, D d, E e) WITHIN 1 hour"
+#: Seed 004 SREMO (1), its count-windowed form, a negation, Table 1.
+SREMO1 = "mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1.id}"
+WINDOWED = f"({SREMO1})[1..4]"
+NEGATED = ("(mark {~.type = 'B'} -> r1 ; !({TRUE}* ; {~.type = 'S'} ; {TRUE}*) ; "
+           "mark {~.type = 'S' AND ~.id = r1.id})[1..4]")
+NO_S = "({TRUE}* ; {~.type = 'S'} ; {TRUE}*)[1..3]"
+TABLE1 = json.loads((CASES / "sremo-table-1.json").read_text(encoding="utf-8"))["cases"][0]
+
+
 @dataclass(frozen=True)
 class Picture:
-    """One picture: a file stem under ``docs/img`` and what to draw."""
+    """One picture: a file stem under ``docs/img`` and what to draw (an automaton, or a
+    graph already built by a family's drawer)."""
 
     name: str
-    automaton: draw.Drawable
+    automaton: Any
     options: dict[str, Any] = field(default_factory=dict)
 
 
@@ -65,6 +96,73 @@ def compiled(text: str, name: str = "ses-automaton") -> Compiled:
 
 def stream(c: dict[str, Any]) -> Stream:
     return stream_of(c["events"], time_unit=c["time_unit"])
+
+
+def compiled_as(text: str, name: str, frequencies: dict[str, float] | None = None) -> Any:
+    """``text`` (any language) compiled by engine ``name`` (with ``frequencies``, the lazy
+    NFAs' order), and the parsed pattern."""
+    pattern = detect_language(text, "<pattern>").parse(text, "<pattern>")
+    eng = engine(name)
+    if frequencies is not None:
+        eng.frequencies = frequencies  # type: ignore[attr-defined]
+    return compile_query(eng, Query.of(pattern)), pattern
+
+
+def beside(text: str, names: tuple[str, ...], frequencies: dict[str, float]) -> Any:
+    """The automata of ``text`` under ``names``, side by side."""
+    return drawers.beside([(n, drawers.picture_graph(compiled_as(text, n, frequencies)[0]))
+                        for n in names])
+
+
+def step_pictures(prefix: str, text: str, name: str, events: list[dict[str, Any]],
+                  unit: str | None, positions: tuple[int, ...]) -> Iterator[Picture]:
+    """The steps at ``positions`` of an NFA or SRT run, marked as its trace page marks them."""
+    t = trace(compiled_as(text, name)[0], stream_of(events, time_unit=unit))
+    for k, s in enumerate(t.steps):
+        if s.event.position in positions:
+            head, *rest = t.step_text(k)
+            yield Picture(f"{prefix}-e{s.event.position + 1}", t.graph,
+                          {"highlight": t.mark(k), "legend": False,
+                           "title": "\n".join([head, *(line.strip() for line in rest[:8])])})
+
+
+def seed003_pictures() -> Iterator[Picture]:
+    """The pictures of ``docs/tutorial-seed-003.md``."""
+    yield Picture("seed003-fig1-fig4", beside(EX11, ("nfa-chain", "nfa-eager"), FIG4),
+                  {"title": "Example 1.1: the Chain NFA, order C, B, A (Fig. 4), above the "
+                            "eager NFA (Fig. 1)"})
+    yield from step_pictures("seed003-eager-run", EX11, "nfa-eager", EX11_EVENTS, "min", (3,))
+    yield from step_pictures("seed003-chain-run", EX11, "nfa-chain", EX11_EVENTS, "min", (4,))
+    yield Picture("seed003-fig6-fig7", beside(PATTERN4, ("nfa-chain", "nfa-chain-fc"), FIG6),
+                  {"title": "Pattern 4: post-processing negation (Fig. 6) above first chance "
+                            "(Fig. 7), order C, A, D"})
+    yield Picture("seed003-kleene", beside(KLEENE, ("nfa-chain", "nfa-eager"), {}),
+                  {"title": "Iteration (Sec. 4.5): B+ is evaluated last"})
+    yield Picture("seed003-fig8-multichain", compiled_as(PATTERN8, "nfa-multichain", FIG8)[0],
+                  {"title": "The Lazy Multi-Chain NFA of an OR of two sequences (Fig. 8)"})
+    yield Picture("seed003-fig9-tree", compiled_as(AND3, "nfa-tree", {"A": 1, "B": 2, "C": 3})[0],
+                  {"title": "The Tree NFA of AND(A a, B b, C c), current order a, b, c (Fig. 9)"})
+    yield Picture("seed003-tree-and5", compiled_as(AND5, "nfa-tree")[0],
+                  {"title": "AND of five: 32 states, collapsed around the current order"})
+
+
+def seed004_pictures() -> Iterator[Picture]:
+    """The pictures of ``docs/tutorial-seed-004.md``."""
+    srt, pattern = compiled_as(WINDOWED, "srt")
+    yield Picture("seed004-fig1-srt", compiled_as(SREMO1, "srt")[0],
+                  {"title": "The SRT of SREMO (1) (seed 004 Fig. 1)"})
+    yield from step_pictures("seed004-run", SREMO1, "srt", TABLE1["events"], None, (0, 1, 3))
+    yield Picture("seed004-unrolled", drawers.view(srt, "unrolled", pattern),
+                  {"title": "SREMO (1)[1..4] unrolled (report Algs. 3-6)"})
+    yield Picture("seed004-dsrt", drawers.view(srt, "dsrt", pattern),
+                  {"title": "The DSRT of SREMO (1)[1..4] (report Alg. 7)"})
+    negated, npattern = compiled_as(NEGATED, "srt")
+    yield Picture("seed004-negation-srt", negated,
+                  {"title": "A B, no S, then an S of the same id: the SRT (!e compiled by "
+                            "Alg. 8 inside)"})
+    plain, ppattern = compiled_as(NO_S, "srt")
+    yield Picture("seed004-complement", drawers.view(plain, "complement", ppattern),
+                  {"title": "The complement of (⊤* · S · ⊤*)[1..3] (report Alg. 8)"})
 
 
 def run_pictures(prefix: str, c: dict[str, Any], first: int,
@@ -103,6 +201,8 @@ def pictures() -> Iterator[Picture]:
     yield Picture("seed001-p1", compiled(P1["pattern"]),
                   {"title": "The SES automaton of P1 (seed 001 Example 2)"})
     yield from run_pictures("seed001-p1-run", P1, 0, P1_STEPS)
+    yield from seed003_pictures()
+    yield from seed004_pictures()
 
 
 def write_all(out: Path = IMG, *, formats: tuple[str, ...] = ("svg", "png"),

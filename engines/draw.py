@@ -29,6 +29,14 @@ accepting state is doubly circled." Here:
 states a run traversed before gray, the transitions it takes thick.
 Rendering calls Graphviz's ``dot`` program; :class:`GraphvizMissing` says how
 to install it.
+
+Engine families draw in their own paper's style by registering a *drawer*
+(:mod:`kleene.engines.drawers`): a function from the compiled automaton to a
+graph with the attributes of :func:`to_graph`, plus optional ones that
+:func:`to_dot` honours (a node's ``shape`` and ``dot`` attributes, a cluster
+given as a path of names for nested clusters, an edge's ``dot`` attributes
+and ``ident``, the key :class:`Highlight` marks it by; the graph's ``notes``,
+lines printed under the legend). The DOT text is written only here.
 """
 
 from __future__ import annotations
@@ -115,11 +123,12 @@ def view_of(n: SESAutomaton) -> AutomatonView:
 @dataclass(frozen=True)
 class Highlight:
     """The marks of seed 000 Fig. 6: ``current`` states black, ``visited`` gray,
-    ``taken`` transitions (``(source, target, variable)``) thick."""
+    ``taken`` transitions (``(source, target, variable)``, or an edge's ``ident`` when
+    its family's drawer gives one) thick."""
 
     current: frozenset[Hashable] = frozenset()
     visited: frozenset[Hashable] = frozenset()
-    taken: frozenset[tuple[Hashable, Hashable, str | None]] = frozenset()
+    taken: frozenset[Hashable] = frozenset()
 
 # ---------------------------------------------------------------- states and guards
 
@@ -293,34 +302,54 @@ def to_dot(g: nx.MultiDiGraph, *, highlight: Highlight | None = None, title: str
                                        "ranksep": "0.45"},
                            node_attr={"fontname": FONT, "fontsize": "12"},
                            edge_attr={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
-    clusters: dict[str | None, list[Hashable]] = {}
-    for q, data in g.nodes(data=True):
-        clusters.setdefault(data["cluster"], []).append(q)
-    # left to right, dot stacks clusters bottom-up: emit them reversed to read top-down
-    ordered = list(clusters.items())[::-1 if rankdir == "LR" else 1]
-    for k, (name, qs) in enumerate(ordered):
-        if name is None:
-            _add_states(dot, g, qs, ids, mark)
-            continue
-        with dot.subgraph(name=f"cluster_{k}") as sub:
-            sub.attr(label=name, style="rounded", color="gray60", fontsize="11")
-            _add_states(sub, g, qs, ids, mark)
+    _add_clusters(dot, g, list(g.nodes), ids, mark, rankdir, [0])
     for source, target, data in g.edges(data=True):
-        thick = (source, target, data["variable"]) in mark.taken
-        dot.edge(ids[source], ids[target], label=_dot_text(data["label"]),
-                 **({"penwidth": "3", "color": "black"} if thick else {}))
+        ident = data.get("ident", (source, target, data["variable"]))
+        attrs = dict(data.get("dot", {}))
+        if ident in mark.taken:
+            attrs.update(penwidth="3", color="black", style="solid")
+        dot.edge(ids[source], ids[target], label=_dot_text(data["label"]), **attrs)
     caption = _caption(g, title, legend)
     if caption:
         dot.attr(label=caption, labelloc="b", labeljust="l", fontsize="11")
     return dot.source
 
 
+def cluster_path(cluster: object) -> tuple[str, ...]:
+    """A node's cluster as a path of names: ``None`` none, a name one, a tuple nested."""
+    if cluster is None:
+        return ()
+    return tuple(cluster) if isinstance(cluster, tuple) else (str(cluster),)
+
+
+def _add_clusters(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashable],
+                  ids: dict[Hashable, str], mark: Highlight, rankdir: str, count: list[int],
+                  depth: int = 0) -> None:
+    """The states ``qs`` (all inside the cluster path's first ``depth`` names): those
+    outside deeper clusters here, the others in one nested subgraph per next name."""
+    clusters: dict[str | None, list[Hashable]] = {}
+    for q in qs:
+        path = cluster_path(g.nodes[q].get("cluster"))
+        clusters.setdefault(path[depth] if len(path) > depth else None, []).append(q)
+    # left to right, dot stacks clusters bottom-up: emit them reversed to read top-down
+    ordered = list(clusters.items())[::-1 if rankdir == "LR" else 1]
+    for name, members in ordered:
+        if name is None:
+            _add_states(dot, g, members, ids, mark)
+            continue
+        count[0] += 1
+        with dot.subgraph(name=f"cluster_{count[0] - 1}") as sub:
+            sub.attr(label=name, style="rounded", color="gray60", fontsize="11")
+            _add_clusters(sub, g, members, ids, mark, rankdir, count, depth + 1)
+
+
 def _add_states(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashable],
                 ids: dict[Hashable, str], mark: Highlight) -> None:
     for q in qs:
         data = g.nodes[q]
-        attrs = {"shape": "doublecircle" if data["accepting"] else "circle",
-                 "width": "0.45", "margin": "0.02"}
+        attrs = {"shape": data.get("shape") or
+                 ("doublecircle" if data["accepting"] else "circle"),
+                 "width": "0.45", "margin": "0.02", **data.get("dot", {})}
         if q in mark.current:
             attrs.update(style="filled", fillcolor="black", fontcolor="white")
         elif q in mark.visited:
@@ -339,6 +368,7 @@ def _dot_text(text: str) -> str:
 
 def _caption(g: nx.MultiDiGraph, title: str | None, legend: bool) -> str:
     lines = [f"{name} = {text}" for name, text in g.graph["legend"]] if legend else []
+    lines += list(g.graph.get("notes", ())) if legend else []
     lines += title.splitlines() if title else []
     return "".join(_dot_text(line) + "\\l" for line in lines)
 
@@ -365,11 +395,14 @@ def render(source: str, fmt: str = "svg") -> bytes:
     return done.stdout
 
 
-def draw(a: Drawable, fmt: str = "svg", *, title: str | None = None,
+def draw(a: Drawable | nx.MultiDiGraph, fmt: str = "svg", *, title: str | None = None,
          highlight: Highlight | None = None, states: str = "auto", guards: str = "auto",
          rankdir: str = "LR", legend: bool = True) -> bytes:
-    """The picture of ``a`` as ``fmt`` bytes: :func:`to_graph`, :func:`to_dot`, :func:`render`."""
-    g = to_graph(a, states=states, guards=guards)
+    """The picture of ``a`` as ``fmt`` bytes: :func:`picture_graph` (or ``a`` itself when it
+    is a graph already), :func:`to_dot`, :func:`render`."""
+    from kleene.engines.drawers import picture_graph
+
+    g = a if isinstance(a, nx.MultiDiGraph) else picture_graph(a, states=states, guards=guards)
     return render(to_dot(g, highlight=highlight, title=title, rankdir=rankdir, legend=legend),
                   fmt)
 
@@ -386,7 +419,8 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
     return suffix
 
 
-def write(a: Drawable, path: str | Path, fmt: str | None = None, **options: object) -> Path:
+def write(a: Drawable | nx.MultiDiGraph, path: str | Path, fmt: str | None = None,
+          **options: object) -> Path:
     """Draw ``a`` into ``path`` (format from ``fmt`` or the suffix); returns the path."""
     out = Path(path)
     data = draw(a, format_for(out, fmt), **options)  # type: ignore[arg-type]

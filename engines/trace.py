@@ -1,4 +1,11 @@
-"""Run traces of the SES automaton, step by step: seed 000 Sec. 4.3 and Fig. 6.
+"""Run traces, step by step: of the SES automaton (seed 000 Sec. 4.3 and Fig. 6, here),
+and of every engine family that registers a *tracer* (:func:`register_tracer`:
+the NFAs of seed 003 in :mod:`kleene.engines.nfa.trace`, the SRTs of seed 004
+in :mod:`kleene.engines.srt.trace`). :func:`trace` finds the tracer by the
+compiled automaton's class (importing its family's ``trace`` module on first
+use); every trace offers :class:`Traced`: ``text()``, ``html()`` (one
+self-contained page, pictures inline, built with :func:`page`) and
+``_repr_html_`` for notebooks.
 
 Example 8: "Each step shows the transition of the automaton instance (``{}``
 if Ñ does not take any transition), the current state and match buffer of Ñ,
@@ -23,8 +30,11 @@ Events are named as in the papers, ``e1`` for position 0.
 from __future__ import annotations
 
 import html
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+import importlib
+import importlib.util
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 import networkx as nx
 
@@ -37,7 +47,7 @@ from kleene.engines.draw import (
     to_graph,
     variable_label,
 )
-from kleene.engines.protocol import Compiled, window_in_units
+from kleene.engines.protocol import Compiled, Counters, window_in_units
 from kleene.engines.ses.automaton import SESTransition
 from kleene.engines.ses.run import CompiledSES, Execution, Instance, event_filter
 from kleene.reference.errors import Unsupported
@@ -92,6 +102,52 @@ class Trace:
         """The run step by step in a notebook (the page of ``kleene trace -o run.html``)."""
         return to_html(self)
 
+    def text(self, first: int | None = None) -> list[str]:
+        """:func:`to_text`."""
+        return to_text(self, first)
+
+    def html(self, first: int | None = None, *, title: str = "Kleene trace",
+             events: Sequence[Event] = ()) -> str:
+        """:func:`to_html`."""
+        return to_html(self, first, title=title, events=events)
+
+
+class Traced(Protocol):
+    """What every family's trace offers (``kleene trace`` prints it)."""
+
+    @property
+    def matches(self) -> tuple[Match, ...]: ...
+
+    def text(self, first: int | None = None) -> list[str]: ...
+
+    def html(self, first: int | None = None, *, title: str = "Kleene trace",
+             events: Sequence[Event] = ()) -> str: ...
+
+    def _repr_html_(self) -> str: ...
+
+
+#: A family's tracer: the compiled automaton and the events → its trace.
+Tracer = Callable[[Any, Iterable[Event]], Traced]
+_TRACERS: dict[type, Tracer] = {}
+
+
+def register_tracer(cls: type, tracer: Tracer) -> None:
+    """Trace instances of ``cls`` with ``tracer``."""
+    _TRACERS[cls] = tracer
+
+
+def tracer_of(compiled: object) -> Tracer | None:
+    """The tracer registered for ``compiled``'s class (its family's ``trace`` module is
+    imported first), or ``None``."""
+    package = type(compiled).__module__.rpartition(".")[0]
+    name = f"{package}.trace"
+    if package.startswith("kleene.engines.") and importlib.util.find_spec(name) is not None:
+        importlib.import_module(name)
+    for cls in type(compiled).__mro__:
+        if cls in _TRACERS:
+            return _TRACERS[cls]
+    return None
+
 
 @dataclass
 class _Recorder:
@@ -113,12 +169,20 @@ class _Recorder:
         return out
 
 
-def trace(compiled: Compiled, events: Iterable[Event]) -> Trace:
-    """Run ``compiled`` over ``events`` and record every step (as ``compiled.run`` does)."""
-    if not isinstance(compiled, CompiledSES):
+def trace(compiled: Compiled, events: Iterable[Event]) -> Any:
+    """Run ``compiled`` over ``events`` and record every step (as ``compiled.run`` does),
+    with the tracer of its family (:class:`Trace` for the SES automaton)."""
+    tracer = tracer_of(compiled)
+    if tracer is None:
         raise Unsupported("a trace follows the instances of one SES automaton (seed 000 "
-                          f"Def. 4); {type(compiled).__name__} is not one (use an engine "
-                          "ses-automaton*)")
+                          "Def. 4), of an NFA (seed 003) or the runs of an SRT (seed 004); "
+                          f"{type(compiled).__name__} is none of them (use an engine "
+                          "ses-automaton*, nfa-* or srt)")
+    return tracer(compiled, events)
+
+
+def trace_ses(compiled: CompiledSES, events: Iterable[Event]) -> Trace:
+    """The SES automaton's trace: every instance's move at every event (Fig. 6)."""
     compiled.counters.reset()
     tau = window_in_units(compiled.pattern.window, compiled.time_unit, events)
     recorder = _Recorder()
@@ -133,6 +197,9 @@ def trace(compiled: Compiled, events: Iterable[Event]) -> Trace:
         expired, moves = recorder.flush()
         steps.append(Step(e, passed, before, expired, moves, tuple(ex.omega), reported))
     return Trace(compiled, tuple(steps), tuple(ex.finish()))
+
+
+register_tracer(CompiledSES, trace_ses)
 
 # ---------------------------------------------------------------- one run (Fig. 6)
 
@@ -194,6 +261,12 @@ def substitution_text(bindings: Mapping[str, Sequence[Event | int]]) -> str:
         es = [f"e{x + 1}" for x in positions[v]]
         parts.append(f"{v}/{es[0]}" if len(es) == 1 else f"{v}/⟨{', '.join(es)}⟩")
     return "{" + ", ".join(parts) + "}"
+
+
+def counters_text(c: Counters) -> str:
+    """``counters: instances_created=7, ...``: every counter of the run, as
+    ``kleene match --counters`` prints them."""
+    return "counters: " + ", ".join(f"{k}={v}" for k, v in c.as_dict().items())
 
 
 def match_text(m: Match) -> str:
@@ -274,6 +347,34 @@ th{background:#eee}pre{background:#f6f6f6;padding:.5em}
 def _svg(data: bytes) -> str:
     text = data.decode("utf-8")
     return text[text.find("<svg"):]
+
+
+def svg_of(g: nx.MultiDiGraph, highlight: Highlight | None = None, *, legend: bool = True,
+           title: str | None = None) -> str:
+    """The picture of graph ``g`` as inline SVG (for a page or a notebook)."""
+    return _svg(render(to_dot(g, highlight=highlight, legend=legend, title=title), "svg"))
+
+
+def page(title: str, parts: Iterable[str]) -> str:
+    """A self-contained HTML page: ``title`` and the HTML ``parts`` (pictures inline)."""
+    head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
+            f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>")
+    return "\n".join([head, *parts, "</body></html>"])
+
+
+def events_table(events: Sequence[Event]) -> str:
+    """The events as an HTML table: name, ts, then every attribute."""
+    keys = list(dict.fromkeys(k for e in events for k in e.attrs))
+    types = any(e.type is not None for e in events)
+    return "<h2>Events</h2>" + table(
+        ["event", "ts", *(["type"] if types else []), *keys],
+        ([event_name(e), e.ts, *([e.type] if types else []),
+          *(e.attrs.get(k, "") for k in keys)] for e in events))
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """An HTML table, every cell escaped."""
+    return _table(header, rows)
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:

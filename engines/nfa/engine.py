@@ -40,6 +40,7 @@ from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.protocol import (
     Counters,
     Feature,
+    Pictured,
     Query,
     Transition,
     WindowReading,
@@ -63,7 +64,7 @@ CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "pre
 
 
 @dataclass
-class CompiledNFA:
+class CompiledNFA(Pictured):
     """One plan per DNF conjunct (one without ``OR``), run eagerly or as chains."""
 
     kind: Kind

@@ -23,7 +23,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kleene.engines.protocol import Counters, Feature, Transition, WindowReading, register
+from kleene.engines.protocol import (
+    Counters,
+    Feature,
+    Pictured,
+    Transition,
+    WindowReading,
+    register,
+)
 from kleene.engines.srt.automaton import SRT, Held, compile_edge, compile_guard, trim
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction, conjuncts
@@ -270,7 +277,7 @@ class Execution:
 
 
 @dataclass
-class CompiledSRT:
+class CompiledSRT(Pictured):
     """An SREMO compiled to an ε-free SRT, ready to run (the ``Compiled`` protocol)."""
 
     srt: SRT

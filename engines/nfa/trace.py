@@ -1,0 +1,295 @@
+"""Run traces of the NFAs of seed 003: per event, the buffers, the live instances, the
+instances created (and from where their events came), the matches reported.
+
+The lazy NFA's reordering is what a trace makes visible (Sec. 3): an event is
+*read* when it arrives (it goes into its type's input buffer) and *evaluated*
+when an instance looks for it, possibly many events later ("an outgoing take
+edge of q2 retrieves events belonging to type B from the input buffer"). Each
+new instance records the events it bound and, for each, whether it came with
+the arrival (``arrival``) or from the buffer (``buffer, read at e2``).
+
+:func:`trace_nfa` drives the engine's own runners (:mod:`.runner`,
+:mod:`.eager`, :mod:`.chain`, :mod:`.tree`) as
+:meth:`~kleene.engines.nfa.engine.CompiledNFA.run` sets them up (the window,
+the order from the first ``sample`` events or the given frequencies), and
+observes instance creation by wrapping each plan's ``bind`` (the one place
+every NFA creates an instance). The tests check that the trace reports the
+engine's match set.
+"""
+
+from __future__ import annotations
+
+import html
+import itertools
+from collections import Counter
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+import networkx as nx
+
+from kleene.engines.draw import Highlight
+from kleene.engines.nfa.chain import ChainRunner, chain_order
+from kleene.engines.nfa.draw import nfa_graph
+from kleene.engines.nfa.eager import EagerRunner
+from kleene.engines.nfa.engine import CompiledNFA
+from kleene.engines.nfa.partial import Partial, Plan
+from kleene.engines.nfa.runner import Runner
+from kleene.engines.nfa.tree import TreeRunner
+from kleene.engines.protocol import window_in_units
+from kleene.engines.trace import (
+    MAX_PICTURED_STEPS,
+    counters_text,
+    event_name,
+    event_text,
+    events_table,
+    match_text,
+    page,
+    register_tracer,
+    substitution_text,
+    svg_of,
+    table,
+)
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.operators.text import format_operator
+
+
+@dataclass(frozen=True)
+class Created:
+    """An instance created at this event: conjunct, the state it left (bound slots), the
+    slot it bound, the events it added and the instance it is."""
+
+    branch: int
+    source: frozenset[int]
+    slot: int
+    new: tuple[Event, ...]
+    instance: Partial
+
+
+@dataclass(frozen=True)
+class NFAStep:
+    """What one event did: was it of a pattern type, the buffers after it (type → events),
+    the instances created, the live ones after it, the matches reported."""
+
+    event: Event
+    relevant: bool
+    buffers: tuple[tuple[str, tuple[Event, ...]], ...]
+    created: tuple[Created, ...]
+    live: tuple[tuple[int, Partial], ...]
+    reported: tuple[Match, ...]
+
+
+@dataclass
+class NFATrace:
+    """A run of a compiled NFA, one :class:`NFAStep` per event, and the matches the end of
+    the stream released (``final``)."""
+
+    compiled: CompiledNFA
+    steps: tuple[NFAStep, ...]
+    final: tuple[Match, ...]
+    graph: nx.MultiDiGraph = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.graph = nfa_graph(self.compiled)
+
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        return tuple(m for s in self.steps for m in s.reported) + self.final
+
+    # ------------------------------------------------------------ names
+
+    def state(self, b: int, p: Partial) -> str:
+        """The state of ``p`` as the picture names it (variables in evaluation order)."""
+        return self._label(b, frozenset(i for i, x in enumerate(p.binds) if x))
+
+    def _label(self, b: int, slots: frozenset[int]) -> str:
+        key = self._node(b, slots)
+        return str(self.graph.nodes[key]["label"]) if key in self.graph else "?"
+
+    def _node(self, b: int, slots: frozenset[int]) -> Hashable:
+        if (b, slots) in self.graph:
+            return (b, slots)
+        return "start" if not slots else "F"
+
+    def binds_text(self, b: int, p: Partial) -> str:
+        plan = self.compiled.plans[b]
+        return substitution_text({plan.shape.slots[i].var: list(x)
+                                  for i, x in enumerate(p.binds) if x})
+
+    def created_text(self, c: Created, now: Event) -> str:
+        """``cb ← b/e3 (arrival)``, ``cba ← a/e1 (buffer: read at e1, evaluated at e5)``."""
+        plan = self.compiled.plans[c.branch]
+        var = plan.shape.slots[c.slot].var
+        came = ", ".join(event_name(e) for e in c.new)
+        if all(e.position == now.position for e in c.new):
+            where = "arrival"
+        else:
+            read = ", ".join(event_name(e) for e in c.new)
+            where = f"buffer: read at {read}, evaluated at {event_name(now)}"
+        return (f"{self._label(c.branch, c.source)} --{var}--> {self.state(c.branch, c.instance)}"
+                f" ← {var}/{came} ({where})  {self.binds_text(c.branch, c.instance)}")
+
+    # ------------------------------------------------------------ text
+
+    def text(self, first: int | None = None) -> list[str]:
+        _every_run(first)
+        """Per event: buffers, instances created, live instances, reports."""
+        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
+        lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
+        lines.append(counters_text(self.compiled.counters))
+        return lines
+
+    def step_text(self, k: int) -> list[str]:
+        """Step ``k``: the event, the buffers, the instances created, the live ones, the
+        reports (indented under the event)."""
+        s = self.steps[k]
+        lines = [event_text(s.event) + ("" if s.relevant else "  [no pattern type]")]
+        if s.buffers:
+            lines.append("  buffers: " + " · ".join(
+                f"{t} [{', '.join(event_name(e) for e in es)}]" for t, es in s.buffers))
+        lines += [f"  new: {self.created_text(c, s.event)}" for c in s.created]
+        lines.append(f"  live ({len(s.live)}): " + ("; ".join(
+            f"{self.state(b, p)} {self.binds_text(b, p)}" for b, p in s.live) or "none"))
+        lines += [f"  reported: {match_text(m)}" for m in s.reported]
+        return lines
+
+    def mark(self, k: int) -> Highlight:
+        """The marks of step ``k``'s picture (see :meth:`highlight`)."""
+        return self.highlight(self.steps[k], self.steps[k - 1].live if k else ())
+
+    # ------------------------------------------------------------ html
+
+    def highlight(self, s: NFAStep, before: Sequence[tuple[int, Partial]]) -> Highlight:
+        """Black: the states of the instances alive before the event; thick: the edges
+        the new instances took."""
+        current = {self._node(b, frozenset(i for i, x in enumerate(p.binds) if x))
+                   for b, p in before}
+        taken = {(c.branch, tuple(sorted(c.source)), c.slot) for c in s.created}
+        return Highlight(current=frozenset(current), taken=frozenset(taken))
+
+    def html(self, first: int | None = None, *, title: str = "Kleene trace",
+             events: Sequence[Event] = ()) -> str:
+        _every_run(first)
+        c = self.compiled
+        parts = [f"<pre>{html.escape(format_operator(c.pattern))}</pre>",
+                 f"<p>{html.escape(_describe(c))}. Black: the states of the instances alive "
+                 "before the event; thick: the edges taken by the instances it created. "
+                 "An event taken from a buffer was read when it arrived and is evaluated "
+                 "only now (seed 003 Sec. 3).</p>", svg_of(self.graph, title="the automaton")]
+        if events:
+            parts.append(events_table(events))
+        before: tuple[tuple[int, Partial], ...] = ()
+        for k, s in enumerate(self.steps):
+            if k == MAX_PICTURED_STEPS:
+                parts.append(f"<p>… {len(self.steps) - k} more steps not shown.</p>")
+                break
+            parts.append(self._html_step(s, before))
+            before = s.live
+        found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
+                        for m in self.final)
+        parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported'}"
+                     "</ul><pre>" + html.escape(self.text()[-1]) + "</pre>")
+        return page(title, parts)
+
+    def _html_step(self, s: NFAStep, before: Sequence[tuple[int, Partial]]) -> str:
+        head = html.escape(event_text(s.event)) + ("" if s.relevant else " — no pattern type")
+        rows: list[Sequence[object]] = [(t, ", ".join(event_name(e) for e in es))
+                                        for t, es in s.buffers]
+        buffers = table(["buffer", "events (oldest first)"], rows) if rows else ""
+        created = table(["instance created"], [(self.created_text(c, s.event),)
+                                               for c in s.created]) if s.created else \
+            "<p>no instance created</p>"
+        live = table(["live instance", "match buffer"],
+                     [(self.state(b, p), self.binds_text(b, p)) for b, p in s.live])
+        reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
+                           for m in s.reported)
+        picture = svg_of(self.graph, self.highlight(s, before), legend=False) \
+            if s.relevant else ""
+        return (f"<div class='step'><h3>{head}</h3>{buffers}{created}{live}{reported}"
+                f"{picture}</div>")
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+
+def _describe(c: CompiledNFA) -> str:
+    kind = {"eager": "the eager NFA (seed 003 Sec. 2.2)",
+            "chain": "the Lazy Chain NFA (Secs. 3-4)", "tree": "the Tree NFA (Sec. 7)"}[c.kind]
+    if c.kind == "chain" and len(c.plans) > 1:
+        kind = "the Lazy Multi-Chain NFA (Sec. 5)"
+    return f"Run of {kind}, {len(c.plans)} conjunct(s)"
+
+
+def _observe(plan: Plan, branch: int, out: list[Created]) -> Plan:
+    """A copy of ``plan`` whose ``bind`` also records each instance it creates."""
+    mine = replace(plan)
+    bind = mine.bind
+
+    def recorded(p: Partial, slot: int, new: tuple[Event, ...], stage: int, c: object
+                 ) -> Partial:
+        q = bind(p, slot, new, stage, c)  # type: ignore[arg-type]
+        source = frozenset(i for i, x in enumerate(p.binds) if x)
+        out.append(Created(branch, source, slot, new, q))
+        return q
+    object.__setattr__(mine, "bind", recorded)
+    return mine
+
+
+def trace_nfa(compiled: CompiledNFA, events: Iterable[Event]) -> NFATrace:
+    """Run ``compiled`` over ``events`` as its ``run`` does, recording every step."""
+    c = compiled
+    c.counters.reset()
+    stream = list(events)
+    bound = (None if c.pattern.window is None else
+             window_in_units(c.pattern.window, c.time_unit, events, c.reading))
+    created: list[Created] = []
+    plans = [_observe(replace(p, bound=bound), b, created) for b, p in enumerate(c.plans)]
+    if c.kind != "eager" and c.frequencies is None:
+        counts = Counter(e.type for e in itertools.islice(stream, c.sample)
+                         if e.type is not None)
+        c.orders = tuple(chain_order(p, {t: float(k) for t, k in counts.items()})
+                         for p in plans)
+    lazy = {"chain": ChainRunner, "tree": TreeRunner}
+    runners: list[Runner] = [EagerRunner(p, c.counters) if c.kind == "eager"
+                             else lazy[c.kind](p, c.counters, c.orders[b])
+                             for b, p in enumerate(plans)]
+    relevant = c.relevant()
+    seen: set[Match] = set()
+    steps = []
+    for e in stream:
+        c.counters.events_read += 1
+        ok = relevant is None or e.type in relevant
+        reported: list[Match] = []
+        if ok:
+            for r in runners:
+                reported += [m for m in r.step(e) if m not in seen]
+                seen.update(reported)
+        else:
+            c.counters.events_filtered += 1
+        steps.append(NFAStep(e, ok, _buffers(runners), tuple(created),
+                             tuple((b, p) for b, r in enumerate(runners) for p in r.live),
+                             tuple(dict.fromkeys(reported))))
+        created.clear()
+    final = [m for r in runners for m in r.close() if m not in seen]
+    return NFATrace(c, tuple(steps), tuple(dict.fromkeys(final)))
+
+
+def _buffers(runners: Sequence[Runner]) -> tuple[tuple[str, tuple[Event, ...]], ...]:
+    """The input buffers (lazy NFAs) and negation buffers, type → events in the window."""
+    out: dict[str, tuple[Event, ...]] = {}
+    for r in runners:
+        for t, buf in getattr(r, "buffers", {}).items():
+            out.setdefault(t or "ANY", tuple(buf.events[buf.head:]))
+        for t, q in r.negbuf.events.items():
+            out.setdefault(f"NOT {t or 'ANY'}", tuple(q))
+    return tuple(out.items())
+
+
+def _every_run(first: int | None) -> None:
+    if first is not None:
+        raise Unsupported("--run follows one run of the SES automaton (seed 000 Fig. 6); "
+                          "this trace shows every run")
+
+
+register_tracer(CompiledNFA, trace_nfa)

@@ -1,0 +1,205 @@
+"""Run traces of the SRT engines: seed 004 Alg. 1, one configuration set per element.
+
+Per element: the runs alive before it (a run is a configuration ``[j, q, v]``,
+Def. 4.3, plus the positions it marked: the engine keeps runs that agree on
+state and registers as one *group* whose marks are a set of alternatives,
+:class:`~kleene.engines.srt.run.Marks`), for each the transitions that fire
+(``φ ↑ o ↓ W``, as the picture labels them), the runs after it with their
+registers (``r1 = e1``) and marks, and the matches reported. Under policy
+``stream`` a fresh run starts in the start state at every element (the
+``⊤*`` prefix of report Sec. 4.3). Example 4.5's run is the group that goes
+``q0 → q1 → q1 → q1 → qf`` on Table 1's first four elements.
+
+:func:`trace_srt` steps the engine's own :class:`~kleene.engines.srt.run.Execution`
+and evaluates each group's transitions once more with the engine's compiled
+tests to say which fired (the engine does not keep that).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from kleene.engines.draw import Highlight
+from kleene.engines.srt.automaton import Edge, Held, compile_edge
+from kleene.engines.srt.draw import compiled_srt_graph, output_text
+from kleene.engines.srt.run import ROOT, CompiledSRT, Execution, Marks, expand, union
+from kleene.engines.trace import (
+    MAX_PICTURED_STEPS,
+    counters_text,
+    event_name,
+    event_text,
+    events_table,
+    match_text,
+    page,
+    register_tracer,
+    svg_of,
+    table,
+)
+from kleene.reference.conditions import TRUE
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.syntax import format_condition
+
+#: At most this many alternative mark sets are printed per group.
+MAX_MARKS = 6
+
+Group = tuple[int, tuple[Held | None, ...]]
+
+
+@dataclass(frozen=True)
+class Run:
+    """A group of runs: state, registers, and the sets of positions they marked."""
+
+    state: int
+    registers: tuple[Held | None, ...]
+    marks: tuple[tuple[int, ...], ...]
+
+
+@dataclass(frozen=True)
+class SRTStep:
+    """One element: the runs before it, the transitions fired (run, edge), the runs
+    after it, the matches reported."""
+
+    event: Event
+    before: tuple[Run, ...]
+    fired: tuple[tuple[Run, Edge], ...]
+    after: tuple[Run, ...]
+    reported: tuple[Match, ...]
+
+
+@dataclass
+class SRTTrace:
+    """A run of a compiled SRT, one :class:`SRTStep` per element."""
+
+    compiled: CompiledSRT
+    registers: tuple[str, ...]
+    steps: tuple[SRTStep, ...]
+    final: tuple[Match, ...]
+    graph: nx.MultiDiGraph = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.graph = compiled_srt_graph(self.compiled)
+
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        return tuple(m for s in self.steps for m in s.reported) + self.final
+
+    def run_text(self, r: Run) -> str:
+        """``q1 [r1 = e1] marked {e1}``: the configuration and what the group marked."""
+        regs = ", ".join(f"{name} = {event_name(h.event) if h else '♯'}"
+                         for name, h in zip(self.registers, r.registers, strict=True))
+        sets = [("{" + ", ".join(f"e{k + 1}" for k in m) + "}") for m in r.marks[:MAX_MARKS]]
+        more = f" … +{len(r.marks) - MAX_MARKS}" if len(r.marks) > MAX_MARKS else ""
+        return (f"q{r.state}" + (f" [{regs}]" if regs else "") +
+                f" marked {' | '.join(sets)}{more}")
+
+    @staticmethod
+    def edge_text(e: Edge) -> str:
+        """``q1 --~.type = 'S' AND ~.id = r1.id ↑ ●--> q3`` (``⊤`` for ``TRUE``, as the
+        picture writes it)."""
+        shown = e.shown_guard()
+        guard = "⊤" if shown == TRUE else format_condition(shown)
+        clocks = "".join(f" AND {c}" for c in e.clocks)
+        return f"q{e.source} --{guard}{clocks} {output_text(e)}--> q{e.target}"
+
+    def text(self, first: int | None = None) -> list[str]:
+        _every_run(first)
+        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
+        lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
+        lines.append(counters_text(self.compiled.counters))
+        return lines
+
+    def step_text(self, k: int) -> list[str]:
+        """Step ``k``: the element, the transitions that fire from which run, the runs
+        after it, the reports (indented under the element)."""
+        s = self.steps[k]
+        lines = [event_text(s.event)]
+        lines += [f"  fires: {self.edge_text(e)}  from {self.run_text(r)}" for r, e in s.fired]
+        lines.append(f"  runs ({len(s.after)}): " +
+                     ("; ".join(self.run_text(r) for r in s.after) or "none"))
+        lines += [f"  reported: {match_text(m)}" for m in s.reported]
+        return lines
+
+    def mark(self, k: int) -> Highlight:
+        """Step ``k``'s picture: black the states of the runs before the element, thick
+        the transitions that fire."""
+        s = self.steps[k]
+        return Highlight(current=frozenset(r.state for r in s.before),
+                         taken=frozenset(e for _, e in s.fired))
+
+    def html(self, first: int | None = None, *, title: str = "Kleene trace",
+             events: Sequence[Event] = ()) -> str:
+        _every_run(first)
+        c = self.compiled
+        parts = [f"<p>Run of the SRT (seed 004 Alg. 1), policy <b>{c.policy}</b>. Black: the "
+                 "states of the runs before the element; thick: the transitions that fire. "
+                 "Runs that agree on state and registers are one group; ● marks the "
+                 "element.</p>", svg_of(self.graph, title="the SRT")]
+        if events:
+            parts.append(events_table(events))
+        for k in range(len(self.steps)):
+            if k == MAX_PICTURED_STEPS:
+                parts.append(f"<p>… {len(self.steps) - k} more steps not shown.</p>")
+                break
+            parts.append(self._html_step(k))
+        found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
+                        for m in self.final)
+        parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported'}"
+                     "</ul><pre>" + html.escape(self.text()[-1]) + "</pre>")
+        return page(title, parts)
+
+    def _html_step(self, k: int) -> str:
+        s = self.steps[k]
+        fired = table(["run before", "transition fired"],
+                      [(self.run_text(r), self.edge_text(e)) for r, e in s.fired]) \
+            if s.fired else "<p>no transition fires</p>"
+        after = table(["run after"], [(self.run_text(r),) for r in s.after])
+        reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
+                           for m in s.reported)
+        picture = svg_of(self.graph, self.mark(k), legend=False)
+        return (f"<div class='step'><h3>{html.escape(event_text(s.event))}</h3>{fired}{after}"
+                f"{reported}{picture}</div>")
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+
+def _runs(groups: dict[Group, Marks]) -> tuple[Run, ...]:
+    memo: dict[int, set[tuple[int, ...]]] = {}
+    return tuple(Run(q, regs, tuple(sorted(expand(m, memo))))
+                 for (q, regs), m in sorted(groups.items(), key=lambda g: g[0][0]))
+
+
+def trace_srt(compiled: CompiledSRT, events: Iterable[Event]) -> SRTTrace:
+    """Run ``compiled`` over ``events`` (every element stepped), recording every step."""
+    c = compiled
+    c.counters.reset()
+    ex = Execution(c.srt, c.policy, c.counters, faithful=c.faithful)
+    tests = {e: compile_edge(e, ex.slots) for e in c.srt.edges}
+    steps = []
+    for u in events:
+        groups = dict(ex.groups)
+        if c.policy == "stream":
+            key = (c.srt.start, ex.empty)
+            groups[key] = ROOT if key not in groups else union([groups[key], ROOT])
+        before = _runs(groups)
+        fired = tuple((r, e) for r in before for e in c.srt.out[r.state]
+                      if tests[e](u, r.registers))
+        reported = tuple(ex.step(u))
+        steps.append(SRTStep(u, before, fired, _runs(ex.groups), reported))
+    ex.flush()
+    return SRTTrace(c, tuple(ex.slots), tuple(steps), tuple(ex.finish()))
+
+
+def _every_run(first: int | None) -> None:
+    if first is not None:
+        raise Unsupported("--run follows one run of the SES automaton (seed 000 Fig. 6); "
+                          "this trace shows every run")
+
+
+register_tracer(CompiledSRT, trace_srt)
