@@ -22,6 +22,18 @@ ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree
 #: iterates single events only).
 OUTSIDE = {"PATTERN SEQ(A a, B b)+"}
 
+
+def refused(pattern: str, policy: str) -> str | None:
+    """Why compile must refuse a claimed test (``Unsupported`` matching this), if it must:
+    an iteration of a sub-pattern (Sec. 4.5 iterates single events only), or ``next`` with
+    ``OR`` (the multi-chain runs the DNF, whose runs are not the pattern's:
+    docs/errata.md#seed-003-next-dnf)."""
+    if pattern.strip() in OUTSIDE:
+        return "sub-pattern"
+    if policy == "next" and "OR(" in pattern:
+        return "seed-003-next-dnf"
+    return None
+
 TESTS = [(case, test) for case, test in iter_tests(load_case_files())
          if case.language == "operator" and test.check == "matches"]
 
@@ -46,8 +58,9 @@ def test_worked_example(name: str, item: tuple) -> None:
             continue
         ran += 1
         stream = case.stream_of(test)
-        if case.pattern.strip() in OUTSIDE:
-            with pytest.raises(Unsupported, match="sub-pattern"):
+        why = refused(case.pattern, test.policy)
+        if why is not None:
+            with pytest.raises(Unsupported, match=why):
                 compile_query(e, query)
             continue
         got = list(compile_query(e, query).run(stream))
@@ -64,5 +77,5 @@ def test_every_engine_runs_some_examples() -> None:
         e = engine(name)
         ran = [t for t in TESTS
                if claims(e, Query.parse(t[0].pattern, language="operator", policy=t[1].policy))
-               and t[0].pattern.strip() not in OUTSIDE]
+               and refused(t[0].pattern, t[1].policy) is None]
         assert len(ran) >= 17, name

@@ -113,9 +113,38 @@ def test_outside_the_fragment(text: str, why: str) -> None:
         engine("nfa-chain").compile(parse_operator(text))
 
 
-def test_unclaimed_policy() -> None:
-    with pytest.raises(Unsupported, match="operator:next"):
-        engine("nfa-chain").compile(parse_operator("PATTERN SEQ(A a, B b)"), policy="next")
+def test_next_with_or_is_refused() -> None:
+    """docs/errata.md#seed-003-next-dnf: under ``next`` the multi-chain's runs (the DNF's)
+    are not the pattern's, so the policy is not applied to them."""
+    with pytest.raises(Unsupported, match="seed-003-next-dnf"):
+        engine("nfa-multichain").compile(parse_operator("PATTERN SEQ(A a, OR(B b, C c))"),
+                                         policy="next")
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_next_skips_nothing_it_could_take(name: str) -> None:
+    """Skip-till-next-match on A A B B B (hand-computed): a run from a0 cannot take a1
+    (a is bound) and must take the first B. SEQ(A a, B b): {a0, b2}, {a1, b2}.
+    SEQ(A a, B+ b[]): a run never skips a B it could add, so b binds every B from the
+    first one on: {a0, b2 b3 b4}, {a1, b2 b3 b4}."""
+    s = stream("A A B B B")
+    got, _ = run(engine(name), "PATTERN SEQ(A a, B b) WITHIN 10", s, "next")
+    assert sorted(got) == sorted([Match.of({"a": [0], "b": [2]}), Match.of({"a": [1], "b": [2]})])
+    got, _ = run(engine(name), "PATTERN SEQ(A a, B+ b[]) WITHIN 10", s, "next")
+    assert sorted(got) == sorted([Match.of({"a": [0], "b": [2, 3, 4]}),
+                                  Match.of({"a": [1], "b": [2, 3, 4]})])
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_partition_contiguous(name: str) -> None:
+    """A1 B2 B1 (ID after the type): SEQ(A a, B b) WHERE a.ID = b.ID partitions by ID;
+    {a0, b2} is contiguous in partition 1 (b1 is in partition 2), under contiguous it is not."""
+    s = stream("A B B", ID=[1, 2, 1])
+    text = "PATTERN SEQ(A a, B b) WHERE a.ID = b.ID WITHIN 10"
+    got, _ = run(engine(name), text, s, "partition-contiguous")
+    assert got == [Match.of({"a": [0], "b": [2]})]
+    got, _ = run(engine(name), text, s, "contiguous")
+    assert got == []
 
 
 def test_multichain_reports_a_shared_match_once() -> None:

@@ -16,8 +16,10 @@ before matching starts and then matched like the rest.
 
 Each engine claims, for operator patterns, the constructs it computes exactly
 like the reference (:mod:`kleene.reference.operators`) within its fragment
-(:mod:`.shape`: iterations and negations of single events), the policies
-``any`` and ``contiguous`` (a filter on Γ, exact) and both window readings.
+(:mod:`.shape`: iterations and negations of single events), every policy (a
+filter on Γ: ``contiguous`` on positions, ``next`` and ``partition-contiguous``
+with the reference's predicates, :mod:`.selection`; ``next`` without ``OR``)
+and both window readings.
 Outside the fragment, compile raises :class:`~kleene.reference.errors.Unsupported`.
 """
 
@@ -35,6 +37,7 @@ from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.runner import Runner
+from kleene.engines.nfa.selection import FILTERED, Selection, check_next, select
 from kleene.engines.nfa.shape import shape_of
 from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.protocol import (
@@ -59,7 +62,7 @@ Kind = Literal["eager", "chain", "tree"]
 
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
-           STRICT_WINDOW, "any", "contiguous")
+           STRICT_WINDOW, "any", "contiguous", "next", "partition-contiguous")
 
 
 @dataclass
@@ -73,6 +76,8 @@ class CompiledNFA:
     reading: WindowReading
     frequencies: Mapping[str, float] | None = None
     sample: int = 1000
+    #: ``next`` or ``partition-contiguous``: a filter on Γ applied while running (:mod:`.selection`)
+    policy: str = "any"
     counters: Counters = field(default_factory=Counters)
     #: the order σ of each chain in the last run (or the one given frequencies imply)
     orders: tuple[tuple[int, ...], ...] = ()
@@ -155,7 +160,10 @@ class CompiledNFA:
             EagerRunner(p, self.counters) if self.kind == "eager"
             else lazy[self.kind](p, self.counters, self.orders[b])
             for b, p in enumerate(plans)]
-        return self._drive(runners, stream, bound)
+        if self.policy not in FILTERED:
+            return self._drive(runners, stream, bound)
+        sel = Selection(self.pattern, self.policy, bound, self.relevant())
+        return select(sel, self._drive(runners, sel.watch(stream), bound))
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""
@@ -238,6 +246,8 @@ class NFAEngine:
         if has_or(pattern.expr) and not self.multichain:
             raise Unsupported(f"engine {self.name!r} has no OR; use nfa-multichain "
                               "(seed 003 Sec. 5)")
+        if chosen == "next":
+            check_next(pattern.expr)
         plans = []
         for branch in dnf(pattern.expr):
             shape = shape_of(branch)
@@ -246,7 +256,7 @@ class NFAEngine:
                               first_chance=self.first_chance,
                               max_instances=self.max_instances))
         return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
-                           self.frequencies, self.sample)
+                           self.frequencies, self.sample, chosen)
 
 
 register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))
