@@ -26,8 +26,10 @@ if TYPE_CHECKING:
 def slot(b: _Builder, p: Kleene) -> list[int]:
     """The slot of ``p`` (a Kleene operator over a primitive)."""
     if not isinstance(p.part, Primitive):
-        raise Unsupported("the NFA engines iterate single events only (seed 003 Sec. 4.5: "
-                          "B+ b[]); an iteration of a sub-pattern is not supported")
+        raise Unsupported("the NFA engines iterate single events only: seed 003 Sec. 4.5 "
+                          "defines the lazy NFA of B+ b[] (the subsets of B events as an "
+                          "artificial event type), not of an iterated sub-pattern; "
+                          "use the reference")
     return b.primitive(p.part, p.low, p.high)
 
 
