@@ -175,3 +175,32 @@ def test_first_chance_waits_for_a_slot_of_the_negated_type() -> None:
     fc = NFAEngine("fc", "chain", first_chance=True, frequencies={"A": 1, "C": 1, "B": 5})
     got, _ = run(fc, text, stream("A B C"))
     assert got == [Match.of({"a": [0], "b": [1], "c": [2]})]
+
+
+@pytest.mark.parametrize("kind", ["chain", "tree"])
+def test_group_by_attribute(kind: str) -> None:
+    """Sec. 4.5.3 on A B B B C with x = 1 2 1 for the B's (hand-computed): under
+    prev(b.x) = b.x the matches bind {b1}, {b2}, {b3}, {b1 b3}. Without grouping the
+    iterate edge builds all 7 subsets of the three B's; hashed by x, only 3 + 1."""
+    s = stream("A B B B C", x=[0, 1, 2, 1, 0])
+    text = "PATTERN SEQ(A a, B+ b[], C c) WHERE prev(b.x) = b.x WITHIN 10"
+    expected = {Match.of({"a": [0], "b": bs, "c": [4]}) for bs in ([1], [2], [3], [1, 3])}
+    subsets = {}
+    for group_by in (True, False):
+        e = NFAEngine("g", kind, multichain=kind == "tree", group_by=group_by,
+                      frequencies={"A": 1, "C": 1, "B": 3})
+        got, compiled = run(e, text, s)
+        assert sorted(got) == sorted(expected)
+        subsets[group_by] = compiled.counters.subsets
+    assert subsets == {True: 4, False: 7}
+
+
+def test_group_by_refuses_another_value_on_arrival() -> None:
+    """The eager NFA's open slot b (x = 1) does not take a B of x = 2: no instance for
+    {b1 b2} or {a b1 b2}."""
+    s = stream("A B B C", x=[0, 1, 2, 0])
+    text = "PATTERN SEQ(A a, B+ b[], C c) WHERE prev(b.x) = b.x WITHIN 10"
+    on, off = (run(NFAEngine("e", "eager", group_by=g), text, s) for g in (True, False))
+    assert sorted(on[0]) == sorted(off[0]) == sorted(
+        Match.of({"a": [0], "b": [i], "c": [3]}) for i in (1, 2))
+    assert on[1].counters.instances_created < off[1].counters.instances_created

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kleene.engines.nfa.buffers import Buffer
-from kleene.engines.nfa.iteration import subsets
+from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.protocol import Counters
@@ -140,7 +140,8 @@ class ChainRunner(Runner):
             for b in ok:
                 self._enter(plan.bind(q, s, (b,), k + 1, c), s)
             return
-        for subset in subsets(ok, shape.slots[s].high):
+        for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
+            c.subsets += 1
             if len(subset) > 1:
                 c.predicate_evaluations += 1
                 if (plan.bound is not None and max(q.last, subset[-1].ts)

@@ -231,6 +231,8 @@ class NFAEngine:
     frequencies: Mapping[str, float] | None = None
     sample: int = 1000
     max_instances: int = DEFAULT_MAX_INSTANCES
+    #: the group-by-attribute optimisation of Sec. 4.5.3 (exact; off only to measure it)
+    group_by: bool = True
 
     @property
     def capabilities(self) -> frozenset[Feature]:
@@ -254,7 +256,7 @@ class NFAEngine:
             placed = place(shape, branch_conditions(branch, pattern.conditions))
             plans.append(Plan(shape, placed, None, contiguous=chosen == "contiguous",
                               first_chance=self.first_chance,
-                              max_instances=self.max_instances))
+                              max_instances=self.max_instances, group_by=self.group_by))
         return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
                            self.frequencies, self.sample, chosen)
 

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kleene.engines.nfa.conditions import Placed
+from kleene.engines.nfa.iteration import group_attribute, same_group
 from kleene.engines.nfa.negation import forbidden, interval
 from kleene.engines.nfa.shape import Shape
 from kleene.engines.protocol import Counters
@@ -73,9 +74,15 @@ class Plan:
     contiguous: bool = False
     first_chance: bool = False
     max_instances: int = DEFAULT_MAX_INSTANCES
+    #: apply the group-by-attribute optimisation (Sec. 4.5.3, :mod:`.iteration`)
+    group_by: bool = True
 
     def __post_init__(self) -> None:
         self.n = len(self.shape.slots)
+        #: per slot: the attribute its events must share (Sec. 4.5.3), or ``None``
+        self.groups: tuple[str | None, ...] = tuple(
+            group_attribute(s.var, self.placed.final) if s.iterated and self.group_by else None
+            for s in self.shape.slots)
         self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
         self.neg_types = frozenset(x.type for x in self.shape.negations)
         self.types = tuple(s.type for s in self.shape.slots)
@@ -94,6 +101,9 @@ class Plan:
         s = self.shape.slots[slot]
         have = p.binds[slot]
         if s.high is not None and len(have) + len(new) > s.high:
+            return False
+        group = self.groups[slot]
+        if have and group is not None and not same_group(group, have, new):
             return False
         lo, hi = new[0].ts, new[-1].ts
         if self.bound is not None and max(p.last, hi) - min(p.first, lo) > self.bound:

@@ -26,7 +26,7 @@ tree keeps its first root.
 from __future__ import annotations
 
 from kleene.engines.nfa.chain import ChainRunner
-from kleene.engines.nfa.iteration import subsets
+from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
@@ -157,7 +157,8 @@ class TreeRunner(ChainRunner):
                 if self._epoch_ok(epoch, s, b):
                     self._enter(self._bind(q, s, (b,), epoch), s)
             return
-        for subset in subsets(ok, shape.slots[s].high):
+        for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
+            c.subsets += 1
             if not self._epoch_ok(epoch, s, subset[0]):  # the slot's first event decides
                 continue
             if len(subset) > 1:
