@@ -18,8 +18,8 @@ Each engine claims, for operator patterns, the constructs it computes exactly
 like the reference (:mod:`kleene.reference.operators`) within its fragment
 (:mod:`.shape`: iterations and negations of single events), every policy (a
 filter on Γ: ``contiguous`` on positions, ``next`` and ``partition-contiguous``
-with the reference's predicates, :mod:`.selection`; ``next`` without ``OR``)
-and both window readings.
+with the reference's predicates, :mod:`.selection`; ``next`` by the engines
+without ``OR`` only) and both window readings.
 Outside the fragment, compile raises :class:`~kleene.reference.errors.Unsupported`.
 """
 
@@ -37,7 +37,7 @@ from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.runner import Runner
-from kleene.engines.nfa.selection import FILTERED, Selection, check_next, select
+from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.shape import shape_of
 from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.protocol import (
@@ -62,7 +62,7 @@ Kind = Literal["eager", "chain", "tree"]
 
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
-           STRICT_WINDOW, "any", "contiguous", "next", "partition-contiguous")
+           STRICT_WINDOW, "any", "contiguous", "partition-contiguous")
 
 
 @dataclass
@@ -236,7 +236,8 @@ class NFAEngine:
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        extra = ("disjunction",) if self.multichain else ()
+        # ``next`` is a filter on Γ where a match has one run: without OR (.selection)
+        extra = ("disjunction",) if self.multichain else ("next",)
         return Feature.of("operator", *CLAIMED, *extra)
 
     def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
@@ -248,8 +249,6 @@ class NFAEngine:
         if has_or(pattern.expr) and not self.multichain:
             raise Unsupported(f"engine {self.name!r} has no OR; use nfa-multichain "
                               "(seed 003 Sec. 5)")
-        if chosen == "next":
-            check_next(pattern.expr)
         plans = []
         for branch in dnf(pattern.expr):
             shape = shape_of(branch)

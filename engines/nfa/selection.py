@@ -17,7 +17,7 @@ predicates to each match it finds, over the events it has read:
   :mod:`.shape`) a match has exactly one tree (:func:`tree_of`), so "some run
   of it never skipped an event" is that run's verdict. With ``OR`` the runs of
   the multi-chain are not those of the pattern (``docs/errata.md#seed-003-next-dnf``):
-  :func:`check_next` refuses it.
+  the engines with ``OR`` do not claim ``next``.
 
 The events read are kept in :class:`Recent` (by absolute position) as long as
 a match still to be decided may read them.
@@ -45,14 +45,12 @@ from kleene.reference.operators.derivations import (
 )
 from kleene.reference.operators.pattern import (
     Conj,
-    Disj,
     Kleene,
     Neg,
     Node,
     OperatorPattern,
     Primitive,
     Seq,
-    walk,
 )
 from kleene.reference.operators.policies import is_next, partition_attributes
 from kleene.reference.policies import is_contiguous
@@ -71,17 +69,6 @@ def tree_of(p: Node, m: Match) -> Tree:
     if isinstance(p, (Seq, Conj)):
         return Parts(tuple(tree_of(q, m) for q in p.parts if not isinstance(q, Neg)))
     raise Unsupported(f"policy next: no single run for {type(p).__name__} here")
-
-
-def check_next(expr: Node) -> None:
-    """Raise :class:`Unsupported` unless ``next`` is a filter on this fragment's Γ."""
-    for q in walk(expr):
-        if isinstance(q, Disj):
-            raise Unsupported("policy next with OR: the multi-chain's runs are those of the "
-                              "DNF, not the pattern's (docs/errata.md#seed-003-next-dnf)")
-        if isinstance(q, Kleene) and not isinstance(q.part, Primitive):
-            raise Unsupported("policy next over an iteration of a sub-pattern: a match has "
-                              "several runs (iterations split differently)")
 
 
 class Recent(Sequence[Event]):
