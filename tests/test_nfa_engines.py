@@ -204,3 +204,21 @@ def test_group_by_refuses_another_value_on_arrival() -> None:
     assert sorted(on[0]) == sorted(off[0]) == sorted(
         Match.of({"a": [0], "b": [i], "c": [3]}) for i in (1, 2))
     assert on[1].counters.instances_created < off[1].counters.instances_created
+
+
+def test_match_budget_reaches_the_instance_budget(capsys, tmp_path) -> None:
+    """``kleene match --budget N``: N bounds the NFA's instances alive at once; past it,
+    one line on stderr naming the budget and the option that raises it."""
+    from kleene.cli import main
+
+    (tmp_path / "q.op").write_text("PATTERN SEQ(A a, B+ b[], C c) WITHIN 1000\n")
+    (tmp_path / "e.csv").write_text("ts,type\n" + "".join(
+        f"{i},{t}\n" for i, t in enumerate("A" + "B" * 12 + "C")))
+    argv = ["match", "--pattern", str(tmp_path / "q.op"), "--events", str(tmp_path / "e.csv"),
+            "--type-field", "type", "--engine", "nfa-eager"]
+    assert main([*argv, "--count"]) == 0   # 2^12 - 1 matches within the default budget
+    assert capsys.readouterr().out.strip() == "4095"
+    assert main([*argv, "--budget", "100"]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "budget steps=100 exceeded" in err
+    assert "NFA instances alive at once" in err and "--budget N" in err

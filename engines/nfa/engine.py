@@ -50,6 +50,7 @@ from kleene.engines.protocol import (
     require,
     window_in_units,
 )
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, conjunction
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -78,6 +79,9 @@ class CompiledNFA:
     sample: int = 1000
     #: ``next`` or ``partition-contiguous``: a filter on Γ applied while running (:mod:`.selection`)
     policy: str = "any"
+    #: the run's search budget (``kleene match --budget``): its limit bounds the instances
+    #: alive at once, in place of ``max_instances`` (:meth:`.partial.Plan.check_budget`)
+    budget: Budget | None = None
     counters: Counters = field(default_factory=Counters)
     #: the order σ of each chain in the last run (or the one given frequencies imply)
     orders: tuple[tuple[int, ...], ...] = ()
@@ -147,7 +151,7 @@ class CompiledNFA:
         self.counters.reset()
         bound = (None if self.pattern.window is None else
                  window_in_units(self.pattern.window, self.time_unit, events, self.reading))
-        plans = [replace(p, bound=bound) for p in self.plans]
+        plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
         stream: Iterator[Event] = iter(events)
         if self.kind != "eager" and self.frequencies is None:
             head = list(itertools.islice(stream, self.sample))

@@ -31,6 +31,7 @@ from kleene.engines.nfa.iteration import group_attribute, same_group
 from kleene.engines.nfa.negation import forbidden, interval
 from kleene.engines.nfa.shape import Shape
 from kleene.engines.protocol import Counters
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import holds
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event
@@ -76,6 +77,8 @@ class Plan:
     max_instances: int = DEFAULT_MAX_INSTANCES
     #: apply the group-by-attribute optimisation (Sec. 4.5.3, :mod:`.iteration`)
     group_by: bool = True
+    #: the run's budget, whose limit bounds the instances alive (``None``: ``max_instances``)
+    budget: Budget | None = None
 
     def __post_init__(self) -> None:
         self.n = len(self.shape.slots)
@@ -242,11 +245,16 @@ class Plan:
         yield m
 
     def check_budget(self, live: int) -> None:
-        if live > self.max_instances:
-            raise BudgetExceeded("nfa-instances", self.max_instances,
-                                 "running an NFA (instances alive at once; skip-till-any-match "
-                                 "over an iteration creates one per subset: narrow the window "
-                                 "or raise max_instances)")
+        """Stop once more than the instance budget are alive: ``budget`` (the run's
+        :class:`~kleene.reference.budget.Budget`, ``kleene match --budget``) when
+        given, else ``max_instances``."""
+        b = self.budget
+        limit = self.max_instances if b is None else b.limit
+        if live > limit:
+            name, what = ("nfa-instances", "running an NFA") if b is None else (b.name, b.what)
+            raise BudgetExceeded(name, limit,
+                                 f"{what}: NFA instances alive at once (skip-till-any-match "
+                                 "over an iteration creates one per subset)")
 
 
 class NegationBuffers:
