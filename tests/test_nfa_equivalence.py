@@ -17,7 +17,9 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Feature, engine
+from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
+from kleene.reference.events import Stream
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 SINGLE = ("nfa-eager", "nfa-chain", "nfa-chain-fc")  # no OR: these claim next too
@@ -51,6 +53,8 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
     freqs = data.draw(st.none() | frequencies, label="frequencies")
     e = variant(name, freqs)
     expected = reference_or_reject(pattern, stream, policy)
+    if data.draw(st.booleans(), label="columnar"):  # the filter over columns (columns.py)
+        stream = Stream.from_columns(columns_of(stream.events), stream.time_unit)
     got = list(e.compile(pattern, policy=policy).run(stream))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)

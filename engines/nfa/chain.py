@@ -33,8 +33,10 @@ from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
+from kleene.reference.match import Match
 
 _INF = float("inf")
+_NONE: list[Match] = []
 
 
 def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
@@ -67,6 +69,29 @@ class ChainRunner(Runner):
         self.buffers: dict[str | None, Buffer] = {s.type: Buffer() for s in plan.shape.slots}
         self.iterated = tuple(i for i in sigma if plan.shape.slots[i].iterated)
         self._added: list[Partial] = []
+        # the fast path of :meth:`step`: only for typed slots and no negation
+        first = plan.types[sigma[0]] if sigma else None
+        self._starts = first
+        self._fast = (bool(sigma) and first is not None and None not in self.buffers
+                      and not plan.neg_types)
+        # the last slot's events become matches at once when nothing else is checked then
+        self._direct = not (plan.first_chance or plan.placed.final or plan.shape.negations
+                            or plan.contiguous or self.iterated)
+
+    def step(self, e: Event) -> list[Match]:
+        """:meth:`Runner.step`; while no instance is alive, an event that starts none
+        (not of σ's first type) is only buffered, which is all the full step would do."""
+        if self._fast and not self.live and e.type != self._starts:
+            b = self.buffers.get(e.type)
+            if b is not None:
+                bound = self.plan.bound
+                if bound is not None and e.ts - self._pruned > bound / 2:
+                    self._pruned = e.ts
+                    self.expire(e.ts)
+                b.add(e)
+                self.c.buffer_operations += 1
+            return _NONE
+        return super().step(e)
 
     def expire(self, ts: float) -> None:
         if self.plan.bound is not None:
@@ -137,6 +162,11 @@ class ChainRunner(Runner):
         found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
         ok = [b for b in found if plan.admits(q, s, (b,), c)]
         if not shape.slots[s].iterated:
+            if self._direct and k + 1 == plan.n:
+                # what _enter(bind(...)) would do: count the instance, report its match
+                c.instances_created += len(ok)
+                self.out.extend(plan.match_with(q, s, b) for b in ok)
+                return
             for b in ok:
                 self._enter(plan.bind(q, s, (b,), k + 1, c), s)
             return

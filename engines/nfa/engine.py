@@ -32,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from kleene.engines.nfa.chain import ChainRunner, chain_order
+from kleene.engines.nfa.columns import kept_events
 from kleene.engines.nfa.conditions import place
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, has_or
 from kleene.engines.nfa.eager import EagerRunner
@@ -152,7 +153,9 @@ class CompiledNFA:
         bound = (None if self.pattern.window is None else
                  window_in_units(self.pattern.window, self.time_unit, events, self.reading))
         plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
-        stream: Iterator[Event] = iter(events)
+        kept = (None if self.policy == "partition-contiguous"
+                else kept_events(events, plans, self.counters))
+        stream: Iterator[Event] = iter(events) if kept is None else kept
         if self.kind != "eager" and self.frequencies is None:
             head = list(itertools.islice(stream, self.sample))
             counts = Counter(e.type for e in head if e.type is not None)
@@ -164,10 +167,14 @@ class CompiledNFA:
             EagerRunner(p, self.counters) if self.kind == "eager"
             else lazy[self.kind](p, self.counters, self.orders[b])
             for b, p in enumerate(plans)]
-        if self.policy not in FILTERED:
-            return self._drive(runners, stream, bound)
-        sel = Selection(self.pattern, self.policy, bound, self.relevant())
-        return select(sel, self._drive(runners, sel.watch(stream), bound))
+        sel = (Selection(self.pattern, self.policy, bound, self.relevant())
+               if self.policy in FILTERED else None)
+        if sel is not None:
+            stream = sel.watch(stream)  # every event the NFA is given, for the policy
+        if kept is None:
+            stream = self._filtered(stream, self.relevant())
+        found = self._drive(runners, stream, bound)
+        return found if sel is None else select(sel, found)
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""
@@ -178,7 +185,6 @@ class CompiledNFA:
 
     def _drive(self, runners: list[Runner], stream: Iterator[Event],
                bound: float | None) -> Iterator[Match]:
-        stream = self._filtered(stream, self.relevant())
         if len(runners) == 1:
             (r,) = runners
             step = r.step

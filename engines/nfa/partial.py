@@ -90,6 +90,8 @@ class Plan:
         self.neg_types = frozenset(x.type for x in self.shape.negations)
         self.types = tuple(s.type for s in self.shape.slots)
         self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
+        #: (variable, slot) sorted by variable: the order of a match's bindings
+        self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots))
 
     # ------------------------------------------------------------ edges
 
@@ -206,7 +208,18 @@ class Plan:
     # ------------------------------------------------------------ matches
 
     def match(self, p: Partial) -> Match:
-        return Match.of(self.gamma(p))
+        """The match of ``p``: its bindings sorted by variable (a slot's events are in
+        stream order, distinct, by construction), as :meth:`Match.of` would sort them."""
+        binds = p.binds
+        return Match(tuple((var, tuple(e.position for e in binds[i]))
+                           for var, i in self.named if binds[i]))
+
+    def match_with(self, p: Partial, slot: int, e: Event) -> Match:
+        """The match of ``p`` with ``e`` bound to its last unbound ``slot`` (no new instance)."""
+        binds = p.binds
+        return Match(tuple((var, (e.position,) if i == slot
+                            else tuple(x.position for x in binds[i]))
+                           for var, i in self.named))
 
     def finish(self, p: Partial, c: Counters, negbuf: NegationBuffers,
                pending: Pending) -> Iterator[Match]:

@@ -25,9 +25,9 @@ a match still to be decided may read them.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import cast, overload
 
@@ -72,29 +72,34 @@ def tree_of(p: Node, m: Match) -> Tree:
 
 
 class Recent(Sequence[Event]):
-    """The events read since ``offset``, indexed by their absolute position (what the
-    reference's predicates read as the stream, ``s[i]`` and ``s.events[i:j]``)."""
+    """The events read, indexed by their absolute position (what the reference's
+    predicates read as the stream, ``s[i]`` and ``s.events[i:j]``). Positions may
+    skip the events filtered out before the NFA (:mod:`.columns`): a slice holds
+    the events read in it."""
 
     def __init__(self) -> None:
-        self.items: deque[Event] = deque()
-        self.offset = 0
+        self.items: list[Event] = []
+        self.positions: list[int] = []
+        self.times: list[float] = []
+        self.head = 0
 
     @property
     def events(self) -> Recent:
         return self
 
     def add(self, e: Event) -> None:
-        if not self.items:
-            self.offset = e.position
         self.items.append(e)
+        self.positions.append(e.position)
+        self.times.append(e.ts)
 
     def forget_before(self, ts: float) -> None:
-        while self.items and self.items[0].ts < ts:
-            self.items.popleft()
-            self.offset += 1
+        self.head = bisect.bisect_left(self.times, ts, self.head)
+        if self.head > 4096 and 2 * self.head > len(self.items):
+            del self.items[:self.head], self.positions[:self.head], self.times[:self.head]
+            self.head = 0
 
     def __len__(self) -> int:
-        return self.offset + len(self.items)
+        return self.positions[-1] + 1 if self.positions else 0
 
     @overload
     def __getitem__(self, i: int) -> Event: ...
@@ -104,10 +109,15 @@ class Recent(Sequence[Event]):
 
     def __getitem__(self, i: int | slice) -> Event | Sequence[Event]:
         if isinstance(i, slice):
-            start = max(0, (i.start or self.offset) - self.offset)
-            stop = None if i.stop is None else max(0, i.stop - self.offset)
-            return list(itertools.islice(self.items, start, stop))
-        return self.items[i - self.offset]
+            lo = self.head if i.start is None else bisect.bisect_left(
+                self.positions, i.start, self.head)
+            hi = len(self.items) if i.stop is None else bisect.bisect_left(
+                self.positions, i.stop, lo)
+            return self.items[lo:hi]
+        k = bisect.bisect_left(self.positions, i, self.head)
+        if k == len(self.items) or self.positions[k] != i:
+            raise IndexError(f"position {i} was not read or was forgotten")
+        return self.items[k]
 
 
 class Selection:

@@ -43,6 +43,7 @@ class TreeRunner(ChainRunner):
 
     def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...]) -> None:
         super().__init__(plan, counters, sigma)
+        self._fast = False  # every event counts for the root's choice (take)
         #: switch j: (slot s_j, position t_j, ts of t_j); switch 0 is the start
         self.switches: list[tuple[int, int, float]] = [(sigma[0], -1, -_INF)]
         #: the epochs whose root still creates instances
