@@ -133,3 +133,31 @@ def test_tree_switches_on_drift() -> None:
     got = list(tree.run(s))
     assert tree.counters.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
+
+
+JOINED = ("PATTERN SEQ(A a, B b, C c) WITHIN {w}", "PATTERN AND(A a, B b, C c) WITHIN {w}",
+          "PATTERN AND(SEQ(A a, B b), C c) WITHIN {w}",
+          "PATTERN SEQ(AND(A a, B b), C c) WITHIN {w}", "PATTERN SEQ(C c, A a) WITHIN {w}")
+
+
+@given(stream=typed_streams(max_size=12), text=st.sampled_from(JOINED), w=st.integers(0, 4),
+       policy=st.sampled_from(("any", "contiguous")), freqs=st.none() | frequencies)
+def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, policy: str,
+                                             freqs: dict[str, int] | None) -> None:
+    """The chain's lookups over a loaded stream's columns (join.py), every state at once,
+    find the reference's matches, and count the instances the event-by-event chain does."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, policy)
+    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
+    e = variant("nfa-chain", freqs)
+    got = list(e.compile(pattern, policy=policy).run(columnar))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+    chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(pattern, policy=policy)
+    list(chain.run(stream))
+    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(pattern,
+                                                                                  policy=policy)
+    list(joined_freq.run(columnar))
+    assert joined_freq.counters.instances_created == chain.counters.instances_created

@@ -77,6 +77,12 @@ class ChainRunner(Runner):
         # the last slot's events become matches at once when nothing else is checked then
         self._direct = not (plan.first_chance or plan.placed.final or plan.shape.negations
                             or plan.contiguous or self.iterated)
+        # the slots whose buffered candidates need no predicate but between()'s: a
+        # single typed event, no condition, a type no other slot has (so never taken)
+        types = [sl.type for sl in plan.shape.slots]
+        self._free = tuple(
+            sl.type is not None and not sl.iterated and not plan.placed.incremental[sl.index]
+            and types.count(sl.type) == 1 for sl in plan.shape.slots)
 
     def step(self, e: Event) -> list[Match]:
         """:meth:`Runner.step`; while no instance is alive, an event that starts none
@@ -160,7 +166,12 @@ class ChainRunner(Runner):
         else:
             low, high = q.last - plan.bound, q.first + plan.bound
         found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
-        ok = [b for b in found if plan.admits(q, s, (b,), c)]
+        if self._free[s]:
+            # admits() would hold: between() bounds ts by the order and the window
+            c.predicate_evaluations += len(found)
+            ok = found
+        else:
+            ok = [b for b in found if plan.admits(q, s, (b,), c)]
         if not shape.slots[s].iterated:
             if self._direct and k + 1 == plan.n:
                 # what _enter(bind(...)) would do: count the instance, report its match

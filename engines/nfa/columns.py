@@ -9,6 +9,10 @@ or a source read in batches) those rows are dropped with Arrow's kernels
 three-valued semantics) and only the others become events, their positions
 preserved, as the SES engines do (:func:`kleene.engines.ses.run.candidates`).
 
+The events are built with the attributes some condition of the pattern reads
+only (:func:`read_attributes`): the NFAs read attributes through conditions
+alone, and a match is positions.
+
 Dropping them changes no match: timestamps do not decrease, so a window
 only expires later what it would have expired at the dropped event; the
 negated types are kept whole (a negated event forbids through its own
@@ -29,8 +33,9 @@ import pyarrow.compute as pc
 
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
+from kleene.reference.columnar import Columns as EventColumns
 from kleene.reference.columnar import column_batches
-from kleene.reference.conditions import Condition
+from kleene.reference.conditions import Condition, subterms
 from kleene.reference.events import Event
 
 #: Rows of a loaded stream filtered at once.
@@ -55,20 +60,35 @@ def tests(plans: Sequence[Plan]) -> list[Test] | None:
     return list(dict.fromkeys(out))
 
 
-def kept_events(events: Iterable[Event], plans: Sequence[Plan],
+def read_attributes(conditions: Iterable[Condition]) -> frozenset[str]:
+    """The attributes ``conditions`` read (through ``v.A``, ``prev(v.A)``, aggregates)."""
+    return frozenset(a for c in conditions for t in subterms(c)
+                     if (a := getattr(t, "attr", None)) is not None)
+
+
+def kept_events(events: Iterable[Event], plans: Sequence[Plan], conditions: Sequence[Condition],
                 counters: Counters) -> Iterator[Event] | None:
     """The events of ``events`` that pass one of :func:`tests`, filtered over columns
-    (``events_read`` and ``events_filtered`` counted); ``None`` without columns."""
+    (``events_read`` and ``events_filtered`` counted), with the attributes that
+    ``conditions`` (the pattern's) read; ``None`` without columns."""
     checks = tests(plans)
     if checks is None:
         return None
     batches = column_batches(events, ROWS)
     if batches is None:
         return None
-    return _rows(batches, checks, counters)
+    return _rows(batches, checks, read_attributes(conditions), counters)
 
 
-def _rows(batches: Iterable[tuple[int, Any]], checks: list[Test],
+def _projected(part: EventColumns, read: frozenset[str]) -> EventColumns:
+    """``part`` with the attribute columns in ``read`` only."""
+    names = [n for n in part.attrs.column_names if n in read]
+    return EventColumns(part.ts, part.types, part.attrs.select(names),
+                        {n: k for n, k in part.kinds.items() if n in read},
+                        part.sparse & read)
+
+
+def _rows(batches: Iterable[tuple[int, Any]], checks: list[Test], read: frozenset[str],
           counters: Counters) -> Iterator[Event]:
     from kleene.engines.windows.columns import ArrowColumns
 
@@ -92,4 +112,4 @@ def _rows(batches: Iterable[tuple[int, Any]], checks: list[Test],
         index = np.flatnonzero(kept)
         counters.events_read += n
         counters.events_filtered += n - len(index)
-        yield from part.events(index, offset=start)
+        yield from _projected(part, read).events(index, offset=start)
