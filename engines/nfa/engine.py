@@ -154,13 +154,15 @@ class CompiledNFA:
         bound = (None if self.pattern.window is None else
                  window_in_units(self.pattern.window, self.time_unit, events, self.reading))
         plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
-        columns = getattr(events, "columns", None)
-        if (self.kind == "chain" and len(plans) == 1 and columns is not None
-                and columns.types is not None and join.eligible(plans[0], self.policy)):
-            counted = self.frequencies or join.frequencies(columns, plans[0])
-            self.orders = (chain_order(plans[0], counted),)
-            return join.run(columns, plans[0], self.orders[0], self.counters,
-                            self.policy == "contiguous")
+        if (self.kind == "chain" and len(plans) == 1 and join.typed(events)
+                and join.eligible(plans[0], self.policy)):
+            read = join.read(events)
+            if read is not None:
+                stamps, types = read
+                counted = self.frequencies or join.frequencies(types, plans[0])
+                self.orders = (chain_order(plans[0], counted),)
+                return join.run(stamps, types, plans[0], self.orders[0], self.counters,
+                                self.policy == "contiguous")
         kept = (None if self.policy == "partition-contiguous"
                 else kept_events(events, plans, self.pattern.conditions, self.counters))
         stream: Iterator[Event] = iter(events) if kept is None else kept

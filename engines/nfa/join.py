@@ -4,9 +4,10 @@ Seed 003 Sec. 3: the chain takes the slots in ascending order of frequency;
 entering state k, an instance looks into the buffer of σ(k+1)'s type for the
 events that fit (strictly after the bound slots before it, strictly before
 those after it, within the window). Over a loaded stream
-(:attr:`~kleene.reference.events.Stream.columns`) the per-type buffers are
-built from the columns (positions and timestamps as numpy arrays, no event
-objects) and each state's lookups run for all its instances together: two
+(:attr:`~kleene.reference.events.Stream.columns`, or a source read in batches
+of columns, its timestamps and types read whole first) the per-type buffers
+are built from the columns (positions and timestamps as numpy arrays, no
+event objects) and each state's lookups run for all its instances together: two
 binary searches per instance (``np.searchsorted``) give the range of fitting
 buffered events, and the instances of state k+1 are the ranges expanded.
 Because the edge predicate is symmetric (Sec. 6: any order yields the same
@@ -28,11 +29,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
+from kleene.reference.columnar import column_batches
 from kleene.reference.match import Match
+
+#: Rows per batch read.
+ROWS = 65_536
 
 
 def eligible(plan: Plan, policy: str) -> bool:
@@ -46,24 +52,51 @@ def eligible(plan: Plan, policy: str) -> bool:
             and len(set(types)) == len(types))
 
 
-def frequencies(columns: Any, plan: Plan) -> dict[str, float]:
-    """Events per type of the plan's slots, counted on the columns."""
-    counts = pc.value_counts(columns.types).to_pylist()
+def read(events: Any) -> tuple[np.ndarray, Any] | None:
+    """The timestamps (numpy) and types (Arrow) of every event of a loaded stream or a
+    source read in batches of columns (:func:`~kleene.reference.columnar.column_batches`,
+    read whole: two columns); ``None`` for events without columns or types."""
+    batches = column_batches(events, ROWS)
+    if batches is None:
+        return None
+    stamps, types, at = [], [], 0
+    for start, part in batches:
+        if part.types is None or start != at:
+            raise ValueError("batches of columns must be consecutive and typed")
+        stamps.append(np.asarray(part.ts.to_numpy()))
+        types += part.types.chunks
+        at += len(part)
+    if not stamps:
+        return np.zeros(0), pa.chunked_array([], pa.string())
+    return np.concatenate(stamps), pa.chunked_array(types)
+
+
+def typed(events: Any) -> bool:
+    """Whether ``events`` has columns (loaded, or read in batches) with a type column."""
+    columns = getattr(events, "columns", None)
+    if columns is not None:
+        return columns.types is not None
+    return callable(getattr(events, "batches", None))
+
+
+def frequencies(types: Any, plan: Plan) -> dict[str, float]:
+    """Events per type of the plan's slots, counted on the type column."""
+    counts = pc.value_counts(types).to_pylist()
     wanted = {s.type for s in plan.shape.slots}
     return {d["values"]: float(d["counts"]) for d in counts if d["values"] in wanted}
 
 
-def run(columns: Any, plan: Plan, sigma: tuple[int, ...], counters: Counters,
-        contiguous: bool) -> Iterator[Match]:
-    """Every match of ``plan`` over ``columns`` by the chain σ (see the module docstring)."""
-    n_rows = len(columns)
+def run(ts_all: np.ndarray, types: Any, plan: Plan, sigma: tuple[int, ...],
+        counters: Counters, contiguous: bool) -> Iterator[Match]:
+    """Every match of ``plan`` over the columns ``ts_all`` and ``types`` (:func:`read`)
+    by the chain σ (see the module docstring)."""
+    n_rows = len(ts_all)
     counters.events_read += n_rows
-    ts_all = np.asarray(columns.ts.to_numpy())
     slots = plan.shape.slots
     pos: list[np.ndarray] = []
     times: list[np.ndarray] = []
     for slot in slots:
-        mask = pc.fill_null(pc.equal(columns.types, slot.type), False)
+        mask = pc.fill_null(pc.equal(types, slot.type), False)
         p = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False)))
         pos.append(p)
         times.append(ts_all[p])
