@@ -232,6 +232,8 @@ def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
                           f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
                           "--engine or --policy")
     compiled = compile_query(eng, query)
+    if budget is not None and hasattr(compiled, "budget"):
+        compiled.budget = budget  # type: ignore[attr-defined]  # an engine that draws on it
     source: Iterable[Event] = stream if events is None else events
     if budget is None:
         found = set(compiled.run(source))

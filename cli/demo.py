@@ -34,7 +34,7 @@ from kleene.cli.common import (
     paper_notation,
     plural,
 )
-from kleene.cli.demo_engines import Row, ses_engines
+from kleene.cli.demo_engines import Row, claiming_engines
 from kleene.cli.demo_report import print_table, write_report
 from kleene.conformance.cases import (
     Case,
@@ -197,7 +197,7 @@ def run(args: argparse.Namespace) -> int:
 def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
                  out: TextIO) -> tuple[list[Row], list[str]]:
     """Every engine beside the reference: worked examples, the stock stream, Spark."""
-    names = ses_engines()
+    names = claiming_engines()
     print(f"\n━━ engines: {', '.join(names)}", file=out)
     rows = demo_engines.worked_examples(cases, names)
     notes = ["engines run under each policy they claim exactly (engines/protocol.py); "

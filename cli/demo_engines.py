@@ -1,5 +1,6 @@
-"""The engines part of ``kleene demo``: every engine beside the reference,
-single-process, on the worked examples and on the stock stream.
+"""The engines part of ``kleene demo``: every registered engine beside the reference,
+single-process, on the worked examples (each on the tests it claims, whatever
+its family) and, for SES patterns, on the stock stream.
 
 Each measurement is a :class:`Row` of the agreement table: which engine, on
 which workload, under which policy, how many matches, whether they equal the
@@ -52,14 +53,12 @@ class Row:
         return self.events / self.seconds if self.seconds > 1e-6 else None
 
 
-def ses_engines() -> list[str]:
-    """The registered engines that claim at least one policy for SES patterns."""
-    out = []
-    for name in engine_names():
-        e = engine(name)
-        if any(f.kind == "policy" and f.language == "ses" for f in e.capabilities):
-            out.append(name)
-    return out
+def claiming_engines() -> list[str]:
+    """Every registered engine, of every family (SES, match windows, NFA, SRT, ...),
+    that claims at least one policy of some language: each runs, on the worked
+    examples, the tests it claims (:func:`~kleene.engines.protocol.claims`)."""
+    return [name for name in engine_names()
+            if any(f.kind == "policy" for f in engine(name).capabilities)]
 
 
 def run_engine(e: Engine, pattern: SESPattern, events: Sequence[Event], policy: str,

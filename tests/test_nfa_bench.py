@@ -30,3 +30,10 @@ def test_skewed_stream_is_skewed() -> None:
     s = seed003.skewed_stream(3000, 100)
     counts = {t: sum(e.type == t for e in s) for t in "ABC"}
     assert counts["A"] > 5 * counts["B"] > 5 * counts["C"] > 0
+
+
+def test_group_by_table_agrees() -> None:
+    table = seed003.grouped(seed003.Settings(events=300, ratios=(3,), window=10,
+                                             stock_limit=None))
+    assert [row[-1] for row in table.rows] == ["yes"]
+    assert all(len(row) == len(table.columns) for row in table.rows)

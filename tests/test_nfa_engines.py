@@ -104,8 +104,8 @@ def test_contiguous_filters_the_matches() -> None:
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ("PATTERN SEQ(A a, B b)+", "sub-pattern"),
-    ("PATTERN SEQ(A a, NOT(SEQ(B b, C c)), D d)", "negated sub-pattern"),
+    ("PATTERN SEQ(A a, B b)+", "operator:iterated-subpattern"),
+    ("PATTERN SEQ(A a, NOT(SEQ(B b, C c)), D d)", "operator:negated-subpattern"),
     ("PATTERN SEQ(A a, OR(B b, C c))", "operator:disjunction"),
 ])
 def test_outside_the_fragment(text: str, why: str) -> None:
@@ -113,9 +113,38 @@ def test_outside_the_fragment(text: str, why: str) -> None:
         engine("nfa-chain").compile(parse_operator(text))
 
 
-def test_unclaimed_policy() -> None:
+def test_next_is_not_claimed_with_or() -> None:
+    """docs/errata.md#seed-003-next-dnf: under ``next`` the multi-chain's runs (the DNF's)
+    are not the pattern's, so the engines with OR do not claim the policy."""
     with pytest.raises(Unsupported, match="operator:next"):
-        engine("nfa-chain").compile(parse_operator("PATTERN SEQ(A a, B b)"), policy="next")
+        engine("nfa-multichain").compile(parse_operator("PATTERN SEQ(A a, OR(B b, C c))"),
+                                         policy="next")
+
+
+@pytest.mark.parametrize("name", ["nfa-eager", "nfa-chain", "nfa-chain-fc"])
+def test_next_skips_nothing_it_could_take(name: str) -> None:
+    """Skip-till-next-match on A A B B B (hand-computed): a run from a0 cannot take a1
+    (a is bound) and must take the first B. SEQ(A a, B b): {a0, b2}, {a1, b2}.
+    SEQ(A a, B+ b[]): a run never skips a B it could add, so b binds every B from the
+    first one on: {a0, b2 b3 b4}, {a1, b2 b3 b4}."""
+    s = stream("A A B B B")
+    got, _ = run(engine(name), "PATTERN SEQ(A a, B b) WITHIN 10", s, "next")
+    assert sorted(got) == sorted([Match.of({"a": [0], "b": [2]}), Match.of({"a": [1], "b": [2]})])
+    got, _ = run(engine(name), "PATTERN SEQ(A a, B+ b[]) WITHIN 10", s, "next")
+    assert sorted(got) == sorted([Match.of({"a": [0], "b": [2, 3, 4]}),
+                                  Match.of({"a": [1], "b": [2, 3, 4]})])
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_partition_contiguous(name: str) -> None:
+    """A1 B2 B1 (ID after the type): SEQ(A a, B b) WHERE a.ID = b.ID partitions by ID;
+    {a0, b2} is contiguous in partition 1 (b1 is in partition 2), under contiguous it is not."""
+    s = stream("A B B", ID=[1, 2, 1])
+    text = "PATTERN SEQ(A a, B b) WHERE a.ID = b.ID WITHIN 10"
+    got, _ = run(engine(name), text, s, "partition-contiguous")
+    assert got == [Match.of({"a": [0], "b": [2]})]
+    got, _ = run(engine(name), text, s, "contiguous")
+    assert got == []
 
 
 def test_multichain_reports_a_shared_match_once() -> None:
@@ -146,3 +175,50 @@ def test_first_chance_waits_for_a_slot_of_the_negated_type() -> None:
     fc = NFAEngine("fc", "chain", first_chance=True, frequencies={"A": 1, "C": 1, "B": 5})
     got, _ = run(fc, text, stream("A B C"))
     assert got == [Match.of({"a": [0], "b": [1], "c": [2]})]
+
+
+@pytest.mark.parametrize("kind", ["chain", "tree"])
+def test_group_by_attribute(kind: str) -> None:
+    """Sec. 4.5.3 on A B B B C with x = 1 2 1 for the B's (hand-computed): under
+    prev(b.x) = b.x the matches bind {b1}, {b2}, {b3}, {b1 b3}. Without grouping the
+    iterate edge builds all 7 subsets of the three B's; hashed by x, only 3 + 1."""
+    s = stream("A B B B C", x=[0, 1, 2, 1, 0])
+    text = "PATTERN SEQ(A a, B+ b[], C c) WHERE prev(b.x) = b.x WITHIN 10"
+    expected = {Match.of({"a": [0], "b": bs, "c": [4]}) for bs in ([1], [2], [3], [1, 3])}
+    subsets = {}
+    for group_by in (True, False):
+        e = NFAEngine("g", kind, multichain=kind == "tree", group_by=group_by,
+                      frequencies={"A": 1, "C": 1, "B": 3})
+        got, compiled = run(e, text, s)
+        assert sorted(got) == sorted(expected)
+        subsets[group_by] = compiled.counters.subsets
+    assert subsets == {True: 4, False: 7}
+
+
+def test_group_by_refuses_another_value_on_arrival() -> None:
+    """The eager NFA's open slot b (x = 1) does not take a B of x = 2: no instance for
+    {b1 b2} or {a b1 b2}."""
+    s = stream("A B B C", x=[0, 1, 2, 0])
+    text = "PATTERN SEQ(A a, B+ b[], C c) WHERE prev(b.x) = b.x WITHIN 10"
+    on, off = (run(NFAEngine("e", "eager", group_by=g), text, s) for g in (True, False))
+    assert sorted(on[0]) == sorted(off[0]) == sorted(
+        Match.of({"a": [0], "b": [i], "c": [3]}) for i in (1, 2))
+    assert on[1].counters.instances_created < off[1].counters.instances_created
+
+
+def test_match_budget_reaches_the_instance_budget(capsys, tmp_path) -> None:
+    """``kleene match --budget N``: N bounds the NFA's instances alive at once; past it,
+    one line on stderr naming the budget and the option that raises it."""
+    from kleene.cli import main
+
+    (tmp_path / "q.op").write_text("PATTERN SEQ(A a, B+ b[], C c) WITHIN 1000\n")
+    (tmp_path / "e.csv").write_text("ts,type\n" + "".join(
+        f"{i},{t}\n" for i, t in enumerate("A" + "B" * 12 + "C")))
+    argv = ["match", "--pattern", str(tmp_path / "q.op"), "--events", str(tmp_path / "e.csv"),
+            "--type-field", "type", "--engine", "nfa-eager"]
+    assert main([*argv, "--count"]) == 0   # 2^12 - 1 matches within the default budget
+    assert capsys.readouterr().out.strip() == "4095"
+    assert main([*argv, "--budget", "100"]) != 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "budget steps=100 exceeded" in err
+    assert "NFA instances alive at once" in err and "--budget N" in err

@@ -17,10 +17,15 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Feature, engine
+from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
+from kleene.reference.events import Stream
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
-CLAIMED = [(name, policy) for name in ENGINES for policy in ("any", "contiguous")]
+SINGLE = ("nfa-eager", "nfa-chain", "nfa-chain-fc")  # no OR: these claim next too
+CLAIMED = [(name, policy) for name in ENGINES
+           for policy in ("any", "contiguous", "partition-contiguous")]
+CLAIMED += [(name, "next") for name in SINGLE]
 
 frequencies = st.fixed_dictionaries({t: st.integers(0, 5) for t in TYPES})
 
@@ -36,7 +41,7 @@ def variant(name: str, freqs: dict[str, int] | None) -> NFAEngine:
 @pytest.mark.parametrize(("name", "policy"), CLAIMED)
 def test_claims(name: str, policy: str) -> None:
     assert Feature("operator", policy) in engine(name).capabilities
-    assert Feature("operator", "next") not in engine(name).capabilities
+    assert (Feature("operator", "next") in engine(name).capabilities) == (name in SINGLE)
 
 
 @pytest.mark.parametrize(("name", "policy"), CLAIMED)
@@ -48,6 +53,8 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
     freqs = data.draw(st.none() | frequencies, label="frequencies")
     e = variant(name, freqs)
     expected = reference_or_reject(pattern, stream, policy)
+    if data.draw(st.booleans(), label="columnar"):  # the filter over columns (columns.py)
+        stream = Stream.from_columns(columns_of(stream.events), stream.time_unit)
     got = list(e.compile(pattern, policy=policy).run(stream))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
@@ -126,3 +133,31 @@ def test_tree_switches_on_drift() -> None:
     got = list(tree.run(s))
     assert tree.counters.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
+
+
+JOINED = ("PATTERN SEQ(A a, B b, C c) WITHIN {w}", "PATTERN AND(A a, B b, C c) WITHIN {w}",
+          "PATTERN AND(SEQ(A a, B b), C c) WITHIN {w}",
+          "PATTERN SEQ(AND(A a, B b), C c) WITHIN {w}", "PATTERN SEQ(C c, A a) WITHIN {w}")
+
+
+@given(stream=typed_streams(max_size=12), text=st.sampled_from(JOINED), w=st.integers(0, 4),
+       policy=st.sampled_from(("any", "contiguous")), freqs=st.none() | frequencies)
+def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, policy: str,
+                                             freqs: dict[str, int] | None) -> None:
+    """The chain's lookups over a loaded stream's columns (join.py), every state at once,
+    find the reference's matches, and count the instances the event-by-event chain does."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, policy)
+    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
+    e = variant("nfa-chain", freqs)
+    got = list(e.compile(pattern, policy=policy).run(columnar))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+    chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(pattern, policy=policy)
+    list(chain.run(stream))
+    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(pattern,
+                                                                                  policy=policy)
+    list(joined_freq.run(columnar))
+    assert joined_freq.counters.instances_created == chain.counters.instances_created

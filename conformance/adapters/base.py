@@ -32,7 +32,7 @@ PEERS = Path(os.environ.get("KLEENE_PEERS", Path(__file__).resolve().parents[2] 
 
 #: What the adapters claim: the operator language under strict contiguity.
 CLAIMS = Feature.of("operator", "contiguous", "partition-contiguous", "kleene", "repetition",
-                    "window-strict")
+                    "iterated-subpattern", "window-strict")
 
 
 class MRBackend:

@@ -28,13 +28,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from kleene.engines.nfa.buffers import Buffer
-from kleene.engines.nfa.iteration import subsets
+from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
+from kleene.reference.match import Match
 
 _INF = float("inf")
+_NONE: list[Match] = []
 
 
 def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
@@ -67,6 +69,35 @@ class ChainRunner(Runner):
         self.buffers: dict[str | None, Buffer] = {s.type: Buffer() for s in plan.shape.slots}
         self.iterated = tuple(i for i in sigma if plan.shape.slots[i].iterated)
         self._added: list[Partial] = []
+        # the fast path of :meth:`step`: only for typed slots and no negation
+        first = plan.types[sigma[0]] if sigma else None
+        self._starts = first
+        self._fast = (bool(sigma) and first is not None and None not in self.buffers
+                      and not plan.neg_types)
+        # the last slot's events become matches at once when nothing else is checked then
+        self._direct = not (plan.first_chance or plan.placed.final or plan.shape.negations
+                            or plan.contiguous or self.iterated)
+        # the slots whose buffered candidates need no predicate but between()'s: a
+        # single typed event, no condition, a type no other slot has (so never taken)
+        types = [sl.type for sl in plan.shape.slots]
+        self._free = tuple(
+            sl.type is not None and not sl.iterated and not plan.placed.incremental[sl.index]
+            and types.count(sl.type) == 1 for sl in plan.shape.slots)
+
+    def step(self, e: Event) -> list[Match]:
+        """:meth:`Runner.step`; while no instance is alive, an event that starts none
+        (not of σ's first type) is only buffered, which is all the full step would do."""
+        if self._fast and not self.live and e.type != self._starts:
+            b = self.buffers.get(e.type)
+            if b is not None:
+                bound = self.plan.bound
+                if bound is not None and e.ts - self._pruned > bound / 2:
+                    self._pruned = e.ts
+                    self.expire(e.ts)
+                b.add(e)
+                self.c.buffer_operations += 1
+            return _NONE
+        return super().step(e)
 
     def expire(self, ts: float) -> None:
         if self.plan.bound is not None:
@@ -135,12 +166,23 @@ class ChainRunner(Runner):
         else:
             low, high = q.last - plan.bound, q.first + plan.bound
         found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
-        ok = [b for b in found if plan.admits(q, s, (b,), c)]
+        if self._free[s]:
+            # admits() would hold: between() bounds ts by the order and the window
+            c.predicate_evaluations += len(found)
+            ok = found
+        else:
+            ok = [b for b in found if plan.admits(q, s, (b,), c)]
         if not shape.slots[s].iterated:
+            if self._direct and k + 1 == plan.n:
+                # what _enter(bind(...)) would do: count the instance, report its match
+                c.instances_created += len(ok)
+                self.out.extend(plan.match_with(q, s, b) for b in ok)
+                return
             for b in ok:
                 self._enter(plan.bind(q, s, (b,), k + 1, c), s)
             return
-        for subset in subsets(ok, shape.slots[s].high):
+        for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
+            c.subsets += 1
             if len(subset) > 1:
                 c.predicate_evaluations += 1
                 if (plan.bound is not None and max(q.last, subset[-1].ts)

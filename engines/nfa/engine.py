@@ -16,8 +16,10 @@ before matching starts and then matched like the rest.
 
 Each engine claims, for operator patterns, the constructs it computes exactly
 like the reference (:mod:`kleene.reference.operators`) within its fragment
-(:mod:`.shape`: iterations and negations of single events), the policies
-``any`` and ``contiguous`` (a filter on Γ, exact) and both window readings.
+(:mod:`.shape`: iterations and negations of single events), every policy (a
+filter on Γ: ``contiguous`` on positions, ``next`` and ``partition-contiguous``
+with the reference's predicates, :mod:`.selection`; ``next`` by the engines
+without ``OR`` only) and both window readings.
 Outside the fragment, compile raises :class:`~kleene.reference.errors.Unsupported`.
 """
 
@@ -29,12 +31,15 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from kleene.engines.nfa import join
 from kleene.engines.nfa.chain import ChainRunner, chain_order
+from kleene.engines.nfa.columns import kept_events
 from kleene.engines.nfa.conditions import place
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.runner import Runner
+from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.shape import shape_of
 from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.protocol import (
@@ -48,6 +53,7 @@ from kleene.engines.protocol import (
     require,
     window_in_units,
 )
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, conjunction
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -60,7 +66,7 @@ Kind = Literal["eager", "chain", "tree"]
 
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
-           STRICT_WINDOW, "any", "contiguous")
+           STRICT_WINDOW, "any", "contiguous", "partition-contiguous")
 
 
 @dataclass
@@ -74,6 +80,11 @@ class CompiledNFA(Pictured):
     reading: WindowReading
     frequencies: Mapping[str, float] | None = None
     sample: int = 1000
+    #: ``next`` or ``partition-contiguous``: a filter on Γ applied while running (:mod:`.selection`)
+    policy: str = "any"
+    #: the run's search budget (``kleene match --budget``): its limit bounds the instances
+    #: alive at once, in place of ``max_instances`` (:meth:`.partial.Plan.check_budget`)
+    budget: Budget | None = None
     counters: Counters = field(default_factory=Counters)
     #: the order σ of each chain in the last run (or the one given frequencies imply)
     orders: tuple[tuple[int, ...], ...] = ()
@@ -143,8 +154,19 @@ class CompiledNFA(Pictured):
         self.counters.reset()
         bound = (None if self.pattern.window is None else
                  window_in_units(self.pattern.window, self.time_unit, events, self.reading))
-        plans = [replace(p, bound=bound) for p in self.plans]
-        stream: Iterator[Event] = iter(events)
+        plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
+        if (self.kind == "chain" and len(plans) == 1 and join.typed(events)
+                and join.eligible(plans[0], self.policy)):
+            read = join.read(events)
+            if read is not None:
+                stamps, types = read
+                counted = self.frequencies or join.frequencies(types, plans[0])
+                self.orders = (chain_order(plans[0], counted),)
+                return join.run(stamps, types, plans[0], self.orders[0], self.counters,
+                                self.policy == "contiguous")
+        kept = (None if self.policy == "partition-contiguous"
+                else kept_events(events, plans, self.pattern.conditions, self.counters))
+        stream: Iterator[Event] = iter(events) if kept is None else kept
         if self.kind != "eager" and self.frequencies is None:
             head = list(itertools.islice(stream, self.sample))
             counts = Counter(e.type for e in head if e.type is not None)
@@ -156,7 +178,14 @@ class CompiledNFA(Pictured):
             EagerRunner(p, self.counters) if self.kind == "eager"
             else lazy[self.kind](p, self.counters, self.orders[b])
             for b, p in enumerate(plans)]
-        return self._drive(runners, stream, bound)
+        sel = (Selection(self.pattern, self.policy, bound, self.relevant())
+               if self.policy in FILTERED else None)
+        if sel is not None:
+            stream = sel.watch(stream)  # every event the NFA is given, for the policy
+        if kept is None:
+            stream = self._filtered(stream, self.relevant())
+        found = self._drive(runners, stream, bound)
+        return found if sel is None else select(sel, found)
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""
@@ -167,7 +196,6 @@ class CompiledNFA(Pictured):
 
     def _drive(self, runners: list[Runner], stream: Iterator[Event],
                bound: float | None) -> Iterator[Match]:
-        stream = self._filtered(stream, self.relevant())
         if len(runners) == 1:
             (r,) = runners
             step = r.step
@@ -224,10 +252,13 @@ class NFAEngine:
     frequencies: Mapping[str, float] | None = None
     sample: int = 1000
     max_instances: int = DEFAULT_MAX_INSTANCES
+    #: the group-by-attribute optimisation of Sec. 4.5.3 (exact; off only to measure it)
+    group_by: bool = True
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        extra = ("disjunction",) if self.multichain else ()
+        # ``next`` is a filter on Γ where a match has one run: without OR (.selection)
+        extra = ("disjunction",) if self.multichain else ("next",)
         return Feature.of("operator", *CLAIMED, *extra)
 
     def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
@@ -245,9 +276,9 @@ class NFAEngine:
             placed = place(shape, branch_conditions(branch, pattern.conditions))
             plans.append(Plan(shape, placed, None, contiguous=chosen == "contiguous",
                               first_chance=self.first_chance,
-                              max_instances=self.max_instances))
+                              max_instances=self.max_instances, group_by=self.group_by))
         return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
-                           self.frequencies, self.sample)
+                           self.frequencies, self.sample, chosen)
 
 
 register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))

@@ -31,8 +31,10 @@ from kleene.reference.operators.pattern import Neg, Primitive
 def negated_part(q: Neg) -> Primitive:
     """The primitive under ``q``; a negated sub-pattern is outside the fragment."""
     if not isinstance(q.part, Primitive):
-        raise Unsupported("the NFA engines negate single events only (seed 003 Sec. 4.4: "
-                          "NOT(B b)); a negated sub-pattern is not supported")
+        raise Unsupported("the NFA engines negate single events only: seed 003 Sec. 4.4 "
+                          "defines negated primitive event types (one negative state or "
+                          "first-chance edge per type), not a negated sub-pattern; "
+                          "use the reference")
     return q.part
 
 

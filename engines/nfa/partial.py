@@ -27,9 +27,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from kleene.engines.nfa.conditions import Placed
+from kleene.engines.nfa.iteration import group_attribute, same_group
 from kleene.engines.nfa.negation import forbidden, interval
 from kleene.engines.nfa.shape import Shape
 from kleene.engines.protocol import Counters
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import holds
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event
@@ -73,13 +75,23 @@ class Plan:
     contiguous: bool = False
     first_chance: bool = False
     max_instances: int = DEFAULT_MAX_INSTANCES
+    #: apply the group-by-attribute optimisation (Sec. 4.5.3, :mod:`.iteration`)
+    group_by: bool = True
+    #: the run's budget, whose limit bounds the instances alive (``None``: ``max_instances``)
+    budget: Budget | None = None
 
     def __post_init__(self) -> None:
         self.n = len(self.shape.slots)
+        #: per slot: the attribute its events must share (Sec. 4.5.3), or ``None``
+        self.groups: tuple[str | None, ...] = tuple(
+            group_attribute(s.var, self.placed.final) if s.iterated and self.group_by else None
+            for s in self.shape.slots)
         self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
         self.neg_types = frozenset(x.type for x in self.shape.negations)
         self.types = tuple(s.type for s in self.shape.slots)
         self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
+        #: (variable, slot) sorted by variable: the order of a match's bindings
+        self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots))
 
     # ------------------------------------------------------------ edges
 
@@ -94,6 +106,9 @@ class Plan:
         s = self.shape.slots[slot]
         have = p.binds[slot]
         if s.high is not None and len(have) + len(new) > s.high:
+            return False
+        group = self.groups[slot]
+        if have and group is not None and not same_group(group, have, new):
             return False
         lo, hi = new[0].ts, new[-1].ts
         if self.bound is not None and max(p.last, hi) - min(p.first, lo) > self.bound:
@@ -193,7 +208,18 @@ class Plan:
     # ------------------------------------------------------------ matches
 
     def match(self, p: Partial) -> Match:
-        return Match.of(self.gamma(p))
+        """The match of ``p``: its bindings sorted by variable (a slot's events are in
+        stream order, distinct, by construction), as :meth:`Match.of` would sort them."""
+        binds = p.binds
+        return Match(tuple((var, tuple(e.position for e in binds[i]))
+                           for var, i in self.named if binds[i]))
+
+    def match_with(self, p: Partial, slot: int, e: Event) -> Match:
+        """The match of ``p`` with ``e`` bound to its last unbound ``slot`` (no new instance)."""
+        binds = p.binds
+        return Match(tuple((var, (e.position,) if i == slot
+                            else tuple(x.position for x in binds[i]))
+                           for var, i in self.named))
 
     def finish(self, p: Partial, c: Counters, negbuf: NegationBuffers,
                pending: Pending) -> Iterator[Match]:
@@ -232,11 +258,16 @@ class Plan:
         yield m
 
     def check_budget(self, live: int) -> None:
-        if live > self.max_instances:
-            raise BudgetExceeded("nfa-instances", self.max_instances,
-                                 "running an NFA (instances alive at once; skip-till-any-match "
-                                 "over an iteration creates one per subset: narrow the window "
-                                 "or raise max_instances)")
+        """Stop once more than the instance budget are alive: ``budget`` (the run's
+        :class:`~kleene.reference.budget.Budget`, ``kleene match --budget``) when
+        given, else ``max_instances``."""
+        b = self.budget
+        limit = self.max_instances if b is None else b.limit
+        if live > limit:
+            name, what = ("nfa-instances", "running an NFA") if b is None else (b.name, b.what)
+            raise BudgetExceeded(name, limit,
+                                 f"{what}: NFA instances alive at once (skip-till-any-match "
+                                 "over an iteration creates one per subset)")
 
 
 class NegationBuffers:

@@ -26,7 +26,7 @@ tree keeps its first root.
 from __future__ import annotations
 
 from kleene.engines.nfa.chain import ChainRunner
-from kleene.engines.nfa.iteration import subsets
+from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
@@ -43,6 +43,7 @@ class TreeRunner(ChainRunner):
 
     def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...]) -> None:
         super().__init__(plan, counters, sigma)
+        self._fast = False  # every event counts for the root's choice (take)
         #: switch j: (slot s_j, position t_j, ts of t_j); switch 0 is the start
         self.switches: list[tuple[int, int, float]] = [(sigma[0], -1, -_INF)]
         #: the epochs whose root still creates instances
@@ -157,7 +158,8 @@ class TreeRunner(ChainRunner):
                 if self._epoch_ok(epoch, s, b):
                     self._enter(self._bind(q, s, (b,), epoch), s)
             return
-        for subset in subsets(ok, shape.slots[s].high):
+        for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
+            c.subsets += 1
             if not self._epoch_ok(epoch, s, subset[0]):  # the slot's first event decides
                 continue
             if len(subset) > 1:
