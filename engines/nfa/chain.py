@@ -63,7 +63,10 @@ def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[in
 class ChainRunner(Runner):
     """The lazy chain NFA over the order ``sigma`` (see the module docstring)."""
 
-    def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...]) -> None:
+    def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...], *,
+                 observed: bool = False) -> None:
+        """``observed``: every instance goes through :meth:`Plan.bind` (a trace watches
+        ``bind``), the last slot's matches included."""
         super().__init__(plan, counters)
         self.sigma = sigma
         self.buffers: dict[str | None, Buffer] = {s.type: Buffer() for s in plan.shape.slots}
@@ -75,8 +78,8 @@ class ChainRunner(Runner):
         self._fast = (bool(sigma) and first is not None and None not in self.buffers
                       and not plan.neg_types)
         # the last slot's events become matches at once when nothing else is checked then
-        self._direct = not (plan.first_chance or plan.placed.final or plan.shape.negations
-                            or plan.contiguous or self.iterated)
+        self._direct = not (observed or plan.first_chance or plan.placed.final
+                            or plan.shape.negations or plan.contiguous or self.iterated)
         # the slots whose buffered candidates need no predicate but between()'s: a
         # single typed event, no condition, a type no other slot has (so never taken)
         types = [sl.type for sl in plan.shape.slots]

@@ -250,10 +250,14 @@ def trace_nfa(compiled: CompiledNFA, events: Iterable[Event]) -> NFATrace:
                          if e.type is not None)
         c.orders = tuple(chain_order(p, {t: float(k) for t, k in counts.items()})
                          for p in plans)
-    lazy = {"chain": ChainRunner, "tree": TreeRunner}
-    runners: list[Runner] = [EagerRunner(p, c.counters) if c.kind == "eager"
-                             else lazy[c.kind](p, c.counters, c.orders[b])
-                             for b, p in enumerate(plans)]
+    def runner(b: int, p: Plan) -> Runner:
+        if c.kind == "eager":
+            return EagerRunner(p, c.counters)
+        if c.kind == "tree":
+            return TreeRunner(p, c.counters, c.orders[b])
+        return ChainRunner(p, c.counters, c.orders[b], observed=True)
+
+    runners = [runner(b, p) for b, p in enumerate(plans)]
     relevant = c.relevant()
     seen: set[Match] = set()
     steps = []
