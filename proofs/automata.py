@@ -167,7 +167,7 @@ def checks(compiled: Compiled, *, schema: Schema | None = None,
         name = transition_name(t.source, t.variable, t.target)
         yield Check("guards", name, r, if_proved="problem", if_refuted="ok",
                     proved_says=f"{name} never fires: no event satisfies its guard",
-                    refuted_says=f"the guard of {name} is satisfiable")
+                    refuted_says=f"{name} can fire")
     for (t1, t2), r in overlapping_guards(compiled, schema=schema,
                                           timeout_ms=timeout_ms).items():
         one = transition_name(t1.source, t1.variable, t1.target)
