@@ -3,9 +3,9 @@ each property proves on the engines' automata and fails on a deliberately broken
 
 Expected verdicts by hand: the minterms of the atoms ``~.L = 'A'`` and
 ``~.L = 'B'`` are {A, not B}, {B, not A}, {not A, not B} (``plausible`` drops
-{A, B}); an element with L = 'A' satisfies both {A} and {not B}-free minterms
-if the "not" half of a minterm is forgotten, and an element with L = 'C'
-satisfies none if {not A, not B} is dropped.
+{A, B}). Without their "not" halves they are {A}, {B} and {} (TRUE), and an
+element with L = 'A' satisfies both {A} and {}; with {not A, not B} dropped, an
+element whose L is neither 'A' nor 'B' satisfies none.
 """
 
 from __future__ import annotations

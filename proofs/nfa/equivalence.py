@@ -20,6 +20,7 @@ may still fire in a run that never completes.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
@@ -72,17 +73,21 @@ def _difference(got: Sequence[Match], expected: set[Match]) -> tuple[Match | Non
 
 def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | None = None,
                 policy: str = "any", reading: WindowReading = "inclusive", bound: int = BOUND,
-                timeout_ms: int = TIMEOUT_MS, witnesses: list[Stream] | None = None
-                ) -> dict[str, Result]:
+                timeout_ms: int = TIMEOUT_MS, witnesses: list[Stream] | None = None,
+                seconds: float | None = None) -> dict[str, Result]:
     """Per engine: :class:`Proved` (for at most ``bound`` events) that it reports exactly
-    the reference's matches, a :class:`CounterExample`, or :class:`Unknown`.
-    ``witnesses``, when given, receives the class streams."""
+    the reference's matches, a :class:`CounterExample`, or :class:`Unknown` (too many
+    classes, or more than ``seconds`` spent). ``witnesses``, when given, receives the
+    class streams."""
     compiled = claiming(pattern, policy, reading) if compiled is None else compiled
     claims_of = {name: f"{name} reports exactly the reference's matches" for name in compiled}
     found: dict[str, Result] = {}
     done = -1   # every stream of at most `done` events is decided
+    deadline = None if seconds is None else time.monotonic() + seconds
     try:
         for s in stream_classes(pattern, bound, timeout_ms=timeout_ms):
+            if deadline is not None and time.monotonic() > deadline:
+                raise TooManyModels(f"unknown within {seconds:g} s")
             done = len(s) - 1
             if witnesses is not None:
                 witnesses.append(s)

@@ -31,6 +31,8 @@ from kleene.reference.events import Stream
 from kleene.reference.operators.pattern import OperatorPattern
 
 SECTIONS = ("variables", "branches", "equivalence", "transitions")
+#: The NFA equivalence gets this many times Z3's time limit per query in all.
+EQUIVALENCE_SECONDS = 3
 
 
 def prove(pattern: OperatorPattern, *, bound: int = BOUND, sections: Iterable[str] = SECTIONS,
@@ -57,7 +59,7 @@ def prove(pattern: OperatorPattern, *, bound: int = BOUND, sections: Iterable[st
         compiled = {}
     streams: list[Stream] = []
     results = equivalence(pattern, compiled=compiled, bound=k, timeout_ms=timeout_ms,
-                          witnesses=streams)
+                          witnesses=streams, seconds=EQUIVALENCE_SECONDS * timeout_ms / 1000)
     if "equivalence" in wanted:
         for name, r in results.items():
             yield Check("equivalence", name, r,
