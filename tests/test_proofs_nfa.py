@@ -69,6 +69,9 @@ def test_witnesses_drive_the_eager_transitions_and_pass_the_differential_runner(
     cov = coverage(pattern, streams)
     binding = [t for t in cov.witnesses if t.kind == "bind"]
     assert binding and all(cov.witnesses[t] is not None for t in binding)
+    (waiting,) = [t for t in cov.witnesses if t.kind == "skip" and t.source == (0, frozenset())]
+    assert cov.witnesses[waiting] is None   # a match's path starts with its first event
+    assert str(cov) == f"{cov.covered} of {len(cov.witnesses)} transitions driven"
     witnesses = {id(s): s for s in cov.witnesses.values() if s is not None}
     for s in witnesses.values():
         for name in claiming(pattern):
