@@ -71,16 +71,30 @@ def _difference(got: Sequence[Match], expected: set[Match]) -> tuple[Match | Non
     return None, ""
 
 
+def runs(pattern: OperatorPattern, policies: Sequence[str] = ("any",),
+         reading: WindowReading = "inclusive") -> dict[str, tuple[Compiled, str]]:
+    """Every claiming engine under each policy, compiled, labelled ``name`` (one policy)
+    or ``name under policy``."""
+    out: dict[str, tuple[Compiled, str]] = {}
+    for policy in policies:
+        for name, c in claiming(pattern, policy, reading).items():
+            out[name if len(policies) == 1 else f"{name} under {policy}"] = (c, policy)
+    return out
+
+
 def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | None = None,
-                policy: str = "any", reading: WindowReading = "inclusive", bound: int = BOUND,
+                policy: str = "any", policies: Sequence[str] | None = None,
+                reading: WindowReading = "inclusive", bound: int = BOUND,
                 timeout_ms: int = TIMEOUT_MS, witnesses: list[Stream] | None = None,
                 seconds: float | None = None) -> dict[str, Result]:
-    """Per engine: :class:`Proved` (for at most ``bound`` events) that it reports exactly
-    the reference's matches, a :class:`CounterExample`, or :class:`Unknown` (too many
-    classes, or more than ``seconds`` spent). ``witnesses``, when given, receives the
-    class streams."""
-    compiled = claiming(pattern, policy, reading) if compiled is None else compiled
-    claims_of = {name: f"{name} reports exactly the reference's matches" for name in compiled}
+    """Per engine (and policy, with ``policies``): :class:`Proved` (for at most ``bound``
+    events) that it reports exactly the reference's matches, a :class:`CounterExample`,
+    or :class:`Unknown` (too many classes, or more than ``seconds`` spent).
+    ``compiled`` replaces the claiming engines (run under ``policy``); ``witnesses``,
+    when given, receives the class streams."""
+    engines = (runs(pattern, policies or (policy,), reading) if compiled is None
+               else {name: (c, policy) for name, c in compiled.items()})
+    claims_of = {name: f"{name} reports exactly the reference's matches" for name in engines}
     found: dict[str, Result] = {}
     done = -1   # every stream of at most `done` events is decided
     deadline = None if seconds is None else time.monotonic() + seconds
@@ -91,18 +105,20 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
             done = len(s) - 1
             if witnesses is not None:
                 witnesses.append(s)
-            expected = reference_matches(pattern, s, policy, window=reading)
-            for name, c in compiled.items():
+            expected: dict[str, set[Match]] = {}
+            for name, (c, p) in engines.items():
                 if name in found:
                     continue
-                match, note = _difference(list(c.run(s)), expected)
+                if p not in expected:
+                    expected[p] = reference_matches(pattern, s, p, window=reading)
+                match, note = _difference(list(c.run(s)), expected[p])
                 if note:
                     found[name] = CounterExample(claims_of[name], s, match, note)
     except TooManyModels as err:
         partial = f"; decided for at most {done} events" if done > 0 else ""
         return {name: found.get(name) or Unknown(claims_of[name], f"{err}{partial}")
-                for name in compiled}
-    return {name: found.get(name) or Proved(claims_of[name], bound) for name in compiled}
+                for name in engines}
+    return {name: found.get(name) or Proved(claims_of[name], bound) for name in engines}
 
 
 @dataclass(frozen=True)
