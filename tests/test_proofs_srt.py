@@ -113,3 +113,17 @@ def test_a_complement_without_swapped_finals_is_refuted():
     r = complement_exact(a, d, 3)
     assert isinstance(r, CounterExample)
     assert accepts(a, r.stream) == accepts(d, r.stream)
+
+
+def test_srt_equals_dsrt_is_refuted_for_a_broken_dsrt_engine(monkeypatch):
+    from kleene.proofs.srt import dsrt as module
+
+    def without_finals(e):
+        c = compile_dsrt(e)
+        c.dsrt = SRT(c.dsrt.size, c.dsrt.start, frozenset(), c.dsrt.edges)
+        return c
+    monkeypatch.setattr(module, "compile_dsrt", without_finals)
+    r = dsrt_equivalence(parse_sremo(A_THEN_B))
+    assert isinstance(r, CounterExample)
+    assert "the reference accepts it, the srt engine accepts it, the dsrt engine rejects " \
+           "it" in r.note

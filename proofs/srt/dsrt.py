@@ -25,6 +25,7 @@ from itertools import combinations
 
 import z3
 
+from kleene.engines.protocol import engine
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge
 from kleene.engines.srt.compile import compile_sremo
 from kleene.engines.srt.complement import Minterm, minterms
@@ -207,10 +208,15 @@ def dsrt_equivalence(e: Expr, *, bound: int | None = None, timeout_ms: int = TIM
     """``srt`` and ``dsrt`` of ``e = body[1..w]`` accept the same strings of at most ``w``
     elements; a counterexample's note gives the reference's verdict (Def. 18)."""
     w = count_width(e) if bound is None else bound
-    a, d = compile_sremo(e), compile_dsrt(e).dsrt
-    r = equivalent(a, d, w, claim=f"srt and dsrt accept the same strings of at most {w} "
-                   "elements", timeout_ms=timeout_ms)
+    a, compiled = compile_sremo(e), compile_dsrt(e)
+    r = equivalent(a, compiled.dsrt, w, claim=f"srt and dsrt accept the same strings of at "
+                   f"most {w} elements", timeout_ms=timeout_ms)
     if isinstance(r, CounterExample):
-        verdict = "accepts" if reference_accepts(e, r.stream) else "rejects"
-        return CounterExample(r.claim, r.stream, note=f"{r.note}; the reference {verdict} it")
+        said = {"the reference": reference_accepts(e, r.stream),
+                "the srt engine": bool(list(engine("srt").compile(e, policy="literal")
+                                            .run(r.stream))),
+                "the dsrt engine": compiled.accepts(r.stream)}
+        verdicts = ", ".join(f"{who} {'accepts' if yes else 'rejects'} it"
+                             for who, yes in said.items())
+        return CounterExample(r.claim, r.stream, note=f"{r.note}; {verdicts}")
     return r
