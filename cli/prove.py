@@ -11,7 +11,9 @@ from typing import TextIO
 
 from kleene.cli.common import non_negative, read_pattern
 from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
+from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.automata import checks
+from kleene.proofs.nfa.classes import schema_of as operator_schema
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
 from kleene.proofs.nfa.report import SECTIONS as OPERATOR_SECTIONS
 from kleene.proofs.nfa.report import prove as prove_operator
@@ -21,7 +23,9 @@ from kleene.proofs.schema import SORTS, attributes, schema_for
 from kleene.proofs.ses.report import SECTIONS, prove
 from kleene.proofs.ses.witnesses import BOUND
 from kleene.proofs.srt.report import SECTIONS as SREMO_SECTIONS
+from kleene.proofs.srt.report import bound_for
 from kleene.proofs.srt.report import prove as prove_sremo
+from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language, language_named
 from kleene.reference.loaders import FORMATS, load_events
@@ -135,12 +139,24 @@ def run(args: argparse.Namespace) -> int:
                                sections=args.check or SECTIONS, timeout_ms=1000 * args.timeout))
 
 
+def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, object]:
+    """The schema's sources the options name: --sort, --events, --no-missing."""
+    stream = (load_events(args.events, format=args.events_format, ts=args.ts,
+                          limit=SCHEMA_ROWS) if args.events else None)
+    return {"declared": dict(args.sort), "stream": stream,
+            "required": tuple(names) if args.no_missing else ()}
+
+
 def _operator(query: Query, args: argparse.Namespace, sections: Sequence[str]
               ) -> Iterator[Check]:
     wanted = _wanted(args, sections)
-    yield from prove_operator(query.pattern,
-                              bound=NFA_BOUND if args.bound is None else args.bound,
-                              sections=wanted, timeout_ms=1000 * args.timeout)
+    pattern = query.pattern
+    schema = operator_schema(pattern, **_schema_options(  # type: ignore[arg-type]
+        args, attributes(pattern.conditions) | {"ts"}))
+    bound = NFA_BOUND if args.bound is None else args.bound
+    print(f"schema {schema}; bound {bound}")
+    yield from prove_operator(pattern, schema=schema, bound=bound, sections=wanted,
+                              timeout_ms=1000 * args.timeout)
     if AUTOMATON in wanted:
         yield from _automaton_checks(args, query)
 
@@ -148,9 +164,13 @@ def _operator(query: Query, args: argparse.Namespace, sections: Sequence[str]
 def _sremo(query: Query, args: argparse.Namespace, sections: Sequence[str]
            ) -> Iterator[Check]:
     wanted = _wanted(args, sections)
-    yield from prove_sremo(query.pattern,
-                           bound=SREMO_BOUND if args.bound is None else args.bound,
-                           sections=wanted, timeout_ms=1000 * args.timeout)
+    a = compile_sremo(query.pattern)
+    guards = [c for e in a.edges for c in (e.guard, *e.unless)]
+    schema = sremo_schema(a, **_schema_options(args, attributes(guards) | {"ts"}))
+    bound = SREMO_BOUND if args.bound is None else args.bound
+    print(f"schema {schema}; bound {bound_for(query.pattern, bound)}")
+    yield from prove_sremo(query.pattern, schema=schema, bound=bound, sections=wanted,
+                           timeout_ms=1000 * args.timeout)
     if AUTOMATON in wanted:
         yield from _automaton_checks(args, query)
 

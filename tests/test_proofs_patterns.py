@@ -70,3 +70,16 @@ def test_a_read_no_path_has_written_is_found_and_its_transition_is_dead():
     assert isinstance(fired, CounterExample)
     held, u = fired.stream[0], fired.stream[-1]
     assert held.value("V") == u.value("V")   # the register's element and the head agree
+
+
+def test_the_first_l_events_of_a_repetition_are_the_candidate():
+    # B{3}: three consecutive b events with distinct integer V strictly between 0 and 2
+    # cannot exist; with V real they can (1, 1.5, 1)
+    text = "PATTERN SEQ(A a, B{3,3} b[]) WHERE b.V != prev(b.V) AND b.V < 2 AND b.V > 0"
+    p = parse_operator(text)
+    assert isinstance(no_match(p), Proved)
+    from kleene.proofs.nfa.classes import schema_of
+
+    r = no_match(p, schema=schema_of(p, declared={"V": "real"}))
+    assert isinstance(r, CounterExample) and r.match is not None
+    assert len(r.match["b"]) == 3 and r.match in matches(p, r.stream, "any")

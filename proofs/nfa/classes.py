@@ -26,7 +26,7 @@ has a type); aggregates are not encoded.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
 import z3
 
@@ -77,11 +77,13 @@ def types_of(pattern: OperatorPattern) -> dict[str, str | None]:
     return {p.var: p.type for p in primitives(pattern.expr)}
 
 
-def schema_of(pattern: OperatorPattern) -> Schema:
-    """The pattern's schema, ``type`` required and a string."""
+def schema_of(pattern: OperatorPattern, *, declared: Mapping[str, str] | None = None,
+              stream: Stream | None = None, required: Iterable[str] = ()) -> Schema:
+    """The pattern's schema (:func:`~kleene.proofs.schema.schema_for`), ``type`` required."""
     typed = [Cmp("=", Attr(v, "type"), Const(t)) for v, t in types_of(pattern).items()
              if t is not None]
-    return schema_for([*pattern.conditions, *typed], pattern.window, required=("type",))
+    return schema_for([*pattern.conditions, *typed], pattern.window, declared=declared,
+                      stream=stream, required=("type", *required))
 
 
 def window_bound(pattern: OperatorPattern) -> int | float | None:

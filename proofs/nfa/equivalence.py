@@ -29,6 +29,7 @@ from kleene.conformance.differential import reference_matches
 from kleene.engines.protocol import Compiled, Query, Transition, WindowReading, claims, engine
 from kleene.proofs.nfa.classes import stream_classes
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
+from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS, TooManyModels
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
@@ -86,7 +87,8 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
                 policy: str = "any", policies: Sequence[str] | None = None,
                 reading: WindowReading = "inclusive", bound: int = BOUND,
                 timeout_ms: int = TIMEOUT_MS, witnesses: list[Stream] | None = None,
-                seconds: float | None = None) -> dict[str, Result]:
+                seconds: float | None = None, schema: Schema | None = None
+                ) -> dict[str, Result]:
     """Per engine (and policy, with ``policies``): :class:`Proved` (for at most ``bound``
     events) that it reports exactly the reference's matches, a :class:`CounterExample`,
     or :class:`Unknown` (too many classes, or more than ``seconds`` spent).
@@ -99,7 +101,7 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
     done = -1   # every stream of at most `done` events is decided
     deadline = None if seconds is None else time.monotonic() + seconds
     try:
-        for s in stream_classes(pattern, bound, timeout_ms=timeout_ms):
+        for s in stream_classes(pattern, bound, schema=schema, timeout_ms=timeout_ms):
             if deadline is not None and time.monotonic() > deadline:
                 raise TooManyModels(f"unknown within {seconds:g} s")
             done = len(s) - 1

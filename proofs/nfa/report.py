@@ -25,6 +25,7 @@ from kleene.proofs.nfa.equivalence import (
 )
 from kleene.proofs.patterns.operator import dead_branches, dead_variables
 from kleene.proofs.results import Check, Proved, Unknown
+from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS
 from kleene.reference.events import Stream
 from kleene.reference.operators.pattern import OperatorPattern
@@ -36,11 +37,11 @@ POLICIES = ("any", "contiguous")
 EQUIVALENCE_SECONDS = 3
 
 
-def prove(pattern: OperatorPattern, *, bound: int = BOUND, sections: Iterable[str] = SECTIONS,
-          timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
+def prove(pattern: OperatorPattern, *, schema: Schema | None = None, bound: int = BOUND,
+          sections: Iterable[str] = SECTIONS, timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
     """Run the checks of ``sections`` on ``pattern``, yielding each as it is decided."""
     wanted = set(sections)
-    schema = schema_of(pattern)
+    schema = schema or schema_of(pattern)
     if "variables" in wanted:
         for v, r in dead_variables(pattern, schema=schema, timeout_ms=timeout_ms).items():
             yield Check("variables", v, r, if_proved="problem", if_refuted="ok",
@@ -56,7 +57,8 @@ def prove(pattern: OperatorPattern, *, bound: int = BOUND, sections: Iterable[st
     k = max(bound, BOUND)
     streams: list[Stream] = []
     results = equivalence(pattern, policies=POLICIES, bound=k, timeout_ms=timeout_ms,
-                          witnesses=streams, seconds=EQUIVALENCE_SECONDS * timeout_ms / 1000)
+                          witnesses=streams, seconds=EQUIVALENCE_SECONDS * timeout_ms / 1000,
+                          schema=schema)
     if "equivalence" in wanted:
         for name, r in results.items():
             yield Check("equivalence", name, r,

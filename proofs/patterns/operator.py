@@ -7,10 +7,12 @@ branches and patterns without any match.
 - :func:`dead_branches`: per disjunction-free conjunct of the pattern (the DNF
   of Sec. 5, :func:`kleene.engines.nfa.disjunction.dnf`), "no stream has a match
   of it". The encoding is the smallest candidate match: one symbolic event per
-  positive variable (one iteration of ``p+`` and ``p{l,m}``), their types, the
+  positive variable (one iteration of ``p{l,m}``, but see below), their types, the
   ``SEQ`` order (strict in ``ts``), the window, and the conditions the branch
-  owns without aggregates, decomposed (:func:`kleene.proofs.encode.holds_over`).
-  Every match contains such a candidate, and more events only add instances of
+  owns without aggregates, decomposed (:func:`kleene.proofs.encode.holds_over`);
+  ``A{l,m} a[]`` gets ``l`` events (a match's first ``l`` events of ``a``, whose
+  consecutive pairs are consecutive in the match, as ``prev`` needs). Every
+  match contains such a candidate, and more events only add instances of
   decomposed conditions, so *unsat* proves the branch dead; a model is replayed
   through the reference and is a counterexample only if the reference finds a
   match on it (``NOT`` parts hold there: no event of their type is in the stream).
@@ -19,6 +21,7 @@ branches and patterns without any match.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 from kleene.engines.nfa.disjunction import branch_conditions, dnf
@@ -39,8 +42,10 @@ from kleene.reference.conditions import Condition, has_aggregate, is_property_of
 from kleene.reference.events import Event, Stream
 from kleene.reference.operators.pattern import (
     Kleene,
+    Neg,
     Node,
     OperatorPattern,
+    Primitive,
     Seq,
     positive_variables,
 )
@@ -76,14 +81,26 @@ def dead_variables(pattern: OperatorPattern, *, schema: Schema | None = None,
     return out
 
 
-def _order(p: Node, events: dict[str, SymEvent]) -> list[Lit]:
+def _copies(p: Node) -> dict[str, int]:
+    """How many events the smallest candidate gives each variable: the lower bound ``l``
+    of ``A{l,m} a[]`` (the first ``l`` events of ``a``, consecutive for ``prev``), else one."""
+    if isinstance(p, Kleene) and isinstance(p.part, Primitive):
+        return {p.part.var: max(p.low, 1)}
+    out: dict[str, int] = {}
+    for child in getattr(p, "parts", ()) or ((p.part,) if isinstance(p, Kleene | Neg) else ()):
+        out.update(_copies(child))
+    return out
+
+
+def _order(p: Node, events: dict[str, list[SymEvent]]) -> list[Lit]:
     """``SEQ(p1, …, pn)``: every event of ``p_i`` strictly before every one of ``p_i+1``;
     nested ``SEQ`` under ``AND`` keeps its own order."""
     out: list[Lit] = []
     if isinstance(p, Seq):
         blocks = [b for part in p.parts if (b := sorted(positive_variables(part)))]
         for i in range(len(blocks) - 1):
-            out += [events[a].ts < events[b].ts for a in blocks[i] for b in blocks[i + 1]]
+            out += [x.ts < y.ts for a in blocks[i] for b in blocks[i + 1]
+                    for x in events[a] for y in events[b]]
     for child in getattr(p, "parts", ()) or ((p.part,) if isinstance(p, Kleene) else ()):
         out += _order(child, events)
     return out
@@ -94,30 +111,34 @@ def branch_satisfiable(pattern: OperatorPattern, branch: Node, *, schema: Schema
     """"no stream has a match of ``branch``": proved, or a stream with a match."""
     claim = f"no stream has a match of {format_expr(branch)}"
     names = sorted(positive_variables(branch))
-    events = {v: symbolic_event(schema, v) for v in names}
+    copies = _copies(branch)
+    events = {v: [symbolic_event(schema, f"{v}{i}") for i in range(copies.get(v, 1))]
+              for v in names}
+    every = [e for v in names for e in events[v]]
     types = types_of(pattern)
     owned: Sequence[Condition] = [c for c in branch_conditions(branch, pattern.conditions)
                                   if not has_aggregate(c) and variables(c) <= set(names)]
-    members = {v: [(True, e)] for v, e in events.items()}
-    constraints: list[Lit] = [c for e in events.values() for c in e.constraints]
-    constraints += [_type_is(events[v], types[v]) for v in names]
+    members = {v: [(True, e) for e in es] for v, es in events.items()}
+    constraints: list[Lit] = [c for e in every for c in e.constraints]
+    constraints += [_type_is(e, types[v]) for v in names for e in events[v]]
+    constraints += [x.ts <= y.ts for es in events.values() for x, y in itertools.pairwise(es)]
     constraints += _order(branch, events)
     constraints += [holds_over(c, members) for c in owned]
     tau = window_bound(pattern)
     if tau is not None:
-        constraints += [events[b].ts - events[a].ts <= tau for a in names for b in names]
+        constraints += [y.ts - x.ts <= tau for x in every for y in every]
     r = solve([conj(*constraints)], timeout_ms)
     if r.status == "unsat":
         return Proved(claim)
     if r.status == "unknown":
         return Unknown(claim, r.reason)
     assert r.model is not None
-    got = sorted((concrete_event(r.model, e, 0) for e in events.values()), key=lambda e: e.ts)
+    got = sorted((concrete_event(r.model, e, 0) for e in every), key=lambda e: e.ts)
     s = Stream(tuple(Event(i, e.ts, e.type, e.attrs) for i, e in enumerate(got)))
     found = matches(pattern, s, "any")
     if not found:
         return Unknown(claim, "the candidate Z3 found is no match of the reference "
-                       "(aggregates, repetitions or negations need more events)")
+                       "(aggregates, iterations of sub-patterns or negations need more)")
     return CounterExample(claim, s, min(found))
 
 

@@ -22,6 +22,7 @@ from kleene.engines.srt.compile import compile_sremo
 from kleene.engines.srt.complement import written_before
 from kleene.proofs.encode import concrete_event, true_in
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
+from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.proofs.srt.symbolic import (
     Register,
@@ -43,11 +44,12 @@ from kleene.reference.sremo.text import format_sremo
 BOUND = 4
 
 
-def nonempty(e: Expr, bound: int = BOUND, *, timeout_ms: int = TIMEOUT_MS) -> Result:
+def nonempty(e: Expr, bound: int = BOUND, *, schema: Schema | None = None,
+             timeout_ms: int = TIMEOUT_MS) -> Result:
     """"``Lang(e)`` has no string of at most ``bound`` elements", or a string it has."""
     claim = f"no string of at most {bound} elements is in Lang(e)"
     a = compile_sremo(e)
-    schema = schema_of(a)
+    schema = schema or schema_of(a)
     for n in range(bound + 1):
         string = symbolic_string(schema, n)
         try:
@@ -66,8 +68,8 @@ def nonempty(e: Expr, bound: int = BOUND, *, timeout_ms: int = TIMEOUT_MS) -> Re
     return Proved(claim, bound)
 
 
-def dead_branches(e: Expr, bound: int = BOUND, *, timeout_ms: int = TIMEOUT_MS
-                  ) -> dict[str, Result]:
+def dead_branches(e: Expr, bound: int = BOUND, *, schema: Schema | None = None,
+                  timeout_ms: int = TIMEOUT_MS) -> dict[str, Result]:
     """Per part of a choice that reads only registers it writes: :func:`nonempty`."""
     out: dict[str, Result] = {}
     for node in walk(e):
@@ -75,7 +77,8 @@ def dead_branches(e: Expr, bound: int = BOUND, *, timeout_ms: int = TIMEOUT_MS
             for part in node.parts:
                 reading = {r for x in walk(part) for r in _atom_reads(x)}
                 if reading <= written(part):
-                    out[format_sremo(part)] = nonempty(part, bound, timeout_ms=timeout_ms)
+                    out[format_sremo(part)] = nonempty(part, bound, schema=schema,
+                                                       timeout_ms=timeout_ms)
     return out
 
 
@@ -105,9 +108,10 @@ def unwritten_reads(a: SRT) -> dict[Edge, Result]:
     return out
 
 
-def dead_transitions(a: SRT, *, timeout_ms: int = TIMEOUT_MS) -> dict[Edge, Result]:
+def dead_transitions(a: SRT, *, schema: Schema | None = None,
+                     timeout_ms: int = TIMEOUT_MS) -> dict[Edge, Result]:
     """Per transition: :class:`Proved` that no element fires it, or an example."""
-    schema = schema_of(a)
+    schema = schema or schema_of(a)
     before = written_before(a)
     names = a.registers()
     out: dict[Edge, Result] = {}

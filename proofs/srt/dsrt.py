@@ -203,14 +203,14 @@ def count_width(e: Expr) -> int:
     return e.width
 
 
-def dsrt_equivalence(e: Expr, *, bound: int | None = None, timeout_ms: int = TIMEOUT_MS
-                     ) -> Result:
+def dsrt_equivalence(e: Expr, *, bound: int | None = None, schema: Schema | None = None,
+                     timeout_ms: int = TIMEOUT_MS) -> Result:
     """``srt`` and ``dsrt`` of ``e = body[1..w]`` accept the same strings of at most ``w``
     elements; a counterexample's note gives the reference's verdict (Def. 18)."""
     w = count_width(e) if bound is None else bound
     a, compiled = compile_sremo(e), compile_dsrt(e)
     r = equivalent(a, compiled.dsrt, w, claim=f"srt and dsrt accept the same strings of at "
-                   f"most {w} elements", timeout_ms=timeout_ms)
+                   f"most {w} elements", schema=schema, timeout_ms=timeout_ms)
     if isinstance(r, CounterExample):
         said = {"the reference": reference_accepts(e, r.stream),
                 "the srt engine": bool(list(engine("srt").compile(e, policy="literal")

@@ -60,12 +60,13 @@ def complement_exact(a: SRT, c: SRT, bound: int, *, schema: Schema | None = None
     return Proved(claim, bound)
 
 
-def negation_exact(e: Expr, *, bound: int | None = None,
+def negation_exact(e: Expr, *, bound: int | None = None, schema: Schema | None = None,
                    timeout_ms: int = TIMEOUT_MS) -> Result:
     """The complement of ``e``'s SRT (Alg. 8) against the SRT, on strings up to the window."""
     w = count_width(e) if bound is None else bound
     a = compile_sremo(e)
-    r = complement_exact(a, complement(a, MAX_STATES), w, timeout_ms=timeout_ms)
+    r = complement_exact(a, complement(a, MAX_STATES), w, schema=schema,
+                         timeout_ms=timeout_ms)
     if isinstance(r, CounterExample):
         verdict = "accepts" if reference_accepts(e, r.stream) else "rejects"
         return CounterExample(r.claim, r.stream, note=f"{r.note}; the reference {verdict} "

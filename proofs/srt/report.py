@@ -32,9 +32,11 @@ from kleene.proofs.patterns.sremo import (
     unwritten_reads,
 )
 from kleene.proofs.results import Check, Proved, Result, Unknown
+from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS
 from kleene.proofs.srt.dsrt import complete, deterministic, dsrt_equivalence
 from kleene.proofs.srt.negation import negation_exact
+from kleene.proofs.srt.symbolic import schema_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Expr, Window
 from kleene.reference.syntax import format_condition
@@ -52,7 +54,8 @@ def edge_name(e: Edge) -> str:
 MAX_WIDTH_BOUND = 6
 
 
-def _bound(e: Expr, bound: int) -> int:
+def bound_for(e: Expr, bound: int) -> int:
+    """The bound of the language proofs: the count window of ``e[1..w]``, else ``bound``."""
     if isinstance(e, Window) and isinstance(e.width, int) and e.width <= MAX_WIDTH_BOUND:
         return e.width
     return bound
@@ -65,19 +68,21 @@ def _or_unknown(claim: str, f: object, *args: object, **kw: object) -> Result:
         return Unknown(claim, str(err))
 
 
-def prove(e: Expr, *, bound: int = BOUND, sections: Iterable[str] = SECTIONS,
-          timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
+def prove(e: Expr, *, schema: Schema | None = None, bound: int = BOUND,
+          sections: Iterable[str] = SECTIONS, timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
     """Run the checks of ``sections`` on ``e``, yielding each as it is decided."""
     wanted = set(sections)
-    k = _bound(e, bound)
+    k = bound_for(e, bound)
     a = compile_sremo(e)
+    schema = schema or schema_of(a)
     ms = timeout_ms
     if "language" in wanted:
-        yield Check("language", "Lang(e)", nonempty(e, k, timeout_ms=ms), if_proved="problem",
-                    if_refuted="ok", proved_says="no string is in Lang(e): e never matches",
+        yield Check("language", "Lang(e)", nonempty(e, k, schema=schema, timeout_ms=ms),
+                    if_proved="problem", if_refuted="ok",
+                    proved_says="no string is in Lang(e): e never matches",
                     refuted_says="e accepts strings")
     if "branches" in wanted:
-        for part, r in dead_branches(e, k, timeout_ms=ms).items():
+        for part, r in dead_branches(e, k, schema=schema, timeout_ms=ms).items():
             yield Check("branches", part, r, if_proved="problem", if_refuted="ok",
                         proved_says=f"{part} accepts no string (a dead branch)",
                         refuted_says=f"{part} accepts strings")
@@ -93,7 +98,7 @@ def prove(e: Expr, *, bound: int = BOUND, sections: Iterable[str] = SECTIONS,
             claim = "every transition that reads a register can see a write of it"
             yield Check("registers", "reads", Proved(claim), proved_says=claim)
     if "transitions" in wanted:
-        for edge, r in dead_transitions(a, timeout_ms=ms).items():
+        for edge, r in dead_transitions(a, schema=schema, timeout_ms=ms).items():
             name = edge_name(edge)
             held = " (on the last event; the others are what its registers hold)" \
                 if edge.reads() else ""
@@ -101,29 +106,29 @@ def prove(e: Expr, *, bound: int = BOUND, sections: Iterable[str] = SECTIONS,
                         proved_says=f"{name} never fires (a dead transition)",
                         refuted_says=f"{name} fires{held}")
     if "dsrt" in wanted:
-        yield from _dsrt(e, k, ms)
+        yield from _dsrt(e, k, ms, schema)
     if "negation" in wanted:
         r = _or_unknown("the complement accepts exactly the strings e rejects",
-                        negation_exact, e, bound=k, timeout_ms=ms)
+                        negation_exact, e, bound=k, schema=schema, timeout_ms=ms)
         yield Check("negation", "complement", r,
                     proved_says="the complement (Alg. 8) accepts exactly the strings e rejects",
                     refuted_says="the complement and e agree on a string")
 
 
-def _dsrt(e: Expr, k: int, ms: int) -> Iterator[Check]:
+def _dsrt(e: Expr, k: int, ms: int, schema: Schema) -> Iterator[Check]:
     try:
         d = compile_dsrt(e).dsrt
     except Unsupported as err:
         yield Check("dsrt", "dsrt", Unknown("the DSRT is built", str(err)))
         return
-    yield Check("dsrt", "minterms disjoint", deterministic(d, timeout_ms=ms),
+    yield Check("dsrt", "minterms disjoint", deterministic(d, schema=schema, timeout_ms=ms),
                 proved_says="the DSRT is deterministic: its minterms are pairwise disjoint",
                 refuted_says="two transitions of one DSRT state fire together")
-    yield Check("dsrt", "minterms exhaustive", complete(d, timeout_ms=ms),
+    yield Check("dsrt", "minterms exhaustive", complete(d, schema=schema, timeout_ms=ms),
                 proved_says="the DSRT is complete: its minterms cover every element",
                 refuted_says="no transition of a DSRT state fires")
     r = _or_unknown("srt and dsrt accept the same strings", dsrt_equivalence, e, bound=k,
-                    timeout_ms=ms)
+                    schema=schema, timeout_ms=ms)
     yield Check("dsrt", "srt = dsrt", r,
                 proved_says="srt and dsrt accept the same strings",
                 refuted_says="srt and dsrt differ")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import z3
 
@@ -99,9 +100,11 @@ def fires(e: Edge, u: SymEvent, regs: Mapping[str, Register]) -> Lit:
                 *clocks)
 
 
-def schema_of(*automata: SRT) -> Schema:
-    """The schema of every condition the automata test (guards and unless)."""
-    return schema_for([c for a in automata for e in a.edges for c in (e.guard, *e.unless)])
+def schema_of(*automata: SRT, **options: Any) -> Schema:
+    """The schema of every condition the automata test (guards and unless); ``options``
+    as :func:`~kleene.proofs.schema.schema_for`'s (declared sorts, a stream, required)."""
+    return schema_for([c for a in automata for e in a.edges for c in (e.guard, *e.unless)],
+                      **options)
 
 
 def symbolic_string(schema: Schema, n: int, name: str = "u") -> list[SymEvent]:
