@@ -20,7 +20,7 @@ import z3
 from kleene.engines.srt.automaton import SRT, Edge
 from kleene.engines.srt.compile import compile_sremo
 from kleene.engines.srt.complement import written_before
-from kleene.proofs.encode import concrete_event, true_in
+from kleene.proofs.encode import concrete_event, symbolic_event, true_in
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS, solve
@@ -35,8 +35,8 @@ from kleene.proofs.srt.symbolic import (
     string_constraints,
     symbolic_string,
 )
-from kleene.reference.events import Stream
-from kleene.reference.sremo.expressions import Choice, Expr, reads, registers, walk, written
+from kleene.reference.events import Event, Stream
+from kleene.reference.sremo.expressions import Choice, Expr, reads, walk, written
 from kleene.reference.sremo.semantics import accepts as reference_accepts
 from kleene.reference.sremo.text import format_sremo
 
@@ -89,8 +89,8 @@ def _atom_reads(x: Expr) -> frozenset[str]:
 
 def unwritten_reads(a: SRT) -> dict[Edge, Result]:
     """Per transition reading a register: :class:`Proved` that no path writes one of its
-    registers before it (a problem), or a :class:`Proved` "every register it reads may
-    be written" (the claim refuted is then stated positively by the caller)."""
+    registers before it (a problem), or a :class:`CounterExample` without a stream when
+    some path writes each of them (the claim is refuted by the graph, not by Z3)."""
     before = written_before(a)
     out: dict[Edge, Result] = {}
     for e in a.edges:
@@ -116,8 +116,6 @@ def dead_transitions(a: SRT, *, schema: Schema | None = None,
     names = a.registers()
     out: dict[Edge, Result] = {}
     for e in a.edges:
-        from kleene.proofs.encode import symbolic_event
-
         u = symbolic_event(schema, "u")
         regs = {r: Register(z3.Bool(f"{r}.filled") if r in before[e.source] else False,
                             symbolic_event(schema, f"reg.{r}")) for r in names}
@@ -133,13 +131,9 @@ def dead_transitions(a: SRT, *, schema: Schema | None = None,
             held = [concrete_event(r.model, x.event, 0) for x in regs.values()
                     if true_in(r.model, x.filled)]
             last = concrete_event(r.model, u, 0)
-            s = Stream(tuple(ev.__class__(i, ev.ts, ev.type, ev.attrs)
+            s = Stream(tuple(Event(i, ev.ts, ev.type, ev.attrs)
                              for i, ev in enumerate([*held, last])))
             out[e] = CounterExample(claim, s, note="the last element fires it, the others "
                                     "are what its registers hold")
     return out
 
-
-def uses_registers(e: Expr) -> bool:
-    """Whether ``e`` reads or writes a register."""
-    return bool(registers(e))
