@@ -76,3 +76,17 @@ def test_witnesses_drive_the_eager_transitions_and_pass_the_differential_runner(
     for s in witnesses.values():
         for name in claiming(pattern):
             check_engine(engine(name), "any", pattern, s)
+
+
+def test_timestamps_and_values_enumerated_apart_give_the_joint_classes(monkeypatch):
+    from kleene.proofs.nfa import classes
+
+    pattern = parse_operator("PATTERN SEQ(A a, B b) WHERE a.V < b.V WITHIN 10")
+    apart = list(stream_classes(pattern, 2))
+    monkeypatch.setattr(classes, "_timed", lambda atom: None)   # one joint enumeration
+    joint = list(stream_classes(pattern, 2))
+    assert len(apart) == len(joint) > 0
+    # by hand, streams of two events A then B: ts tie or not, times the window's three
+    # cases (< τ, = τ, > τ) when apart, times V below / not below / unknown
+    ab = [s for s in apart if [e.type for e in s] == ["A", "B"]]
+    assert len(ab) == (1 + 3) * 3

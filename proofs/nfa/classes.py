@@ -29,6 +29,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Mapping
 
 import z3
+from z3.z3util import get_vars
 
 from kleene.proofs.encode import (
     Binding,
@@ -37,6 +38,8 @@ from kleene.proofs.encode import (
     concrete_event,
     conj,
     disj,
+    evaluated,
+    number,
     symbolic_event,
     truth,
 )
@@ -54,7 +57,7 @@ from kleene.reference.conditions import (
     has_aggregate,
 )
 from kleene.reference.errors import PatternError, Unsupported
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.operators.pattern import OperatorPattern, primitives
 
 #: At most this many classes of streams are enumerated (all lengths together).
@@ -165,18 +168,44 @@ def stream_classes(pattern: OperatorPattern, bound: int, *, schema: Schema | Non
             fixed = [(u.value("type").kinds[0][2], z3.StringVal(t))
                      for u, t in zip(stream, kinds, strict=True)]
             here = [z3.simplify(z3.substitute(a, *fixed)) for a in every]
-            found = 0
-            models = distinct_models(
-                [*constraints, *(x == v for x, v in fixed)],
-                [a for a in dict.fromkeys(here) if not z3.is_true(a) and not z3.is_false(a)],
-                limit=left, timeout_ms=timeout_ms)
+            live = [a for a in dict.fromkeys(here) if not z3.is_true(a) and not z3.is_false(a)]
+            given = [*constraints, *(x == v for x, v in fixed)]
             try:
-                for model in models:
-                    found += 1
-                    yield Stream(tuple(concrete_event(model, u, i)
-                                       for i, u in enumerate(stream)))
+                found = list(_streams(stream, given, live, left, timeout_ms))
             except TooManyModels as err:
                 if str(err).startswith("Z3"):
                     raise
                 raise TooManyModels(f"more than {limit} classes of streams") from err
-            left -= found
+            yield from found
+            left -= len(found)
+
+
+def _timed(atom: z3.BoolRef) -> bool | None:
+    """``True`` when ``atom`` reads only timestamps, ``False`` when it reads none."""
+    names = {str(v) for v in get_vars(atom)}
+    ts = {n for n in names if n.endswith(".ts")}
+    return None if ts and ts != names else bool(ts)
+
+
+def _streams(stream: list[SymEvent], given: list[Lit], live: list[z3.BoolRef], limit: int,
+             timeout_ms: int) -> Iterator[Stream]:
+    """One stream per satisfiable assignment of ``live``. When every atom reads either
+    only timestamps or none (a pattern whose conditions do not read ``ts``), the two
+    groups are independent: each is enumerated alone and the classes are their product."""
+    kinds = [_timed(a) for a in live]
+    if None in kinds:
+        for model in distinct_models(given, live, limit=limit, timeout_ms=timeout_ms):
+            yield Stream(tuple(concrete_event(model, u, i) for i, u in enumerate(stream)))
+        return
+    timed = [a for a, k in zip(live, kinds, strict=True) if k]
+    other = [a for a, k in zip(live, kinds, strict=True) if not k]
+    stamps = [[number(evaluated(m, u.ts)) for u in stream]
+              for m in distinct_models(given, timed, limit=limit, timeout_ms=timeout_ms)]
+    values = [[concrete_event(m, u, i) for i, u in enumerate(stream)]
+              for m in distinct_models(given, other, limit=limit, timeout_ms=timeout_ms)]
+    if len(stamps) * len(values) > limit:
+        raise TooManyModels(f"more than {limit} classes of streams")
+    for ts in stamps:
+        for events in values:
+            yield Stream(tuple(Event(i, t, e.type, e.attrs)
+                               for i, (t, e) in enumerate(zip(ts, events, strict=True))))
