@@ -109,7 +109,7 @@ def test_every_nfa_engine_is_proved_equal_to_the_reference(tmp_path: Path, capsy
         for policy in ("any", "contiguous"):
             assert f"ok       {name} under {policy} reports exactly the reference's " \
                    "matches, for streams of at most 5 events\n" in out
-    assert "nfa-eager (0, frozenset()) --a--> (0, frozenset({'a'})) is driven, for " \
+    assert "nfa-eager Θ2 (0, frozenset()) --a--> (0, frozenset({'a'})) is driven, for " \
            "example:" in out
     assert "coverage" in out
 
@@ -118,7 +118,7 @@ def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:
     (tmp_path / "ab.sremo").write_text("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..3]\n")
     code, out, _ = run(capsys, "prove", str(tmp_path / "ab.sremo"))
     assert code == 0
-    assert "ok       0 --ε--> 1 [~.L = 'A'] fires, for example {\"ts\": 0, \"L\": \"A\"}" in out
+    assert "ok       Θ1 0 --ε--> 1 [~.L = 'A'] fires, for example {\"ts\": 0, \"L\": \"A\"}" in out
     assert "the DSRT is deterministic: its minterms are pairwise disjoint" in out
     assert "srt and dsrt accept the same strings, for streams of at most 3 events" in out
     assert "the complement (Alg. 8) accepts exactly the strings e rejects, for streams " \

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from kleene.engines.draw import transition_name
+from kleene.proofs.automata import name_of, names
 from kleene.proofs.nfa.classes import schema_of
 from kleene.proofs.nfa.equivalence import (
     BOUND,
@@ -67,8 +67,9 @@ def prove(pattern: OperatorPattern, *, schema: Schema | None = None, bound: int 
     eager = claiming(pattern, names=("nfa-eager",))
     if "transitions" in wanted and eager:
         cov = coverage(pattern, streams, compiled=eager["nfa-eager"])
+        named = names(eager["nfa-eager"].iter_transitions())
         for t, r in coverage_results(cov, k).items():
-            name = transition_name(t.source, t.variable, t.target)
+            name = name_of(t, named)
             yield Check("transitions", f"nfa-eager {name}", r, if_proved="problem",
                         if_refuted="ok", refuted_says=f"nfa-eager {name} is driven")
         claim = f"every transition of nfa-eager is driven by a stream of at most {k} events"

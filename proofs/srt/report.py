@@ -18,12 +18,13 @@ negation        the complement accepts exactly the strings e rejects ≤ w    ok
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
-from kleene.engines.draw import transition_name
-from kleene.engines.srt.automaton import Edge
+from kleene.engines.protocol import Transition
+from kleene.engines.srt.automaton import SRT, Edge
 from kleene.engines.srt.compile import compile_sremo
 from kleene.engines.srt.dsrt import compile_dsrt
+from kleene.proofs.automata import name_of, names
 from kleene.proofs.patterns.sremo import (
     BOUND,
     dead_branches,
@@ -44,9 +45,16 @@ from kleene.reference.syntax import format_condition
 SECTIONS = ("language", "branches", "registers", "transitions", "dsrt", "negation")
 
 
-def edge_name(e: Edge) -> str:
-    """``1 --ε--> 3`` as the picture labels the edge, with its guard."""
-    return f"{transition_name(e.source, None, e.target)} [{format_condition(e.shown_guard())}]"
+def transition(e: Edge) -> Transition:
+    """``e`` as the ``srt`` engine lists it (:meth:`CompiledSRT.iter_transitions`)."""
+    return Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark, e.writes)
+
+
+def edge_namer(a: SRT) -> Callable[[Edge], str]:
+    """``Θi 1 --ε--> 3 [guard]``: the edge as ``kleene draw --engine srt --policy literal``
+    numbers and labels it, with its guard (two edges may join the same states)."""
+    named = names(transition(e) for e in a.edges)
+    return lambda e: f"{name_of(transition(e), named)} [{format_condition(e.shown_guard())}]"
 
 
 #: A count window up to this width is the bound of the language proofs; a wider one is
@@ -75,6 +83,7 @@ def prove(e: Expr, *, schema: Schema | None = None, bound: int = BOUND,
     k = bound_for(e, bound)
     a = compile_sremo(e)
     schema = schema or schema_of(a)
+    edge_name = edge_namer(a)
     ms = timeout_ms
     if "language" in wanted:
         yield Check("language", "Lang(e)", nonempty(e, k, schema=schema, timeout_ms=ms),
