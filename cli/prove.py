@@ -118,13 +118,15 @@ def run(args: argparse.Namespace) -> int:
     if lang.name in REPORTS:
         query = Query.parse(text, language=lang.name, source=args.pattern)
         report, sections = REPORTS[lang.name]
+        wanted = _wanted(args, sections)
         print(f"pattern {args.pattern}; language {lang.name}")
-        return _report(args, report(query, args, sections))
+        return _report(args, report(query, args, wanted))
     if lang.name != "ses":   # no proofs of its own: the automaton's guards
         return _report(args, _automaton_checks(args, Query.parse(text, language=lang.name,
                                                                  source=args.pattern)))
     pattern = parse_ses(text, args.pattern)
     args.bound = BOUND if args.bound is None else args.bound
+    wanted = _wanted(args, SECTIONS)
     stream = None
     if args.events:
         stream = load_events(args.events, format=args.events_format, ts=args.ts,
@@ -136,7 +138,8 @@ def run(args: argparse.Namespace) -> int:
         raise PatternError("--bound must be at least 1")
     print(f"pattern {args.pattern}; schema {schema}; bound {args.bound}")
     return _report(args, prove(pattern, schema=schema, bound=args.bound,
-                               sections=args.check or SECTIONS, timeout_ms=1000 * args.timeout))
+                               sections=wanted,
+                               timeout_ms=1000 * args.timeout))
 
 
 def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, object]:
@@ -147,9 +150,8 @@ def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str,
             "required": tuple(names) if args.no_missing else ()}
 
 
-def _operator(query: Query, args: argparse.Namespace, sections: Sequence[str]
+def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
               ) -> Iterator[Check]:
-    wanted = _wanted(args, sections)
     pattern = query.pattern
     schema = operator_schema(pattern, **_schema_options(  # type: ignore[arg-type]
         args, attributes(pattern.conditions) | {"ts"}))
@@ -161,9 +163,8 @@ def _operator(query: Query, args: argparse.Namespace, sections: Sequence[str]
         yield from _automaton_checks(args, query)
 
 
-def _sremo(query: Query, args: argparse.Namespace, sections: Sequence[str]
+def _sremo(query: Query, args: argparse.Namespace, wanted: Sequence[str]
            ) -> Iterator[Check]:
-    wanted = _wanted(args, sections)
     a = compile_sremo(query.pattern)
     guards = [c for e in a.edges for c in (e.guard, *e.unless)]
     schema = sremo_schema(a, **_schema_options(args, attributes(guards) | {"ts"}))
