@@ -6,16 +6,26 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TextIO
 
 from kleene.cli.common import non_negative, read_pattern
 from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
+from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.automata import checks
+from kleene.proofs.nfa.classes import schema_of as operator_schema
+from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
+from kleene.proofs.nfa.report import SECTIONS as OPERATOR_SECTIONS
+from kleene.proofs.nfa.report import prove as prove_operator
+from kleene.proofs.patterns.sremo import BOUND as SREMO_BOUND
 from kleene.proofs.results import Check, CounterExample
 from kleene.proofs.schema import SORTS, attributes, schema_for
 from kleene.proofs.ses.report import SECTIONS, prove
 from kleene.proofs.ses.witnesses import BOUND
+from kleene.proofs.srt.report import SECTIONS as SREMO_SECTIONS
+from kleene.proofs.srt.report import bound_for
+from kleene.proofs.srt.report import prove as prove_sremo
+from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language, language_named
 from kleene.reference.loaders import FORMATS, load_events
@@ -34,9 +44,17 @@ equivalence of the automaton and the reference under `next`. Each line gives a
 status (ok, problem, info, unknown), the claim and its verdict; a
 counterexample or witness follows as JSON rows, one event per line.
 
-For a pattern of another language, the automaton of the fastest engine that
-claims it is checked through its transitions: guards no event can satisfy
-(dead transitions) and pairs of transitions one event enables together.
+For an operator pattern (seed 003): dead variables and dead OR branches, bounded
+equivalence of every NFA engine that claims it (eager, chains, Multi-Chain, Tree)
+with the reference on every stream of at most --bound events (at least 5), and
+witness streams driving the eager NFA's transitions (coverage). For a SREMO
+(seed 004): an empty language, dead choice branches, register reads no path has
+written, dead transitions of its SRT, the DSRT's minterms (disjoint and
+exhaustive), srt = dsrt and the complement (Alg. 8) on strings up to the count
+window. For any other language, the automaton of the fastest engine that claims
+it is checked through its transitions: guards no event can satisfy (dead
+transitions) and pairs of transitions one event enables together. Transitions
+are named as `kleene draw` labels them.
 
 Results hold for streams of the printed schema. Attribute sorts ({', '.join(SORTS)})
 come from --sort, else from --events (the first {10_000:,} rows), else from the
@@ -44,6 +62,13 @@ constants the pattern compares with; attributes may be missing unless the events
 show them everywhere or --no-missing is given.
 
 Exit codes: 0 no problem found, 1 some check found a problem, 2 a user mistake."""
+
+#: The section of the language-neutral checks of the fastest engine's automaton.
+AUTOMATON = "automaton"
+#: The sections of each language's report.
+LANGUAGE_SECTIONS = {"ses": SECTIONS, "operator": (*OPERATOR_SECTIONS, AUTOMATON),
+                     "sremo": (*SREMO_SECTIONS, AUTOMATON)}
+ALL_SECTIONS = tuple(dict.fromkeys(x for names in LANGUAGE_SECTIONS.values() for x in names))
 
 #: How many rows of --events are read to infer the schema.
 SCHEMA_ROWS = 10_000
@@ -64,13 +89,16 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         type=_sort, help="declare an attribute's sort (repeatable)")
     parser.add_argument("--no-missing", action="store_true",
                         help="symbolic events have every attribute (none is missing)")
-    parser.add_argument("--bound", type=non_negative, default=BOUND, metavar="K",
-                        help=f"the most events a symbolic stream has (default {BOUND}; "
-                             "equivalence uses at least 5)")
+    parser.add_argument("--bound", type=non_negative, default=None, metavar="K",
+                        help=f"the most events a symbolic stream has (default {BOUND} for "
+                             f"SES, {NFA_BOUND} for operator patterns, the count window or "
+                             f"{SREMO_BOUND} for SREMO; equivalence uses at least 5)")
     parser.add_argument("--timeout", type=non_negative, default=10, metavar="SECONDS",
                         help="Z3's time limit per query (default 10)")
-    parser.add_argument("--check", action="append", choices=SECTIONS, metavar="SECTION",
-                        help=f"run only these sections (repeatable): {', '.join(SECTIONS)}")
+    parser.add_argument("--check", action="append", choices=ALL_SECTIONS, metavar="SECTION",
+                        help="run only these sections (repeatable): "
+                             + "; ".join(f"{lang}: {', '.join(names)}"
+                                         for lang, names in LANGUAGE_SECTIONS.items()))
     return parser
 
 
@@ -87,10 +115,18 @@ def run(args: argparse.Namespace) -> int:
     text = read_pattern(args.pattern)
     lang = language_named(args.language) if args.language else detect_language(text,
                                                                                 args.pattern)
-    if lang.name != "ses":   # the SES proofs of proofs/ses/; any other: the automaton's
+    if lang.name in REPORTS:
+        query = Query.parse(text, language=lang.name, source=args.pattern)
+        report, sections = REPORTS[lang.name]
+        wanted = _wanted(args, sections)
+        print(f"pattern {args.pattern}; language {lang.name}")
+        return _report(args, report(query, args, wanted))
+    if lang.name != "ses":   # no proofs of its own: the automaton's guards
         return _report(args, _automaton_checks(args, Query.parse(text, language=lang.name,
                                                                  source=args.pattern)))
     pattern = parse_ses(text, args.pattern)
+    args.bound = BOUND if args.bound is None else args.bound
+    wanted = _wanted(args, SECTIONS)
     stream = None
     if args.events:
         stream = load_events(args.events, format=args.events_format, ts=args.ts,
@@ -102,7 +138,61 @@ def run(args: argparse.Namespace) -> int:
         raise PatternError("--bound must be at least 1")
     print(f"pattern {args.pattern}; schema {schema}; bound {args.bound}")
     return _report(args, prove(pattern, schema=schema, bound=args.bound,
-                               sections=args.check or SECTIONS, timeout_ms=1000 * args.timeout))
+                               sections=wanted,
+                               timeout_ms=1000 * args.timeout))
+
+
+def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, object]:
+    """The schema's sources the options name: --sort, --events, --no-missing."""
+    stream = (load_events(args.events, format=args.events_format, ts=args.ts,
+                          limit=SCHEMA_ROWS) if args.events else None)
+    return {"declared": dict(args.sort), "stream": stream,
+            "required": tuple(names) if args.no_missing else ()}
+
+
+def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
+              ) -> Iterator[Check]:
+    pattern = query.pattern
+    schema = operator_schema(pattern, **_schema_options(  # type: ignore[arg-type]
+        args, attributes(pattern.conditions) | {"ts"}))
+    bound = NFA_BOUND if args.bound is None else args.bound
+    print(f"schema {schema}; bound {bound}")
+    yield from prove_operator(pattern, schema=schema, bound=bound, sections=wanted,
+                              timeout_ms=1000 * args.timeout)
+    if AUTOMATON in wanted:
+        yield from _automaton_checks(args, query)
+
+
+def _sremo(query: Query, args: argparse.Namespace, wanted: Sequence[str]
+           ) -> Iterator[Check]:
+    a = compile_sremo(query.pattern)
+    guards = [c for e in a.edges for c in (e.guard, *e.unless)]
+    schema = sremo_schema(a, **_schema_options(args, attributes(guards) | {"ts"}))
+    bound = SREMO_BOUND if args.bound is None else args.bound
+    print(f"schema {schema}; bound {bound_for(query.pattern, bound)}")
+    yield from prove_sremo(query.pattern, schema=schema, bound=bound, sections=wanted,
+                           timeout_ms=1000 * args.timeout)
+    if AUTOMATON in wanted:
+        yield from _automaton_checks(args, query)
+
+
+def _wanted(args: argparse.Namespace, sections: Sequence[str]) -> Sequence[str]:
+    if not args.check:   # the automaton's generic checks only when asked for
+        return [x for x in sections if x != AUTOMATON]
+    unknown = [c for c in args.check if c not in sections]
+    if unknown:
+        raise PatternError(f"no section {', '.join(unknown)} for this language; choose from "
+                           f"{', '.join(sections)}")
+    return args.check  # type: ignore[no-any-return]
+
+
+#: The languages with proofs of their own, each with its report and sections.
+REPORTS: dict[str, tuple[Callable[[Query, argparse.Namespace, Sequence[str]],
+                               Iterator[Check]], Sequence[str]]] = {
+    "operator": (_operator, (*OPERATOR_SECTIONS, AUTOMATON)),
+    "sremo": (_sremo, (*SREMO_SECTIONS, AUTOMATON)),
+    "wayeb": (_sremo, (*SREMO_SECTIONS, AUTOMATON)),   # a Wayeb query is a SREMO
+}
 
 
 def _automaton_checks(args: argparse.Namespace, query: Query) -> Iterator[Check]:
@@ -138,9 +228,14 @@ def _report(args: argparse.Namespace, found: Iterable[Check]) -> int:
 
 
 def _print(check: Check, out: TextIO) -> None:
+    """One verdict in plain words; an example of one event on the same line."""
     r = check.result
-    print(f"  {check.status:<8} {check.sentence}", file=out)
-    if isinstance(r, CounterExample):
+    sentence = check.sentence
+    if isinstance(r, CounterExample) and r.match is None and len(r.rows()) <= 1:
+        sentence = sentence.removesuffix(", for example:") + (
+            f", for example {json.dumps(r.rows()[0])}" if r.rows() else "")
+    print(f"  {check.status:<8} {sentence}", file=out)
+    if isinstance(r, CounterExample) and sentence.endswith(":"):
         if r.match is not None:
             print(f"           match {r.match.dumps()}", file=out)
         for row in r.rows():

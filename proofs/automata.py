@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from itertools import combinations
 
-from kleene.engines.draw import transition_name
+from kleene.engines.draw import canonical, group_variables, transition_name
 from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
 from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
@@ -158,20 +158,39 @@ def deterministic(compiled: Compiled, **options: object) -> Result:
     return Proved("at most one transition is enabled per state and event")
 
 
+def names(transitions: Iterable[Transition], groups: Iterable[str] | None = None
+          ) -> dict[tuple[Hashable, Hashable, str | None, Condition], str]:
+    """Each transition named as ``kleene draw`` draws it: ``Θi`` in the picture's
+    canonical numbering (:func:`kleene.engines.draw.canonical`, the legend's) and
+    ``source --variable--> target`` (:func:`~kleene.engines.draw.transition_name`).
+    Keyed by ``(source, target, variable, guard)``."""
+    ordered = canonical(transitions)
+    loops = list(group_variables(ordered) if groups is None else groups)
+    return {(t.source, t.target, t.variable, t.guard):
+            f"Θ{i} {transition_name(t.source, t.variable, t.target, loops)}"
+            for i, t in enumerate(ordered, start=1)}
+
+
+def name_of(t: Transition, named: dict[tuple[Hashable, Hashable, str | None, Condition], str]
+            ) -> str:
+    """``t``'s name in ``named`` (:func:`names`)."""
+    return named[(t.source, t.target, t.variable, t.guard)]
+
+
 def checks(compiled: Compiled, *, schema: Schema | None = None,
            timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
     """The language-neutral checks of ``compiled`` as :class:`Check` values: a guard
     proved unsatisfiable is a problem (a dead transition), an event enabling two
     transitions of one state is worth knowing (the automaton may branch)."""
+    named = names(compiled.iter_transitions())
     for t, r in unsatisfiable_guards(compiled, schema=schema, timeout_ms=timeout_ms).items():
-        name = transition_name(t.source, t.variable, t.target)
+        name = name_of(t, named)
         yield Check("guards", name, r, if_proved="problem", if_refuted="ok",
                     proved_says=f"{name} never fires: no event satisfies its guard",
-                    refuted_says=f"the guard of {name} is satisfiable")
+                    refuted_says=f"{name} can fire")
     for (t1, t2), r in overlapping_guards(compiled, schema=schema,
                                           timeout_ms=timeout_ms).items():
-        one = transition_name(t1.source, t1.variable, t1.target)
-        two = transition_name(t2.source, t2.variable, t2.target)
+        one, two = name_of(t1, named), name_of(t2, named)
         yield Check("determinism", f"{one} / {two}", r, if_refuted="info",
                     proved_says=f"no event enables both {one} and {two}",
                     refuted_says=f"one event enables both {one} and {two}")

@@ -95,6 +95,27 @@ def test_kleene_prove_checks_any_languages_automaton(monkeypatch, tmp_path, caps
     pattern.write_text("PATTERN SEQ(A a, B b) WITHIN 5\n", encoding="utf-8")
     monkeypatch.setattr(protocol, "PREFERENCE", ("hand-made",))
     monkeypatch.setitem(protocol._REGISTRY, "hand-made", _HandEngine)
-    assert main(["prove", str(pattern)]) == 0        # overlaps are info, not problems
+    assert main(["prove", str(pattern), "--check", "automaton"]) == 0   # overlaps: info
     out = capsys.readouterr().out
     assert "engine hand-made" in out and "determinism" in out and "1 info" in out
+
+
+def test_transitions_are_named_with_the_pictures_numbers():
+    """kleene prove names a transition Θi as kleene draw's legend numbers it (seed 000
+    Fig. 4 numbers Q1's transitions Θ1..Θ17 in the same order)."""
+    from pathlib import Path
+
+    from kleene.engines.draw import to_graph, view_of
+    from kleene.engines.ses.automaton import ses_automaton
+    from kleene.proofs.automata import names
+
+    q1 = parse_ses((Path(__file__).parent.parent / "examples/chemo/q1.ses").read_text())
+    view = view_of(ses_automaton(q1))
+    named = names(view.iter_transitions())
+    g = to_graph(view, guards="legend")
+    pictured = {(u, v, d["variable"], d["guard"]): d["name"] for u, v, d in g.edges(data=True)}
+    assert len(named) == len(pictured) == 17
+    for key, name in named.items():
+        assert name.split()[0] == pictured[key]
+    assert named[next(k for k in named if k[0] == frozenset() and k[2] == "c")].startswith(
+        "Θ1 ∅ --c--> {c}")

@@ -88,3 +88,47 @@ def test_user_mistakes_exit_2(files: Path, capsys) -> None:
     assert run(capsys, "prove", str(files / "good.ses"), "--sort", "L=text")[0] == 2
     code, _, err = run(capsys, "prove", str(files / "missing.ses"))
     assert code == 2 and "cannot read the pattern file" in err
+
+
+def test_an_operator_pattern_is_proved_plainly(tmp_path: Path, capsys) -> None:
+    (tmp_path / "dead.op").write_text("PATTERN SEQ(A a, B b) WHERE a.V > 3 AND a.V < 2\n")
+    code, out, _ = run(capsys, "prove", str(tmp_path / "dead.op"), "--check", "variables",
+                       "--check", "branches")
+    assert code == 1
+    assert "problem  a can bind no event: it is in no match\n" in out
+    assert 'ok       b is satisfiable, for example {"ts": 0, "type": "B"}\n' in out
+    assert "problem  SEQ(A a, B b) has no match on any stream (a dead branch)" in out
+
+
+def test_every_nfa_engine_is_proved_equal_to_the_reference(tmp_path: Path, capsys) -> None:
+    (tmp_path / "aa.op").write_text("PATTERN SEQ(A a, A b)\n")
+    code, out, _ = run(capsys, "prove", str(tmp_path / "aa.op"), "--check", "equivalence",
+                       "--check", "transitions")
+    assert code == 0
+    for name in ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree"):
+        for policy in ("any", "contiguous"):
+            assert f"ok       {name} under {policy} reports exactly the reference's " \
+                   "matches, for streams of at most 5 events\n" in out
+    assert "nfa-eager Θ2 (0, frozenset()) --a--> (0, frozenset({'a'})) is driven, for " \
+           "example:" in out
+    assert "coverage" in out
+
+
+def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:
+    (tmp_path / "ab.sremo").write_text("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..3]\n")
+    code, out, _ = run(capsys, "prove", str(tmp_path / "ab.sremo"))
+    assert code == 0
+    assert "ok       Θ1 0 --ε--> 1 [~.L = 'A'] fires, for example {\"ts\": 0, \"L\": \"A\"}" in out
+    assert "the DSRT is deterministic: its minterms are pairwise disjoint" in out
+    assert "srt and dsrt accept the same strings, for streams of at most 3 events" in out
+    assert "the complement (Alg. 8) accepts exactly the strings e rejects, for streams " \
+           "of at most 3 events" in out
+
+
+def test_a_register_read_no_path_wrote_is_a_problem(tmp_path: Path, capsys) -> None:
+    (tmp_path / "r.sremo").write_text("({~.L = 'A'} -> r + {~.L = 'B'}) ; mark {~.V = r.V}\n")
+    code, out, _ = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "registers")
+    assert code == 1
+    assert "reads a register no path has written: its comparisons over it are false" in out
+    code, _, err = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "necessary")
+    assert code == 2 and "no section necessary for this language" in err

@@ -19,8 +19,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from kleene.engines.draw import transition_name
+from kleene.engines.draw import view_of
+from kleene.engines.protocol import Transition
 from kleene.engines.ses.automaton import ses_automaton
+from kleene.proofs.automata import name_of, names
 from kleene.proofs.results import Check
 from kleene.proofs.schema import Schema, schema_for
 from kleene.proofs.ses.equivalence import EQUIVALENCE_BOUND, equivalent
@@ -66,8 +68,9 @@ def prove(pattern: SESPattern, *, schema: Schema | None = None, bound: int = BOU
                                 "(seed 000 Theorem 1)",
                     refuted_says="an instance can branch")
     if "transitions" in wanted:
+        named = names(view_of(n).iter_transitions(), groups)
         for d, r in transition_witnesses(n, bound=bound, schema=schema, timeout_ms=ms).items():
-            name = transition_name(d.source, d.variable, d.target, groups)
+            name = name_of(Transition(d.source, d.target, d.variable, d.guard), named)
             yield Check("transitions", name, r, if_proved="problem", if_refuted="ok",
                         proved_says=f"{name} never fires (a dead transition)",
                         refuted_says=f"{name} fires")

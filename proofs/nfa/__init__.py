@@ -1,0 +1,3 @@
+"""Proofs about the NFAs of seed 003: :mod:`.classes` (the classes of streams a pattern
+tells apart), :mod:`.equivalence` (bounded equivalence, witnesses, coverage),
+:mod:`.report` (the checks of ``kleene prove``)."""

@@ -1,0 +1,211 @@
+"""The classes of symbolic streams an operator pattern tells apart (seed 003 Sec. 2.1).
+
+The engines and the reference read an event only through the pattern: its
+type (``A a``: ``type = 'A'``), the comparisons of Θ (three-valued), the order
+of timestamps (``SEQ`` is strict in ``ts``) and the window (``ts`` differences
+against τ). :func:`atoms` lists these as Z3 literals over ``n`` symbolic events:
+
+- ``type = T`` for each type of a primitive, per event;
+- per pair of events of the pattern's types (events of other types are in no
+  match and are filtered by every engine): ``ts_i < ts_j`` (``ts`` is
+  non-decreasing, ``SEQ`` strict), ``ts_j − ts_i ≤ τ`` and ``< τ`` (both readings);
+- for every comparison of Θ and every placement of its variables on events of
+  the variables' types (``prev(v.A)`` on an earlier event than ``v.A``): the
+  comparison is true, and is false (unknown is neither).
+
+Two streams that agree on every atom get the same match set from any engine
+that reads events only through the pattern, so one stream per satisfiable
+assignment of the atoms (:func:`stream_classes`, Z3's models enumerated with
+blocking clauses) stands for all streams of ``n`` events: running the engines
+and the reference on these streams decides every stream of that length. That
+premise is the proof's one assumption (an engine reading an attribute the
+pattern does not mention would escape it). ``type`` is required (every event
+has a type); aggregates are not encoded.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator, Mapping
+
+import z3
+from z3.z3util import get_vars
+
+from kleene.proofs.encode import (
+    Binding,
+    Lit,
+    SymEvent,
+    concrete_event,
+    conj,
+    disj,
+    evaluated,
+    number,
+    symbolic_event,
+    truth,
+)
+from kleene.proofs.schema import Schema, schema_for
+from kleene.proofs.solver import TIMEOUT_MS, TooManyModels, distinct_models
+from kleene.reference.conditions import (
+    And,
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    Not,
+    Or,
+    Prev,
+    has_aggregate,
+)
+from kleene.reference.errors import PatternError, Unsupported
+from kleene.reference.events import Event, Stream
+from kleene.reference.operators.pattern import OperatorPattern, primitives
+
+#: At most this many classes of streams are enumerated (all lengths together).
+MAX_CLASSES = 3000
+
+
+def comparisons(c: Condition) -> Iterator[Cmp]:
+    """The comparisons of ``c``."""
+    if isinstance(c, Cmp):
+        yield c
+    elif isinstance(c, And | Or):
+        for p in c.parts:
+            yield from comparisons(p)
+    elif isinstance(c, Not):
+        yield from comparisons(c.part)
+
+
+def types_of(pattern: OperatorPattern) -> dict[str, str | None]:
+    """Each variable's event type (``None``: any type), negated variables included."""
+    return {p.var: p.type for p in primitives(pattern.expr)}
+
+
+def schema_of(pattern: OperatorPattern, *, declared: Mapping[str, str] | None = None,
+              stream: Stream | None = None, required: Iterable[str] = ()) -> Schema:
+    """The pattern's schema (:func:`~kleene.proofs.schema.schema_for`), ``type`` required."""
+    typed = [Cmp("=", Attr(v, "type"), Const(t)) for v, t in types_of(pattern).items()
+             if t is not None]
+    return schema_for([*pattern.conditions, *typed], pattern.window, declared=declared,
+                      stream=stream, required=("type", *required))
+
+
+def window_bound(pattern: OperatorPattern) -> int | float | None:
+    """τ in the stream's units (a unit-less stream: a window with a unit is refused)."""
+    if pattern.window is None:
+        return None
+    try:
+        return pattern.window.in_units_of(None)
+    except PatternError as err:
+        raise Unsupported(f"bounded proofs use unit-less timestamps: {err}") from err
+
+
+def _is(u: SymEvent, t: str | None) -> Lit:
+    return True if t is None else u.value("type").kinds[0][2] == z3.StringVal(t)
+
+
+def atoms(pattern: OperatorPattern, stream: list[SymEvent]) -> list[z3.BoolRef]:
+    """The atoms (module docstring) over ``stream``."""
+    if any(has_aggregate(c) for c in pattern.conditions):
+        raise Unsupported("aggregates are not encoded in the bounded NFA proofs")
+    types = types_of(pattern)
+    out: list[Lit] = [_is(u, t) for u in stream for t in sorted({t for t in types.values()
+                                                                 if t is not None})]
+    known = sorted({t for t in types.values() if t is not None})
+    typed = [True if None in types.values() else disj(*(_is(u, t) for t in known))
+             for u in stream]
+    tau = window_bound(pattern)
+    for i, j in itertools.combinations(range(len(stream)), 2):
+        both = conj(typed[i], typed[j])
+        gap = stream[j].ts - stream[i].ts
+        out += [conj(both, gap > 0)]
+        if tau is not None:
+            out += [conj(both, gap <= tau), conj(both, gap < tau)]
+    for c in dict.fromkeys(x for cond in pattern.conditions for x in comparisons(cond)):
+        out += _instances(c, types, stream)
+    return [a for a in dict.fromkeys(out) if not isinstance(a, bool)]  # type: ignore[misc]
+
+
+def _instances(c: Cmp, types: dict[str, str | None], stream: list[SymEvent]) -> list[Lit]:
+    keys = sorted({(t.var, isinstance(t, Prev)) for t in (c.left, c.right)
+                   if isinstance(t, Attr | Prev)})
+    out: list[Lit] = []
+    for places in itertools.product(range(len(stream)), repeat=len(keys)):
+        at = dict(zip(keys, places, strict=True))
+        if any((v, False) in at and at[(v, True)] >= at[(v, False)]
+               for v, prev in at if prev):
+            continue
+        gate = conj(*(_is(stream[p], types.get(v)) for (v, _), p in at.items()))
+        b = Binding({v: stream[p] for (v, prev), p in at.items() if not prev},
+                    {v: stream[p] for (v, prev), p in at.items() if prev})
+        t, f = truth(c, b)
+        out += [conj(gate, t), conj(gate, f)]
+    return out
+
+
+def other_type(known: Iterable[str]) -> str:
+    """A type no primitive names (the representative of every other type)."""
+    name = "other"
+    while name in set(known):
+        name += "_"
+    return name
+
+
+def stream_classes(pattern: OperatorPattern, bound: int, *, schema: Schema | None = None,
+                   limit: int = MAX_CLASSES, timeout_ms: int = TIMEOUT_MS) -> Iterator[Stream]:
+    """One stream per class of streams of at most ``bound`` events, shortest first.
+    The types are enumerated here (each pattern type, or one other type, per event),
+    the rest by Z3 with the types substituted. :class:`~kleene.proofs.solver.TooManyModels`
+    past ``limit`` classes."""
+    schema = schema or schema_of(pattern)
+    known = sorted({t for t in types_of(pattern).values() if t is not None})
+    left = limit
+    for n in range(bound + 1):
+        stream = [symbolic_event(schema, f"e{i}") for i in range(n)]
+        constraints: list[Lit] = [c for u in stream for c in u.constraints]
+        constraints += [stream[i].ts <= stream[i + 1].ts for i in range(n - 1)]
+        every = atoms(pattern, stream)
+        for kinds in itertools.product([*known, other_type(known)], repeat=n):
+            fixed = [(u.value("type").kinds[0][2], z3.StringVal(t))
+                     for u, t in zip(stream, kinds, strict=True)]
+            here = [z3.simplify(z3.substitute(a, *fixed)) for a in every]
+            live = [a for a in dict.fromkeys(here) if not z3.is_true(a) and not z3.is_false(a)]
+            given = [*constraints, *(x == v for x, v in fixed)]
+            try:
+                found = list(_streams(stream, given, live, left, timeout_ms))
+            except TooManyModels as err:
+                if str(err).startswith("Z3"):
+                    raise
+                raise TooManyModels(f"more than {limit} classes of streams") from err
+            yield from found
+            left -= len(found)
+
+
+def _timed(atom: z3.BoolRef) -> bool | None:
+    """``True`` when ``atom`` reads only timestamps, ``False`` when it reads none."""
+    names = {str(v) for v in get_vars(atom)}
+    ts = {n for n in names if n.endswith(".ts")}
+    return None if ts and ts != names else bool(ts)
+
+
+def _streams(stream: list[SymEvent], given: list[Lit], live: list[z3.BoolRef], limit: int,
+             timeout_ms: int) -> Iterator[Stream]:
+    """One stream per satisfiable assignment of ``live``. When every atom reads either
+    only timestamps or none (a pattern whose conditions do not read ``ts``), the two
+    groups are independent: each is enumerated alone and the classes are their product."""
+    kinds = [_timed(a) for a in live]
+    if None in kinds:
+        for model in distinct_models(given, live, limit=limit, timeout_ms=timeout_ms):
+            yield Stream(tuple(concrete_event(model, u, i) for i, u in enumerate(stream)))
+        return
+    timed = [a for a, k in zip(live, kinds, strict=True) if k]
+    other = [a for a, k in zip(live, kinds, strict=True) if not k]
+    stamps = [[number(evaluated(m, u.ts)) for u in stream]
+              for m in distinct_models(given, timed, limit=limit, timeout_ms=timeout_ms)]
+    values = [[concrete_event(m, u, i) for i, u in enumerate(stream)]
+              for m in distinct_models(given, other, limit=limit, timeout_ms=timeout_ms)]
+    if len(stamps) * len(values) > limit:
+        raise TooManyModels(f"more than {limit} classes of streams")
+    for ts in stamps:
+        for events in values:
+            yield Stream(tuple(Event(i, t, e.type, e.attrs)
+                               for i, (t, e) in enumerate(zip(ts, events, strict=True))))

@@ -1,0 +1,161 @@
+"""Satisfiability of operator patterns (seed 003 Sec. 2.1): dead variables, dead ``OR``
+branches and patterns without any match.
+
+- :func:`dead_variables`: per positive variable ``v`` of type ``T``, "no event has
+  type ``T`` and satisfies the properties of ``v``" (the conditions that read
+  ``v`` alone, :func:`kleene.reference.conditions.is_property_of`).
+- :func:`dead_branches`: per disjunction-free conjunct of the pattern (the DNF
+  of Sec. 5, :func:`kleene.engines.nfa.disjunction.dnf`), "no stream has a match
+  of it". The encoding is the smallest candidate match: one symbolic event per
+  positive variable (one iteration of ``p{l,m}``, but see below), their types, the
+  ``SEQ`` order (strict in ``ts``), the window, and the conditions the branch
+  owns without aggregates, decomposed (:func:`kleene.proofs.encode.holds_over`);
+  ``A{l,m} a[]`` gets ``l`` events (a match's first ``l`` events of ``a``, whose
+  consecutive pairs are consecutive in the match, as ``prev`` needs). Every
+  match contains such a candidate, and more events only add instances of
+  decomposed conditions, so *unsat* proves the branch dead; a model is replayed
+  through the reference and is a counterexample only if the reference finds a
+  match on it (``NOT`` parts hold there: no event of their type is in the stream).
+- :func:`no_match`: the pattern has no match (every branch is dead).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+from kleene.engines.nfa.disjunction import branch_conditions, dnf
+from kleene.proofs.encode import (
+    Lit,
+    SymEvent,
+    concrete_event,
+    conj,
+    holds_for,
+    holds_over,
+    symbolic_event,
+)
+from kleene.proofs.nfa.classes import schema_of, types_of, window_bound
+from kleene.proofs.results import CounterExample, Proved, Result, Unknown
+from kleene.proofs.schema import Schema
+from kleene.proofs.solver import TIMEOUT_MS, solve
+from kleene.reference.conditions import Condition, has_aggregate, is_property_of, variables
+from kleene.reference.events import Event, Stream
+from kleene.reference.operators.pattern import (
+    Kleene,
+    Neg,
+    Node,
+    OperatorPattern,
+    Primitive,
+    Seq,
+    positive_variables,
+)
+from kleene.reference.operators.policies import matches
+from kleene.reference.operators.text import format_expr
+
+
+def _type_is(e: SymEvent, t: str | None) -> Lit:
+    import z3
+
+    return True if t is None else e.value("type").kinds[0][2] == z3.StringVal(t)
+
+
+def dead_variables(pattern: OperatorPattern, *, schema: Schema | None = None,
+                   timeout_ms: int = TIMEOUT_MS) -> dict[str, Result]:
+    """Per positive variable: :class:`Proved` dead, or a one-event counterexample."""
+    schema = schema or schema_of(pattern)
+    types = types_of(pattern)
+    out: dict[str, Result] = {}
+    for v in pattern.names:
+        e = symbolic_event(schema, v)
+        props = [c for c in pattern.conditions if is_property_of(c, v)]
+        claim = f"no event can bind {v}"
+        r = solve([_type_is(e, types[v]), *(holds_for(c, v, e) for c in props),
+                   *e.constraints], timeout_ms)
+        if r.status == "unsat":
+            out[v] = Proved(claim)
+        elif r.status == "sat":
+            assert r.model is not None
+            out[v] = CounterExample(claim, Stream((concrete_event(r.model, e, 0),)))
+        else:
+            out[v] = Unknown(claim, r.reason)
+    return out
+
+
+def _copies(p: Node) -> dict[str, int]:
+    """How many events the smallest candidate gives each variable: the lower bound ``l``
+    of ``A{l,m} a[]`` (the first ``l`` events of ``a``, consecutive for ``prev``), else one."""
+    if isinstance(p, Kleene) and isinstance(p.part, Primitive):
+        return {p.part.var: max(p.low, 1)}
+    out: dict[str, int] = {}
+    for child in getattr(p, "parts", ()) or ((p.part,) if isinstance(p, Kleene | Neg) else ()):
+        out.update(_copies(child))
+    return out
+
+
+def _order(p: Node, events: dict[str, list[SymEvent]]) -> list[Lit]:
+    """``SEQ(p1, …, pn)``: every event of ``p_i`` strictly before every one of ``p_i+1``;
+    nested ``SEQ`` under ``AND`` keeps its own order."""
+    out: list[Lit] = []
+    if isinstance(p, Seq):
+        blocks = [b for part in p.parts if (b := sorted(positive_variables(part)))]
+        for i in range(len(blocks) - 1):
+            out += [x.ts < y.ts for a in blocks[i] for b in blocks[i + 1]
+                    for x in events[a] for y in events[b]]
+    for child in getattr(p, "parts", ()) or ((p.part,) if isinstance(p, Kleene) else ()):
+        out += _order(child, events)
+    return out
+
+
+def branch_satisfiable(pattern: OperatorPattern, branch: Node, *, schema: Schema,
+                       timeout_ms: int = TIMEOUT_MS) -> Result:
+    """"no stream has a match of ``branch``": proved, or a stream with a match."""
+    claim = f"no stream has a match of {format_expr(branch)}"
+    names = sorted(positive_variables(branch))
+    copies = _copies(branch)
+    events = {v: [symbolic_event(schema, f"{v}{i}") for i in range(copies.get(v, 1))]
+              for v in names}
+    every = [e for v in names for e in events[v]]
+    types = types_of(pattern)
+    owned: Sequence[Condition] = [c for c in branch_conditions(branch, pattern.conditions)
+                                  if not has_aggregate(c) and variables(c) <= set(names)]
+    members = {v: [(True, e) for e in es] for v, es in events.items()}
+    constraints: list[Lit] = [c for e in every for c in e.constraints]
+    constraints += [_type_is(e, types[v]) for v in names for e in events[v]]
+    constraints += [x.ts <= y.ts for es in events.values() for x, y in itertools.pairwise(es)]
+    constraints += _order(branch, events)
+    constraints += [holds_over(c, members) for c in owned]
+    tau = window_bound(pattern)
+    if tau is not None:
+        constraints += [y.ts - x.ts <= tau for x in every for y in every]
+    r = solve([conj(*constraints)], timeout_ms)
+    if r.status == "unsat":
+        return Proved(claim)
+    if r.status == "unknown":
+        return Unknown(claim, r.reason)
+    assert r.model is not None
+    got = sorted((concrete_event(r.model, e, 0) for e in every), key=lambda e: e.ts)
+    s = Stream(tuple(Event(i, e.ts, e.type, e.attrs) for i, e in enumerate(got)))
+    found = matches(pattern, s, "any")
+    if not found:
+        return Unknown(claim, "the candidate Z3 found is no match of the reference "
+                       "(aggregates, iterations of sub-patterns or negations need more)")
+    return CounterExample(claim, s, min(found))
+
+
+def dead_branches(pattern: OperatorPattern, *, schema: Schema | None = None,
+                  timeout_ms: int = TIMEOUT_MS) -> dict[str, Result]:
+    """Per ``OR`` branch (a DNF conjunct), written as text: dead, or a stream matching it."""
+    schema = schema or schema_of(pattern)
+    return {format_expr(b): branch_satisfiable(pattern, b, schema=schema, timeout_ms=timeout_ms)
+            for b in dnf(pattern.expr)}
+
+
+def no_match(pattern: OperatorPattern, **options: object) -> Result:
+    """:class:`Proved` when every branch is dead; else the first branch's example."""
+    results = list(dead_branches(pattern, **options).values())  # type: ignore[arg-type]
+    for r in results:
+        if isinstance(r, CounterExample):
+            return CounterExample("the pattern has no match", r.stream, r.match)
+    if all(isinstance(r, Proved) for r in results):
+        return Proved("the pattern has no match")
+    return next(r for r in results if isinstance(r, Unknown))

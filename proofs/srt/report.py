@@ -1,0 +1,143 @@
+"""Every proof about one SREMO (seed 004) and its automata, as checks (``kleene prove``).
+
+Transitions are those of the SRT of the expression (report Thm 19), numbered as
+``kleene draw --engine srt --policy literal`` draws them.
+
+==============  ==========================================================  =====================
+section         claim per subject                                           proved means
+==============  ==========================================================  =====================
+language        no string of at most k elements is in Lang(e)               problem (empty)
+branches        the same for each part of a choice                          problem (dead branch)
+registers       no path writes r before transition δ reads it               problem
+transitions     no element fires δ                                          problem (dead)
+dsrt            minterms disjoint (deterministic) and exhaustive            ok
+                (complete); srt and dsrt accept the same strings ≤ w
+negation        the complement accepts exactly the strings e rejects ≤ w    ok
+==============  ==========================================================  =====================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from kleene.engines.protocol import Transition
+from kleene.engines.srt.automaton import SRT, Edge
+from kleene.engines.srt.compile import compile_sremo
+from kleene.engines.srt.dsrt import compile_dsrt
+from kleene.proofs.automata import name_of, names
+from kleene.proofs.patterns.sremo import (
+    BOUND,
+    dead_branches,
+    dead_transitions,
+    nonempty,
+    unwritten_reads,
+)
+from kleene.proofs.results import Check, Proved, Result, Unknown
+from kleene.proofs.schema import Schema
+from kleene.proofs.solver import TIMEOUT_MS
+from kleene.proofs.srt.dsrt import complete, deterministic, dsrt_equivalence
+from kleene.proofs.srt.negation import negation_exact
+from kleene.proofs.srt.symbolic import schema_of
+from kleene.reference.errors import Unsupported
+from kleene.reference.sremo.expressions import Expr, Window
+from kleene.reference.syntax import format_condition
+
+SECTIONS = ("language", "branches", "registers", "transitions", "dsrt", "negation")
+
+
+def transition(e: Edge) -> Transition:
+    """``e`` as the ``srt`` engine lists it (:meth:`CompiledSRT.iter_transitions`)."""
+    return Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark, e.writes)
+
+
+def edge_namer(a: SRT) -> Callable[[Edge], str]:
+    """``Θi 1 --ε--> 3 [guard]``: the edge as ``kleene draw --engine srt --policy literal``
+    numbers and labels it, with its guard (two edges may join the same states)."""
+    named = names(transition(e) for e in a.edges)
+    return lambda e: f"{name_of(transition(e), named)} [{format_condition(e.shown_guard())}]"
+
+
+#: A count window up to this width is the bound of the language proofs; a wider one is
+#: cut to the --bound (paths multiply with the length).
+MAX_WIDTH_BOUND = 6
+
+
+def bound_for(e: Expr, bound: int) -> int:
+    """The bound of the language proofs: the count window of ``e[1..w]``, else ``bound``."""
+    if isinstance(e, Window) and isinstance(e.width, int) and e.width <= MAX_WIDTH_BOUND:
+        return e.width
+    return bound
+
+
+def _or_unknown(claim: str, f: object, *args: object, **kw: object) -> Result:
+    try:
+        return f(*args, **kw)  # type: ignore[operator, no-any-return]
+    except Unsupported as err:
+        return Unknown(claim, str(err))
+
+
+def prove(e: Expr, *, schema: Schema | None = None, bound: int = BOUND,
+          sections: Iterable[str] = SECTIONS, timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
+    """Run the checks of ``sections`` on ``e``, yielding each as it is decided."""
+    wanted = set(sections)
+    k = bound_for(e, bound)
+    a = compile_sremo(e)
+    schema = schema or schema_of(a)
+    edge_name = edge_namer(a)
+    ms = timeout_ms
+    if "language" in wanted:
+        yield Check("language", "Lang(e)", nonempty(e, k, schema=schema, timeout_ms=ms),
+                    if_proved="problem", if_refuted="ok",
+                    proved_says="no string is in Lang(e): e never matches",
+                    refuted_says="e accepts strings")
+    if "branches" in wanted:
+        for part, r in dead_branches(e, k, schema=schema, timeout_ms=ms).items():
+            yield Check("branches", part, r, if_proved="problem", if_refuted="ok",
+                        proved_says=f"{part} accepts no string (a dead branch)",
+                        refuted_says=f"{part} accepts strings")
+    if "registers" in wanted:
+        reads = unwritten_reads(a)
+        for edge, r in reads.items():
+            if isinstance(r, Proved):
+                name = edge_name(edge)
+                yield Check("registers", name, r, if_proved="problem",
+                            proved_says=f"{name} reads a register no path has written: its "
+                                        "comparisons over it are false (Def. 13)")
+        if all(not isinstance(r, Proved) for r in reads.values()):
+            claim = "every transition that reads a register can see a write of it"
+            yield Check("registers", "reads", Proved(claim), proved_says=claim)
+    if "transitions" in wanted:
+        for edge, r in dead_transitions(a, schema=schema, timeout_ms=ms).items():
+            name = edge_name(edge)
+            held = " (on the last event; the others are what its registers hold)" \
+                if edge.reads() else ""
+            yield Check("transitions", name, r, if_proved="problem", if_refuted="ok",
+                        proved_says=f"{name} never fires (a dead transition)",
+                        refuted_says=f"{name} fires{held}")
+    if "dsrt" in wanted:
+        yield from _dsrt(e, k, ms, schema)
+    if "negation" in wanted:
+        r = _or_unknown("the complement accepts exactly the strings e rejects",
+                        negation_exact, e, bound=k, schema=schema, timeout_ms=ms)
+        yield Check("negation", "complement", r,
+                    proved_says="the complement (Alg. 8) accepts exactly the strings e rejects",
+                    refuted_says="the complement and e agree on a string")
+
+
+def _dsrt(e: Expr, k: int, ms: int, schema: Schema) -> Iterator[Check]:
+    try:
+        d = compile_dsrt(e).dsrt
+    except Unsupported as err:
+        yield Check("dsrt", "dsrt", Unknown("the DSRT is built", str(err)))
+        return
+    yield Check("dsrt", "minterms disjoint", deterministic(d, schema=schema, timeout_ms=ms),
+                proved_says="the DSRT is deterministic: its minterms are pairwise disjoint",
+                refuted_says="two transitions of one DSRT state fire together")
+    yield Check("dsrt", "minterms exhaustive", complete(d, schema=schema, timeout_ms=ms),
+                proved_says="the DSRT is complete: its minterms cover every element",
+                refuted_says="no transition of a DSRT state fires")
+    r = _or_unknown("srt and dsrt accept the same strings", dsrt_equivalence, e, bound=k,
+                    schema=schema, timeout_ms=ms)
+    yield Check("dsrt", "srt = dsrt", r,
+                proved_says="srt and dsrt accept the same strings",
+                refuted_says="srt and dsrt differ")

@@ -1,0 +1,92 @@
+"""Bounded equivalence of the seed 003 NFAs and the operator reference (proofs/nfa/),
+and witness streams driving the eager NFA's transitions, fed to the differential runner.
+
+The failing case is built to fail: the eager NFA compiled for the pattern without
+its window reports, on a stream whose A and B are more than τ apart, a match the
+reference (with the window) does not find.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kleene.conformance.differential import check_engine, reference_matches
+from kleene.engines.protocol import engine
+from kleene.proofs.nfa.classes import stream_classes
+from kleene.proofs.nfa.equivalence import (
+    NFA_ENGINES,
+    claiming,
+    coverage,
+    driven,
+    equivalence,
+)
+from kleene.proofs.results import CounterExample, Proved, Unknown
+from kleene.reference.match import Match
+from kleene.reference.operators.text import parse_operator
+
+SAME_TYPE = "PATTERN SEQ(A a, A b)"
+
+
+def test_every_nfa_engine_equals_the_reference_on_streams_of_five_events():
+    results = equivalence(parse_operator(SAME_TYPE), bound=5)
+    assert set(results) == set(NFA_ENGINES)
+    for name, r in results.items():
+        assert isinstance(r, Proved) and r.bound == 5, (name, r)
+
+
+def test_an_engine_without_the_window_is_refuted_with_a_stream():
+    pattern = parse_operator("PATTERN SEQ(A a, B b) WITHIN 2")
+    loose = engine("nfa-eager").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    r = equivalence(pattern, compiled={"loose": loose}, bound=3)["loose"]
+    assert isinstance(r, CounterExample) and r.match is not None
+    assert r.match not in reference_matches(pattern, r.stream, "any")
+    a, b = r.stream[r.match["a"][0]], r.stream[r.match["b"][0]]
+    assert b.ts - a.ts > 2   # the window is what the loose engine forgot
+
+
+def test_the_class_limit_makes_the_verdict_unknown(monkeypatch):
+    from kleene.proofs.nfa import equivalence as module
+
+    def few(pattern, bound, **options):
+        return stream_classes(pattern, bound, limit=10, **options)
+    monkeypatch.setattr(module, "stream_classes", few)
+    r = module.equivalence(parse_operator(SAME_TYPE), bound=5)
+    assert all(isinstance(x, Unknown) and "more than 10 classes" in x.reason
+               for x in r.values())
+
+
+def test_the_eager_path_of_a_match_binds_in_stream_order():
+    m = Match.of({"a": [0], "b": [2, 3]})
+    start, a, ab = (0, frozenset()), (0, frozenset({"a"})), (0, frozenset({"a", "b"}))
+    assert driven(m) == {(start, a, "a"), (a, a, None), (a, ab, "b"), (ab, ab, "b")}
+
+
+@pytest.mark.parametrize(("text", "k"), [("PATTERN SEQ(A a, A+ b[])", 4),
+                                         ("PATTERN SEQ(A a, NOT(B n), C c) WITHIN 10", 3)])
+def test_witnesses_drive_the_eager_transitions_and_pass_the_differential_runner(text, k):
+    pattern = parse_operator(text)
+    streams = list(stream_classes(pattern, k))
+    cov = coverage(pattern, streams)
+    binding = [t for t in cov.witnesses if t.kind == "bind"]
+    assert binding and all(cov.witnesses[t] is not None for t in binding)
+    (waiting,) = [t for t in cov.witnesses if t.kind == "skip" and t.source == (0, frozenset())]
+    assert cov.witnesses[waiting] is None   # a match's path starts with its first event
+    assert str(cov) == f"{cov.covered} of {len(cov.witnesses)} transitions driven"
+    witnesses = {id(s): s for s in cov.witnesses.values() if s is not None}
+    for s in witnesses.values():
+        for name in claiming(pattern):
+            check_engine(engine(name), "any", pattern, s)
+
+
+def test_timestamps_and_values_enumerated_apart_give_the_joint_classes(monkeypatch):
+    from kleene.proofs.nfa import classes
+
+    pattern = parse_operator("PATTERN SEQ(A a, B b) WHERE a.V < b.V WITHIN 10")
+    apart = list(stream_classes(pattern, 2))
+    monkeypatch.setattr(classes, "_timed", lambda atom: None)   # one joint enumeration
+    joint = list(stream_classes(pattern, 2))
+    assert len(apart) == len(joint) > 0
+    # by hand, streams of two events A then B: ts tie or not, times the window's three
+    # cases (< τ, = τ, > τ) when apart, times V below / not below / unknown
+    ab = [s for s in apart if [e.type for e in s] == ["A", "B"]]
+    assert len(ab) == (1 + 3) * 3
