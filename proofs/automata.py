@@ -26,10 +26,10 @@ events and the event read, as a stream ordered by timestamp.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import combinations
 
-from kleene.engines.draw import canonical, group_variables, transition_name
+from kleene.engines.draw import canonical, group_variables, transition_name, variable_label
 from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
 from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
@@ -158,16 +158,22 @@ def deterministic(compiled: Compiled, **options: object) -> Result:
     return Proved("at most one transition is enabled per state and event")
 
 
-def names(transitions: Iterable[Transition], groups: Iterable[str] | None = None
+def names(transitions: Iterable[Transition], groups: Iterable[str] | None = None,
+          state: Callable[[Hashable], str] | None = None
           ) -> dict[tuple[Hashable, Hashable, str | None, Condition], str]:
     """Each transition named as ``kleene draw`` draws it: ``Θi`` in the picture's
     canonical numbering (:func:`kleene.engines.draw.canonical`, the legend's) and
-    ``source --variable--> target`` (:func:`~kleene.engines.draw.transition_name`).
+    ``source --variable--> target`` (:func:`~kleene.engines.draw.transition_name`;
+    ``state`` names the states where a family's picture names them its own way).
     Keyed by ``(source, target, variable, guard)``."""
     ordered = canonical(transitions)
     loops = list(group_variables(ordered) if groups is None else groups)
-    return {(t.source, t.target, t.variable, t.guard):
-            f"Θ{i} {transition_name(t.source, t.variable, t.target, loops)}"
+
+    def name(t: Transition) -> str:
+        if state is None:
+            return transition_name(t.source, t.variable, t.target, loops)
+        return f"{state(t.source)} --{variable_label(t.variable, loops)}--> {state(t.target)}"
+    return {(t.source, t.target, t.variable, t.guard): f"Θ{i} {name(t)}"
             for i, t in enumerate(ordered, start=1)}
 
 

@@ -84,6 +84,15 @@ def _name(plan: Plan, slots: frozenset[int], order: tuple[int, ...]) -> str:
     return "".join(names) if all(len(v) == 1 for v in names) else "{" + ", ".join(names) + "}"
 
 
+def state_name(c: CompiledNFA, state: Hashable) -> str:
+    """A state of :meth:`CompiledNFA.iter_transitions`, ``(conjunct, bound)``, named as
+    the picture names it: its variables in evaluation order (``cb``, ``∅``)."""
+    assert isinstance(state, tuple)
+    b: int = state[0]
+    order = c.orders[b] if c.kind != "eager" else tuple(range(c.plans[b].n))
+    return _name(c.plans[b], _bound(c, b, state[1]), order)
+
+
 def nfa_graph(c: CompiledNFA, *, states: str = "auto", guards: str = "auto") -> nx.MultiDiGraph:
     """The picture of ``c`` (see the module docstring); ``states`` is accepted for the
     common signature (states are always named by their variables in binding order)."""

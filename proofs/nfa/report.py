@@ -13,7 +13,10 @@ transitions     the eager NFA's transition δ is driven (witness stream)     ok 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import partial
 
+from kleene.engines.nfa.draw import state_name
+from kleene.engines.nfa.engine import CompiledNFA
 from kleene.proofs.automata import name_of, names
 from kleene.proofs.nfa.classes import schema_of
 from kleene.proofs.nfa.equivalence import (
@@ -67,7 +70,9 @@ def prove(pattern: OperatorPattern, *, schema: Schema | None = None, bound: int 
     eager = claiming(pattern, names=("nfa-eager",))
     if "transitions" in wanted and eager:
         cov = coverage(pattern, streams, compiled=eager["nfa-eager"])
-        named = names(eager["nfa-eager"].iter_transitions())
+        nfa = eager["nfa-eager"]
+        assert isinstance(nfa, CompiledNFA)
+        named = names(nfa.iter_transitions(), state=partial(state_name, nfa))
         for t, r in coverage_results(cov, k).items():
             name = name_of(t, named)
             yield Check("transitions", f"nfa-eager {name}", r, if_proved="problem",
