@@ -18,6 +18,17 @@ from kleene.reference.events import Stream
 from kleene.reference.sremo import parse_sremo
 
 
+@pytest.fixture(autouse=True, scope="module")
+def vector_path_on_small_streams():
+    """Small batches are read event by event (columns.SMALL); these tests want the
+    vector path on their small streams, so it is taken for every batch here."""
+    from kleene.engines.srt import columns
+
+    kept, columns.SMALL = columns.SMALL, 0
+    yield
+    columns.SMALL = kept
+
+
 def columnar(s: Stream) -> Stream:
     """The same stream held as Arrow columns (what the loaders build)."""
     return Stream.from_columns(columns_of(list(s)), s.time_unit)

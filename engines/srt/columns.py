@@ -30,6 +30,8 @@ from kleene.reference.sremo.expressions import HEAD
 
 #: Rows of a loaded stream filtered at once.
 ROWS = 65_536
+#: Batches with fewer rows are read event by event (:meth:`Execution.step`).
+SMALL = 2_048
 #: Candidate rows made events at once.
 CHUNK = 512
 
@@ -65,6 +67,13 @@ def drive(ex: Any, batches: Iterable[tuple[int, Any]]) -> Iterator[Match]:
     assert relevant is not None
     for start, part in batches:
         n = len(part)
+        if n < SMALL:   # the vector kernels' fixed cost exceeds the rows' (a partition)
+            for u in part.events(offset=start):
+                found = ex.step(u)
+                if found:
+                    ex.flush()
+                    yield from found
+            continue
         rows, bits = candidates(part, relevant)
         ex.evaluations += n * len(relevant)
         jumps: np.ndarray | None = None
