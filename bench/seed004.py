@@ -42,7 +42,8 @@ from kleene.reference.columnar import Columns
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.loaders import load_events
-from kleene.reference.sremo.expressions import Expr, Strategy, children
+from kleene.reference.sremo.expressions import Expr
+from kleene.reference.sremo.strategies import strict_contiguity
 from kleene.reference.sremo.wayeb import SreQuery, read_sre
 
 QUERIES = Path("/work/shared/data/wayeb-queries")
@@ -229,18 +230,6 @@ def nested_table(s: Stream) -> Table:
     return t
 
 
-def strict(e: Expr) -> Expr:
-    """``e`` with every selection strategy removed: strict contiguity, every atom as is."""
-    if isinstance(e, Strategy):
-        return strict(e.body)
-    parts = children(e)
-    if not parts:
-        return e
-    if hasattr(e, "parts"):
-        return dataclasses.replace(e, parts=tuple(strict(p) for p in parts))  # type: ignore[type-var]
-    return dataclasses.replace(e, body=strict(parts[0]))  # type: ignore[type-var]
-
-
 #: srt against dsrt: the strict-contiguity variants at these count windows.
 VERSUS = {"stock_reg1": 3, "stock_reg2": 6, "stock_k1": 6, "stock_other_reg4": 4,
           "stock_kn1": 6}
@@ -258,7 +247,7 @@ def versus_table(s: Stream, settings: Settings) -> Table:
         if not path.exists():
             continue
         query, = read_sre(str(path))
-        e = strict(query.to_expression(count_window=w, ignore_partition=True))
+        e = strict_contiguity(query.to_expression(count_window=w, ignore_partition=True))
         found, events, seconds, _ = run_srt(e, [s], "inclusive")
         d = engine("dsrt").compile(e)
         started = time.process_time()

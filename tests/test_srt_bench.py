@@ -50,7 +50,9 @@ def test_partitions_are_the_sub_streams_of_each_value_in_stream_order():
 def test_srt_and_dsrt_agree_on_the_strict_variant_of_a_query():
     s = Stream.from_rows(ROWS, time_unit="ms")
     q, = read_sre(str(QUERY))
-    e = seed004.strict(q.to_expression(count_window=3))
+    from kleene.reference.sremo.strategies import strict_contiguity
+
+    e = strict_contiguity(q.to_expression(count_window=3))
     from kleene.engines.protocol import engine
 
     expected = matches(e, s)
