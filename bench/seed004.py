@@ -60,7 +60,8 @@ PAPER = {"stock_reg1": "seq3 (Fig. 2)", "stock_reg2": "seq6 (Fig. 2)",
          "stock_other_reg7": "q5 (Fig. 5)"}
 #: Wayeb's published match frequencies (% of input events) where the paper states them.
 PUBLISHED = {"stock_reg1": "0.36", "stock_reg4": "0 (longest)", "stock_k1": "0.61",
-             "stock_k4": "0 (longest)", "stock_kn1": "4.29 (w=500)"}
+             "stock_k4": "0 (longest)", "stock_kn1": "4.29 (w=500)",
+             "stock_other_reg2": "0 (q2)", "stock_other_reg4": "13 (q3)"}
 WAYEB_SEQ_EVENTS_PER_S = 1.3e6
 TARGET_EVENTS_PER_S = 1e6
 #: Fig. 3: the windows (ms) of the sweep of seq3.
