@@ -54,6 +54,13 @@ def test_srt_equals_the_reference_literal(e, s):
     # every guard fixes ~.L: elements labelled C are skipped (run.key_index, Execution.skip)
     "ANY(mark {~.L = 'A'} -> r, mark {~.L = 'B' AND ~.ID = r.ID}, mark {~.L = 'A'})[WITHIN 3]",
     "(mark {~.L = 'A'} ; ANY(mark {~.L = 'B'})* ; mark {~.L = 'A'})[1..4]",
+    # Sec. 5.6: nested Kleene under skip-till-any (the shape of Eq. 7, kn4)
+    "ANY(mark {~.L = 'A'} -> r, ANY(ANY(mark {~.L = 'B'}, ANY((mark {~.L = 'C'})*))*), "
+    "mark {~.ID = r.ID})[1..5]",
+    # Thm 4.10: intersection of two register patterns; strict contiguity (no strategy)
+    "((mark {~.L = 'A'} -> r ; ({TRUE})* ; mark {~.ID = r.ID}) INTERSECT "
+    "(mark {TRUE} ; ({TRUE})* ; mark {~.L = 'B'}))[1..4]",
+    "mark {~.L = 'A'} -> r ; mark {~.L = 'B'} ; mark {~.ID = r.ID}",
     # negations whose body writes then reads a register: Alg. 7 with register copies
     "(mark {~.L = 'A'} ; !(mark {TRUE} -> s ; mark {~.V < s.V})[1..2] ; mark {~.L = 'B'})[1..5]",
     "(mark {~.L = 'A'} -> r ; !(mark {TRUE} -> s ; ({TRUE})* ; mark {~.V < s.V AND "

@@ -59,6 +59,22 @@ def test_dsrt_reports_contiguous_matches_with_registers_under_a_count_window():
     assert set(engine("dsrt").compile(e).run(s)) == {Match.marked({0, 1})}
 
 
+@pytest.mark.parametrize("text", [
+    # Thm 4.10 intersection, nested Kleene (Sec. 5.6, strict contiguity), registers
+    "((mark {~.L = 'A'} -> r ; (mark {TRUE})* ; mark {~.ID = r.ID}) INTERSECT "
+    "(mark {TRUE} ; (mark {TRUE})* ; mark {~.L = 'B'}))[1..4]",
+    "(mark {~.L = 'A'} -> r ; (mark {~.L = 'B'} ; (mark {~.L = 'C'})*)* ; "
+    "mark {~.ID = r.ID})[1..5]",
+])
+@given(s=streams(min_size=1, max_size=8))
+def test_dsrt_equals_the_reference_on_intersection_and_nested_kleene(text, s):
+    e = parse_sremo(text)
+    expected = reference_or_reject(e, s, "stream", steps=40_000)
+    got = list(engine("dsrt").compile(e).run(s))
+    assert_same_matches(engine("dsrt"), pattern=e, stream=s, got=got, expected=expected,
+                        policy="stream")
+
+
 @pytest.mark.parametrize("text, reason", [
     ("mark {~.L = 'A'} ; {TRUE} ; mark {~.L = 'B'}", "an unmarked atom"),
     ("(mark {~.L = 'A'} ; !({~.L = 'C'})[1..2])[1..3]", "a negation"),
