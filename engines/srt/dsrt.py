@@ -185,9 +185,10 @@ POLICIES = ("stream", "literal")
 class DSRTEngine:
     """The engine ``dsrt``: the output-agnostic DSRT (report Thm 41, Alg. 7) run over the
     stream (:meth:`CompiledDSRT.run`). It claims what it computes: both policies, count
-    windows, registers (copies, Algs. 3–6), star, intersection; at compile time it
-    refuses, with the reason, an expression that is not fully marked
-    (:func:`fully_marked`), a time window (it bounds no length), and the caps."""
+    windows, registers (copies, Algs. 3–6), star, intersection — not the features
+    ``unmarked``, ``negation``, ``strategy`` (the expression is not fully marked,
+    :func:`fully_marked`) nor ``time-window`` (it bounds no length), which it also
+    refuses at compile time with the reason; beyond the caps it refuses naming them."""
 
     name: str = "dsrt"
 
