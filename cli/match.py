@@ -76,6 +76,13 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="how the window bounds a match: inclusive, max ts - min ts <= "
                              "the window (the papers' reading, the default), or strict, < "
                              "(Wayeb's; the default for .sre files)")
+    parser.add_argument("--window", type=_window_value, default=None, metavar="N",
+                        help="for a Wayeb .sre pattern: the window, replacing the file's "
+                             "{window:..} (elements for a count window, timestamp units for "
+                             "a time window)")
+    parser.add_argument("--window-type", choices=("count", "time"), default=None,
+                        help="for a Wayeb .sre pattern: the window's type, replacing the "
+                             "file's {windowType:..}")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
     parser.add_argument("--allow-missing", action="store_true",
@@ -114,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     if args.policy is None:
         args.policy = language.default_policy
     language.check_policy(args.policy)
-    pattern = language.parse(text, args.pattern)
+    pattern = _parse(args, language, text)
     variables = list(language.variables(pattern))
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and not args.output:
@@ -153,12 +160,46 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _window_value(text: str) -> int | float:
+    """A ``--window`` value: a positive number (an argparse ``type``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return int(value) if value.is_integer() else value
+
+
+def _parse(args: argparse.Namespace, language: Language, text: str) -> Any:
+    """The pattern; a Wayeb ``.sre`` query with ``--window``/``--window-type`` applied,
+    and which window it has said on stderr."""
+    windowed = language.windowed
+    if windowed is None:
+        if args.window is not None or args.window_type is not None:
+            raise Unsupported(f"--window and --window-type apply to Wayeb .sre patterns, not "
+                              f"to {language.title}; write the window in the pattern")
+        return language.parse(text, args.pattern)
+    try:
+        pattern, said = windowed(text, args.pattern, args.window, args.window_type)
+    except ValueError as err:
+        raise Unsupported(f"--window: {err}") from None
+    args.window_said = bool(said)
+    if said:
+        reading = args.window_reading or language.default_reading
+        how = "max ts - min ts < τ" if reading == "strict" else "max ts - min ts <= τ"
+        print(f"kleene match: {said}, read {reading} ({how})" if "time" in said
+              else f"kleene match: {said}", file=sys.stderr)
+    return pattern
+
+
 def _compute(args: argparse.Namespace, language: Language, pattern: Any,
              stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
     reading = args.window_reading or language.default_reading
-    if args.window_reading is None and reading != "inclusive":
+    if args.window_reading is None and reading != "inclusive" and \
+            not getattr(args, "window_said", False):
         print(f"kleene match: the window is read {reading} ({language.title} mean it so; "
               "--window-reading inclusive reads it as the papers do)", file=sys.stderr)
     if name is None:

@@ -73,6 +73,10 @@ class Language:
     readings: tuple[str, ...] = WINDOW_READINGS
     pruning: Callable[[Any, str], Pruning] = whole_stream
     default_reading: str = "inclusive"
+    #: ``windowed(text, source, window, window_type)``: the pattern with its own window
+    #: replaced, and that window in words (``kleene match --window``); ``None``: the
+    #: language's patterns carry no window to replace
+    windowed: Callable[[str, str, Any, Any], tuple[Any, str]] | None = None
 
     def check_policy(self, policy: str) -> None:
         """Raise :class:`PatternError` naming the choices when ``policy`` is unknown."""
@@ -220,12 +224,15 @@ def _wayeb() -> Language:
     from kleene.reference.sremo import format_sremo
     from kleene.reference.sremo.wayeb import parse_sre
 
-    def parse(text: str, source: str) -> Any:
+    def query(text: str, source: str) -> Any:
         queries = parse_sre(text, source=source)
         if len(queries) != 1:
             raise PatternError(f"{source} holds {len(queries)} queries joined by '&'; "
                                "run them one at a time")
-        return queries[0].to_expression()
+        return queries[0]
+
+    def parse(text: str, source: str) -> Any:
+        return query(text, source).to_expression()
 
     return Language(
         name="wayeb", title="Wayeb .sre patterns (seed 004 benchmarks)",
@@ -239,6 +246,7 @@ def _wayeb() -> Language:
         constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
         window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
         readings=("inclusive", "strict"), default_reading="strict",
+        windowed=lambda text, source, window, kind: query(text, source).windowed(window, kind),
     )
 
 

@@ -25,13 +25,38 @@ ROWS = [
 @pytest.mark.skipif(not QUERY.exists(), reason="the Wayeb queries are not available")
 def test_seed004_table_on_a_tiny_stream(tmp_path: Path):
     s = Stream.from_rows(ROWS, time_unit="ms")
-    table = seed004.table(s, seed004.Settings(None, 10.0), [QUERY])
+    table = seed004.table(s, seed004.Settings(None), [QUERY])
     (row,) = table.rows
-    name, window, events, found = row[:4]
-    assert (name, window, events) == ("stock_reg1", 500, 5)
+    name, paper, window, events, found = row[:5]
+    assert (name, paper, window, events) == ("stock_reg1", "seq3 (Fig. 2)", 500, 5)
     q, = read_sre(str(QUERY))
     expected = matches(q.to_expression(time_window=500), s, reading="strict")
     # ts 500 − 0 is not < 500: the third QQQ is outside Wayeb's strict window
     assert found == len(expected) == 2
-    assert row[-2].startswith("no: ")      # no DSRT for a time window
-    assert row[-1].endswith(" states")     # at [1..10], unrolled with register copies
+    assert row[-2] == "no: strategy"       # dsrt: skip-till-any leaves unmarked gaps
+    assert row[-1].endswith(" mt")         # at [1..10], unrolled with register copies
+
+
+def test_partitions_are_the_sub_streams_of_each_value_in_stream_order():
+    s = Stream.from_rows(ROWS, time_unit="ms")
+    from kleene.reference.columnar import columns_of
+
+    c = Stream.from_columns(columns_of(list(s)), "ms")
+    parts = seed004.partitions(c, "name")
+    got = sorted([[(e.ts, e.attrs["name"]) for e in p] for p in parts])
+    assert got == [[(0, "INTC")], [(100, "RIMM")], [(200, "QQQ"), (499, "QQQ"), (500, "QQQ")]]
+
+
+def test_srt_and_dsrt_agree_on_the_strict_variant_of_a_query():
+    s = Stream.from_rows(ROWS, time_unit="ms")
+    q, = read_sre(str(QUERY))
+    from kleene.reference.sremo.strategies import strict_contiguity
+
+    e = strict_contiguity(q.to_expression(count_window=3))
+    from kleene.engines.protocol import engine
+
+    expected = matches(e, s)
+    # strict contiguity: SELL INTC, BUY RIMM, BUY QQQ above the SELL's price, adjacent
+    assert expected == set(engine("dsrt").compile(e).run(s)) == set(
+        engine("srt").compile(e).run(s))
+    assert len(expected) == 1

@@ -54,6 +54,19 @@ def test_srt_equals_the_reference_literal(e, s):
     # every guard fixes ~.L: elements labelled C are skipped (run.key_index, Execution.skip)
     "ANY(mark {~.L = 'A'} -> r, mark {~.L = 'B' AND ~.ID = r.ID}, mark {~.L = 'A'})[WITHIN 3]",
     "(mark {~.L = 'A'} ; ANY(mark {~.L = 'B'})* ; mark {~.L = 'A'})[1..4]",
+    # Sec. 5.6: nested Kleene under skip-till-any (the shape of Eq. 7, kn4)
+    "ANY(mark {~.L = 'A'} -> r, ANY(ANY(mark {~.L = 'B'}, ANY((mark {~.L = 'C'})*))*), "
+    "mark {~.ID = r.ID})[1..5]",
+    # Thm 4.10: intersection of two register patterns; strict contiguity (no strategy)
+    "((mark {~.L = 'A'} -> r ; ({TRUE})* ; mark {~.ID = r.ID}) INTERSECT "
+    "(mark {TRUE} ; ({TRUE})* ; mark {~.L = 'B'}))[1..4]",
+    "mark {~.L = 'A'} -> r ; mark {~.L = 'B'} ; mark {~.ID = r.ID}",
+    # negations whose body writes then reads a register: Alg. 7 with register copies
+    "(mark {~.L = 'A'} ; !(mark {TRUE} -> s ; mark {~.V < s.V})[1..2] ; mark {~.L = 'B'})[1..5]",
+    "(mark {~.L = 'A'} -> r ; !(mark {TRUE} -> s ; ({TRUE})* ; mark {~.V < s.V AND "
+    "~.ID = r.ID})[1..3] ; mark {~.L = 'B'})[1..6]",
+    "(mark {~.L = 'A'} ; (!(mark {~.L = 'C'} -> s ; mark {~.ID = s.ID})[1..2] ; "
+    "mark {~.L = 'B'})*)[1..6]",
 ])
 @given(s=streams(min_size=1, max_size=8))
 def test_srt_equals_the_reference_on_register_patterns(text, s):
@@ -62,7 +75,26 @@ def test_srt_equals_the_reference_on_register_patterns(text, s):
     _check(parse_sremo(text), s, "stream", "inclusive")
 
 
+@pytest.mark.parametrize("values, expected", [
+    # the gap C, C is in !(body) unless the second V is below the first (hand computed)
+    ([1, 5], {(0, 3)}), ([5, 1], set()), ([3, 3], {(0, 3)}),
+])
+def test_a_negation_whose_body_writes_then_reads_compiles_with_register_copies(values,
+                                                                               expected):
+    from kleene.reference.events import Stream
+    from kleene.reference.sremo import matches, parse_sremo
+
+    e = parse_sremo("(mark {~.L = 'A'} ; !(mark {TRUE} -> s ; mark {~.V < s.V})[1..2] ; "
+                    "mark {~.L = 'B'})[1..5]")
+    s = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}]
+                         + [{"ts": i + 1, "L": "C", "V": v} for i, v in enumerate(values)]
+                         + [{"ts": 9, "L": "B", "V": 0}])
+    got = {m["~"] for m in engine("srt").compile(e).run(s)}
+    assert got == {m["~"] for m in matches(e, s)} == expected
+
+
 def test_a_negation_that_reads_what_it_writes_is_refused_with_the_reason():
+    # an unmarked body: its window bounds no length, so the copies of Alg. 7 do not apply
     from kleene.reference.sremo import parse_sremo
 
     e = parse_sremo("(mark {~.L = 'A'} ; !({TRUE} -> s ; {~.V < s.V})[1..3] ; "

@@ -15,4 +15,5 @@ Modules, one per construction:
 Importing this package registers the engines (see :mod:`kleene.engines.protocol`).
 """
 
+from kleene.engines.srt import dsrt as _dsrt  # noqa: F401  (registers dsrt)
 from kleene.engines.srt import run as _run  # noqa: F401  (registers the engines)

@@ -133,7 +133,6 @@ def compile_sremo(e: Expr, options: Options | None = None) -> SRT:
 
 
 def _compile(e: Expr, o: Options, counter: list[int]) -> SRT:
-    from kleene.engines.srt.complement import complement
     from kleene.engines.srt.product import intersect
     from kleene.engines.srt.windows import count_window, time_window
 
@@ -159,7 +158,7 @@ def _compile(e: Expr, o: Options, counter: list[int]) -> SRT:
     elif isinstance(e, Intersect):
         out = intersect([_compile(p, o, counter) for p in e.parts], o.max_states)
     elif isinstance(e, Not):
-        out = complement(_compile(e.body, o, counter), o.max_states)
+        out = _negation(e, o, counter)
     elif isinstance(e, Strategy):  # pragma: no cover - rewritten away
         raise Unsupported("selection strategies are rewritten before compilation")
     else:  # pragma: no cover
@@ -167,3 +166,20 @@ def _compile(e: Expr, o: Options, counter: list[int]) -> SRT:
     if out.size > o.max_states:
         raise Unsupported(f"the SRT has {out.size} states, beyond the cap of {o.max_states}")
     return out
+
+
+def _negation(e: Not, o: Options, counter: list[int]) -> SRT:
+    """``!e`` (Cor. 43): the complement of e's DSRT (Alg. 8); a count-windowed,
+    boundary-marked body that reads a register it writes is unrolled and determinized
+    with register copies first (Alg. 7, :func:`~.complement.complement_with_copies`)."""
+    from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
+    from kleene.engines.srt.unroll import boundary_marked, unroll
+
+    body = e.body
+    if isinstance(body, Window) and isinstance(body.width, int):
+        inner = _compile(body.body, o, counter)
+        if boundary_marked(inner) and reads_written(inner):
+            counter[0] += 1
+            return complement_with_copies(unroll(inner, body.width, o.max_states),
+                                          o.max_states, f"n{counter[0]}")
+    return complement(_compile(body, o, counter), o.max_states)

@@ -33,8 +33,8 @@ of compilation; beyond them a one-line :class:`Unsupported` names the cap.
 
 from __future__ import annotations
 
-from kleene.engines.srt.automaton import SRT, Edge, trim
-from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction
+from kleene.engines.srt.automaton import HIDDEN, SRT, Edge, trim
+from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction, rename
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import HEAD, reads
 
@@ -58,16 +58,23 @@ def written_before(a: SRT) -> list[frozenset[str]]:
     return out
 
 
+def reads_written(a: SRT) -> frozenset[str]:
+    """The registers some transition of ``a`` reads after a path from the start may have
+    written them (what needs Alg. 7's register copies)."""
+    before = written_before(a)
+    clash: set[str] = set()
+    for e in a.edges:
+        clash |= (reads(e.guard).union(*(reads(c) for c in e.unless))) & before[e.source]
+    return frozenset(clash)
+
+
 def check_determinizable(a: SRT) -> None:
     """Raise :class:`Unsupported` unless :func:`determinize` handles ``a``: no clocks, and
     no transition reads a register that a path from the start may have written."""
     if any(e.clocks for e in a.edges):
         raise Unsupported("determinizing a time window is not implemented (Alg. 7 covers "
                           "count windows only)")
-    before = written_before(a)
-    clash: set[str] = set()
-    for e in a.edges:
-        clash |= (reads(e.guard).union(*(reads(c) for c in e.unless))) & before[e.source]
+    clash = reads_written(a)
     if clash:
         raise Unsupported(f"determinizing an SRT that reads register(s) it writes "
                           f"({', '.join(sorted(clash))}) needs Alg. 7's register copies, "
@@ -175,3 +182,29 @@ def complement(a: SRT, max_states: int) -> SRT:
     d, _ = determinize(a, max_states)
     flipped = frozenset(range(d.size)) - d.finals
     return trim(SRT(d.size, d.start, flipped, d.edges))
+
+
+def complement_with_copies(unrolled: SRT, max_states: int, tag: str) -> SRT:
+    """``!(e[1..w])`` for a boundary-marked body that reads registers it writes (Alg. 7
+    with register copies, then Alg. 8): ``unrolled`` is its unrolled SRT
+    (:func:`kleene.engines.srt.unroll.unroll`), determinized keeping the copies
+    ``r@d`` as registers, its finals swapped. The copies are renamed ``@<tag>.r@d``
+    (hidden: no SREMO register, no other negation's); they are the complement's own
+    scratch registers, written afresh at each depth of every pass through it, so the
+    valuation of the expression around ``!`` is unchanged (Def. 17). Strings longer
+    than ``w`` reach the empty subset, which the swap makes final: they are not in
+    ``Lang(e[1..w])`` since every accepted string starts and ends marked."""
+    d, _ = determinize(unrolled, max_states, copies=True)
+    copies = {r for e in d.edges for r in e.writes}
+    names = {r: f"{HIDDEN}{tag}.{r}" for r in copies}
+
+    def renamed(c: Condition) -> Condition:
+        mapping = {r: names[r] for r in reads(c) if r in names}
+        return rename(c, mapping) if mapping else c
+
+    edges = tuple(Edge(e.source, e.target, renamed(e.guard), False,
+                       tuple(names[r] for r in e.writes), tuple(renamed(u) for u in e.unless))
+                  for e in d.edges)
+    flipped = frozenset(range(d.size)) - d.finals
+    return trim(SRT(d.size, d.start, flipped, edges))
+

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kleene.engines.protocol import Counters, Transition
+from kleene.engines.protocol import Counters, Feature, Transition, WindowReading, register
 from kleene.engines.srt.automaton import SRT, Held, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
@@ -34,7 +34,8 @@ from kleene.engines.srt.unroll import boundary_marked, unroll
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import Expr, Window, check
+from kleene.reference.sremo.expressions import Atom, Expr, Not, Strategy, Window, check, walk
+from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 
 @dataclass
@@ -44,6 +45,13 @@ class CompiledDSRT:
     dsrt: SRT
     subsets: tuple[frozenset[int], ...]
     counters: Counters = field(default_factory=Counters)
+    #: ``stream`` or ``literal`` when compiled by the engine (then :meth:`run` reports)
+    policy: str = ""
+
+    @property
+    def minterms(self) -> int:
+        """The transitions of the DSRT: one per satisfiable-looking minterm of each state."""
+        return len(self.dsrt.edges)
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -81,8 +89,57 @@ class CompiledDSRT:
         return q in self.dsrt.finals
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        raise Unsupported("an output-agnostic DSRT (report Thm 41) recognizes strings and "
-                          "reports no matches; use accepts(), or the srt engine for matches")
+        """The matches of a *fully marked* expression (:func:`fully_marked`; refused at
+        compile time otherwise): Alg. 1 over the DSRT. Under ``stream`` a run starts at
+        every element ``j`` and is deterministic, so it is one configuration per start;
+        configurations that agree on state and registers share their starts; at ``k``
+        every start ``j`` of a configuration in a final state gives the match
+        ``{j, ..., k}`` (every element read is marked, so ``S_j..k ∈ Lang(e)`` is the
+        match ``M = {j..k}``, ``max M = k``). Under ``literal`` one run from the
+        first element, the whole stream reported at the end if accepted."""
+        if not self.policy:
+            raise Unsupported("an output-agnostic DSRT (report Thm 41) recognizes strings; "
+                              "compile it with the dsrt engine to report matches")
+        self.counters.reset()
+        d, c = self.dsrt, self.counters
+        slots = {r: i for i, r in enumerate(d.registers())}
+        sinks = {i for i, s in enumerate(self.subsets) if not s}
+        tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes))
+                  for e in d.out[q]] for q in range(d.size)]
+        empty: tuple = (None,) * len(slots)
+        streaming = self.policy == "stream"
+        runs: dict[tuple[int, tuple], list[int]] = {} if streaming else {(d.start, empty): [0]}
+        k = -1
+        for k, u in enumerate(events):
+            k = u.position
+            if streaming:
+                runs.setdefault((d.start, empty), []).append(k)
+            nxt: dict[tuple[int, tuple], list[int]] = {}
+            for (q, regs), starts in runs.items():
+                c.predicate_evaluations += len(tests[q])
+                fired = next((t for t in tests[q] if t[0](u, regs)), None)
+                if fired is None:  # pragma: no cover - the minterms cover every element
+                    raise AssertionError(f"state {q} is not complete on {u}")
+                _, target, writes = fired
+                if target in sinks:
+                    continue
+                if writes:
+                    held, cells = Held(u), list(regs)
+                    for i in writes:
+                        cells[i] = held
+                    regs = tuple(cells)
+                nxt.setdefault((target, regs), []).extend(starts)
+            runs = nxt
+            c.events_read += 1
+            c.instances_created += len(nxt)
+            c.observe_active(len(nxt))
+            if streaming:
+                for (q, _), starts in nxt.items():
+                    if q in d.finals:
+                        for j in sorted(set(starts)):
+                            yield Match.marked(range(j, k + 1))
+        if not streaming and any(q in d.finals for q, _ in runs):
+            yield Match.marked(range(k + 1)) if k >= 0 else Match.of({})
 
 
 def compile_dsrt(e: Expr, *, time_unit: str | None = None,
@@ -103,3 +160,66 @@ def compile_dsrt(e: Expr, *, time_unit: str | None = None,
             return CompiledDSRT(d, subsets)
     d, subsets = determinize(compile_sremo(e, options), max_states)
     return CompiledDSRT(d, subsets)
+
+
+def fully_marked(e: Expr) -> str | None:
+    """Why the DSRT cannot report the matches of ``e`` (``None``: it can). An
+    output-agnostic DSRT forgets which elements a run marked, so it reports matches
+    only when every element a run reads is marked: every atom marked, and no negation
+    or selection strategy (they read elements without marking them)."""
+    for node in walk(e):
+        if isinstance(node, Atom) and not node.marked:
+            return "an unmarked atom"
+        if isinstance(node, Not):
+            return "a negation"
+        if isinstance(node, Strategy):
+            return "a selection strategy (its gaps are unmarked)"
+    return None
+
+
+#: Policies the engine reports matches under.
+POLICIES = ("stream", "literal")
+
+
+@dataclass(frozen=True)
+class DSRTEngine:
+    """The engine ``dsrt``: the output-agnostic DSRT (report Thm 41, Alg. 7) run over the
+    stream (:meth:`CompiledDSRT.run`). It claims what it computes: both policies, count
+    windows, registers (copies, Algs. 3–6), star, intersection — not the features
+    ``unmarked``, ``negation``, ``strategy`` (the expression is not fully marked,
+    :func:`fully_marked`) nor ``time-window`` (it bounds no length), which it also
+    refuses at compile time with the reason; beyond the caps it refuses naming them."""
+
+    name: str = "dsrt"
+
+    @property
+    def capabilities(self) -> frozenset[Feature]:
+        labels = (*POLICIES, "registers", "star", "window", "intersection", "window-strict")
+        return Feature.of("sremo", *labels) | Feature.of("wayeb", *labels)
+
+    def compile(self, pattern: object, *, policy: str = "stream", time_unit: str | None = None,
+                window: WindowReading = "inclusive") -> CompiledDSRT:
+        if not isinstance(pattern, EXPRESSION_TYPES):
+            raise Unsupported(f"the SRT engines run SREMO expressions, not "
+                              f"{type(pattern).__name__}")
+        if policy not in POLICIES:
+            raise Unsupported(f"the dsrt engine has no policy {policy!r}; choose "
+                              f"{' or '.join(POLICIES)}")
+        e: Expr = pattern  # type: ignore[assignment]
+        why = fully_marked(e)
+        if why is not None:
+            raise Unsupported(f"dsrt reports matches only when every element read is marked "
+                              f"(an output-agnostic DSRT forgets the marks); this expression "
+                              f"has {why}: use srt")
+        if any(isinstance(n, Window) and not isinstance(n.width, int) for n in walk(e)):
+            raise Unsupported("dsrt needs count windows: a time window bounds no string's "
+                              "length, so Alg. 7 has no finite DSRT for it; use srt")
+        compiled = compile_dsrt(e, time_unit=time_unit, max_states=DSRT_MAX_STATES)
+        compiled.policy = policy
+        return compiled
+
+
+#: The state cap of the engine's determinization (report Alg. 7).
+DSRT_MAX_STATES = 20_000
+
+register("dsrt", DSRTEngine)

@@ -20,7 +20,7 @@ and reports, at the end of the stream, the M of every run in a final state.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kleene.engines.protocol import (
@@ -31,13 +31,16 @@ from kleene.engines.protocol import (
     WindowReading,
     register,
 )
-from kleene.engines.srt.automaton import SRT, Held, compile_edge, compile_guard, trim
+from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge, compile_guard, trim
+from kleene.engines.srt.columns import ROWS, drive
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
-from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction, conjuncts
+from kleene.engines.srt.skip import head_condition, key_index, skipping
+from kleene.reference.columnar import column_batches
+from kleene.reference.conditions import TRUE, conjunction, conjuncts
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import HEAD, check, reads
+from kleene.reference.sremo.expressions import check, reads
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
 
 POLICIES = ("stream", "literal")
@@ -105,51 +108,6 @@ def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ..
     return found
 
 
-def skipping(a: SRT, slots: dict[str, int]) -> tuple[list | None, list]:
-    """What lets a run skip an element cheaply (exact): ``relevant``, closures over the
-    head only, one of which holds for every element that can fire a transition whose guard
-    is not ``TRUE`` (each guard's conjuncts that read no register); and per state its
-    ``TRUE`` transitions as ``(clock test or None, target)``. ``relevant`` is ``None``
-    (never skip) unless every ``TRUE`` transition is unmarked and writes nothing."""
-    moves: list[list] = [[] for _ in range(a.size)]
-    needs: list[Condition] = []
-    for e in a.edges:
-        if e.guard == TRUE and not e.unless:
-            if e.mark or e.writes:
-                return None, moves
-            moves[e.source].append((compile_edge(e, slots) if e.clocks else None, e.target))
-            continue
-        head = [c for c in conjuncts(e.guard) if not reads(c)]
-        if not head:
-            return None, moves
-        needs.append(conjunction(head) if len(head) > 1 else head[0])
-    return [compile_guard(c, {}) for c in dict.fromkeys(needs)], moves
-
-
-def key_index(a: SRT) -> tuple[tuple[str, ...], frozenset] | None:
-    """``(attributes, keys)`` when every transition whose guard is not ``TRUE`` requires
-    ``~.A = c`` (a conjunct) for each of ``attributes``, so that an element whose values of
-    ``attributes`` are not in ``keys`` can only fire ``TRUE`` transitions; else ``None``."""
-    per_edge: list[dict[str, object]] = []
-    for e in a.edges:
-        if e.guard == TRUE and not e.unless:
-            continue
-        eqs: dict[str, object] = {}
-        for c in conjuncts(e.guard):
-            if isinstance(c, Cmp) and c.op == "=" and isinstance(c.left, Attr) and \
-                    c.left.var == HEAD and isinstance(c.right, Const) and \
-                    not isinstance(c.right.value, bool) and c.left.attr != "ts":
-                eqs[c.left.attr] = c.right.value
-        per_edge.append(eqs)
-    if not per_edge:
-        return None
-    common = set.intersection(*(set(eqs) for eqs in per_edge))
-    if not common:
-        return None
-    attrs = tuple(sorted(common))
-    return attrs, frozenset(tuple(eqs[x] for x in attrs) for eqs in per_edge)
-
-
 @dataclass
 class Execution:
     """One pass of Alg. 1 over a stream. The runs of ``Run(T_s, S..k)`` are kept grouped
@@ -176,19 +134,73 @@ class Execution:
             self.groups = {(a.start, self.empty): ROOT}
         self.events = self.evaluations = self.created = self.peak = self.skipped = 0
         self.relevant, self.loops = skipping(a, self.slots)
+        self.tests = None if self.relevant is None else \
+            [compile_guard(c, {}) for c in self.relevant]
+        self.by_bits: dict[tuple[int, int], list] = {}
+        self.streaming = self.policy == "stream"
+        #: a fresh run dies on any element that only TRUE transitions can take
+        self.fresh_dies = not self.streaming or not self.loops[a.start]
+        #: what a fresh run needs of an element to live (when fresh_dies; None: anything)
+        heads = [head_condition(e) for e in a.out[a.start]]
+        self.starting = None if not self.streaming or None in heads else \
+            list(dict.fromkeys(c for c in heads if c is not None))
+        #: states whose groups a stretch of skipped elements can only keep or kill, at
+        #: once: no TRUE transition, or one TRUE self-loop whose clocks are all "inside"
+        #: (monotone in ts: they hold on the whole stretch iff on its last element)
+        self.still = [not m or (len(m) == 1 and m[0][1] == q and
+                                all(inside for _, _, inside in m[0][0]))
+                      for q, m in enumerate(self.loops)]
 
-    def step(self, u: Event) -> list[Match]:
-        """Read ``u`` (Alg. 1 lines 3–13): every successor configuration, the reports."""
-        groups = self.groups
-        streaming = self.policy == "stream"
-        if streaming:
+    def fresh(self) -> None:
+        """The ``⊤*`` prefix of ``T_s`` (policy ``stream``): a run enters the start state."""
+        if self.streaming:
+            groups = self.groups
             key = (self.a.start, self.empty)
             held = groups.get(key)
             groups[key] = ROOT if held is None else union([held, ROOT])
-        relevant = self.relevant
-        if relevant is not None and not any(test(u, ()) for test in relevant):
-            self.skip(u)
+
+    def step(self, u: Event) -> list[Match]:
+        """Read ``u`` (Alg. 1 lines 3–13): every successor configuration, the reports."""
+        self.fresh()
+        tests = self.tests
+        if tests is not None and not any(test(u, ()) for test in tests):
+            self.skip(u.ts)
             return []
+        return self.advance(u)
+
+    def edges_for(self, q: int, bits: int) -> list:
+        """The transitions out of ``q`` that an element can fire when bit ``i`` of ``bits``
+        says whether it satisfies ``relevant[i]``: those whose head-only conjuncts hold,
+        each tested on the rest of its guard only (a conjunction is true iff each
+        conjunct is)."""
+        found = self.by_bits.get((q, bits))
+        if found is None:
+            assert self.relevant is not None
+            index = {c: i for i, c in enumerate(self.relevant)}
+            finals = self.a.finals
+            found = []
+            for e in self.a.out[q]:
+                if e.guard == TRUE and not e.unless:
+                    rest = e
+                else:
+                    head = head_condition(e)
+                    assert head is not None
+                    if not bits >> index[head] & 1:
+                        continue
+                    body = [c for c in conjuncts(e.guard) if reads(c)]
+                    rest = Edge(e.source, e.target, conjunction(body) if body else TRUE,
+                                e.mark, e.writes, e.unless, e.clocks)
+                found.append((compile_edge(rest, self.slots), e.target, e.mark,
+                              tuple(self.slots[r] for r in e.writes),
+                              e.mark and e.target in finals))
+            self.by_bits[(q, bits)] = found
+        return found
+
+    def advance(self, u: Event, bits: int | None = None) -> list[Match]:
+        """Every successor configuration of every group on ``u`` (after :meth:`fresh`);
+        ``bits``: which of ``relevant`` ``u`` satisfies (:meth:`edges_for`), if known."""
+        groups = self.groups
+        streaming = self.streaming
         k = u.position
         reports: list[Marks] = []
         nxt: dict[Group, list[Marks]] = {}
@@ -196,7 +208,7 @@ class Execution:
         evaluations = 0
         stored = None
         for (q, regs), marks in groups.items():
-            edges = out[q]
+            edges = out[q] if bits is None else self.edges_for(q, bits)
             evaluations += len(edges)
             for test, target, mark, writes, reports_here in edges:
                 if not test(u, regs):
@@ -236,17 +248,18 @@ class Execution:
         found = set().union(*(expand(m, memo) for m in reports))
         return [Match.marked(m) for m in sorted(found)]
 
-    def skip(self, u: Event) -> None:
-        """An element that satisfies no guard but ``TRUE``: each group takes only its
-        state's ``TRUE`` transitions (unmarked, writing nothing; clocks tested), or dies —
-        exactly what evaluating every transition would do."""
+    def skip(self, ts: int | float) -> None:
+        """An element (of timestamp ``ts``) that satisfies no guard but ``TRUE``: each group
+        takes only its state's ``TRUE`` transitions (unmarked, writing nothing; clocks
+        tested), or dies — exactly what evaluating every transition would do."""
         self.events += 1
         self.skipped += 1
         moves = self.loops
         nxt: dict[Group, list[Marks]] = {}
         for (q, regs), marks in self.groups.items():
-            for clock, target in moves[q]:
-                if clock is None or clock(u, regs):
+            for clocks, target in moves[q]:
+                if all(regs[i] is not None and (ts - regs[i].event.ts <= bound) == inside
+                       for i, bound, inside in clocks):
                     key = (target, regs)
                     parts = nxt.get(key)
                     if parts is None:
@@ -255,6 +268,27 @@ class Execution:
                         parts.append(marks)
         self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
                        for g, parts in nxt.items()}
+
+    def skip_rows(self, stamps: Sequence[int | float], lo: int, hi: int) -> None:
+        """Rows ``lo..hi-1`` of a batch (timestamps ``stamps``), none of which satisfies a
+        guard but ``TRUE``: :meth:`fresh` and :meth:`skip` each while a run is alive;
+        once none is (and a fresh run would die at once) the rest changes nothing."""
+        i = lo
+        still = self.still
+        while i < hi and (self.groups or not self.fresh_dies):
+            if self.fresh_dies and all(still[q] for q, _ in self.groups):
+                t = stamps[hi - 1]
+                loops = self.loops
+                self.groups = {
+                    (q, regs): m for (q, regs), m in self.groups.items()
+                    if loops[q] and all(regs[r] is not None and t - regs[r].event.ts <= bound
+                                        for r, bound, _ in loops[q][0][0])}
+                break
+            self.fresh()
+            self.skip(stamps[i])
+            i += 1
+        self.events += hi - i
+        self.skipped += hi - i
 
     def flush(self) -> None:
         """Write the counts of this pass into the counters (kept in locals while running)."""
@@ -302,10 +336,14 @@ class CompiledSRT(Pictured):
         self.counters.reset()
         ex = Execution(self.srt, self.policy, self.counters, faithful=self.faithful)
         step = ex.step
-        index = key_index(self.srt) if self.policy == "stream" and ex.relevant is not None \
-            and not ex.loops[self.srt.start] else None
+        batches = column_batches(events, ROWS) if ex.relevant is not None else None
+        index = key_index(self.srt) if batches is None and ex.tests is not None \
+            and self.policy == "stream" and ex.fresh_dies else None
         try:
-            if index is None:
+            if batches is not None:
+                # a loaded stream: the candidates found over its columns (srt.columns)
+                yield from drive(ex, batches)
+            elif index is None:
                 for u in events:
                     found = step(u)
                     if found:

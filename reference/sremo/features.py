@@ -5,7 +5,11 @@ capability an engine claims (scoped ``sremo:<name>`` by the language
 registry): ``registers`` (a write ``↓ r`` or a condition reading a register,
 Def. 15), ``star`` (Kleene ``*``), ``window`` (``e[1..w]``, Def. 39),
 ``intersection`` (Thm 34), ``negation`` (windowed negation, Cor. 43),
-``strategy`` (selection strategies as operators, Defs. 44–45).
+``strategy`` (selection strategies as operators, Defs. 44–45),
+``time-window`` (a window ``e[WITHIN τ]``, Kleene's extension, beside
+``window``) and ``unmarked`` (an atom ``φ ↑ ⊗``: the expression reads elements
+it does not mark, so an engine must track outputs, not only acceptance —
+the output-agnostic DSRT of report Thm 41 cannot).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from kleene.reference.sremo.expressions import (
 
 #: The constructs a SREMO engine may claim.
 CONSTRUCTS: tuple[str, ...] = ("registers", "star", "window", "intersection", "negation",
-                               "strategy")
+                               "strategy", "time-window", "unmarked")
 
 _NODE = {Star: "star", Window: "window", Intersect: "intersection", Not: "negation",
          Strategy: "strategy"}
@@ -37,6 +41,11 @@ _NODE = {Star: "star", Window: "window", Intersect: "intersection", Not: "negati
 def constructs(e: Expr) -> frozenset[str]:
     """The constructs ``e`` uses."""
     out = {name for node in walk(e) if (name := _NODE.get(type(node)))}
+    for node in walk(e):
+        if isinstance(node, Window) and not isinstance(node.width, int):
+            out.add("time-window")
+        if isinstance(node, Atom) and not node.marked:
+            out.add("unmarked")
     if registers(e):
         out.add("registers")
     return frozenset(out)

@@ -62,6 +62,23 @@ def rewrite(e: Expr, reading: str = "normative") -> Expr:
     return e
 
 
+def strict_contiguity(e: Expr) -> Expr:
+    """``e`` with every strategy operator removed, its operand kept: the same sequence
+    under strict contiguity (report Sec. 5.2: plain concatenation; the benchmark and
+    demo compare ``srt`` with ``dsrt`` on such variants of Wayeb's queries)."""
+    if isinstance(e, (Choice, Concat, Intersect)):
+        return type(e)(tuple(strict_contiguity(p) for p in e.parts))
+    if isinstance(e, Star):
+        return Star(strict_contiguity(e.body))
+    if isinstance(e, Window):
+        return Window(strict_contiguity(e.body), e.width)
+    if isinstance(e, Not):
+        return Not(strict_contiguity(e.body))
+    if isinstance(e, Strategy):
+        return strict_contiguity(e.body)
+    return e
+
+
 def apply(kind: str, body: Expr, reading: str = "normative") -> Expr:
     """The strategy ``kind`` applied to the top-level operator of ``body`` (which holds no
     strategy any more)."""

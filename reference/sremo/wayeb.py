@@ -118,7 +118,8 @@ class SreQuery:
             if isinstance(self.window, str):
                 self._refuse("window", f"the window {self.window} is a placeholder of the "
                              f"benchmark scripts; pass "
-                             f"{'time' if self.window_type == 'time' else 'count'}_window=N")
+                             f"{'time' if self.window_type == 'time' else 'count'}_window=N "
+                             "(kleene match --window N)")
             assert isinstance(self.window, int)
             width = Duration(self.window) if self.window_type == "time" else self.window
         if width is None:
@@ -128,6 +129,30 @@ class SreQuery:
         except IllFormed as err:
             raise PatternSyntaxError(str(err.args[0]), line=1, column=1, source=self.source,
                                      text=self.text) from None
+
+    def windowed(self, window: int | float | None = None,
+                 window_type: str | None = None) -> tuple[Expr, str]:
+        """The SREMO of this query with its window overridden (``kleene match --window N
+        --window-type count|time``), and which window it has, said in words. ``window``
+        replaces the file's value, ``window_type`` its ``{windowType}``; what is not given
+        is the file's. A count window must be a whole number ≥ 1, a time window > 0."""
+        kind = window_type or self.window_type
+        if kind not in ("count", "time"):
+            raise ValueError(f"window type must be count or time, got {kind!r}")
+        value = self.window if window is None else window
+        origin = "the file's" if window is None and window_type is None else "given"
+        if value is None:
+            return self.to_expression(), "no window"
+        if isinstance(value, str):
+            return self.to_expression(), ""          # the placeholder: a positioned error
+        if kind == "count" and (value != int(value) or value < 1):
+            raise ValueError(f"a count window is a whole number of elements ≥ 1, got {value:g}")
+        if value <= 0:
+            raise ValueError(f"a time window must be positive, got {value:g}")
+        if kind == "count":
+            return self.to_expression(count_window=int(value)), \
+                f"count window [1..{int(value)}] ({origin})"
+        return self.to_expression(time_window=value), f"time window {value:g} ({origin})"
 
     def _refuse(self, key: str, message: str) -> None:
         tok = self.where[key]
