@@ -44,7 +44,7 @@ from kleene.reference.textvalues import (
     text_value,
     typed_column,
 )
-from kleene.reference.timestamps import combined, first_row, timestamps
+from kleene.reference.timestamps import combined, first_row, int64_array, timestamps
 
 #: Rows converted to events at once when a whole stream is iterated.
 ROWS = 65_536
@@ -93,7 +93,7 @@ class Columns:
             idx = None
             where = range(offset, offset + len(self))
         else:
-            idx = pa.array(np.asarray(positions, dtype=np.int64))
+            idx = int64_array(positions)
             where = (np.asarray(positions, dtype=np.int64) + offset).tolist()
 
         def values(col: Any) -> list[Any]:

@@ -29,6 +29,7 @@ import pyarrow.csv as pacsv
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Value
 from kleene.reference.textvalues import text_value
+from kleene.reference.timestamps import int64_array
 
 #: The timestamp field of stock lines.
 STOCK_TS = "stock_time"
@@ -136,7 +137,7 @@ def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
         return None
     flat = pc.list_flatten(head)          # type, first pair, type, first pair, ...
     every = np.arange(0, len(flat), 2)
-    kinds, first_pair = flat.take(pa.array(every)), flat.take(pa.array(every + 1))
+    kinds, first_pair = flat.take(int64_array(every)), flat.take(int64_array(every + 1))
     if not all(_IDENTIFIER.fullmatch(k or "") for k in pc.unique(kinds).to_pylist()):
         return None
     columns: dict[str, Any] = {"type": kinds}

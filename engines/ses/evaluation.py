@@ -29,7 +29,7 @@ PROPERTY = (True,)
 
 @lru_cache(maxsize=4096)
 def plan(theta: Condition, v: str) -> tuple | None:
-    """How :meth:`Execution._fire` evaluates ``theta`` when ``v`` binds an event.
+    """How :meth:`Execution._bind` evaluates ``theta`` when ``v`` binds an event.
 
     ``(property, op, left, right)`` for one comparison of attributes and
     constants, no ``prev`` or aggregate (evaluated without building
@@ -52,15 +52,7 @@ def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
     pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
     bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
     _, op, left, right = plan
-
-    def values(t: Attr | Const) -> list[Value] | Value:
-        if isinstance(t, Const):
-            return t.value
-        if t.var == v:
-            return e.value(t.attr)
-        return [x.value(t.attr) for x in beta[t.var]]
-
-    a, b = values(left), values(right)
+    a, b = _values(left, beta, v, e), _values(right, beta, v, e)
     if isinstance(a, list) or isinstance(b, list):
         la = a if isinstance(a, list) else [a]
         lb = b if isinstance(b, list) else [b]
@@ -69,3 +61,17 @@ def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
             return all(compare(op, x, y) is True for x, y in zip(la, lb, strict=True))
         return all(compare(op, x, y) is True for x in la for y in lb)
     return compare(op, a, b) is True
+
+
+def _values(t: Attr | Const, beta: Buffer, v: str, e: Event) -> list[Value] | Value:
+    """A term's value with ``v`` bound to ``e``: a constant's, ``e``'s attribute, or the
+    attribute of each event bound to another variable (a list, unless one event is
+    bound: comparing with its value alone is comparing with each of the list's)."""
+    if isinstance(t, Const):
+        return t.value
+    if t.var == v:
+        return e.value(t.attr)
+    bound = beta[t.var]
+    if len(bound) == 1:
+        return bound[0].value(t.attr)
+    return [x.value(t.attr) for x in bound]
