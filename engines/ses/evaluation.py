@@ -52,7 +52,10 @@ def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
     pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
     bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
     _, op, left, right = plan
-    a, b = _values(left, beta, v, e), _values(right, beta, v, e)
+    a = left.value if isinstance(left, Const) else e.value(left.attr) if left.var == v \
+        else _bound(beta[left.var], left.attr)
+    b = right.value if isinstance(right, Const) else e.value(right.attr) if right.var == v \
+        else _bound(beta[right.var], right.attr)
     if isinstance(a, list) or isinstance(b, list):
         la = a if isinstance(a, list) else [a]
         lb = b if isinstance(b, list) else [b]
@@ -63,15 +66,10 @@ def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
     return compare(op, a, b) is True
 
 
-def _values(t: Attr | Const, beta: Buffer, v: str, e: Event) -> list[Value] | Value:
-    """A term's value with ``v`` bound to ``e``: a constant's, ``e``'s attribute, or the
-    attribute of each event bound to another variable (a list, unless one event is
-    bound: comparing with its value alone is comparing with each of the list's)."""
-    if isinstance(t, Const):
-        return t.value
-    if t.var == v:
-        return e.value(t.attr)
-    bound = beta[t.var]
-    if len(bound) == 1:
-        return bound[0].value(t.attr)
-    return [x.value(t.attr) for x in bound]
+def _bound(events: tuple[Event, ...], attr: str) -> list[Value] | Value:
+    """Attribute ``attr`` of each event bound to a variable other than the one binding
+    now: a list, unless one event is bound (comparing with its value alone is
+    comparing with each of the list's)."""
+    if len(events) == 1:
+        return events[0].value(attr)
+    return [x.value(attr) for x in events]

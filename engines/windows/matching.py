@@ -154,7 +154,7 @@ class AnchoredExecution(Execution):
         if not passed:
             return out
         omega, self.omega = self.omega, []
-        start = self.n.start
+        start, union = self.n.start, 0     # union: the masks of the new Ω (and 0s)
         for inst in omega:
             mask = wants.get(inst.state)
             if mask is None:
@@ -162,13 +162,18 @@ class AnchoredExecution(Execution):
             if not have & mask:
                 if inst.state != start:
                     self.omega.append(inst)
+                    union |= mask
                 continue
             # no start instance is in Ω (the anchor's left it), so the base's _consume
             fired, kept = super()._consume(inst, e, have)
             for new in fired:
-                self._place(new, out)
+                self._place(new, out)      # kept in Ω, or final (no transitions: mask 0)
+                got = wants.get(new.state)
+                union |= self._mask(new.state) if got is None else got
             if kept is not None:
                 self.omega.append(kept)
+                union |= mask
+        self._wanted = union
         return out
 
     def _mask(self, q: Hashable) -> int:
