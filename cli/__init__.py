@@ -1,8 +1,11 @@
 """The ``kleene`` command line: one module per subcommand.
 
-A subcommand module has ``NAME``, ``add_parser(commands)`` (declares its
-options on an argparse sub-parser) and ``run(args) -> int``; adding one
-(``draw``, ``prove``, ``trace``, ...) is one entry in :data:`COMMANDS`.
+A subcommand module ``kleene.cli.NAME`` has ``NAME``, ``add_parser(commands)``
+(declares its options on an argparse sub-parser) and ``run(args) -> int``;
+adding one (``draw``, ``prove``, ``trace``, ...) is one entry in :data:`COMMANDS`.
+Subcommand modules are imported lazily: ``kleene match ...`` imports only
+``kleene.cli.match`` (not networkx for ``draw``, z3 for ``prove``, the
+conformance cases for ``demo``); ``kleene --help`` imports them all.
 Pattern languages plug in through :mod:`kleene.reference.languages`.
 
 Exit codes: 0 success; 1 the command ran and found a disagreement (``demo``,
@@ -14,17 +17,34 @@ events, exhausted budget): one message on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
+import importlib.abc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 from typing import NoReturn
 
 from kleene import __version__
-from kleene.cli import conform, convert, demo, draw, match, prove, trace
 from kleene.reference.errors import KleeneError
 
-#: The subcommands, in the order ``kleene --help`` lists them.
-COMMANDS = (match, demo, conform, prove, draw, trace, convert)
+#: The subcommands (module ``kleene.cli.NAME`` for each NAME), in the order
+#: ``kleene --help`` lists them.
+COMMANDS = (
+    "match",
+    "demo",
+    "conform",
+    "prove",
+    "draw",
+    "trace",
+    "convert",
+)
+
+#: Subcommands that, without ``--spark``, run in this process alone and never use
+#: pandas: the ``kleene`` program runs them with pandas unimportable (:func:`no_pandas`).
+NO_PANDAS = frozenset({"match", "convert", "trace"})
 
 #: Exit code of a user mistake.
 USAGE = 2
@@ -39,8 +59,16 @@ class OneLineParser(argparse.ArgumentParser):
         self.exit(USAGE, f"{self.prog}: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``kleene`` parser with every subcommand of :data:`COMMANDS`."""
+def command(name: str) -> ModuleType:
+    """The module of subcommand ``name`` (one of :data:`COMMANDS`), imported now."""
+    return importlib.import_module(f"kleene.cli.{name}")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The ``kleene`` parser with every subcommand of :data:`COMMANDS`; with ``only``
+    (one of them), only that subcommand's module is imported and its options
+    declared: the others are bare names (enough to parse that command's line,
+    not to print ``kleene --help``)."""
     parser = OneLineParser(
         prog="kleene",
         description="Kleene: a reference and conformance suite for complex event pattern "
@@ -49,20 +77,72 @@ def build_parser() -> argparse.ArgumentParser:
                "--events examples/chemo/chemo.csv --time-unit h --policy next")
     parser.add_argument("--version", action="version", version=f"kleene {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in COMMANDS:
-        command.add_parser(commands).set_defaults(run=command.run)
+    for name in COMMANDS:
+        if only is None or name == only:
+            module = command(name)
+            module.add_parser(commands).set_defaults(run=module.run)
+        else:
+            commands.add_parser(name)
     return parser
 
 
+def _dispatched(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` runs when it is the first word (``kleene match ...``),
+    else None: options before it (``--help``, ``--version``) or no subcommand
+    need the whole parser."""
+    return argv[0] if argv and argv[0] in COMMANDS else None
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    """Refuses ``import pandas``, as if pandas were not installed."""
+
+    def find_spec(self, fullname: str, path: Sequence[str] | None,
+                  target: ModuleType | None = None) -> ModuleSpec | None:
+        if fullname == "pandas" or fullname.startswith("pandas."):
+            raise ModuleNotFoundError("pandas is not used by this command", name=fullname)
+        return None
+
+
+@contextlib.contextmanager
+def no_pandas() -> Iterator[None]:
+    """Run the block with pandas unimportable (nothing if pandas is already imported).
+
+    pyarrow imports pandas, when it is installed, at its first conversion of a
+    Python value or NumPy array (to recognise pandas types): 0.6 CPU s, a third
+    of ``kleene match`` on the stock stream, and pyarrow 26 has no switch for
+    it. Without pandas, pyarrow converts exactly as it does with it for values
+    that are not pandas objects, and the columnar plane makes no pandas object.
+    """
+    if "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``kleene`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code."""
-    parser = build_parser()
+    """Run ``kleene`` with ``argv`` (default: ``sys.argv[1:]``); return the exit code.
+
+    With ``argv`` None this process is the ``kleene`` program: a command of
+    :data:`NO_PANDAS` run without ``--spark`` runs in :func:`no_pandas` (a caller
+    that passes ``argv`` may use pandas afterwards in its own process, and a
+    pyarrow that took pandas as absent once would not see its types)."""
+    program = argv is None
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(only=_dispatched(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error argparse printed
         return done.code if isinstance(done.code, int) else USAGE
+    lean = program and args.command in NO_PANDAS and not getattr(args, "spark", False)
     try:
-        return int(args.run(args))
+        with no_pandas() if lean else contextlib.nullcontext():
+            return int(args.run(args))
     except KleeneError as err:
         sys.stdout.flush()
         print(f"kleene {args.command}: {err}", file=sys.stderr)

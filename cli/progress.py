@@ -5,6 +5,7 @@ Shown only when stderr is a terminal, and only once a run has lasted
 Engines read events (or batches of columns, :class:`Reading`), so their bar
 counts events;
 the reference enumerates substitutions, so its bar counts budget steps.
+tqdm is imported only when a bar can be shown.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from tqdm import tqdm
+if TYPE_CHECKING:
+    from tqdm import tqdm
 
 #: Seconds before a bar appears.
 DELAY = 1.0
@@ -27,8 +29,37 @@ def enabled() -> bool:
     return sys.stderr.isatty()
 
 
+class _Off:
+    """A bar that is not shown (what ``tqdm(disable=True)`` does, without importing it)."""
+
+    n = 0
+
+    def __enter__(self) -> _Off:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def update(self, n: int = 1) -> None:
+        self.n += n
+
+
+def _bar(**options: Any) -> tqdm | _Off:
+    """A tqdm bar with ``options`` when bars are shown, else an :class:`_Off` one."""
+    if not enabled():
+        return _Off()
+    from tqdm import tqdm
+
+    return tqdm(**options)
+
+
 def over(items: Iterable[T], total: int | None, what: str, unit: str = "event") -> Iterator[T]:
     """``items``, with a bar of ``total`` ``unit``s labelled ``what``."""
+    if not enabled():
+        yield from items
+        return
+    from tqdm import tqdm
+
     with tqdm(items, total=total, desc=what, unit=f" {unit}s", unit_scale=True, delay=DELAY,
               disable=not enabled(), leave=False, file=sys.stderr) as bar:
         yield from bar
@@ -38,8 +69,8 @@ def over(items: Iterable[T], total: int | None, what: str, unit: str = "event") 
 def steps(what: str) -> Iterator[Callable[[int], None]]:
     """A ``tick(used)`` callback for :class:`~kleene.reference.budget.Budget` that shows
     the steps spent so far."""
-    with tqdm(total=None, desc=what, unit=" steps", unit_scale=True, delay=DELAY,
-              disable=not enabled(), leave=False, file=sys.stderr) as bar:
+    with _bar(total=None, desc=what, unit=" steps", unit_scale=True, delay=DELAY,
+              leave=False, file=sys.stderr) as bar:
         def tick(used: int) -> None:
             bar.update(used - bar.n)
         yield tick
@@ -53,6 +84,8 @@ def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
         yield
         return
     import threading
+
+    from tqdm import tqdm
 
     done = threading.Event()
     tracker = spark.sparkContext.statusTracker()  # type: ignore[attr-defined]
@@ -93,10 +126,10 @@ class Reading:
     def __len__(self) -> int:
         return len(self.stream)
 
-    def _bar(self) -> tqdm:
+    def _bar(self) -> tqdm | _Off:
         total = len(self.stream) if getattr(self.stream, "columns", None) is not None else None
-        return tqdm(total=total, desc=self.what, unit=" events", unit_scale=True, delay=DELAY,
-                    disable=not enabled(), leave=False, file=sys.stderr)
+        return _bar(total=total, desc=self.what, unit=" events", unit_scale=True, delay=DELAY,
+                    leave=False, file=sys.stderr)
 
     def batches(self) -> Iterator[tuple[int, Any]] | None:
         from kleene.reference.columnar import ROWS, column_batches

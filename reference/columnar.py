@@ -40,10 +40,11 @@ from kleene.reference.textvalues import (
     NUM_RE,
     STR_KIND,
     TEXT_KIND,
+    may_hold_numbers,
     text_value,
     typed_column,
 )
-from kleene.reference.timestamps import combined, first_row, timestamps
+from kleene.reference.timestamps import combined, first_row, int64_array, timestamps
 
 #: Rows converted to events at once when a whole stream is iterated.
 ROWS = 65_536
@@ -92,7 +93,7 @@ class Columns:
             idx = None
             where = range(offset, offset + len(self))
         else:
-            idx = pa.array(np.asarray(positions, dtype=np.int64))
+            idx = int64_array(positions)
             where = (np.asarray(positions, dtype=np.int64) + offset).tolist()
 
         def values(col: Any) -> list[Any]:
@@ -276,7 +277,8 @@ def _type_column(raw: Any, from_text: bool) -> pa.Array:
     if pa.types.is_dictionary(arr.type):
         arr = arr.dictionary_decode()
     if pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type):
-        if from_text and pc.any(pc.match_substring_regex(arr, NUM_RE)).as_py():
+        if from_text and may_hold_numbers(arr) and \
+                pc.any(pc.match_substring_regex(arr, NUM_RE)).as_py():
             # a numeric cell is typed first, then named: " 5 " is the type "5"
             return pa.array([v if v is None else str(text_value(v)) for v in arr.to_pylist()],
                             pa.string())

@@ -29,12 +29,15 @@ import pyarrow.csv as pacsv
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Value
 from kleene.reference.textvalues import text_value
+from kleene.reference.timestamps import int64_array
 
 #: The timestamp field of stock lines.
 STOCK_TS = "stock_time"
 
 _STOCK_LINE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\((.*)\)")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: Past the end of any cell (Arrow's string offsets are 32-bit).
+_END = 2**31 - 1
 
 
 def split_stock_line(line: str, *, row: int = 0, source: str = "<events>") -> dict[str, str]:
@@ -134,23 +137,22 @@ def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
         return None
     flat = pc.list_flatten(head)          # type, first pair, type, first pair, ...
     every = np.arange(0, len(flat), 2)
-    kinds, first_pair = flat.take(pa.array(every)), flat.take(pa.array(every + 1))
+    kinds, first_pair = flat.take(int64_array(every)), flat.take(int64_array(every + 1))
     if not all(_IDENTIFIER.fullmatch(k or "") for k in pc.unique(kinds).to_pylist()):
         return None
     columns: dict[str, Any] = {"type": kinds}
     cells = [first_pair, *raw.columns[1:]]
     for i, (key, cell) in enumerate(zip(keys, cells, strict=True)):
+        # byte slices: the cut-off ``key=`` and ``)`` are ASCII, so the values stay UTF-8;
+        # a value holds no comma (the reader cut the line at every one)
         if i == width - 1:
             if not pc.all(pc.ends_with(cell, ")")).as_py():
                 return None
-            cell = pc.utf8_slice_codeunits(cell, 0, -1)
+            cell = pc.binary_replace_slice(cell, -1, _END, "")
         prefix = key + "="
         if not pc.all(pc.starts_with(cell, prefix)).as_py():
             return None
-        value = pc.utf8_slice_codeunits(cell, len(prefix))
-        if pc.any(pc.match_substring(value, ",")).as_py():
-            return None
-        columns[key] = value
+        columns[key] = pc.binary_replace_slice(cell, 0, len(prefix), "")
     return pa.table(columns)
 
 

@@ -28,6 +28,14 @@ def first_row(mask: Any) -> int | None:
     return int(hits[0]) if len(hits) else None
 
 
+def int64_array(values: Any) -> pa.Array:
+    """An Arrow ``int64`` array of integers (a NumPy array or a sequence), sharing
+    a NumPy array's memory; unlike ``pa.array`` it does not probe for NumPy's masked
+    arrays (importing ``numpy.ma``, 0.05 s)."""
+    arr = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(arr), [None, pa.py_buffer(arr)])
+
+
 def combined(arr: Any) -> pa.Array:
     return arr.combine_chunks() if isinstance(arr, pa.ChunkedArray) else arr
 

@@ -226,6 +226,31 @@ def test_stock_lines_of_other_layouts_are_typed_the_same_way(line):
     assert parse_stock_line(line) == expected
 
 
+# Lines of one layout (read by column) whose values need every branch of the text rule:
+# non-ASCII text, signs, exponents, a leading dot, hexadecimal (a string), a ")" inside.
+COLUMN_LINES = [
+    "BUY(id=1,name=Zürich,volume=-5,price=1e3,stock_time=1)",
+    "SELL(id=2,name=café),volume=+7,price=.5,stock_time=2)",
+    "BUY(id=3,name=0x1F,volume=007,price=27.8500,stock_time=3)",
+    "BUY(id=4,name=ü,volume=1,price=2.,stock_time=4)",
+]
+
+
+def test_stock_lines_read_by_column_are_typed_as_the_line_rule_types_them(tmp_path):
+    from kleene.reference.stock import stock_table
+
+    text = "\n".join(COLUMN_LINES) + "\n"
+    table, sparse = stock_table(text.encode(), "s.stream", None)
+    assert table.column_names == ["type", "id", "name", "volume", "price", "stock_time"]
+    assert sparse == frozenset()
+    s = read_stock(write(tmp_path / "s.stream", text))
+    for e, line in zip(s, COLUMN_LINES, strict=True):
+        row = parse_stock_line(line)
+        assert (e.type, e.ts) == (row.pop("type"), row.pop("stock_time"))
+        assert e.attrs == row
+        assert [type(v) for v in e.attrs.values()] == [type(v) for v in row.values()]
+
+
 @pytest.mark.parametrize("bad, field", [
     ("BUY id=8", None), ("BUY(id=8,name)", "name"), ("BUY(id=8,id=9,stock_time=1)", "id")])
 def test_malformed_stock_line(tmp_path, bad, field):

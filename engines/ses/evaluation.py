@@ -29,7 +29,7 @@ PROPERTY = (True,)
 
 @lru_cache(maxsize=4096)
 def plan(theta: Condition, v: str) -> tuple | None:
-    """How :meth:`Execution._fire` evaluates ``theta`` when ``v`` binds an event.
+    """How :meth:`Execution._bind` evaluates ``theta`` when ``v`` binds an event.
 
     ``(property, op, left, right)`` for one comparison of attributes and
     constants, no ``prev`` or aggregate (evaluated without building
@@ -52,15 +52,10 @@ def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
     pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
     bound to ``e`` alone (the instantiations without ``e`` were checked before)."""
     _, op, left, right = plan
-
-    def values(t: Attr | Const) -> list[Value] | Value:
-        if isinstance(t, Const):
-            return t.value
-        if t.var == v:
-            return e.value(t.attr)
-        return [x.value(t.attr) for x in beta[t.var]]
-
-    a, b = values(left), values(right)
+    a = left.value if isinstance(left, Const) else e.value(left.attr) if left.var == v \
+        else _bound(beta[left.var], left.attr)
+    b = right.value if isinstance(right, Const) else e.value(right.attr) if right.var == v \
+        else _bound(beta[right.var], right.attr)
     if isinstance(a, list) or isinstance(b, list):
         la = a if isinstance(a, list) else [a]
         lb = b if isinstance(b, list) else [b]
@@ -69,3 +64,12 @@ def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
             return all(compare(op, x, y) is True for x, y in zip(la, lb, strict=True))
         return all(compare(op, x, y) is True for x in la for y in lb)
     return compare(op, a, b) is True
+
+
+def _bound(events: tuple[Event, ...], attr: str) -> list[Value] | Value:
+    """Attribute ``attr`` of each event bound to a variable other than the one binding
+    now: a list, unless one event is bound (comparing with its value alone is
+    comparing with each of the list's)."""
+    if len(events) == 1:
+        return events[0].value(attr)
+    return [x.value(attr) for x in events]

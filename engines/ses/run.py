@@ -42,7 +42,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Protocol
+from operator import attrgetter
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
@@ -87,17 +88,24 @@ FILTERS = ("sound", "paper", "none")
 POLICIES = ("next", "any")
 
 
-@dataclass(frozen=True, slots=True)
-class Instance:
+_POSITION = attrgetter("position")
+
+
+class Instance(NamedTuple):
     """``Ñ = (q_c, β)`` of Def. 4; ``first`` is the event the run started at (Alg. 1
-    line 4), which is β's earliest event once β is not empty."""
+    line 4), which is β's earliest event once β is not empty. (A named tuple: the
+    automaton makes one per branch, and a frozen dataclass costs twice as much.)"""
 
     state: State
     beta: Buffer
     first: Event
 
     def match(self) -> Match:
-        return Match.of(self.beta)
+        """β as a match. Each variable's events were appended in stream order, one
+        event once (a step binds ``e`` once per branch), so the positions are
+        already :meth:`Match.of`'s sorted, distinct tuples."""
+        return Match(tuple(sorted([(v, tuple(map(_POSITION, es)))
+                                   for v, es in self.beta.items()])))
 
 
 class Observer(Protocol):
@@ -118,15 +126,35 @@ def _reads_prev(theta: Condition, v: str) -> bool:
     return v in prev_variables(theta)
 
 
+#: How :meth:`Execution._bind` evaluates each condition of Θ_δ when ``v`` binds an
+#: event: the condition, its :func:`~kleene.engines.ses.evaluation.plan` and
+#: whether it reads ``prev(v)``.
+Steps = tuple[tuple[Condition, Any, bool], ...]
+
+#: A transition ready to fire: the transition, its target state (one object for
+#: every instance: a state is hashed once), the bit of ē it needs (0: its
+#: properties are evaluated, not read off ē) and the :data:`Steps` of the
+#: conditions left to evaluate.
+Move = tuple[SESTransition, State, int, Steps]
+
+
+def steps(conditions: Sequence[Condition], v: str) -> Steps:
+    """The :data:`Steps` of ``conditions`` when ``v`` binds an event."""
+    return tuple((theta, plan(theta, v), _reads_prev(theta, v)) for theta in conditions)
+
+
 class Execution:
     """One automaton running over one stream: Ω and the steps of Algorithms 1 and 2.
 
     ``step(e, passed)`` processes one event (``passed`` is the filter's verdict)
     and returns the matches it makes final; ``finish()`` those left at the end.
+    ``moves`` caches each state's :data:`Move` s (it may be shared by executions of
+    the same automaton and kind).
     """
 
     def __init__(self, n: SESAutomaton, *, tau: int | float, policy: str, variant: str,
-                 counters: Counters, observer: Observer | None = None) -> None:
+                 counters: Counters, observer: Observer | None = None,
+                 moves: dict[State, tuple[Move, ...]] | None = None) -> None:
         if n.preceding:
             raise Unsupported("only the automaton of a whole pattern runs; this one "
                               f"expects {sorted(n.preceding)} to be bound already")
@@ -137,6 +165,22 @@ class Execution:
         self.observer = observer          # read-only (engines/trace.py); None when running
         self._seen: Event | None = None   # the event whose property verdicts are cached
         self._verdicts: dict[int, bool] = {}
+        self._moves = moves if moves is not None else {}
+
+    def moves(self, q: State) -> tuple[Move, ...]:
+        """The transitions that leave ``q`` (Alg. 2 line 2) as :data:`Move` s."""
+        found = self._moves.get(q)
+        if found is None:
+            found = self._moves[q] = tuple(self._move(delta) for delta in self.n.outgoing(q))
+        return found
+
+    def _move(self, delta: SESTransition) -> Move:
+        """``delta`` as a :data:`Move`: every condition evaluated, no bit of ē read."""
+        return delta, delta.target, 0, steps(delta.conditions, delta.variable)
+
+    def _have(self, e: Event) -> int:
+        """ē of ``e`` as far as it is known (-1: nothing is read off ē)."""
+        return -1
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
         """Algorithm 1, lines 4–15, for event ``e``."""
@@ -178,38 +222,48 @@ class Execution:
             return []                      # `any` reported each buffer when it was accepted
         return [inst.match() for inst in expired if inst.state == self.n.accepting]
 
-    def _consume(self, inst: Instance, e: Event) -> tuple[list[Instance], Instance | None]:
+    def _consume(self, inst: Instance, e: Event,
+                 have: int | None = None) -> tuple[list[Instance], Instance | None]:
         """Algorithm 2 (ConsumeEvent): the instances that take ``e``, and the one that stays.
 
         Under ``next`` the instance stays only if nothing fires (line 8) and it
         left the start state; under ``any`` it also stays beside its branches.
         """
         fired, taken = [], []
-        for delta in self.n.outgoing(inst.state):
-            beta = self._fire(delta.variable, delta.conditions, inst.beta, e)
+        if have is None:
+            have = self._have(e)
+        beta0, first = inst.beta, inst.first
+        moves = self._moves.get(inst.state)
+        for delta, target, bit, todo in moves if moves is not None else self.moves(inst.state):
+            if bit and not have & bit:
+                continue                   # e fails a property of delta's variable
+            beta = self._bind(delta.variable, todo, beta0, e)
             if beta is not None:
-                fired.append(Instance(delta.target, beta, inst.first))
+                fired.append(Instance(target, beta, first))
                 taken.append(delta)
         at_start = inst.state == self.n.start
         kept = None if at_start or (fired and not self.skips) else inst
         if self.observer is not None:
             self.observer.consumed(e, inst, tuple(zip(taken, fired, strict=True)), kept)
         # One instance goes on with the first branch (Thm 2's proof: t - 1 are new).
-        self.counters.instances_created += max(len(fired) + (kept is not None) - 1, 0)
+        made = len(fired) + (kept is not None) - 1
+        if made > 0:
+            self.counters.instances_created += made
         return fired, kept
 
-    def _fire(self, v: str, conditions: Sequence[Condition], beta: Buffer,
+    def _bind(self, v: str, todo: Steps, beta: Buffer,
               e: Event) -> dict[str, tuple[Event, ...]] | None:
-        """``β' = β ∪ {v/e}`` if Θ_δ β' is satisfied (Alg. 2 lines 3–4), else ``None``.
+        """``β' = β ∪ {v/e}`` if Θ_δ β' is satisfied (Alg. 2 lines 3–4), else ``None``;
+        ``todo``: the :data:`Steps` of Θ_δ's conditions (those not read off ē).
 
         Only the instantiations that involve ``e`` are evaluated: the others were
         evaluated when their last event was bound (each condition of Θ_δ
         mentions ``v``), so the verdict equals evaluating all of Θ_δ β'.
         """
         bound = beta.get(v, ())
-        for theta in conditions:
-            self.counters.predicate_evaluations += 1
-            how = plan(theta, v)
+        counters = self.counters
+        for theta, how, prev in todo:
+            counters.predicate_evaluations += 1
             if how is not None and how[0]:    # a property: one verdict for every instance
                 if self._seen is not e:
                     self._seen, self._verdicts = e, {}
@@ -220,11 +274,11 @@ class Execution:
             elif how is not None:
                 ok = comparison_holds(how, beta, v, e)
             else:
-                new = (bound[-1], e) if bound and _reads_prev(theta, v) else (e,)
+                new = (bound[-1], e) if bound and prev else (e,)
                 ok = holds(theta, {**beta, v: new})
             if not ok:
                 return None
-        self.counters.buffer_operations += 1
+        counters.buffer_operations += 1
         return {**beta, v: bound + (e,)}
 
     def _place(self, inst: Instance, out: list[Match]) -> None:
@@ -303,13 +357,22 @@ def _rows(batches: Iterable[tuple[int, Any]], tests: Sequence[Condition],
 def drive(executions: Sequence[Execution], events: Iterable[Event],
           keep: Callable[[Event], bool] | None, counters: Counters) -> Iterator[Match]:
     """Feed each event to every execution (in parallel, Sec. 5.2), counting as it goes."""
+    one = executions[0] if len(executions) == 1 else None
     for e in events:
         counters.events_read += 1
         passed = keep is None or keep(e)
-        counters.events_filtered += not passed
-        for ex in executions:
-            yield from ex.step(e, passed)
-        counters.observe_active(sum(len(ex.omega) for ex in executions))
+        if not passed:
+            counters.events_filtered += 1
+        if one is not None:
+            found = one.step(e, passed)
+            if found:
+                yield from found
+            active = len(one.omega)
+        else:
+            for ex in executions:
+                yield from ex.step(e, passed)
+            active = sum(len(ex.omega) for ex in executions)
+        counters.observe_active(active)
     for ex in executions:
         yield from ex.finish()
 

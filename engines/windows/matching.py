@@ -29,15 +29,16 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Protocol
 
 from kleene.engines.protocol import Compiled, Counters
-from kleene.engines.ses.automaton import SESAutomaton
+from kleene.engines.ses.automaton import SESAutomaton, SESTransition, State
 from kleene.engines.ses.bruteforce import CompiledBruteForce
 from kleene.engines.ses.run import (
-    Buffer,
     CompiledSES,
     Execution,
     Instance,
+    Move,
     drive,
     event_filter,
+    steps,
 )
 from kleene.reference.conditions import Condition
 from kleene.reference.events import Event
@@ -116,55 +117,93 @@ class AnchoredExecution(Execution):
 
     def __init__(self, n: SESAutomaton, *, anchor: Event, tau: int | float, policy: str,
                  variant: str, counters: Counters, bits: Mapping[int, int] | None = None,
-                 split: Split | None = None, wants: dict[Hashable, int] | None = None) -> None:
-        super().__init__(n, tau=tau, policy=policy, variant=variant, counters=counters)
+                 split: Split | None = None, wants: dict[Hashable, int] | None = None,
+                 moves: dict[State, tuple[Move, ...]] | None = None) -> None:
+        super().__init__(n, tau=tau, policy=policy, variant=variant, counters=counters,
+                         moves=moves)
         self.anchor = anchor.position
         self.bits, self.split = bits, split if split is not None else {}
-        self._wants = wants if wants is not None else {}   # state -> _state_mask(state)
+        self._wants = wants if wants is not None else {}   # state -> _mask(state)
+        self._wanted: int | None = None      # the union of Ω's masks, None: not known
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
-        """Seed 000 Alg. 1 lines 4–15, skipped when ē shows that no instance of Ω can take ``e``:
-        within W nothing expires (every instance started at the anchor, and W
-        ends within τ of it) and the new start instance is dropped, so the step
-        would change nothing."""
-        if self.bits is not None and e.position != self.anchor \
-                and not self.bits[e.position] & self._wanted():
+        """Seed 000 Alg. 1 lines 4–15, where ē shows which instances of Ω can take ``e``:
+        for an event other than the anchor the fresh start instance is dropped
+        (it would be dropped before consuming ``e``, uncounted), and an instance
+        none of whose transitions wants a variable of ē stays as it is (each of
+        its transitions would find ``e`` failing a property)."""
+        bits = self.bits
+        if bits is None or e.position == self.anchor or self.observer is not None:
+            self._wanted = None
+            return super().step(e, passed)
+        have, wants = bits[e.position], self._wants
+        wanted = self._wanted
+        if wanted is None:       # the bits the transitions of Ω's instances want
+            wanted = 0
+            for inst in self.omega:
+                mask = wants.get(inst.state)
+                wanted |= self._mask(inst.state) if mask is None else mask
+            self._wanted = wanted
+        if not have & wanted:
+            return []         # within W nothing expires (every instance started at
+                              # the anchor, and W ends within τ of it): nothing changes
+        self._wanted = None
+        if self.faithful and not passed:
             return []
-        return super().step(e, passed)
-
-    def _wanted(self) -> int:
-        """The bits of the variables some instance of Ω has a transition for (−1: any
-        event may fire a transition whose properties are not read off ē)."""
-        out = 0
-        for inst in self.omega:
-            mask = self._wants.get(inst.state)
+        out = self._expire(e)
+        if not passed:
+            return out
+        omega, self.omega = self.omega, []
+        start, union = self.n.start, 0     # union: the masks of the new Ω (and 0s)
+        for inst in omega:
+            mask = wants.get(inst.state)
             if mask is None:
-                mask = self._wants[inst.state] = self._state_mask(inst.state)
-            out |= mask
+                mask = self._mask(inst.state)
+            if not have & mask:
+                if inst.state != start:
+                    self.omega.append(inst)
+                    union |= mask
+                continue
+            # no start instance is in Ω (the anchor's left it), so the base's _consume
+            fired, kept = super()._consume(inst, e, have)
+            for new in fired:
+                self._place(new, out)      # kept in Ω, or final (no transitions: mask 0)
+                got = wants.get(new.state)
+                union |= self._mask(new.state) if got is None else got
+            if kept is not None:
+                self.omega.append(kept)
+                union |= mask
+        self._wanted = union
         return out
 
-    def _state_mask(self, q: Hashable) -> int:
-        out = 0
-        for delta in self.n.outgoing(q):  # type: ignore[arg-type]
-            split = self.split.get((delta.variable, id(delta.conditions)))
-            out |= -1 if split is None else split[0]
-        return out
+    def _mask(self, q: Hashable) -> int:
+        """The bits of the variables ``q`` has transitions for (−1: some transition of
+        ``q`` reads no bit)."""
+        mask = self._wants.get(q)
+        if mask is None:
+            mask = 0
+            for _, _, bit, _ in self.moves(q):  # type: ignore[arg-type]
+                mask |= bit if bit else -1
+            self._wants[q] = mask
+        return mask
 
-    def _consume(self, inst: Instance, e: Event) -> tuple[list[Instance], Instance | None]:
+    def _move(self, delta: SESTransition) -> Move:
+        split = self.split.get((delta.variable, id(delta.conditions))) \
+            if self.bits is not None else None
+        if split is None:
+            return super()._move(delta)
+        bit, rest = split
+        return delta, delta.target, bit, steps(rest, delta.variable)
+
+    def _have(self, e: Event) -> int:
+        return -1 if self.bits is None else self.bits[e.position]
+
+    def _consume(self, inst: Instance, e: Event,
+                 have: int | None = None) -> tuple[list[Instance], Instance | None]:
         if inst.state == self.n.start and e.position != self.anchor:
             self.counters.instances_created -= 1
             return [], None
-        return super()._consume(inst, e)
-
-    def _fire(self, v: str, conditions: Sequence[Condition], beta: Buffer,
-              e: Event) -> dict[str, tuple[Event, ...]] | None:
-        if self.bits is not None:
-            split = self.split.get((v, id(conditions)))
-            if split is not None:
-                if not self.bits[e.position] & split[0]:
-                    return None
-                conditions = split[1]
-        return super()._fire(v, conditions, beta, e)
+        return super()._consume(inst, e, have)
 
 
 class AnchoredMatcher:
@@ -196,7 +235,9 @@ class AnchoredMatcher:
             for v in compiled.pattern.names)
         self.split = property_split(self.automata, compiled.pattern) if same else None
         self.reads_bits = self.split is not None
-        self.wants: list[dict[Hashable, int]] = [{} for _ in self.automata]
+        # per automaton, with ē read or not: the state masks and the moves
+        self.wants: dict[tuple[int, bool], dict[Hashable, int]] = {}
+        self.moves: dict[tuple[int, bool], dict[State, tuple[Move, ...]]] = {}
 
     def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]:
         c, keep = self.compiled, self.keep
@@ -204,10 +245,13 @@ class AnchoredMatcher:
             dict(zip((e.position for e in W), bits, strict=True))
         if known is not None and keep is not None and c.filter == "sound":
             keep = lambda e: known[e.position] != 0   # noqa: E731
+        kind = known is not None
         runs = [AnchoredExecution(n, anchor=W[0], tau=self.tau, policy=c.policy,
                                   variant=c.variant, counters=self.counters, bits=known,
-                                  split=self.split, wants=wants)
-                for n, wants in zip(self.automata, self.wants, strict=True)]
+                                  split=self.split,
+                                  wants=self.wants.setdefault((i, kind), {}),
+                                  moves=self.moves.setdefault((i, kind), {}))
+                for i, n in enumerate(self.automata)]
         return list(drive(runs, W, keep, self.counters))
 
 

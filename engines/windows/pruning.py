@@ -80,7 +80,7 @@ class Candidates:
         out = list(self._events(np.flatnonzero(keep)))
         self.ts, self.bits = self.ts[k:], self.bits[k:]
         self.rows, self.batch = self.rows[k:], self.batch[k:]
-        alive = set(np.unique(self.batch).tolist())
+        alive = set(self.batch.tolist())      # (np.unique would import numpy.ma)
         for ident in [i for i in self.batches if i not in alive]:
             del self.batches[ident]
         return iter(out)

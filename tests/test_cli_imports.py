@@ -1,0 +1,93 @@
+"""``kleene``'s subcommands are imported lazily (issue 10): a command imports its own
+module, not the others' dependencies, and the ``kleene`` program runs a command
+without Spark with pandas unimportable (pyarrow would import it, 0.6 s, to
+recognise pandas types). Each check runs a fresh interpreter."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kleene.cli import COMMANDS, main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Under `any`: (a0, b1), (a0, b3), (a2, b3); a2 cannot pair with the earlier b1.
+PATTERN = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
+EVENTS = "ts,L\n0,A\n1,B\n2,A\n3,B\n"
+
+#: Heavy modules only other subcommands need, probes of pyarrow (pandas) and NumPy
+#: (masked arrays) that the columnar plane avoids, and tqdm (no bar on a pipe).
+HEAVY = ("pandas", "numpy.ma", "tqdm", "networkx", "z3", "jsonschema", "kleene.conformance.cases",
+         "kleene.cli.demo", "kleene.cli.prove", "kleene.cli.draw")
+
+PROGRAM = """
+import json, sys
+from kleene.cli import main
+argv, watch = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.argv = ["kleene", *argv]
+code = main()
+print(json.dumps([code, [m for m in watch if m in sys.modules]]))
+"""
+
+
+def program(*argv: str, watch: tuple[str, ...] = HEAVY) -> tuple[list[str], list[str]]:
+    """Run ``kleene ARGV`` as the program in a fresh interpreter: its output lines
+    (the last one removed) and which modules of ``watch`` it imported."""
+    done = subprocess.run([sys.executable, "-c", PROGRAM, json.dumps(argv), json.dumps(watch)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT, check=True)
+    lines = done.stdout.splitlines()
+    code, imported = json.loads(lines[-1])
+    assert code == 0, done.stderr
+    return lines[:-1], imported
+
+
+def test_match_imports_no_other_command_nor_pandas(tmp_path):
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    out, imported = program("match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                            str(tmp_path / "e.csv"), "--policy", "any",
+                            "--engine", "windows+ses")
+    assert out == ['{"a": [0], "b": [1]}', '{"a": [0], "b": [3]}', '{"a": [2], "b": [3]}']
+    assert imported == []
+
+
+def test_convert_then_match_without_pandas(tmp_path):
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    _, imported = program("convert", str(tmp_path / "e.csv"), "-o", str(tmp_path / "e.parquet"))
+    assert imported == []
+    out, imported = program("match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                            str(tmp_path / "e.parquet"), "--policy", "any", "--count")
+    assert (out, imported) == (["3"], [])
+
+
+def test_help_imports_every_command_and_lists_it():
+    out, imported = program("--help", watch=tuple(f"kleene.cli.{n}" for n in COMMANDS))
+    assert imported == [f"kleene.cli.{n}" for n in COMMANDS]
+    listed = [line.split()[0] for line in out if line.startswith("    ") and
+              line.split()[0] in COMMANDS]
+    assert listed == list(COMMANDS)
+
+
+def test_each_entry_names_its_module():
+    for name in COMMANDS:
+        assert importlib.import_module(f"kleene.cli.{name}").NAME == name
+
+
+def test_an_unknown_command_lists_the_commands(capsys):
+    assert main(["matc"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid choice: 'matc'" in err and all(f"'{n}'" in err for n in COMMANDS)
+
+
+def test_in_process_runs_leave_pandas_importable(capsys, tmp_path):
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    assert main(["match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                 str(tmp_path / "e.csv"), "--policy", "any", "--count"]) == 0
+    assert capsys.readouterr().out == "3\n"
+    assert not any(type(f).__name__ == "_NoPandas" for f in sys.meta_path)
