@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from kleene.reference.columnar import column_batches
 from kleene.reference.events import Stream
 from kleene.reference.schema import check_pattern, check_static, kinds_of
 
@@ -21,8 +22,17 @@ def check_schema(pattern: Any, stream: Stream, *, source: str, pattern_file: str
         text = None
     if text is not None:
         check_static(pattern, text, pattern_file)
-    if len(stream) == 0:   # no events, no columns to check: zero matches, said on stderr
+    if _empty(stream):   # no events, no columns to check: zero matches, said on stderr
         print(f"kleene match: {source} holds no events", file=sys.stderr)
         return
     check_pattern(pattern, kinds_of(stream), text=text, source=pattern_file,
                   events=f"the events of {source}", allow_missing=allow_missing)
+
+
+def _empty(stream: Stream) -> bool:
+    """Whether ``stream`` holds no event; a source read in batches (``--stream``) is
+    asked for its first batch (its ``len`` counts only the events read so far)."""
+    batches = column_batches(stream, 1 << 62)
+    if batches is not None:
+        return next(iter(batches), None) is None
+    return len(stream) == 0

@@ -102,3 +102,17 @@ def test_engines_on_batches_report_the_references_matches(tmp_path, name, shape)
     assert expected                                  # the test is not vacuous
     got = list(engine(name).compile(p, policy="any", time_unit="ms").run(batched(path)))
     assert set(got) == expected and len(got) == len(expected)
+
+
+def test_a_misspelt_attribute_is_found_when_streaming(tmp_path, capsys):
+    """``--stream`` reads the first batch for the schema check: a typo is one line, not
+    a silent zero (a batched source's ``len`` is 0 before it is read)."""
+    from kleene.cli import main
+
+    path = stock_file(tmp_path / "s.stream.gz", 30)
+    (tmp_path / "q.ses").write_text("PATTERN <{a}, {b}> WHERE a.nmae = 'INTC' WITHIN 10\n")
+    code = main(["match", "--pattern", str(tmp_path / "q.ses"), "--events", str(path),
+                 "--stream", "--count"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert "have no attribute 'nmae' (a.nmae)" in err.splitlines()[0]
