@@ -196,3 +196,10 @@ def test_a_large_srt_picture_is_collapsed_breadth_first():
     c, pattern = compiled(WINDOWED, "srt")
     small = drawers.view(c, "dsrt", pattern)
     assert ("collapsed",) not in small
+
+
+def test_the_dsrt_engine_shows_its_minterms_in_a_notebook():
+    c, _ = compiled("mark {~.type = 'A'} ; mark {~.type = 'B'}", "dsrt")
+    svg = c._repr_svg_()
+    assert svg.lstrip().startswith("<?xml") or "<svg" in svg
+    assert "DSRT (report Alg. 7" in svg and "φ1" in svg

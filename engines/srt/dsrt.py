@@ -26,7 +26,14 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kleene.engines.protocol import Counters, Feature, Transition, WindowReading, register
+from kleene.engines.protocol import (
+    Counters,
+    Feature,
+    Pictured,
+    Transition,
+    WindowReading,
+    register,
+)
 from kleene.engines.srt.automaton import SRT, Held, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
@@ -39,7 +46,7 @@ from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 
 @dataclass
-class CompiledDSRT:
+class CompiledDSRT(Pictured):
     """A deterministic, complete, output-agnostic SRT (transitions as data)."""
 
     dsrt: SRT
