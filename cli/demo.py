@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 import kleene
-from kleene.cli import demo_engines, demo_spark
+from kleene.cli import demo_engines, demo_spark, demo_srt
 from kleene.cli.common import (
     add_budget_option,
     canonical_order,
@@ -181,7 +181,7 @@ def run(args: argparse.Namespace) -> int:
             print(file=out)
     examples = _summary(tally, out)
     cases = [(case, test) for f in files for case in f.cases for test in case.tests]
-    rows, notes = engines_part(cases, args, out)
+    rows, notes = engines_part(cases, args, out, tally)
     print("\n━━ the agreement table", file=out)
     print_table(rows, out)
     pictures = draw_pictures(args.out, out)
@@ -195,8 +195,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
-                 out: TextIO) -> tuple[list[Row], list[str]]:
-    """Every engine beside the reference: worked examples, the stock stream, Spark."""
+                 out: TextIO, tally: Tally) -> tuple[list[Row], list[str]]:
+    """Every engine beside the reference: worked examples, the stock stream, the seed 004
+    engines (:mod:`.demo_srt`, their disagreements counted in ``tally``), Spark."""
     names = claiming_engines()
     print(f"\n━━ engines: {', '.join(names)}", file=out)
     rows = demo_engines.worked_examples(cases, names)
@@ -216,6 +217,8 @@ def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
                                                  "ses-automaton", _progress)
         rows += full
         notes.append(f"stock pattern: {' '.join(STOCK_PATTERN.split())}")
+    print(file=out)
+    tally.disagree += demo_srt.srt_part(s, out, path.parent)
     if args.no_spark:
         notes.append("the Spark part was skipped (--no-spark)")
         return rows, notes

@@ -33,8 +33,9 @@ TABLE_1 = [{"ts": t, "type": k, "id": i, "price": p} for t, k, i, p in
 EXAMPLES = ("mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1.id}",
             "(mark {~.type = 'B'} -> r1 ; (mark {~.type = 'B'})* ; "
             "mark {~.type = 'S' AND ~.id = r1.id})[1..4]")
-#: Wayeb's seq3 and the paper's stock window (Sec. 5.3), in Wayeb's strict reading.
-QUERY = Path("/work/shared/data/wayeb-queries/stock_reg1.sre")
+#: Wayeb's seq3 (beside the stock stream, in ``wayeb-queries/``) and the paper's stock
+#: window (Sec. 5.3), in Wayeb's strict reading.
+QUERY = Path("wayeb-queries") / "stock_reg1.sre"
 WINDOW_MS = 500
 #: Stock events the reference reads (it enumerates runs; the engines read them all).
 PREFIX = 60
@@ -81,8 +82,11 @@ def _compare(e: Expr, s: Stream, expected: set[Match], out: TextIO, reading: str
     return differ
 
 
-def srt_part(stock: Stream | None, out: TextIO) -> int:
-    """Print the seed 004 engine runs; the number of runs that differ from the reference."""
+def srt_part(stock: Stream | None, out: TextIO, data: Path | None = None) -> int:
+    """Print the seed 004 engine runs; the number of runs that differ from the reference.
+    ``data`` is the folder of the stock stream (Wayeb's queries are in its
+    ``wayeb-queries/``)."""
+    query_file = (data or Path(".")) / QUERY
     print("━━ seed 004: srt (report Alg. 1) and dsrt (Alg. 7) beside the SREMO reference",
           file=out)
     differ = 0
@@ -93,12 +97,12 @@ def srt_part(stock: Stream | None, out: TextIO) -> int:
         print(f"  {text}\n    on Table 1 (Example 3.7), policy stream\n"
               f"    reference {_shown(expected)}", file=out)
         differ += _compare(e, table, expected, out, "inclusive")
-    if stock is None or not QUERY.exists():
+    if stock is None or not query_file.exists():
         print("  (the stock stream or stock_reg1.sre is not available)", file=out)
         return differ
-    query, = read_sre(str(QUERY))
+    query, = read_sre(str(query_file))
     e = query.to_expression(time_window=WINDOW_MS)
-    print(f"  {QUERY.name} (seq3) at {WINDOW_MS} ms, Wayeb's strict reading", file=out)
+    print(f"  {query_file.name} (seq3) at {WINDOW_MS} ms, Wayeb's strict reading", file=out)
     found, _, seconds = _engine("srt", e, stock, query.reading)
     assert found is not None
     head = excerpt(stock, found)
