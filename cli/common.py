@@ -9,16 +9,13 @@ Printing conventions: positions are 0-based (the canonical
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from kleene.engines.protocol import Query, compile_query, engine, missing
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
-from kleene.reference.events import UNIT_MS, Event, Stream
+from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
 
@@ -211,38 +208,3 @@ def add_engine_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--counters", action="store_true",
                        help="print the engine's counters (instances, predicate evaluations, "
                             "calls to A, ...) as one JSON object on stderr")
-
-
-def engine_matches(name: str, pattern: object, stream: Stream, policy: str,
-                   counters: bool = False, events: Iterable[Event] | None = None,
-                   budget: Budget | None = None, window: str = "inclusive") -> set[Match]:
-    """The matches of the engine ``name`` (it must claim ``policy``) on ``stream`` (read
-    through ``events``, e.g. :class:`kleene.cli.progress.Reading`, when given); with
-    ``counters`` its :class:`~kleene.engines.protocol.Counters` go to stderr as one
-    JSON object. A ``budget`` is spent one step per match reported (its deadline and
-    memory ceiling are watched by :func:`kleene.cli.watchdog.limits`), so an
-    exponential match set (a group variable under ``any``) stops with its error."""
-    eng = engine(name)
-    query = Query.of(pattern, policy=policy, time_unit=stream.time_unit,
-                     window=window)  # type: ignore[arg-type]
-    absent = missing(eng, query)
-    if absent:
-        claimed = sorted(str(f) for f in eng.capabilities)
-        raise Unsupported(f"engine {name!r} does not claim {', '.join(sorted(map(str, absent)))} "
-                          f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
-                          "--engine or --policy")
-    compiled = compile_query(eng, query)
-    if budget is not None and hasattr(compiled, "budget"):
-        compiled.budget = budget  # type: ignore[attr-defined]  # an engine that draws on it
-    source: Iterable[Event] = stream if events is None else events
-    if budget is None:
-        found = set(compiled.run(source))
-    else:
-        budget.what = f"running engine {name}"
-        found = set()
-        for m in compiled.run(source):
-            budget.spend()
-            found.add(m)
-    if counters:
-        print(json.dumps(compiled.counters.as_dict()), file=sys.stderr)
-    return found

@@ -10,6 +10,7 @@ semantics compute them only when no engine claims the query, or when
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -20,7 +21,6 @@ from kleene.cli.common import (
     add_event_options,
     budget_of,
     canonical_order,
-    engine_matches,
     load_stream,
     plural,
     read_pattern,
@@ -29,7 +29,7 @@ from kleene.cli.common import (
 from kleene.cli.schema import check_schema
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
-from kleene.engines.fastest import REFERENCE, choose
+from kleene.engines.fastest import REFERENCE, choose, run_engine
 from kleene.engines.protocol import Query
 from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
@@ -222,6 +222,9 @@ def _compute(args: argparse.Namespace, language: Language, pattern: Any,
     events = progress.Reading(stream, name)
     budget = budget_of(args)
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
-        found = engine_matches(name, pattern, stream, args.policy, args.counters,
-                               events=events, budget=budget, window=reading)
+        query = Query.of(pattern, policy=args.policy, time_unit=stream.time_unit,
+                         window=reading)  # type: ignore[arg-type]
+        found, counters = run_engine(name, query, events, budget=budget)
+    if args.counters:
+        print(json.dumps(counters.as_dict()), file=sys.stderr)
     return found, f"engine {name}"

@@ -19,8 +19,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
+from kleene.engines.protocol import Counters, Query, compile_query, engine, fastest_engine, missing
 from kleene.reference.budget import Budget
+from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
@@ -52,13 +53,43 @@ def choose(pattern: Any, policy: str | None = None,
     return choice.name, choice.reason
 
 
+def run_engine(name: str, query: Query, source: Iterable[Event], *,
+               budget: Budget | None = None) -> tuple[set[Match], Counters]:
+    """The matches of the registered engine ``name`` on ``source`` (a stream, or an
+    iterable reading it, e.g. a progress bar) and its counters: the one way Kleene runs a
+    named engine. ``Unsupported`` (one line, naming what is not claimed) when the engine
+    does not claim ``query``. A ``budget`` is spent one step per match reported (its
+    deadline and memory ceiling are watched by the caller), so an exponential match set
+    (a group variable under ``any``) stops with its error; an engine that bounds its own
+    work (the NFAs' instances) draws on it too."""
+    eng = engine(name)
+    absent = missing(eng, query)
+    if absent:
+        claimed = sorted(str(f) for f in eng.capabilities)
+        raise Unsupported(f"engine {name!r} does not claim {', '.join(sorted(map(str, absent)))} "
+                          f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
+                          "--engine or --policy")
+    compiled = compile_query(eng, query)
+    if budget is None:
+        return set(compiled.run(source)), compiled.counters
+    if hasattr(compiled, "budget"):
+        compiled.budget = budget  # an engine that draws on it (engines/nfa: live instances)
+    budget.what = f"running engine {name}"
+    found: set[Match] = set()
+    for m in compiled.run(source):
+        budget.spend()
+        found.add(m)
+    return found, compiled.counters
+
+
 def find_matches(pattern: Any, stream: Stream, *, policy: str | None = None,
                  engine_name: str | None = None, budget: Budget | None = None,
                  events: Iterable[Event] | None = None) -> Found:
     """The matches of ``pattern`` (text or AST) on ``stream`` under ``policy`` (default:
-    the language's), by ``engine_name`` (``reference`` forces the reference semantics)
-    or the fastest engine that claims the query. ``events`` reads the stream otherwise
-    (a progress bar); ``budget`` bounds the reference's search."""
+    the language's), by ``engine_name`` (``reference`` forces the reference semantics;
+    an engine must claim the query) or the fastest engine that claims the query.
+    ``events`` reads the stream otherwise (a progress bar); ``budget`` bounds the
+    reference's search, or an engine's matches (:func:`run_engine`)."""
     query = Query.parse(pattern, policy=policy, time_unit=stream.time_unit) \
         if isinstance(pattern, str) else Query.of(pattern, policy=policy,
                                                   time_unit=stream.time_unit)
@@ -70,5 +101,6 @@ def find_matches(pattern: Any, stream: Stream, *, policy: str | None = None,
         lang = language_of(query.pattern)
         return Found(lang.reference(query.pattern, stream, query.policy, budget=budget),
                      REFERENCE, reason)
-    compiled = compile_query(engine(engine_name), query)
-    return Found(set(compiled.run(stream if events is None else events)), engine_name, reason)
+    found, _ = run_engine(engine_name, query, stream if events is None else events,
+                          budget=budget)
+    return Found(found, engine_name, reason)
