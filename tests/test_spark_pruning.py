@@ -17,10 +17,12 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import (
+    gapped_sremo_expressions,
+    keyed_operator_patterns,
     operator_patterns,
-    sremo_expressions,
     streams,
     typed_streams,
+    windowed_sremo_expressions,
 )
 from kleene.engines.spark.layout import owner
 from kleene.reference.conditions import Attr, Cmp, Const, Or, holds
@@ -29,13 +31,11 @@ from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
-from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.policies import partition_key
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.windows import as_stream, restore
 from kleene.reference.sremo import parse_sremo
-from kleene.reference.sremo.expressions import SKIP, Atom, Concat, Star, Strategy, Window
 from kleene.reference.sremo.pruning import lead
 
 BUDGET = 100_000
@@ -98,15 +98,6 @@ def check_steps(pattern, s: Stream, policy: str, cuts: list[int]) -> None:
 
 # ---------------------------------------------------------------- operator patterns
 
-@st.composite
-def keyed_operator_patterns(draw: st.DrawFn):
-    """Operator patterns whose variables (negated ones too) are joined by ``ID``."""
-    p = draw(operator_patterns(max_depth=2, disjunction=False), label="pattern")
-    names = sorted({v.var for v in _primitives(p)})
-    extra = [Cmp("=", Attr(names[0], "ID"), Attr(v, "ID")) for v in names[1:]]
-    return OperatorPattern(p.expr, p.conditions + tuple(extra), p.window or Duration(4))
-
-
 def _primitives(p):
     from kleene.reference.operators.pattern import primitives
 
@@ -168,44 +159,16 @@ def test_the_filter_keeps_the_types_and_properties_of_every_variable():
 
 # ---------------------------------------------------------------- SREMO
 
-@st.composite
-def windowed_sremo(draw: st.DrawFn):
-    """A drawn SREMO under a top-level count or time window."""
-    e = draw(sremo_expressions(max_depth=2), label="body")
-    width = draw(st.integers(1, 4) | st.integers(0, 6).map(Duration), label="width")
-    return Window(e, width)
-
-
-@st.composite
-def gapped_sremo(draw: st.DrawFn):
-    """``⟲(mark φ1 -> r, ..., mark φn)``: marking atoms joined by gaps, maybe timed."""
-    from kleene.conformance.strategies import sremo_conditions
-
-    n = draw(st.integers(1, 3), label="atoms")
-    atoms, written = [], frozenset[str]()
-    for _ in range(n):
-        cond = draw(sremo_conditions(written), label="condition")
-        write = draw(st.sampled_from((None, "r", "s")), label="write")
-        atoms.append(Atom(cond, True, write))
-        written |= {write} if write else set()
-    body = Strategy("any", Concat(tuple(atoms))) if n > 1 else atoms[0]
-    if draw(st.booleans(), label="leading gap"):
-        body = Concat((Star(SKIP), body))
-    if draw(st.booleans(), label="timed"):
-        body = Window(body, Duration(draw(st.integers(0, 6), label="tau")))
-    return body
-
-
 @pytest.mark.parametrize("policy", ["stream", "literal"])
 @settings(max_examples=150)
-@given(e=windowed_sremo(), s=streams(min_size=1, max_size=8),
+@given(e=windowed_sremo_expressions(), s=streams(min_size=1, max_size=8),
        cuts=st.lists(st.integers(0, 12), max_size=2, unique=True))
 def test_sremo_pruning_keeps_the_match_set(policy, e, s, cuts):
     check_steps(e, s, policy, cuts)
 
 
 @settings(max_examples=150)
-@given(e=gapped_sremo(), s=streams(min_size=1, max_size=8),
+@given(e=gapped_sremo_expressions(), s=streams(min_size=1, max_size=8),
        cuts=st.lists(st.integers(0, 12), max_size=2, unique=True))
 def test_gapped_sremo_pruning_keeps_the_match_set(e, s, cuts):
     check_steps(e, s, "stream", cuts)
@@ -231,7 +194,7 @@ def test_sremo_decisions(text, filtered, reach, window):
     assert language_of(e).pruning(e, "literal").reach is None
 
 
-def test_the_head_filter_of_a_gapped_sremo():
+def test_the_head_filter_of_a_gapped_sremo_expressions():
     e = parse_sremo("mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.L = 'B' AND ~.ID = r.ID}")
     f = language_of(e).pruning(e, "stream").filter
     assert f == Or((Cmp("=", Attr(EVENT, "L"), Const("A")), Cmp("=", Attr(EVENT, "L"),
