@@ -15,7 +15,7 @@ from kleene import __version__
 from kleene.cli.demo_engines import Row, _claims, _verdict, agreement_row
 from kleene.conformance.backends import Outcome
 from kleene.conformance.cases import Case, CaseTest
-from kleene.conformance.runner import needed_features, request_of
+from kleene.conformance.runner import claimed_requests
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, engine
 from kleene.engines.spark.batch import CRASHED, Answer, Pair
@@ -96,20 +96,6 @@ def prefetch(spark: Any, work: Sequence[tuple[SparkBackend, Request]]) -> float:
     for (backend, request), answer in zip(work, answers, strict=True):
         backend.answers[request.line()] = outcome(answer, seconds / len(work))
     return seconds
-
-
-def claimed_requests(backend: SparkBackend, cases: Iterable[tuple[Case, CaseTest]]
-                     ) -> list[Request]:
-    """The requests the conformance runner will send ``backend`` for ``cases``."""
-    out = []
-    for case, test in cases:
-        if test.check != "matches":
-            continue
-        for expected in test.expectations():
-            request = request_of(case, test, expected.reading)
-            if needed_features(request) <= backend.capabilities:
-                out.append(request)
-    return out
 
 
 def worked_examples(spark: Any, cases: Iterable[tuple[Case, CaseTest]],

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import demo_engines
-from kleene.cli.demo_spark import SparkBackend, claimed_requests, worked_examples
+from kleene.cli.demo_spark import SparkBackend, worked_examples
 from kleene.conformance.backends import EngineBackend
 from kleene.conformance.cases import load_case_files
-from kleene.conformance.runner import PASS, run_test
+from kleene.conformance.runner import PASS, claimed_requests, run_test
 from kleene.engines.protocol import engine
 from kleene.engines.spark.batch import Pair, match_many
 

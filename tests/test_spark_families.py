@@ -38,7 +38,7 @@ from kleene.reference.loaders import load_events
 pytestmark = pytest.mark.spark
 
 STOCKS = "/work/shared/data/stocks.stream.gz"
-STOCK_EVENTS = 10_000
+STOCK_EVENTS = 5_000
 CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
 
 
@@ -86,7 +86,7 @@ OPERATOR = st.one_of(operator_patterns(max_depth=2, disjunction=False), keyed_op
 
 
 @pytest.mark.parametrize("name", ["nfa-chain", "nfa-tree"])
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=3, deadline=None)
 @given(pattern=OPERATOR, cases=st.lists(typed_streams(min_size=1, max_size=8), min_size=1,
                                         max_size=4), cuts=CUTS)
 def test_operator_engines_on_spark(spark, name, pattern, cases, cuts):
@@ -103,7 +103,7 @@ def test_srt_on_spark(spark, e, cases, cuts):
 # ---------------------------------------------------------------- the stock stream
 
 OPERATOR_STOCK = ("PATTERN SEQ(BUY b, SELL s) WHERE b.name = s.name AND b.price > s.price "
-                  "WITHIN 500 ms")
+                  "WITHIN 100 ms")
 SREMO_STOCK = ("(mark {~.type = 'BUY' AND ~.name = 'INTC'} -> r ; {TRUE}* ; "
                "mark {~.type = 'SELL' AND ~.name = 'INTC' AND ~.price < r.price})"
                "[WITHIN 300 ms]")
