@@ -156,7 +156,10 @@ def _engine_for(args: argparse.Namespace, pattern: Any, reading: str) -> Any:
     """``--engine``, or the fastest engine that claims the query (said on stderr), checked
     on the driver before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`)."""
     from kleene.engines.protocol import Query, engine, fastest_engine
+    from kleene.engines.spark.plan import check_supported
     from kleene.engines.spark.runner import checked_engine
+
+    check_supported(pattern, args.policy)
 
     if args.engine == "reference":
         raise Unsupported("--spark runs an engine; the reference semantics run "

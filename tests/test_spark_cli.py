@@ -12,6 +12,7 @@ import pytest
 from kleene.cli import main
 from kleene.cli.spark import cause
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "stocks"
 FUNNEL = ("PATTERN <{v}, {b}> PARTITION BY user\n"
           "WHERE v.action = 'view' AND b.action = 'buy'\nWITHIN 5 minutes\n")
 MATCHES = ['{"b": [2], "v": [0]}', '{"b": [3], "v": [1]}']
@@ -128,6 +129,9 @@ def test_conform_on_spark_runs_every_case_in_one_job(spark, capsys):
 @pytest.mark.parametrize(("argv", "message"), [
     (["conform", "--backend", "cmd:node x.js", "--spark"], "--spark runs a registered engine"),
     (["conform", "--backend", "srt", "--master", "local[1]"], "--master needs --spark"),
+    (["match", "--spark", "--pattern", str(EXAMPLES / "intc.sre"), "--events",
+      str(EXAMPLES / "stocks.stream"), "--policy", "literal"],
+     "policy 'literal' of SREMO expressions (seed 004) does not run on Spark"),
 ])
 def test_conform_spark_mistakes_are_one_line(capsys, argv, message):
     assert main(argv) == 2
