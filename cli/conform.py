@@ -8,11 +8,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
+from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, Backend, find_backend
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.report import header, line, summary, write_html, write_junit
 from kleene.conformance.runner import conform
-from kleene.reference.errors import KleeneError
+from kleene.reference.errors import KleeneError, Unsupported
 
 NAME = "conform"
 HELP = "run the conformance cases against a backend (an engine or an external command)"
@@ -56,6 +56,12 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--export", type=Path, metavar="DIR",
                         help="write the corpus as plain JSON (tests.jsonl, cases/, FORMAT.md) "
                              "into DIR for backends in any language, and exit")
+    parser.add_argument("--spark", action="store_true",
+                        help="run the engine named by --backend on Spark, every case in one "
+                             "Spark job")
+    parser.add_argument("--master", metavar="URL",
+                        help="the Spark master with --spark: local[*] (default), local[N] or "
+                             "spark://HOST:PORT")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print failures and the summary only, not one line per test")
     return parser
@@ -80,12 +86,17 @@ def run(args: argparse.Namespace) -> int:
         return check_protocol(spec, out, timeout=args.timeout)
     if args.generated < 0:
         raise KleeneError("--generated takes a number of cases, 0 or more")
+    if args.master and not args.spark:
+        raise Unsupported("--master needs --spark")
     files = load_case_files(args.cases)
-    backend = find_backend(args.backend, timeout=args.timeout)
+    backend = spark_backend(args) if args.spark else find_backend(args.backend,
+                                                                   timeout=args.timeout)
     spec = args.backend or f"${ENV}"
+    on_spark = " --spark" if args.spark else ""
 
     def rerun(ident: str) -> str:
-        return f"kleene conform --backend {shlex.quote(spec)} --case {shlex.quote(ident)}"
+        return (f"kleene conform --backend {shlex.quote(spec)}{on_spark} "
+                f"--case {shlex.quote(ident)}")
 
     print(header_of(backend), file=out)
     if not args.quiet:
@@ -112,6 +123,22 @@ def run(args: argparse.Namespace) -> int:
     if args.report:
         print(f"HTML report: {write_html(report, args.report)}", file=out)
     return 1 if report.failed else 0
+
+
+def spark_backend(args: argparse.Namespace) -> Backend:
+    """``--spark``: the engine ``--backend`` names, run on Spark (one job for every case,
+    :class:`kleene.cli.demo_spark.SparkBackend`)."""
+    from kleene.cli.demo_spark import SparkBackend, start
+    from kleene.cli.spark import spark_errors
+    from kleene.engines.protocol import engine_names
+
+    name = args.backend or os.environ.get(ENV, "")
+    if name not in engine_names():
+        raise Unsupported(f"--spark runs a registered engine ({', '.join(engine_names())}), "
+                          f"not {name!r}")
+    with spark_errors():
+        spark, _ = start(args.master)
+    return SparkBackend(spark, name)
 
 
 def header_of(backend: object) -> str:

@@ -123,7 +123,9 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
     from kleene.engines.spark.session import session
 
-    eng = _engine_for(args, pattern)
+    language = language_of(pattern)
+    reading = args.window_reading or language.default_reading
+    eng = _engine_for(args, pattern, reading)
     spark = session(args.master)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
     frame = _frame(spark, args, pattern)
@@ -131,7 +133,7 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
     wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
     matches = match_frame(frame, pattern, engine=eng, policy=args.policy,
                           columns=wanted if args.output else [], tasks=args.tasks,
-                          explain=explain)
+                          explain=explain, window=reading)
     if args.output:
         with job_errors():
             collected = _collect(spark, matches.collect)
@@ -150,22 +152,28 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
     return 0
 
 
-def _engine_for(args: argparse.Namespace, pattern: Any) -> Any:
-    """``--engine``, or the fastest engine that claims the query (said on stderr)."""
+def _engine_for(args: argparse.Namespace, pattern: Any, reading: str) -> Any:
+    """``--engine``, or the fastest engine that claims the query (said on stderr), checked
+    on the driver before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`)."""
     from kleene.engines.protocol import Query, engine, fastest_engine
+    from kleene.engines.spark.plan import check_supported
+    from kleene.engines.spark.runner import checked_engine
+
+    check_supported(pattern, args.policy)
 
     if args.engine == "reference":
         raise Unsupported("--spark runs an engine; the reference semantics run "
                           "single-process (drop --spark)")
     if args.engine:
-        return engine(args.engine)
-    choice = fastest_engine(Query.of(pattern, policy=args.policy))
+        return checked_engine(engine(args.engine), pattern, args.policy, args.time_unit, reading)
+    choice = fastest_engine(Query.of(pattern, policy=args.policy,
+                                     window=reading))  # type: ignore[arg-type]
     if choice is None:
         raise Unsupported(f"no registered engine claims this pattern under policy "
                           f"{args.policy}, so it cannot run on Spark; drop --spark to use the "
                           "reference semantics")
     print(f"kleene match: engine {choice.name} on Spark ({choice.reason})", file=sys.stderr)
-    return engine(choice.name)
+    return checked_engine(engine(choice.name), pattern, args.policy, args.time_unit, reading)
 
 
 def _frame(spark: Any, args: argparse.Namespace, pattern: Any) -> Any:

@@ -191,14 +191,32 @@ def _judge_expected(outcome: Outcome, expected: Expectation
     return judge(outcome, expected.matches, expected.error)
 
 
+def claimed_requests(backend: Backend, tests: Iterable[tuple[Case, CaseTest]]) -> list[Request]:
+    """Every request :func:`run_test` will send ``backend`` for the ``matches`` tests."""
+    out = []
+    for case, test in tests:
+        if test.check != "matches":
+            continue
+        for expected in test.expectations():
+            request = request_of(case, test, expected.reading)
+            if needed_features(request) <= backend.capabilities:
+                out.append(request)
+    return out
+
+
 def run_cases(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
               select: str | None = None, rerun: Callable[[str], str] | None = None,
               progress: Callable[[Result], None] | None = None) -> list[Result]:
-    """Every ``matches`` test of ``files`` (whose id contains ``select``, if given)."""
+    """Every ``matches`` test of ``files`` (whose id contains ``select``, if given). A
+    backend with a ``prefetch(requests)`` method (Spark: one job for them all) is
+    handed every request first."""
     out = []
-    for case, test in iter_tests(files):
-        if test.check != "matches" or (select and select not in case_id(case, test)):
-            continue
+    tests = [(case, test) for case, test in iter_tests(files)
+             if test.check == "matches" and not (select and select not in case_id(case, test))]
+    prefetch = getattr(backend, "prefetch", None)
+    if callable(prefetch):
+        prefetch(claimed_requests(backend, tests))
+    for case, test in tests:
         result = run_test(backend, case, test, timeout=timeout, rerun=rerun)
         out.append(result)
         if progress:

@@ -203,6 +203,7 @@ def _sremo_matches(e: Any, s: Stream, policy: str, budget: Budget, reading: str)
 def _sremo() -> Language:
     from kleene.reference.sremo import features as sremo_features
     from kleene.reference.sremo import format_sremo, parse_sremo
+    from kleene.reference.sremo.pruning import pruning
 
     return Language(
         name="sremo", title="SREMO expressions (seed 004)",
@@ -215,13 +216,14 @@ def _sremo() -> Language:
         format=format_sremo,
         constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
         window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive", "strict"),
+        readings=("inclusive", "strict"), pruning=pruning,
     )
 
 
 def _wayeb() -> Language:
     from kleene.reference.sremo import features as sremo_features
     from kleene.reference.sremo import format_sremo
+    from kleene.reference.sremo.pruning import pruning
     from kleene.reference.sremo.wayeb import parse_sre
 
     def query(text: str, source: str) -> Any:
@@ -245,7 +247,7 @@ def _wayeb() -> Language:
         format=format_sremo,
         constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
         window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive", "strict"), default_reading="strict",
+        readings=("inclusive", "strict"), default_reading="strict", pruning=pruning,
         windowed=lambda text, source, window, kind: query(text, source).windowed(window, kind),
     )
 
@@ -254,6 +256,7 @@ def _operator() -> Language:
     from kleene.reference.operators import features as op_features
     from kleene.reference.operators.pattern import OperatorPattern
     from kleene.reference.operators.policies import POLICIES, matches
+    from kleene.reference.operators.pruning import pruning
     from kleene.reference.operators.text import format_operator, parse_operator
 
     return Language(
@@ -267,7 +270,7 @@ def _operator() -> Language:
         variables=lambda p: p.names,
         format=format_operator,
         constructs=op_features.CONSTRUCTS, constructs_of=op_features.constructs,
-        window=lambda p: p.window, pattern_types=(OperatorPattern,),
+        window=lambda p: p.window, pattern_types=(OperatorPattern,), pruning=pruning,
     )
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kleene.reference.conditions import Condition
+from kleene.reference.durations import Duration
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,12 @@ class Pruning:
     grouped by :func:`kleene.reference.policies.partition_key`); empty: none.
     ``reach`` is ``(L, A)``: the verdict on a match reads only events with
     ``ts`` in ``[first.ts − L·τ, first.ts + A·τ]``, so time slices holding that
-    much around the matches they own are sound; ``None``: no slices. ``notes``
-    say in words what was decided and why.
+    much around the matches they own are sound; ``None``: no slices. ``window``
+    is the τ the reach counts in when it is not the language's
+    ``window(pattern)``: an ``int`` is a count of positions (SREMO's ``[1..w]``:
+    slices are then cut by position, ``ts`` reads ``position`` above), a
+    :class:`~kleene.reference.durations.Duration` a time window. ``notes`` say
+    in words what was decided and why.
     """
 
     policy: str
@@ -42,6 +47,12 @@ class Pruning:
     keys: tuple[str, ...] = ()
     reach: tuple[int, int] | None = None
     notes: tuple[str, ...] = ()
+    window: int | Duration | None = None
+
+    @property
+    def by_position(self) -> bool:
+        """Whether slices are cut by position (a count window), not by timestamp."""
+        return isinstance(self.window, int)
 
     def explain(self) -> str:
         """The decisions, one per line."""

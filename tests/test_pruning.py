@@ -28,7 +28,6 @@ from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
-from kleene.reference.operators.text import parse_operator
 from kleene.reference.policies import partition_key
 from kleene.reference.pruning import Pruning
 from kleene.reference.ses.filtering import EVENT
@@ -36,6 +35,7 @@ from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.pruning import next_partitioning_attributes
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import as_stream, restore
+from kleene.reference.sremo import parse_sremo
 
 
 def decomposed(pattern, s: Stream, policy: str, bounds: tuple[int, ...], *,
@@ -144,9 +144,10 @@ def test_the_windows_engines_and_spark_read_the_same_decision(policy):
                                                     decision.reach)
 
 
-def test_a_language_without_worked_proofs_prunes_nothing():
-    p = parse_operator("PATTERN SEQ(A a, B b) WHERE a.ID = b.ID WITHIN 5")
-    decision = language_of(p).pruning(p, "any")
+def test_a_policy_without_worked_proofs_prunes_nothing():
+    # SREMO's literal Def. 18 matches the whole string (reference/sremo/pruning.py)
+    p = parse_sremo("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 5]")
+    decision = language_of(p).pruning(p, "literal")
     assert decision.filter is None and decision.keys == () and decision.reach is None
 
 

@@ -12,6 +12,7 @@ import pytest
 from kleene.cli import main
 from kleene.cli.spark import cause
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "stocks"
 FUNNEL = ("PATTERN <{v}, {b}> PARTITION BY user\n"
           "WHERE v.action = 'view' AND b.action = 'buy'\nWITHIN 5 minutes\n")
 MATCHES = ['{"b": [2], "v": [0]}', '{"b": [3], "v": [1]}']
@@ -105,3 +106,34 @@ def test_match_dataframe_in_a_users_session(spark):
 ])
 def test_cause_is_one_line(text, expected):
     assert cause(RuntimeError(text)) == expected
+
+
+def test_conform_on_spark_runs_every_case_in_one_job(spark, capsys):
+    # the Wayeb worked examples (seed 004's benchmark syntax) of srt, as kleene conform runs
+    # them single-process: the same verdicts, and one Spark job for all of them
+    sc = spark.sparkContext
+    sc.setJobGroup("kleene-conform", "kleene-conform")
+    try:
+        code = main(["conform", "--backend", "srt", "--spark", "--case", "sremo-windows", "-q"])
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert len(sc.statusTracker().getJobIdsForGroup("kleene-conform")) == 1
+    assert main(["conform", "--backend", "srt", "--case", "sremo-windows", "-q"]) == 0
+    local, _ = capsys.readouterr()
+    assert out.splitlines()[-1] == local.splitlines()[-1]      # the summary line
+    assert "on spark" in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["conform", "--backend", "cmd:node x.js", "--spark"], "--spark runs a registered engine"),
+    (["conform", "--backend", "srt", "--master", "local[1]"], "--master needs --spark"),
+    (["match", "--spark", "--pattern", str(EXAMPLES / "intc.sre"), "--events",
+      str(EXAMPLES / "stocks.stream"), "--policy", "literal"],
+     "policy 'literal' of SREMO expressions (seed 004) does not run on Spark"),
+])
+def test_conform_spark_mistakes_are_one_line(capsys, argv, message):
+    assert main(argv) == 2
+    _, err = capsys.readouterr()
+    assert message in err and len(err.strip().splitlines()) == 1

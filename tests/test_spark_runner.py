@@ -68,13 +68,15 @@ class ReferenceRun:
     counters: Counters = field(default_factory=Counters)
     initial: frozenset = frozenset()
     accepting: frozenset = frozenset()
+    reading: str = "inclusive"
 
     def iter_transitions(self) -> Iterator:
         return iter(())
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         s = Stream(tuple(events), self.time_unit)
-        yield from sorted(matches(self.pattern, s, self.policy, budget=Budget(limit=10**6)))
+        yield from sorted(matches(self.pattern, s, self.policy, budget=Budget(limit=10**6),
+                                  reading=self.reading))
 
 
 @dataclass(frozen=True)
@@ -84,8 +86,9 @@ class ReferenceEngine:
     name: str = "reference"
     capabilities: frozenset = all_features()
 
-    def compile(self, pattern, *, policy: str = "next", time_unit: str | None = None):
-        return ReferenceRun(pattern, policy, time_unit)
+    def compile(self, pattern, *, policy: str = "next", time_unit: str | None = None,
+                window: str = "inclusive"):
+        return ReferenceRun(pattern, policy, time_unit, reading=window)
 
 
 def _claimed() -> list[tuple[str, str]]:

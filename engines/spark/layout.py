@@ -6,7 +6,8 @@ module lays them out on a DataFrame (docs/architecture.md, "Spark": "partitionin
 overlap by τ, each slice owning the matches that start in it").
 
 - **Slices.** ``K − 1`` boundaries are drawn from timestamps sampled in stream
-  order (:func:`boundaries`), so slices hold about as many events each. An
+  order (:func:`boundaries`), so slices hold about as many events each (for a
+  count window, :attr:`.plan.Plan.by_position`, they are positions). An
   event goes to every slice whose extended range holds it (``explode``), and
   slice ``j`` becomes Spark partition ``j`` exactly (:func:`surrogates`), so no
   two slices share a task by hash collision.
@@ -181,8 +182,8 @@ def arrange(df: Any, plan: Plan, *, ts: str, position: str, keys: Sequence[str],
     if sliced:
         assert plan.reach is not None and plan.tau is not None
         n = len(bounds) + 1
-        df = df.withColumn(SLICE, F.explode(slice_column(F.col(ts), bounds, plan.reach,
-                                                         plan.tau)))
+        axis = F.col(position if plan.by_position else ts)
+        df = df.withColumn(SLICE, F.explode(slice_column(axis, bounds, plan.reach, plan.tau)))
         df = df.withColumn(PART, F.element_at(F.array(*[F.lit(s) for s in surrogates(n)]),
                                               F.col(SLICE) + 1))
         df = df.repartition(n, PART).drop(PART)

@@ -16,7 +16,11 @@ unit-tested on its own.
 ``j`` *owns* the matches whose first event has ``ts`` in ``[b_j, b_{j+1})``
 and holds the events with ``ts`` in ``[b_j − L·τ, b_{j+1} + A·τ]`` where
 ``(L, A)`` is the pruning's ``reach``; so every match is reported once, by its
-owner.
+owner. A SREMO count window ``[1..w]`` cuts by *position* instead
+(:attr:`Plan.by_position`, τ = w): the same rule with positions for timestamps.
+
+Some queries cannot run on Spark at all (:data:`UNSUPPORTED`); :func:`check_supported`
+says so in one line on the driver, before any job.
 """
 
 from __future__ import annotations
@@ -24,9 +28,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kleene.engines.protocol import Engine, Query, claims
+from kleene.engines.protocol import Engine, Feature, Query, claims
 from kleene.reference.conditions import Attr, Condition, Prev
+from kleene.reference.durations import Duration
+from kleene.reference.errors import Unsupported
 from kleene.reference.languages import language_of
+
+#: Features no Spark run supports, with the reason.
+UNSUPPORTED: dict[Feature, str] = {
+    Feature("sremo", "literal"): "Def. 18 read literally matches the whole string, and its "
+                                 "empty match has no event to carry it to a match row",
+    Feature("wayeb", "literal"): "Def. 18 read literally matches the whole string, and its "
+                                 "empty match has no event to carry it to a match row",
+}
 
 
 @dataclass(frozen=True)
@@ -36,8 +50,9 @@ class Plan:
     ``filter`` is the Thm 1 condition over the variable ``e`` (``None``: keep
     every event); ``keys`` the attributes to partition by (empty: none);
     ``reach`` the ``(L, A)`` of time slices in units of τ (``None``: no
-    slices); ``tau`` τ in timestamp units (``None`` when there is no window to
-    slice by). ``notes`` say, in words, what was decided and why.
+    slices); ``tau`` τ in timestamp units, or in positions when ``by_position``
+    (``None`` when there is no window to slice by). ``notes`` say, in words,
+    what was decided and why.
     """
 
     policy: str
@@ -46,6 +61,7 @@ class Plan:
     reach: tuple[int, int] | None = None
     tau: int | float | None = None
     notes: tuple[str, ...] = ()
+    by_position: bool = False
 
     @property
     def whole(self) -> bool:
@@ -87,14 +103,27 @@ def attributes_read(pattern: Any) -> frozenset[str]:
     return frozenset(found)
 
 
+def check_supported(pattern: Any, policy: str) -> None:
+    """Raise :class:`Unsupported` (one line) for a query no Spark run supports."""
+    lang = language_of(pattern)
+    lang.check_policy(policy)
+    reason = UNSUPPORTED.get(Feature.policy(lang.name, policy))
+    if reason is not None:
+        raise Unsupported(f"policy {policy!r} of {lang.title} does not run on Spark: {reason}; "
+                          "drop --spark to run it single-process")
+
+
 def plan_for(engine: Engine, pattern: Any, policy: str, *, tau: int | float | None,
-             window: str = "inclusive") -> Plan:
+             window: str = "inclusive", time_unit: str | None = None) -> Plan:
     """The :class:`Plan` for running ``engine`` on ``pattern`` under ``policy``.
 
     ``tau`` is the pattern's window in timestamp units (``None`` if unknown or
-    none). Raises :class:`~kleene.reference.errors.Unsupported` for a policy the
-    pattern's language does not know.
+    none); a pruning that counts its reach in another window
+    (:attr:`~kleene.reference.pruning.Pruning.window`) overrides it, converted
+    with ``time_unit``. Raises :class:`~kleene.reference.errors.Unsupported` for a
+    policy the pattern's language does not know or Spark does not run.
     """
+    check_supported(pattern, policy)
     lang = language_of(pattern)
     query = Query(lang.name, pattern, lang.format(pattern), policy, window)  # type: ignore[arg-type]
     if not claims(engine, query):
@@ -102,8 +131,13 @@ def plan_for(engine: Engine, pattern: Any, policy: str, *, tau: int | float | No
                                    f"{', '.join(sorted(map(str, query.features())))}: run on "
                                    "the whole stream in one task, unfiltered",))
     pruning = lang.pruning(pattern, policy)
+    if isinstance(pruning.window, Duration):
+        tau = pruning.window.in_units_of(time_unit)
+    elif isinstance(pruning.window, int):
+        tau = pruning.window
     reach = pruning.reach if tau is not None else None
     notes = pruning.notes if tau is not None or pruning.reach is None else tuple(
         n for n in pruning.notes if not n.startswith("time slices")) + (
         "time slices: none, the pattern has no window in timestamp units",)
-    return Plan(policy, pruning.filter, pruning.keys, reach, tau, notes)
+    return Plan(policy, pruning.filter, pruning.keys, reach, tau, notes,
+                by_position=pruning.by_position)

@@ -38,7 +38,7 @@ from kleene.engines.protocol import Engine, Query, fastest_engine
 from kleene.engines.protocol import engine as engine_named
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
-from kleene.engines.spark.plan import Plan, attributes_read, plan_for
+from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
 from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.session import worker_python
 from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
@@ -107,11 +107,14 @@ def _bounds(frame: EventFrame, plan: Plan, slices: int | Sequence[float] | None,
     count = tasks if slices is None else slices
     if count <= 1:
         return ()
+    gap = 4 * sum(plan.reach) * plan.tau
+    if plan.by_position:
+        n = frame.count if frame.count is not None else frame.df.count()
+        return boundaries(range(n), count, min_gap=gap)
     samples = frame.samples
     if not samples:
         probs = [j / (count * 4) for j in range(count * 4 + 1)]
         samples = tuple(frame.df.approxQuantile(frame.ts, probs, 0.001))
-    gap = 4 * sum(plan.reach) * plan.tau
     return boundaries(samples, count, min_gap=gap)
 
 
@@ -152,18 +155,33 @@ class Prepared:
         return self.events.mapInArrow(partial(run_partition, self.task), self.schema)
 
 
+def checked_engine(engine: str | Engine | None, pattern: Any, policy: str,
+                   time_unit: str | None, window: str = "inclusive") -> Engine:
+    """The engine of a run, compiled once on the driver so that an unsupported
+    pattern, policy or window reading is one line before any job. The events'
+    time unit may be known only once they are read (stock lines and datetimes
+    are in ms): until then ``ms`` stands in, and :func:`prepare` compiles again
+    with the frame's unit."""
+    check_supported(pattern, policy)
+    eng = _engine(engine, pattern, policy)
+    eng.compile(pattern, policy=policy, time_unit=time_unit or "ms",
+                window=window)  # type: ignore[arg-type]
+    return eng
+
+
 def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,
             policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
-            slices: int | Sequence[float] | None = None) -> Prepared:
+            slices: int | Sequence[float] | None = None, window: str = "inclusive"
+            ) -> Prepared:
     """Compile, plan and lay out a run (see :func:`match_frame`); nothing runs yet
     but the sampling of timestamps when they are unknown."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     pattern = _pattern(pattern)
-    eng = _engine(engine, pattern, policy)
-    eng.compile(pattern, policy=policy, time_unit=frame.time_unit)   # fails early
+    eng = checked_engine(engine, pattern, policy, frame.time_unit, window)
     worker_python(frame.df.sparkSession)
-    plan = plan_for(eng, pattern, policy, tau=_tau(pattern, frame.time_unit))
+    plan = plan_for(eng, pattern, policy, tau=_tau(pattern, frame.time_unit), window=window,
+                    time_unit=frame.time_unit)
     read = sorted(attributes_read(pattern))
     missing = sorted({frame.column_of(a) for a in read} - set(frame.df.columns))
     if missing:
@@ -193,21 +211,24 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
                 ts=frame.ts, type=frame.type, position=frame.position, attributes=attributes,
                 groups=layout.groups, streams=frame.streams, columns=tuple(columns),
                 slice_column=SLICE if layout.sliced else None, bounds=layout.bounds,
-                schema=to_arrow_schema(schema), fail_once=int(fail) if fail else None)
+                schema=to_arrow_schema(schema), fail_once=int(fail) if fail else None,
+                window=window, by_position=plan.by_position)
     return Prepared(df, plan, layout, task, schema)
 
 
 def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,
                 policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
-                slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
+                slices: int | Sequence[float] | None = None, explain: Explain = None,
+                window: str = "inclusive") -> Any:
     """The match DataFrame of ``pattern`` on ``frame`` (see the module docstring).
 
     ``tasks`` is the number of Spark partitions (default: 4 per core); ``slices``
     the number of time slices (default ``tasks``; 1: none) or their boundaries;
-    ``explain`` receives the plan and the layout in words.
+    ``explain`` receives the plan and the layout in words; ``window`` is the
+    window reading (``inclusive`` or ``strict``, docs/architecture.md, "Windows").
     """
     run = prepare(frame, pattern, engine=engine, policy=policy, columns=columns, tasks=tasks,
-                  slices=slices)
+                  slices=slices, window=window)
     if explain is not None:
         explain(run.explain())
     return run.matches()
@@ -217,8 +238,8 @@ def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine | None = None
                     policy: str = "next", ts: str = "ts", type: str | None = "type",
                     time_unit: str | None = None, position: str | None = None,
                     streams: Sequence[str] = (), columns: Sequence[str] = (),
-                    tasks: int | None = None,
-                    slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
+                    tasks: int | None = None, slices: int | Sequence[float] | None = None,
+                    explain: Explain = None, window: str = "inclusive") -> Any:
     """The matches of ``pattern`` (an AST or its text) on the events of ``df``.
 
     ``ts`` names the timestamp column, ``type`` the type column, ``time_unit``
@@ -229,11 +250,12 @@ def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine | None = None
     the output). ``columns`` are event columns copied to each match row.
     """
     pattern = _pattern(pattern)
+    eng = checked_engine(engine, pattern, policy, time_unit, window)   # before any job
     worker_python(df.sparkSession)   # before the numbering pass, which runs Python workers
     frame = from_dataframe(df, ts=ts, type=type, time_unit=time_unit, position=position,
                            streams=streams, require=attributes_read(pattern))
-    return match_frame(frame, pattern, engine=engine, policy=policy, columns=columns,
-                       tasks=tasks, slices=slices, explain=explain)
+    return match_frame(frame, pattern, engine=eng, policy=policy, columns=columns,
+                       tasks=tasks, slices=slices, explain=explain, window=window)
 
 
 def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | None = None,
@@ -242,20 +264,19 @@ def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | No
                columns: Sequence[str] = (), tasks: int | None = None,
                slices: int | Sequence[float] | None = None, stock: str = "sql",
                limit: int | None = None, schema: str | None = None,
-               explain: Explain = None) -> Any:
+               explain: Explain = None, window: str = "inclusive") -> Any:
     """The matches of ``pattern`` on the events of a CSV, JSON Lines, Parquet or
     stock file (options as :func:`kleene.reference.loaders.load_events`; ``schema``
     a DDL string declaring the columns of a CSV or JSON Lines file)."""
     pattern = _pattern(pattern)
-    eng = _engine(engine, pattern, policy)
-    eng.compile(pattern, policy=policy, time_unit=time_unit)   # before any job
+    eng = checked_engine(engine, pattern, policy, time_unit, window)   # before any job
     worker_python(spark)
     with job_errors():
         frame = read_events(spark, path, format=format, ts=ts, type=type, time_unit=time_unit,
                             require=attributes_read(pattern), stock=stock, limit=limit,
                             schema=schema)
     return match_frame(frame, pattern, engine=eng, policy=policy, columns=columns,
-                       tasks=tasks, slices=slices, explain=explain)
+                       tasks=tasks, slices=slices, explain=explain, window=window)
 
 
 # ---------------------------------------------------------------- results
@@ -304,5 +325,5 @@ def write_matches(matches: Any, path: str, *, format: str | None = None,
             writer.json(path)
 
 
-__all__ = ["Prepared", "SparkJobFailed", "collect_matches", "match_dataframe", "match_file",
-           "match_frame", "prepare", "write_matches"]
+__all__ = ["Prepared", "SparkJobFailed", "checked_engine", "collect_matches", "match_dataframe",
+           "match_file", "match_frame", "prepare", "write_matches"]

@@ -8,7 +8,8 @@ cuts it into groups and, for each group, renumbers its events 0..n−1 (what an
 engine downstream of the pruning sees, like ``reference.ses.windows.as_stream``),
 runs the compiled engine incrementally over them, maps each match back to the
 stream's positions and keeps it only if the group's slice owns it (its first
-event's timestamp lies in the slice, :func:`.layout.owner`).
+event's timestamp, or position for a count window, lies in the slice,
+:func:`.layout.owner`).
 
 A match leaves the worker as one row per bound event: ``match_id`` (a digest of
 the canonical match, so reruns and retried tasks give the same ids), ``first``
@@ -73,6 +74,8 @@ class Task:
     bounds: tuple[int | float, ...]
     schema: Any                      # the pyarrow schema of the output
     fail_once: int | None = None
+    window: str = "inclusive"        # the window reading
+    by_position: bool = False        # slices own matches by first position, not timestamp
 
 
 def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -158,7 +161,8 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     Each group's Arrow columns go to the engine as a stream
     (:meth:`~kleene.reference.events.Stream.from_columns`): the engine filters
     on them and builds events only for the rows it keeps."""
-    compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit)
+    compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit,
+                                   window=task.window)  # type: ignore[arg-type]
     out = _Output(task)
     emitted = False
     n_streams = len(task.streams)
@@ -169,9 +173,11 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
         extra = list(zip(*[group.column(c).to_pylist() for c in task.columns], strict=True)) \
             if task.columns else []
         for local in compiled.run(stream):
-            if slice_at is not None and \
-                    owner(task.bounds, stamps[local.first].as_py()) != key[slice_at]:
-                continue
+            if slice_at is not None:
+                at = int(origin[local.first]) if task.by_position \
+                    else stamps[local.first].as_py()
+                if owner(task.bounds, at) != key[slice_at]:
+                    continue
             m = Match(tuple((v, tuple(int(origin[p]) for p in ps)) for v, ps in local.bindings))
             out.add(key[:n_streams], m, local, extra)
             if out.full():

@@ -1,0 +1,158 @@
+"""Every engine family on Spark: Spark == single-process engine == reference (issue 14).
+
+Operator patterns (seed 003) with ``nfa-chain`` and ``nfa-tree``, SREMO (seed
+004) with ``srt``, on generated streams, every cut the pruning permits
+(filter, Def. 6 keys, slices by time or, for a count window, by position) at
+drawn boundaries; then one pattern per family on the stock stream. Several
+streams share one DataFrame (column ``case``), so one job checks them all; the
+Hypothesis budgets are small because a Spark job costs ~0.3 s.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kleene.conformance.differential import assert_same_matches, run_engine
+from kleene.conformance.strategies import (
+    gapped_sremo_expressions,
+    keyed_operator_patterns,
+    operator_patterns,
+    streams,
+    typed_streams,
+    windowed_sremo_expressions,
+)
+from kleene.engines.protocol import engine
+from kleene.engines.spark import collect_matches, match_dataframe
+from kleene.engines.spark.frames import read_events
+from kleene.engines.spark.runner import match_frame
+from kleene.reference.budget import Budget
+from kleene.reference.errors import BudgetExceeded, Unsupported
+from kleene.reference.events import Stream
+from kleene.reference.languages import detect_language, language_of
+from kleene.reference.loaders import load_events
+
+pytestmark = pytest.mark.spark
+
+STOCKS = "/work/shared/data/stocks.stream.gz"
+STOCK_EVENTS = 5_000
+CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
+
+
+@contextmanager
+def small_jobs(spark):
+    """Adaptive query execution off for tiny jobs (as in tests/test_spark_runner.py)."""
+    before = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", before)
+
+
+def frame_of(spark, cases: list[Stream], columns: tuple[str, ...]):
+    """One DataFrame of every stream: ``case`` names it, ``pos`` numbers its events."""
+    rows = [(k, e.position, e.ts, *(e.value(c) for c in columns))
+            for k, s in enumerate(cases) for e in s]
+    types = ", ".join(f"{c} {'string' if c in ('type', 'L') else 'bigint'}" for c in columns)
+    return spark.createDataFrame(rows, f"case int, pos bigint, ts bigint, {types}")
+
+
+def check(spark, name: str, pattern, policy: str, cases: list[Stream], cuts: list[int],
+          columns: tuple[str, ...]) -> None:
+    """Spark's matches of every case equal the engine's single-process run and the
+    reference's (an engine that rejects the pattern is checked elsewhere)."""
+    eng = engine(name)
+    try:
+        local = [set(run_engine(eng, policy, pattern, s)) for s in cases]
+        oracle = [language_of(pattern).reference(pattern, s, policy, budget=Budget(limit=100_000))
+                  for s in cases]
+    except (Unsupported, BudgetExceeded):
+        return
+    with small_jobs(spark):
+        got = collect_matches(match_dataframe(
+            frame_of(spark, cases, columns), pattern, engine=name, policy=policy,
+            position="pos", streams=("case",), slices=sorted(cuts), tasks=2), ("case",))
+    for c, s in enumerate(cases):
+        assert_same_matches(eng, pattern=pattern, stream=s, got=got.get((c,), []),
+                            expected=local[c], policy=policy)
+        assert local[c] == oracle[c], (name, pattern, s.to_json())
+
+
+OPERATOR = st.one_of(operator_patterns(max_depth=2, disjunction=False), keyed_operator_patterns())
+
+
+@pytest.mark.parametrize("name", ["nfa-chain", "nfa-tree"])
+@settings(max_examples=3, deadline=None)
+@given(pattern=OPERATOR, cases=st.lists(typed_streams(min_size=1, max_size=8), min_size=1,
+                                        max_size=4), cuts=CUTS)
+def test_operator_engines_on_spark(spark, name, pattern, cases, cuts):
+    check(spark, name, pattern, "any", cases, cuts, ("type", "V", "ID"))
+
+
+@settings(max_examples=6, deadline=None)
+@given(e=st.one_of(windowed_sremo_expressions(), gapped_sremo_expressions()),
+       cases=st.lists(streams(min_size=1, max_size=8), min_size=1, max_size=4), cuts=CUTS)
+def test_srt_on_spark(spark, e, cases, cuts):
+    check(spark, "srt", e, "stream", cases, cuts, ("L", "ID", "V"))
+
+
+# ---------------------------------------------------------------- the stock stream
+
+OPERATOR_STOCK = ("PATTERN SEQ(BUY b, SELL s) WHERE b.name = s.name AND b.price > s.price "
+                  "WITHIN 100 ms")
+SREMO_STOCK = ("(mark {~.type = 'BUY' AND ~.name = 'INTC'} -> r ; {TRUE}* ; "
+               "mark {~.type = 'SELL' AND ~.name = 'INTC' AND ~.price < r.price})"
+               "[WITHIN 300 ms]")
+WAYEB_STOCK = "examples/stocks/intc.sre"
+
+
+@pytest.fixture(scope="module")
+def stocks(spark):
+    frame = read_events(spark, STOCKS, limit=STOCK_EVENTS)
+    frame.df.cache()
+    yield frame, load_events(STOCKS, limit=STOCK_EVENTS)
+    frame.df.unpersist()
+
+
+@pytest.mark.parametrize(("name", "text", "policy", "window", "cut"), [
+    ("nfa-chain", OPERATOR_STOCK, "any", "inclusive", "partitions (Def. 6): by name"),
+    ("srt", SREMO_STOCK, "stream", "inclusive", "time slices"),
+    ("srt", WAYEB_STOCK, "stream", "strict", "slices by position"),
+])
+def test_one_pattern_per_family_on_the_stock_stream(stocks, name, text, policy, window, cut):
+    frame, s = stocks
+    if text.endswith(".sre"):
+        with open(text, encoding="utf-8") as f:
+            text = f.read()
+    pattern = detect_language(text).parse(text, "<stock>")
+    said: list[str] = []
+    got = collect_matches(match_frame(frame, pattern, engine=name, policy=policy, window=window,
+                                      explain=said.append))
+    compiled = engine(name).compile(pattern, policy=policy, time_unit=s.time_unit,
+                                    window=window)  # type: ignore[arg-type]
+    expected = set(compiled.run(s))
+    assert len(expected) > 20
+    assert sorted(got) == sorted(expected)
+    assert cut in said[0]
+
+
+def test_an_unsupported_policy_is_one_line_before_any_job(spark):
+    p = detect_language(SREMO_STOCK).parse(SREMO_STOCK, "<stock>")
+    df = spark.createDataFrame([(0, "BUY")], "ts bigint, type string")
+    sc = spark.sparkContext
+    sc.setJobGroup("kleene-unsupported", "kleene-unsupported")
+    try:
+        for name, policy, text in [("srt", "literal", "Def. 18 read literally"),
+                                   ("nfa-chain", "next", "next")]:
+            pattern = p if name == "srt" else detect_language(OPERATOR_STOCK).parse(
+                OPERATOR_STOCK, "<stock>")
+            with pytest.raises(Unsupported) as err:
+                match_dataframe(df, pattern, engine=name, policy=policy)
+            assert text in str(err.value) and "\n" not in str(err.value)
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+    assert sc.statusTracker().getJobIdsForGroup("kleene-unsupported") == []

@@ -1,0 +1,210 @@
+"""The pruning of operator patterns and SREMO expressions (reference/operators/pruning.py,
+reference/sremo/pruning.py) keeps the policy's match set, checked against the reference.
+
+As in tests/test_pruning.py, a decomposed reference run models the Spark
+runner: keep the events the filter passes, cut them into Def. 6 parts, then
+into slices (by timestamp, or by position for a SREMO count window) that hold
+the reach around the matches they own; every permitted step, alone and all
+together, must give the reference's own result on the whole stream.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, reject, settings
+from hypothesis import strategies as st
+
+from kleene.conformance.strategies import (
+    gapped_sremo_expressions,
+    keyed_operator_patterns,
+    operator_patterns,
+    streams,
+    typed_streams,
+    windowed_sremo_expressions,
+)
+from kleene.engines.spark.layout import owner
+from kleene.reference.conditions import Attr, Cmp, Const, Or, holds
+from kleene.reference.durations import Duration
+from kleene.reference.errors import BudgetExceeded
+from kleene.reference.events import Stream
+from kleene.reference.languages import language_of
+from kleene.reference.match import Match
+from kleene.reference.operators.text import parse_operator
+from kleene.reference.policies import partition_key
+from kleene.reference.ses.filtering import EVENT
+from kleene.reference.ses.windows import as_stream, restore
+from kleene.reference.sremo import parse_sremo
+from kleene.reference.sremo.pruning import lead
+
+BUDGET = 100_000
+STEPS = ({"filter"}, {"keys"}, {"slices"}, {"filter", "keys", "slices"})
+
+
+def decomposed(pattern, s: Stream, policy: str, cuts: tuple[int, ...], steps: set[str],
+               ) -> set[Match]:
+    """The reference run cut as the language's pruning permits (only ``steps``)."""
+    lang = language_of(pattern)
+    pruning = lang.pruning(pattern, policy)
+    keep = pruning.filter if "filter" in steps else None
+    keys = pruning.keys if "keys" in steps else ()
+    reach = pruning.reach if "slices" in steps else None
+    window = pruning.window if pruning.window is not None else lang.window(pattern)
+    events = [e for e in s if keep is None or holds(keep, {EVENT: (e,)})]
+    parts: dict[object, list] = {}
+    for e in events:
+        k = partition_key(e, keys) if keys else ()
+        if k is not None:
+            parts.setdefault(k, []).append(e)
+    if reach is None or window is None:
+        cuts, reach, tau = (), (0, 0), 0.0
+    else:
+        tau = window if isinstance(window, int) else window.in_units_of(s.time_unit)
+    back, ahead = reach
+    by_position = isinstance(window, int)
+    out: set[Match] = set()
+    for part in parts.values():
+        for j in range(len(cuts) + 1):
+            low = cuts[j - 1] - back * tau if j else -math.inf
+            high = cuts[j] + ahead * tau if j < len(cuts) else math.inf
+            piece, origin = as_stream([e for e in part if low <= (e.position if by_position
+                                                                   else e.ts) <= high],
+                                      s.time_unit)
+            for m in lang.reference(pattern, piece, policy, budget=_budget()):
+                g = restore(m, origin)
+                if not cuts:   # one piece (the literal policy's empty match has no first)
+                    out.add(g)
+                elif owner(cuts, g.first if by_position else s[g.first].ts) == j:
+                    out.add(g)
+    return out
+
+
+def _budget():
+    from kleene.reference.budget import Budget
+
+    return Budget(limit=BUDGET)
+
+
+def check_steps(pattern, s: Stream, policy: str, cuts: list[int]) -> None:
+    try:
+        expected = language_of(pattern).reference(pattern, s, policy, budget=_budget())
+        for steps in STEPS:
+            got = decomposed(pattern, s, policy, tuple(sorted(cuts)), steps)
+            assert got == expected, (policy, sorted(steps), pattern, s.to_json(), cuts)
+    except BudgetExceeded:
+        reject()
+
+
+# ---------------------------------------------------------------- operator patterns
+
+def _primitives(p):
+    from kleene.reference.operators.pattern import primitives
+
+    return primitives(p.expr)
+
+
+@pytest.mark.parametrize("policy", ["any", "next", "contiguous", "partition-contiguous"])
+@settings(max_examples=120)
+@given(pattern=operator_patterns(max_depth=2), s=typed_streams(min_size=1, max_size=8),
+       cuts=st.lists(st.integers(0, 16), max_size=2, unique=True))
+def test_operator_pruning_keeps_the_match_set(policy, pattern, s, cuts):
+    check_steps(pattern, s, policy, cuts)
+
+
+@pytest.mark.parametrize("policy", ["any", "partition-contiguous"])
+@settings(max_examples=120)
+@given(pattern=keyed_operator_patterns(), s=typed_streams(min_size=1, max_size=8),
+       cuts=st.lists(st.integers(0, 16), max_size=2, unique=True))
+def test_keyed_operator_pruning_keeps_the_match_set(policy, pattern, s, cuts):
+    several = len({v.var for v in _primitives(pattern)}) > 1
+    assert language_of(pattern).pruning(pattern, policy).keys == ("ID",) * several
+    check_steps(pattern, s, policy, cuts)
+
+
+@pytest.mark.parametrize(("text", "policy", "keys", "reach"), [
+    ("PATTERN SEQ(A a, B b) WHERE a.ID = b.ID WITHIN 5", "any", ("ID",), (0, 1)),
+    ("PATTERN SEQ(A a, B b) WHERE a.ID = b.ID WITHIN 5", "next", (), (0, 1)),
+    # the negated b is not joined: an event of another ID forbids the match
+    ("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.ID = c.ID WITHIN 5", "any", (), (1, 1)),
+    ("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.ID = c.ID AND b.ID = c.ID WITHIN 5", "any",
+     ("ID",), (1, 1)),
+    # an OR: a match may bind too few variables to be joined
+    ("PATTERN SEQ(A a, OR(B b, C c)) WHERE a.ID = b.ID AND a.ID = c.ID WITHIN 5", "any", (),
+     (0, 1)),
+])
+def test_operator_decisions(text, policy, keys, reach):
+    p = parse_operator(text)
+    decision = language_of(p).pruning(p, policy)
+    assert (decision.keys, decision.reach) == (keys, reach)
+
+
+def test_a_negated_event_of_another_key_forbids_the_match():
+    # why the first NOT above is not partitioned: C (ID 2) lies between A and B (ID 1)
+    p = parse_operator("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.ID = c.ID WITHIN 5")
+    s = Stream.from_rows([{"ts": 0, "type": "A", "ID": 1}, {"ts": 1, "type": "C", "ID": 2},
+                          {"ts": 2, "type": "B", "ID": 1}])
+    assert language_of(p).reference(p, s, "any") == set()
+    one, _ = as_stream([s[0], s[2]])
+    assert len(language_of(p).reference(p, one, "any")) == 1
+
+
+def test_the_filter_keeps_the_types_and_properties_of_every_variable():
+    p = parse_operator("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.V > 1 WITHIN 5")
+    f = language_of(p).pruning(p, "any").filter
+    typed = [Stream.from_rows([{"ts": 0, "type": t, "V": v}])[0]
+             for t, v in (("A", 2), ("A", 0), ("C", 0), ("B", 0), ("D", 9))]
+    assert [holds(f, {EVENT: (e,)}) for e in typed] == [True, False, True, True, False]
+
+
+# ---------------------------------------------------------------- SREMO
+
+@pytest.mark.parametrize("policy", ["stream", "literal"])
+@settings(max_examples=150)
+@given(e=windowed_sremo_expressions(), s=streams(min_size=1, max_size=8),
+       cuts=st.lists(st.integers(0, 12), max_size=2, unique=True))
+def test_sremo_pruning_keeps_the_match_set(policy, e, s, cuts):
+    check_steps(e, s, policy, cuts)
+
+
+@settings(max_examples=150)
+@given(e=gapped_sremo_expressions(), s=streams(min_size=1, max_size=8),
+       cuts=st.lists(st.integers(0, 12), max_size=2, unique=True))
+def test_gapped_sremo_pruning_keeps_the_match_set(e, s, cuts):
+    check_steps(e, s, "stream", cuts)
+
+
+@pytest.mark.parametrize(("text", "filtered", "reach", "window"), [
+    ("mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.L = 'B' AND ~.ID = r.ID}", True, None, None),
+    ("(mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.L = 'B'})[1..4]", False, (0, 1), 4),
+    ("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 3]", True, (0, 1), Duration(3)),
+    # one element read before the first mark: by position only
+    ("({~.L = 'C'} ; mark {~.L = 'A'})[1..2]", False, (1, 1), 2),
+    ("({~.L = 'C'} ; mark {~.L = 'A'})[WITHIN 3]", False, None, None),
+    # a leading star reads any prefix, and the detection tries every start anyway
+    ("({~.L = 'C'}* ; mark {~.L = 'A'})[WITHIN 3]", True, (0, 1), Duration(3)),
+    # unmarked iterations before the first mark: unbounded
+    ("(mark {~.L = 'C'} ; ({~.L = 'B'} + mark {~.L = 'A'})*)[1..3]", False, (0, 1), 3),
+    ("(({~.L = 'B'} + mark {~.L = 'A'})* ; mark {~.L = 'C'})[1..3]", False, None, None),
+])
+def test_sremo_decisions(text, filtered, reach, window):
+    e = parse_sremo(text)
+    d = language_of(e).pruning(e, "stream")
+    assert (d.filter is not None, d.reach, d.window) == (filtered, reach, window)
+    assert language_of(e).pruning(e, "literal").reach is None
+
+
+def test_the_head_filter_of_a_gapped_sremo_expressions():
+    e = parse_sremo("mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.L = 'B' AND ~.ID = r.ID}")
+    f = language_of(e).pruning(e, "stream").filter
+    assert f == Or((Cmp("=", Attr(EVENT, "L"), Const("A")), Cmp("=", Attr(EVENT, "L"),
+                                                                  Const("B"))))
+    assert lead(e) == 0
+
+
+def test_a_count_window_counts_the_filtered_events():
+    # why a count window is never filtered: dropping X brings A and B within [1..2]
+    e = parse_sremo("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..2]")
+    s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "X"}, {"ts": 2, "L": "B"}])
+    assert language_of(e).reference(e, s, "stream") == set()
+    assert language_of(e).pruning(e, "stream").filter is None
