@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from kleene import __version__
-from kleene.cli import conform, convert, demo, draw, match, prove, trace
+from kleene.cli import conform, convert, demo, draw, match, prove, stream, trace
 from kleene.reference.errors import KleeneError
 
 #: The subcommands, in the order ``kleene --help`` lists them.
-COMMANDS = (match, demo, conform, prove, draw, trace, convert)
+COMMANDS = (match, demo, conform, prove, draw, trace, convert, stream)
 
 #: Exit code of a user mistake.
 USAGE = 2
