@@ -92,18 +92,10 @@ def generated_case(folder: Path, *, events: int, files: int, seed: int) -> Case:
 
 def stock_table(limit: int | None) -> Any:
     """The stock stream as an Arrow table (``ts`` in ms, ``type``, the attributes)."""
-    import pyarrow as pa
-
     from kleene.cli.demo import default_data
-    from kleene.reference.loaders import load_events
+    from kleene.engines.spark.stream.replay import stock_table as read
 
-    s = load_events(str(default_data()), ts="stock_time", limit=limit)
-    cols = s.columns
-    n = len(cols)
-    data = {"ts": cols.ts.slice(0, n), "type": cols.types.slice(0, n)}
-    for name in cols.attrs.column_names:
-        data[name] = cols.attrs.column(name).slice(0, n)
-    return pa.table(data)
+    return read(str(default_data()), limit)
 
 
 def _latencies(out: Path, arrivals: list[float], ends: list[int]) -> list[float]:

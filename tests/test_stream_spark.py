@@ -176,3 +176,19 @@ def test_api_errors_are_typed(spark, tmp_path, source):
     with pytest.raises((PatternError, StreamError)):
         ContinuousMatch(spark, str(source), PATTERN.replace("a.id", "a.idx"),
                         output=str(tmp_path / "o"), checkpoint=str(tmp_path / "c"))
+
+
+def test_the_demo_matches_the_batch_runner_across_a_restart(spark):
+    import io
+
+    from kleene.cli.demo import default_data
+    from kleene.cli.demo_stream import run_stream_demo
+
+    data = default_data()
+    if not data.exists():
+        pytest.skip(f"the stock stream {data} is not present (set KLEENE_DATA)")
+    out = io.StringIO()
+    assert run_stream_demo(spark, data, out, events=12_000, files=4), out.getvalue()
+    text = out.getvalue()
+    assert "restarts from the checkpoint" in text and "✓" in text
+    assert text.count("matches final") == 5                 # 4 files, then the end

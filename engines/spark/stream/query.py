@@ -9,7 +9,8 @@ its state in ``checkpoint`` (:mod:`.store`). Everything a user can get wrong is
 checked in the constructor, before any query starts: the pattern and policy,
 whether its matches can be decided before the stream ends, the watermark, the
 source's columns and the timestamp's type, and a checkpoint whose stream was
-ended. Socket and Kafka sources are not offered: neither is installed here (the
+ended. ``source`` may be a glob (``'in/*.csv'``), as Spark's file source reads
+it. Socket and Kafka sources are not offered: neither is installed here (the
 Kafka source needs the ``spark-sql-kafka`` package), and a socket source cannot
 be replayed after a crash, so it could not give exactly-once output.
 
@@ -33,6 +34,7 @@ through Spark's own sinks.
 
 from __future__ import annotations
 
+import glob
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -58,8 +60,13 @@ _DATETIME = ("timestamp", "timestamp_ntz", "date")
 
 
 def _local_files(source: str) -> list[str]:
+    """The files present in a local source directory, or matching a local glob."""
     path = source.removeprefix("file://")
-    if "://" in path or not os.path.isdir(path):
+    if "://" in path:
+        return []
+    if any(c in path for c in "*?["):
+        return sorted(os.path.basename(p) for p in glob.glob(path))
+    if not os.path.isdir(path):
         return []
     return sorted(n for n in os.listdir(path) if not n.startswith((".", "_")))
 
@@ -89,7 +96,7 @@ def source_schema(spark: Any, source: str, fmt: str, ddl: str | None) -> Any:
         check_ddl(spark, ddl)
         return spark.createDataFrame([], ddl).schema
     if not _local_files(source) and "://" not in source.removeprefix("file://"):
-        if not os.path.isdir(source):
+        if not os.path.isdir(source) and not any(c in source for c in "*?["):
             raise StreamSetupError(f"{source}: no such directory")
         raise StreamSetupError(f"{source}: no file yet to read the columns from; declare "
                                "them with --schema, e.g. 'ts BIGINT, type STRING'")

@@ -60,4 +60,21 @@ def write_part(part: Any, folder: Path, index: int, fmt: str) -> Path:
     return final
 
 
-__all__ = ["EPOCH", "arrive", "chop", "cuts", "write_part"]
+__all__ = ["EPOCH", "arrive", "chop", "cuts", "stock_table", "write_part"]
+
+
+def stock_table(path: str, limit: int | None = None) -> Any:
+    """The stock stream of ``path`` as an Arrow table: ``ts`` (ms), ``type`` and the
+    attributes, in stream order (read by :func:`kleene.reference.loaders.load_events`)."""
+    import pyarrow as pa
+
+    from kleene.reference.loaders import load_events
+
+    s = load_events(path, ts="stock_time", limit=limit)
+    cols = s.columns
+    assert cols is not None and cols.types is not None
+    n = len(cols)
+    data = {"ts": cols.ts.slice(0, n), "type": cols.types.slice(0, n)}
+    for name in cols.attrs.column_names:
+        data[name] = cols.attrs.column(name).slice(0, n)
+    return pa.table(data)
