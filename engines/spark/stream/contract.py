@@ -93,10 +93,10 @@ def window_of(pattern: Any, time_unit: str | None) -> int | float | None:
     window = language_of(pattern).window(pattern)
     if window is None:
         return None
-    try:
-        return window.in_units_of(time_unit)
-    except (PatternError, AttributeError) as err:
-        raise StreamSetupError(f"the pattern's window {window}: {err}") from None
+    if not hasattr(window, "in_units_of"):
+        raise StreamSetupError(f"the pattern's window {window} is not a time window; a "
+                               "continuous run needs one in time (or timestamp) units")
+    return window.in_units_of(time_unit)   # a unit without --time-unit: one PatternError
 
 
 def finality(engine: Engine, pattern: Any, policy: str, *, time_unit: str | None,

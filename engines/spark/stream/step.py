@@ -89,7 +89,9 @@ class Progress:
 
     def line(self) -> str:
         def at(x: float) -> str:
-            return "end" if x == math.inf else ("start" if x == -math.inf else f"{x:g}")
+            if not math.isfinite(x):
+                return "end" if x > 0 else "start"
+            return str(int(x)) if x.is_integer() else f"{x:g}"
 
         extra = f", {self.late} late" if self.late else ""
         extra += f", {self.rejected} rejected" if self.rejected else ""
