@@ -191,4 +191,4 @@ def test_the_demo_matches_the_batch_runner_across_a_restart(spark):
     assert run_stream_demo(spark, data, out, events=8_000, files=4), out.getvalue()
     text = out.getvalue()
     assert "restarts from the checkpoint" in text and "✓" in text
-    assert text.count("matches final") == 5                 # 4 files, then the end
+    assert text.count(" final (watermark ") == 5            # 4 files, then the end

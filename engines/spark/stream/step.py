@@ -96,7 +96,8 @@ class Progress:
         extra = f", {self.late} late" if self.late else ""
         extra += f", {self.rejected} rejected" if self.rejected else ""
         return (f"batch {self.batch}: {self.events} events{extra}, {self.settled} settled, "
-                f"{self.matches} matches final (watermark {at(self.watermark)}, "
+                f"{self.matches} match{'' if self.matches == 1 else 'es'} final (watermark "
+                f"{at(self.watermark)}, "
                 f"final before ts {at(self.frontier)})")
 
 
