@@ -121,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
                 print("kleene stream: stopped; run again with the same --checkpoint to "
                       "continue", file=sys.stderr)
                 return 130
+            run_.run_available()   # the files that arrived as it stopped, then the end
             run_.end()
     counts = run_.counts()
     late = counts.get("late", 0) + counts.get("rejected", 0)
@@ -131,18 +132,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _wait(query: Any, idle: float | None) -> None:
-    """Until the query stops, or (``idle``) no file arrived for ``idle`` seconds."""
+    """Until the query stops, or (``idle``) it was idle (no micro-batch running, no new
+    file) for ``idle`` seconds."""
     if idle is None:
         query.awaitTermination()
         return
     last = time.monotonic()
-    seen = -1
     while query.isActive:
-        progress = query.lastProgress
-        rows = progress["batchId"] if progress and progress.get("numInputRows") else seen
-        if rows != seen:
-            seen, last = rows, time.monotonic()
-        if time.monotonic() - last > idle:
+        status = query.status
+        if status.get("isTriggerActive") or status.get("isDataAvailable"):
+            last = time.monotonic()
+        elif time.monotonic() - last > idle:
             query.stop()
             return
         query.awaitTermination(0.5)
