@@ -17,6 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
+from bench.stream_spark import generated_table
 from kleene.cli import main
 from kleene.conformance.differential import reference_matches, run_engine
 from kleene.engines.protocol import engine
@@ -32,20 +33,6 @@ pytestmark = pytest.mark.spark
 
 PATTERN = ("PATTERN <{a, b+}, {c}> WHERE a.type = 'A' AND b.type = 'B' AND c.type = 'C' "
            "AND a.id = c.id WITHIN 6")
-
-
-def generated(seed: int, n: int) -> pa.Table:
-    """``n`` events, timestamps increasing with ties, types A–D, ids 1–3."""
-    rng = random.Random(seed)
-    ts, types, ids = [], [], []
-    t = 0
-    for _ in range(n):
-        t += rng.choice((0, 1, 1, 2, 3))
-        ts.append(t)
-        types.append(rng.choice("ABCD"))
-        ids.append(rng.randint(1, 3))
-    return pa.table({"ts": pa.array(ts, pa.int64()), "type": types,
-                     "id": pa.array(ids, pa.int64())})
 
 
 def as_stream(table: pa.Table) -> Stream:
@@ -70,7 +57,7 @@ def replayed(table: pa.Table, folder: Path, at: list[int], fmt: str) -> Path:
 def test_continuous_equals_batch_single_process_and_reference(spark, tmp_path, eng, policy,
                                                               fmt, seed):
     rng = random.Random(seed)
-    table = generated(seed, 160)
+    table = generated_table(seed, 160)
     source = replayed(table, tmp_path, cuts(table.num_rows, 4, rng), fmt)
     pattern = detect_language(PATTERN).parse(PATTERN, "<test>")
     run = ContinuousMatch(spark, str(source), pattern, output=str(tmp_path / "out.parquet"),
