@@ -11,7 +11,17 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import peers, seed000, seed001, seed003, seed004, spark_bench, stream
+from bench import (
+    peers,
+    seed000,
+    seed001,
+    seed003,
+    seed004,
+    spark_bench,
+    stream,
+    stream_faults,
+    stream_spark,
+)
 
 BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "seed000": seed000.run,
@@ -21,6 +31,8 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "spark": spark_bench.run,
     "peers": peers.run,
     "stream": stream.run,
+    "stream-spark": stream_spark.run,
+    "stream-faults": stream_faults.run,
 }
 
 

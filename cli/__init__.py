@@ -40,6 +40,7 @@ COMMANDS = (
     "draw",
     "trace",
     "convert",
+    "stream",
 )
 
 #: Subcommands that, without ``--spark``, run in this process alone and never use

@@ -1,0 +1,132 @@
+"""Exactly-once under crashes: ``kleene stream`` killed (SIGKILL) and restarted (issue 14, item 3).
+
+A stream is replayed as files into a directory; ``kleene stream`` runs in a
+subprocess of its own, one file per micro-batch, and is killed with SIGKILL
+(not a polite stop) once ``after`` micro-batches have committed plus a random
+delay (so the kill falls anywhere in the next batch: reading, matching,
+writing the output, committing the state); then it is started again on the
+same checkpoint and output with ``--once``. :func:`written_matches` reads the
+output back without Spark; it must hold every match exactly once and equal
+the reference's. ``python -m bench stream-faults`` does this at 10 random
+kill points; ``tests/test_stream_restart.py`` at one.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kleene.engines.spark.runner import _regroup
+from kleene.reference.match import Match
+
+#: Seconds a run (one JVM start and the micro-batches) may take before it is failed.
+RUN_TIMEOUT = 900
+
+
+def command(pattern: Path, source: Path, out: Path, checkpoint: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "kleene", "stream", "--pattern", str(pattern), "--source",
+            str(source), "--output", str(out), "--checkpoint", str(checkpoint),
+            "--master", "local[2]", *extra]
+
+
+def committed(checkpoint: Path) -> int:
+    """The micro-batches Kleene's state store committed so far."""
+    root = checkpoint / "kleene"
+    if not root.is_dir():
+        return 0
+    return max((int(p.name) + 1 for p in root.iterdir()
+                if p.name.isdigit() and (p / "meta.json").exists()), default=0)
+
+
+def written_matches(out: Path) -> list[Match]:
+    """Every match in the output folder (duplicates kept), read with pyarrow."""
+    import pyarrow.dataset as ds
+
+    if not out.exists() or not any(p.name.startswith("batch=") for p in out.iterdir()):
+        return []
+    fmt = "json" if out.name.endswith(".jsonl") else "parquet"
+    table = ds.dataset(out, format=fmt, partitioning="hive").to_table(
+        columns=["match_id", "variable", "position"])
+    return _regroup(table.to_pylist(), ()).get((), [])
+
+
+@dataclass(frozen=True)
+class Crash:
+    """One kill: after how many committed batches, and how many had committed when the
+    process died (the kill falls inside the next one)."""
+
+    after: int
+    delay: float
+    committed_at_kill: int
+    seconds: float
+
+
+def kill_and_restart(cmd: list[str], checkpoint: Path, *, after: int, delay: float,
+                     log: Path) -> Crash:
+    """Run ``cmd`` (a continuous ``kleene stream``), SIGKILL it ``delay`` seconds after
+    ``after`` batches committed, then run it again with ``--once`` to the end."""
+    began = time.monotonic()
+    with open(log, "ab") as err:
+        proc = subprocess.Popen(cmd, stdout=err, stderr=err, start_new_session=True)
+        try:
+            while committed(checkpoint) < after:
+                if proc.poll() is not None:
+                    raise RuntimeError(f"kleene stream exited with {proc.returncode} before "
+                                       f"the kill point; see {log}")
+                if time.monotonic() - began > RUN_TIMEOUT:
+                    raise TimeoutError(f"no {after} committed batches in {RUN_TIMEOUT} s")
+                time.sleep(0.1)
+            time.sleep(delay)
+            at_kill = committed(checkpoint)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)   # the process and its Python workers
+            proc.wait()
+        done = subprocess.run([*cmd, "--once"], stdout=err, stderr=err, timeout=RUN_TIMEOUT,
+                              check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"the restart exited with {done.returncode}; see {log}")
+    return Crash(after, delay, at_kill, time.monotonic() - began)
+
+
+def crash_points(n: int, files: int, rng: random.Random) -> list[tuple[int, float]]:
+    """``n`` kill points: a committed-batch count in ``1..files−2`` and a delay (s)."""
+    return [(rng.randint(1, max(1, files - 2)), round(rng.uniform(0.0, 3.0), 2))
+            for _ in range(n)]
+
+
+def run(quick: bool = False) -> None:
+    """10 random kill points (3 with ``--quick``) on a generated stream; the table of
+    lost and duplicated matches (all must be 0)."""
+    import tempfile
+
+    from bench.report import Table, emit
+    from bench.stream_spark import generated_case
+
+    rng = random.Random(14)
+    points = crash_points(3 if quick else 10, 8, rng)
+    table = Table(title="kleene stream killed (SIGKILL) and restarted from its checkpoint",
+                  columns=("kill after batches", "+ delay s", "batches committed at kill",
+                           "matches", "lost", "duplicated", "seconds"),
+                  header=["a generated stream of 400 events in 8 files, one per micro-batch; "
+                          "expected: the reference's matches"])
+    for after, delay in points:
+        with tempfile.TemporaryDirectory() as tmp:
+            case: Any = generated_case(Path(tmp), events=400, files=8, seed=rng.randint(0, 99))
+            crash = kill_and_restart(case.command("--max-files", "1"), case.checkpoint,
+                                     after=after, delay=delay, log=Path(tmp) / "log")
+            got = written_matches(case.out)
+            lost = len(case.expected - set(got))
+            twice = len(got) - len(set(got)) + len(set(got) - case.expected)
+            table.add(after, delay, crash.committed_at_kill, len(got), lost, twice,
+                      crash.seconds)
+    table.notes.append("lost: reference matches missing from the output; duplicated: "
+                       "matches written twice or not in the reference")
+    emit(table, "stream_faults")

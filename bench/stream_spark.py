@@ -1,0 +1,196 @@
+"""Continuous matching on Spark (issue 14, item 6): throughput and latency on ``local[2]``.
+
+``python -m bench stream-spark``: the stock stream (seq3 of ``bench/peers.py``,
+500 ms, policy ``any``) replayed as Parquet files into a directory.
+
+- **Throughput**: every file present, ``kleene stream``'s query
+  (:class:`~kleene.engines.spark.stream.ContinuousMatch`) with
+  ``FILES_PER_BATCH`` files per micro-batch, to the end of the stream: events
+  per wall second, JVM start excluded (one SparkSession for the run).
+- **Latency**: the query runs continuously while the files arrive one at a
+  time; a match's latency is the time from the arrival of the file holding
+  its last event to the moment its ``batch=k`` folder was committed (which
+  includes waiting for the watermark to pass ``first.ts + τ``: an event that
+  late must arrive first); p50 and p99 over the matches.
+
+:func:`generated_case` (a small generated stream with its reference matches)
+is shared with ``bench/stream_faults.py`` and the kill/restart test.
+"""
+
+from __future__ import annotations
+
+import random
+import shutil
+import statistics
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kleene.reference.match import Match
+
+FILES_PER_BATCH = 4
+
+GENERATED = ("PATTERN <{a, b+}, {c}> WHERE a.type = 'A' AND b.type = 'B' AND c.type = 'C' "
+             "AND a.id = c.id WITHIN 6")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A replayed stream ready for ``kleene stream``, and the reference's matches."""
+
+    pattern: Path
+    source: Path
+    out: Path
+    checkpoint: Path
+    expected: frozenset[Match]
+
+    def command(self, *extra: str) -> list[str]:
+        from bench.stream_faults import command
+
+        return command(self.pattern, self.source, self.out, self.checkpoint, *extra)
+
+
+def generated_table(seed: int, n: int) -> Any:
+    """``n`` events: timestamps increasing with ties, types A–D, ids 1–3."""
+    import pyarrow as pa
+
+    rng = random.Random(seed)
+    ts, types, ids, t = [], [], [], 0
+    for _ in range(n):
+        t += rng.choice((0, 1, 1, 2, 3))
+        ts.append(t)
+        types.append(rng.choice("ABCD"))
+        ids.append(rng.randint(1, 3))
+    return pa.table({"ts": pa.array(ts, pa.int64()), "type": types,
+                     "id": pa.array(ids, pa.int64())})
+
+
+def generated_case(folder: Path, *, events: int, files: int, seed: int) -> Case:
+    """A generated stream cut at random rows into ``files`` CSV files, and the
+    reference's matches of :data:`GENERATED` (policy ``any``) on the whole stream."""
+    from kleene.conformance.differential import reference_matches
+    from kleene.engines.spark.stream.replay import chop, cuts, write_part
+    from kleene.reference.columnar import validated
+    from kleene.reference.events import Stream
+    from kleene.reference.languages import detect_language
+
+    table = generated_table(seed, events)
+    source = folder / "in"
+    source.mkdir(parents=True)
+    for j, part in enumerate(chop(table, cuts(events, files, random.Random(seed)))):
+        write_part(part, source, j, "csv")
+    pattern = folder / "pattern.ses"
+    pattern.write_text(GENERATED, encoding="utf-8")
+    columns, _ = validated(table, ts="ts", type="type", source="<generated>")
+    parsed = detect_language(GENERATED).parse(GENERATED, "<generated>")
+    expected = reference_matches(parsed, Stream.from_columns(columns, None), "any")
+    return Case(pattern, source, folder / "out.parquet", folder / "ckpt", frozenset(expected))
+
+
+def stock_table(limit: int | None) -> Any:
+    """The stock stream as an Arrow table (``ts`` in ms, ``type``, the attributes)."""
+    from kleene.cli.demo import default_data
+    from kleene.engines.spark.stream.replay import stock_table as read
+
+    return read(str(default_data()), limit)
+
+
+def _latencies(out: Path, arrivals: list[float], ends: list[int]) -> list[float]:
+    """Seconds from the arrival of each match's last event's file to its batch's commit."""
+    import bisect
+
+    import pyarrow.dataset as ds
+
+    found = []
+    for folder in sorted(p for p in out.iterdir() if p.name.startswith("batch=")):
+        written = max(f.stat().st_mtime for f in folder.iterdir())
+        rows = ds.dataset(folder, format="parquet").to_table(columns=["match_id", "position"])
+        last: dict[str, int] = {}
+        for m, p in zip(rows.column("match_id").to_pylist(), rows.column("position").to_pylist(),
+                        strict=True):
+            last[m] = max(last.get(m, -1), p)
+        for p in last.values():
+            found.append(written - arrivals[bisect.bisect_right(ends, p)])
+    return found
+
+
+def run(quick: bool = False) -> None:
+    """Print the throughput and latency table; write ``out/bench/stream_spark.csv``."""
+    from bench.peers import pattern_text
+    from bench.report import Table, emit
+    from kleene.cli.demo import default_data
+    from kleene.engines.spark.session import session
+    from kleene.engines.spark.stream import ContinuousMatch
+    from kleene.engines.spark.stream.replay import chop, write_part
+
+    if not default_data().exists():
+        print(f"(bench stream-spark: {default_data()} is not present; skipped)\n")
+        return
+    limit = 40_000 if quick else None
+    table = stock_table(limit)
+    files = 8 if quick else 24
+    size = -(-table.num_rows // files)
+    at = list(range(size, table.num_rows, size))
+    parts = list(chop(table, at))
+    ends = [sum(p.num_rows for p in parts[:j + 1]) - 1 for j in range(len(parts))]
+    spark = session("local[2]")
+    pattern = pattern_text("seq3", 500)
+    result = Table(title="kleene stream on local[2]: seq3 500 ms, policy any, the stock stream "
+                         "as Parquet files",
+                   columns=("run", "events", "files", "matches", "wall s", "events/s",
+                            "latency p50 s", "latency p99 s"))
+    tmp = Path(tempfile.mkdtemp())
+    try:
+        source = tmp / "all"
+        source.mkdir()
+        for j, part in enumerate(parts):
+            write_part(part, source, j, "parquet")
+        run_ = ContinuousMatch(spark, str(source), pattern, output=str(tmp / "o1.parquet"),
+                               checkpoint=str(tmp / "c1"), ts="ts", time_unit="ms",
+                               max_files=FILES_PER_BATCH)
+        began = time.perf_counter()
+        run_.run_available()
+        run_.end()
+        wall = time.perf_counter() - began
+        result.add("throughput (files present)", table.num_rows, len(parts),
+                   run_.counts()["matches"], wall, table.num_rows / wall, "", "")
+        arriving = tmp / "arriving"
+        arriving.mkdir()
+        write_part(parts[0], arriving, 0, "parquet")
+        arrivals = [time.time()]
+        run2 = ContinuousMatch(spark, str(arriving), pattern, output=str(tmp / "o2.parquet"),
+                               checkpoint=str(tmp / "c2"), ts="ts", time_unit="ms")
+        query = run2.start()
+        every = 2.0
+
+        def feed() -> None:
+            for j, part in enumerate(parts[1:], start=1):
+                time.sleep(every)
+                write_part(part, arriving, j, "parquet")
+                arrivals.append(time.time())
+
+        feeder = threading.Thread(target=feed)
+        began = time.perf_counter()
+        feeder.start()
+        feeder.join()
+        while run2.store.latest().next_position < table.num_rows - 1 and query.isActive \
+                and time.perf_counter() - began < 600:
+            query.awaitTermination(1.0)
+            if run2.store.latest().frontier >= float(table.column("ts")[-1].as_py()) - 1000:
+                break
+        query.stop()
+        wall = time.perf_counter() - began
+        lat = sorted(_latencies(tmp / "o2.parquet", arrivals, ends))
+        if lat:
+            p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+            result.add(f"latency (a file every {every:g} s)", table.num_rows, len(parts),
+                       len(lat), wall, table.num_rows / wall, statistics.median(lat), p99)
+        result.notes.append("latency: from the arrival of the file holding a match's last "
+                            "event to the commit of its output; the matches whose window "
+                            "had not closed when the last file arrived are not counted")
+        emit(result, "stream_spark")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
