@@ -124,8 +124,12 @@ def from_dataframe(df: Any, *, ts: str = "ts", type: str | None = "type",
         if streams:
             raise StreamError("several streams in one DataFrame need a position column",
                               source=source)
-        return _finish(df, [], ts=ts, type=type, time_unit=time_unit, source=source,
-                       require=require)
+        # The rows are numbered by monotonically_increasing_id() in one pass and used in
+        # later ones; a DataFrame not read from files (createDataFrame, say) may be split
+        # into partitions differently by each plan, and the numbers with it. A local
+        # checkpoint pins the rows of every partition once.
+        return _finish(df.localCheckpoint(eager=False), [], ts=ts, type=type,
+                       time_unit=time_unit, source=source, require=require)
     _check_columns(df.columns, ts=ts, type=type, require=[*require, position, *streams],
                    source=source)
     if df.schema[position].dataType.simpleString() not in _NUMERIC[:4]:
