@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 import kleene
-from kleene.cli import demo_engines, demo_spark, demo_srt
+from kleene.cli import demo_engines, demo_spark, demo_srt, demo_stream
 from kleene.cli.common import (
     add_budget_option,
     canonical_order,
@@ -129,6 +129,10 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                              "events (default: 2000)")
     parser.add_argument("--no-spark", action="store_true",
                         help="skip the Spark part (it starts a local Spark session)")
+    parser.add_argument("--no-stream", action="store_true",
+                        help="skip the continuous run on Spark Structured Streaming (about a "
+                             "minute: the stock stream replayed as arriving files, a restart "
+                             "from the checkpoint)")
     parser.add_argument("--master", default=None, metavar="URL",
                         help="the Spark master (default: local[*])")
     parser.add_argument("--out", type=Path, default=Path("out"), metavar="DIR",
@@ -233,6 +237,11 @@ def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
     rows += demo_spark.worked_examples(spark, cases, SPARK_ENGINES)
     if s is not None:
         rows += demo_spark.stock(spark, path, pattern, SPARK_ENGINES, "next", expected, len(s))
+        if args.no_stream:
+            notes.append("the continuous run was skipped (--no-stream)")
+        else:
+            print(file=out)
+            tally.disagree += not demo_stream.run_stream_demo(spark, path, out)
     return rows, notes
 
 

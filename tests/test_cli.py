@@ -234,7 +234,8 @@ def test_demo_stock_section(capsys, tmp_path):
 def test_demo_runs_the_engines_on_spark(capsys, tmp_path, spark):
     (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
     code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--data",
-                       str(tmp_path / "s.stream"), "--out", str(tmp_path / "out"))
+                       str(tmp_path / "s.stream"), "--out", str(tmp_path / "out"),
+                       "--no-stream")   # the continuous run: tests/test_stream_spark.py
     rows = [r for r in _table_rows(out, "stock, all 4") if " spark " in r]
     assert code == 0 and len(rows) == 2 and all("✓ agrees" in r for r in rows)
 
