@@ -147,7 +147,7 @@ def test_an_unsupported_policy_is_one_line_before_any_job(spark):
     sc.setJobGroup("kleene-unsupported", "kleene-unsupported")
     try:
         for name, policy, text in [("srt", "literal", "Def. 18 read literally"),
-                                   ("nfa-chain", "next", "next")]:
+                                   ("nfa-tree", "next", "next")]:
             pattern = p if name == "srt" else detect_language(OPERATOR_STOCK).parse(
                 OPERATOR_STOCK, "<stock>")
             with pytest.raises(Unsupported) as err:
