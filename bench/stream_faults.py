@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kleene.engines.spark.runner import _regroup
+from kleene.engines.spark.runner import regroup
 from kleene.reference.match import Match
 
 #: Seconds a run (one JVM start and the micro-batches) may take before it is failed.
@@ -54,7 +54,7 @@ def written_matches(out: Path) -> list[Match]:
     fmt = "json" if out.name.endswith(".jsonl") else "parquet"
     table = ds.dataset(out, format=fmt, partitioning="hive").to_table(
         columns=["match_id", "variable", "position"])
-    return _regroup(table.to_pylist(), ()).get((), [])
+    return regroup(table.to_pylist(), ()).get((), [])
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,14 @@ def _example(out_dir: Path, batch: int) -> str:
     """One match of micro-batch ``batch``'s output, canonical (read with pyarrow)."""
     import pyarrow.dataset as ds
 
-    from kleene.engines.spark.runner import _regroup
+    from kleene.engines.spark.runner import regroup
 
     folder = out_dir / f"batch={batch}"
     if not folder.is_dir():
         return ""
     rows = ds.dataset(folder, format="parquet").to_table(
         columns=["match_id", "variable", "position"]).to_pylist()
-    found = sorted(_regroup(rows, ()).get((), []), key=lambda m: m.first)
+    found = sorted(regroup(rows, ()).get((), []), key=lambda m: m.first)
     return f"  e.g. {found[0].dumps()}" if found else ""
 
 

@@ -282,7 +282,7 @@ def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | No
 # ---------------------------------------------------------------- results
 
 
-def _regroup(rows: Iterable[Any], streams: Sequence[str]) -> dict[tuple[Any, ...], list[Match]]:
+def regroup(rows: Iterable[Any], streams: Sequence[str]) -> dict[tuple[Any, ...], list[Match]]:
     """Match rows back into canonical matches, per stream; a match whose rows
     appear k times was reported k times (a defect the caller can see)."""
     parts: dict[tuple[Any, ...], dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
@@ -306,7 +306,7 @@ def collect_matches(matches: Any, streams: Sequence[str] = ()) -> Any:
     they can be seen), or a dict of lists per stream key when ``streams`` is given."""
     with job_errors():
         rows = matches.select(*streams, *MATCH_COLUMNS).collect()
-    grouped = _regroup(rows, streams)
+    grouped = regroup(rows, streams)
     return grouped if streams else grouped.get((), [])
 
 
