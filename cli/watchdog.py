@@ -6,6 +6,13 @@ daemon thread that reads the clock and the process's resident memory every
 :data:`PERIOD` seconds and, past a limit, interrupts the main thread; the
 interruption comes back as :class:`~kleene.reference.errors.BudgetExceeded`
 naming the limit, so ``--time-limit`` and ``--memory-limit`` stop any backend.
+
+An interruption can be lost: Python runs a pending signal handler wherever the
+main thread happens to be, and a ``KeyboardInterrupt`` raised inside a
+finalizer or a weak-reference callback (py4j runs some for every Java object
+the garbage collector frees, so after a Spark job) is printed as "ignored" and
+dropped. The watcher therefore interrupts again every :data:`PERIOD` until the
+body has stopped.
 """
 
 from __future__ import annotations
@@ -37,14 +44,15 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
 
     def watch() -> None:
         while not done.wait(PERIOD):
-            if deadline is not None and time.monotonic() > deadline:
+            if tripped:
+                pass  # interrupted before, and the body still runs: the interruption was lost
+            elif deadline is not None and time.monotonic() > deadline:
                 tripped.append(BudgetExceeded("seconds", _number(seconds), what))
             elif memory_mb is not None and resident_mb() > memory_mb:
                 tripped.append(BudgetExceeded("memory", _number(memory_mb), what, unit="MB"))
             else:
                 continue
             _thread.interrupt_main()
-            return
 
     # interrupt_main() runs Python's SIGINT handler, and does nothing when another
     # library (PySpark, a test runner) installed one that does not raise: install the
@@ -56,6 +64,7 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
     try:
         yield
     except KeyboardInterrupt:
+        done.set()  # first: the watcher interrupts only a body that has not stopped
         if tripped:
             raise tripped[0] from None
         raise
