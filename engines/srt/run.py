@@ -31,6 +31,7 @@ from kleene.engines.protocol import (
     WindowReading,
     register,
 )
+from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge, compile_guard, trim
 from kleene.engines.srt.columns import ROWS, drive
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
@@ -106,6 +107,16 @@ def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ..
         found = {t + (k,) for t in expand(m.prev[0], memo)}
     memo[id(m)] = found
     return found
+
+
+def reported(reports: list[Marks]) -> list[Match]:
+    """The matches of the runs that report on one element (each set of marks once),
+    in order."""
+    if not reports:
+        return []
+    memo: dict[int, set[tuple[int, ...]]] = {}
+    found = set().union(*(expand(m, memo) for m in reports))
+    return [Match.marked(m) for m in sorted(found)]
 
 
 @dataclass
@@ -199,7 +210,21 @@ class Execution:
     def advance(self, u: Event, bits: int | None = None) -> list[Match]:
         """Every successor configuration of every group on ``u`` (after :meth:`fresh`);
         ``bits``: which of ``relevant`` ``u`` satisfies (:meth:`edges_for`), if known."""
-        groups = self.groups
+        nxt, reports = self.successors(self.groups.items(), u, bits)
+        self.events += 1
+        if nxt:
+            self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
+                           for g, parts in nxt.items()}
+            if len(self.groups) > self.peak:
+                self.peak = len(self.groups)
+        else:
+            self.groups = {}
+        return reported(reports)
+
+    def successors(self, groups: Iterable[tuple[Group, Marks]], u: Event,
+                   bits: int | None = None) -> tuple[dict[Group, list[Marks]], list[Marks]]:
+        """Alg. 1 lines 5–12 on ``u`` for ``groups``: the successor groups (each with the
+        marks to unite) and the marks of the runs that report on ``u``."""
         streaming = self.streaming
         k = u.position
         reports: list[Marks] = []
@@ -207,7 +232,7 @@ class Execution:
         out = self.out
         evaluations = 0
         stored = None
-        for (q, regs), marks in groups.items():
+        for (q, regs), marks in groups:
             edges = out[q] if bits is None else self.edges_for(q, bits)
             evaluations += len(edges)
             for test, target, mark, writes, reports_here in edges:
@@ -233,20 +258,8 @@ class Execution:
                 else:
                     parts.append(marks2)
         self.evaluations += evaluations
-        self.events += 1
-        if nxt:
-            self.created += sum(map(len, nxt.values()))
-            self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
-                           for g, parts in nxt.items()}
-            if len(self.groups) > self.peak:
-                self.peak = len(self.groups)
-        else:
-            self.groups = {}
-        if not reports:
-            return []
-        memo: dict[int, set[tuple[int, ...]]] = {}
-        found = set().union(*(expand(m, memo) for m in reports))
-        return [Match.marked(m) for m in sorted(found)]
+        self.created += sum(map(len, nxt.values()))
+        return nxt, reports
 
     def skip(self, ts: int | float) -> None:
         """An element (of timestamp ``ts``) that satisfies no guard but ``TRUE``: each group
@@ -342,7 +355,11 @@ class CompiledSRT(Pictured):
         try:
             if batches is not None:
                 # a loaded stream: the candidates found over its columns (srt.columns)
-                yield from drive(ex, batches)
+                moves = waiting_moves(ex)
+                if moves is None:
+                    yield from drive(ex, batches)
+                else:
+                    yield from drive_sleeping(ex, moves, batches)
             elif index is None:
                 for u in events:
                     found = step(u)
