@@ -35,13 +35,14 @@ from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge, compile_guard, trim
 from kleene.engines.srt.columns import ROWS, drive
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
+from kleene.engines.srt.partition import run_parts
 from kleene.engines.srt.skip import head_condition, key_index, skipping
 from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import TRUE, conjunction, conjuncts
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import check, reads
+from kleene.reference.sremo.expressions import Partition, check, reads
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
 
 POLICIES = ("stream", "literal")
@@ -325,12 +326,15 @@ class Execution:
 
 @dataclass
 class CompiledSRT(Pictured):
-    """An SREMO compiled to an ε-free SRT, ready to run (the ``Compiled`` protocol)."""
+    """An SREMO compiled to an ε-free SRT, ready to run (the ``Compiled`` protocol);
+    ``by``: the attributes of ``e PARTITION BY by`` (one run per part,
+    :mod:`kleene.engines.srt.partition`)."""
 
     srt: SRT
     policy: str
     counters: Counters = field(default_factory=Counters)
     faithful: bool = False
+    by: tuple[str, ...] = ()
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -345,9 +349,20 @@ class CompiledSRT(Pictured):
             yield Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark,
                              e.writes)
 
+    def execution(self) -> Execution:
+        """A fresh pass of Alg. 1 that counts into :attr:`counters`."""
+        return Execution(self.srt, self.policy, self.counters, faithful=self.faithful)
+
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         self.counters.reset()
-        ex = Execution(self.srt, self.policy, self.counters, faithful=self.faithful)
+        if self.by:
+            yield from run_parts(self, self.by, events)
+        else:
+            yield from self.run_one(events)
+
+    def run_one(self, events: Iterable[Event]) -> Iterator[Match]:
+        """One run over ``events`` (the whole stream, or one part of it)."""
+        ex = self.execution()
         step = ex.step
         batches = column_batches(events, ROWS) if ex.relevant is not None else None
         index = key_index(self.srt) if batches is None and ex.tests is not None \
@@ -396,8 +411,11 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
                           f"{' or '.join(POLICIES)}")
     assert isinstance(e, EXPRESSION_TYPES)
     check(e)  # type: ignore[arg-type]
+    by: tuple[str, ...] = ()
+    if isinstance(e, Partition):
+        by, e = e.by, e.body
     srt = compile_sremo(e, Options(time_unit, window, max_states))  # type: ignore[arg-type]
-    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful)
+    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by)
 
 
 def claimed(language: str) -> frozenset[Feature]:
