@@ -2,29 +2,33 @@
 columns of a loaded stream, where a group of runs is woken only on the rows that
 one of its state's guards can take.
 
-A group ``(q, v)`` of :class:`~kleene.engines.srt.run.Execution` whose state ``q``
-is *still* (``Execution.still``: no ``TRUE`` transition, or one unmarked ``TRUE``
-self-loop writing nothing whose clocks are all "inside") does nothing on a row
-whose bits (:func:`~kleene.engines.srt.columns.candidates`) satisfy no head of
-``q``'s other transitions: it takes the self-loop if its clocks hold, else dies.
-The clocks ``~.ts − r.ts ≤ b`` are monotone in the timestamp, which never
-decreases along the stream, so the group survives every row up to ``j`` iff
-its clocks hold on row ``j − 1``'s timestamp. Hence, after reading row ``i``, a
-group in ``q`` *sleeps* until ``next_q(i)``, the next row where a head of ``q``
-holds (per-state candidate lists, ``bisect``), and is dropped at once if it
-cannot survive the rows in between (no self-loop and ``next_q(i) > i + 1``, or
-its clocks fail on the row before ``next_q(i)``). Groups that reach the same
-``(q', v')`` sleep until the same row and are merged, as
+On a row whose bits (:func:`~kleene.engines.srt.columns.candidates`) satisfy no
+head of the non-``TRUE`` transitions of its state ``q``, a group of
+:class:`~kleene.engines.srt.run.Execution` only takes ``q``'s ``TRUE``
+transitions (unmarked, writing nothing: ``Execution.loops``). When their clocks
+are all "inside" (``~.ts − r.ts ≤ b``, monotone in the timestamp, which never
+decreases along the stream), a group with a ``TRUE`` self-loop survives every
+row up to ``j`` iff its clocks hold on row ``j − 1``. Hence, after reading row
+``i``, a group in ``q`` *sleeps* until ``next_q(i)``, the next row where a head
+of ``q`` holds (per-state candidate lists, ``bisect``), or is dropped at once if
+it cannot survive the rows in between; each other ``TRUE`` transition
+``q → t`` sends a copy to ``t`` on row ``i + 1`` (clocks tested there), which is
+scheduled the same way. Copies ``q`` would send on later idle rows are the same
+runs as the first copy (same state, registers and marks) as long as that copy
+lives, which :func:`waiting_moves` ensures by asking ``t`` to have a self-loop
+with the clocks of ``q → t``. Groups that reach the same ``(q', v')`` sleep
+until the same row and are merged, as
 :meth:`~kleene.engines.srt.run.Execution.advance` merges them. A fresh run (the
 ``⊤*`` prefix of ``T_s``) is due on the rows where a head of the start state
-holds; on every other row it would die at once or only self-loop with nothing
-marked, which changes no report.
+holds, and of those only where it can leave a live group (:func:`fresh_rows`);
+on every other row it would die at once or only self-loop with nothing marked,
+which changes no report.
 
-A woken row is read exactly as :meth:`Execution.advance` reads it (same
-transitions, :meth:`Execution.edges_for`), so the matches are those of the
-row-by-row run (tests/test_srt_columns.py compares both with the reference).
-Used for policy ``stream`` when every state is still (every Wayeb query:
-skip-till-any gaps are ``TRUE`` self-loops, time windows "inside" clocks).
+A woken row is read by :meth:`Execution.successors`, as every row is read by
+:meth:`Execution.advance`, so the matches are those of the row-by-row run
+(tests/test_srt_columns.py compares both with the reference). Used for policy
+``stream`` when :func:`waiting_moves` allows it: every Wayeb query (skip-till-any
+gaps are ``TRUE`` self-loops, time windows "inside" clocks).
 """
 
 from __future__ import annotations
@@ -47,32 +51,54 @@ from kleene.reference.match import Match
 READ = 4_096
 
 
-def waiting_moves(ex: Any) -> list[tuple[tuple, int] | None] | None:
-    """Per state its one ``TRUE`` transition as ``(clocks, target)`` (``None``: it has
-    none), when sleeping groups are exact for ``ex`` (an
-    :class:`~kleene.engines.srt.run.Execution`): policy ``stream``, a column filter,
-    at most one ``TRUE`` transition per state with "inside" clocks only, no cycle of
-    ``TRUE`` transitions but self-loops, and the start state's a self-loop if any
-    (so a fresh run on a row no head of the start holds changes nothing). Else
-    ``None``."""
+#: Per state: the clocks of its ``TRUE`` self-loop (``None``: it has none) and its
+#: ``TRUE`` transitions to other states as ``(clocks, target)``.
+Waiting = tuple[tuple | None, tuple[tuple[tuple, int], ...]]
+
+
+def waiting_moves(ex: Any) -> list[Waiting] | None:
+    """Per state its ``TRUE`` transitions (:data:`Waiting`), when sleeping groups are
+    exact for ``ex`` (an :class:`~kleene.engines.srt.run.Execution`), else ``None``:
+    policy ``stream``, a column filter, "inside" clocks only, no cycle of ``TRUE``
+    transitions but self-loops, the start state's a self-loop if any (so a fresh run
+    on a row no head of the start holds changes nothing), and a state with a
+    self-loop moves on ``TRUE`` only to states with a self-loop of the same clocks
+    (so the copy it sends on its first idle row stands for those of later rows)."""
     if not ex.streaming or ex.relevant is None or ex.faithful:
         return None
-    moves: list[tuple[tuple, int] | None] = []
-    for m in ex.loops:
-        if len(m) > 1 or any(not inside for clocks, _ in m for _, _, inside in clocks):
+    moves: list[Waiting] = []
+    for q, m in enumerate(ex.loops):
+        if any(not inside for clocks, _ in m for _, _, inside in clocks):
             return None
-        moves.append(m[0] if m else None)
-    start = moves[ex.a.start]
-    if start is not None and start[1] != ex.a.start:
+        loops = [clocks for clocks, target in m if target == q]
+        if len(loops) > 1:
+            return None
+        moves.append((loops[0] if loops else None,
+                      tuple((clocks, t) for clocks, t in m if t != q)))
+    if moves[ex.a.start][1]:
         return None
-    for q in range(len(moves)):     # following TRUE moves ends in a self-loop or a halt
-        seen: set[int] = set()
-        r = q
-        while (move := moves[r]) is not None and move[1] != r:
-            if r in seen:
+    for loop, others in moves:
+        if loop is not None and any(moves[t][0] != clocks for clocks, t in others):
+            return None
+    done: set[int] = set()
+    for q in range(len(moves)):     # no cycle of TRUE moves but self-loops (DFS)
+        path: set[int] = set()
+        todo = [(q, iter(moves[q][1]))]
+        path.add(q)
+        while todo:
+            state, it = todo[-1]
+            step = next(it, None)
+            if step is None:
+                todo.pop()
+                path.discard(state)
+                done.add(state)
+                continue
+            t = step[1]
+            if t in path:
                 return None
-            seen.add(r)
-            r = move[1]
+            if t not in done:
+                path.add(t)
+                todo.append((t, iter(moves[t][1])))
     return moves
 
 
@@ -92,7 +118,7 @@ def state_masks(ex: Any) -> list[int]:
     return masks
 
 
-def fresh_rows(ex: Any, moves: list[tuple[tuple, int] | None], masks: list[int],
+def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
                cand: list[list[int]], rows: np.ndarray, bits: np.ndarray,
                stamps: np.ndarray | None) -> list[int]:
     """The candidates (indexes into ``rows``) on which a fresh run can leave a group
@@ -105,7 +131,7 @@ def fresh_rows(ex: Any, moves: list[tuple[tuple, int] | None], masks: list[int],
     themselves are not tested here (such a row is kept and read exactly)."""
     a = ex.a
     starts = np.asarray(cand[a.start], dtype=np.int64)
-    if not len(starts) or moves[a.start] is not None:
+    if not len(starts) or moves[a.start][0] is not None:
         return cand[a.start]
     n = len(stamps) if stamps is not None else int(rows[-1]) + 1 if len(rows) else 0
     index = {c: i for i, c in enumerate(ex.relevant)}
@@ -135,10 +161,13 @@ def fresh_rows(ex: Any, moves: list[tuple[tuple, int] | None], masks: list[int],
             woken = alive & (row == r + 1)
             keep |= woken
             alive &= ~woken
-            move = moves[q]
-            if move is None or not alive.any():
+            loop, others = moves[q]
+            if len(others) > 1 or (others and loop is not None):
+                keep |= alive       # the copies fork: not followed here (kept, read exactly)
                 break
-            clocks, target = move
+            if not alive.any() or (loop is None and not others):
+                break
+            clocks, target = others[0] if others else (loop, q)
             for slot, bound, _ in clocks:
                 if slot not in written or stamps is None:
                     alive[:] = False
@@ -160,7 +189,7 @@ class Sleepers:
     ``w``, ``carried`` the groups alive after the batch's last row, ``alive`` how many
     groups sleep."""
 
-    def __init__(self, moves: list[tuple[tuple, int] | None], cand: list[list[int]],
+    def __init__(self, moves: list[Waiting], cand: list[list[int]],
                  rowl: list[int], stamps: list[Any], n: int) -> None:
         self.moves, self.cand, self.rowl, self.stamps, self.n = moves, cand, rowl, stamps, n
         self.agenda: dict[int, dict[tuple, list]] = {}
@@ -171,54 +200,54 @@ class Sleepers:
     def schedule(self, key: tuple, parts: list, r: int, at: int) -> None:
         """The group ``key`` (marks ``parts``) has read row ``r`` (``-1``: none of this
         batch); ``at`` is the first candidate index whose row is past ``r``. It sleeps
-        until its state's next candidate row (``n``: the next batch's first row),
-        moving along ``TRUE`` transitions and testing their clocks, or is dropped."""
-        cand, rowl, moves, stamps, n = self.cand, self.rowl, self.moves, self.stamps, self.n
+        until its state's next candidate row (``n``: the next batch's first row) if it
+        has a ``TRUE`` self-loop whose clocks hold until then, after sending a copy
+        along each other ``TRUE`` transition on row ``r + 1`` (clocks tested there)."""
         q, regs = key
-        while True:
-            lst = cand[q]
-            i = bisect_left(lst, at)
-            if i < len(lst):
-                w = lst[i]
-                row = rowl[w]
-            else:
-                w, row = -1, n
-            if row != r + 1:          # rows r+1 .. row-1 only take q's TRUE move
-                move = moves[q]
-                if move is None:
-                    return
-                clocks, target = move
-                t = stamps[row - 1 if target == q else r + 1] if clocks else 0
-                for slot, bound, _ in clocks:
-                    held = regs[slot]
-                    if held is None or t - held.event.ts > bound:
-                        return
-                if target != q:       # read row r+1 by the move, then sleep in target
-                    r += 1
-                    if at < len(rowl) and rowl[at] == r:
-                        at += 1
-                    q = target
-                    key = (q, regs)
-                    continue
-            if w < 0:
-                self.carried.setdefault(key, []).extend(parts)
+        lst = self.cand[q]
+        i = bisect_left(lst, at)
+        if i < len(lst):
+            w = lst[i]
+            row = self.rowl[w]
+        else:
+            w, row = -1, self.n
+        if row != r + 1:              # rows r+1 .. row-1 only take q's TRUE moves
+            loop, others = self.moves[q]
+            stamps = self.stamps
+            if others:
+                nxt = at + 1 if at < len(self.rowl) and self.rowl[at] == r + 1 else at
+                for clocks, target in others:
+                    if holds(clocks, regs, stamps[r + 1] if clocks else 0):
+                        self.schedule((target, regs), parts, r + 1, nxt)
+            if loop is None or not holds(loop, regs, stamps[row - 1] if loop else 0):
                 return
-            slot_ = self.agenda.get(w)
-            if slot_ is None:
-                self.agenda[w] = {key: list(parts)}
-                heapq.heappush(self.heap, w)
-                self.alive += 1
-                return
-            found = slot_.get(key)
-            if found is None:
-                slot_[key] = list(parts)
-                self.alive += 1
-            else:
-                found.extend(parts)
+        if w < 0:
+            self.carried.setdefault(key, []).extend(parts)
             return
+        slot = self.agenda.get(w)
+        if slot is None:
+            self.agenda[w] = {key: list(parts)}
+            heapq.heappush(self.heap, w)
+            self.alive += 1
+            return
+        found = slot.get(key)
+        if found is None:
+            slot[key] = list(parts)
+            self.alive += 1
+        else:
+            found.extend(parts)
 
 
-def drive_sleeping(ex: Any, moves: list[tuple[tuple, int] | None],
+def holds(clocks: tuple, regs: tuple, t: Any) -> bool:
+    """Whether the clocks ``(slot, bound, inside)`` (all inside) hold at timestamp ``t``."""
+    for slot, bound, _ in clocks:
+        held = regs[slot]
+        if held is None or t - held.event.ts > bound:
+            return False
+    return True
+
+
+def drive_sleeping(ex: Any, moves: list[Waiting],
                    batches: Iterable[tuple[int, Any]]) -> Iterator[Match]:
     """Run ``ex`` over ``(offset, columns)`` batches with sleeping groups (module
     docstring; ``moves`` from :func:`waiting_moves`), yielding the reports of each
@@ -226,10 +255,10 @@ def drive_sleeping(ex: Any, moves: list[tuple[tuple, int] | None],
     from kleene.engines.srt.run import ROOT, reported, union
 
     a = ex.a
-    masks = state_masks(ex)
+    masks = ex.memo("masks", lambda: state_masks(ex))
     fresh_key = (a.start, ex.empty)
     relevant = ex.relevant
-    need_ts = any(move[0] for move in moves if move is not None)
+    need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves)
     carried: dict[tuple, list] = {}
     for start, part in batches:
         n = len(part)

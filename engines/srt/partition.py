@@ -11,7 +11,7 @@ mapping (windows are compiled into the SRT: a count window counts the elements
 its run reads, those of its part; a time window reads timestamps). Over the
 columns of a loaded stream whose partitioning columns hold strings, integers or
 booleans without a missing value (then the parts are the distinct values), each
-part is cut from the columns (one ``take``) and run over its own columns, its
+part is cut from the columns (one ``take`` for all, a slice each) and run over its own columns, its
 matches mapped back and all of them reported in stream order at the end.
 """
 
@@ -78,8 +78,11 @@ def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event]) -> It
         assert columns is not None
         unit = getattr(events, "time_unit", None)
         found: list[Match] = []
+        together = rows_of(columns, np.concatenate(groups))   # one take, parts in a row
+        start = 0
         for rows in groups:
-            sub = Stream.from_columns(rows_of(columns, rows), unit)
+            sub = Stream.from_columns(together.slice(start, start + len(rows)), unit)
+            start += len(rows)
             back = rows.tolist()
             found.extend(Match.marked(back[i] for i in m.positions) if m.positions else m
                          for m in compiled.run_one(sub))

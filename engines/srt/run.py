@@ -20,8 +20,9 @@ and reports, at the end of the stream, the M of every run in a final state.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kleene.engines.protocol import (
     Counters,
@@ -133,35 +134,52 @@ class Execution:
     groups: dict[Group, Marks] = field(default_factory=dict)
     faithful: bool = False
 
+    #: what every pass over one compiled SRT shares (the compiled guards, the skipping
+    #: tests, caches): computed by the first pass
+    shared: dict[str, Any] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         a = self.a
-        self.slots = {r: i for i, r in enumerate(a.registers())}
-        self.empty: tuple = (None,) * len(self.slots)
-        finals = a.finals
-        self.out = [[(compile_edge(e, self.slots), e.target, e.mark,
-                      tuple(self.slots[r] for r in e.writes),
-                      e.mark and e.target in finals)
-                     for e in a.out[q]] for q in range(a.size)]
+        self.streaming = self.policy == "stream"
+        plan = self.shared.get("plan")
+        if plan is None:
+            plan = self.shared["plan"] = self._plan()
+        (self.slots, self.empty, self.out, self.relevant, self.loops, self.tests,
+         self.by_bits, self.fresh_dies, self.starting, self.still) = plan
         if self.policy == "literal":
             self.groups = {(a.start, self.empty): ROOT}
         self.events = self.evaluations = self.created = self.peak = self.skipped = 0
-        self.relevant, self.loops = skipping(a, self.slots)
-        self.tests = None if self.relevant is None else \
-            [compile_guard(c, {}) for c in self.relevant]
-        self.by_bits: dict[tuple[int, int], list] = {}
-        self.streaming = self.policy == "stream"
+
+    def memo(self, name: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once for every pass sharing :attr:`shared`."""
+        if name not in self.shared:
+            self.shared[name] = make()
+        return self.shared[name]
+
+    def _plan(self) -> tuple:
+        a = self.a
+        slots = {r: i for i, r in enumerate(a.registers())}
+        finals = a.finals
+        out = [[(compile_edge(e, slots), e.target, e.mark,
+                 tuple(slots[r] for r in e.writes), e.mark and e.target in finals)
+                for e in a.out[q]] for q in range(a.size)]
+        relevant, loops = skipping(a, slots)
+        tests = None if relevant is None else [compile_guard(c, {}) for c in relevant]
         #: a fresh run dies on any element that only TRUE transitions can take
-        self.fresh_dies = not self.streaming or not self.loops[a.start]
+        fresh_dies = not self.streaming or not loops[a.start]
         #: what a fresh run needs of an element to live (when fresh_dies; None: anything)
         heads = [head_condition(e) for e in a.out[a.start]]
-        self.starting = None if not self.streaming or None in heads else \
+        starting = None if not self.streaming or None in heads else \
             list(dict.fromkeys(c for c in heads if c is not None))
         #: states whose groups a stretch of skipped elements can only keep or kill, at
         #: once: no TRUE transition, or one TRUE self-loop whose clocks are all "inside"
         #: (monotone in ts: they hold on the whole stretch iff on its last element)
-        self.still = [not m or (len(m) == 1 and m[0][1] == q and
-                                all(inside for _, _, inside in m[0][0]))
-                      for q, m in enumerate(self.loops)]
+        still = [not m or (len(m) == 1 and m[0][1] == q and
+                           all(inside for _, _, inside in m[0][0]))
+                 for q, m in enumerate(loops)]
+        by_bits: dict[tuple[int, int], list] = {}
+        return (slots, (None,) * len(slots), out, relevant, loops, tests, by_bits, fresh_dies,
+                starting, still)
 
     def fresh(self) -> None:
         """The ``⊤*`` prefix of ``T_s`` (policy ``stream``): a run enters the start state."""
@@ -335,6 +353,7 @@ class CompiledSRT(Pictured):
     counters: Counters = field(default_factory=Counters)
     faithful: bool = False
     by: tuple[str, ...] = ()
+    shared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -350,8 +369,10 @@ class CompiledSRT(Pictured):
                              e.writes)
 
     def execution(self) -> Execution:
-        """A fresh pass of Alg. 1 that counts into :attr:`counters`."""
-        return Execution(self.srt, self.policy, self.counters, faithful=self.faithful)
+        """A fresh pass of Alg. 1 that counts into :attr:`counters` (what passes share
+        computed once: one pass per part of ``e PARTITION BY a``)."""
+        return Execution(self.srt, self.policy, self.counters, faithful=self.faithful,
+                         shared=self.shared)
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         self.counters.reset()
@@ -370,7 +391,7 @@ class CompiledSRT(Pictured):
         try:
             if batches is not None:
                 # a loaded stream: the candidates found over its columns (srt.columns)
-                moves = waiting_moves(ex)
+                moves = ex.memo("moves", lambda: waiting_moves(ex))
                 if moves is None:
                     yield from drive(ex, batches)
                 else:
