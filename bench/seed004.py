@@ -7,8 +7,8 @@ a placeholder the paper's scripts fill in; we fill in the paper's stock windows
 (Sec. 5.3–5.7: 500 ms for the sequential, Kleene and nested-Kleene patterns,
 Figs. 2 and 4; 1000 ms for the patterns "with other operators", Fig. 5), read in
 Wayeb's strict reading (``max ts − min ts < τ``, docs/semantics.md "SREMO time
-windows"). ``{partitionBy:a}`` is run as Wayeb runs it: one independent run per
-value of ``a`` (a sub-stream of the columns), matches united. Fig. 3 sweeps the
+windows"). ``{partitionBy:a}`` is run as Wayeb runs it: ``e PARTITION BY a``, one
+independent run per value of ``a`` (engines/srt/partition.py), matches united. Fig. 3 sweeps the
 window of seq3; Sec. 5.6 reads the nested Kleene query both ways.
 
 Throughput is events per CPU second of the run over the loaded columns (loading,
@@ -31,18 +31,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import pyarrow.compute as pc
-
 from bench.report import Table, emit
 from kleene.cli.demo import default_data
 from kleene.engines.protocol import engine
-from kleene.engines.srt.dsrt import compile_dsrt
-from kleene.reference.columnar import Columns
+from kleene.engines.srt.dsrt import compile_dsrt, fully_marked
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.loaders import load_events
-from kleene.reference.sremo.expressions import Expr
+from kleene.reference.sremo.expressions import Expr, Partition, Window, walk
 from kleene.reference.sremo.strategies import strict_contiguity
 from kleene.reference.sremo.wayeb import SreQuery, read_sre
 
@@ -88,53 +84,22 @@ def family(name: str) -> str:
     return name.removeprefix("stock_").rstrip("0123456789")
 
 
-def _rows(c: Columns, rows: np.ndarray) -> Columns:
-    index = rows.astype(np.int64)
-    return Columns(c.ts.take(index), None if c.types is None else c.types.take(index),
-                   c.attrs.take(index), c.kinds, c.sparse)
-
-
-def partitions(s: Stream, attribute: str | None) -> list[Stream]:
-    """The sub-streams Wayeb's ``{partitionBy:attribute}`` runs on (the whole stream if
-    none), as columns (positions renumbered within each)."""
-    if attribute is None:
-        return [s]
-    c = s.columns
-    if c is None:
-        events = list(s)
-        keys = dict.fromkeys(e.value(attribute) for e in events)
-        return [Stream([dataclasses.replace(e, position=i) for i, e in
-                        enumerate(x for x in events if x.value(attribute) == k)], s.time_unit)
-                for k in keys]
-    found = c.column(attribute)
-    assert found is not None, attribute
-    codes = pc.fill_null(found[0].combine_chunks().dictionary_encode().indices, -1)
-    keys = np.asarray(codes.to_numpy(zero_copy_only=False), dtype=np.int64)
-    order = np.argsort(keys, kind="stable")          # each key's rows, in stream order
-    cuts = np.flatnonzero(np.diff(keys[order])) + 1
-    return [Stream.from_columns(_rows(c, rows), s.time_unit) for rows in np.split(order, cuts)]
-
-
-def run_srt(e: Expr, parts: list[Stream], reading: str) -> tuple[int, int, float, int]:
-    """``srt`` on every part: matches, events, CPU seconds, peak groups."""
-    compiled = engine("srt").compile(e, time_unit=parts[0].time_unit, window=reading)  # type: ignore[arg-type]
-    found = events = peak = 0
+def run_srt(e: Expr, s: Stream, reading: str) -> tuple[int, int, float, int]:
+    """``srt`` on ``s``: matches, events, CPU seconds, peak groups."""
+    compiled = engine("srt").compile(e, time_unit=s.time_unit, window=reading)  # type: ignore[arg-type]
     started = time.process_time()
-    for part in parts:
-        found += sum(1 for _ in compiled.run(part))
-        events += compiled.counters.events_read
-        peak = max(peak, compiled.counters.peak_instances)
-    return found, events, time.process_time() - started, peak
+    found = sum(1 for _ in compiled.run(s))
+    seconds = time.process_time() - started
+    return found, compiled.counters.events_read, seconds, compiled.counters.peak_instances
 
 
-def peak_mb(e: Expr, parts: list[Stream], reading: str, name: str = "srt") -> float:
+def peak_mb(e: Expr, s: Stream, reading: str, name: str = "srt") -> float:
     """Peak memory (MB) allocated during a run of engine ``name`` (tracemalloc)."""
-    compiled = engine(name).compile(e, time_unit=parts[0].time_unit, window=reading)  # type: ignore[arg-type]
+    compiled = engine(name).compile(e, time_unit=s.time_unit, window=reading)  # type: ignore[arg-type]
     tracemalloc.start()
     try:
-        for part in parts:
-            for _ in compiled.run(part):
-                pass
+        for _ in compiled.run(s):
+            pass
         return tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()
@@ -149,36 +114,44 @@ def dsrt_size(e: Expr) -> str:
     return f"{d.dsrt.size} st / {d.minterms} mt"
 
 
-def dsrt_refusal(e: Expr, reading: str) -> str:
-    """Why the ``dsrt`` engine does not run ``e`` (``runs`` if it does)."""
-    try:
-        engine("dsrt").compile(e, window=reading)  # type: ignore[arg-type]
-    except KleeneError as err:
-        text = str(err).removeprefix("unsupported: ")
-        return "no: " + ("time window" if "time window" in text else
-                         "strategy" if "strategy" in text else text.split(";")[0])
-    return "runs"
+def dsrt_status(e: Expr, reading: str) -> str:
+    """Whether the ``dsrt`` engine runs ``e`` as written, else every reason it does not
+    (a time window: no finite DSRT, Thm 41 needs a count window; an expression that is
+    not fully marked: an output-agnostic DSRT cannot report its matches)."""
+    reasons = []
+    if isinstance(e, Partition):
+        reasons.append("PARTITION BY (one run per part: srt)")
+    if any(isinstance(n, Window) and not isinstance(n.width, int) for n in walk(e)):
+        reasons.append("time window (no finite DSRT)")
+    why = fully_marked(e)
+    if why is not None:
+        reasons.append(why.removeprefix("an ").removeprefix("a "))
+    if not reasons:
+        try:
+            engine("dsrt").compile(e, window=reading)  # type: ignore[arg-type]
+        except KleeneError as err:
+            reasons.append(str(err).removeprefix("unsupported: ").split(";")[0])
+    return "not built: " + "; ".join(reasons) if reasons else "built, runs"
 
 
 def table(s: Stream, settings: Settings, paths: list[Path]) -> Table:
     """Every query at its own window (Figs. 2, 4 and 5)."""
     t = Table("Seed 004 Sec. 5: Wayeb's stock queries, engine srt (report Alg. 1)",
               ["query", "paper", "window ms", "events", "matches", "% of input",
-               "Wayeb %", "srt events/s", "peak groups", "peak MB", "dsrt",
+               "Wayeb %", "srt events/s", "peak groups", "peak MB", "dsrt as written",
                f"DSRT at [1..{DSRT_COUNT_WINDOW}]"])
     t.header.append(f"{len(s):,} events; time windows in Wayeb's strict reading")
     for path in paths:
         query, = read_sre(str(path))
         window = WINDOWS[family(path.stem)]
-        e = query.to_expression(time_window=window, ignore_partition=True)
-        parts = partitions(s, query.partition_by)
-        found, events, seconds, peak = run_srt(e, parts, query.reading)
-        memory = peak_mb(e, parts, query.reading) if settings.memory else float("nan")
+        e = query.to_expression(time_window=window)
+        found, events, seconds, peak = run_srt(e, s, query.reading)
+        memory = peak_mb(e, s, query.reading) if settings.memory else float("nan")
         counted = query.to_expression(count_window=DSRT_COUNT_WINDOW, ignore_partition=True)
         t.add(path.stem, PAPER.get(path.stem, "–"), window, events, found,
               round(100.0 * found / events, 3) if events else float("nan"),
               PUBLISHED.get(path.stem, "–"), events / seconds if seconds else float("nan"),
-              peak, round(memory, 2), dsrt_refusal(e, query.reading), dsrt_size(counted))
+              peak, round(memory, 2), dsrt_status(e, query.reading), dsrt_size(counted))
     t.notes.append(f"Wayeb publishes ~{WAYEB_SEQ_EVENTS_PER_S / 1e6:.1f} M events/s on the "
                    f"sequential queries at 500 ms (JVM); the issue's target for srt is "
                    f"{TARGET_EVENTS_PER_S / 1e6:.0f} M events/s, and >= Wayeb's ~0.1 M on "
@@ -199,8 +172,8 @@ def sweep_table(s: Stream, settings: Settings) -> Table:
     query, = read_sre(str(QUERIES / "stock_reg1.sre"))
     for w in SWEEP:
         e = query.to_expression(time_window=w)
-        found, events, seconds, peak = run_srt(e, [s], query.reading)
-        memory = peak_mb(e, [s], query.reading) if settings.memory else float("nan")
+        found, events, seconds, peak = run_srt(e, s, query.reading)
+        memory = peak_mb(e, s, query.reading) if settings.memory else float("nan")
         t.add(w, found, round(100.0 * found / events, 3), events / seconds, peak,
               round(memory, 2))
     return t
@@ -223,7 +196,7 @@ def nested_table(s: Stream) -> Table:
         query, = read_sre(str(QUERIES / "stock_kn1.sre"), star=star)
         for w in NESTED_WINDOWS:
             e = query.to_expression(time_window=w, ignore_partition=True)
-            found, events, seconds, _ = run_srt(e, [s], query.reading)
+            found, events, seconds, _ = run_srt(e, s, query.reading)
             t.add(star, w, found, round(100.0 * found / events, 2), PUBLISHED_KN[w],
                   events / seconds)
     t.notes.append("the published 4.29 % – 2.0 % are the 'first' reading's figures: the "
@@ -249,14 +222,14 @@ def versus_table(s: Stream, settings: Settings) -> Table:
             continue
         query, = read_sre(str(path))
         e = strict_contiguity(query.to_expression(count_window=w, ignore_partition=True))
-        found, events, seconds, _ = run_srt(e, [s], "inclusive")
+        found, events, seconds, _ = run_srt(e, s, "inclusive")
         d = engine("dsrt").compile(e)
         started = time.process_time()
         got = sum(1 for _ in d.run(s))
         dsec = time.process_time() - started
         if got != found:
             raise AssertionError(f"{name}: dsrt found {got} matches, srt {found}")
-        mem = [peak_mb(e, [s], "inclusive", n) if settings.memory else float("nan")
+        mem = [peak_mb(e, s, "inclusive", n) if settings.memory else float("nan")
                for n in ("srt", "dsrt")]
         t.add(name, w, found, events / seconds, events / dsec, round(seconds / dsec, 2),
               round(mem[0], 2), round(mem[1], 2), dsrt_size(e))
@@ -286,4 +259,4 @@ def _tables(s: Stream, settings: Settings, paths: list[Path]) -> Iterator[tuple[
     yield versus_table(s, settings), "seed004-srt-vs-dsrt"
 
 
-__all__ = ["SreQuery", "Settings", "partitions", "run", "table"]
+__all__ = ["SreQuery", "Settings", "run", "table"]

@@ -23,7 +23,7 @@ neither strings, numbers nor booleans; each a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -89,9 +89,17 @@ class Columns:
                offset: int = 0) -> list[Event]:
         """The events at ``positions`` (all rows if ``None``); ``offset`` is added to each
         position (the position of row 0 of this slice in the stream)."""
+        read, n = self.reader(positions, offset)
+        return list(map(read, range(n)))
+
+    def reader(self, positions: Sequence[int] | np.ndarray | None = None,
+               offset: int = 0) -> tuple[Callable[[int], Event], int]:
+        """``(read, n)``: ``read(i)`` builds the ``i``-th of the :meth:`events` at
+        ``positions`` when asked (the cells are read from the columns at once, the
+        events one by one: an engine that reads few of them builds only those)."""
         if positions is None:
             idx = None
-            where = range(offset, offset + len(self))
+            where: Sequence[int] = range(offset, offset + len(self))
         else:
             idx = int64_array(positions)
             where = (np.asarray(positions, dtype=np.int64) + offset).tolist()
@@ -108,17 +116,15 @@ class Columns:
             if self.kinds[name] == TEXT_KIND:
                 vals = [v if v is None else text_value(v) for v in vals]
             cols.append(vals)
-        if not names:
-            return [Event(i, t, k, {}) for i, t, k in zip(where, stamps, types, strict=True)]
-        if not self.sparse:
-            return [Event(i, t, k, dict(zip(names, vs, strict=True)))
-                    for i, t, k, vs in zip(where, stamps, types, zip(*cols, strict=True),
-                                           strict=True)]
         sparse = [name in self.sparse for name in names]
-        return [Event(i, t, k, {n: v for n, v, s in zip(names, vs, sparse, strict=True)
-                                 if not (s and v is None)})
-                for i, t, k, vs in zip(where, stamps, types, zip(*cols, strict=True),
-                                       strict=True)]
+        shown = tuple(zip(names, cols, sparse, strict=True))
+
+        def read(i: int) -> Event:
+            if not any(sparse):
+                return Event(where[i], stamps[i], types[i], {n: c[i] for n, c, _ in shown})
+            return Event(where[i], stamps[i], types[i],
+                         {n: c[i] for n, c, s in shown if not (s and c[i] is None)})
+        return read, len(stamps)
 
     def iter_events(self, rows: int = ROWS) -> Iterator[Event]:
         """Every event in stream order, built ``rows`` at a time."""

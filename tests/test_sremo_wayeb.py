@@ -11,7 +11,15 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import Atom, Choice, Concat, Star, Strategy, Window
+from kleene.reference.sremo.expressions import (
+    Atom,
+    Choice,
+    Concat,
+    Partition,
+    Star,
+    Strategy,
+    Window,
+)
 from kleene.reference.sremo.streaming import matches, stream_matches
 from kleene.reference.sremo.text import format_sremo, parse_sremo
 from kleene.reference.sremo.wayeb import SreUnsupported, parse_sre, read_sre
@@ -138,12 +146,28 @@ def test_errors_carry_positions(text, column, expected):
     assert expected in str(err.value)
 
 
-def test_partition_and_placeholder_are_refused_with_positions():
+def test_partition_is_kept_and_the_placeholder_refused_with_its_position():
     query, = parse_sre('IsEventTypePredicate(A){partitionBy:name}{window:W}')
-    with pytest.raises(SreUnsupported, match="partitionBy") as err:
-        query.to_expression()
-    assert err.value.column == 24
     with pytest.raises(SreUnsupported, match="placeholder") as err:
-        query.to_expression(ignore_partition=True)
+        query.to_expression()
     assert err.value.column == 42
-    assert query.to_expression(count_window=2, ignore_partition=True) == Window(query.body, 2)
+    body = Window(query.body, 2)
+    assert query.to_expression(count_window=2) == Partition(body, ("name",))
+    assert query.to_expression(count_window=2, ignore_partition=True) == body
+
+
+def test_a_partitioned_query_matches_on_each_sub_stream():
+    # {partitionBy:name}: A then B of the same name (skip-till-any), positions of the
+    # stream: A x@0, A y@1, B y@2, B x@3 -> {0, 3} and {1, 2}; unpartitioned also {0, 2}
+    # and {1, 3}
+    query, = parse_sre("#(;(IsEventTypePredicate(A), IsEventTypePredicate(B)))"
+                       "{partitionBy:name}{window:4}")
+    s = Stream.from_rows([{"ts": i, "type": t, "name": n}
+                          for i, (t, n) in enumerate([("A", "x"), ("A", "y"), ("B", "y"),
+                                                      ("B", "x")])])
+    got = {m.positions for m in matches(query.to_expression(), s)}
+    assert got == {(0, 3), (1, 2)}
+    every = {m.positions for m in matches(query.to_expression(ignore_partition=True), s)}
+    assert every == {(0, 2), (0, 3), (1, 2), (1, 3)}
+
+

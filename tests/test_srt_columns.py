@@ -55,13 +55,64 @@ def test_srt_over_columns_equals_the_reference(e, s, reading, policy):
     _check(e, s, policy, reading)
 
 
-@pytest.mark.parametrize("text", [
+REGISTER_PATTERNS = [
     # every guard has a head-only conjunct: most rows are filtered by the columns
     "(mark {~.L = 'A'} -> r ; ({TRUE})* ; mark {~.L = 'B' AND ~.ID = r.ID})[WITHIN 3]",
     "ANY(mark {~.L = 'A'} -> r, mark {~.L = 'B'}, mark {~.L = 'C' AND ~.V > r.V})[WITHIN 4]",
     "(mark {~.L = 'A'} ; ANY(mark {~.L = 'B'})* ; mark {~.L = 'C'})[WITHIN 2]",
     "(mark {~.L = 'A'} -> r ; ({TRUE})* ; mark {~.L = 'B' AND ~.V < r.V})[1..3]",
-])
+    # Kleene under skip-till-any: a waiting state also moves on TRUE to another (forks)
+    "ANY(mark {~.L = 'A'} -> r, ANY(mark {~.L = 'B'})*, mark {~.L = 'C' AND ~.V > r.V})"
+    "[WITHIN 4]",
+]
+
+
+@pytest.mark.parametrize("text", REGISTER_PATTERNS)
 @given(s=streams(min_size=1, max_size=12))
 def test_srt_over_columns_on_register_patterns(text, s):
     _check(parse_sremo(text), s, "stream", "strict")
+
+
+@pytest.mark.parametrize("text", REGISTER_PATTERNS)
+def test_register_patterns_take_the_sleeping_path(text):
+    """These patterns are run with sleeping groups (engines/srt/agenda.py), so the tests
+    above compare that path with the reference."""
+    from kleene.engines.srt.agenda import waiting_moves
+    from kleene.engines.srt.run import Execution
+
+    compiled = engine("srt").compile(parse_sremo(text), window="strict")
+    ex = Execution(compiled.srt, compiled.policy, compiled.counters)
+    moves = waiting_moves(ex)
+    assert moves is not None
+    if text == REGISTER_PATTERNS[-1]:   # a state with a self-loop and another move
+        assert any(loop is not None and others for loop, others in moves)
+
+
+@pytest.mark.parametrize(("rows", "small"), [(1, 0), (2, 0), (3, 0), (3, 3), (4, 2)])
+@pytest.mark.parametrize("text", [*REGISTER_PATTERNS[:2], REGISTER_PATTERNS[-1]])
+@given(s=streams(min_size=1, max_size=12))
+def test_sleeping_groups_across_batches(text, rows, small, s):
+    """Groups alive at the end of a batch are carried into the next (a time window
+    spanning batches, a run that must read the next batch's first row), also when some
+    batches are read event by event (under ``small`` rows)."""
+    from kleene.engines.srt import columns, run
+
+    kept = run.ROWS, columns.SMALL
+    run.ROWS, columns.SMALL = rows, small
+    try:
+        _check(parse_sremo(text), s, "stream", "strict")
+    finally:
+        run.ROWS, columns.SMALL = kept
+
+
+def test_sleeping_groups_on_a_hand_computed_stream():
+    """``ANY(A→r, B, C ∧ V > r.V)`` within 4 (strict: span < 4): A@0 (V 1), B@1, A@2
+    (V 5), C@3 (V 2), B@4, C@5 (V 6), C@7 (V 9). Matches: {0,1,3} (C@3: 2 > 1, span 3);
+    {2,4,5} (6 > 5, span 3); {0,1,5} spans 5 and {2,4,7} spans 5: out."""
+    rows = [("A", 0, 1), ("B", 1, 0), ("A", 2, 5), ("C", 3, 2), ("B", 4, 0), ("C", 5, 6),
+            ("C", 7, 9)]
+    s = Stream.from_rows([{"ts": t, "L": label, "V": v, "ID": 0} for label, t, v in rows])
+    e = parse_sremo(REGISTER_PATTERNS[1])
+    compiled = engine("srt").compile(e, window="strict")
+    got = sorted(m.positions for m in compiled.run(columnar(s)))
+    assert got == [(0, 1, 3), (2, 4, 5)]

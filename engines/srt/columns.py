@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from kleene.reference.conditions import Condition
+from kleene.reference.conditions import Condition, conjuncts
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import HEAD
@@ -48,8 +48,17 @@ def candidates(part: Any, relevant: Sequence[Condition]) -> tuple[np.ndarray, np
 
     cols = ArrowColumns(part, HEAD)
     bits = np.zeros(len(part), dtype=np.int64)
+    seen: dict[Condition, np.ndarray] = {}   # conjuncts shared by several conditions
     for i, c in enumerate(relevant):
-        bits |= cols.holds(c).astype(np.int64) << (i if len(relevant) <= MAX_BITS else 0)
+        held = None
+        for part_ in conjuncts(c):           # a conjunction is true iff each conjunct is
+            one = seen.get(part_)
+            if one is None:
+                one = seen[part_] = cols.holds(part_)
+            held = one if held is None else held & one
+        if held is None:                     # TRUE
+            held = np.ones(len(part), dtype=bool)
+        bits |= held.astype(np.int64) << (i if len(relevant) <= MAX_BITS else 0)
     rows = np.flatnonzero(bits)
     if len(relevant) > MAX_BITS:
         return rows, np.full(len(rows), -1, dtype=np.int64)

@@ -42,6 +42,7 @@ from kleene.reference.sremo.expressions import (
     Expr,
     Intersect,
     Not,
+    Partition,
     Star,
     Strategy,
     Window,
@@ -129,6 +130,9 @@ def star(a: SRT) -> SRT:
 def compile_sremo(e: Expr, options: Options | None = None) -> SRT:
     """The ε-free SRT of ``e`` (report Thm 19), windows, intersection and negation included."""
     options = options or Options()
+    if isinstance(e, Partition):
+        raise Unsupported("PARTITION BY splits the stream: an SRT reads one stream (the srt "
+                          "engine runs one SRT per part)")
     return _compile(rewrite(e), options, [0])
 
 
@@ -169,17 +173,34 @@ def _compile(e: Expr, o: Options, counter: list[int]) -> SRT:
 
 
 def _negation(e: Not, o: Options, counter: list[int]) -> SRT:
-    """``!e`` (Cor. 43): the complement of e's DSRT (Alg. 8); a count-windowed,
-    boundary-marked body that reads a register it writes is unrolled and determinized
-    with register copies first (Alg. 7, :func:`~.complement.complement_with_copies`)."""
+    """``!e`` (Cor. 43): the complement of e's DSRT (Alg. 8). A count-windowed body that
+    reads a register it writes is unrolled and determinized with register copies
+    first (Alg. 7, :func:`~.complement.complement_with_copies`): to the window's
+    length when it is boundary-marked (then Def. 39's span is the length), else to
+    the longest walk of the windowed body when it has no cycle (an unmarked body:
+    the window bounds no length, the structure does); otherwise refused."""
     from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
-    from kleene.engines.srt.unroll import boundary_marked, unroll
+    from kleene.engines.srt.unroll import boundary_marked, longest_walk, unroll
 
     body = e.body
     if isinstance(body, Window) and isinstance(body.width, int):
         inner = _compile(body.body, o, counter)
-        if boundary_marked(inner) and reads_written(inner):
+        clash = reads_written(inner)
+        if clash:
+            if boundary_marked(inner):      # Def. 39's span is the string's length
+                bounded, length = inner, body.width
+            else:                           # the window bounds marks only: any bound?
+                bounded = _compile(body, o, counter)
+                found = longest_walk(bounded)
+                if found is None:
+                    raise Unsupported(
+                        f"a negation whose body reads register(s) it writes "
+                        f"({', '.join(sorted(clash))}) needs Alg. 7's register copies, "
+                        f"which need a bound on the length of the body's strings; its "
+                        f"window [1..{body.width}] bounds the marked positions only "
+                        "(Def. 39) and an unmarked loop leaves the length unbounded")
+                length = found
             counter[0] += 1
-            return complement_with_copies(unroll(inner, body.width, o.max_states),
+            return complement_with_copies(unroll(bounded, length, o.max_states),
                                           o.max_states, f"n{counter[0]}")
     return complement(_compile(body, o, counter), o.max_states)

@@ -193,7 +193,8 @@ def complement_with_copies(unrolled: SRT, max_states: int, tag: str) -> SRT:
     scratch registers, written afresh at each depth of every pass through it, so the
     valuation of the expression around ``!`` is unchanged (Def. 17). Strings longer
     than ``w`` reach the empty subset, which the swap makes final: they are not in
-    ``Lang(e[1..w])`` since every accepted string starts and ends marked."""
+    ``Lang(e[1..w])`` since every accepted string starts and ends marked (or, for an
+    unmarked body, ``w`` is the longest walk of its acyclic windowed SRT)."""
     d, _ = determinize(unrolled, max_states, copies=True)
     copies = {r for e in d.edges for r in e.writes}
     names = {r: f"{HIDDEN}{tag}.{r}" for r in copies}

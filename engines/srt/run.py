@@ -20,8 +20,9 @@ and reports, at the end of the stream, the M of every run in a final state.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kleene.engines.protocol import (
     Counters,
@@ -31,16 +32,18 @@ from kleene.engines.protocol import (
     WindowReading,
     register,
 )
+from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge, compile_guard, trim
 from kleene.engines.srt.columns import ROWS, drive
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
+from kleene.engines.srt.partition import run_parts
 from kleene.engines.srt.skip import head_condition, key_index, skipping
 from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import TRUE, conjunction, conjuncts
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import check, reads
+from kleene.reference.sremo.expressions import Partition, check, reads
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
 
 POLICIES = ("stream", "literal")
@@ -108,6 +111,16 @@ def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ..
     return found
 
 
+def reported(reports: list[Marks]) -> list[Match]:
+    """The matches of the runs that report on one element (each set of marks once),
+    in order."""
+    if not reports:
+        return []
+    memo: dict[int, set[tuple[int, ...]]] = {}
+    found = set().union(*(expand(m, memo) for m in reports))
+    return [Match.marked(m) for m in sorted(found)]
+
+
 @dataclass
 class Execution:
     """One pass of Alg. 1 over a stream. The runs of ``Run(T_s, S..k)`` are kept grouped
@@ -121,35 +134,52 @@ class Execution:
     groups: dict[Group, Marks] = field(default_factory=dict)
     faithful: bool = False
 
+    #: what every pass over one compiled SRT shares (the compiled guards, the skipping
+    #: tests, caches): computed by the first pass
+    shared: dict[str, Any] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
         a = self.a
-        self.slots = {r: i for i, r in enumerate(a.registers())}
-        self.empty: tuple = (None,) * len(self.slots)
-        finals = a.finals
-        self.out = [[(compile_edge(e, self.slots), e.target, e.mark,
-                      tuple(self.slots[r] for r in e.writes),
-                      e.mark and e.target in finals)
-                     for e in a.out[q]] for q in range(a.size)]
+        self.streaming = self.policy == "stream"
+        plan = self.shared.get("plan")
+        if plan is None:
+            plan = self.shared["plan"] = self._plan()
+        (self.slots, self.empty, self.out, self.relevant, self.loops, self.tests,
+         self.by_bits, self.fresh_dies, self.starting, self.still) = plan
         if self.policy == "literal":
             self.groups = {(a.start, self.empty): ROOT}
         self.events = self.evaluations = self.created = self.peak = self.skipped = 0
-        self.relevant, self.loops = skipping(a, self.slots)
-        self.tests = None if self.relevant is None else \
-            [compile_guard(c, {}) for c in self.relevant]
-        self.by_bits: dict[tuple[int, int], list] = {}
-        self.streaming = self.policy == "stream"
+
+    def memo(self, name: str, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once for every pass sharing :attr:`shared`."""
+        if name not in self.shared:
+            self.shared[name] = make()
+        return self.shared[name]
+
+    def _plan(self) -> tuple:
+        a = self.a
+        slots = {r: i for i, r in enumerate(a.registers())}
+        finals = a.finals
+        out = [[(compile_edge(e, slots), e.target, e.mark,
+                 tuple(slots[r] for r in e.writes), e.mark and e.target in finals)
+                for e in a.out[q]] for q in range(a.size)]
+        relevant, loops = skipping(a, slots)
+        tests = None if relevant is None else [compile_guard(c, {}) for c in relevant]
         #: a fresh run dies on any element that only TRUE transitions can take
-        self.fresh_dies = not self.streaming or not self.loops[a.start]
+        fresh_dies = not self.streaming or not loops[a.start]
         #: what a fresh run needs of an element to live (when fresh_dies; None: anything)
         heads = [head_condition(e) for e in a.out[a.start]]
-        self.starting = None if not self.streaming or None in heads else \
+        starting = None if not self.streaming or None in heads else \
             list(dict.fromkeys(c for c in heads if c is not None))
         #: states whose groups a stretch of skipped elements can only keep or kill, at
         #: once: no TRUE transition, or one TRUE self-loop whose clocks are all "inside"
         #: (monotone in ts: they hold on the whole stretch iff on its last element)
-        self.still = [not m or (len(m) == 1 and m[0][1] == q and
-                                all(inside for _, _, inside in m[0][0]))
-                      for q, m in enumerate(self.loops)]
+        still = [not m or (len(m) == 1 and m[0][1] == q and
+                           all(inside for _, _, inside in m[0][0]))
+                 for q, m in enumerate(loops)]
+        by_bits: dict[tuple[int, int], list] = {}
+        return (slots, (None,) * len(slots), out, relevant, loops, tests, by_bits, fresh_dies,
+                starting, still)
 
     def fresh(self) -> None:
         """The ``⊤*`` prefix of ``T_s`` (policy ``stream``): a run enters the start state."""
@@ -199,7 +229,21 @@ class Execution:
     def advance(self, u: Event, bits: int | None = None) -> list[Match]:
         """Every successor configuration of every group on ``u`` (after :meth:`fresh`);
         ``bits``: which of ``relevant`` ``u`` satisfies (:meth:`edges_for`), if known."""
-        groups = self.groups
+        nxt, reports = self.successors(self.groups.items(), u, bits)
+        self.events += 1
+        if nxt:
+            self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
+                           for g, parts in nxt.items()}
+            if len(self.groups) > self.peak:
+                self.peak = len(self.groups)
+        else:
+            self.groups = {}
+        return reported(reports)
+
+    def successors(self, groups: Iterable[tuple[Group, Marks]], u: Event,
+                   bits: int | None = None) -> tuple[dict[Group, list[Marks]], list[Marks]]:
+        """Alg. 1 lines 5–12 on ``u`` for ``groups``: the successor groups (each with the
+        marks to unite) and the marks of the runs that report on ``u``."""
         streaming = self.streaming
         k = u.position
         reports: list[Marks] = []
@@ -207,7 +251,7 @@ class Execution:
         out = self.out
         evaluations = 0
         stored = None
-        for (q, regs), marks in groups.items():
+        for (q, regs), marks in groups:
             edges = out[q] if bits is None else self.edges_for(q, bits)
             evaluations += len(edges)
             for test, target, mark, writes, reports_here in edges:
@@ -233,20 +277,8 @@ class Execution:
                 else:
                     parts.append(marks2)
         self.evaluations += evaluations
-        self.events += 1
-        if nxt:
-            self.created += sum(map(len, nxt.values()))
-            self.groups = {g: (parts[0] if len(parts) == 1 else union(parts))
-                           for g, parts in nxt.items()}
-            if len(self.groups) > self.peak:
-                self.peak = len(self.groups)
-        else:
-            self.groups = {}
-        if not reports:
-            return []
-        memo: dict[int, set[tuple[int, ...]]] = {}
-        found = set().union(*(expand(m, memo) for m in reports))
-        return [Match.marked(m) for m in sorted(found)]
+        self.created += sum(map(len, nxt.values()))
+        return nxt, reports
 
     def skip(self, ts: int | float) -> None:
         """An element (of timestamp ``ts``) that satisfies no guard but ``TRUE``: each group
@@ -312,12 +344,16 @@ class Execution:
 
 @dataclass
 class CompiledSRT(Pictured):
-    """An SREMO compiled to an ε-free SRT, ready to run (the ``Compiled`` protocol)."""
+    """An SREMO compiled to an ε-free SRT, ready to run (the ``Compiled`` protocol);
+    ``by``: the attributes of ``e PARTITION BY by`` (one run per part,
+    :mod:`kleene.engines.srt.partition`)."""
 
     srt: SRT
     policy: str
     counters: Counters = field(default_factory=Counters)
     faithful: bool = False
+    by: tuple[str, ...] = ()
+    shared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -332,9 +368,22 @@ class CompiledSRT(Pictured):
             yield Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark,
                              e.writes)
 
+    def execution(self) -> Execution:
+        """A fresh pass of Alg. 1 that counts into :attr:`counters` (what passes share
+        computed once: one pass per part of ``e PARTITION BY a``)."""
+        return Execution(self.srt, self.policy, self.counters, faithful=self.faithful,
+                         shared=self.shared)
+
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         self.counters.reset()
-        ex = Execution(self.srt, self.policy, self.counters, faithful=self.faithful)
+        if self.by:
+            yield from run_parts(self, self.by, events)
+        else:
+            yield from self.run_one(events)
+
+    def run_one(self, events: Iterable[Event]) -> Iterator[Match]:
+        """One run over ``events`` (the whole stream, or one part of it)."""
+        ex = self.execution()
         step = ex.step
         batches = column_batches(events, ROWS) if ex.relevant is not None else None
         index = key_index(self.srt) if batches is None and ex.tests is not None \
@@ -342,7 +391,11 @@ class CompiledSRT(Pictured):
         try:
             if batches is not None:
                 # a loaded stream: the candidates found over its columns (srt.columns)
-                yield from drive(ex, batches)
+                moves = ex.memo("moves", lambda: waiting_moves(ex))
+                if moves is None:
+                    yield from drive(ex, batches)
+                else:
+                    yield from drive_sleeping(ex, moves, batches)
             elif index is None:
                 for u in events:
                     found = step(u)
@@ -379,8 +432,11 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
                           f"{' or '.join(POLICIES)}")
     assert isinstance(e, EXPRESSION_TYPES)
     check(e)  # type: ignore[arg-type]
+    by: tuple[str, ...] = ()
+    if isinstance(e, Partition):
+        by, e = e.by, e.body
     srt = compile_sremo(e, Options(time_unit, window, max_states))  # type: ignore[arg-type]
-    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful)
+    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by)
 
 
 def claimed(language: str) -> frozenset[Feature]:

@@ -36,6 +36,34 @@ def boundary_marked(a: SRT) -> bool:
     return all(e.mark for e in a.edges if e.source == a.start or e.target in a.finals)
 
 
+def longest_walk(a: SRT) -> int | None:
+    """The length of the longest walk of ``a`` from its start (``None`` if a cycle is
+    reachable from the start): every string ``a`` accepts is at most that long."""
+    reach = {a.start}
+    todo = [a.start]
+    while todo:
+        for e in a.out[todo.pop()]:
+            if e.target not in reach:
+                reach.add(e.target)
+                todo.append(e.target)
+    entering = dict.fromkeys(reach, 0)
+    for q in reach:
+        for e in a.out[q]:
+            entering[e.target] += 1
+    depth = dict.fromkeys(reach, 0)
+    ready = [q for q in reach if entering[q] == 0]   # the start, unless on a cycle
+    done = 0
+    while ready:                                     # Kahn's order: longest depths
+        q = ready.pop()
+        done += 1
+        for e in a.out[q]:
+            depth[e.target] = max(depth[e.target], depth[q] + 1)
+            entering[e.target] -= 1
+            if entering[e.target] == 0:
+                ready.append(e.target)
+    return max(depth.values()) if done == len(reach) else None
+
+
 def copy_name(register: str, depth: int) -> str:
     """The copy of ``register`` written at ``depth`` (report Alg. 6, ``CopyOfR``)."""
     return f"{register}@{depth}"

@@ -22,7 +22,8 @@ negation that is neither of a windowed expression nor inside a window
 (report Sec. 5.1.2, Cor. 43); a skip-till-next over non-condition parts
 that are not windowed (Def. 45); an intersection in which one operand uses a
 register another writes (the product construction of Thm 34 assumes
-R1 ∩ R2 = ∅; reading the same register is harmless).
+R1 ∩ R2 = ∅; reading the same register is harmless); a :class:`Partition`
+anywhere but at the top.
 """
 
 from __future__ import annotations
@@ -162,8 +163,25 @@ class Strategy:
             raise IllFormed(f"unknown selection strategy {self.kind!r}; choose any or next", self)
 
 
+@dataclass(frozen=True, slots=True)
+class Partition:
+    """``e PARTITION BY a, ...``: Kleene's extension for Wayeb's ``{partitionBy:a}``
+    (docs/semantics.md, "SREMO partitions"): the matches of ``e`` on each sub-stream of
+    the elements that share their values of ``by`` (a part as
+    :func:`kleene.reference.policies.part_of` draws it: an element missing a value is
+    a part of its own), positions mapped back to the stream. Only at the top of an
+    expression."""
+
+    body: Expr
+    by: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.by:
+            raise IllFormed("PARTITION BY needs an attribute", self)
+
+
 Expr: TypeAlias = (Epsilon | Empty | Atom | Choice | Concat | Star | Window | Intersect | Not
-                   | Strategy)
+                   | Strategy | Partition)
 
 #: ``⊤ ↑ ⊗``: skip one element (the gap of Def. 44).
 SKIP = Atom(TRUE, marked=False)
@@ -181,7 +199,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
     """The direct sub-expressions of ``e``."""
     if isinstance(e, (Choice, Concat, Intersect)):
         return e.parts
-    if isinstance(e, (Star, Window, Not, Strategy)):
+    if isinstance(e, (Star, Window, Not, Strategy, Partition)):
         return (e.body,)
     return ()
 
@@ -228,7 +246,7 @@ def registers(e: Expr) -> frozenset[str]:
 def check(e: Expr, *, windowed: bool = False) -> Expr:
     """Raise :class:`IllFormed` for the mistakes listed in the module docstring; return ``e``.
     ``windowed`` says that ``e`` will be placed inside a window."""
-    _check(e, frozenset(), windowed=windowed)
+    _check(e.body if isinstance(e, Partition) else e, frozenset(), windowed=windowed)
     return e
 
 
@@ -262,6 +280,8 @@ def _check(e: Expr, before: frozenset[str], *, windowed: bool) -> frozenset[str]
         return before
     if isinstance(e, Strategy):
         return _check_strategy(e, before, windowed=windowed)
+    if isinstance(e, Partition):
+        raise IllFormed("PARTITION BY applies to a whole expression, not to a part of one", e)
     return before
 
 

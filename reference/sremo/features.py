@@ -9,7 +9,8 @@ Def. 15), ``star`` (Kleene ``*``), ``window`` (``e[1..w]``, Def. 39),
 ``time-window`` (a window ``e[WITHIN τ]``, Kleene's extension, beside
 ``window``) and ``unmarked`` (an atom ``φ ↑ ⊗``: the expression reads elements
 it does not mark, so an engine must track outputs, not only acceptance —
-the output-agnostic DSRT of report Thm 41 cannot).
+the output-agnostic DSRT of report Thm 41 cannot) and ``partition``
+(``e PARTITION BY a``, Kleene's extension for Wayeb's ``{partitionBy:a}``).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from kleene.reference.sremo.expressions import (
     Expr,
     Intersect,
     Not,
+    Partition,
     Star,
     Strategy,
     Window,
@@ -32,10 +34,10 @@ from kleene.reference.sremo.expressions import (
 
 #: The constructs a SREMO engine may claim.
 CONSTRUCTS: tuple[str, ...] = ("registers", "star", "window", "intersection", "negation",
-                               "strategy", "time-window", "unmarked")
+                               "strategy", "time-window", "unmarked", "partition")
 
 _NODE = {Star: "star", Window: "window", Intersect: "intersection", Not: "negation",
-         Strategy: "strategy"}
+         Strategy: "strategy", Partition: "partition"}
 
 
 def constructs(e: Expr) -> frozenset[str]:
@@ -53,4 +55,4 @@ def constructs(e: Expr) -> frozenset[str]:
 
 #: The classes of SREMO expressions (how the language registry recognises one).
 EXPRESSION_TYPES: tuple[type, ...] = (Epsilon, Empty, Atom, Choice, Concat, Star, Window,
-                                      Intersect, Not, Strategy)
+                                      Intersect, Not, Strategy, Partition)

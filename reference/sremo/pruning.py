@@ -47,6 +47,7 @@ from kleene.reference.sremo.expressions import (
     Epsilon,
     Expr,
     Intersect,
+    Partition,
     Star,
     Window,
     reads,
@@ -182,6 +183,9 @@ def pruning(e: Expr, policy: str) -> Pruning:
     """Which of filtering, partitioning and slices keep ``policy``'s matches of ``e``."""
     if policy != "stream":
         return Pruning(policy, notes=(f"no pruning: {policy!r} matches the whole string",))
+    if isinstance(e, Partition):
+        return Pruning(policy, notes=("no pruning: PARTITION BY splits the stream (the "
+                                      "cuts are not worked out per part)",))
     body = detected_body(rewrite(e))
     notes = []
     condition: Condition | None = None

@@ -12,6 +12,10 @@
   S_1..5 (``docs/errata.md#seed-004-def18-whole-string``). Kept for teaching.
   The empty match (a run that marks nothing) is :data:`EMPTY_MATCH`.
 
+``e PARTITION BY a`` (:class:`~kleene.reference.sremo.expressions.Partition`,
+Kleene's extension for Wayeb's ``{partitionBy:a}``): either policy on each
+sub-stream of the elements sharing their values of ``a``, positions mapped back.
+
 Matches are :class:`~kleene.reference.match.Match` values built with
 ``Match.marked`` (0-based positions; the paper's index 1 is position 0).
 """
@@ -19,13 +23,15 @@ Matches are :class:`~kleene.reference.match.Match` values built with
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import replace
 from typing import Any, TypeAlias
 
 from kleene.reference.budget import Budget
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream, stream_of
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import Expr, check
+from kleene.reference.policies import part_of
+from kleene.reference.sremo.expressions import Expr, Partition, check
 from kleene.reference.sremo.semantics import Marks, Semantics, match_sets
 from kleene.reference.sremo.text import parse_sremo
 
@@ -85,7 +91,23 @@ def matches(expr: Expr | str, stream: Events, budget: Budget | None = None,
     if reading not in READINGS:
         raise PatternError(f"unknown window reading {reading!r}; choose one of "
                            f"{', '.join(READINGS)}")
-    return POLICIES[policy](e, stream_of(stream), budget=budget, reading=reading)
+    s = stream_of(stream)
+    if isinstance(e, Partition):
+        return {Match.marked(positions[i] for i in m.positions) if m.positions else m
+                for positions, part in parts(s, e.by)
+                for m in POLICIES[policy](e.body, part, budget=budget, reading=reading)}
+    return POLICIES[policy](e, s, budget=budget, reading=reading)
+
+
+def parts(s: Stream, by: tuple[str, ...]) -> list[tuple[list[int], Stream]]:
+    """The sub-streams of ``e PARTITION BY by`` (:class:`Partition`): for each part
+    (:func:`~kleene.reference.policies.part_of`, in order of first element) the
+    positions of its elements in ``s`` and the sub-stream (positions 0..)."""
+    found: dict[object, list[int]] = {}
+    for x in s:
+        found.setdefault(part_of(x, by), []).append(x.position)
+    return [(positions, Stream([replace(s[p], position=i) for i, p in enumerate(positions)],
+                               s.time_unit)) for positions in found.values()]
 
 
 def run_text(text: str, stream: Events, policy: str = "stream", *,

@@ -9,6 +9,7 @@ is written::
 Grammar (keywords are case-insensitive; conditions are those of
 :mod:`kleene.reference.syntax`, over ``~.A`` and ``r.A``)::
 
+    query   := expr ["PARTITION" "BY" name ("," name)*]   Kleene's partitions (top only)
     expr    := inter ("+" inter)*                    choice, Def. 15 case 4
     inter   := seq ("INTERSECT" seq)*                intersection, Thm 34
     seq     := unary (";" unary)*                    concatenation, case 5
@@ -42,12 +43,13 @@ from kleene.reference.sremo.expressions import (
     IllFormed,
     Intersect,
     Not,
+    Partition,
     Star,
     Strategy,
     Window,
     check,
 )
-from kleene.reference.syntax import Parser, Token, duration, format_condition
+from kleene.reference.syntax import Parser, Token, duration, format_condition, partition_by
 
 
 class SremoParser(Parser):
@@ -173,7 +175,11 @@ def parse_sremo(text: str, source: str = "<pattern>") -> Expr:
     """Parse and check (:func:`~kleene.reference.sremo.expressions.check`) a SREMO;
     every error carries the line and column of the offending token."""
     p = SremoParser(text, source)
+    tok = p.tok
     e = p.expr()
+    by = partition_by(p)
+    if by:
+        e = p.node(Partition(e, by), tok)
     p.end()
     try:
         return check(e)
@@ -194,6 +200,8 @@ def format_sremo(e: Expr) -> str:
 
 
 def _format(e: Expr) -> str:
+    if isinstance(e, Partition):
+        return _format(e.body) + " PARTITION BY " + ", ".join(e.by)
     if isinstance(e, Atom):
         text = "{" + format_condition(e.condition) + "}"
         if e.marked:

@@ -36,8 +36,10 @@ Decisions (``docs/errata.md`` records the second):
   ``{window:TIMESTAMP}`` is a placeholder the benchmark scripts fill in; the
   query still parses, and :meth:`SreQuery.to_expression` then asks for the
   value (``time_window=N`` or ``count_window=N``) instead of guessing.
-  ``{partitionBy:a}`` splits the stream in Wayeb; SREMO has no such operator,
-  so ``to_expression`` refuses it unless ``ignore_partition=True``. Without
+  ``{partitionBy:a}`` splits the stream in Wayeb: ``to_expression`` gives
+  ``e PARTITION BY a`` (:class:`~kleene.reference.sremo.expressions.Partition`,
+  Kleene's extension: the matches on each sub-stream of equal ``a``), or the
+  body alone with ``ignore_partition=True``. Without
   any window the expression is unwindowed (Wayeb would use a window of 0, matching nothing).
 """
 
@@ -57,6 +59,7 @@ from kleene.reference.sremo.expressions import (
     Concat,
     Expr,
     IllFormed,
+    Partition,
     Star,
     Strategy,
     Window,
@@ -105,10 +108,6 @@ class SreQuery:
         """The SREMO this query denotes; ``count_window`` replaces the file's window by
         ``[1..count_window]``, ``time_window`` by ``[WITHIN time_window]`` (timestamp
         units); one of them is needed for a placeholder such as ``TIMESTAMP``."""
-        if self.partition_by is not None and not ignore_partition:
-            self._refuse("partitionBy", f"{{partitionBy:{self.partition_by}}} splits the stream "
-                         "into sub-streams, which SREMO cannot express; pass "
-                         "ignore_partition=True or run the query per partition")
         if count_window is not None and time_window is not None:
             raise ValueError("give count_window or time_window, not both")
         width: int | Duration | None = count_window
@@ -122,10 +121,11 @@ class SreQuery:
                              "(kleene match --window N)")
             assert isinstance(self.window, int)
             width = Duration(self.window) if self.window_type == "time" else self.window
-        if width is None:
-            return self.body
+        e = self.body if width is None else Window(self.body, width)
+        if self.partition_by is not None and not ignore_partition:
+            e = Partition(e, (self.partition_by,))
         try:
-            return check(Window(self.body, width))
+            return check(e)
         except IllFormed as err:
             raise PatternSyntaxError(str(err.args[0]), line=1, column=1, source=self.source,
                                      text=self.text) from None

@@ -1,0 +1,334 @@
+"""Sleeping groups: the streaming run of an SRT (seed 004, report Alg. 1) over the
+columns of a loaded stream, where a group of runs is woken only on the rows that
+one of its state's guards can take.
+
+On a row whose bits (:func:`~kleene.engines.srt.columns.candidates`) satisfy no
+head of the non-``TRUE`` transitions of its state ``q``, a group of
+:class:`~kleene.engines.srt.run.Execution` only takes ``q``'s ``TRUE``
+transitions (unmarked, writing nothing: ``Execution.loops``). When their clocks
+are all "inside" (``~.ts − r.ts ≤ b``, monotone in the timestamp, which never
+decreases along the stream), a group with a ``TRUE`` self-loop survives every
+row up to ``j`` iff its clocks hold on row ``j − 1``. Hence, after reading row
+``i``, a group in ``q`` *sleeps* until ``next_q(i)``, the next row where a head
+of ``q`` holds (per-state candidate lists, ``bisect``), or is dropped at once if
+it cannot survive the rows in between; each other ``TRUE`` transition
+``q → t`` sends a copy to ``t`` on row ``i + 1`` (clocks tested there), which is
+scheduled the same way. Copies ``q`` would send on later idle rows are the same
+runs as the first copy (same state, registers and marks) as long as that copy
+lives, which :func:`waiting_moves` ensures by asking ``t`` to have a self-loop
+with the clocks of ``q → t``. Groups that reach the same ``(q', v')`` sleep
+until the same row and are merged, as
+:meth:`~kleene.engines.srt.run.Execution.advance` merges them. A fresh run (the
+``⊤*`` prefix of ``T_s``) is due on the rows where a head of the start state
+holds, and of those only where it can leave a live group (:func:`fresh_rows`);
+on every other row it would die at once or only self-loop with nothing marked,
+which changes no report.
+
+A woken row is read by :meth:`Execution.successors`, as every row is read by
+:meth:`Execution.advance`, so the matches are those of the row-by-row run
+(tests/test_srt_columns.py compares both with the reference). Used for policy
+``stream`` when :func:`waiting_moves` allows it: every Wayeb query (skip-till-any
+gaps are ``TRUE`` self-loops, time windows "inside" clocks).
+"""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+import numpy as np
+
+from kleene.engines.srt.columns import SMALL, candidates
+from kleene.engines.srt.skip import head_condition
+from kleene.reference.conditions import TRUE
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+
+#: Candidate rows whose cells are read from the columns at once (events are built
+#: only for the rows woken).
+READ = 4_096
+
+
+#: Per state: the clocks of its ``TRUE`` self-loop (``None``: it has none) and its
+#: ``TRUE`` transitions to other states as ``(clocks, target)``.
+Waiting = tuple[tuple | None, tuple[tuple[tuple, int], ...]]
+
+
+def waiting_moves(ex: Any) -> list[Waiting] | None:
+    """Per state its ``TRUE`` transitions (:data:`Waiting`), when sleeping groups are
+    exact for ``ex`` (an :class:`~kleene.engines.srt.run.Execution`), else ``None``:
+    policy ``stream``, a column filter, "inside" clocks only, no cycle of ``TRUE``
+    transitions but self-loops, the start state's a self-loop if any (so a fresh run
+    on a row no head of the start holds changes nothing), and a state with a
+    self-loop moves on ``TRUE`` only to states with a self-loop of the same clocks
+    (so the copy it sends on its first idle row stands for those of later rows)."""
+    if not ex.streaming or ex.relevant is None or ex.faithful:
+        return None
+    moves: list[Waiting] = []
+    for q, m in enumerate(ex.loops):
+        if any(not inside for clocks, _ in m for _, _, inside in clocks):
+            return None
+        loops = [clocks for clocks, target in m if target == q]
+        if len(loops) > 1:
+            return None
+        moves.append((loops[0] if loops else None,
+                      tuple((clocks, t) for clocks, t in m if t != q)))
+    if moves[ex.a.start][1]:
+        return None
+    for loop, others in moves:
+        if loop is not None and any(moves[t][0] != clocks for clocks, t in others):
+            return None
+    done: set[int] = set()
+    for q in range(len(moves)):     # no cycle of TRUE moves but self-loops (DFS)
+        path: set[int] = set()
+        todo = [(q, iter(moves[q][1]))]
+        path.add(q)
+        while todo:
+            state, it = todo[-1]
+            step = next(it, None)
+            if step is None:
+                todo.pop()
+                path.discard(state)
+                done.add(state)
+                continue
+            t = step[1]
+            if t in path:
+                return None
+            if t not in done:
+                path.add(t)
+                todo.append((t, iter(moves[t][1])))
+    return moves
+
+
+def state_masks(ex: Any) -> list[int]:
+    """Per state, the bits of ``ex.relevant`` one of which a row must satisfy for one
+    of the state's transitions other than ``TRUE`` to fire (all bits past
+    ``columns.MAX_BITS`` conditions: every candidate row then wakes every state)."""
+    index = {c: i for i, c in enumerate(ex.relevant)}
+    wide = len(ex.relevant) > 62
+    masks = [0] * ex.a.size
+    for e in ex.a.edges:
+        if e.guard == TRUE and not e.unless:
+            continue
+        head = head_condition(e)
+        assert head is not None
+        masks[e.source] |= -1 if wide else 1 << index[head]
+    return masks
+
+
+def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
+               cand: list[list[int]], rows: np.ndarray, bits: np.ndarray,
+               stamps: np.ndarray | None) -> list[int]:
+    """The candidates (indexes into ``rows``) on which a fresh run can leave a group
+    alive or report: :func:`drive_sleeping`'s ``schedule`` computed for every row a
+    head of the start state holds on at once (numpy), for the start's transitions
+    as a fresh run takes them (registers empty but those it writes). A row is kept
+    when a transition whose head holds reports, or when its successor would be woken
+    (its state's next candidate is the next row, or after ``TRUE`` moves whose clocks
+    hold); the register conjuncts, ``unless`` and clocks of the start's transitions
+    themselves are not tested here (such a row is kept and read exactly)."""
+    a = ex.a
+    starts = np.asarray(cand[a.start], dtype=np.int64)
+    if not len(starts) or moves[a.start][0] is not None:
+        return cand[a.start]
+    n = len(stamps) if stamps is not None else int(rows[-1]) + 1 if len(rows) else 0
+    index = {c: i for i, c in enumerate(ex.relevant)}
+    wide = len(ex.relevant) > 62
+    at_rows = [rows[np.asarray(c, dtype=np.int64)] for c in cand]
+    j0 = rows[starts]
+    b0 = bits[starts]
+    keep = np.zeros(len(starts), dtype=bool)
+    for e in a.out[a.start]:
+        if e.guard == TRUE and not e.unless:
+            continue
+        head = head_condition(e)
+        alive = np.ones(len(starts), dtype=bool) if wide else \
+            (b0 >> index[head]) & 1 == 1
+        if e.mark and e.target in a.finals:
+            keep |= alive
+            continue
+        written = {ex.slots[r] for r in e.writes}
+        q, r = e.target, j0
+        for _ in range(a.size + 1):
+            ahead = at_rows[q]
+            if len(ahead):
+                nxt = np.searchsorted(ahead, r + 1)
+                row = np.where(nxt < len(ahead), ahead[np.minimum(nxt, len(ahead) - 1)], n)
+            else:
+                row = np.full(len(starts), n, dtype=np.int64)
+            woken = alive & (row == r + 1)
+            keep |= woken
+            alive &= ~woken
+            loop, others = moves[q]
+            if len(others) > 1 or (others and loop is not None):
+                keep |= alive       # the copies fork: not followed here (kept, read exactly)
+                break
+            if not alive.any() or (loop is None and not others):
+                break
+            clocks, target = others[0] if others else (loop, q)
+            for slot, bound, _ in clocks:
+                if slot not in written or stamps is None:
+                    alive[:] = False
+                    break
+                t = stamps[np.where(alive, row - 1 if target == q else r + 1, 0)]
+                alive &= t - stamps[j0] <= bound
+            if target == q:
+                keep |= alive
+                break
+            q, r = target, r + 1
+        else:
+            keep |= alive
+    return starts[keep].tolist()
+
+
+class Sleepers:
+    """The sleeping groups of one batch of ``n`` rows: ``agenda[w]`` holds the groups
+    (``(state, registers)`` → marks to unite) woken on candidate ``w``, ``heap`` those
+    ``w``, ``carried`` the groups alive after the batch's last row, ``alive`` how many
+    groups sleep."""
+
+    def __init__(self, moves: list[Waiting], cand: list[list[int]],
+                 rowl: list[int], stamps: list[Any], n: int) -> None:
+        self.moves, self.cand, self.rowl, self.stamps, self.n = moves, cand, rowl, stamps, n
+        self.agenda: dict[int, dict[tuple, list]] = {}
+        self.heap: list[int] = []
+        self.carried: dict[tuple, list] = {}
+        self.alive = 0
+
+    def schedule(self, key: tuple, parts: list, r: int, at: int) -> None:
+        """The group ``key`` (marks ``parts``) has read row ``r`` (``-1``: none of this
+        batch); ``at`` is the first candidate index whose row is past ``r``. It sleeps
+        until its state's next candidate row (``n``: the next batch's first row) if it
+        has a ``TRUE`` self-loop whose clocks hold until then, after sending a copy
+        along each other ``TRUE`` transition on row ``r + 1`` (clocks tested there)."""
+        q, regs = key
+        lst = self.cand[q]
+        i = bisect_left(lst, at)
+        if i < len(lst):
+            w = lst[i]
+            row = self.rowl[w]
+        else:
+            w, row = -1, self.n
+        if row != r + 1:              # rows r+1 .. row-1 only take q's TRUE moves
+            loop, others = self.moves[q]
+            stamps = self.stamps
+            if others:
+                nxt = at + 1 if at < len(self.rowl) and self.rowl[at] == r + 1 else at
+                for clocks, target in others:
+                    if holds(clocks, regs, stamps[r + 1] if clocks else 0):
+                        self.schedule((target, regs), parts, r + 1, nxt)
+            if loop is None or not holds(loop, regs, stamps[row - 1] if loop else 0):
+                return
+        if w < 0:
+            self.carried.setdefault(key, []).extend(parts)
+            return
+        slot = self.agenda.get(w)
+        if slot is None:
+            self.agenda[w] = {key: list(parts)}
+            heapq.heappush(self.heap, w)
+            self.alive += 1
+            return
+        found = slot.get(key)
+        if found is None:
+            slot[key] = list(parts)
+            self.alive += 1
+        else:
+            found.extend(parts)
+
+
+def holds(clocks: tuple, regs: tuple, t: Any) -> bool:
+    """Whether the clocks ``(slot, bound, inside)`` (all inside) hold at timestamp ``t``."""
+    for slot, bound, _ in clocks:
+        held = regs[slot]
+        if held is None or t - held.event.ts > bound:
+            return False
+    return True
+
+
+def drive_sleeping(ex: Any, moves: list[Waiting],
+                   batches: Iterable[tuple[int, Any]]) -> Iterator[Match]:
+    """Run ``ex`` over ``(offset, columns)`` batches with sleeping groups (module
+    docstring; ``moves`` from :func:`waiting_moves`), yielding the reports of each
+    woken row as it is read."""
+    from kleene.engines.srt.run import ROOT, reported, union
+
+    a = ex.a
+    masks = ex.memo("masks", lambda: state_masks(ex))
+    fresh_key = (a.start, ex.empty)
+    relevant = ex.relevant
+    need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves)
+    carried: dict[tuple, list] = {}
+    for start, part in batches:
+        n = len(part)
+        if n < SMALL:   # the vector kernels' fixed cost exceeds the rows' (a partition)
+            ex.groups = {key: parts[0] if len(parts) == 1 else union(parts)
+                         for key, parts in carried.items()}
+            for u in part.events(offset=start):
+                found = ex.step(u)
+                if found:
+                    ex.flush()
+                    yield from found
+            carried = {key: [m] for key, m in ex.groups.items()}
+            continue
+        ex.events += n
+        rows, bits = candidates(part, relevant)
+        ex.evaluations += n * len(relevant)
+        rowl: list[int] = rows.tolist()
+        bitl: list[int] = bits.tolist()
+        stamps: list[Any] = part.ts.to_pylist() if need_ts else []
+        cand: list[list[int]] = [np.flatnonzero(bits & mask).tolist() if mask else []
+                                 for mask in masks]
+        sleep = Sleepers(moves, cand, rowl, stamps, n)
+        schedule = sleep.schedule
+        agenda, heap = sleep.agenda, sleep.heap
+        old, carried = carried, sleep.carried
+        for key, parts in old.items():
+            schedule(key, parts, -1, 0)
+        starts = fresh_rows(ex, moves, masks, cand, rows, bits,
+                            part.ts.to_numpy() if need_ts else None)
+        si = 0
+        ns = len(starts)
+        woken = 0
+        readers: dict[int, Callable[[int], Event]] = {}
+        while True:
+            if si < ns and (not heap or starts[si] <= heap[0]):
+                p = starts[si]
+                si += 1
+                fresh = True
+            elif heap:
+                p = heap[0]
+                fresh = False
+            else:
+                break
+            due = agenda.pop(p, None)
+            if due is None:
+                due = {}
+            else:
+                heapq.heappop(heap)
+                sleep.alive -= len(due)
+            if fresh:
+                held_parts = due.get(fresh_key)
+                if held_parts is None:
+                    due[fresh_key] = [ROOT]
+                else:
+                    held_parts.append(ROOT)
+            read = readers.get(p // READ)
+            if read is None:
+                lo = p - p % READ
+                read = readers[p // READ] = part.reader(rows[lo:lo + READ], start)[0]
+            u = read(p % READ)
+            woken += 1
+            nxt, reports = ex.successors(
+                ((key, parts[0] if len(parts) == 1 else union(parts))
+                 for key, parts in due.items()), u, bitl[p])
+            j = rowl[p]
+            for key, parts in nxt.items():
+                schedule(key, parts, j, p + 1)
+            if sleep.alive > ex.peak:
+                ex.peak = sleep.alive
+            if reports:
+                ex.flush()
+                yield from reported(reports)
+        ex.skipped += n - woken
