@@ -118,7 +118,9 @@ def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:
     (tmp_path / "ab.sremo").write_text("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..3]\n")
     code, out, _ = run(capsys, "prove", str(tmp_path / "ab.sremo"))
     assert code == 0
-    assert "ok       Θ1 0 --ε--> 1 [~.L = 'A'] fires, for example {\"ts\": 0, \"L\": \"A\"}" in out
+    # named as kleene draw --engine srt labels the edge: q0 → q1, guard, output ● (marked)
+    assert "ok       q0 --~.L = 'A' ↑ ●--> q1 fires, for example {\"ts\": 0, \"L\": \"A\"}" in out
+    assert "ok       q1 --⊤ ↑ ⊗--> q2 fires" in out
     assert "the DSRT is deterministic: its minterms are pairwise disjoint" in out
     assert "srt and dsrt accept the same strings, for streams of at most 3 events" in out
     assert "the complement (Alg. 8) accepts exactly the strings e rejects, for streams " \
@@ -129,6 +131,7 @@ def test_a_register_read_no_path_wrote_is_a_problem(tmp_path: Path, capsys) -> N
     (tmp_path / "r.sremo").write_text("({~.L = 'A'} -> r + {~.L = 'B'}) ; mark {~.V = r.V}\n")
     code, out, _ = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "registers")
     assert code == 1
-    assert "reads a register no path has written: its comparisons over it are false" in out
+    assert "problem  q2 --~.V = r.V ↑ ●--> q3 reads r, which no path writes before it: its " \
+           "comparisons over it are false" in out
     code, _, err = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "necessary")
     assert code == 2 and "no section necessary for this language" in err

@@ -127,3 +127,18 @@ def test_srt_equals_dsrt_is_refuted_for_a_broken_dsrt_engine(monkeypatch):
     assert isinstance(r, CounterExample)
     assert "the reference accepts it, the srt engine accepts it, the dsrt engine rejects " \
            "it" in r.note
+
+
+def test_prove_names_each_srt_edge_as_the_picture_labels_it():
+    from kleene.engines.protocol import engine
+    from kleene.engines.srt.draw import compiled_srt_graph, edge_name
+
+    e = parse_sremo("({~.L = 'A'} -> r ; mark {~.V > r.V AND ~.L = 'B'})[1..3]")
+    g = compiled_srt_graph(engine("srt").compile(e, policy="literal"), guards="full")
+    drawn = [(u, v, d) for u, v, d in g.edges(data=True) if isinstance(d.get("ident"), Edge)]
+    assert len(drawn) == 2
+    for u, v, d in drawn:
+        *guard, output = d["label"].split("\n")
+        assert edge_name(d["ident"]) == (f"{g.nodes[u]['label']} --{' ∧ '.join(guard)} "
+                                         f"{output}--> {g.nodes[v]['label']}")
+    assert edge_name(drawn[1][2]["ident"]) == "q1 --~.V > r.V ∧ ~.L = 'B' ↑ ●--> q2"

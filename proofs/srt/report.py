@@ -1,7 +1,7 @@
 """Every proof about one SREMO (seed 004) and its automata, as checks (``kleene prove``).
 
-Transitions are those of the SRT of the expression (report Thm 19), numbered as
-``kleene draw --engine srt --policy literal`` draws them.
+Transitions are those of the SRT of the expression (report Thm 19), named as
+``kleene draw --engine srt --policy literal`` labels them: ``q0 --~.L = 'A' ↑ ●--> q1``.
 
 ==============  ==========================================================  =====================
 section         claim per subject                                           proved means
@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 
-from kleene.engines.protocol import Transition
 from kleene.engines.srt.automaton import SRT, Edge
 from kleene.engines.srt.compile import compile_sremo
+from kleene.engines.srt.draw import edge_name
 from kleene.engines.srt.dsrt import compile_dsrt
-from kleene.proofs.automata import name_of, names
 from kleene.proofs.patterns.sremo import (
     BOUND,
     dead_branches,
@@ -40,21 +39,16 @@ from kleene.proofs.srt.negation import negation_exact
 from kleene.proofs.srt.symbolic import schema_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Expr, Window
-from kleene.reference.syntax import format_condition
 
 SECTIONS = ("language", "branches", "registers", "transitions", "dsrt", "negation")
 
 
-def transition(e: Edge) -> Transition:
-    """``e`` as the ``srt`` engine lists it (:meth:`CompiledSRT.iter_transitions`)."""
-    return Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark, e.writes)
-
-
 def edge_namer(a: SRT) -> Callable[[Edge], str]:
-    """``Θi 1 --ε--> 3 [guard]``: the edge as ``kleene draw --engine srt --policy literal``
-    numbers and labels it, with its guard (two edges may join the same states)."""
-    named = names(transition(e) for e in a.edges)
-    return lambda e: f"{name_of(transition(e), named)} [{format_condition(e.shown_guard())}]"
+    """``q0 --~.L = 'A' ↑ ●--> q1``: the edge as ``kleene draw --engine srt --policy
+    literal`` labels it (:func:`kleene.engines.srt.draw.edge_name`: states ``q0 ..``,
+    the guard, clocks, the output and the registers written)."""
+    del a   # the name is the edge's own; kept for the callers' one signature
+    return edge_name
 
 
 #: A count window up to this width is the bound of the language proofs; a wider one is
@@ -100,9 +94,10 @@ def prove(e: Expr, *, schema: Schema | None = None, bound: int = BOUND,
         for edge, r in reads.items():
             if isinstance(r, Proved):
                 name = edge_name(edge)
+                regs = r.claim.removeprefix("no path writes ").split(" before")[0]
                 yield Check("registers", name, r, if_proved="problem",
-                            proved_says=f"{name} reads a register no path has written: its "
-                                        "comparisons over it are false (Def. 13)")
+                            proved_says=f"{name} reads {regs}, which no path writes before "
+                                        "it: its comparisons over it are false (Def. 13)")
         if all(not isinstance(r, Proved) for r in reads.values()):
             claim = "every transition that reads a register can see a write of it"
             yield Check("registers", "reads", Proved(claim), proved_says=claim)
