@@ -90,3 +90,48 @@ def test_timestamps_and_values_enumerated_apart_give_the_joint_classes(monkeypat
     # cases (< τ, = τ, > τ) when apart, times V below / not below / unknown
     ab = [s for s in apart if [e.type for e in s] == ["A", "B"]]
     assert len(ab) == (1 + 3) * 3
+
+
+def test_lazy_coverage_comes_from_the_run_traces_and_witnesses_pass_the_runner():
+    from kleene.engines.nfa.trace import trace_nfa
+    from kleene.proofs.nfa.coverage import drawn_order, lazy_coverage, traced
+
+    pattern = parse_operator("PATTERN SEQ(A a, A+ b[])")
+    streams = list(stream_classes(pattern, 4))
+    compiled = claiming(pattern)
+    # by hand: the chain a → b (iterated slots last, Sec. 4.5) has the skip loops of ∅
+    # and a, the takes of a and b and b's loop; only the start's skip lies on no run
+    chain = lazy_coverage(compiled["nfa-chain"], streams)
+    assert str(chain) == "4 of 5 transitions driven"
+    assert [t.kind for t, s in chain.witnesses.items() if s is None] == ["skip"]
+    # the Tree NFA never roots at the iterated b while a is free (Sec. 4.5): every
+    # transition out of ∅ by b, and all that follow it, are never taken
+    tree = lazy_coverage(compiled["nfa-tree"], streams)
+    never = {(t.source[1], t.target[1], t.variable) for t, s in tree.witnesses.items()
+             if s is None}
+    b, ab = frozenset({"b"}), frozenset({"a", "b"})
+    assert never == {(frozenset(), frozenset(), None), (frozenset(), b, "b"),
+                     (b, b, None), (b, ab, "a"), (b, b, "b")}
+    for name in ("nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree"):
+        cov = lazy_coverage(compiled[name], streams)
+        nfa = drawn_order(compiled[name])
+        for t, s in cov.witnesses.items():
+            if s is None:
+                continue
+            assert (t.source, t.target, t.variable) in traced(nfa, s)
+            assert set(trace_nfa(nfa, s).matches) == reference_matches(pattern, s, "any")
+            check_engine(engine(name), "any", pattern, s)
+
+
+def test_a_take_no_event_can_satisfy_is_never_driven():
+    from kleene.proofs.nfa.coverage import lazy_coverage
+
+    pattern = parse_operator("PATTERN SEQ(A a, C c) WHERE c.V > 1 AND c.V < 1")
+    streams = list(stream_classes(pattern, 3))
+    for name, c in claiming(pattern).items():
+        if name == "nfa-eager":
+            continue
+        cov = lazy_coverage(c, streams)
+        dead = [t for t, s in cov.witnesses.items() if s is None and t.variable == "c"]
+        assert dead, name   # the take of c (and what follows it) is never driven
+        assert cov.covered < len(cov.witnesses)

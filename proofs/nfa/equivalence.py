@@ -116,6 +116,8 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
                 match, note = _difference(list(c.run(s)), expected[p])
                 if note:
                     found[name] = CounterExample(claims_of[name], s, match, note)
+            if len(found) == len(engines):   # every engine refuted: nothing left to decide
+                break
     except TooManyModels as err:
         partial = f"; decided for at most {done} events" if done > 0 else ""
         return {name: found.get(name) or Unknown(claims_of[name], f"{err}{partial}")
@@ -171,11 +173,13 @@ def coverage(pattern: OperatorPattern, streams: Iterable[Stream], *,
     return Coverage(witnesses)
 
 
-def coverage_results(cov: Coverage, bound: int) -> dict[Transition, Result]:
-    """Per transition: a witness (refuting "it never fires") or :class:`Unknown`."""
+def coverage_results(cov: Coverage, bound: int, *, by: str = "match") -> dict[Transition, Result]:
+    """Per transition: a witness (refuting "it never fires") or :class:`Unknown`; ``by``
+    says what takes transitions: a ``match``'s path (eager) or a ``run`` (lazy traces)."""
     out: dict[Transition, Result] = {}
     for t, s in cov.witnesses.items():
         claim = f"{t.source} -> {t.target} never fires"
-        out[t] = (CounterExample(claim, s, note="a match's path takes it") if s is not None
-                  else Unknown(claim, f"no match of at most {bound} events takes it"))
+        out[t] = (CounterExample(claim, s, note=f"a {by} takes it") if s is not None
+                  else Unknown(claim, f"no {by} on a stream of at most {bound} events "
+                                      "takes it"))
     return out
