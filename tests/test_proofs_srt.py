@@ -142,3 +142,39 @@ def test_prove_names_each_srt_edge_as_the_picture_labels_it():
         assert edge_name(d["ident"]) == (f"{g.nodes[u]['label']} --{' ∧ '.join(guard)} "
                                          f"{output}--> {g.nodes[v]['label']}")
     assert edge_name(drawn[1][2]["ident"]) == "q1 --~.V > r.V ∧ ~.L = 'B' ↑ ●--> q2"
+
+
+WRITES_THEN_READS = "(mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.V > r.V})[1..3]"
+
+
+def test_a_body_that_writes_then_reads_is_complemented_with_register_copies():
+    from kleene.proofs.srt.negation import complement_of
+
+    e = parse_sremo(WRITES_THEN_READS)
+    c = complement_of(e)
+    assert any(x.writes for x in c.edges)   # the copies r@d, written and read
+    r = negation_exact(e, timeout_ms=20_000)
+    assert isinstance(r, Proved) and r.bound == 3
+
+
+def test_a_complement_whose_copies_are_never_written_is_refuted():
+    from dataclasses import replace
+
+    from kleene.proofs.srt.negation import complement_of
+
+    e = parse_sremo(WRITES_THEN_READS)
+    c = complement_of(e)
+    forgetful = SRT(c.size, c.start, c.finals, tuple(replace(x, writes=()) for x in c.edges))
+    r = complement_exact(compile_sremo(e), forgetful, 3, timeout_ms=20_000)
+    assert isinstance(r, CounterExample)
+    # the forgetful complement compares with empty copies (false, Def. 13): a string
+    # both automata accept or both reject, replayed through the engine's edge tests
+    assert accepts(compile_sremo(e), r.stream) == accepts(forgetful, r.stream)
+
+
+def test_a_register_read_outside_a_count_window_keeps_the_reason():
+    from kleene.proofs.srt.negation import complement_of
+    from kleene.reference.errors import Unsupported
+
+    with pytest.raises(Unsupported, match=r"reads register\(s\) it writes \(r\).*count window"):
+        complement_of(parse_sremo("mark {~.L = 'A'} -> r ; mark {~.V > r.V}"))
