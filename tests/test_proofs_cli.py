@@ -136,6 +136,18 @@ def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:
            "of at most 3 events" in out
 
 
+def test_a_time_window_proves_its_clocks_and_names_why_dsrt_is_not_checked(
+        tmp_path: Path, capsys) -> None:
+    (tmp_path / "tw.sremo").write_text(
+        "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 5]\n")
+    code, out, _ = run(capsys, "prove", str(tmp_path / "tw.sremo"), "--check", "window",
+                       "--check", "dsrt", "--check", "negation")
+    assert code == 0
+    assert "ok       the SRT's clocks accept exactly the strings of Lang(body) whose marks " \
+           "span at most τ = 5, for streams of at most 4 events" in out
+    assert out.count("undecided (a time window bounds time, not the number of elements") == 2
+
+
 def test_a_register_read_no_path_wrote_is_a_problem(tmp_path: Path, capsys) -> None:
     (tmp_path / "r.sremo").write_text("({~.L = 'A'} -> r + {~.L = 'B'}) ; mark {~.V = r.V}\n")
     code, out, _ = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "registers")

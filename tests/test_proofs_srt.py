@@ -178,3 +178,27 @@ def test_a_register_read_outside_a_count_window_keeps_the_reason():
 
     with pytest.raises(Unsupported, match=r"reads register\(s\) it writes \(r\).*count window"):
         complement_of(parse_sremo("mark {~.L = 'A'} -> r ; mark {~.V > r.V}"))
+
+
+TIMED = "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 5]"
+
+
+def test_the_clocks_of_a_time_window_are_proved_against_its_definition():
+    from kleene.proofs.srt.clocks import time_window_exact
+
+    for text in (TIMED, "(mark {~.L = 'A'} -> r ; mark {~.V > r.V})[WITHIN 3]"):
+        r = time_window_exact(parse_sremo(text), 4)
+        assert isinstance(r, Proved) and r.bound == 4, text
+
+
+def test_clocks_of_a_wider_window_are_refuted_by_a_string_the_reference_rejects():
+    from kleene.proofs.srt.clocks import time_window_exact
+
+    e = parse_sremo(TIMED)
+    wide = compile_sremo(parse_sremo(TIMED.replace("WITHIN 5", "WITHIN 6")))
+    r = time_window_exact(e, 4, clocked=wide)
+    assert isinstance(r, CounterExample)
+    # by hand: the body's strings start with the marked A and end with the marked B; 6
+    # apart (span 6 > 5) the wide clocks accept, Def. 18 does not
+    assert accepts(wide, r.stream) and not reference_accepts(e, r.stream)
+    assert 5 < r.stream[-1].ts - r.stream[0].ts <= 6
