@@ -135,3 +135,23 @@ def test_a_take_no_event_can_satisfy_is_never_driven():
         dead = [t for t, s in cov.witnesses.items() if s is None and t.variable == "c"]
         assert dead, name   # the take of c (and what follows it) is never driven
         assert cov.covered < len(cov.witnesses)
+
+
+def test_aggregates_are_atoms_of_the_nfa_equivalence():
+    pattern = parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE SUM(b.V) > a.V")
+    results = equivalence(pattern, bound=3)
+    assert set(results) == set(NFA_ENGINES)
+    assert all(isinstance(r, Proved) and r.bound == 3 for r in results.values()), results
+
+
+def test_an_engine_that_reads_max_for_sum_is_refuted():
+    pattern = parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE SUM(b.V) > a.V")
+    wrong = engine("nfa-eager").compile(
+        parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE MAX(b.V) > a.V"))
+    r = equivalence(pattern, compiled={"max": wrong}, bound=3)["max"]
+    assert isinstance(r, CounterExample) and r.match is not None
+    # by hand: the two differ only when several b add up past a.V while none alone does
+    a = r.stream[r.match["a"][0]].attrs["V"]
+    bs = [r.stream[p].attrs.get("V") for p in r.match["b"]]
+    numbers = [v for v in bs if isinstance(v, int | float)]
+    assert len(r.match["b"]) >= 2 and (sum(numbers) > a) != (max(numbers) > a)

@@ -20,7 +20,8 @@ blocking clauses) stands for all streams of ``n`` events: running the engines
 and the reference on these streams decides every stream of that length. That
 premise is the proof's one assumption (an engine reading an attribute the
 pattern does not mention would escape it). ``type`` is required (every event
-has a type); aggregates are not encoded.
+has a type). An aggregate (``SUM(b.V)``) is placed on every subsequence of events
+of its variable's type: an iteration binds one of them.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from kleene.proofs.encode import (
 from kleene.proofs.schema import Schema, schema_for
 from kleene.proofs.solver import TIMEOUT_MS, TooManyModels, distinct_models
 from kleene.reference.conditions import (
+    Agg,
     And,
     Attr,
     Cmp,
@@ -54,7 +56,6 @@ from kleene.reference.conditions import (
     Not,
     Or,
     Prev,
-    has_aggregate,
 )
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Event, Stream
@@ -105,8 +106,6 @@ def _is(u: SymEvent, t: str | None) -> Lit:
 
 def atoms(pattern: OperatorPattern, stream: list[SymEvent]) -> list[z3.BoolRef]:
     """The atoms (module docstring) over ``stream``."""
-    if any(has_aggregate(c) for c in pattern.conditions):
-        raise Unsupported("aggregates are not encoded in the bounded NFA proofs")
     types = types_of(pattern)
     out: list[Lit] = [_is(u, t) for u in stream for t in sorted({t for t in types.values()
                                                                  if t is not None})]
@@ -125,20 +124,37 @@ def atoms(pattern: OperatorPattern, stream: list[SymEvent]) -> list[z3.BoolRef]:
     return [a for a in dict.fromkeys(out) if not isinstance(a, bool)]  # type: ignore[misc]
 
 
+def _subsets(n: int) -> list[tuple[int, ...]]:
+    """The non-empty subsequences of positions ``0 .. n-1`` (what an iteration may bind)."""
+    return [x for k in range(1, n + 1) for x in itertools.combinations(range(n), k)]
+
+
 def _instances(c: Cmp, types: dict[str, str | None], stream: list[SymEvent]) -> list[Lit]:
+    """``c`` true and ``c`` false, per placement of its terms: an attribute or ``prev`` on
+    one event, an aggregate (``SUM(b.V)``) on every subsequence of events of ``b``'s type
+    (containing ``b``'s current event when ``c`` reads that too)."""
     keys = sorted({(t.var, isinstance(t, Prev)) for t in (c.left, c.right)
                    if isinstance(t, Attr | Prev)})
+    summed = sorted({t.var for t in (c.left, c.right) if isinstance(t, Agg)})
     out: list[Lit] = []
     for places in itertools.product(range(len(stream)), repeat=len(keys)):
         at = dict(zip(keys, places, strict=True))
         if any((v, False) in at and at[(v, True)] >= at[(v, False)]
                for v, prev in at if prev):
             continue
-        gate = conj(*(_is(stream[p], types.get(v)) for (v, _), p in at.items()))
-        b = Binding({v: stream[p] for (v, prev), p in at.items() if not prev},
-                    {v: stream[p] for (v, prev), p in at.items() if prev})
-        t, f = truth(c, b)
-        out += [conj(gate, t), conj(gate, f)]
+        for seqs in itertools.product(_subsets(len(stream)), repeat=len(summed)):
+            seq = dict(zip(summed, seqs, strict=True))
+            if any((v, False) in at and at[(v, False)] not in seq[v] for v in summed):
+                continue
+            gate = conj(*(_is(stream[p], types.get(v)) for (v, _), p in at.items()),
+                        *(_is(stream[p], types.get(v)) for v in summed for p in seq[v]))
+            if gate is False:
+                continue
+            b = Binding({v: stream[p] for (v, prev), p in at.items() if not prev},
+                        {v: stream[p] for (v, prev), p in at.items() if prev},
+                        {v: [(True, stream[p]) for p in seq[v]] for v in summed})
+            t, f = truth(c, b)
+            out += [conj(gate, t), conj(gate, f)]
     return out
 
 
