@@ -47,12 +47,15 @@ counterexample or witness follows as JSON rows, one event per line.
 For an operator pattern (seed 003): dead variables and dead OR branches, bounded
 equivalence of every NFA engine that claims it (eager, chains, Multi-Chain, Tree)
 with the reference on every stream of at most --bound events (at least 5), and
-witness streams driving the eager NFA's transitions (coverage). For a SREMO
-(seed 004): an empty language, dead choice branches, register reads no path has
-written, dead transitions of its SRT, the DSRT's minterms (disjoint and
-exhaustive), srt = dsrt and the complement (Alg. 8) on strings up to the count
-window. For any other language, the automaton of the fastest engine that claims
-it is checked through its transitions: guards no event can satisfy (dead
+witness streams driving each engine's transitions (coverage: the eager NFA's
+along matches, the lazy ones' from their run traces); aggregates are encoded
+over at most 5 events. For a SREMO (seed 004): an empty language, dead choice
+branches, register reads no path has written, dead transitions of its SRT, the
+clocks of a time window against its definition, the DSRT's minterms (disjoint
+and exhaustive), srt = dsrt and the complement (Alg. 8, with register copies
+where the body writes then reads) on strings up to the count window. For any
+other language, the automaton of the fastest engine that claims it is checked
+through its transitions: guards no event can satisfy (dead
 transitions) and pairs of transitions one event enables together. Transitions
 are named as `kleene draw` labels them.
 
