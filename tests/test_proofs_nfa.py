@@ -155,3 +155,21 @@ def test_an_engine_that_reads_max_for_sum_is_refuted():
     bs = [r.stream[p].attrs.get("V") for p in r.match["b"]]
     numbers = [v for v in bs if isinstance(v, int | float)]
     assert len(r.match["b"]) >= 2 and (sum(numbers) > a) != (max(numbers) > a)
+
+
+def test_an_engine_compiled_to_the_same_automaton_is_run_once():
+    from kleene.proofs.nfa.equivalence import runs, twins
+
+    compiled = runs(parse_operator("PATTERN SEQ(A a, B b) WITHIN 3"), ("any", "contiguous"))
+    # nfa-multichain reads its flag only to refuse OR: without OR it is nfa-chain's
+    # automaton; first-chance negation (nfa-chain-fc) and the Tree NFA are not
+    assert twins(compiled) == {"nfa-multichain under any": "nfa-chain under any",
+                               "nfa-multichain under contiguous": "nfa-chain under contiguous"}
+    assert twins(runs(parse_operator("PATTERN OR(SEQ(A a, B b), SEQ(C c, A d))"))) == {}
+    # a twin of a refuted engine is refuted with its own name
+    loose = engine("nfa-eager").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    same = engine("nfa-eager").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    r = equivalence(parse_operator("PATTERN SEQ(A a, B b) WITHIN 2"),
+                    compiled={"loose": loose, "same": same}, bound=3)
+    assert isinstance(r["same"], CounterExample) and r["same"].claim.startswith("same ")
+    assert r["same"].stream == r["loose"].stream
