@@ -82,8 +82,9 @@ def test_timestamps_and_values_enumerated_apart_give_the_joint_classes(monkeypat
     from kleene.proofs.nfa import classes
 
     pattern = parse_operator("PATTERN SEQ(A a, B b) WHERE a.V < b.V WITHIN 10")
-    apart = list(stream_classes(pattern, 2))
-    monkeypatch.setattr(classes, "_timed", lambda atom: None)   # one joint enumeration
+    apart = list(stream_classes(pattern, 2))   # timestamps by regions.py, values by Z3
+    monkeypatch.setattr(classes, "reads_ts", lambda pattern: True)   # everything by Z3,
+    monkeypatch.setattr(classes, "_timed", lambda atom: None)        # in one enumeration
     joint = list(stream_classes(pattern, 2))
     assert len(apart) == len(joint) > 0
     # by hand, streams of two events A then B: ts tie or not, times the window's three
@@ -173,3 +174,36 @@ def test_an_engine_compiled_to_the_same_automaton_is_run_once():
                     compiled={"loose": loose, "same": same}, bound=3)
     assert isinstance(r["same"], CounterExample) and r["same"].claim.startswith("same ")
     assert r["same"].stream == r["loose"].stream
+
+
+@pytest.mark.parametrize("window", [None, 10])
+def test_the_timestamp_classes_enumerated_directly_are_z3s(monkeypatch, window):
+    from fractions import Fraction
+
+    from kleene.proofs.nfa import classes
+    from kleene.proofs.nfa.regions import stamp_classes
+
+    text = "PATTERN SEQ(A a, B b)" + ("" if window is None else f" WITHIN {window}")
+    pattern = parse_operator(text)
+    direct = list(stream_classes(pattern, 3))
+    monkeypatch.setattr(classes, "reads_ts", lambda pattern: True)   # Z3's enumeration
+    assert len(direct) == len(list(stream_classes(pattern, 3)))
+    tau = None if window is None else Fraction(window)
+    # by hand, two typed events: tied or not, and apart below, at or beyond τ
+    assert len(stamp_classes((True, True), tau)) == (2 if window is None else 4)
+    # an event of another type has no timestamp atom: it adds no class
+    assert stamp_classes((True, False, True), tau) == tuple(
+        (x[0], x[0], x[1]) for x in stamp_classes((True, True), tau))
+    # each class differs from the others in some atom (no stream is run twice)
+    stamps = stamp_classes((True,) * 4, tau)
+    def atoms(ts):
+        return tuple((ts[i] < ts[j], tau is None or ts[j] - ts[i] <= tau,
+                      tau is None or ts[j] - ts[i] < tau)
+                     for i in range(4) for j in range(i + 1, 4))
+    assert len({atoms(x) for x in stamps}) == len(stamps) == (8 if window is None else 88)
+
+
+def test_every_nfa_engine_equals_the_reference_on_two_types_and_five_events():
+    # 1,956 classes: the timestamps enumerated directly, the engine twins run once
+    results = equivalence(parse_operator("PATTERN SEQ(A a, B b)"), bound=5)
+    assert all(isinstance(r, Proved) and r.bound == 5 for r in results.values()), results
