@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Prev, subterms
 from kleene.reference.durations import Duration
-from kleene.reference.errors import PatternError
+from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Stream
 
 #: The sorts an attribute may have.
@@ -150,3 +150,15 @@ def _ts_sort(declared: Mapping[str, str], observed: Mapping[str, str],
     if sort not in ("int", "real"):
         raise PatternError(f"ts is a number (int or real), not {sort}")
     return sort
+
+
+def unit_less(window: Duration) -> int | float:
+    """τ of ``window`` in timestamp units: the bounded proofs read unit-less timestamps, so
+    a window with a unit is :class:`~kleene.reference.errors.Unsupported`, saying how to
+    write it."""
+    try:
+        return window.in_units_of(None)
+    except PatternError as err:
+        raise Unsupported(f"bounded proofs use unit-less timestamps, and the window {window} "
+                          "has a unit: write it in timestamp units (WITHIN 3600 for 1 hour "
+                          "of seconds)") from err

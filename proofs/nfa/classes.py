@@ -47,7 +47,7 @@ from kleene.proofs.encode import (
 )
 from kleene.proofs.nfa.regions import Stamps, stamp_classes
 from kleene.proofs.nfa.regions import number as ts_number
-from kleene.proofs.schema import Schema, schema_for
+from kleene.proofs.schema import Schema, schema_for, unit_less
 from kleene.proofs.solver import TIMEOUT_MS, TooManyModels, distinct_models
 from kleene.reference.conditions import (
     Agg,
@@ -60,7 +60,6 @@ from kleene.reference.conditions import (
     Or,
     Prev,
 )
-from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.operators.pattern import OperatorPattern, primitives
 
@@ -97,10 +96,7 @@ def window_bound(pattern: OperatorPattern) -> int | float | None:
     """τ in the stream's units (a unit-less stream: a window with a unit is refused)."""
     if pattern.window is None:
         return None
-    try:
-        return pattern.window.in_units_of(None)
-    except PatternError as err:
-        raise Unsupported(f"bounded proofs use unit-less timestamps: {err}") from err
+    return unit_less(pattern.window)
 
 
 def _is(u: SymEvent, t: str | None) -> Lit:

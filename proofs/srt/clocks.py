@@ -30,7 +30,7 @@ from kleene.engines.srt.automaton import SRT, Edge
 from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.encode import Lit, SymEvent
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
-from kleene.proofs.schema import Schema
+from kleene.proofs.schema import Schema, unit_less
 from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.proofs.srt.symbolic import (
     TooManyPaths,
@@ -41,7 +41,7 @@ from kleene.proofs.srt.symbolic import (
     string_constraints,
     symbolic_string,
 )
-from kleene.reference.errors import PatternError, Unsupported
+from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Expr, Window
 from kleene.reference.sremo.semantics import accepts as reference_accepts
 
@@ -50,10 +50,8 @@ def window_bound(e: Expr) -> int | float:
     """τ of ``e = body[WITHIN τ]`` (inclusive reading, unit-less timestamps)."""
     if not (isinstance(e, Window) and e.is_time):
         raise Unsupported("the time-window proof needs a time window e[WITHIN τ] at the top")
-    try:
-        return e.width.bound(None, "inclusive")  # type: ignore[union-attr]
-    except PatternError as err:
-        raise Unsupported(f"bounded proofs use unit-less timestamps: {err}") from err
+    assert not isinstance(e.width, int)
+    return unit_less(e.width)
 
 
 def within(tau: int | float) -> object:
