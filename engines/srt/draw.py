@@ -110,12 +110,17 @@ def _depths(a: SRT) -> dict[int, int]:
     return depth
 
 
+def subset_label(subset: frozenset[int]) -> str:
+    """``{q0, q2}``: a DSRT state named by the SRT states it stands for (``∅``: the sink)."""
+    return "{" + ", ".join(f"q{i}" for i in sorted(subset)) + "}" if subset else "∅"
+
+
 def minterm_graph(d: SRT, subsets: Iterable[frozenset[int]], note: str) -> nx.MultiDiGraph:
     """A deterministic SRT whose transitions are minterms: each labelled by its sign
     vector over the atoms φ1..φk of the legend (report Alg. 7)."""
     g = nx.MultiDiGraph(guards="legend", legend=[], notes=[note])
     for q, subset in enumerate(subsets):
-        label = "{" + ", ".join(f"q{i}" for i in sorted(subset)) + "}" if subset else "∅"
+        label = subset_label(subset)
         g.add_node(q, label=label, initial=q == d.start, accepting=q in d.finals, cluster=None)
     atoms: dict[Condition, str] = {}
 

@@ -12,13 +12,13 @@ transitions     engine E's transition δ is driven (witness stream); coverage  o
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 
 from kleene.engines.nfa.draw import state_name
 from kleene.engines.nfa.engine import CompiledNFA
-from kleene.engines.protocol import Compiled
-from kleene.proofs.automata import name_of, names
+from kleene.engines.protocol import Compiled, Transition
+from kleene.proofs.automata import name_of, names, register_namer, transition_namer
 from kleene.proofs.nfa.classes import schema_of
 from kleene.proofs.nfa.coverage import drawn_order, lazy_coverage
 from kleene.proofs.nfa.equivalence import (
@@ -36,6 +36,17 @@ from kleene.reference.events import Stream
 from kleene.reference.operators.pattern import OperatorPattern
 
 SECTIONS = ("variables", "branches", "equivalence", "transitions")
+
+
+def nfa_namer(c: Compiled) -> Callable[[Transition], str]:
+    """``Θ2 ∅ --a--> a``: an NFA's transitions as its picture names them (states by their
+    variables in evaluation order, :func:`kleene.engines.nfa.draw.state_name`)."""
+    assert isinstance(c, CompiledNFA)
+    named = names(c.iter_transitions(), state=partial(state_name, c))
+    return lambda t: name_of(t, named)
+
+
+register_namer(CompiledNFA, nfa_namer)
 #: The policies every NFA engine claims (seed 003: skip-till-any-match, strict contiguity).
 POLICIES = ("any", "contiguous")
 #: The NFA equivalence gets this many times Z3's time limit per query in all.
@@ -88,10 +99,10 @@ def _coverage(pattern: OperatorPattern, name: str, compiled: Compiled,
     else:
         nfa = drawn_order(compiled)
         cov = lazy_coverage(nfa, streams)
-    named = names(nfa.iter_transitions(), state=partial(state_name, nfa))
+    named = transition_namer(nfa)
     by = "match" if name == "nfa-eager" else "run"
     for t, r in coverage_results(cov, k, by=by).items():
-        label = f"{name} {name_of(t, named)}"
+        label = f"{name} {named(t)}"
         yield Check("transitions", label, r, if_proved="problem", if_refuted="ok",
                     refuted_says=f"{label} is driven")
     claim = f"every transition of {name} is driven by a stream of at most {k} events"

@@ -20,12 +20,15 @@ negation        the complement accepts exactly the strings e rejects ≤ w    ok
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 
+from kleene.engines.protocol import Compiled, Transition
 from kleene.engines.srt.automaton import SRT, Edge
 from kleene.engines.srt.compile import compile_sremo
-from kleene.engines.srt.draw import edge_name
-from kleene.engines.srt.dsrt import compile_dsrt
+from kleene.engines.srt.draw import edge_name, subset_label
+from kleene.engines.srt.dsrt import CompiledDSRT, compile_dsrt
+from kleene.engines.srt.run import CompiledSRT
+from kleene.proofs.automata import name_of, names, register_namer
 from kleene.proofs.patterns.sremo import (
     BOUND,
     dead_branches,
@@ -58,6 +61,28 @@ def edge_namer(a: SRT) -> Callable[[Edge], str]:
     the guard, clocks, the output and the registers written)."""
     del a   # the name is the edge's own; kept for the callers' one signature
     return edge_name
+
+
+def srt_namer(c: Compiled) -> Callable[[Transition], str]:
+    """An SRT's transitions as its picture labels its edges (:func:`edge_name`)."""
+    assert isinstance(c, CompiledSRT)
+    edges = dict(zip(c.iter_transitions(), c.srt.edges, strict=True))
+    return lambda t: edge_name(edges[t])
+
+
+def dsrt_namer(c: Compiled) -> Callable[[Transition], str]:
+    """A DSRT's transitions, its states named by the SRT states they stand for
+    (:func:`~kleene.engines.srt.draw.subset_label`, as its picture)."""
+    assert isinstance(c, CompiledDSRT)
+    def state(q: Hashable) -> str:
+        assert isinstance(q, int)
+        return subset_label(c.subsets[q])
+    named = names(c.iter_transitions(), state=state)
+    return lambda t: name_of(t, named)
+
+
+register_namer(CompiledSRT, srt_namer)
+register_namer(CompiledDSRT, dsrt_namer)
 
 
 #: A count window up to this width is the bound of the language proofs; a wider one is
