@@ -207,3 +207,22 @@ def test_every_nfa_engine_equals_the_reference_on_two_types_and_five_events():
     # 1,956 classes: the timestamps enumerated directly, the engine twins run once
     results = equivalence(parse_operator("PATTERN SEQ(A a, B b)"), bound=5)
     assert all(isinstance(r, Proved) and r.bound == 5 for r in results.values()), results
+
+
+def test_a_timestamp_enumeration_without_the_open_cells_misses_classes(monkeypatch):
+    from fractions import Fraction
+
+    from kleene.proofs.nfa import regions
+
+    full = len(regions.stamp_classes((True,) * 3, Fraction(10)))
+    points_only = regions._candidates
+
+    def no_cells(stamps, typed, tau):   # each point, but nothing between two of them
+        out = points_only(stamps, typed, tau)
+        return [t for t in out if t.denominator == 1][:-1] or out[:1]
+    monkeypatch.setattr(regions, "_candidates", no_cells)
+    regions.stamp_classes.cache_clear()
+    try:
+        assert len(regions.stamp_classes((True,) * 3, Fraction(10))) < full == 18
+    finally:
+        regions.stamp_classes.cache_clear()
