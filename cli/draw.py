@@ -34,6 +34,7 @@ from kleene.engines.protocol import (
     claims,
     compile_query,
     engine,
+    engine_names,
     fastest_engine,
 )
 from kleene.reference.errors import Unsupported
@@ -108,7 +109,19 @@ def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
             raise Unsupported(f"no registered engine compiles this {language.title} pattern "
                               f"under policy {query.policy}")
         name = DEFAULT_ENGINE if choice is None else choice.name
+    runs_language(name, language)
     return compile_query(configured(name, args), query), pattern, language
+
+
+def runs_language(name: str, language: Language) -> None:
+    """:class:`Unsupported`, naming the engines that do, when engine ``name`` runs no
+    pattern of ``language`` (its capabilities, :mod:`kleene.engines.protocol`)."""
+    if any(f.language == language.name for f in engine(name).capabilities):
+        return
+    able = [n for n in engine_names()
+            if any(f.language == language.name for f in engine(n).capabilities)]
+    raise Unsupported(f"engine {name} does not run {language.title}; engines that do: "
+                      f"{', '.join(able) or 'none'}")
 
 
 def configured(name: str, args: argparse.Namespace) -> Engine:

@@ -104,7 +104,7 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
     try:
         for s in stream_classes(pattern, bound, schema=schema, timeout_ms=timeout_ms):
             if deadline is not None and time.monotonic() > deadline:
-                raise TooManyModels(f"unknown within {seconds:g} s")
+                raise TooManyModels(f"stopped after {seconds:g} s at {len(s)} events")
             done = len(s) - 1
             if witnesses is not None:
                 witnesses.append(s)
@@ -120,8 +120,9 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
             if len(found) + len(twin) == len(engines):   # every engine refuted
                 break
     except TooManyModels as err:
-        partial = f"; decided for at most {done} events" if done > 0 else ""
-        out = {name: found.get(name) or Unknown(claims_of[name], f"{err}{partial}")
+        partial = (f"the same matches as the reference on every stream of at most {done} "
+                   "events; " if done > 0 else "")
+        out = {name: found.get(name) or Unknown(claims_of[name], f"{partial}{err}")
                for name in engines}
     else:
         out = {name: found.get(name) or Proved(claims_of[name], bound) for name in engines}

@@ -156,11 +156,14 @@ def branch_satisfiable(pattern: OperatorPattern, branch: Node, *, schema: Schema
     aggregated = {t.var for c in owned for t in subterms(c) if isinstance(t, Agg)}
     claim = f"no stream has a match of {format_expr(branch)}" + (
         f" with at most {bound} events" if aggregated else "")
+    notes = []
     for size in _counts(branch, aggregated, bound):
         r = _candidate(pattern, branch, owned, size, schema, timeout_ms, claim)
         if not isinstance(r, Proved):
             return r
-    return Proved(claim, bound if aggregated else None)
+        notes.append(r.note)
+    return Proved(claim, bound if aggregated else None,
+                  note=notes[0] if notes and all(notes) else "")
 
 
 def _candidate(pattern: OperatorPattern, branch: Node, owned: Sequence[Condition],
@@ -176,10 +179,12 @@ def _candidate(pattern: OperatorPattern, branch: Node, owned: Sequence[Condition
     constraints += _order(branch, events)
     constraints += [holds_over(c, members) for c in owned]
     tau = window_bound(pattern)
-    if tau is not None:
-        constraints += [y.ts - x.ts <= tau for x in every for y in every]
-    r = solve([conj(*constraints)], timeout_ms)
+    window = [] if tau is None else [y.ts - x.ts <= tau for x in every for y in every]
+    r = solve([conj(*constraints, *window)], timeout_ms)
     if r.status == "unsat":
+        if window and solve([conj(*constraints)], timeout_ms).status == "sat":
+            return Proved(claim, note=f"its events, ordered by ts, cannot fit in the window "
+                          f"{tau} with ts: {schema.sorts['ts']}")
         return Proved(claim)
     if r.status == "unknown":
         return Unknown(claim, r.reason)

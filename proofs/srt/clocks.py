@@ -25,12 +25,13 @@ stay ``unknown`` with that reason.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from kleene.engines.srt.automaton import SRT, Edge
 from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.encode import Lit, SymEvent
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
-from kleene.proofs.schema import Schema, unit_less
+from kleene.proofs.schema import Schema, in_timestamp_units, timestamp_unit, unit_less
 from kleene.proofs.solver import TIMEOUT_MS, solve
 from kleene.proofs.srt.symbolic import (
     TooManyPaths,
@@ -41,9 +42,32 @@ from kleene.proofs.srt.symbolic import (
     string_constraints,
     symbolic_string,
 )
+from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
-from kleene.reference.sremo.expressions import Expr, Window
+from kleene.reference.sremo.expressions import Expr, Window, children, walk
 from kleene.reference.sremo.semantics import accepts as reference_accepts
+
+
+def time_windows(e: Expr) -> list[Duration]:
+    """The widths of the time windows ``[WITHIN τ]`` in ``e``."""
+    return [x.width for x in walk(e) if isinstance(x, Window) and isinstance(x.width, Duration)]
+
+
+def in_units(e: Expr, time_unit: str | None = None) -> Expr:
+    """``e`` with every time window in timestamp units of ``time_unit`` (default
+    :func:`~kleene.proofs.schema.timestamp_unit`): the bounded proofs read unit-less
+    timestamps."""
+    unit = timestamp_unit(time_windows(e), time_unit)
+
+    def rebuilt(x: Expr) -> Expr:
+        parts = tuple(rebuilt(c) for c in children(x))
+        if isinstance(x, Window) and isinstance(x.width, Duration):
+            return Window(parts[0], in_timestamp_units(x.width, unit))
+        if not parts or parts == children(x):
+            return x
+        return replace(x, **({"body": parts[0]} if hasattr(x, "body") else  # type: ignore[arg-type]
+                             {"parts": parts}))
+    return rebuilt(e)
 
 
 def window_bound(e: Expr) -> int | float:
