@@ -122,7 +122,10 @@ def test_every_nfa_engine_is_proved_equal_to_the_reference(tmp_path: Path, capsy
     # both slots read A's buffer: equal counts, and the Tree NFA breaks ties by pattern
     # order (Sec. 7), so it always takes a first: ∅ --a--> a, a's skip, a --b--> ab
     assert "nfa-tree coverage: undecided (3 of 8 transitions driven by streams of at " \
-           "most 5 events)" in out
+           "most 5 events; 3 are off the current order)" in out
+    # the other order's ∅ --b--> b, b's skip and b --a--> ab are named as such
+    assert "info     nfa-tree Θ3 ∅ --b--> b is off the current order a, b (bold in its " \
+           "picture)" in out
 
 
 def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:

@@ -95,7 +95,7 @@ def test_timestamps_and_values_enumerated_apart_give_the_joint_classes(monkeypat
 
 def test_lazy_coverage_comes_from_the_run_traces_and_witnesses_pass_the_runner():
     from kleene.engines.nfa.trace import trace_nfa
-    from kleene.proofs.nfa.coverage import drawn_order, lazy_coverage, traced
+    from kleene.proofs.nfa.coverage import drawn_order, lazy_coverage, off_order, traced
 
     pattern = parse_operator("PATTERN SEQ(A a, A+ b[])")
     streams = list(stream_classes(pattern, 4))
@@ -113,6 +113,12 @@ def test_lazy_coverage_comes_from_the_run_traces_and_witnesses_pass_the_runner()
     b, ab = frozenset({"b"}), frozenset({"a", "b"})
     assert never == {(frozenset(), frozenset(), None), (frozenset(), b, "b"),
                      (b, b, None), (b, ab, "a"), (b, b, "b")}
+    # those off the current order a, b (its picture's bold path) are named so: all but
+    # the start's skip loop
+    off = {(t.source[1], t.target[1], t.variable) for t in off_order(drawn_order(
+        compiled["nfa-tree"]))}
+    assert off == never - {(frozenset(), frozenset(), None)}
+    assert off_order(drawn_order(compiled["nfa-chain"])) == set()
     for name in ("nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree"):
         cov = lazy_coverage(compiled[name], streams)
         nfa = drawn_order(compiled[name])

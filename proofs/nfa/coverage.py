@@ -16,7 +16,10 @@ The chains are traced with the order ``kleene draw`` draws (the pattern's order,
 iterated slots last: :func:`kleene.engines.nfa.chain.chain_order` without
 frequencies), so the transitions are those of the picture; a run of the engine
 itself orders the chain by the stream's frequencies. The first (shortest) stream
-whose trace takes a transition is its witness.
+whose trace takes a transition is its witness. The Tree NFA (Sec. 7) draws every
+order's states and bolds its current one; a run in that order takes only the
+transitions along it (:func:`off_order` names the others, which a run takes only
+once the buffers' counts pick another order).
 """
 
 from __future__ import annotations
@@ -89,3 +92,14 @@ def lazy_coverage(compiled: CompiledNFA, streams: Iterable[Stream]) -> Coverage:
         if not left:
             break
     return Coverage(witnesses)
+
+
+def off_order(compiled: CompiledNFA) -> set[Transition]:
+    """The transitions of a Tree NFA off its current order (the bold path of its picture,
+    ``compiled.orders``): a run in that order never takes them. Empty for a chain."""
+    if compiled.kind != "tree":
+        return set()
+    path = {(b, frozenset(plan.shape.slots[i].var for i in compiled.orders[b][:k]))
+            for b, plan in enumerate(compiled.plans) for k in range(plan.n + 1)}
+    return {t for t in compiled.iter_transitions()
+            if t.source not in path or t.target not in path}
