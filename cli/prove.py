@@ -10,7 +10,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TextIO
 
-from kleene.cli.common import _time_unit, non_negative, read_pattern
+from kleene.cli.common import _time_unit, non_negative
+from kleene.cli.draw import pattern_text
 from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.automata import checks
@@ -93,7 +94,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene prove`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pattern", metavar="PATTERN", help="the pattern file")
+    parser.add_argument("pattern", metavar="PATTERN",
+                        help="a pattern file, or the pattern text itself")
     parser.add_argument("--language", metavar="NAME",
                         help="the pattern language (default: recognised from the text)")
     parser.add_argument("--events", metavar="FILE", help="events whose attributes give the sorts")
@@ -130,19 +132,18 @@ def _sort(text: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Parse, build the schema, run the checks, print each as it is decided."""
-    text = read_pattern(args.pattern)
-    lang = language_named(args.language) if args.language else detect_language(text,
-                                                                                args.pattern)
+    text, source = pattern_text(args.pattern)
+    lang = language_named(args.language) if args.language else detect_language(text, source)
     if lang.name in REPORTS:
-        query = Query.parse(text, language=lang.name, source=args.pattern)
+        query = Query.parse(text, language=lang.name, source=source)
         report, sections = REPORTS[lang.name]
         wanted = _wanted(args, sections)
         print(f"pattern {args.pattern}; language {lang.name}")
         return _report(args, report(query, args, wanted))
     if lang.name != "ses":   # no proofs of its own: the automaton's guards
         return _report(args, _automaton_checks(args, Query.parse(
-            text, language=lang.name, time_unit=args.time_unit, source=args.pattern)))
-    pattern = parse_ses(text, args.pattern)
+            text, language=lang.name, time_unit=args.time_unit, source=source)))
+    pattern = parse_ses(text, source)
     pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
     args.bound = BOUND if args.bound is None else args.bound
     wanted = _wanted(args, SECTIONS)

@@ -161,3 +161,11 @@ def test_a_register_read_no_path_wrote_is_a_problem(tmp_path: Path, capsys) -> N
            "comparisons over it are false" in out
     code, _, err = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "necessary")
     assert code == 2 and "no section necessary for this language" in err
+
+
+def test_the_pattern_text_itself_is_proved_as_draw_and_trace_take_it(capsys) -> None:
+    code, out, err = run(capsys, "prove", "PATTERN SEQ(A a, B b) WHERE a.V > 3 AND a.V < 2",
+                         "--check", "variables")
+    assert (code, err) == (1, "")
+    assert "problem  a can bind no event: it is in no match" in out
+    assert "ok       b is satisfiable" in out
