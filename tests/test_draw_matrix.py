@@ -90,3 +90,19 @@ def test_an_engine_of_another_language_is_one_line_naming_those_that_compile(
         assert code == 2 and out == "" and err.count("\n") == 1
         assert f"engine {other} does not run" in err
         assert f"engines that do: {', '.join(compiling(language))}" in err
+
+
+def test_a_sremo_time_window_is_drawn_and_traced_in_the_given_unit(tmp_path: Path,
+                                                                   capsys) -> None:
+    """The SRT's clock test ``~.ts − @w.ts ≤ τ`` is compiled in the timestamps' unit:
+    one hour is 60 minutes (kleene draw had no --time-unit to give, so it failed)."""
+    (tmp_path / "tw.sremo").write_text("(mark {~.type = 'B'} ; mark {~.type = 'S'})"
+                                       "[WITHIN 1 hour]\n")
+    (tmp_path / "e.csv").write_text("ts,type\n0,B\n30,S\n")
+    code, out, err = run(capsys, "draw", str(tmp_path / "tw.sremo"), "--format", "dot",
+                         "--time-unit", "min")
+    assert (code, err) == (0, "") and "@w1.ts <= 60" in out and "@w1.ts <= 1 " not in out
+    code, out, err = run(capsys, "trace", str(tmp_path / "tw.sremo"), "--events",
+                         str(tmp_path / "e.csv"), "--time-unit", "min", "--format", "text")
+    assert (code, err) == (0, "")
+    assert "e2 (ts 30, type=S)" in out and '{"~": [0, 1]}' in out
