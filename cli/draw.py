@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kleene.cli.common import read_pattern
+from kleene.cli.common import _time_unit, read_pattern
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -34,6 +34,7 @@ from kleene.engines.protocol import (
     claims,
     compile_query,
     engine,
+    engine_names,
     fastest_engine,
 )
 from kleene.reference.errors import Unsupported
@@ -97,8 +98,10 @@ def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
     language = language_named(args.language) if args.language \
         else detect_language(text, source)
     pattern = language.parse(text, source)
-    query = Query.of(pattern, policy=args.policy or language.default_policy)
-    paper = Query.of(pattern, policy="next") if "next" in language.policies else None
+    unit = getattr(args, "time_unit", None)
+    query = Query.of(pattern, policy=args.policy or language.default_policy, time_unit=unit)
+    paper = (Query.of(pattern, policy="next", time_unit=unit) if "next" in language.policies
+             else None)
     if args.policy is None and paper is not None and claims(engine(DEFAULT_ENGINE), paper):
         query = paper    # the SES automaton's runs as seed 000 draws them (Fig. 6)
     name = args.engine
@@ -108,7 +111,19 @@ def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
             raise Unsupported(f"no registered engine compiles this {language.title} pattern "
                               f"under policy {query.policy}")
         name = DEFAULT_ENGINE if choice is None else choice.name
+    runs_language(name, language)
     return compile_query(configured(name, args), query), pattern, language
+
+
+def runs_language(name: str, language: Language) -> None:
+    """:class:`Unsupported`, naming the engines that do, when engine ``name`` runs no
+    pattern of ``language`` (its capabilities, :mod:`kleene.engines.protocol`)."""
+    if any(f.language == language.name for f in engine(name).capabilities):
+        return
+    able = [n for n in engine_names()
+            if any(f.language == language.name for f in engine(n).capabilities)]
+    raise Unsupported(f"engine {name} does not run {language.title}; engines that do: "
+                      f"{', '.join(able) or 'none'}")
 
 
 def configured(name: str, args: argparse.Namespace) -> Engine:
@@ -161,6 +176,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--view", metavar="NAME",
                         help="a view the engine's family offers instead of its automaton "
                              "(SRT engines: unrolled, dsrt, complement)")
+    parser.add_argument("--time-unit", metavar="UNIT", type=_time_unit,
+                        help="the unit of the timestamps, ms, s, min, h or d: an SRT compiles "
+                             "a time window e[WITHIN 1 hour] into a clock test in it")
     parser.add_argument("--beside", metavar="ENGINE", action="append", default=[],
                         help="draw ENGINE's automaton of the same pattern beside this one "
                              "(repeatable), e.g. --engine nfa-chain --beside nfa-eager")

@@ -7,9 +7,11 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import replace
 from typing import TextIO
 
-from kleene.cli.common import non_negative, read_pattern
+from kleene.cli.common import _time_unit, non_negative
+from kleene.cli.draw import pattern_text
 from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.automata import checks
@@ -19,13 +21,21 @@ from kleene.proofs.nfa.report import SECTIONS as OPERATOR_SECTIONS
 from kleene.proofs.nfa.report import prove as prove_operator
 from kleene.proofs.patterns.sremo import BOUND as SREMO_BOUND
 from kleene.proofs.results import Check, CounterExample
-from kleene.proofs.schema import SORTS, attributes, schema_for
+from kleene.proofs.schema import (
+    SORTS,
+    attributes,
+    in_timestamp_units,
+    schema_for,
+    timestamp_unit,
+)
 from kleene.proofs.ses.report import SECTIONS, prove
 from kleene.proofs.ses.witnesses import BOUND
+from kleene.proofs.srt.clocks import in_units, time_windows
 from kleene.proofs.srt.report import SECTIONS as SREMO_SECTIONS
 from kleene.proofs.srt.report import bound_for
 from kleene.proofs.srt.report import prove as prove_sremo
 from kleene.proofs.srt.symbolic import schema_of as sremo_schema
+from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language, language_named
 from kleene.reference.loaders import FORMATS, load_events
@@ -47,19 +57,25 @@ counterexample or witness follows as JSON rows, one event per line.
 For an operator pattern (seed 003): dead variables and dead OR branches, bounded
 equivalence of every NFA engine that claims it (eager, chains, Multi-Chain, Tree)
 with the reference on every stream of at most --bound events (at least 5), and
-witness streams driving the eager NFA's transitions (coverage). For a SREMO
-(seed 004): an empty language, dead choice branches, register reads no path has
-written, dead transitions of its SRT, the DSRT's minterms (disjoint and
-exhaustive), srt = dsrt and the complement (Alg. 8) on strings up to the count
-window. For any other language, the automaton of the fastest engine that claims
-it is checked through its transitions: guards no event can satisfy (dead
+witness streams driving each engine's transitions (coverage: the eager NFA's
+along matches, the lazy ones' from their run traces); aggregates are encoded
+over at most 5 events. For a SREMO (seed 004): an empty language, dead choice
+branches, register reads no path has written, dead transitions of its SRT, the
+clocks of a time window against its definition, the DSRT's minterms (disjoint
+and exhaustive), srt = dsrt and the complement (Alg. 8, with register copies
+where the body writes then reads) on strings up to the count window. For any
+other language, the automaton of the fastest engine that claims it is checked
+through its transitions: guards no event can satisfy (dead
 transitions) and pairs of transitions one event enables together. Transitions
 are named as `kleene draw` labels them.
 
 Results hold for streams of the printed schema. Attribute sorts ({', '.join(SORTS)})
 come from --sort, else from --events (the first {10_000:,} rows), else from the
 constants the pattern compares with; attributes may be missing unless the events
-show them everywhere or --no-missing is given.
+show them everywhere or --no-missing is given. Timestamps are numbers in --time-unit,
+else in the unit of the pattern's window (the finest, if several) as real numbers
+(so every finer unit is covered): WITHIN 1 hour is τ = 1 of real hours, or τ = 3600
+of integer seconds with --time-unit s.
 
 Exit codes: 0 no problem found, 1 some check found a problem, 2 a user mistake."""
 
@@ -78,7 +94,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene prove`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("pattern", metavar="PATTERN", help="the pattern file")
+    parser.add_argument("pattern", metavar="PATTERN",
+                        help="a pattern file, or the pattern text itself")
     parser.add_argument("--language", metavar="NAME",
                         help="the pattern language (default: recognised from the text)")
     parser.add_argument("--events", metavar="FILE", help="events whose attributes give the sorts")
@@ -87,6 +104,9 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--ts", metavar="FIELD", help="the timestamp field of --events")
     parser.add_argument("--sort", action="append", default=[], metavar="ATTR=SORT",
                         type=_sort, help="declare an attribute's sort (repeatable)")
+    parser.add_argument("--time-unit", metavar="UNIT", type=_time_unit,
+                        help="the unit of the timestamps: ms, s, min, h or d (default: the "
+                             "unit of the pattern's window)")
     parser.add_argument("--no-missing", action="store_true",
                         help="symbolic events have every attribute (none is missing)")
     parser.add_argument("--bound", type=non_negative, default=None, metavar="K",
@@ -112,19 +132,19 @@ def _sort(text: str) -> tuple[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Parse, build the schema, run the checks, print each as it is decided."""
-    text = read_pattern(args.pattern)
-    lang = language_named(args.language) if args.language else detect_language(text,
-                                                                                args.pattern)
+    text, source = pattern_text(args.pattern)
+    lang = language_named(args.language) if args.language else detect_language(text, source)
     if lang.name in REPORTS:
-        query = Query.parse(text, language=lang.name, source=args.pattern)
+        query = Query.parse(text, language=lang.name, source=source)
         report, sections = REPORTS[lang.name]
         wanted = _wanted(args, sections)
         print(f"pattern {args.pattern}; language {lang.name}")
         return _report(args, report(query, args, wanted))
     if lang.name != "ses":   # no proofs of its own: the automaton's guards
-        return _report(args, _automaton_checks(args, Query.parse(text, language=lang.name,
-                                                                 source=args.pattern)))
-    pattern = parse_ses(text, args.pattern)
+        return _report(args, _automaton_checks(args, Query.parse(
+            text, language=lang.name, time_unit=args.time_unit, source=source)))
+    pattern = parse_ses(text, source)
+    pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
     args.bound = BOUND if args.bound is None else args.bound
     wanted = _wanted(args, SECTIONS)
     stream = None
@@ -136,10 +156,27 @@ def run(args: argparse.Namespace) -> int:
                         stream=stream, required=names if args.no_missing else ())
     if args.bound < 1:
         raise PatternError("--bound must be at least 1")
-    print(f"pattern {args.pattern}; schema {schema}; bound {args.bound}")
+    print(f"pattern {args.pattern}; schema {schema}{_unit(args)}; bound {args.bound}")
     return _report(args, prove(pattern, schema=schema, bound=args.bound,
                                sections=wanted,
                                timeout_ms=1000 * args.timeout))
+
+
+def _unit_less(args: argparse.Namespace, windows: Sequence[Duration]) -> list[Duration]:
+    """``windows`` in timestamp units (:func:`~kleene.proofs.schema.timestamp_unit`); the
+    unit chosen is kept in ``args.time_unit`` for the header. A unit taken from the
+    window makes ``ts`` real unless declared (every finer unit is a fraction of it:
+    integer hours would forbid three increasing timestamps in WITHIN 1 hour)."""
+    if args.time_unit is None and any(w.unit for w in windows) and not any(
+            a == "ts" for a, _ in args.sort):
+        args.sort.append(("ts", "real"))
+    args.time_unit = timestamp_unit(windows, args.time_unit)
+    return [in_timestamp_units(w, args.time_unit) for w in windows]
+
+
+def _unit(args: argparse.Namespace) -> str:
+    """The header's note of the timestamps' unit, if any."""
+    return f"; ts in {args.time_unit}" if args.time_unit else ""
 
 
 def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, object]:
@@ -153,10 +190,13 @@ def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str,
 def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
               ) -> Iterator[Check]:
     pattern = query.pattern
+    if pattern.window is not None:
+        pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
+        query = replace(query, pattern=pattern)
     schema = operator_schema(pattern, **_schema_options(  # type: ignore[arg-type]
         args, attributes(pattern.conditions) | {"ts"}))
     bound = NFA_BOUND if args.bound is None else args.bound
-    print(f"schema {schema}; bound {bound}")
+    print(f"schema {schema}{_unit(args)}; bound {bound}")
     yield from prove_operator(pattern, schema=schema, bound=bound, sections=wanted,
                               timeout_ms=1000 * args.timeout)
     if AUTOMATON in wanted:
@@ -165,11 +205,13 @@ def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
 
 def _sremo(query: Query, args: argparse.Namespace, wanted: Sequence[str]
            ) -> Iterator[Check]:
+    _unit_less(args, time_windows(query.pattern))
+    query = replace(query, pattern=in_units(query.pattern, args.time_unit))
     a = compile_sremo(query.pattern)
     guards = [c for e in a.edges for c in (e.guard, *e.unless)]
     schema = sremo_schema(a, **_schema_options(args, attributes(guards) | {"ts"}))
     bound = SREMO_BOUND if args.bound is None else args.bound
-    print(f"schema {schema}; bound {bound_for(query.pattern, bound)}")
+    print(f"schema {schema}{_unit(args)}; bound {bound_for(query.pattern, bound)}")
     yield from prove_sremo(query.pattern, schema=schema, bound=bound, sections=wanted,
                            timeout_ms=1000 * args.timeout)
     if AUTOMATON in wanted:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from kleene.cli.common import add_event_options, load_stream
 from kleene.cli.draw import add_pattern_options, compile_pattern
-from kleene.engines.trace import trace
-from kleene.reference.errors import PatternError
+from kleene.engines.trace import trace, tracer_of
+from kleene.reference.errors import PatternError, Unsupported
 
 NAME = "trace"
 HELP = "show a run of an automaton step by step (SES automaton, NFAs, SRTs)"
@@ -81,6 +81,9 @@ def run_start(text: str | None, events: int) -> int | None:
 def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
     compiled, _, _ = compile_pattern(args)
+    if tracer_of(compiled) is None:
+        raise Unsupported(f"engine {args.engine} runs no automaton a trace follows: choose "
+                          "an SES automaton (ses-automaton*), an NFA (nfa-*) or an SRT (srt*)")
     stream = load_stream(args)
     first = run_start(args.run_from, len(stream))
     t = trace(compiled, stream)

@@ -183,20 +183,41 @@ def name_of(t: Transition, named: dict[tuple[Hashable, Hashable, str | None, Con
     return named[(t.source, t.target, t.variable, t.guard)]
 
 
+#: Per family of compiled automata: how ``kleene draw`` names its transitions.
+Namer = Callable[[Compiled], Callable[[Transition], str]]
+_NAMERS: dict[type, Namer] = {}
+
+
+def register_namer(cls: type, namer: Namer) -> None:
+    """Name the transitions of ``cls``'s automata with ``namer`` (a family whose picture
+    names states or edges its own way registers one; the others get :func:`names`)."""
+    _NAMERS[cls] = namer
+
+
+def transition_namer(compiled: Compiled) -> Callable[[Transition], str]:
+    """How ``kleene draw`` names each transition of ``compiled``: its family's namer
+    (:func:`register_namer`), else ``Θi source --variable--> target`` (:func:`names`)."""
+    for cls in type(compiled).__mro__:
+        if cls in _NAMERS:
+            return _NAMERS[cls](compiled)
+    named = names(compiled.iter_transitions())
+    return lambda t: name_of(t, named)
+
+
 def checks(compiled: Compiled, *, schema: Schema | None = None,
            timeout_ms: int = TIMEOUT_MS) -> Iterator[Check]:
     """The language-neutral checks of ``compiled`` as :class:`Check` values: a guard
     proved unsatisfiable is a problem (a dead transition), an event enabling two
     transitions of one state is worth knowing (the automaton may branch)."""
-    named = names(compiled.iter_transitions())
+    name_of_t = transition_namer(compiled)
     for t, r in unsatisfiable_guards(compiled, schema=schema, timeout_ms=timeout_ms).items():
-        name = name_of(t, named)
+        name = name_of_t(t)
         yield Check("guards", name, r, if_proved="problem", if_refuted="ok",
                     proved_says=f"{name} never fires: no event satisfies its guard",
                     refuted_says=f"{name} can fire")
     for (t1, t2), r in overlapping_guards(compiled, schema=schema,
                                           timeout_ms=timeout_ms).items():
-        one, two = name_of(t1, named), name_of(t2, named)
+        one, two = name_of_t(t1), name_of_t(t2)
         yield Check("determinism", f"{one} / {two}", r, if_refuted="info",
                     proved_says=f"no event enables both {one} and {two}",
                     refuted_says=f"one event enables both {one} and {two}")

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TypeAlias
 
@@ -53,6 +53,7 @@ from kleene.reference.conditions import (
     Truth,
     decomposed_variables,
     prev_variables,
+    variables,
 )
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Event, Value
@@ -191,10 +192,13 @@ def compare(op: str, a: SymValue, b: SymValue) -> TV:
 
 @dataclass(frozen=True)
 class Binding:
-    """One instantiation: a symbolic event per variable, and its predecessor for ``prev``."""
+    """One instantiation: a symbolic event per variable, its predecessor for ``prev``, and
+    the whole sequence bound to a variable an aggregate reads (candidates, each with its
+    membership literal)."""
 
     current: Mapping[str, SymEvent]
     previous: Mapping[str, SymEvent]
+    sequences: Mapping[str, Sequence[Member]] = field(default_factory=dict)
 
 
 def term_value(t: Term, b: Binding) -> SymValue:
@@ -206,7 +210,48 @@ def term_value(t: Term, b: Binding) -> SymValue:
     if isinstance(t, Prev):
         before = b.previous.get(t.var)
         return _MISSING if before is None else before.value(t.attr)
-    raise Unsupported("aggregates are not encoded (SES patterns have none)")
+    if t.var not in b.sequences:
+        raise Unsupported(f"{t.func}({t.var}) reads a sequence this encoding does not bind")
+    return aggregate_value(t.func, t.attr, b.sequences[t.var])
+
+
+def _number(v: SymValue) -> tuple[Lit, z3.ArithRef] | None:
+    """(is a number, the number) of ``v``: present and of kind ``num``; ``None`` if never."""
+    for kind, flag, val in v.kinds:
+        if kind == "num":
+            return conj(v.present, flag), val  # type: ignore[return-value]
+    return None
+
+
+def aggregate_value(func: str, attr: str | None, members: Sequence[Member]) -> SymValue:
+    """``func(var.attr)`` over the member events (seed 003 Sec. 4.5.1, as
+    :func:`kleene.reference.conditions.aggregate`): ``COUNT`` counts members (with
+    ``attr``: those where it is present), the others read the numbers among the
+    present values and are missing when there is none; ``AVG`` is exact (Real)."""
+    if func == "COUNT":
+        ones = [z3.If(as_z3(conj(lit, True if attr is None else e.value(attr).present)), 1, 0)
+                for lit, e in members]
+        return SymValue(True, (("num", True, z3.Sum(*ones) if ones else z3.IntVal(0)),))
+    nums = [(conj(lit, n[0]), n[1]) for lit, e in members
+            if attr is not None and (n := _number(e.value(attr))) is not None]
+    nums = [(ok, v) for ok, v in nums if ok is not False]
+    if not nums:
+        return _MISSING
+    some = disj(*(ok for ok, _ in nums))
+    if func in ("SUM", "AVG"):
+        total = z3.Sum(*(z3.If(as_z3(ok), v, 0) for ok, v in nums))
+        if func == "SUM":
+            return SymValue(some, (("num", True, total),))
+        count = z3.Sum(*(z3.If(as_z3(ok), 1, 0) for ok, _ in nums))
+        return SymValue(some, (("num", True, z3.ToReal(total) / z3.ToReal(count)),))
+    better = (lambda a, b: a < b) if func == "MIN" else (lambda a, b: a > b)
+    have: Lit = False
+    best: z3.ArithRef = nums[0][1]
+    for ok, v in nums:
+        take = conj(ok, disj(neg(have), better(v, best)))
+        best = z3.If(as_z3(take), v, best)
+        have = disj(have, ok)
+    return SymValue(some, (("num", True, best),))
 
 
 def truth(c: Condition, b: Binding) -> TV:
@@ -254,7 +299,7 @@ def holds_over(c: Condition, members: Mapping[str, Sequence[Member]],
     new event). Mirrors :func:`kleene.reference.conditions.instances`.
     """
     names = sorted(decomposed_variables(c))
-    missing = [v for v in names if v not in members]
+    missing = [v for v in variables(c) if v not in members]
     if missing:
         raise PatternError(f"condition refers to unbound variable(s) {missing}")
     prevs = prev_variables(c)
@@ -267,7 +312,8 @@ def holds_over(c: Condition, members: Mapping[str, Sequence[Member]],
             continue
         binding = Binding({v: ch[1] for v, ch in zip(names, combo, strict=True)},
                           {v: ch[2] for v, ch in zip(names, combo, strict=True)
-                           if ch[2] is not None})
+                           if ch[2] is not None},
+                          {v: members[v] for v in variables(c) if v in members})
         parts.append(implies(lit, truth(c, binding)[0]))
     return conj(*parts)
 

@@ -27,10 +27,12 @@ from kleene.reference.match import Match
 
 @dataclass(frozen=True)
 class Proved:
-    """``claim`` holds (for every stream, or for streams of at most ``bound`` events)."""
+    """``claim`` holds (for every stream, or for streams of at most ``bound`` events);
+    ``note`` says why, where that helps (a window too short for the events' order)."""
 
     claim: str
     bound: int | None = None
+    note: str = ""
 
     @property
     def verdict(self) -> str:
@@ -97,7 +99,8 @@ class Check:
             return f"{self.subject}: undecided ({r.reason})"
         if isinstance(r, Proved):
             bound = "" if r.bound is None else f", for streams of at most {r.bound} events"
-            return (self.proved_says or f"proved: {r.claim}") + bound
+            why = f": {r.note}" if r.note else ""
+            return (self.proved_says or f"proved: {r.claim}") + bound + why
         note = f" ({r.note})" if r.note and not self.refuted_says else ""
         return (self.refuted_says or f"refuted: {r.claim}{note}") + ", for example:"
 

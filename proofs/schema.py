@@ -29,8 +29,8 @@ from dataclasses import dataclass
 
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Prev, subterms
 from kleene.reference.durations import Duration
-from kleene.reference.errors import PatternError
-from kleene.reference.events import Stream
+from kleene.reference.errors import PatternError, Unsupported
+from kleene.reference.events import UNIT_MS, Stream, canonical_unit
 
 #: The sorts an attribute may have.
 SORTS = ("str", "int", "real", "bool", "any")
@@ -150,3 +150,31 @@ def _ts_sort(declared: Mapping[str, str], observed: Mapping[str, str],
     if sort not in ("int", "real"):
         raise PatternError(f"ts is a number (int or real), not {sort}")
     return sort
+
+
+def unit_less(window: Duration) -> int | float:
+    """τ of ``window`` in timestamp units: the bounded proofs read unit-less timestamps, so
+    a window with a unit is :class:`~kleene.reference.errors.Unsupported`, saying how to
+    write it."""
+    try:
+        return window.in_units_of(None)
+    except PatternError as err:
+        raise Unsupported(f"bounded proofs use unit-less timestamps, and the window {window} "
+                          "has a unit: write it in timestamp units (WITHIN 3600 for 1 hour "
+                          "of seconds)") from err
+
+
+def timestamp_unit(windows: Iterable[Duration], given: str | None = None) -> str | None:
+    """The unit the bounded proofs read timestamps in: ``given`` (``kleene prove
+    --time-unit``), else the finest unit among the pattern's ``windows`` (so each is a
+    whole number of it), else none (timestamp units)."""
+    if given is not None:
+        return canonical_unit(given)
+    units = {canonical_unit(w.unit) for w in windows if w.unit is not None}
+    return min(units, key=lambda u: UNIT_MS[u]) if units else None
+
+
+def in_timestamp_units(window: Duration, unit: str | None) -> Duration:
+    """``window`` as a unit-less duration of timestamps in ``unit`` (``WITHIN 1 hour``
+    with ``unit`` ``s`` is ``WITHIN 3600``)."""
+    return Duration(window.in_units_of(unit))

@@ -53,8 +53,10 @@ class Duration:
     def __str__(self) -> str:
         if self.unit is None:
             return f"{self.value}"
-        words = {"ms": "ms", "s": "seconds", "min": "minutes", "h": "hours", "d": "days"}
-        return f"{self.value} {words[canonical_unit(self.unit)]}"
+        words = {"ms": "ms", "s": "second", "min": "minute", "h": "hour", "d": "day"}
+        word = words[canonical_unit(self.unit)]
+        plural = "" if word == "ms" or self.value == 1 else "s"
+        return f"{self.value} {word}{plural}"
 
 
 def within(tau: int | float, reading: str = "inclusive") -> int | float:

@@ -119,3 +119,28 @@ def test_transitions_are_named_with_the_pictures_numbers():
         assert name.split()[0] == pictured[key]
     assert named[next(k for k in named if k[0] == frozenset() and k[2] == "c")].startswith(
         "Θ1 ∅ --c--> {c}")
+
+
+def test_the_automaton_checks_name_transitions_as_each_family_draws_them():
+    import kleene.proofs.nfa.report  # noqa: F401  (registers the NFA namer)
+    import kleene.proofs.srt.report  # noqa: F401  (registers the SRT and DSRT namers)
+    from kleene.engines.protocol import engine
+    from kleene.engines.srt.dsrt import compile_dsrt
+    from kleene.proofs.automata import checks, transition_namer
+    from kleene.reference.operators.text import parse_operator
+    from kleene.reference.sremo import parse_sremo
+
+    chain = engine("nfa-chain").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    assert [transition_namer(chain)(t) for t in chain.iter_transitions()] == [
+        "Θ1 ∅ --ε--> ∅", "Θ2 ∅ --a--> a", "Θ3 a --ε--> a", "Θ4 a --b--> ab"]
+    e = parse_sremo("(mark {~.L = 'A'} ; mark {~.L = 'B'})[1..2]")
+    srt = engine("srt").compile(e, policy="literal")
+    assert [transition_namer(srt)(t) for t in srt.iter_transitions()] == [
+        "q0 --~.L = 'A' ↑ ●--> q1", "q1 --~.L = 'B' ↑ ●--> q2"]
+    dsrt = compile_dsrt(e)
+    names = [transition_namer(dsrt)(t) for t in dsrt.iter_transitions()]
+    assert any(n.startswith("Θ") and " {q0} --ε--> {q1}" in n for n in names), names
+    assert any("--ε--> ∅" in n for n in names)   # the sink of Alg. 7's subset construction
+    # checks() uses them
+    lines = [c.sentence for c in checks(srt)]
+    assert "q0 --~.L = 'A' ↑ ●--> q1 can fire, for example:" in lines

@@ -83,3 +83,22 @@ def test_the_first_l_events_of_a_repetition_are_the_candidate():
     r = no_match(p, schema=schema_of(p, declared={"V": "real"}))
     assert isinstance(r, CounterExample) and r.match is not None
     assert len(r.match["b"]) == 3 and r.match in matches(p, r.stream, "any")
+
+
+def test_an_aggregate_is_encoded_over_as_many_events_as_the_bound_allows():
+    from kleene.proofs.nfa.classes import schema_of
+
+    # by hand: every b.V is an integer below 4, so a SUM above 10 needs four B events
+    live = parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE SUM(b.V) > 10 AND b.V < 4")
+    (r,) = dead_branches(live, schema=schema_of(live, declared={"V": "int"})).values()
+    assert isinstance(r, CounterExample)
+    assert r.match is not None and len(r.match["b"]) >= 4
+    assert r.match in matches(live, r.stream, "any")
+    # at most three of them: 3 + 3 + 3 = 9, never above 10
+    dead = parse_operator("PATTERN SEQ(A a, B{1,3} b[]) WHERE SUM(b.V) > 10 AND b.V < 4")
+    (r,) = dead_branches(dead, schema=schema_of(dead, declared={"V": "int"})).values()
+    assert isinstance(r, Proved) and r.bound == 5
+    # AVG never exceeds MAX over the same numbers
+    never = parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE AVG(b.V) > a.V AND MAX(b.V) < a.V")
+    (r,) = dead_branches(never).values()
+    assert isinstance(r, Proved) and "with at most 5 events" in r.claim

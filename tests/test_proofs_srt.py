@@ -127,3 +127,78 @@ def test_srt_equals_dsrt_is_refuted_for_a_broken_dsrt_engine(monkeypatch):
     assert isinstance(r, CounterExample)
     assert "the reference accepts it, the srt engine accepts it, the dsrt engine rejects " \
            "it" in r.note
+
+
+def test_prove_names_each_srt_edge_as_the_picture_labels_it():
+    from kleene.engines.protocol import engine
+    from kleene.engines.srt.draw import compiled_srt_graph, edge_name
+
+    e = parse_sremo("({~.L = 'A'} -> r ; mark {~.V > r.V AND ~.L = 'B'})[1..3]")
+    g = compiled_srt_graph(engine("srt").compile(e, policy="literal"), guards="full")
+    drawn = [(u, v, d) for u, v, d in g.edges(data=True) if isinstance(d.get("ident"), Edge)]
+    assert len(drawn) == 2
+    for u, v, d in drawn:
+        *guard, output = d["label"].split("\n")
+        assert edge_name(d["ident"]) == (f"{g.nodes[u]['label']} --{' ∧ '.join(guard)} "
+                                         f"{output}--> {g.nodes[v]['label']}")
+    assert edge_name(drawn[1][2]["ident"]) == "q1 --~.V > r.V ∧ ~.L = 'B' ↑ ●--> q2"
+
+
+WRITES_THEN_READS = "(mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.V > r.V})[1..3]"
+
+
+def test_a_body_that_writes_then_reads_is_complemented_with_register_copies():
+    from kleene.proofs.srt.negation import complement_of
+
+    e = parse_sremo(WRITES_THEN_READS)
+    c = complement_of(e)
+    assert any(x.writes for x in c.edges)   # the copies r@d, written and read
+    r = negation_exact(e, timeout_ms=20_000)
+    assert isinstance(r, Proved) and r.bound == 3
+
+
+def test_a_complement_whose_copies_are_never_written_is_refuted():
+    from dataclasses import replace
+
+    from kleene.proofs.srt.negation import complement_of
+
+    e = parse_sremo(WRITES_THEN_READS)
+    c = complement_of(e)
+    forgetful = SRT(c.size, c.start, c.finals, tuple(replace(x, writes=()) for x in c.edges))
+    r = complement_exact(compile_sremo(e), forgetful, 3, timeout_ms=20_000)
+    assert isinstance(r, CounterExample)
+    # the forgetful complement compares with empty copies (false, Def. 13): a string
+    # both automata accept or both reject, replayed through the engine's edge tests
+    assert accepts(compile_sremo(e), r.stream) == accepts(forgetful, r.stream)
+
+
+def test_a_register_read_outside_a_count_window_keeps_the_reason():
+    from kleene.proofs.srt.negation import complement_of
+    from kleene.reference.errors import Unsupported
+
+    with pytest.raises(Unsupported, match=r"reads register\(s\) it writes \(r\).*count window"):
+        complement_of(parse_sremo("mark {~.L = 'A'} -> r ; mark {~.V > r.V}"))
+
+
+TIMED = "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 5]"
+
+
+def test_the_clocks_of_a_time_window_are_proved_against_its_definition():
+    from kleene.proofs.srt.clocks import time_window_exact
+
+    for text in (TIMED, "(mark {~.L = 'A'} -> r ; mark {~.V > r.V})[WITHIN 3]"):
+        r = time_window_exact(parse_sremo(text), 4)
+        assert isinstance(r, Proved) and r.bound == 4, text
+
+
+def test_clocks_of_a_wider_window_are_refuted_by_a_string_the_reference_rejects():
+    from kleene.proofs.srt.clocks import time_window_exact
+
+    e = parse_sremo(TIMED)
+    wide = compile_sremo(parse_sremo(TIMED.replace("WITHIN 5", "WITHIN 6")))
+    r = time_window_exact(e, 4, clocked=wide)
+    assert isinstance(r, CounterExample)
+    # by hand: the body's strings start with the marked A and end with the marked B; 6
+    # apart (span 6 > 5) the wide clocks accept, Def. 18 does not
+    assert accepts(wide, r.stream) and not reference_accepts(e, r.stream)
+    assert 5 < r.stream[-1].ts - r.stream[0].ts <= 6

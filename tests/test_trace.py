@@ -149,4 +149,5 @@ def test_cli_errors(files, capsys):
     assert main(args(files, "--run", "e15")) == 2
     assert "the stream has 14 events" in capsys.readouterr().err
     assert main(args(files, "--engine", "ses-bruteforce")) == 2
-    assert "one SES automaton" in capsys.readouterr().err
+    assert "engine ses-bruteforce runs no automaton a trace follows" in \
+        capsys.readouterr().err

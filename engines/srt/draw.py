@@ -56,6 +56,20 @@ def output_text(e: Edge) -> str:
                                                     else "")
 
 
+def edge_lines(e: Edge, style: str = "full") -> list[str]:
+    """The label of ``e`` in a picture, one item a line: its guard (one conjunct a line,
+    ``⊤`` when none; nothing in ``compact`` style), its clocks, ``↑ o ↓ W``."""
+    guard = e.shown_guard()
+    lines = (guard_lines(guard) if guard != TRUE else ["⊤"]) if style == "full" else []
+    return [*lines, *(str(c) for c in e.clocks), output_text(e)]
+
+
+def edge_name(e: Edge) -> str:
+    """``q0 --~.L = 'A' ↑ ●--> q1``: ``e`` named on one line as the picture labels it
+    (``kleene prove`` names transitions so)."""
+    return f"q{e.source} --{' ∧ '.join(edge_lines(e)[:-1])} {output_text(e)}--> q{e.target}"
+
+
 def srt_graph(a: SRT, *, guards: str = "auto", state_names: Iterable[str] | None = None,
               depth_clusters: bool = False, note: str | None = None) -> nx.MultiDiGraph:
     """The picture of ``a``: states ``q0..``, edges ``φ ↑ o ↓ W`` (module docstring)."""
@@ -72,15 +86,10 @@ def srt_graph(a: SRT, *, guards: str = "auto", state_names: Iterable[str] | None
         if style == "legend" and guard != TRUE and guard not in legend:
             legend[guard] = f"φ{len(legend) + 1}"
             g.graph["legend"].append((legend[guard], guard_set(guard)))
-        if style == "full":
-            lines = guard_lines(guard) if guard != TRUE else ["⊤"]
-        elif style == "legend":
-            lines = [legend.get(guard, "⊤")]
-        else:
-            lines = []
-        lines += [str(c) for c in e.clocks]
+        lines = ([legend.get(guard, "⊤")] if style == "legend" else []) + \
+            edge_lines(e, style)
         g.add_edge(e.source, e.target, variable=None, guard=guard, name=None,
-                   label="\n".join([*lines, output_text(e)]), ident=e)
+                   label="\n".join(lines), ident=e)
     hidden = [r for r in a.registers() if r.startswith(HIDDEN)]
     if hidden:
         g.graph["notes"].append(f"{', '.join(hidden)}: hidden register of a time window "
@@ -101,12 +110,17 @@ def _depths(a: SRT) -> dict[int, int]:
     return depth
 
 
+def subset_label(subset: frozenset[int]) -> str:
+    """``{q0, q2}``: a DSRT state named by the SRT states it stands for (``∅``: the sink)."""
+    return "{" + ", ".join(f"q{i}" for i in sorted(subset)) + "}" if subset else "∅"
+
+
 def minterm_graph(d: SRT, subsets: Iterable[frozenset[int]], note: str) -> nx.MultiDiGraph:
     """A deterministic SRT whose transitions are minterms: each labelled by its sign
     vector over the atoms φ1..φk of the legend (report Alg. 7)."""
     g = nx.MultiDiGraph(guards="legend", legend=[], notes=[note])
     for q, subset in enumerate(subsets):
-        label = "{" + ", ".join(f"q{i}" for i in sorted(subset)) + "}" if subset else "∅"
+        label = subset_label(subset)
         g.add_node(q, label=label, initial=q == d.start, accepting=q in d.finals, cluster=None)
     atoms: dict[Condition, str] = {}
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kleene.conformance.differential import reference_matches
 from kleene.engines.protocol import Compiled, Query, Transition, WindowReading, claims, engine
@@ -97,30 +97,53 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
     engines = (runs(pattern, policies or (policy,), reading) if compiled is None
                else {name: (c, policy) for name, c in compiled.items()})
     claims_of = {name: f"{name} reports exactly the reference's matches" for name in engines}
+    twin = twins(engines)
     found: dict[str, Result] = {}
     done = -1   # every stream of at most `done` events is decided
     deadline = None if seconds is None else time.monotonic() + seconds
     try:
         for s in stream_classes(pattern, bound, schema=schema, timeout_ms=timeout_ms):
             if deadline is not None and time.monotonic() > deadline:
-                raise TooManyModels(f"unknown within {seconds:g} s")
+                raise TooManyModels(f"stopped after {seconds:g} s at {len(s)} events")
             done = len(s) - 1
             if witnesses is not None:
                 witnesses.append(s)
             expected: dict[str, set[Match]] = {}
             for name, (c, p) in engines.items():
-                if name in found:
+                if name in found or name in twin:
                     continue
                 if p not in expected:
                     expected[p] = reference_matches(pattern, s, p, window=reading)
                 match, note = _difference(list(c.run(s)), expected[p])
                 if note:
                     found[name] = CounterExample(claims_of[name], s, match, note)
+            if len(found) + len(twin) == len(engines):   # every engine refuted
+                break
     except TooManyModels as err:
-        partial = f"; decided for at most {done} events" if done > 0 else ""
-        return {name: found.get(name) or Unknown(claims_of[name], f"{err}{partial}")
-                for name in engines}
-    return {name: found.get(name) or Proved(claims_of[name], bound) for name in engines}
+        partial = (f"the same matches as the reference on every stream of at most {done} "
+                   "events; " if done > 0 else "")
+        out = {name: found.get(name) or Unknown(claims_of[name], f"{partial}{err}")
+               for name in engines}
+    else:
+        out = {name: found.get(name) or Proved(claims_of[name], bound) for name in engines}
+    return {name: replace(out[twin[name]], claim=claims_of[name]) if name in twin else r
+            for name, r in out.items()}
+
+
+def twins(engines: dict[str, tuple[Compiled, str]]) -> dict[str, str]:
+    """Each engine whose compiled automaton, under the same policy, equals (as a value,
+    before any run) an earlier one's, mapped to that one: a run reads nothing but the
+    compiled value and the stream, so the two answer alike on every stream and one is
+    run (``nfa-multichain`` compiles a pattern without ``OR`` as ``nfa-chain`` does)."""
+    out: dict[str, str] = {}
+    seen: list[tuple[str, Compiled, str]] = []
+    for name, (c, p) in engines.items():
+        same = next((n for n, d, q in seen if q == p and type(d) is type(c) and d == c), None)
+        if same is None:
+            seen.append((name, c, p))
+        else:
+            out[name] = same
+    return out
 
 
 @dataclass(frozen=True)
@@ -171,11 +194,13 @@ def coverage(pattern: OperatorPattern, streams: Iterable[Stream], *,
     return Coverage(witnesses)
 
 
-def coverage_results(cov: Coverage, bound: int) -> dict[Transition, Result]:
-    """Per transition: a witness (refuting "it never fires") or :class:`Unknown`."""
+def coverage_results(cov: Coverage, bound: int, *, by: str = "match") -> dict[Transition, Result]:
+    """Per transition: a witness (refuting "it never fires") or :class:`Unknown`; ``by``
+    says what takes transitions: a ``match``'s path (eager) or a ``run`` (lazy traces)."""
     out: dict[Transition, Result] = {}
     for t, s in cov.witnesses.items():
         claim = f"{t.source} -> {t.target} never fires"
-        out[t] = (CounterExample(claim, s, note="a match's path takes it") if s is not None
-                  else Unknown(claim, f"no match of at most {bound} events takes it"))
+        out[t] = (CounterExample(claim, s, note=f"a {by} takes it") if s is not None
+                  else Unknown(claim, f"no {by} on a stream of at most {bound} events "
+                                      "takes it"))
     return out

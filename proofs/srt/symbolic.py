@@ -25,7 +25,7 @@ checked by the code it is about.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,10 +152,17 @@ def empty_registers(names: Sequence[str], schema: Schema, tag: str) -> dict[str,
     return {r: Register(False, symbolic_event(schema, f"{tag}.{r}")) for r in names}
 
 
-def acceptance(a: SRT, string: Sequence[SymEvent], schema: Schema, tag: str) -> Lit:
-    """``string ∈ Lang(a)``: some path of ``a`` to a final state fires on every element."""
+def acceptance(a: SRT, string: Sequence[SymEvent], schema: Schema, tag: str, *,
+               also: Callable[[Sequence[Edge], Sequence[SymEvent]], Lit] | None = None
+               ) -> Lit:
+    """``string ∈ Lang(a)``: some path of ``a`` to a final state fires on every element
+    (and satisfies ``also(path, string)``, when given)."""
     options: list[Lit] = []
     for path in paths(a, len(string)):
+        if also is not None:
+            extra = also(path, string)
+            if extra is False:
+                continue
         regs = empty_registers(a.registers(), schema, tag)
         steps: list[Lit] = []
         for e, u in zip(path, string, strict=True):
@@ -164,7 +171,7 @@ def acceptance(a: SRT, string: Sequence[SymEvent], schema: Schema, tag: str) -> 
                 break
             for r in e.writes:
                 regs[r] = Register(True, u)
-        options.append(conj(*steps))
+        options.append(conj(*steps, *(() if also is None else (extra,))))
     return disj(*options)
 
 
