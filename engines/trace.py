@@ -177,7 +177,7 @@ def trace(compiled: Compiled, events: Iterable[Event]) -> Any:
         raise Unsupported("a trace follows the instances of one SES automaton (seed 000 "
                           "Def. 4), of an NFA (seed 003) or the runs of an SRT (seed 004); "
                           f"{type(compiled).__name__} is none of them (use an engine "
-                          "ses-automaton*, nfa-* or srt)")
+                          "ses-automaton*, nfa-*, srt or dsrt)")
     return tracer(compiled, events)
 
 

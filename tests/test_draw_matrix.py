@@ -32,7 +32,7 @@ LANGUAGES = {
     # every atom marked and no register: srt, srt-faithful and dsrt all compile it
     "sremo": ("bs.sremo", "(mark {~.type = 'B'} ; mark {~.type = 'S'})[1..3]\n",
               "ts,type\n0,B\n1,B\n2,S\n3,S\n",
-              {"srt", "srt-faithful"},
+              {"srt", "srt-faithful", "dsrt"},
               ("language", "transitions", "dsrt", "negation")),
 }
 

@@ -85,6 +85,20 @@ def test_srt_run_is_example_4_5():
     assert "q0 --~.type = 'B' ↑ ● ↓ r1--> q1  from q0 [r1 = ♯] marked {}" in t.text()[1]
 
 
+def test_dsrt_run_one_configuration_per_state_and_registers():
+    # Hand-computed: ``(mark B ; mark S)[1..3]`` on B B S S. The DSRT's states are sets of
+    # SRT states; a run starts at every element (policy stream). e2 kills the run started
+    # at e1 (B after B: the sink ∅) and starts its own; e3 completes it: {e2, e3}.
+    t = traced("(mark {~.type = 'B'} ; mark {~.type = 'S'})[1..3]", "dsrt",
+               [{"ts": k, "type": c} for k, c in enumerate("BBSS")], None)
+    assert [[m.positions for m in s.reported] for s in t.steps] == [[], [], [(1, 2)], []]
+    assert [[r.marks for r in s.after] for s in t.steps] == \
+        [[((0,),)], [((1,),)], [((1, 2),)], []]
+    lines = t.text()
+    assert "  fires: {q1} --~.type = 'S' ↑ ⊗--> {q2}  from {q1} marked {e2}" in lines
+    assert "  runs (0): none" in lines
+
+
 def conformance_cases(prefix: str):
     for path in sorted(CASES.glob(f"{prefix}-*.json")):
         if "generated" in path.name:
@@ -98,7 +112,7 @@ def conformance_cases(prefix: str):
 def test_a_trace_reports_the_engines_match_set(case):
     language = detect_language(case["pattern"], "<t>")
     pattern = language.parse(case["pattern"], "<t>")
-    names = [n for n in engine_names() if n.startswith(("nfa-", "srt"))]
+    names = [n for n in engine_names() if n.startswith(("nfa-", "srt", "dsrt"))]
     ran = 0
     for name in names:
         eng = engine(name)

@@ -23,7 +23,7 @@ determinized (they do not bound the length of a string).
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kleene.engines.protocol import (
@@ -34,7 +34,7 @@ from kleene.engines.protocol import (
     WindowReading,
     register,
 )
-from kleene.engines.srt.automaton import SRT, Held, compile_edge
+from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
 from kleene.engines.srt.unroll import boundary_marked, unroll
@@ -43,6 +43,13 @@ from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import Atom, Expr, Not, Strategy, Window, check, walk
 from kleene.reference.sremo.features import EXPRESSION_TYPES
+
+#: A configuration of the DSRT's runs: (state, registers) → the elements the runs started at.
+Configurations = dict[tuple[int, tuple], list[int]]
+#: ``observe(element, before, taken, after, reported)``: one step of :meth:`CompiledDSRT.run`,
+#: ``taken`` the (state, registers, transition) of every configuration before the element.
+Observe = Callable[[Event, Configurations, list[tuple[int, tuple, Edge]], Configurations,
+                    list[Match]], None]
 
 
 @dataclass
@@ -95,7 +102,7 @@ class CompiledDSRT(Pictured):
                 regs = tuple(cells)
         return q in self.dsrt.finals
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+    def run(self, events: Iterable[Event], observe: Observe | None = None) -> Iterator[Match]:
         """The matches of a *fully marked* expression (:func:`fully_marked`; refused at
         compile time otherwise): Alg. 1 over the DSRT. Under ``stream`` a run starts at
         every element ``j`` and is deterministic, so it is one configuration per start;
@@ -103,7 +110,10 @@ class CompiledDSRT(Pictured):
         every start ``j`` of a configuration in a final state gives the match
         ``{j, ..., k}`` (every element read is marked, so ``S_j..k ∈ Lang(e)`` is the
         match ``M = {j..k}``, ``max M = k``). Under ``literal`` one run from the
-        first element, the whole stream reported at the end if accepted."""
+        first element, the whole stream reported at the end if accepted. ``observe``
+        (the trace, :mod:`kleene.engines.srt.trace`) is called after every element with
+        the configurations before it, the transition each took, those after it and the
+        matches reported."""
         if not self.policy:
             raise Unsupported("an output-agnostic DSRT (report Thm 41) recognizes strings; "
                               "compile it with the dsrt engine to report matches")
@@ -111,7 +121,7 @@ class CompiledDSRT(Pictured):
         d, c = self.dsrt, self.counters
         slots = {r: i for i, r in enumerate(d.registers())}
         sinks = {i for i, s in enumerate(self.subsets) if not s}
-        tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes))
+        tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes), e)
                   for e in d.out[q]] for q in range(d.size)]
         empty: tuple = (None,) * len(slots)
         streaming = self.policy == "stream"
@@ -122,12 +132,15 @@ class CompiledDSRT(Pictured):
             if streaming:
                 runs.setdefault((d.start, empty), []).append(k)
             nxt: dict[tuple[int, tuple], list[int]] = {}
+            taken: list[tuple[int, tuple, Edge]] = []
             for (q, regs), starts in runs.items():
                 c.predicate_evaluations += len(tests[q])
                 fired = next((t for t in tests[q] if t[0](u, regs)), None)
                 if fired is None:  # pragma: no cover - the minterms cover every element
                     raise AssertionError(f"state {q} is not complete on {u}")
-                _, target, writes = fired
+                _, target, writes, edge = fired
+                if observe is not None:
+                    taken.append((q, regs, edge))
                 if target in sinks:
                     continue
                 if writes:
@@ -136,15 +149,15 @@ class CompiledDSRT(Pictured):
                         cells[i] = held
                     regs = tuple(cells)
                 nxt.setdefault((target, regs), []).extend(starts)
-            runs = nxt
             c.events_read += 1
             c.instances_created += len(nxt)
             c.observe_active(len(nxt))
-            if streaming:
-                for (q, _), starts in nxt.items():
-                    if q in d.finals:
-                        for j in sorted(set(starts)):
-                            yield Match.marked(range(j, k + 1))
+            found = [Match.marked(range(j, k + 1)) for (q, _), starts in nxt.items()
+                     if q in d.finals for j in sorted(set(starts))] if streaming else []
+            if observe is not None:
+                observe(u, dict(runs), taken, dict(nxt), found)
+            runs = nxt
+            yield from found
         if not streaming and any(q in d.finals for q, _ in runs):
             yield Match.marked(range(k + 1)) if k >= 0 else Match.of({})
 

@@ -12,20 +12,27 @@ registers (``r1 = e1``) and marks, and the matches reported. Under policy
 
 :func:`trace_srt` steps the engine's own :class:`~kleene.engines.srt.run.Execution`
 and evaluates each group's transitions once more with the engine's compiled
-tests to say which fired (the engine does not keep that).
+tests to say which fired (the engine does not keep that). :func:`trace_dsrt` records
+the DSRT's own run (:meth:`~kleene.engines.srt.dsrt.CompiledDSRT.run`'s observer): one
+configuration per state and registers, the one minterm each takes (report Alg. 7: at
+most one fires), the elements its runs started at; every element a run of a fully
+marked expression reads is marked, so a run started at ``j`` has marked ``j..k``.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import networkx as nx
 
 from kleene.engines.draw import Highlight
+from kleene.engines.drawers import picture_graph
 from kleene.engines.srt.automaton import Edge, Held, compile_edge
-from kleene.engines.srt.draw import compiled_srt_graph, output_text
+from kleene.engines.srt.draw import output_text, subset_label
+from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
 from kleene.engines.srt.run import ROOT, CompiledSRT, Execution, Marks, expand, union
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
@@ -72,18 +79,25 @@ class SRTStep:
     reported: tuple[Match, ...]
 
 
+def _q(state: int) -> str:
+    return f"q{state}"
+
+
 @dataclass
 class SRTTrace:
-    """A run of a compiled SRT, one :class:`SRTStep` per element."""
+    """A run of a compiled SRT or DSRT, one :class:`SRTStep` per element; ``name`` the
+    automaton (``SRT``, ``DSRT``), ``state_name`` how its picture names a state."""
 
-    compiled: CompiledSRT
+    compiled: Any
     registers: tuple[str, ...]
     steps: tuple[SRTStep, ...]
     final: tuple[Match, ...]
+    name: str = "SRT"
+    state_name: Callable[[int], str] = _q
     graph: nx.MultiDiGraph = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.graph = compiled_srt_graph(self.compiled)
+        self.graph = picture_graph(self.compiled)
 
     @property
     def matches(self) -> tuple[Match, ...]:
@@ -95,17 +109,17 @@ class SRTTrace:
                          for name, h in zip(self.registers, r.registers, strict=True))
         sets = [("{" + ", ".join(f"e{k + 1}" for k in m) + "}") for m in r.marks[:MAX_MARKS]]
         more = f" … +{len(r.marks) - MAX_MARKS}" if len(r.marks) > MAX_MARKS else ""
-        return (f"q{r.state}" + (f" [{regs}]" if regs else "") +
+        return (self.state_name(r.state) + (f" [{regs}]" if regs else "") +
                 f" marked {' | '.join(sets)}{more}")
 
-    @staticmethod
-    def edge_text(e: Edge) -> str:
+    def edge_text(self, e: Edge) -> str:
         """``q1 --~.type = 'S' AND ~.id = r1.id ↑ ●--> q3`` (``⊤`` for ``TRUE``, as the
         picture writes it)."""
         shown = e.shown_guard()
         guard = "⊤" if shown == TRUE else format_condition(shown)
         clocks = "".join(f" AND {c}" for c in e.clocks)
-        return f"q{e.source} --{guard}{clocks} {output_text(e)}--> q{e.target}"
+        return (f"{self.state_name(e.source)} --{guard}{clocks} {output_text(e)}--> "
+                f"{self.state_name(e.target)}")
 
     def text(self, first: int | None = None) -> list[str]:
         _every_run(first)
@@ -136,10 +150,10 @@ class SRTTrace:
              events: Sequence[Event] = ()) -> str:
         _every_run(first)
         c = self.compiled
-        parts = [f"<p>Run of the SRT (seed 004 Alg. 1), policy <b>{c.policy}</b>. Black: the "
-                 "states of the runs before the element; thick: the transitions that fire. "
-                 "Runs that agree on state and registers are one group; ● marks the "
-                 "element.</p>", svg_of(self.graph, title="the SRT")]
+        parts = [f"<p>Run of the {self.name} (seed 004 Alg. 1), policy <b>{c.policy}</b>. "
+                 "Black: the states of the runs before the element; thick: the transitions "
+                 "that fire. Runs that agree on state and registers are one group; ● marks "
+                 f"the element.</p>", svg_of(self.graph, title=f"the {self.name}")]
         if events:
             parts.append(events_table(events))
         for k in range(len(self.steps)):
@@ -196,6 +210,31 @@ def trace_srt(compiled: CompiledSRT, events: Iterable[Event]) -> SRTTrace:
     return SRTTrace(c, tuple(ex.slots), tuple(steps), tuple(ex.finish()))
 
 
+def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event]) -> SRTTrace:
+    """Run the DSRT engine's ``compiled`` over ``events``, recording every step."""
+    steps: list[SRTStep] = []
+
+    def runs(configurations: Configurations, read: int) -> tuple[Run, ...]:
+        return tuple(Run(q, regs, tuple(tuple(range(j, read)) for j in sorted(set(starts))))
+                     for (q, regs), starts in sorted(configurations.items(),
+                                                     key=lambda c: c[0][0]))
+
+    def observe(u: Event, before: Configurations, taken: list[tuple[int, tuple, Edge]],
+                after: Configurations, reported: list[Match]) -> None:
+        k = u.position
+        was = runs(before, k)
+        fired = tuple((next(r for r in was if (r.state, r.registers) == (q, regs)), e)
+                      for q, regs, e in taken)
+        steps.append(SRTStep(u, was, fired, runs(after, k + 1), tuple(reported)))
+
+    found = list(compiled.run(events, observe))
+    final = tuple(found[sum(len(s.reported) for s in steps):])
+    slots = tuple(compiled.dsrt.registers())
+    subsets = compiled.subsets
+    return SRTTrace(compiled, slots, tuple(steps), final, name="DSRT",
+                    state_name=lambda q: subset_label(subsets[q]))
+
+
 def _every_run(first: int | None) -> None:
     if first is not None:
         raise Unsupported("--run follows one run of the SES automaton (seed 000 Fig. 6); "
@@ -203,3 +242,4 @@ def _every_run(first: int | None) -> None:
 
 
 register_tracer(CompiledSRT, trace_srt)
+register_tracer(CompiledDSRT, trace_dsrt)
