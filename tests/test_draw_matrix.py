@@ -106,3 +106,13 @@ def test_a_sremo_time_window_is_drawn_and_traced_in_the_given_unit(tmp_path: Pat
                          str(tmp_path / "e.csv"), "--time-unit", "min", "--format", "text")
     assert (code, err) == (0, "")
     assert "e2 (ts 30, type=S)" in out and '{"~": [0, 1]}' in out
+
+
+def test_the_dsrt_view_of_a_time_window_says_why_there_is_none(tmp_path: Path, capsys) -> None:
+    # With the unit given, the view must not ask for it again: a time window has no DSRT.
+    (tmp_path / "tw.sremo").write_text("(mark {~.type = 'B'} ; mark {~.type = 'S'})"
+                                       "[WITHIN 2 h]\n")
+    code, out, err = run(capsys, "draw", str(tmp_path / "tw.sremo"), "--engine", "srt",
+                         "--view", "dsrt", "--time-unit", "h", "--format", "dot")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert "determinizing a time window is not implemented" in err

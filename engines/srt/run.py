@@ -354,6 +354,8 @@ class CompiledSRT(Pictured):
     faithful: bool = False
     by: tuple[str, ...] = ()
     shared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: the unit of the events' timestamps it was compiled for (its other views need it)
+    time_unit: str | None = None
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -436,7 +438,8 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
     if isinstance(e, Partition):
         by, e = e.by, e.body
     srt = compile_sremo(e, Options(time_unit, window, max_states))  # type: ignore[arg-type]
-    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by)
+    return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by,
+                       time_unit=time_unit)
 
 
 def claimed(language: str) -> frozenset[Feature]:
