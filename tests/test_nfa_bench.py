@@ -37,3 +37,44 @@ def test_group_by_table_agrees() -> None:
                                              stock_limit=None))
     assert [row[-1] for row in table.rows] == ["yes"]
     assert all(len(row) == len(table.columns) for row in table.rows)
+
+
+def test_drift_stream_rotates_the_rarest_type() -> None:
+    from bench.seed003_drift import drifting_stream
+
+    s = drifting_stream(3, 2000)
+    for k, rare in enumerate("ABC"):
+        part = s.events[k * 2000:(k + 1) * 2000]
+        counts = {t: sum(e.type == t for e in part) for t in "ABC"}
+        assert min(counts, key=lambda t: counts[t]) == rare
+
+
+def test_drift_table_agrees() -> None:
+    from bench.seed003_drift import drift_table
+
+    table = drift_table(segments=3, segment=300, window=10)
+    assert "the same for every NFA: yes" in table.header[0]
+    assert [row[1] for row in table.rows] == ["A", "B", "C"]
+    assert all(len(row) == len(table.columns) for row in table.rows)
+
+
+def test_stock_reference_in_pieces_is_the_reference() -> None:
+    """The bench's piecewise reference (cut at gaps longer than τ between events some
+    primitive accepts) gives the reference's matches on a small stream."""
+    from bench.seed003_stock import reference_matches
+    from kleene.reference.events import Stream
+    from kleene.reference.operators.policies import matches
+    from kleene.reference.operators.text import parse_operator
+
+    rows = [("SELL", "INTC", 10), ("BUY", "RIMM", 1), ("BUY", "IPIX", 5), ("BUY", "QQQ", 12),
+            ("BUY", "RIMM", 3), ("BUY", "QQQ", 9), ("SELL", "INTC", 8), ("BUY", "RIMM", 1),
+            ("BUY", "QQQ", 11)]
+    ts = [0, 100, 150, 300, 900, 1000, 2000, 2100, 2400]
+    s = Stream.from_rows(({"ts": t, "type": k, "name": n, "price": p}
+                          for t, (k, n, p) in zip(ts, rows, strict=True)), time_unit="ms")
+    text = ("PATTERN SEQ(SELL x, BUY{1,3} r[], BUY q) WHERE x.name = 'INTC' AND "
+            "r[i].name = 'RIMM' AND q.name = 'QQQ' AND q.price > x.price WITHIN 500 ms")
+    pattern = parse_operator(text)
+    whole = matches(pattern, s, "any")
+    assert reference_matches(pattern, s) == whole
+    assert len(whole) == 2  # x0 r1 q3 and x6 r7 q8 (hand-computed)
