@@ -249,3 +249,21 @@ def test_match_budget_reaches_the_instance_budget(capsys, tmp_path) -> None:
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "budget steps=100 exceeded" in err
     assert "NFA instances alive at once" in err and "--budget N" in err
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_rows_no_variable_can_take_never_become_events(name: str) -> None:
+    """columns.py: over a loaded stream every engine (the eager and the tree NFA too)
+    drops, with Arrow kernels, the rows of no slot's type and those failing every unary
+    condition of their type's slots; the matches are the reference's (hand-computed)."""
+    from kleene.reference.columnar import columns_of
+
+    s = stream("A B C A B C D", V=[1, 0, 2, 3, 1, 5, 9])
+    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    text = "PATTERN SEQ(A a, B b, C c) WHERE b.V = 1 AND c.V > a.V WITHIN 6"
+    got, compiled = run(engine(name), text, columnar)
+    # B at 1 (V=0) and D at 6 are dropped: no slot of their type takes them
+    assert compiled.counters.events_read == 7  # type: ignore[attr-defined]
+    assert compiled.counters.events_filtered == 2  # type: ignore[attr-defined]
+    assert sorted(got) == sorted([Match.of({"a": (0,), "b": (4,), "c": (5,)}),
+                                  Match.of({"a": (3,), "b": (4,), "c": (5,)})])

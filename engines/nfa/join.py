@@ -157,9 +157,12 @@ def scan(events: Any, plan: Plan) -> Scan | None:
             return None
         out.columns[i] = Candidates(whole)
     for s in slots:
-        for t in slots[s.index + 1:]:
-            ordered = t.index in plan.shape.before[s.index] | plan.shape.after[s.index]
-            if not ordered and np.intersect1d(out.pos[s.index], out.pos[t.index]).size:
+        others = [t.index for t in slots[s.index + 1:]
+                  if t.index not in plan.shape.before[s.index] | plan.shape.after[s.index]]
+        if others:
+            mine = np.zeros(rows, dtype=bool)
+            mine[out.pos[s.index]] = True
+            if any(mine[out.pos[t]].any() for t in others):
                 return None
     return out
 
@@ -207,7 +210,10 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
 
     slots = plan.shape.slots
     counters.events_read += found.rows
-    kept = len(np.unique(np.concatenate(found.pos))) if found.pos else 0
+    taken = np.zeros(found.rows, dtype=bool)
+    for p in found.pos:
+        taken[p] = True
+    kept = int(np.count_nonzero(taken))
     counters.events_filtered += found.rows - kept
     counters.buffer_operations += kept
     bound = plan.bound
