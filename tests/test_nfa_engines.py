@@ -267,3 +267,18 @@ def test_rows_no_variable_can_take_never_become_events(name: str) -> None:
     assert compiled.counters.events_filtered == 2  # type: ignore[attr-defined]
     assert sorted(got) == sorted([Match.of({"a": (0,), "b": (4,), "c": (5,)}),
                                   Match.of({"a": (3,), "b": (4,), "c": (5,)})])
+
+
+def test_columnar_iteration_counts_its_subsets_against_the_budget() -> None:
+    """join.py builds an iterated slot's subsets at once: 30 B's in one window give
+    C(30,1) + … + C(30,8) ≈ 8.6 M subsets of at most 8, counted first and refused with
+    the instance budget's error, not built (hand-computed)."""
+    from kleene.reference.columnar import columns_of
+
+    s = stream("A " + "B " * 30 + "C")
+    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    e = NFAEngine("nfa-chain", "chain", max_instances=1000)
+    with pytest.raises(BudgetExceeded, match="nfa-instances"):
+        run(e, "PATTERN SEQ(A a, B{1,8} b[], C c) WITHIN 40", columnar)
+    got, _ = run(e, "PATTERN SEQ(A a, B{1,2} b[], C c) WITHIN 40", columnar)
+    assert len(got) == 30 + 435  # C(30,1) + C(30,2) subsets, each one match

@@ -20,6 +20,7 @@ events. Two pieces work on those arrays:
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from functools import lru_cache
 
@@ -89,6 +90,13 @@ def _combinations(k: int, j: int) -> np.ndarray:
     """Every ``j``-subset of ``range(k)``, increasing, one per row."""
     rows = list(itertools.combinations(range(k), j))
     return np.array(rows, dtype=np.int64).reshape(len(rows), j)
+
+
+def count_subsets(lo: np.ndarray, hi: np.ndarray, low: int, high: int) -> int:
+    """How many subsets :func:`subsets` would enumerate (checked against the budget first)."""
+    sizes, times = np.unique(np.maximum(hi - lo, 0), return_counts=True)
+    return sum(int(n) * sum(math.comb(int(k), j) for j in range(low, min(int(k), high) + 1))
+               for k, n in zip(sizes, times, strict=True))
 
 
 def subsets(lo: np.ndarray, hi: np.ndarray, low: int, high: int

@@ -33,7 +33,11 @@ ticker; the order only changes the cost). Counters: ``instances_created`` and
 ``predicate_evaluations`` as the chain counts them (one per instance, one per
 edge tried and per condition evaluated), ``buffer_operations`` the
 insertions (nothing expires: the buffers are the columns),
-``peak_instances`` 0 (no instance is kept from one event to the next).
+``peak_instances`` 0 (no instance is kept from one event to the next). The
+subsets of an iterated slot are counted before they are built: more than
+the instance budget (:meth:`~.partial.Plan.check_budget`) raises
+:class:`~kleene.reference.errors.BudgetExceeded`, as too many instances alive
+do in the event-by-event chain.
 """
 
 from __future__ import annotations
@@ -206,7 +210,7 @@ def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> t
 def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         contiguous: bool) -> Iterator[Match]:
     """Every match of ``plan`` over the candidates ``found`` by the chain σ."""
-    from kleene.engines.nfa.gather import InstanceColumns, subsets
+    from kleene.engines.nfa.gather import InstanceColumns, count_subsets, subsets
 
     slots = plan.shape.slots
     counters.events_read += found.rows
@@ -245,6 +249,8 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             lo, hi = np.zeros(1, dtype=np.int64), np.full(1, len(buf), dtype=np.int64)
         if slot.iterated:
             assert slot.high is not None
+            # the state's instances are held at once: the instance budget bounds them
+            plan.check_budget(count_subsets(lo, hi, slot.low, slot.high))
             rep, chosen = subsets(lo, hi, slot.low, slot.high)
             width = (chosen >= 0).sum(axis=1)
             new_lo = buf[chosen[:, 0]] if len(rep) else np.zeros(0)
