@@ -48,6 +48,9 @@ class TreeRunner(ChainRunner):
         self.switches: list[tuple[int, int, float]] = [(sigma[0], -1, -_INF)]
         #: the epochs whose root still creates instances
         self.roots: list[int] = [0]
+        #: per slot: iterated, its type's buffer, its index (:meth:`_counts`)
+        self._slot_buffers = [(sl.iterated, self.buffers[sl.type], sl.index)
+                              for sl in plan.shape.slots]
         #: the slots' counts while the current event is taken (:meth:`_counts`)
         self._now = self._counts()
         counters.switches = 0
@@ -63,7 +66,7 @@ class TreeRunner(ChainRunner):
     def _counts(self) -> list[tuple[tuple[bool, int], int]]:
         """``(_count(i), i)`` for every slot, read once (the buffers do not change
         while one event is taken)."""
-        return [(self._count(i), i) for i in range(self.plan.n)]
+        return [((it, len(b.events) - b.head), i) for it, b, i in self._slot_buffers]
 
     def _next_slot(self, p: Partial) -> int:
         free = [c for c in self._now if not p.binds[c[1]]]
@@ -86,8 +89,9 @@ class TreeRunner(ChainRunner):
             self.roots.append(len(self.switches) - 1)
             self.c.switches += 1
         # a root of epoch k is done once switch k+1 is out of the window
-        self.roots = [k for k in self.roots if k == len(self.switches) - 1
-                      or e.ts - self.switches[k + 1][2] <= plan.bound]
+        if len(self.roots) > 1:
+            self.roots = [k for k in self.roots if k == len(self.switches) - 1
+                          or e.ts - self.switches[k + 1][2] <= plan.bound]
 
     def _epoch_ok(self, epoch: int, slot: int, first: Event) -> bool:
         for s, t, _ in self.switches[epoch + 1:]:
