@@ -9,6 +9,8 @@ frequency table, so every order σ of Sec. 3 is exercised.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,9 +19,9 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Feature, engine
-from kleene.reference.columnar import columns_of
+from kleene.reference.columnar import Columns, columns_of
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 CLAIMED = [(name, policy) for name in ENGINES
@@ -163,7 +165,7 @@ def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, 
 
 
 #: Patterns the columnar chain runs with conditions and iterations (join.py, gather.py),
-#: and two it must hand to the event-by-event chain (two unordered slots sharing events).
+#: two with unordered slots that may share events (which must bind distinct ones).
 CONDITIONED = (
     "PATTERN SEQ(A a, B{{1,2}} b[], C c) WHERE c.V > a.V WITHIN {w}",
     "PATTERN AND(A a, B b, C c) WHERE a.V = 1 AND b.V <= c.V WITHIN {w}",
@@ -214,3 +216,75 @@ def test_columnar_chain_counts_the_chain_instances_with_conditions() -> None:
     assert by_columns == by_events == sorted(reference_or_reject(pattern, s, "any"))
     assert joined.counters.instances_created == chain.counters.instances_created
     assert joined.counters.peak_instances == 0  # no instance kept: the join ran
+
+
+class Cut:
+    """A source read in batches (as ``kleene match --stream`` reads one) whose batches
+    end at ``cuts`` (then every ``last`` rows): the columnar chain's pieces
+    (engines/nfa/pieces.py) must not depend on where the batches end."""
+
+    def __init__(self, stream: Stream, cuts: list[int], last: int = 7) -> None:
+        self.columns = columns_of(stream.events)
+        self.time_unit = stream.time_unit
+        self.cuts, self.last = cuts, last
+        self.sizes: list[int] = []
+
+    def batches(self) -> Iterator[tuple[int, Columns]]:
+        n, start = len(self.columns), 0
+        sizes = iter(self.cuts)
+        while start < n:
+            stop = min(n, start + next(sizes, self.last))
+            self.sizes.append(stop - start)
+            yield start, self.columns.slice(start, stop)
+            start = stop
+
+    def __iter__(self) -> Iterator[Event]:
+        for start, part in self.batches():
+            yield from part.events(offset=start)
+
+
+@given(stream=typed_streams(max_size=14), text=st.sampled_from(JOINED + CONDITIONED),
+       w=st.integers(0, 4), policy=st.sampled_from(("any", "contiguous")),
+       cuts=st.lists(st.integers(1, 6), max_size=8))
+def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
+        stream: Stream, text: str, w: int, policy: str, cuts: list[int]) -> None:
+    """Batches ending anywhere: the reference's matches, and the instances the loaded
+    stream's run creates (each piece counts those whose first event it reports)."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, policy)
+    e = variant("nfa-chain", None)
+    cut = e.compile(pattern, policy=policy)
+    got = list(cut.run(Cut(stream, cuts)))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+    whole = e.compile(pattern, policy=policy)
+    list(whole.run(Stream.from_columns(columns_of(stream.events), stream.time_unit)))
+    if cut.orders == whole.orders:
+        assert cut.counters.instances_created == whole.counters.instances_created
+
+
+def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> None:
+    """3,000 events A B C … (ts = position), batches of 1–40 rows cut at random, τ = 10:
+    the candidates held at once never exceed those of 2τ of stream (21 events) plus
+    the largest batch, and the matches are the event-by-event chain's."""
+    import random
+
+    from kleene.reference.operators.text import parse_operator
+
+    rng = random.Random(3)
+    s = Stream.from_rows([{"ts": i, "type": "ABC"[i % 3], "V": rng.randrange(4)}
+                          for i in range(3000)])
+    cuts = [rng.randint(1, 40) for _ in range(3000)]
+    pattern = parse_operator("PATTERN SEQ(A a, B b, C c) WHERE a.V < c.V WITHIN 10")
+    chain = variant("nfa-chain", dict.fromkeys("ABC", 1))
+    by_events = chain.compile(pattern)
+    expected = sorted(by_events.run(s))
+    source = Cut(s, cuts)
+    joined = chain.compile(pattern)
+    got = sorted(joined.run(source))
+    assert got == expected and len(expected) > 1000
+    assert joined.counters.peak_instances == 0  # the join ran, not the event-by-event chain
+    assert joined.counters.peak_candidates <= 21 + max(source.sizes)
+    assert joined.counters.instances_created == by_events.counters.instances_created

@@ -38,6 +38,7 @@ from kleene.engines.nfa.conditions import place
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
+from kleene.engines.nfa.pieces import pieces
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.shape import shape_of
@@ -159,11 +160,9 @@ class CompiledNFA(Pictured):
         plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
         if (self.kind == "chain" and len(plans) == 1 and join.typed(events)
                 and join.eligible(plans[0], self.policy)):
-            scanned = join.scan(events, plans[0])
-            if scanned is not None:
-                self.orders = (join.order(plans[0], scanned, self.frequencies),)
-                return join.run(scanned, plans[0], self.orders[0], self.counters,
-                                self.policy == "contiguous")
+            found = pieces(events, plans[0], self.counters)
+            if found is not None:
+                return self._pieces(found, plans[0])
         kept = (None if self.policy == "partition-contiguous"
                 else kept_events(events, plans, self.pattern.conditions, self.counters))
         stream: Iterator[Event] = iter(events) if kept is None else kept
@@ -188,6 +187,17 @@ class CompiledNFA(Pictured):
             return select(sel, self._reports(runners, stream))  # every report: its runs
         found = self._drive(runners, stream, bound)
         return found if sel is None else select(sel, ((m, 0) for m in found))
+
+    def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[Match]:
+        """The chain over columns, piece by piece (:mod:`.pieces`); σ from the first
+        piece's candidate counts unless the frequencies are given."""
+        sigma: tuple[int, ...] | None = None
+        for piece in found:
+            if sigma is None:
+                sigma = join.order(plan, piece, self.frequencies)
+                self.orders = (sigma,)
+            yield from join.run(piece, plan, sigma, self.counters,
+                                self.policy == "contiguous")
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""

@@ -23,16 +23,19 @@ The fragment (:func:`eligible`, then :func:`scan` at run time): a window; no
 negation; no ``prev`` or aggregate (conditions on the complete match); the
 other conditions comparisons of attributes and constants, those over an
 iterated variable unary; iterations bounded (``{l,m}``, m ≤ :data:`MAX_ITERATED`);
-the policies ``any`` and ``contiguous``; and two slots not ordered by ``SEQ``
-never share a candidate (checked on the columns; so no event is taken twice).
-Elsewhere the event-by-event chain (:mod:`.chain`) runs.
+the policies ``any`` and ``contiguous``. Two slots not ordered by ``SEQ`` that
+may take the same event bind distinct ones (:func:`_distinct`, the edge
+predicate's distinctness). Elsewhere the event-by-event chain (:mod:`.chain`)
+runs. The candidates are held in pieces bounded by the window
+(:mod:`.pieces`), each reporting the matches whose first timestamp is in its
+range; :func:`run` computes one piece.
 
 σ is the order of the given frequencies, else of the candidates' counts (a
 slot's "event type" is its type and unary conditions: on the stock stream a
 ticker; the order only changes the cost). Counters: ``instances_created`` and
 ``predicate_evaluations`` as the chain counts them (one per instance, one per
 edge tried and per condition evaluated), ``buffer_operations`` the
-insertions (nothing expires: the buffers are the columns),
+insertions (a piece's candidates are dropped at once, uncounted),
 ``peak_instances`` 0 (no instance is kept from one event to the next). The
 subsets of an iterated slot are counted before they are built: more than
 the instance budget (:meth:`~.partial.Plan.check_budget`) raises
@@ -47,20 +50,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from kleene.engines.nfa.chain import chain_order
-from kleene.engines.nfa.columns import read_attributes
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
-from kleene.reference.columnar import Columns as EventColumns
-from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import Condition
 from kleene.reference.match import Match
 
-#: Rows per batch read.
-ROWS = 65_536
 #: The largest ``m`` of an iterated slot ``B{l,m}`` enumerated over columns.
 MAX_ITERATED = 8
 
@@ -104,98 +100,15 @@ def typed(events: Any) -> bool:
 
 @dataclass
 class Scan:
-    """Each slot's candidates: positions, timestamps, and (for the slots of a joint
-    condition) their columns."""
+    """One piece of each slot's candidates (:func:`.pieces.pieces`): positions,
+    timestamps, and (for the slots of a joint condition) their columns; the piece
+    reports the matches whose first timestamp is in ``[lo, hi)``."""
 
-    rows: int
     pos: list[np.ndarray]
     times: list[np.ndarray]
     columns: dict[int, Any]  # slot → gather.Candidates
-
-
-def scan(events: Any, plan: Plan) -> Scan | None:
-    """The candidates of every slot of ``plan`` over the columns of ``events``; ``None``
-    when two slots not ordered by ``SEQ`` share a candidate, or the batches' columns
-    differ in kind (then the event-by-event chain runs)."""
-    from kleene.engines.nfa.gather import Candidates
-    from kleene.engines.windows.columns import ArrowColumns
-
-    batches = column_batches(events, ROWS)
-    if batches is None:
-        return None
-    slots = plan.shape.slots
-    conds = joint(plan)
-    need = sorted({i for _, ss in conds for i in ss})
-    read = read_attributes(c for c, _ in conds)
-    pos: list[list[np.ndarray]] = [[] for _ in slots]
-    times: list[list[np.ndarray]] = [[] for _ in slots]
-    taken: dict[int, list[EventColumns]] = {i: [] for i in need}
-    rows = 0
-    for start, part in batches:
-        n = len(part)
-        rows += n
-        stamps = np.asarray(part.ts.to_numpy())
-        by_type: dict[str | None, np.ndarray] = {}
-        for s in slots:
-            if s.type not in by_type:
-                by_type[s.type] = (np.ones(n, dtype=bool) if s.type is None
-                                   else np.zeros(n, dtype=bool) if part.types is None
-                                   else np.asarray(pc.fill_null(pc.equal(part.types, s.type),
-                                                                False)
-                                                   .to_numpy(zero_copy_only=False), dtype=bool))
-            mask = by_type[s.type].copy()
-            tests = unary(plan, s.index)
-            if tests and mask.any():
-                cols = ArrowColumns(part, s.var)
-                for c in tests:
-                    mask &= cols.holds(c)
-            idx = np.flatnonzero(mask)
-            pos[s.index].append(idx + start)
-            times[s.index].append(stamps[idx])
-            if s.index in taken:
-                taken[s.index].append(_take(part, idx, read))
-    out = Scan(rows, [_cat(p, np.int64) for p in pos], [_cat(t, float) for t in times], {})
-    for i, parts in taken.items():
-        whole = _concat(parts)
-        if whole is None:
-            return None
-        out.columns[i] = Candidates(whole)
-    for s in slots:
-        others = [t.index for t in slots[s.index + 1:]
-                  if t.index not in plan.shape.before[s.index] | plan.shape.after[s.index]]
-        if others:
-            mine = np.zeros(rows, dtype=bool)
-            mine[out.pos[s.index]] = True
-            if any(mine[out.pos[t]].any() for t in others):
-                return None
-    return out
-
-
-def _cat(parts: list[np.ndarray], dtype: Any) -> np.ndarray:
-    return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype=dtype)
-
-
-def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventColumns:
-    names = [n for n in part.attrs.column_names if n in read]
-    take = pa.array(idx, type=pa.int64())
-    return EventColumns(part.ts.take(take), None if part.types is None else part.types.take(take),
-                        part.attrs.select(names).take(take),
-                        {n: k for n, k in part.kinds.items() if n in read}, part.sparse & read)
-
-
-def _concat(parts: list[EventColumns]) -> EventColumns | None:
-    """The batches' candidates as one :class:`Columns` (``None``: their kinds differ)."""
-    if not parts:
-        return None
-    first = parts[0]
-    if any(p.kinds != first.kinds or p.attrs.schema != first.attrs.schema for p in parts):
-        return None
-    ts = pa.chunked_array([c for p in parts for c in p.ts.chunks], first.ts.type)
-    types = (None if first.types is None else
-             pa.chunked_array([c for p in parts for c in p.types.chunks],  # type: ignore[union-attr]
-                              first.types.type))
-    return EventColumns(ts, types, pa.concat_tables([p.attrs for p in parts]), first.kinds,
-                        first.sparse)
+    lo: float
+    hi: float
 
 
 def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
@@ -209,17 +122,12 @@ def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> t
 
 def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         contiguous: bool) -> Iterator[Match]:
-    """Every match of ``plan`` over the candidates ``found`` by the chain σ."""
+    """Every match of ``plan`` over the piece ``found`` by the chain σ whose first
+    timestamp is in ``[found.lo, found.hi)``."""
     from kleene.engines.nfa.gather import InstanceColumns, count_subsets, subsets
 
     slots = plan.shape.slots
-    counters.events_read += found.rows
-    taken = np.zeros(found.rows, dtype=bool)
-    for p in found.pos:
-        taken[p] = True
-    kept = int(np.count_nonzero(taken))
-    counters.events_filtered += found.rows - kept
-    counters.buffer_operations += kept
+    shared = _sharing(plan)
     bound = plan.bound
     assert bound is not None
     conds = joint(plan)
@@ -256,8 +164,6 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             new_lo = buf[chosen[:, 0]] if len(rep) else np.zeros(0)
             new_hi = (buf[chosen[np.arange(len(rep)), width - 1]] if len(rep)
                       else np.zeros(0))
-            counters.subsets += len(rep)
-            counters.predicate_evaluations += int((width > 1).sum())
         else:
             counts = np.maximum(hi - lo, 0)
             total = int(counts.sum())
@@ -267,15 +173,27 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             new_lo = new_hi = buf[chosen]
         first = np.minimum(first[rep], new_lo)
         last = np.maximum(last[rep], new_hi)
-        keep = last - first <= bound
+        # the window; a match of another piece: its first ts is before lo already, or
+        # after hi (it is at least last - bound)
+        keep = (last - first <= bound) & (first >= found.lo) & (last - bound < found.hi)
+        # counted in the piece that holds the instance's first ts only (pieces overlap)
+        ours = (first >= found.lo) & (first < found.hi)
+        if slot.iterated:
+            counters.subsets += int(ours.sum())
+            counters.predicate_evaluations += int((ours & (width > 1)).sum())  # the window
         idx = {t: i[rep] for t, i in idx.items()}
         lo_ts = {t: v[rep] for t, v in lo_ts.items()}
         hi_ts = {t: v[rep] for t, v in hi_ts.items()}
         idx[s], lo_ts[s], hi_ts[s] = chosen, new_lo, new_hi
-        counters.predicate_evaluations += len(rep)
+        counters.predicate_evaluations += int(ours.sum())
+        if k == len(sigma) - 1:
+            keep &= first < found.hi
+        for t in shared[s]:
+            if t in idx:
+                keep &= _distinct(found, s, idx[s], t, idx[t])
         for c, ss in conds:
             if s in ss and all(t in idx for t in ss):
-                counters.predicate_evaluations += int(keep.sum())
+                counters.predicate_evaluations += int((keep & ours).sum())
                 here = InstanceColumns(len(keep), {slots[t].var: (found.columns[t], idx[t])
                                                    for t in ss})
                 keep &= here.holds(c)
@@ -285,10 +203,37 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             hi_ts = {t: v[keep] for t, v in hi_ts.items()}
             first, last = first[keep], last[keep]
         m = len(first)
-        counters.instances_created += m
+        counters.instances_created += int(((first >= found.lo) & (first < found.hi)).sum())
         if not m:
             return
     yield from _matches(found, plan, idx, contiguous)
+
+
+def _sharing(plan: Plan) -> list[list[int]]:
+    """Per slot, the slots ``SEQ`` does not order with it that may take the same event
+    (of its type, or of any type): their events must differ (the edge predicate's
+    "distinct from the bound events", :meth:`~.partial.Plan.admits`)."""
+    shape = plan.shape
+    slots = shape.slots
+    return [[t.index for t in slots if t.index != s.index
+             and t.index not in shape.before[s.index] | shape.after[s.index]
+             and (s.type is None or t.type is None or s.type == t.type)]
+            for s in slots]
+
+
+def _distinct(found: Scan, s: int, i: np.ndarray, t: int, j: np.ndarray) -> np.ndarray:
+    """Per instance, whether slots ``s`` and ``t`` (candidate indices ``i``, ``j``; 2-D
+    ``-1``-padded for an iterated slot) bound no event in common."""
+    a = _positions(found.pos[s], i, -1)
+    b = _positions(found.pos[t], j, -2)
+    return ~(a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
+
+
+def _positions(pos: np.ndarray, i: np.ndarray, pad: int) -> np.ndarray:
+    rows = i if i.ndim == 2 else i[:, None]
+    if not len(pos):
+        return np.full(rows.shape, pad, dtype=np.int64)
+    return np.where(rows >= 0, pos[np.maximum(rows, 0)], pad)
 
 
 def _matches(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
