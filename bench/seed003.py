@@ -29,6 +29,9 @@ Kleene pattern KC over SELL/BUY events of three tickers, 500 ms) by every
 NFA engine, against the reference's matches, after load and end to end
 (:mod:`bench.seed003_stock`).
 
+Part 1c, Figs. 10–17: every pattern family against the window size, and
+lazy/eager against the rarest-to-most-frequent ratio (:mod:`bench.seed003_figs`).
+
 Part 3, Fig. 18: a generated stream whose rarest type changes every 100,000
 events, the Tree NFA against every fixed Chain NFA (:mod:`bench.seed003_drift`).
 """
@@ -42,6 +45,7 @@ from dataclasses import dataclass
 
 from bench.report import Table, emit, ratio
 from bench.seed003_drift import drift_table
+from bench.seed003_figs import tables as figure_tables
 from bench.seed003_stock import stock_table
 from kleene.cli.demo import default_data
 from kleene.engines.nfa.engine import NFAEngine
@@ -155,6 +159,8 @@ def stock(settings: Settings) -> Table:
 def run(quick: bool) -> None:
     settings = QUICK if quick else FULL
     emit(skewed(settings), "seed003-skewed")
+    for table, name in figure_tables(quick):
+        emit(table, name)
     emit(grouped(settings), "seed003-group-by")
     emit(stock(settings), "seed003-stock")
     emit(drift_table(segment=settings.drift_segment), "seed003-fig18")

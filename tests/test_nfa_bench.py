@@ -78,3 +78,30 @@ def test_stock_reference_in_pieces_is_the_reference() -> None:
     whole = matches(pattern, s, "any")
     assert reference_matches(pattern, s) == whole
     assert len(whole) == 2  # x0 r1 q3 and x6 r7 q8 (hand-computed)
+
+
+def test_figure_tables_agree_in_quick_mode() -> None:
+    """Figs. 10–17 (bench/seed003_figs.py, the quick sizes): one table per family, every
+    lazy engine's matches equal the eager NFA's, one summary row per family."""
+    from bench import seed003_figs
+
+    tables = seed003_figs.tables(quick=True)
+    names = [name for _, name in tables]
+    assert names == ["seed003-figseq", "seed003-figand", "seed003-fignot", "seed003-figiter",
+                     "seed003-figor", "seed003-fig17", "seed003-figs"]
+    for table, _ in tables[:-1]:
+        assert table.rows and all(row[-1] == "yes" for row in table.rows), table.title
+        assert all(len(row) == len(table.columns) for row in table.rows)
+    lazies = [row[2] for row in tables[2][0].rows]
+    assert lazies.count("chain") == lazies.count("chain-fc") == 3  # both negation methods
+    assert len(tables[-1][0].rows) == len(seed003_figs.FAMILIES)
+
+
+def test_figure_stream_has_the_asked_skew() -> None:
+    from bench.seed003_figs import stream_for, types_of
+
+    assert types_of("SEQ(A a, NOT(B n), C c) WHERE a.v <= c.v") == ["A", "B", "C"]
+    assert types_of("SEQ(A a, B+ b[], C c)") == ["A", "B", "C"]
+    s = stream_for("ABC", 20_000, 50)
+    counts = {t: sum(e.type == t for e in s) for t in "ABC"}
+    assert 30 < counts["A"] / counts["C"] < 80  # 1:50

@@ -189,13 +189,12 @@ class CompiledNFA(Pictured):
         return found if sel is None else select(sel, ((m, 0) for m in found))
 
     def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[Match]:
-        """The chain over columns, piece by piece (:mod:`.pieces`); σ from the first
-        piece's candidate counts unless the frequencies are given."""
-        sigma: tuple[int, ...] | None = None
+        """The chain over columns, piece by piece (:mod:`.pieces`); σ by the given
+        frequencies, else by each piece's candidate counts (its own "event types'"
+        frequencies: the order changes the cost only, Sec. 6); ``orders`` the last."""
         for piece in found:
-            if sigma is None:
-                sigma = join.order(plan, piece, self.frequencies)
-                self.orders = (sigma,)
+            sigma = join.order(plan, piece, self.frequencies)
+            self.orders = (sigma,)
             yield from join.run(piece, plan, sigma, self.counters,
                                 self.policy == "contiguous")
 

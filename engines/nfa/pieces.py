@@ -18,7 +18,8 @@ conditions) only while a match can still need them:
 
 Every match is reported by exactly one piece (the one whose range holds its
 first timestamp), with the same events: the pieces overlap by τ, the reports
-do not. Held candidates never exceed those of 2τ of stream plus one batch;
+do not. A batch is added in steps of at most :data:`STEP` rows, so the held
+candidates never exceed those of 2τ of stream plus one step;
 ``counters.peak_candidates`` counts the most held at once.
 """
 
@@ -40,6 +41,8 @@ from kleene.reference.errors import StreamError
 
 #: Rows per batch of a loaded stream.
 ROWS = 65_536
+#: Rows added to a piece at once (a batch is cut into steps of at most this many).
+STEP = 16_384
 
 _INF = float("inf")
 
@@ -69,11 +72,10 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
     pos = [np.zeros(0, dtype=np.int64) for _ in slots]
     times = [np.zeros(0) for _ in slots]
     held: dict[int, EventColumns | None] = {i: None for i in need}
+    tests = [unary(plan, s.index) for s in slots]
     lo = -_INF
-    for start, part in batches:
+    for start, part in _steps(batches):
         n = len(part)
-        if not n:
-            continue
         counters.events_read += n
         stamps = np.asarray(part.ts.to_numpy(), dtype=float)
         by_type: dict[str | None, np.ndarray] = {}
@@ -86,10 +88,9 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
                                                                 False)
                                                    .to_numpy(zero_copy_only=False), dtype=bool))
             mask = by_type[s.type].copy()
-            tests = unary(plan, s.index)
-            if tests and mask.any():
+            if tests[s.index] and mask.any():
                 cols = ArrowColumns(part, s.var)
-                for c in tests:
+                for c in tests[s.index]:
                     mask &= cols.holds(c)
             taken |= mask
             idx = np.flatnonzero(mask)
@@ -116,6 +117,14 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
                 assert whole is not None
                 held[i] = whole.slice(cut, len(whole))
     yield _scan(Scan, pos, times, held, lo, _INF)
+
+
+def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, EventColumns]]:
+    """The batches cut into steps of at most :data:`STEP` rows (none empty)."""
+    for start, part in batches:
+        n = len(part)
+        for s in range(0, n, STEP):
+            yield start + s, (part if n <= STEP else part.slice(s, min(n, s + STEP)))
 
 
 def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
