@@ -24,21 +24,16 @@ streams, ``nfa-chain`` with and without hashing the iterated slot's buffer by
 ``v``: subsets built by the iterate edge, predicate evaluations, instances,
 wall time, and the match sets compared.
 
-Part 2, the stock stream end to end: tickers as event types (224,473 events,
-10 tickers), three patterns:
+Part 2, the stock stream: the issue's three workloads (seq3, AND3 and the
+Kleene pattern KC over SELL/BUY events of three tickers, 500 ms) by every
+NFA engine, against the reference's matches, after load and end to end
+(:mod:`bench.seed003_stock`).
 
-- seq3 ``SEQ(IPIX a, QQQ b, YHOO c) WITHIN 1 s``
-- AND3 ``AND(IPIX a, QQQ b, YHOO c) WITHIN 100 ms`` (1 s gives 2.9 million matches)
-- KC   ``SEQ(MSFT a, YHOO+ b[], ORCL c) WITHIN 20 ms`` (ticks come in bursts, up to
-  27 YHOO ticks within 50 ms: every subset of a burst is a match under ``any``)
+Part 1c, Figs. 10–17: every pattern family against the window size, and
+lazy/eager against the rarest-to-most-frequent ratio (:mod:`bench.seed003_figs`).
 
-run by ``nfa-eager``, ``nfa-chain`` (frequencies estimated from the first 1000
-events, Sec. 3), ``nfa-chain`` with the whole stream's frequencies, and
-``nfa-tree`` (Sec. 7: adapts; the rarest of these tickers changes along the
-stream). Time is wall time of the run (the stream already loaded; its load
-time is printed once), beside OpenCEP's figures for seq3, AND3 and KC
-(4.4 s, 4.1 s, 17.3 s: the target is ≥ 10× faster). Every engine's matches
-are compared with the eager NFA's.
+Part 3, Fig. 18: a generated stream whose rarest type changes every 100,000
+events, the Tree NFA against every fixed Chain NFA (:mod:`bench.seed003_drift`).
 """
 
 from __future__ import annotations
@@ -49,10 +44,12 @@ from collections import Counter
 from dataclasses import dataclass
 
 from bench.report import Table, emit, ratio
+from bench.seed003_drift import drift_table
+from bench.seed003_figs import tables as figure_tables
+from bench.seed003_stock import stock_table
 from kleene.cli.demo import default_data
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Counters, engine
-from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.loaders import read_stock
 from kleene.reference.match import Match
@@ -61,7 +58,6 @@ from kleene.reference.operators.text import parse_operator
 SEED = 2015
 PAPER_INSTANCES = "5–100×"
 PAPER_EVALUATIONS = "10–200×"
-OPENCEP_S = {"seq3": 4.4, "AND3": 4.1, "KC": 17.3}
 
 SKEWED = {
     "SEQ3": "PATTERN SEQ(A a, B b, C c) WHERE a.v <= b.v AND b.v <= c.v WITHIN {w}",
@@ -72,13 +68,6 @@ SKEWED = {
 
 GROUPED = "PATTERN SEQ(A a, B+ b[], C c) WHERE prev(b.v) = b.v WITHIN {half}"
 
-STOCK = {
-    "seq3": "PATTERN SEQ(IPIX a, QQQ b, YHOO c) WITHIN 1 s",
-    "AND3": "PATTERN AND(IPIX a, QQQ b, YHOO c) WITHIN 100 ms",
-    "KC": "PATTERN SEQ(MSFT a, YHOO+ b[], ORCL c) WITHIN 20 ms",
-}
-
-
 @dataclass(frozen=True)
 class Settings:
     """Sizes of one run."""
@@ -87,10 +76,12 @@ class Settings:
     ratios: tuple[int, ...]     # r of 1:r
     window: int                 # w (time units = events)
     stock_limit: int | None     # events of the stock stream (None: all)
+    drift_segment: int = 100_000  # Fig. 18: events between two switches of the rarest type
 
 
 FULL = Settings(events=10_000, ratios=(3, 30, 300, 700), window=20, stock_limit=None)
-QUICK = Settings(events=3_000, ratios=(3, 30), window=20, stock_limit=20_000)
+QUICK = Settings(events=3_000, ratios=(3, 30), window=20, stock_limit=20_000,
+                 drift_segment=5_000)
 
 
 def skewed_stream(n: int, r: int, seed: int = SEED) -> Stream:
@@ -158,43 +149,18 @@ def grouped(settings: Settings) -> Table:
 
 
 def stock(settings: Settings) -> Table:
-    """Part 2 (see the module docstring)."""
-    started = time.perf_counter()
-    s = read_stock(default_data(), type="name", limit=settings.stock_limit)
-    loaded = time.perf_counter() - started
-    freqs = {k: float(v) for k, v in Counter(e.type for e in s).items()}
-    table = Table("seed 003 on the stock stream (tickers as types), end to end",
-                  ("pattern", "engine", "matches", "run s", "OpenCEP s", "× OpenCEP",
-                   "peak inst.", "eval/ev", "same"))
-    table.header.append(f"{len(s)} events, loaded in {loaded:.1f} s (not in 'run s')")
-    engines = (("nfa-eager", engine("nfa-eager")),
-               ("nfa-chain (sampled)", engine("nfa-chain")),
-               ("nfa-chain (true freq.)", NFAEngine("nfa-chain", "chain", frequencies=freqs)),
-               ("nfa-tree", engine("nfa-tree")))
-    for name, text in STOCK.items():
-        base: list[Match] | None = None
-        paper = OPENCEP_S[name] if settings.stock_limit is None else None
-        for label, e in engines:
-            try:
-                got, c, dt = _run(e, text, s)
-            except BudgetExceeded as why:
-                table.add(name, label, None, None, paper, None, f">{why.limit}", None,
-                          "budget")
-                continue
-            if base is None:
-                base = got
-            table.add(name, label, len(got), dt, paper,
-                      None if paper is None else paper / dt, c.peak_instances,
-                      c.predicate_evaluations / max(len(s), 1),
-                      "yes" if sorted(got) == sorted(base) else "NO")
-    table.notes.append("× OpenCEP: OpenCEP's time / ours (target ≥ 10); shown on the "
-                       "whole stream only. 'same': equal to the first engine that finished; "
-                       "'budget': the run stopped at the instance budget (partial.py)")
-    return table
+    """Part 2 (:mod:`bench.seed003_stock`)."""
+    data = default_data()
+    started = time.process_time()
+    s = read_stock(data, limit=settings.stock_limit)
+    return stock_table(data, s, time.process_time() - started, settings.stock_limit)
 
 
 def run(quick: bool) -> None:
     settings = QUICK if quick else FULL
     emit(skewed(settings), "seed003-skewed")
+    for table, name in figure_tables(quick):
+        emit(table, name)
     emit(grouped(settings), "seed003-group-by")
     emit(stock(settings), "seed003-stock")
+    emit(drift_table(segment=settings.drift_segment), "seed003-fig18")

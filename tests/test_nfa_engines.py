@@ -113,12 +113,39 @@ def test_outside_the_fragment(text: str, why: str) -> None:
         engine("nfa-chain").compile(parse_operator(text))
 
 
-def test_next_is_not_claimed_with_or() -> None:
-    """docs/errata.md#seed-003-next-dnf: under ``next`` the multi-chain's runs (the DNF's)
-    are not the pattern's, so the engines with OR do not claim the policy."""
-    with pytest.raises(Unsupported, match="operator:next"):
-        engine("nfa-multichain").compile(parse_operator("PATTERN SEQ(A a, OR(B b, C c))"),
-                                         policy="next")
+PATTERN_9 = "PATTERN SEQ(A a, OR(B b, C c), D d) WHERE a.price > d.price WITHIN 10"
+DNF_9 = "PATTERN OR(SEQ(A a, B b, D d), SEQ(A a, C c, D d)) WHERE a.price > d.price WITHIN 10"
+
+
+@pytest.mark.parametrize("name", ["nfa-multichain", "nfa-tree"])
+@pytest.mark.parametrize(("text", "expected"), [
+    (PATTERN_9, [{"a": [0], "b": [1], "d": [3]}]),
+    (DNF_9, [{"a": [0], "b": [1], "d": [3]}, {"a": [0], "c": [2], "d": [3]}]),
+])
+def test_next_with_or_runs_the_pattern_not_its_dnf(name: str, text: str,
+                                                   expected: list[dict[str, list[int]]]) -> None:
+    """docs/errata.md#seed-003-next-dnf, op-disjunction.json: on A(5) B(1) C(1) D(3) D(7)
+    the OR of Pattern (9) commits at b1, so a0 c2 d3 skipped b1; in its DNF each branch
+    is its own run and both matches stay. The multi-chain runs the DNF and decides
+    ``next`` on the pattern's runs."""
+    s = stream("A B C D D", price=[5, 1, 1, 3, 7])
+    got, _ = run(engine(name), text, s, policy="next")
+    assert sorted(got) == sorted(Match.of({v: tuple(p) for v, p in m.items()})
+                                 for m in expected)
+
+
+@pytest.mark.parametrize("name", ["nfa-multichain", "nfa-tree"])
+def test_next_keeps_a_match_one_of_its_runs_keeps(name: str) -> None:
+    """``OR(SEQ(A a, B x), SEQ(A a, ANY x))`` on A C B: {a0, x2} is a run of both
+    branches. Through ANY it skipped c1, which x could take; through B it skipped
+    nothing it could take (a B run cannot take c1). Some run keeps it, so it stays
+    (hand-computed; the second branch's run alone would drop it). {a0, x1} is the
+    ANY branch's and skips nothing."""
+    s = stream("A C B")
+    got, _ = run(engine(name), "PATTERN OR(SEQ(A a, B x), SEQ(A a, ANY x)) WITHIN 5", s,
+                 policy="next")
+    assert sorted(got) == sorted([Match.of({"a": (0,), "x": (1,)}),
+                                  Match.of({"a": (0,), "x": (2,)})])
 
 
 @pytest.mark.parametrize("name", ["nfa-eager", "nfa-chain", "nfa-chain-fc"])
@@ -222,3 +249,36 @@ def test_match_budget_reaches_the_instance_budget(capsys, tmp_path) -> None:
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "budget steps=100 exceeded" in err
     assert "NFA instances alive at once" in err and "--budget N" in err
+
+
+@pytest.mark.parametrize("name", ENGINES)
+def test_rows_no_variable_can_take_never_become_events(name: str) -> None:
+    """columns.py: over a loaded stream every engine (the eager and the tree NFA too)
+    drops, with Arrow kernels, the rows of no slot's type and those failing every unary
+    condition of their type's slots; the matches are the reference's (hand-computed)."""
+    from kleene.reference.columnar import columns_of
+
+    s = stream("A B C A B C D", V=[1, 0, 2, 3, 1, 5, 9])
+    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    text = "PATTERN SEQ(A a, B b, C c) WHERE b.V = 1 AND c.V > a.V WITHIN 6"
+    got, compiled = run(engine(name), text, columnar)
+    # B at 1 (V=0) and D at 6 are dropped: no slot of their type takes them
+    assert compiled.counters.events_read == 7  # type: ignore[attr-defined]
+    assert compiled.counters.events_filtered == 2  # type: ignore[attr-defined]
+    assert sorted(got) == sorted([Match.of({"a": (0,), "b": (4,), "c": (5,)}),
+                                  Match.of({"a": (3,), "b": (4,), "c": (5,)})])
+
+
+def test_columnar_iteration_counts_its_subsets_against_the_budget() -> None:
+    """join.py builds an iterated slot's subsets at once: 30 B's in one window give
+    C(30,1) + … + C(30,8) ≈ 8.6 M subsets of at most 8, counted first and refused with
+    the instance budget's error, not built (hand-computed)."""
+    from kleene.reference.columnar import columns_of
+
+    s = stream("A " + "B " * 30 + "C")
+    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    e = NFAEngine("nfa-chain", "chain", max_instances=1000)
+    with pytest.raises(BudgetExceeded, match="nfa-instances"):
+        run(e, "PATTERN SEQ(A a, B{1,8} b[], C c) WITHIN 40", columnar)
+    got, _ = run(e, "PATTERN SEQ(A a, B{1,2} b[], C c) WITHIN 40", columnar)
+    assert len(got) == 30 + 435  # C(30,1) + C(30,2) subsets, each one match

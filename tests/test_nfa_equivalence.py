@@ -9,6 +9,8 @@ frequency table, so every order σ of Sec. 3 is exercised.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,15 +19,13 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Feature, engine
-from kleene.reference.columnar import columns_of
+from kleene.reference.columnar import Columns, columns_of
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
-SINGLE = ("nfa-eager", "nfa-chain", "nfa-chain-fc")  # no OR: these claim next too
 CLAIMED = [(name, policy) for name in ENGINES
-           for policy in ("any", "contiguous", "partition-contiguous")]
-CLAIMED += [(name, "next") for name in SINGLE]
+           for policy in ("any", "contiguous", "next", "partition-contiguous")]
 
 frequencies = st.fixed_dictionaries({t: st.integers(0, 5) for t in TYPES})
 
@@ -41,7 +41,8 @@ def variant(name: str, freqs: dict[str, int] | None) -> NFAEngine:
 @pytest.mark.parametrize(("name", "policy"), CLAIMED)
 def test_claims(name: str, policy: str) -> None:
     assert Feature("operator", policy) in engine(name).capabilities
-    assert (Feature("operator", "next") in engine(name).capabilities) == (name in SINGLE)
+    assert (Feature("operator", "disjunction") in engine(name).capabilities) == (
+        name in ("nfa-multichain", "nfa-tree"))
 
 
 @pytest.mark.parametrize(("name", "policy"), CLAIMED)
@@ -161,3 +162,129 @@ def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, 
                                                                                   policy=policy)
     list(joined_freq.run(columnar))
     assert joined_freq.counters.instances_created == chain.counters.instances_created
+
+
+#: Patterns the columnar chain runs with conditions and iterations (join.py, gather.py),
+#: two with unordered slots that may share events (which must bind distinct ones).
+CONDITIONED = (
+    "PATTERN SEQ(A a, B{{1,2}} b[], C c) WHERE c.V > a.V WITHIN {w}",
+    "PATTERN AND(A a, B b, C c) WHERE a.V = 1 AND b.V <= c.V WITHIN {w}",
+    "PATTERN AND(A a, A b) WHERE a.V < 2 AND b.V >= 2 WITHIN {w}",
+    "PATTERN AND(A a, A b) WHERE a.V < b.V WITHIN {w}",
+    "PATTERN SEQ(A a, B{{2,3}} b[]) WHERE b[i].V > 0 WITHIN {w}",
+    "PATTERN AND(B{{1,2}} b[], ANY x) WHERE x.V = 3 WITHIN {w}",
+    "PATTERN SEQ(A a, AND(B b, C c)) WHERE a.V = b.V OR NOT(a.ID != c.ID) WITHIN {w}",
+    "PATTERN SEQ(A x, B{{1,3}} r[], C q) WHERE x.ID = 1 AND r[i].ID = 2 AND q.V > x.V "
+    "WITHIN {w}",
+)
+
+
+@given(stream=typed_streams(max_size=12), text=st.sampled_from(CONDITIONED),
+       w=st.integers(0, 5), policy=st.sampled_from(("any", "contiguous")),
+       freqs=st.none() | frequencies)
+def test_chain_over_columns_with_conditions_equals_reference(
+        stream: Stream, text: str, w: int, policy: str, freqs: dict[str, int] | None) -> None:
+    """Unary conditions as masks, joint conditions over the instances' gathered columns,
+    bounded iterations as subsets of candidate ranges: the reference's matches."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, policy)
+    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
+    e = variant("nfa-chain", freqs)
+    got = list(e.compile(pattern, policy=policy).run(columnar))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+
+
+def test_columnar_chain_counts_the_chain_instances_with_conditions() -> None:
+    """A joint condition filters the new instances where its last variable is bound:
+    the instances the event-by-event chain creates, the same matches."""
+    from kleene.reference.operators.text import parse_operator
+
+    rows = [{"ts": i // 2, "type": t, "V": v, "ID": 0}
+            for i, (t, v) in enumerate(zip("ABCABCCBA", (1, 2, 3, 0, 2, 1, 0, 3, 1),
+                                           strict=True))]
+    s = Stream.from_rows(rows)
+    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    pattern = parse_operator("PATTERN AND(A a, B b, C c) WHERE a.V < c.V AND b.V > 1 WITHIN 2")
+    freqs = dict.fromkeys("ABC", 1)
+    chain = variant("nfa-chain", freqs).compile(pattern)
+    joined = variant("nfa-chain", freqs).compile(pattern)
+    by_events = sorted(chain.run(s))
+    by_columns = sorted(joined.run(columnar))
+    assert by_columns == by_events == sorted(reference_or_reject(pattern, s, "any"))
+    assert joined.counters.instances_created == chain.counters.instances_created
+    assert joined.counters.peak_instances == 0  # no instance kept: the join ran
+
+
+class Cut:
+    """A source read in batches (as ``kleene match --stream`` reads one) whose batches
+    end at ``cuts`` (then every ``last`` rows): the columnar chain's pieces
+    (engines/nfa/pieces.py) must not depend on where the batches end."""
+
+    def __init__(self, stream: Stream, cuts: list[int], last: int = 7) -> None:
+        self.columns = columns_of(stream.events)
+        self.time_unit = stream.time_unit
+        self.cuts, self.last = cuts, last
+        self.sizes: list[int] = []
+
+    def batches(self) -> Iterator[tuple[int, Columns]]:
+        n, start = len(self.columns), 0
+        sizes = iter(self.cuts)
+        while start < n:
+            stop = min(n, start + next(sizes, self.last))
+            self.sizes.append(stop - start)
+            yield start, self.columns.slice(start, stop)
+            start = stop
+
+    def __iter__(self) -> Iterator[Event]:
+        for start, part in self.batches():
+            yield from part.events(offset=start)
+
+
+@given(stream=typed_streams(max_size=14), text=st.sampled_from(JOINED + CONDITIONED),
+       w=st.integers(0, 4), policy=st.sampled_from(("any", "contiguous")),
+       cuts=st.lists(st.integers(1, 6), max_size=8), freqs=frequencies)
+def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
+        stream: Stream, text: str, w: int, policy: str, cuts: list[int],
+        freqs: dict[str, int]) -> None:
+    """Batches ending anywhere: the reference's matches, and (σ given) the instances the
+    loaded stream's run creates (each piece counts those whose first event it reports)."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, policy)
+    e = variant("nfa-chain", freqs)
+    cut = e.compile(pattern, policy=policy)
+    got = list(cut.run(Cut(stream, cuts)))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+    whole = e.compile(pattern, policy=policy)
+    list(whole.run(Stream.from_columns(columns_of(stream.events), stream.time_unit)))
+    assert cut.counters.instances_created == whole.counters.instances_created
+
+
+def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> None:
+    """3,000 events A B C … (ts = position), batches of 1–40 rows cut at random, τ = 10:
+    the candidates held at once never exceed those of 2τ of stream (21 events) plus
+    the largest batch, and the matches are the event-by-event chain's."""
+    import random
+
+    from kleene.reference.operators.text import parse_operator
+
+    rng = random.Random(3)
+    s = Stream.from_rows([{"ts": i, "type": "ABC"[i % 3], "V": rng.randrange(4)}
+                          for i in range(3000)])
+    cuts = [rng.randint(1, 40) for _ in range(3000)]
+    pattern = parse_operator("PATTERN SEQ(A a, B b, C c) WHERE a.V < c.V WITHIN 10")
+    chain = variant("nfa-chain", dict.fromkeys("ABC", 1))
+    by_events = chain.compile(pattern)
+    expected = sorted(by_events.run(s))
+    source = Cut(s, cuts)
+    joined = chain.compile(pattern)
+    got = sorted(joined.run(source))
+    assert got == expected and len(expected) > 1000
+    assert joined.counters.peak_instances == 0  # the join ran, not the event-by-event chain
+    assert joined.counters.peak_candidates <= 21 + max(source.sizes)
+    assert joined.counters.instances_created == by_events.counters.instances_created

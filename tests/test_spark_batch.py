@@ -66,8 +66,9 @@ def test_errors_stay_with_their_pair(spark):
     events = ({"ts": 0, "type": "A"}, {"ts": 1, "type": "B"})
     pairs = [
         Pair("nfa-chain", "operator", "PATTERN SEQ(A a, B b) WITHIN 5", "any", events=events),
-        # nfa-tree has no next: found on the driver, no task runs it
-        Pair("nfa-tree", "operator", "PATTERN SEQ(A a, B b) WITHIN 5", "next", events=events),
+        # nfa-chain has no OR: found on the driver, no task runs it
+        Pair("nfa-chain", "operator", "PATTERN SEQ(A a, OR(B b, C c)) WITHIN 5", "any",
+             events=events),
         # a bad event: found in the task, for this pair only
         Pair("srt", "sremo", "mark {~.type = 'A'}", "literal", events=({"ts": "x"},)),
         # the literal SREMO's empty match travels too (it has no event)

@@ -5,7 +5,8 @@ disjunction-free pattern run by its own chain (:mod:`.chain`). Only the
 conditions whose variables a conjunct declares apply to it (a condition over
 an ``OR`` branch not taken does not apply, :mod:`kleene.reference.operators.matching`;
 ``docs/errata.md#seed-003-negation-or``). The DNF preserves skip-till-any-match
-only (``docs/errata.md#seed-003-next-dnf``), which is all the multi-chain claims.
+only (``docs/errata.md#seed-003-next-dnf``): the multi-chain computes Γ with
+it, and ``next`` on the pattern's own runs (:func:`dnf_choices`, :mod:`.selection`).
 
 Sec. 5.2 notes that the same match may be reported by two conjuncts; results
 are sets, so the multi-chain reports each match once (:class:`Seen`).
@@ -40,17 +41,30 @@ def has_or(p: Node) -> bool:
     return any(isinstance(q, Disj) for q in walk(p))
 
 
+#: Which part of each ``OR`` a conjunct took, in pre-order (the ``OR``\ s a walk of the
+#: pattern meets, left to right, inside the parts taken).
+Choices = tuple[int, ...]
+
+
 def dnf(p: Node) -> list[Node]:
     """The disjunction-free conjuncts of ``p`` (Sec. 5.2), in order, duplicates dropped."""
-    out = list(dict.fromkeys(_dnf(p)))
-    return out
+    return list(dict.fromkeys(q for q, _ in _dnf(p)))
 
 
-def _dnf(p: Node) -> list[Node]:
+def dnf_choices(p: Node) -> list[tuple[Choices, ...]]:
+    """For each conjunct of :func:`dnf` (same order), every choice of ``OR`` parts that
+    yields it (two when ``OR(B b, B b)``): the pattern's runs a conjunct's run stands for."""
+    out: dict[Node, list[Choices]] = {}
+    for q, path in _dnf(p):
+        out.setdefault(q, []).append(path)
+    return [tuple(paths) for paths in out.values()]
+
+
+def _dnf(p: Node) -> list[tuple[Node, Choices]]:
     if isinstance(p, Primitive):
-        return [p]
+        return [(p, ())]
     if isinstance(p, Disj):
-        out = [q for part in p.parts for q in _dnf(part)]
+        out = [(q, (j, *path)) for j, part in enumerate(p.parts) for q, path in _dnf(part)]
         if len(out) > MAX_CONJUNCTS:
             raise Unsupported(f"the DNF has more than {MAX_CONJUNCTS} conjuncts")
         return out
@@ -59,7 +73,7 @@ def _dnf(p: Node) -> list[Node]:
             what = "NOT" if isinstance(p, Neg) else "an iteration"
             raise Unsupported(f"OR under {what} has no DNF of chains (seed 003 Sec. 5.2 "
                               "distributes OR over SEQ and AND only)")
-        return [p]
+        return [(p, ())]
     choices = [_dnf(q) for q in p.parts]
     total = 1
     for c in choices:
@@ -67,7 +81,8 @@ def _dnf(p: Node) -> list[Node]:
     if total > MAX_CONJUNCTS:
         raise Unsupported(f"the DNF has {total} conjuncts (more than {MAX_CONJUNCTS})")
     cls = Seq if isinstance(p, Seq) else Conj
-    return [cls(tuple(combo)) for combo in itertools.product(*choices)]
+    return [(cls(tuple(q for q, _ in combo)), tuple(j for _, path in combo for j in path))
+            for combo in itertools.product(*choices)]
 
 
 def branch_conditions(branch: Node, conditions: Sequence[Condition]) -> tuple[Condition, ...]:

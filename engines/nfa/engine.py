@@ -18,8 +18,8 @@ Each engine claims, for operator patterns, the constructs it computes exactly
 like the reference (:mod:`kleene.reference.operators`) within its fragment
 (:mod:`.shape`: iterations and negations of single events), every policy (a
 filter on Γ: ``contiguous`` on positions, ``next`` and ``partition-contiguous``
-with the reference's predicates, :mod:`.selection`; ``next`` by the engines
-without ``OR`` only) and both window readings.
+with the reference's predicates, :mod:`.selection`; ``next`` on the pattern's
+own runs, also with ``OR``) and both window readings.
 Outside the fragment, compile raises :class:`~kleene.reference.errors.Unsupported`.
 """
 
@@ -35,9 +35,10 @@ from kleene.engines.nfa import join
 from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.columns import kept_events
 from kleene.engines.nfa.conditions import place
-from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, has_or
+from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
+from kleene.engines.nfa.pieces import pieces
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.shape import shape_of
@@ -66,7 +67,7 @@ Kind = Literal["eager", "chain", "tree"]
 
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
-           STRICT_WINDOW, "any", "contiguous", "partition-contiguous")
+           STRICT_WINDOW, "any", "contiguous", "next", "partition-contiguous")
 
 
 @dataclass
@@ -88,6 +89,8 @@ class CompiledNFA(Pictured):
     counters: Counters = field(default_factory=Counters)
     #: the order σ of each chain in the last run (or the one given frequencies imply)
     orders: tuple[tuple[int, ...], ...] = ()
+    #: per plan, the choices of OR parts its runs stand for (:func:`.disjunction.dnf_choices`)
+    choices: tuple[tuple[tuple[int, ...], ...], ...] = ((),)
 
     def __post_init__(self) -> None:
         if not self.orders:
@@ -157,13 +160,9 @@ class CompiledNFA(Pictured):
         plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
         if (self.kind == "chain" and len(plans) == 1 and join.typed(events)
                 and join.eligible(plans[0], self.policy)):
-            read = join.read(events)
-            if read is not None:
-                stamps, types = read
-                counted = self.frequencies or join.frequencies(types, plans[0])
-                self.orders = (chain_order(plans[0], counted),)
-                return join.run(stamps, types, plans[0], self.orders[0], self.counters,
-                                self.policy == "contiguous")
+            found = pieces(events, plans[0], self.counters)
+            if found is not None:
+                return self._pieces(found, plans[0])
         kept = (None if self.policy == "partition-contiguous"
                 else kept_events(events, plans, self.pattern.conditions, self.counters))
         stream: Iterator[Event] = iter(events) if kept is None else kept
@@ -178,14 +177,26 @@ class CompiledNFA(Pictured):
             EagerRunner(p, self.counters) if self.kind == "eager"
             else lazy[self.kind](p, self.counters, self.orders[b])
             for b, p in enumerate(plans)]
-        sel = (Selection(self.pattern, self.policy, bound, self.relevant())
+        sel = (Selection(self.pattern, self.policy, bound, self.relevant(), self.choices)
                if self.policy in FILTERED else None)
         if sel is not None:
             stream = sel.watch(stream)  # every event the NFA is given, for the policy
         if kept is None:
             stream = self._filtered(stream, self.relevant())
+        if sel is not None and self.policy == "next":
+            return select(sel, self._reports(runners, stream))  # every report: its runs
         found = self._drive(runners, stream, bound)
-        return found if sel is None else select(sel, found)
+        return found if sel is None else select(sel, ((m, 0) for m in found))
+
+    def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[Match]:
+        """The chain over columns, piece by piece (:mod:`.pieces`); σ by the given
+        frequencies, else by each piece's candidate counts (its own "event types'"
+        frequencies: the order changes the cost only, Sec. 6); ``orders`` the last."""
+        for piece in found:
+            sigma = join.order(plan, piece, self.frequencies)
+            self.orders = (sigma,)
+            yield from join.run(piece, plan, sigma, self.counters,
+                                self.policy == "contiguous")
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""
@@ -194,8 +205,21 @@ class CompiledNFA(Pictured):
             types |= p.shape.types | p.neg_types
         return None if None in types else frozenset(types)
 
+    def _reports(self, runners: list[Runner], stream: Iterator[Event],
+                 ) -> Iterator[tuple[Match, int]]:
+        """Every match each conjunct's runner reports, with the conjunct (``next`` reads
+        the runs of every conjunct that reports a match, :mod:`.selection`)."""
+        for e in stream:
+            for b, r in enumerate(runners):
+                for m in r.step(e):
+                    yield m, b
+        for b, r in enumerate(runners):
+            for m in r.close():
+                yield m, b
+
     def _drive(self, runners: list[Runner], stream: Iterator[Event],
                bound: float | None) -> Iterator[Match]:
+        """The matches of the runners, each once (a match two conjuncts report, Sec. 5.2)."""
         if len(runners) == 1:
             (r,) = runners
             step = r.step
@@ -223,7 +247,6 @@ class CompiledNFA(Pictured):
             for m in r.close():
                 if seen.first_time(m, ts_of.get(m.first, 0.0)):
                     yield m
-
 
     def _filtered(self, stream: Iterator[Event], relevant: frozenset[str | None] | None,
                   ) -> Iterator[Event]:
@@ -257,8 +280,7 @@ class NFAEngine:
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        # ``next`` is a filter on Γ where a match has one run: without OR (.selection)
-        extra = ("disjunction",) if self.multichain else ("next",)
+        extra = ("disjunction",) if self.multichain else ()
         return Feature.of("operator", *CLAIMED, *extra)
 
     def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
@@ -278,7 +300,8 @@ class NFAEngine:
                               first_chance=self.first_chance,
                               max_instances=self.max_instances, group_by=self.group_by))
         return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
-                           self.frequencies, self.sample, chosen)
+                           self.frequencies, self.sample, chosen,
+                           choices=tuple(dnf_choices(pattern.expr)))
 
 
 register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))

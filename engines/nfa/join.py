@@ -3,72 +3,91 @@
 Seed 003 Sec. 3: the chain takes the slots in ascending order of frequency;
 entering state k, an instance looks into the buffer of σ(k+1)'s type for the
 events that fit (strictly after the bound slots before it, strictly before
-those after it, within the window). Over a loaded stream
-(:attr:`~kleene.reference.events.Stream.columns`, or a source read in batches
-of columns, its timestamps and types read whole first) the per-type buffers
-are built from the columns (positions and timestamps as numpy arrays, no
-event objects) and each state's lookups run for all its instances together: two
-binary searches per instance (``np.searchsorted``) give the range of fitting
-buffered events, and the instances of state k+1 are the ranges expanded.
+those after it, within the window) and evaluates the edge's predicate on
+them. Over a loaded stream (:attr:`~kleene.reference.events.Stream.columns`,
+or a source read in batches of columns) the buffers are built from the
+columns without event objects: each slot's *candidates* are the rows of its
+type that satisfy its unary conditions (Arrow kernels, the reference's
+three-valued semantics, as :mod:`.columns` filters), as arrays of positions
+and timestamps. Then each state's lookups run for all its instances together:
+two binary searches per instance (``np.searchsorted``) give the range of
+fitting candidates, the instances of state k+1 are the ranges expanded (for an
+iterated slot, Sec. 4.5, every subset of ``l..m`` of them, :func:`.gather.subsets`),
+and a condition over several variables is evaluated over the new instances
+as soon as its last variable is bound (:class:`.gather.InstanceColumns`).
 Because the edge predicate is symmetric (Sec. 6: any order yields the same
 complete instances), taking every event "from the buffer" instead of some
 "on arrival" creates exactly the chain's instances, once each.
 
-It runs the fragment where the lookups are the whole predicate (:func:`eligible`):
-single events of pairwise distinct types (so never the same event twice), no
-condition, no negation, a window; the policies ``any`` and ``contiguous``.
-Counters: ``instances_created`` and ``predicate_evaluations`` as the chain
-counts them (one per instance, one per edge tried), ``buffer_operations`` the
-insertions (nothing expires: the buffers are the columns), ``peak_instances``
-0 (no instance is kept from one event to the next).
+The fragment (:func:`eligible`, then :func:`scan` at run time): a window; no
+negation; no ``prev`` or aggregate (conditions on the complete match); the
+other conditions comparisons of attributes and constants, those over an
+iterated variable unary; iterations bounded (``{l,m}``, m ≤ :data:`MAX_ITERATED`);
+the policies ``any`` and ``contiguous``. Two slots not ordered by ``SEQ`` that
+may take the same event bind distinct ones (:func:`_distinct`, the edge
+predicate's distinctness). Elsewhere the event-by-event chain (:mod:`.chain`)
+runs. The candidates are held in pieces bounded by the window
+(:mod:`.pieces`), each reporting the matches whose first timestamp is in its
+range; :func:`run` computes one piece.
+
+σ is the order of the given frequencies, else of the candidates' counts (a
+slot's "event type" is its type and unary conditions: on the stock stream a
+ticker; the order only changes the cost). Counters: ``instances_created`` and
+``predicate_evaluations`` as the chain counts them (one per instance, one per
+edge tried and per condition evaluated), ``buffer_operations`` the
+insertions (a piece's candidates are dropped at once, uncounted),
+``peak_instances`` 0 (no instance is kept from one event to the next). The
+subsets of an iterated slot are counted before they are built: more than
+the instance budget (:meth:`~.partial.Plan.check_budget`) raises
+:class:`~kleene.reference.errors.BudgetExceeded`, as too many instances alive
+do in the event-by-event chain.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
+from kleene.engines.nfa.chain import chain_order
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
-from kleene.reference.columnar import column_batches
+from kleene.reference.conditions import Condition
 from kleene.reference.match import Match
 
-#: Rows per batch read.
-ROWS = 65_536
+#: The largest ``m`` of an iterated slot ``B{l,m}`` enumerated over columns.
+MAX_ITERATED = 8
+
+
+def unary(plan: Plan, i: int) -> tuple[Condition, ...]:
+    return tuple(c for c, slots in plan.placed.incremental[i] if slots == (i,))
+
+
+def joint(plan: Plan) -> list[tuple[Condition, tuple[int, ...]]]:
+    """The conditions over several slots, each once."""
+    return list(dict.fromkeys(cs for per in plan.placed.incremental for cs in per
+                              if len(cs[1]) > 1))
 
 
 def eligible(plan: Plan, policy: str) -> bool:
-    """Whether :func:`run` computes ``plan`` exactly (see the module docstring)."""
+    """Whether :func:`run` may compute ``plan`` (see the module docstring)."""
+    from kleene.engines.nfa.gather import columnar
+
     slots = plan.shape.slots
-    types = [s.type for s in slots]
-    return (policy in ("any", "contiguous") and plan.bound is not None
-            and not plan.shape.negations and not plan.placed.final
-            and not any(plan.placed.incremental)
-            and all(t is not None and not s.iterated for t, s in zip(types, slots, strict=True))
-            and len(set(types)) == len(types))
-
-
-def read(events: Any) -> tuple[np.ndarray, Any] | None:
-    """The timestamps (numpy) and types (Arrow) of every event of a loaded stream or a
-    source read in batches of columns (:func:`~kleene.reference.columnar.column_batches`,
-    read whole: two columns); ``None`` for events without columns or types."""
-    batches = column_batches(events, ROWS)
-    if batches is None:
-        return None
-    stamps, types, at = [], [], 0
-    for start, part in batches:
-        if part.types is None or start != at:
-            raise ValueError("batches of columns must be consecutive and typed")
-        stamps.append(np.asarray(part.ts.to_numpy()))
-        types += part.types.chunks
-        at += len(part)
-    if not stamps:
-        return np.zeros(0), pa.chunked_array([], pa.string())
-    return np.concatenate(stamps), pa.chunked_array(types)
+    if (policy not in ("any", "contiguous") or plan.bound is None or plan.shape.negations
+            or plan.placed.final):
+        return False
+    for s in slots:
+        if s.iterated and (s.low < 1 or s.high is None or s.high > MAX_ITERATED):
+            return False
+    if all(s.iterated for s in slots):
+        return False  # the first slot of σ is a single event: the window bounds the rest
+    conds = [c for per in plan.placed.incremental for c, _ in per]
+    if not all(columnar(c) for c in conds):
+        return False
+    return not any(slots[i].iterated for _, ss in joint(plan) for i in ss)
 
 
 def typed(events: Any) -> bool:
@@ -79,73 +98,159 @@ def typed(events: Any) -> bool:
     return callable(getattr(events, "batches", None))
 
 
-def frequencies(types: Any, plan: Plan) -> dict[str, float]:
-    """Events per type of the plan's slots, counted on the type column."""
-    counts = pc.value_counts(types).to_pylist()
-    wanted = {s.type for s in plan.shape.slots}
-    return {d["values"]: float(d["counts"]) for d in counts if d["values"] in wanted}
+@dataclass
+class Scan:
+    """One piece of each slot's candidates (:func:`.pieces.pieces`): positions,
+    timestamps, and (for the slots of a joint condition) their columns; the piece
+    reports the matches whose first timestamp is in ``[lo, hi)``."""
+
+    pos: list[np.ndarray]
+    times: list[np.ndarray]
+    columns: dict[int, Any]  # slot → gather.Candidates
+    lo: float
+    hi: float
 
 
-def run(ts_all: np.ndarray, types: Any, plan: Plan, sigma: tuple[int, ...],
-        counters: Counters, contiguous: bool) -> Iterator[Match]:
-    """Every match of ``plan`` over the columns ``ts_all`` and ``types`` (:func:`read`)
-    by the chain σ (see the module docstring)."""
-    n_rows = len(ts_all)
-    counters.events_read += n_rows
+def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
+    """σ: by the given frequencies, else by the slots' candidate counts."""
+    if frequencies is not None:
+        return chain_order(plan, frequencies)
     slots = plan.shape.slots
-    pos: list[np.ndarray] = []
-    times: list[np.ndarray] = []
-    for slot in slots:
-        mask = pc.fill_null(pc.equal(types, slot.type), False)
-        p = np.flatnonzero(np.asarray(mask.to_numpy(zero_copy_only=False)))
-        pos.append(p)
-        times.append(ts_all[p])
-    kept = sum(len(p) for p in pos)
-    counters.events_filtered += n_rows - kept
-    counters.buffer_operations += kept
+    return tuple(sorted(range(len(slots)),
+                        key=lambda i: (slots[i].iterated, len(found.pos[i]), i)))
+
+
+def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
+        contiguous: bool) -> Iterator[Match]:
+    """Every match of ``plan`` over the piece ``found`` by the chain σ whose first
+    timestamp is in ``[found.lo, found.hi)``."""
+    from kleene.engines.nfa.gather import InstanceColumns, count_subsets, subsets
+
+    slots = plan.shape.slots
+    shared = _sharing(plan)
     bound = plan.bound
     assert bound is not None
-    first_slot = sigma[0]
-    # idx[i]: for each instance, the index of slot i's event in its buffer (-1: unbound)
-    m = len(pos[first_slot])
-    idx = {first_slot: np.arange(m)}
-    first = times[first_slot].astype(float)
-    last = first.copy()
-    counters.instances_created += m
-    counters.predicate_evaluations += m
-    for s in sigma[1:]:
+    conds = joint(plan)
+    # per slot bound so far: the candidate index per instance (2-D for an iterated slot)
+    idx: dict[int, np.ndarray] = {}
+    lo_ts: dict[int, np.ndarray] = {}  # the slot's first event's ts, per instance
+    hi_ts: dict[int, np.ndarray] = {}  # its last event's ts
+    m = 1
+    first = np.full(1, np.inf)
+    last = np.full(1, -np.inf)
+    for k, s in enumerate(sigma):
+        slot = slots[s]
+        buf = found.times[s]
         after = np.full(m, -np.inf)
         for t in plan.shape.before[s]:
             if t in idx:
-                after = np.maximum(after, times[t][idx[t]])
+                after = np.maximum(after, hi_ts[t])
         upto = np.full(m, np.inf)
         for t in plan.shape.after[s]:
             if t in idx:
-                upto = np.minimum(upto, times[t][idx[t]])
-        buf = times[s]
+                upto = np.minimum(upto, lo_ts[t])
         lo = np.maximum(np.searchsorted(buf, after, "right"),
                         np.searchsorted(buf, last - bound, "left"))
         hi = np.minimum(np.searchsorted(buf, upto, "left"),
                         np.searchsorted(buf, first + bound, "right"))
-        counts = np.maximum(hi - lo, 0)
-        total = int(counts.sum())
-        rep = np.repeat(np.arange(m), counts)
-        starts = np.cumsum(counts) - counts
-        new = lo[rep] + (np.arange(total) - starts[rep])
+        if k == 0:
+            lo, hi = np.zeros(1, dtype=np.int64), np.full(1, len(buf), dtype=np.int64)
+        if slot.iterated:
+            assert slot.high is not None
+            # the state's instances are held at once: the instance budget bounds them
+            plan.check_budget(count_subsets(lo, hi, slot.low, slot.high))
+            rep, chosen = subsets(lo, hi, slot.low, slot.high)
+            width = (chosen >= 0).sum(axis=1)
+            new_lo = buf[chosen[:, 0]] if len(rep) else np.zeros(0)
+            new_hi = (buf[chosen[np.arange(len(rep)), width - 1]] if len(rep)
+                      else np.zeros(0))
+        else:
+            counts = np.maximum(hi - lo, 0)
+            total = int(counts.sum())
+            rep = np.repeat(np.arange(m), counts)
+            starts = np.cumsum(counts) - counts
+            chosen = lo[rep] + (np.arange(total) - starts[rep])
+            new_lo = new_hi = buf[chosen]
+        first = np.minimum(first[rep], new_lo)
+        last = np.maximum(last[rep], new_hi)
+        # the window; a match of another piece: its first ts is before lo already, or
+        # after hi (it is at least last - bound)
+        keep = (last - first <= bound) & (first >= found.lo) & (last - bound < found.hi)
+        # counted in the piece that holds the instance's first ts only (pieces overlap)
+        ours = (first >= found.lo) & (first < found.hi)
+        if slot.iterated:
+            counters.subsets += int(ours.sum())
+            counters.predicate_evaluations += int((ours & (width > 1)).sum())  # the window
         idx = {t: i[rep] for t, i in idx.items()}
-        idx[s] = new
-        new_ts = buf[new]
-        first = np.minimum(first[rep], new_ts)
-        last = np.maximum(last[rep], new_ts)
-        m = total
-        counters.instances_created += total
-        counters.predicate_evaluations += total
+        lo_ts = {t: v[rep] for t, v in lo_ts.items()}
+        hi_ts = {t: v[rep] for t, v in hi_ts.items()}
+        idx[s], lo_ts[s], hi_ts[s] = chosen, new_lo, new_hi
+        counters.predicate_evaluations += int(ours.sum())
+        if k == len(sigma) - 1:
+            keep &= first < found.hi
+        for t in shared[s]:
+            if t in idx:
+                keep &= _distinct(found, s, idx[s], t, idx[t])
+        for c, ss in conds:
+            if s in ss and all(t in idx for t in ss):
+                counters.predicate_evaluations += int((keep & ours).sum())
+                here = InstanceColumns(len(keep), {slots[t].var: (found.columns[t], idx[t])
+                                                   for t in ss})
+                keep &= here.holds(c)
+        if not keep.all():
+            idx = {t: i[keep] for t, i in idx.items()}
+            lo_ts = {t: v[keep] for t, v in lo_ts.items()}
+            hi_ts = {t: v[keep] for t, v in hi_ts.items()}
+            first, last = first[keep], last[keep]
+        m = len(first)
+        counters.instances_created += int(((first >= found.lo) & (first < found.hi)).sum())
         if not m:
             return
-    named = plan.named
-    columns_of_positions = [pos[i][idx[i]].tolist() for _, i in named]
-    names = [var for var, _ in named]
-    for row in zip(*columns_of_positions, strict=True):
-        if contiguous and max(row) - min(row) + 1 != len(row):
-            continue
-        yield Match(tuple((v, (p,)) for v, p in zip(names, row, strict=True)))
+    yield from _matches(found, plan, idx, contiguous)
+
+
+def _sharing(plan: Plan) -> list[list[int]]:
+    """Per slot, the slots ``SEQ`` does not order with it that may take the same event
+    (of its type, or of any type): their events must differ (the edge predicate's
+    "distinct from the bound events", :meth:`~.partial.Plan.admits`)."""
+    shape = plan.shape
+    slots = shape.slots
+    return [[t.index for t in slots if t.index != s.index
+             and t.index not in shape.before[s.index] | shape.after[s.index]
+             and (s.type is None or t.type is None or s.type == t.type)]
+            for s in slots]
+
+
+def _distinct(found: Scan, s: int, i: np.ndarray, t: int, j: np.ndarray) -> np.ndarray:
+    """Per instance, whether slots ``s`` and ``t`` (candidate indices ``i``, ``j``; 2-D
+    ``-1``-padded for an iterated slot) bound no event in common."""
+    a = _positions(found.pos[s], i, -1)
+    b = _positions(found.pos[t], j, -2)
+    return ~(a[:, :, None] == b[:, None, :]).any(axis=(1, 2))
+
+
+def _positions(pos: np.ndarray, i: np.ndarray, pad: int) -> np.ndarray:
+    rows = i if i.ndim == 2 else i[:, None]
+    if not len(pos):
+        return np.full(rows.shape, pad, dtype=np.int64)
+    return np.where(rows >= 0, pos[np.maximum(rows, 0)], pad)
+
+
+def _matches(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
+             contiguous: bool) -> Iterator[Match]:
+    names = [var for var, _ in plan.named]
+    columns: list[list[tuple[int, ...]]] = []
+    for _, i in plan.named:
+        p = found.pos[i]
+        if idx[i].ndim == 1:
+            columns.append([(x,) for x in p[idx[i]].tolist()])
+        else:
+            every = p.tolist()
+            columns.append([tuple(every[j] for j in row if j >= 0)
+                            for row in idx[i].tolist()])
+    for row in zip(*columns, strict=True):
+        if contiguous:
+            every = [x for part in row for x in part]
+            if max(every) - min(every) + 1 != len(every):
+                continue
+        yield Match(tuple(zip(names, row, strict=True)))

@@ -10,14 +10,19 @@ predicates to each match it finds, over the events it has read:
   over the match's partitioning attributes
   (:func:`~kleene.reference.operators.policies.partition_attributes`), decided
   as soon as the match is found (every event up to its last one has been read);
-- ``next``: :func:`~kleene.reference.operators.policies.is_next` on the run of
-  the match, decided once the window after its first event has passed (or at
-  the end of the stream). The run is the match's derivation tree; without
-  ``OR`` and with iterations of single events only (the NFAs' fragment,
-  :mod:`.shape`) a match has exactly one tree (:func:`tree_of`), so "some run
-  of it never skipped an event" is that run's verdict. With ``OR`` the runs of
-  the multi-chain are not those of the pattern (``docs/errata.md#seed-003-next-dnf``):
-  the engines with ``OR`` do not claim ``next``.
+- ``next``: :func:`~kleene.reference.operators.policies.is_next` on the runs of
+  the match, decided once every report of it is in: after the first event
+  past the window of its first event has been stepped (a held-back match is
+  released at that event, :class:`~.partial.Pending`), or at the end of the
+  stream. A run is the match's derivation tree in the *pattern* (not in a DNF
+  conjunct: the ``OR`` commits where it stands, ``docs/errata.md#seed-003-next-dnf``).
+  With iterations of single events only (the NFAs' fragment, :mod:`.shape`),
+  a conjunct has exactly one tree per match, and each choice of ``OR`` parts
+  that yields the conjunct (:func:`~.disjunction.dnf_choices`) puts it back
+  into the pattern's tree (:func:`tree_of`); the match is kept iff one of
+  the runs of the conjuncts that reported it never skipped an event it could
+  take, which is the reference's "some run" over its derivations (each is
+  such a conjunct run, Sec. 5.2).
 
 The events read are kept in :class:`Recent` (by absolute position) as long as
 a match still to be decided may read them.
@@ -36,6 +41,7 @@ from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.derivations import (
+    Branch,
     Context,
     Derivation,
     Iterations,
@@ -45,6 +51,7 @@ from kleene.reference.operators.derivations import (
 )
 from kleene.reference.operators.pattern import (
     Conj,
+    Disj,
     Kleene,
     Neg,
     Node,
@@ -59,15 +66,21 @@ from kleene.reference.policies import is_contiguous
 FILTERED = ("next", "partition-contiguous")
 
 
-def tree_of(p: Node, m: Match) -> Tree:
-    """The derivation tree of ``m`` in ``p`` (no ``OR``, iterations of single events)."""
+def tree_of(p: Node, m: Match, choices: Iterator[int] | None = None) -> Tree:
+    """The derivation tree of ``m`` in ``p`` (iterations of single events), taking at
+    each ``OR`` (pre-order) the part ``choices`` names (:func:`~.disjunction.dnf_choices`)."""
     if isinstance(p, Primitive):
         (position,) = m[p.var]
         return Taken(position)
+    if isinstance(p, Disj):
+        if choices is None:
+            raise ValueError("tree_of: an OR needs the conjunct's choices")
+        j = next(choices)
+        return Branch(j, tree_of(p.parts[j], m, choices))
     if isinstance(p, Kleene) and isinstance(p.part, Primitive):
         return Iterations(tuple(Taken(q) for q in m[p.part.var]))
     if isinstance(p, (Seq, Conj)):
-        return Parts(tuple(tree_of(q, m) for q in p.parts if not isinstance(q, Neg)))
+        return Parts(tuple(tree_of(q, m, choices) for q in p.parts if not isinstance(q, Neg)))
     raise Unsupported(f"policy next: no single run for {type(p).__name__} here")
 
 
@@ -124,15 +137,19 @@ class Selection:
     """Applies ``policy`` (one of :data:`FILTERED`) to the matches of one run."""
 
     def __init__(self, pattern: OperatorPattern, policy: str, bound: float | None,
-                 relevant: frozenset[str | None] | None) -> None:
+                 relevant: frozenset[str | None] | None,
+                 choices: Sequence[Sequence[tuple[int, ...]]] = ((),)) -> None:
+        """``choices[b]``: the ``OR`` choices conjunct ``b``'s runs stand for."""
         self.pattern = pattern
         self.policy = policy
         self.bound = bound
         self.relevant = relevant
+        self.choices = choices
         self.recent = Recent()
         # within(start, ts) iff ts − start ≤ bound: ``bound`` is the reading's inclusive bound
         self.ctx = Context(cast(Stream, self.recent), bound, "inclusive", (), Budget())
         self.held: list[tuple[float, int, Match]] = []
+        self.runs: dict[Match, list[Tree]] = {}
         self.tick = itertools.count()
         self.ready: list[Match] = []
         self.last_ts = -float("inf")
@@ -147,7 +164,9 @@ class Selection:
     def _see(self, e: Event) -> None:
         ts = e.ts
         held, bound = self.held, self.bound
-        while held and bound is not None and ts - held[0][0] > bound:
+        # every report of a match comes at the latest while the first event past its
+        # window is stepped (the previous one, ``last_ts``)
+        while held and bound is not None and self.last_ts - held[0][0] > bound:
             self._decide(heapq.heappop(held)[2])
         if bound is not None:
             # later matches start at most ``bound`` before the last event the NFA stepped
@@ -158,17 +177,20 @@ class Selection:
         if self.relevant is None or e.type in self.relevant:
             self.last_relevant = ts
 
-    def offer(self, m: Match) -> list[Match]:
-        """Take the match ``m`` of Γ; the matches decided so far."""
+    def offer(self, m: Match, branch: int = 0) -> list[Match]:
+        """Take the match ``m`` of Γ, reported by conjunct ``branch``; the matches
+        decided so far."""
         if self.policy == "partition-contiguous":
             if is_contiguous(cast(Stream, self.recent), m, partition_attributes(self.pattern, m)):
                 self.ready.append(m)
         else:
-            first = self.recent[m.first].ts
-            if self.bound is not None and self.last_ts - first > self.bound:
-                self._decide(m)
+            expr = self.pattern.expr
+            trees = [tree_of(expr, m, iter(path)) for path in self.choices[branch]]
+            if m in self.runs:
+                self.runs[m] += trees
             else:
-                heapq.heappush(self.held, (first, next(self.tick), m))
+                self.runs[m] = trees
+                heapq.heappush(self.held, (self.recent[m.first].ts, next(self.tick), m))
         out, self.ready = self.ready, []
         return out
 
@@ -179,15 +201,15 @@ class Selection:
         return out
 
     def _decide(self, m: Match) -> None:
-        d = Derivation(m, frozenset(), tree_of(self.pattern.expr, m))
         self.ctx.budget = Budget(name="nfa-next", what="deciding skip-till-next-match")
-        if is_next(self.pattern, d, self.ctx):
+        if any(is_next(self.pattern, Derivation(m, frozenset(), tree), self.ctx)
+               for tree in self.runs.pop(m)):
             self.ready.append(m)
 
 
-def select(sel: Selection, found: Iterable[Match]) -> Iterator[Match]:
-    """The matches of ``found`` (Γ, from a run whose stream ``sel`` watches) that
-    ``sel``'s policy keeps."""
-    for m in found:
-        yield from sel.offer(m)
+def select(sel: Selection, found: Iterable[tuple[Match, int]]) -> Iterator[Match]:
+    """The matches of ``found`` (Γ with the conjunct that reported each, from a run
+    whose stream ``sel`` watches) that ``sel``'s policy keeps."""
+    for m, branch in found:
+        yield from sel.offer(m, branch)
     yield from sel.close()

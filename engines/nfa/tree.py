@@ -48,6 +48,11 @@ class TreeRunner(ChainRunner):
         self.switches: list[tuple[int, int, float]] = [(sigma[0], -1, -_INF)]
         #: the epochs whose root still creates instances
         self.roots: list[int] = [0]
+        #: per slot: iterated, its type's buffer, its index (:meth:`_counts`)
+        self._slot_buffers = [(sl.iterated, self.buffers[sl.type], sl.index)
+                              for sl in plan.shape.slots]
+        #: the slots' counts while the current event is taken (:meth:`_counts`)
+        self._now = self._counts()
         counters.switches = 0
 
     # ------------------------------------------------------------ frequencies
@@ -58,28 +63,35 @@ class TreeRunner(ChainRunner):
         s = self.plan.shape.slots[slot]
         return s.iterated, len(self.buffers[s.type])
 
+    def _counts(self) -> list[tuple[tuple[bool, int], int]]:
+        """``(_count(i), i)`` for every slot, read once (the buffers do not change
+        while one event is taken)."""
+        return [((it, len(b.events) - b.head), i) for it, b, i in self._slot_buffers]
+
     def _next_slot(self, p: Partial) -> int:
-        free = [i for i in range(self.plan.n) if not p.binds[i]]
+        free = [c for c in self._now if not p.binds[c[1]]]
         if not free:
             return self.plan.n
-        return min(free, key=lambda i: (self._count(i), i))
+        return min(free)[1]
 
     def _maybe_switch(self, e: Event) -> None:
         plan = self.plan
+        self._now = self._counts()
         if plan.bound is None:
             return
         current = self.switches[-1][0]
-        best = min(range(plan.n), key=lambda i: (self._count(i), i))
-        (best_iterated, best_count), (now_iterated, now_count) = (self._count(best),
-                                                                  self._count(current))
+        best = min(self._now)[1]
+        (best_iterated, best_count), (now_iterated, now_count) = (self._now[best][0],
+                                                                  self._now[current][0])
         if best != current and (now_iterated > best_iterated
                                 or best_count < SWITCH_RATIO * now_count):
             self.switches.append((best, e.position, e.ts))
             self.roots.append(len(self.switches) - 1)
             self.c.switches += 1
         # a root of epoch k is done once switch k+1 is out of the window
-        self.roots = [k for k in self.roots if k == len(self.switches) - 1
-                      or e.ts - self.switches[k + 1][2] <= plan.bound]
+        if len(self.roots) > 1:
+            self.roots = [k for k in self.roots if k == len(self.switches) - 1
+                          or e.ts - self.switches[k + 1][2] <= plan.bound]
 
     def _epoch_ok(self, epoch: int, slot: int, first: Event) -> bool:
         for s, t, _ in self.switches[epoch + 1:]:

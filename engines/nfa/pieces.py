@@ -1,0 +1,160 @@
+"""The columnar chain's candidates in pieces bounded by the window (:mod:`.join`).
+
+Seed 003 Sec. 3 buffers each event type only for the window: an event older
+than τ before the newest one can join no new match. The chain over columns
+(:mod:`.join`) reads the stream in batches of columns (a loaded stream cut,
+or a source read in batches, ``kleene match --stream``) and holds each
+slot's *candidates* (positions, timestamps, the columns of the joint
+conditions) only while a match can still need them:
+
+- timestamps do not decrease, so once a batch ending at ``T`` is read, every
+  match whose first event has ``ts < T − τ`` lies wholly in the rows read
+  (its events are within τ of its first one);
+- a *piece* is the candidates held; :func:`pieces` yields one, with the range
+  ``[lo, hi)`` of first timestamps whose matches it reports, once the held
+  candidates span at least 2τ (so each piece reports at least a window), then
+  keeps only the candidates at or after ``hi`` (``hi = T − τ``: a later match
+  starts there); the last piece reports every remaining match (``hi = ∞``).
+
+Every match is reported by exactly one piece (the one whose range holds its
+first timestamp), with the same events: the pieces overlap by τ, the reports
+do not. A batch is added in steps of at most :data:`STEP` rows, so the held
+candidates never exceed those of 2τ of stream plus one step;
+``counters.peak_candidates`` counts the most held at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kleene.engines.nfa.columns import read_attributes
+from kleene.engines.nfa.partial import Plan
+from kleene.engines.protocol import Counters
+from kleene.reference.columnar import Columns as EventColumns
+from kleene.reference.columnar import column_batches
+from kleene.reference.errors import StreamError
+
+#: Rows per batch of a loaded stream.
+ROWS = 65_536
+#: Rows added to a piece at once (a batch is cut into steps of at most this many).
+STEP = 16_384
+
+_INF = float("inf")
+
+
+def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Iterator[Any] | None:
+    """The pieces (:class:`.join.Scan`) of ``events`` for ``plan`` (see the module
+    docstring); ``None`` without columns. Counts ``events_read``, ``events_filtered``
+    (rows no slot takes), ``buffer_operations`` (candidates inserted) and
+    ``peak_candidates``."""
+    batches = column_batches(events, rows)
+    if batches is None:
+        return None
+    return _pieces(batches, plan, counters)
+
+
+def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
+            counters: Counters) -> Iterator[Any]:
+    from kleene.engines.nfa.join import Scan, joint, unary
+    from kleene.engines.windows.columns import ArrowColumns
+
+    bound = plan.bound
+    assert bound is not None
+    slots = plan.shape.slots
+    conds = joint(plan)
+    need = sorted({i for _, ss in conds for i in ss})
+    read = read_attributes(c for c, _ in conds)
+    pos = [np.zeros(0, dtype=np.int64) for _ in slots]
+    times = [np.zeros(0) for _ in slots]
+    held: dict[int, EventColumns | None] = {i: None for i in need}
+    tests = [unary(plan, s.index) for s in slots]
+    lo = -_INF
+    for start, part in _steps(batches):
+        n = len(part)
+        counters.events_read += n
+        stamps = np.asarray(part.ts.to_numpy(), dtype=float)
+        by_type: dict[str | None, np.ndarray] = {}
+        taken = np.zeros(n, dtype=bool)
+        for s in slots:
+            if s.type not in by_type:
+                by_type[s.type] = (np.ones(n, dtype=bool) if s.type is None
+                                   else np.zeros(n, dtype=bool) if part.types is None
+                                   else np.asarray(pc.fill_null(pc.equal(part.types, s.type),
+                                                                False)
+                                                   .to_numpy(zero_copy_only=False), dtype=bool))
+            mask = by_type[s.type].copy()
+            if tests[s.index] and mask.any():
+                cols = ArrowColumns(part, s.var)
+                for c in tests[s.index]:
+                    mask &= cols.holds(c)
+            taken |= mask
+            idx = np.flatnonzero(mask)
+            pos[s.index] = np.concatenate([pos[s.index], idx + start])
+            times[s.index] = np.concatenate([times[s.index], stamps[idx]])
+            if s.index in held:
+                held[s.index] = _joined(held[s.index], _take(part, idx, read))
+        kept = int(np.count_nonzero(taken))
+        counters.events_filtered += n - kept
+        counters.buffer_operations += kept
+        counters.peak_candidates = max(counters.peak_candidates, sum(len(p) for p in pos))
+        last = float(stamps[-1])
+        earliest = min((float(t[0]) for t in times if len(t)), default=last)
+        if last - earliest < 2 * bound:
+            continue
+        hi = last - bound
+        yield _scan(Scan, pos, times, held, lo, hi)
+        lo = hi
+        for i in range(len(slots)):
+            cut = int(np.searchsorted(times[i], hi, "left"))
+            pos[i], times[i] = pos[i][cut:], times[i][cut:]
+            if i in held and held[i] is not None:
+                whole = held[i]
+                assert whole is not None
+                held[i] = whole.slice(cut, len(whole))
+    yield _scan(Scan, pos, times, held, lo, _INF)
+
+
+def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, EventColumns]]:
+    """The batches cut into steps of at most :data:`STEP` rows (none empty)."""
+    for start, part in batches:
+        n = len(part)
+        for s in range(0, n, STEP):
+            yield start + s, (part if n <= STEP else part.slice(s, min(n, s + STEP)))
+
+
+def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
+          held: dict[int, EventColumns | None], lo: float, hi: float) -> Any:
+    from kleene.engines.nfa.gather import Candidates
+
+    columns = {i: Candidates(c) for i, c in held.items() if c is not None}
+    return scan(list(pos), list(times), columns, lo, hi)
+
+
+def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventColumns:
+    names = [n for n in part.attrs.column_names if n in read]
+    take = pa.array(idx, type=pa.int64())
+    return EventColumns(part.ts.take(take), None if part.types is None else part.types.take(take),
+                        part.attrs.select(names).take(take),
+                        {n: k for n, k in part.kinds.items() if n in read}, part.sparse & read)
+
+
+def _joined(held: EventColumns | None, new: EventColumns) -> EventColumns:
+    """The held candidates' columns and a batch's, as one :class:`Columns`."""
+    if held is None:
+        return new
+    if held.kinds != new.kinds or held.attrs.schema != new.attrs.schema:
+        changed = sorted(n for n in set(held.kinds) | set(new.kinds)
+                         if held.kinds.get(n) != new.kinds.get(n)) or ["(schema)"]
+        raise StreamError(f"column {changed[0]!r} changes kind between batches "
+                          f"({held.kinds.get(changed[0])} then {new.kinds.get(changed[0])}); "
+                          "load the stream whole", field=changed[0])
+    ts = pa.chunked_array([*held.ts.chunks, *new.ts.chunks], held.ts.type)
+    types = (None if held.types is None or new.types is None else
+             pa.chunked_array([*held.types.chunks, *new.types.chunks], held.types.type))
+    return EventColumns(ts, types, pa.concat_tables([held.attrs, new.attrs]), held.kinds,
+                        held.sparse)
