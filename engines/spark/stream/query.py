@@ -140,7 +140,7 @@ class ContinuousMatch:
                  format: str | None = None, ts: str = "ts", type: str | None = "type",
                  time_unit: str | None = None, watermark: str | int | float | None = None,
                  schema: str | None = None, columns: Sequence[str] = (),
-                 max_files: int | None = None, tasks: int | None = None,
+                 max_files: int | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructField, StructType
@@ -177,10 +177,12 @@ class ContinuousMatch:
                 return to_column(condition, types, ts=ts_name, type_=type_name)
         output_format = "jsonl" if output.rstrip("/").endswith((".jsonl", ".json", ".ndjson")) \
             else "parquet"
+        attributes = tuple(dict.fromkeys(alias.get(a, a) for a in read
+                                         if alias.get(a, a) not in (ts, type)))
         self.setup = Setup(engine=eng, pattern=pattern, policy=policy, finality=fin, ts=ts,
                            type=type, time_unit=time_unit, fields=fields,
-                           columns=tuple(columns), output=output, output_format=output_format,
-                           schema=kept, keep=keep, tasks=tasks)
+                           attributes=attributes, columns=tuple(columns), output=output,
+                           output_format=output_format, schema=kept, keep=keep)
         self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
                          else F.col(ts).cast(ts_type))
         self.max_files = max_files
@@ -240,16 +242,10 @@ class ContinuousMatch:
         last = self.store.latest()
         if last.ended:
             return None
-        empty = self.spark.createDataFrame([], self._stream_schema())
-        done = run_batch(self.setup, self.store, empty, last.batch + 1, end=True)
+        done = run_batch(self.setup, self.store, None, last.batch + 1, end=True)
         if done is not None and self.on_progress is not None:
             self.on_progress(done)
         return done
-
-    def _stream_schema(self) -> Any:
-        from pyspark.sql.types import StructType
-
-        return StructType([self.setup.schema[n] for n in self.setup.fields])
 
     def matches(self) -> Any:
         """The match rows written so far (a DataFrame; empty before any)."""
