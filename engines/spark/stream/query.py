@@ -50,6 +50,7 @@ from kleene.engines.spark.stream.contract import StreamSetupError, finality
 from kleene.engines.spark.stream.step import CORRUPT, Progress, Setup, run_batch
 from kleene.engines.spark.stream.store import StateStore, _join
 from kleene.reference.errors import StreamError
+from kleene.reference.languages import language_of
 from kleene.reference.loaders import detect_format
 
 #: The source formats (``--format``), as the loaders name them.
@@ -132,15 +133,16 @@ class ContinuousMatch:
     """The matches of ``pattern`` on the files arriving in ``source``, each written once
     to ``output`` when final (see the module docstring). ``watermark`` is the
     out-of-order delay (``'500 ms'`` or timestamp units; default τ, at least τ);
-    ``max_files`` the files per micro-batch; ``on_progress`` receives a
-    :class:`~.step.Progress` per micro-batch."""
+    ``max_files`` the files per micro-batch; ``window`` the window reading
+    (``inclusive`` or ``strict``; default: the language's, as ``kleene match``);
+    ``on_progress`` receives a :class:`~.step.Progress` per micro-batch."""
 
     def __init__(self, spark: Any, source: str, pattern: Any, *, output: str,
                  checkpoint: str, policy: str = "any", engine: str | Engine | None = None,
                  format: str | None = None, ts: str = "ts", type: str | None = "type",
                  time_unit: str | None = None, watermark: str | int | float | None = None,
                  schema: str | None = None, columns: Sequence[str] = (),
-                 max_files: int | None = None,
+                 max_files: int | None = None, window: str | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructField, StructType
@@ -153,7 +155,9 @@ class ContinuousMatch:
         raw = source_schema(spark, source, self.format, schema)
         unit = check_timestamp(raw, ts, source)
         time_unit = time_unit or unit
-        eng.compile(pattern, policy=policy, time_unit=time_unit)
+        window = window or language_of(pattern).default_reading
+        eng.compile(pattern, policy=policy, time_unit=time_unit,
+                    window=window)  # type: ignore[arg-type]
         fin = finality(eng, pattern, policy, time_unit=time_unit, watermark=watermark)
         names = [f.name for f in raw.fields]
         read = sorted(attributes_read(pattern))
@@ -182,7 +186,8 @@ class ContinuousMatch:
         self.setup = Setup(engine=eng, pattern=pattern, policy=policy, finality=fin, ts=ts,
                            type=type, time_unit=time_unit, fields=fields,
                            attributes=attributes, columns=tuple(columns), output=output,
-                           output_format=output_format, schema=kept, keep=keep)
+                           output_format=output_format, schema=kept, keep=keep,
+                           window=window)
         self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
                          else F.col(ts).cast(ts_type))
         self.max_files = max_files

@@ -81,6 +81,7 @@ class Setup:
     output_format: str
     schema: Any
     keep: Callable[[], Any] | None = None
+    window: str = "inclusive"
 
 
 @dataclass(frozen=True)
@@ -111,22 +112,59 @@ class Progress:
                 f"final before ts {at(self.frontier)})")
 
 
-def arrivals(setup: Setup, batch_df: Any, batch_id: int) -> Any:
-    """Batch ``batch_id``'s rows as the driver receives them: the event columns, the
-    arrival order (file, row within it), the reason a row is rejected (``null``:
-    none) and the verdict of the Thm 1 filter (:data:`KEEP`), all computed in the JVM."""
+def arrivals(setup: Setup, batch_df: Any, watermark: float,
+             files: Sequence[str] | None) -> Any:
+    """A batch's rows as the driver receives them: the timestamp; the other event
+    columns only where a match or the late-row output can need them (the row
+    passes the Thm 1 filter, :data:`KEEP`, or is late or rejected), else null;
+    the arrival order (:data:`FILE`: the rank of the row's file among ``files``,
+    sorted by name, or without ``files`` its name; :data:`ROW`, its row); the
+    reason a row is rejected (``null``: none). All computed in the JVM."""
     from pyspark.sql import functions as F
 
-    reason = F.when(F.col(setup.ts).isNull(), F.lit("missing timestamp"))
+    ts = F.col(setup.ts)
+    reason = F.when(ts.isNull(), F.lit("missing timestamp"))
     if CORRUPT in batch_df.columns:
         reason = F.when(F.col(CORRUPT).isNotNull(),
                         F.concat(F.lit("malformed row: "), F.substring(F.col(CORRUPT), 1, 80))) \
             .otherwise(reason)
     keep = F.lit(True) if setup.keep is None else F.coalesce(setup.keep(), F.lit(False))
-    return batch_df.select(*setup.fields, F.lit(batch_id).cast("long").alias(BATCH),
-                           F.input_file_name().alias(FILE),
-                           F.monotonically_increasing_id().alias(ROW),
+    needed = keep | reason.isNotNull()
+    if math.isfinite(watermark):
+        needed = needed | (ts < F.lit(watermark))
+    file = F.input_file_name() if files is None else \
+        F.array_position(F.array(*(F.lit(f) for f in files)), F.input_file_name())
+    return batch_df.select(ts, *(F.when(needed, F.col(c)).alias(c)
+                                 for c in setup.fields if c != setup.ts),
+                           file.alias(FILE), F.monotonically_increasing_id().alias(ROW),
                            reason.alias(REASON), keep.alias(KEEP))
+
+
+def _collect(setup: Setup, batch_df: Any, batch_id: int, watermark: float) -> Any:
+    """The one Spark job of a micro-batch: :func:`arrivals` as an Arrow table, with
+    :data:`BATCH` and :data:`FILE` as the rank of the file by name."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        files: list[str] | None = sorted(batch_df.inputFiles())
+    except Exception:       # a source without a file listing: the names travel
+        files = None
+    with job_errors():
+        new = arrivals(setup, batch_df, watermark, files or None).toArrow()
+        if files and new.num_rows and pc.min(new.column(FILE)).as_py() == 0:
+            files = None    # a name spelt otherwise than in the listing: the names travel
+            new = arrivals(setup, batch_df, watermark, None).toArrow()
+    if files:
+        rank = new.column(FILE).cast(pa.int64())
+    else:
+        rank = pc.rank(new.column(FILE), sort_keys="ascending", tiebreaker="dense") \
+            if new.num_rows else pa.array([], pa.uint64())
+        files = sorted(set(new.column(FILE).to_pylist()))
+        rank = rank.cast(pa.int64())
+    new = new.set_column(new.schema.get_field_index(FILE), FILE, rank)
+    new = new.append_column(BATCH, pa.array([batch_id] * new.num_rows, pa.int64()))
+    return new, [None, *files]
 
 
 def _no_rows(setup: Setup) -> Any:
@@ -136,9 +174,9 @@ def _no_rows(setup: Setup) -> Any:
 
     events = to_arrow_schema(setup.schema)
     return pa.schema([events.field(n) for n in setup.fields]).append(
-        pa.field(BATCH, pa.int64())).append(pa.field(FILE, pa.string())).append(
-        pa.field(ROW, pa.int64())).append(pa.field(REASON, pa.string())).append(
-        pa.field(KEEP, pa.bool_())).empty_table()
+        pa.field(FILE, pa.int64())).append(pa.field(ROW, pa.int64())).append(
+        pa.field(REASON, pa.string())).append(pa.field(KEEP, pa.bool_())).append(
+        pa.field(BATCH, pa.int64())).empty_table()
 
 
 def _concat(*tables: Any) -> Any:
@@ -175,17 +213,14 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
     fin, ts = setup.finality, setup.ts
     prev = store.latest(before=batch_id)
     tail = store.tail(prev)
-    if batch_df is None:
-        new = _no_rows(setup)
-    else:
-        with job_errors():
-            new = arrivals(setup, batch_df, batch_id).toArrow()       # the one Spark job
+    new, files = (_no_rows(setup), [None]) if batch_df is None else \
+        _collect(setup, batch_df, batch_id, prev.watermark)
     stamps = _numbers(new, ts)
     bad = _mask(new.column(REASON).is_valid())
     late = ~bad & (stamps < prev.watermark)
     good = ~bad & ~late
     if bad.any() or late.any():
-        _set_aside(setup, store, new, bad, late, batch_id)
+        _set_aside(setup, store, new, bad, late, batch_id, files)
     max_ts = float(stamps[good].max()) if good.any() else None
     watermark = math.inf if end else fin.watermark(prev.watermark, max_ts)
     fresh = new.filter(pa.array(good)).select([*setup.fields, BATCH, FILE, ROW, KEEP])
@@ -216,7 +251,7 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
 
 
 def _set_aside(setup: Setup, store: StateStore, new: Any, bad: Any, late: Any,
-               batch_id: int) -> None:
+               batch_id: int, files: Sequence[str | None]) -> None:
     """Write the late and rejected rows of a batch, with the reason, as JSON Lines."""
     import pyarrow as pa
 
@@ -224,9 +259,8 @@ def _set_aside(setup: Setup, store: StateStore, new: Any, bad: Any, late: Any,
     reasons = [r if r is not None else "late: ts below the watermark"
                for r in aside.column(REASON).to_pylist()]
     rows = aside.select(list(setup.fields)).to_pylist()
-    files = aside.column(FILE).to_pylist()
-    for row, file, reason in zip(rows, files, reasons, strict=True):
-        row["file"], row["reason"] = file, reason
+    for row, file, reason in zip(rows, aside.column(FILE).to_pylist(), reasons, strict=True):
+        row["file"], row["reason"] = files[file], reason
     folder = _join(setup.output, "_late", f"batch={batch_id}")
     store.fs.delete(folder)
     store.fs.write_bytes(_join(folder, "part-00000.json"), _json_lines(rows))
@@ -249,7 +283,7 @@ def _task(setup: Setup, events: Any, columns: Sequence[str]) -> Task:
     return Task(engine=setup.engine, pattern=setup.pattern, policy=setup.policy,
                 time_unit=setup.time_unit, ts=setup.ts, type=setup.type, position=POSITION,
                 attributes=setup.attributes, groups=(), streams=(), columns=tuple(columns),
-                slice_column=None, bounds=(), schema=schema)
+                slice_column=None, bounds=(), schema=schema, window=setup.window)
 
 
 def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -93,7 +94,20 @@ class FileSystem:
     def write_text(self, path: str, text: str) -> None:
         self.write_bytes(path, text.encode())
 
+    def _local(self, path: str) -> str | None:
+        """The local path of ``path`` on a local file system (``None`` elsewhere): bytes
+        go through Python there, as py4j moves large byte arrays slowly."""
+        if str(self.fs.getScheme()) != "file":
+            return None
+        return str(self.fs.makeQualified(self._path(path)).toUri().getPath())
+
     def write_bytes(self, path: str, data: bytes) -> None:
+        local = self._local(path)
+        if local is not None:
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            with open(local, "wb") as f:
+                f.write(data)
+            return
         out = self.fs.create(self._path(path), True)
         try:
             out.write(bytearray(data))
@@ -101,6 +115,10 @@ class FileSystem:
             out.close()
 
     def read_bytes(self, path: str) -> bytes:
+        local = self._local(path)
+        if local is not None:
+            with open(local, "rb") as f:
+                return f.read()
         stream = self.fs.open(self._path(path))
         try:
             return bytes(self._io.toByteArray(stream))
