@@ -127,6 +127,9 @@ def test_a_sremo_expression_with_a_time_window_streams(spark, e, s, data):
      "q.sre", "{partitionBy:id} splits the stream into sub-streams"),
     ("(mark {~.L = 'A'} ; mark {~.L = 'B'})[1..3]", "q.sremo",
      "the pattern's window [1..3] counts positions; a continuous run needs one in time"),
+    ("({~.L = 'C'} ; mark {~.L = 'A'})[WITHIN 3]", "q.sremo",   # reads before its first mark
+     "policy 'stream' cannot be decided before the stream ends: the sremo pattern has no "
+     "time window bounding what a match reads (slices: none"),
 ])
 def test_a_window_or_partition_a_stream_cannot_keep_is_one_line(tmp_path, capsys, text, name,
                                                                 expected):

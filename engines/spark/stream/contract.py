@@ -114,15 +114,17 @@ def finality(engine: Engine, pattern: Any, policy: str, *, time_unit: str | None
                                "continuous run needs one in time (or timestamp) units, "
                                "which the watermark can bound")
     tau = plan.tau      # the language's window, or the one its pruning answer counts in
-    if tau is None:
-        raise Unsupported(f"policy {policy!r} cannot be decided before the stream ends: the "
-                          f"{lang.name} pattern has no time window, so an event arbitrarily "
-                          "later can still complete, extend or veto a match")
-    if plan.reach is None:
-        why = (f"engine {engine.name!r} does not claim it" if plan.whole and plan.notes
-               and "does not claim" in plan.notes[0]
-               else f"no bound is worked out (reference/pruning.py) on how far after its "
-                    f"first event a later event can change a {lang.name} match under it")
+    if tau is None or plan.reach is None:
+        slices = "; ".join(n for n in plan.notes if "slices" in n)
+        if plan.whole and plan.notes and "does not claim" in plan.notes[0]:
+            why = f"engine {engine.name!r} does not claim it"
+        elif tau is None:
+            why = (f"the {lang.name} pattern has no time window bounding what a match reads"
+                   f"{f' ({slices})' if slices else ''}, so an event arbitrarily later can "
+                   "still complete, extend or veto a match")
+        else:
+            why = (f"no bound is worked out (reference/pruning.py) on how far after its "
+                   f"first event a later event can change a {lang.name} match under it")
         raise Unsupported(f"policy {policy!r} cannot be decided before the stream ends: "
                           f"{why}")
     delay = tau if watermark is None else parse_duration(watermark, time_unit)
