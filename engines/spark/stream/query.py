@@ -23,10 +23,10 @@ Example::
 **Why foreachBatch with an explicit state store** (not ``applyInPandasWithState``
 or ``transformWithState``): a match's verdict and the events' positions depend
 on the whole stream's order, not on one key's events (an unkeyed pattern would
-put every event in one key's state, and positions are global), and the batch
-runner already distributes the engine by Def. 6 keys and time slices.
-``foreachBatch`` hands each micro-batch to that runner; the state is versioned
-by batch id next to Spark's offset log, so a batch run again after a crash
+put every event in one key's state, and positions are global).
+``foreachBatch`` hands each micro-batch to :func:`.step.run_batch` (one Spark
+job, then the driver); the state is versioned by batch id next to Spark's
+offset log, so a batch run again after a crash
 recomputes the same output and finds it committed: exactly-once output with a
 replayable file source, where the stateful operators would give it only
 through Spark's own sinks.
