@@ -9,6 +9,11 @@ same checkpoint and output with ``--once``. :func:`written_matches` reads the
 output back without Spark; it must hold every match exactly once and equal
 the reference's. ``python -m bench stream-faults`` does this at 10 random
 kill points; ``tests/test_stream_restart.py`` at one.
+
+Then **executor loss** in batch (:func:`executor_loss`): a ``local-cluster``
+master (executors in JVMs of their own, as on a cluster), the keyed SES
+pattern on the stock stream, and one executor's JVM killed with SIGKILL while
+the engine stage runs; the matches must be those of the undisturbed run.
 """
 
 from __future__ import annotations
@@ -97,8 +102,9 @@ def kill_and_restart(cmd: list[str], checkpoint: Path, *, after: int, delay: flo
 
 
 def crash_points(n: int, files: int, rng: random.Random) -> list[tuple[int, float]]:
-    """``n`` kill points: a committed-batch count in ``1..files−2`` and a delay (s)."""
-    return [(rng.randint(1, max(1, files - 2)), round(rng.uniform(0.0, 3.0), 2))
+    """``n`` kill points: a committed-batch count in ``1..files−2`` and a delay (s; a
+    micro-batch of this stream takes about a second here, so the kill falls inside one)."""
+    return [(rng.randint(1, max(1, files - 2)), round(rng.uniform(0.0, 0.8), 2))
             for _ in range(n)]
 
 
@@ -130,3 +136,101 @@ def run(quick: bool = False) -> None:
     table.notes.append("lost: reference matches missing from the output; duplicated: "
                        "matches written twice or not in the reference")
     emit(table, "stream_faults")
+    emit(executor_loss(quick), "spark_executor_loss")
+
+
+#: The ``local-cluster`` master: 2 workers of 1 core and 1024 MB each.
+CLUSTER = "local-cluster[2,1,1024]"
+
+
+def _descendants(root: int) -> list[int]:
+    """The processes below ``root`` (read from /proc): only processes this run started."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="utf-8") as f:
+                    parents[int(entry)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, frontier = [], [root]
+    while frontier:
+        pid = frontier.pop()
+        children = [c for c, p in parents.items() if p == pid]
+        found += children
+        frontier += children
+    return found
+
+
+def _executor_pids() -> list[int]:
+    out = []
+    for pid in _descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if b"CoarseGrainedExecutorBackend" in f.read():
+                    out.append(pid)
+        except OSError:
+            continue
+    return out
+
+
+def executor_loss(quick: bool = False) -> Any:
+    """The keyed SES pattern on the stock stream on ``local-cluster``: undisturbed, then
+    with one executor's JVM killed (SIGKILL) once the engine stage has finished a task."""
+    import threading
+
+    from bench.report import Table
+    from bench.spark_bench import KEYED, STOCKS, use_master
+    from kleene.engines.spark import collect_matches, match_frame
+    from kleene.engines.spark.frames import read_events
+
+    events = 20_000 if quick else 200_000
+    table = Table(title=f"batch on {CLUSTER}: one executor killed (SIGKILL) mid-job",
+                  columns=("run", "matches", "lost", "duplicated", "executors killed",
+                           "failed tasks", "seconds"),
+                  header=[f"the keyed SES pattern (windows+ses, policy next), the first "
+                          f"{events:,} events of the stock stream; session start not counted"])
+    spark, start = use_master(CLUSTER)
+    table.notes.append(f"session start: {start:.1f} s")
+    sc = spark.sparkContext
+
+    def run(group: str) -> list[Any]:
+        sc.setJobGroup(group, group)
+        try:
+            frame = read_events(spark, str(STOCKS), limit=events)
+            return collect_matches(match_frame(frame, KEYED, policy="next", tasks=8))
+        finally:
+            sc.setLocalProperty("spark.jobGroup.id", None)
+
+    def failed(group: str) -> int:
+        tracker = sc.statusTracker()
+        return sum(info.numFailedTasks for job in tracker.getJobIdsForGroup(group)
+                   for stage in tracker.getJobInfo(job).stageIds
+                   if (info := tracker.getStageInfo(stage)) is not None)
+
+    began = time.perf_counter()
+    clean = run("clean")
+    table.add("undisturbed", len(clean), 0, len(clean) - len(set(clean)), 0, failed("clean"),
+              time.perf_counter() - began)
+    result: dict[str, Any] = {}
+    began = time.perf_counter()
+    worker = threading.Thread(target=lambda: result.update(got=run("loss")))
+    worker.start()
+    killed = 0
+    while worker.is_alive() and not killed:
+        tracker = sc.statusTracker()
+        stages = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+        if any(s is not None and s.numCompletedTasks >= 1 and s.numActiveTasks >= 1
+               and s.numTasks >= 8 for s in stages):
+            pids = _executor_pids()
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed = 1
+        time.sleep(0.2)
+    worker.join(timeout=RUN_TIMEOUT)
+    got = result.get("got", [])
+    table.add("an executor killed", len(got), len(set(clean) - set(got)),
+              len(got) - len(set(got)) + len(set(got) - set(clean)), killed, failed("loss"),
+              time.perf_counter() - began)
+    spark.stop()
+    return table

@@ -6,7 +6,10 @@
 - **Throughput**: every file present, ``kleene stream``'s query
   (:class:`~kleene.engines.spark.stream.ContinuousMatch`) with
   ``FILES_PER_BATCH`` files per micro-batch, to the end of the stream: events
-  per wall second, JVM start excluded (one SparkSession for the run).
+  per wall second, JVM start excluded (one SparkSession for the run); then
+  the **sustained** rate on the stock stream ×10 (``COPIES``: each copy's
+  timestamps shifted past the previous copy's last one) as 10× as many files,
+  ``FILES_PER_BATCH`` × 6 per micro-batch.
 - **Latency**: the query runs continuously while the files arrive one at a
   time; a match's latency is the time from the arrival of the file holding
   its last event to the moment its ``batch=k`` folder was committed (which
@@ -19,6 +22,7 @@ is shared with ``bench/stream_faults.py`` and the kill/restart test.
 
 from __future__ import annotations
 
+import os
 import random
 import shutil
 import statistics
@@ -32,6 +36,7 @@ from typing import Any
 from kleene.reference.match import Match
 
 FILES_PER_BATCH = 4
+COPIES = 10
 
 GENERATED = ("PATTERN <{a, b+}, {c}> WHERE a.type = 'A' AND b.type = 'B' AND c.type = 'C' "
              "AND a.id = c.id WITHIN 6")
@@ -98,6 +103,40 @@ def stock_table(limit: int | None) -> Any:
     return read(str(default_data()), limit)
 
 
+def repeated(table: Any, copies: int) -> Any:
+    """``table`` ``copies`` times, each copy's ``ts`` shifted past the previous copy's."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    ts = table.column("ts")
+    span = pc.max(ts).as_py() - pc.min(ts).as_py() + 1
+    parts = [table.set_column(table.schema.get_field_index("ts"), "ts",
+                              pc.add(ts, pa.scalar(c * span, ts.type)))
+             for c in range(copies)]
+    return pa.concat_tables(parts)
+
+
+def _throughput(spark: Any, pattern: str, parts: list[Any], folder: Path, per_batch: int
+                ) -> tuple[float, int, int]:
+    """Every part present as a Parquet file, matched to the end of the stream:
+    the wall seconds, the micro-batches and the matches."""
+    from kleene.engines.spark.stream import ContinuousMatch
+    from kleene.engines.spark.stream.replay import write_part
+
+    source = folder / "in"
+    source.mkdir(parents=True)
+    for j, part in enumerate(parts):
+        write_part(part, source, j, "parquet")
+    run = ContinuousMatch(spark, str(source), pattern, output=str(folder / "out.parquet"),
+                          checkpoint=str(folder / "ckpt"), ts="ts", time_unit="ms",
+                          max_files=per_batch)
+    began = time.perf_counter()
+    run.run_available()
+    run.end()
+    wall = time.perf_counter() - began
+    return wall, run.store.latest().batch + 1, run.counts()["matches"]
+
+
 def _latencies(out: Path, arrivals: list[float], ends: list[int]) -> list[float]:
     """Seconds from the arrival of each match's last event's file to its batch's commit."""
     import bisect
@@ -142,21 +181,21 @@ def run(quick: bool = False) -> None:
                          "as Parquet files",
                    columns=("run", "events", "files", "matches", "wall s", "events/s",
                             "latency p50 s", "latency p99 s"))
+    result.header = [f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
+                     " (2 cores; other processes share them)"]
     tmp = Path(tempfile.mkdtemp())
     try:
-        source = tmp / "all"
-        source.mkdir()
-        for j, part in enumerate(parts):
-            write_part(part, source, j, "parquet")
-        run_ = ContinuousMatch(spark, str(source), pattern, output=str(tmp / "o1.parquet"),
-                               checkpoint=str(tmp / "c1"), ts="ts", time_unit="ms",
-                               max_files=FILES_PER_BATCH)
-        began = time.perf_counter()
-        run_.run_available()
-        run_.end()
-        wall = time.perf_counter() - began
-        result.add("throughput (files present)", table.num_rows, len(parts),
-                   run_.counts()["matches"], wall, table.num_rows / wall, "", "")
+        wall, batches, found = _throughput(spark, pattern, parts, tmp / "t1", FILES_PER_BATCH)
+        result.add(f"throughput (files present, {FILES_PER_BATCH} per micro-batch, "
+                   f"{batches} micro-batches)", table.num_rows, len(parts), found, wall,
+                   table.num_rows / wall, "", "")
+        big = repeated(table, COPIES)
+        wall, batches, found = _throughput(spark, pattern, list(chop(big, [
+            size * j for j in range(1, len(parts) * COPIES)])), tmp / "t2", FILES_PER_BATCH * 6)
+        result.add(f"sustained (stock ×{COPIES}, {FILES_PER_BATCH * 6} files per micro-batch, "
+                   f"{batches} micro-batches)", big.num_rows, len(parts) * COPIES, found, wall,
+                   big.num_rows / wall, "", "")
+        del big
         arriving = tmp / "arriving"
         arriving.mkdir()
         write_part(parts[0], arriving, 0, "parquet")

@@ -4,8 +4,8 @@
 Modules: :mod:`.contract` (when a match is final: the pruning reach of the
 pattern's language, the watermark; pure Python), :mod:`.store` (the versioned
 state beside Spark's checkpoint), :mod:`.step` (one micro-batch: settle,
-number, match through the batch runner, emit), :mod:`.query` (the Python API,
-:class:`ContinuousMatch`); ``kleene stream`` lives in :mod:`kleene.cli.stream`.
+number, match with the batch runner's worker function, emit), :mod:`.query`
+(the Python API, :class:`ContinuousMatch`); ``kleene stream`` lives in :mod:`kleene.cli.stream`.
 """
 
 from kleene.engines.spark.stream.contract import Finality, StreamSetupError, finality

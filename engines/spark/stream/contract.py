@@ -89,7 +89,8 @@ def parse_duration(text: str | int | float, time_unit: str | None) -> int | floa
 
 
 def window_of(pattern: Any, time_unit: str | None) -> int | float | None:
-    """τ in timestamp units, ``None`` when the pattern has no time window."""
+    """τ in timestamp units from the language's ``window`` (``None``: none, or the
+    language reports none, as SREMO, whose window the pruning answer carries)."""
     window = language_of(pattern).window(pattern)
     if window is None:
         return None
@@ -106,17 +107,24 @@ def finality(engine: Engine, pattern: Any, policy: str, *, time_unit: str | None
     too short (a watermark shorter than the window is refused: issue 14, "Bad
     input"; it defaults to the window)."""
     lang = language_of(pattern)
-    tau = window_of(pattern, time_unit)
-    if tau is None:
-        raise Unsupported(f"policy {policy!r} cannot be decided before the stream ends: the "
-                          f"{lang.name} pattern has no time window, so an event arbitrarily "
-                          "later can still complete, extend or veto a match")
-    plan = plan_for(engine, pattern, policy, tau=tau)
-    if plan.reach is None:
-        why = (f"engine {engine.name!r} does not claim it" if plan.whole and plan.notes
-               and "does not claim" in plan.notes[0]
-               else f"no bound is worked out (reference/pruning.py) on how far after its "
-                    f"first event a later event can change a {lang.name} match under it")
+    plan = plan_for(engine, pattern, policy, tau=window_of(pattern, time_unit),
+                    time_unit=time_unit)
+    if plan.by_position:
+        raise StreamSetupError(f"the pattern's window [1..{plan.tau}] counts positions; a "
+                               "continuous run needs one in time (or timestamp) units, "
+                               "which the watermark can bound")
+    tau = plan.tau      # the language's window, or the one its pruning answer counts in
+    if tau is None or plan.reach is None:
+        slices = "; ".join(n for n in plan.notes if "slices" in n)
+        if plan.whole and plan.notes and "does not claim" in plan.notes[0]:
+            why = f"engine {engine.name!r} does not claim it"
+        elif tau is None:
+            why = (f"the {lang.name} pattern has no time window bounding what a match reads"
+                   f"{f' ({slices})' if slices else ''}, so an event arbitrarily later can "
+                   "still complete, extend or veto a match")
+        else:
+            why = (f"no bound is worked out (reference/pruning.py) on how far after its "
+                   f"first event a later event can change a {lang.name} match under it")
         raise Unsupported(f"policy {policy!r} cannot be decided before the stream ends: "
                           f"{why}")
     delay = tau if watermark is None else parse_duration(watermark, time_unit)

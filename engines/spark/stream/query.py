@@ -23,10 +23,10 @@ Example::
 **Why foreachBatch with an explicit state store** (not ``applyInPandasWithState``
 or ``transformWithState``): a match's verdict and the events' positions depend
 on the whole stream's order, not on one key's events (an unkeyed pattern would
-put every event in one key's state, and positions are global), and the batch
-runner already distributes the engine by Def. 6 keys and time slices.
-``foreachBatch`` hands each micro-batch to that runner; the state is versioned
-by batch id next to Spark's offset log, so a batch run again after a crash
+put every event in one key's state, and positions are global).
+``foreachBatch`` hands each micro-batch to :func:`.step.run_batch` (one Spark
+job, then the driver); the state is versioned by batch id next to Spark's
+offset log, so a batch run again after a crash
 recomputes the same output and finds it committed: exactly-once output with a
 replayable file source, where the stateful operators would give it only
 through Spark's own sinks.
@@ -50,6 +50,7 @@ from kleene.engines.spark.stream.contract import StreamSetupError, finality
 from kleene.engines.spark.stream.step import CORRUPT, Progress, Setup, run_batch
 from kleene.engines.spark.stream.store import StateStore, _join
 from kleene.reference.errors import StreamError
+from kleene.reference.languages import language_of
 from kleene.reference.loaders import detect_format
 
 #: The source formats (``--format``), as the loaders name them.
@@ -132,15 +133,16 @@ class ContinuousMatch:
     """The matches of ``pattern`` on the files arriving in ``source``, each written once
     to ``output`` when final (see the module docstring). ``watermark`` is the
     out-of-order delay (``'500 ms'`` or timestamp units; default τ, at least τ);
-    ``max_files`` the files per micro-batch; ``on_progress`` receives a
-    :class:`~.step.Progress` per micro-batch."""
+    ``max_files`` the files per micro-batch; ``window`` the window reading
+    (``inclusive`` or ``strict``; default: the language's, as ``kleene match``);
+    ``on_progress`` receives a :class:`~.step.Progress` per micro-batch."""
 
     def __init__(self, spark: Any, source: str, pattern: Any, *, output: str,
                  checkpoint: str, policy: str = "any", engine: str | Engine | None = None,
                  format: str | None = None, ts: str = "ts", type: str | None = "type",
                  time_unit: str | None = None, watermark: str | int | float | None = None,
                  schema: str | None = None, columns: Sequence[str] = (),
-                 max_files: int | None = None, tasks: int | None = None,
+                 max_files: int | None = None, window: str | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructField, StructType
@@ -153,7 +155,9 @@ class ContinuousMatch:
         raw = source_schema(spark, source, self.format, schema)
         unit = check_timestamp(raw, ts, source)
         time_unit = time_unit or unit
-        eng.compile(pattern, policy=policy, time_unit=time_unit)
+        window = window or language_of(pattern).default_reading
+        eng.compile(pattern, policy=policy, time_unit=time_unit,
+                    window=window)  # type: ignore[arg-type]
         fin = finality(eng, pattern, policy, time_unit=time_unit, watermark=watermark)
         names = [f.name for f in raw.fields]
         read = sorted(attributes_read(pattern))
@@ -177,10 +181,13 @@ class ContinuousMatch:
                 return to_column(condition, types, ts=ts_name, type_=type_name)
         output_format = "jsonl" if output.rstrip("/").endswith((".jsonl", ".json", ".ndjson")) \
             else "parquet"
+        attributes = tuple(dict.fromkeys(alias.get(a, a) for a in read
+                                         if alias.get(a, a) not in (ts, type)))
         self.setup = Setup(engine=eng, pattern=pattern, policy=policy, finality=fin, ts=ts,
                            type=type, time_unit=time_unit, fields=fields,
-                           columns=tuple(columns), output=output, output_format=output_format,
-                           schema=kept, keep=keep, tasks=tasks)
+                           attributes=attributes, columns=tuple(columns), output=output,
+                           output_format=output_format, schema=kept, keep=keep,
+                           window=window)
         self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
                          else F.col(ts).cast(ts_type))
         self.max_files = max_files
@@ -240,16 +247,10 @@ class ContinuousMatch:
         last = self.store.latest()
         if last.ended:
             return None
-        empty = self.spark.createDataFrame([], self._stream_schema())
-        done = run_batch(self.setup, self.store, empty, last.batch + 1, end=True)
+        done = run_batch(self.setup, self.store, None, last.batch + 1, end=True)
         if done is not None and self.on_progress is not None:
             self.on_progress(done)
         return done
-
-    def _stream_schema(self) -> Any:
-        from pyspark.sql.types import StructType
-
-        return StructType([self.setup.schema[n] for n in self.setup.fields])
 
     def matches(self) -> Any:
         """The match rows written so far (a DataFrame; empty before any)."""

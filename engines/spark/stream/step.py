@@ -1,8 +1,12 @@
 """One micro-batch of a continuous run: settle, number, match, emit what is final.
 
 docs/architecture.md, "Continuous matching". ``foreachBatch`` calls :func:`run_batch`
-with batch ``k``'s new rows. From the state of batch ``k − 1``
-(:mod:`.store`):
+with batch ``k``'s new rows. Each micro-batch is **one Spark job**: its rows,
+with their arrival order (file, row), the reason a row is rejected and the
+Thm 1 filter's verdict computed in the JVM, come to the driver as one Arrow
+table (:func:`arrivals`). The rest runs on the driver over Arrow columns, with
+the state of batch ``k − 1`` (:mod:`.store`: the window's tail, kept in
+memory between batches and committed with the output):
 
 1. **Late and bad rows.** A row whose ``ts`` is below the previous watermark
    arrived after the stream was settled up to it; a row without a timestamp, or
@@ -18,9 +22,12 @@ with batch ``k``'s new rows. From the state of batch ``k − 1``
    ``kleene match --sort`` does on the files concatenated in arrival order.
 4. **Match.** The settled events that pass the Thm 1 filter (the pushdown of
    the batch runner) and that a match not yet final can read
-   (:meth:`.contract.Finality.keep_from`) go through
-   :func:`kleene.engines.spark.runner.match_dataframe` with their positions:
-   the engine per partition of the batch runner (keys, slices, ``mapInArrow``).
+   (:meth:`.contract.Finality.keep_from`) go through the engine with their
+   positions, by :func:`kleene.engines.spark.worker.run_partition` (what each
+   task of the batch runner runs), on the driver: after the filter they are
+   few (the window's tail and this batch's relevant events), and the second
+   Spark job this took before (a shuffle, the engine in ``mapInArrow``, a
+   write, each a job) cost seconds per micro-batch whatever its size.
 5. **Emit.** The matches whose first event's ``ts`` lies in
    ``[frontier_prev, frontier)`` are final and not yet written: they are written
    to ``<output>/batch=k`` (one rename), then the state (one rename).
@@ -35,14 +42,17 @@ from typing import Any
 
 from kleene.engines.protocol import Engine
 from kleene.engines.spark.frames import POSITION
-from kleene.engines.spark.layout import boundaries
-from kleene.engines.spark.runner import match_dataframe, write_matches
+from kleene.engines.spark.runner import job_errors
 from kleene.engines.spark.stream.contract import Finality
 from kleene.engines.spark.stream.store import Meta, StateStore, _join
+from kleene.engines.spark.worker import Task, run_partition
 
 #: Internal columns: the micro-batch, the file and the row of arrival; the reason a
 #: row was set aside.
 BATCH, FILE, ROW, REASON = "_kleene_batch", "_kleene_file", "_kleene_row", "_kleene_reason"
+
+#: Internal column: the row passes the Thm 1 filter (a match can read it).
+KEEP = "_kleene_keep"
 
 #: The column of a malformed CSV or JSON row (the reader's corrupt-record column).
 CORRUPT = "_kleene_corrupt"
@@ -52,8 +62,8 @@ CORRUPT = "_kleene_corrupt"
 class Setup:
     """What every micro-batch of one query needs (checked before it starts).
 
-    ``fields`` are the event columns kept (timestamp, type, the attributes the
-    pattern reads, the ``columns`` copied to each match row); ``keep`` the Thm 1
+    ``fields`` are the event columns kept (timestamp, type, the ``attributes``
+    the pattern reads, the ``columns`` copied to each match row); ``keep`` the Thm 1
     filter as a Column factory (``None``: keep every event); ``schema`` the Spark
     schema of the kept event columns."""
 
@@ -65,12 +75,13 @@ class Setup:
     type: str | None
     time_unit: str | None
     fields: tuple[str, ...]
+    attributes: tuple[str, ...]
     columns: tuple[str, ...]
     output: str
     output_format: str
     schema: Any
     keep: Callable[[], Any] | None = None
-    tasks: int | None = None
+    window: str = "inclusive"
 
 
 @dataclass(frozen=True)
@@ -101,153 +112,214 @@ class Progress:
                 f"final before ts {at(self.frontier)})")
 
 
-def _read(spark: Any, path: str | None, schema: Any) -> Any:
-    if path is None:
-        return spark.createDataFrame([], schema)
-    return spark.read.schema(schema).parquet(path)
-
-
-def _pending_schema(setup: Setup) -> Any:
-    from pyspark.sql.types import LongType, StringType, StructField, StructType
-
-    return StructType([*setup.schema.fields, StructField(BATCH, LongType()),
-                       StructField(FILE, StringType()), StructField(ROW, LongType())])
-
-
-def _kept_schema(setup: Setup) -> Any:
-    from pyspark.sql.types import LongType, StructField, StructType
-
-    return StructType([*setup.schema.fields, StructField(POSITION, LongType())])
-
-
-def arrivals(setup: Setup, batch_df: Any, batch_id: int) -> Any:
-    """Batch ``batch_id``'s rows with their arrival order (file, row within it)."""
+def arrivals(setup: Setup, batch_df: Any, watermark: float,
+             files: Sequence[str] | None) -> Any:
+    """A batch's rows as the driver receives them: the timestamp; the other event
+    columns only where a match or the late-row output can need them (the row
+    passes the Thm 1 filter, :data:`KEEP`, or is late or rejected), else null;
+    the arrival order (:data:`FILE`: the rank of the row's file among ``files``,
+    sorted by name, or without ``files`` its name; :data:`ROW`, its row); the
+    reason a row is rejected (``null``: none). All computed in the JVM."""
     from pyspark.sql import functions as F
 
-    df = batch_df.withColumn(FILE, F.input_file_name()) \
-        .withColumn(ROW, F.monotonically_increasing_id()).withColumn(BATCH, F.lit(batch_id))
-    reason = F.when(F.col(setup.ts).isNull(), F.lit("missing timestamp"))
+    ts = F.col(setup.ts)
+    reason = F.when(ts.isNull(), F.lit("missing timestamp"))
     if CORRUPT in batch_df.columns:
         reason = F.when(F.col(CORRUPT).isNotNull(),
                         F.concat(F.lit("malformed row: "), F.substring(F.col(CORRUPT), 1, 80))) \
             .otherwise(reason)
-    return df.withColumn(REASON, reason)
+    keep = F.lit(True) if setup.keep is None else F.coalesce(setup.keep(), F.lit(False))
+    needed = keep | reason.isNotNull()
+    if math.isfinite(watermark):
+        needed = needed | (ts < F.lit(watermark))
+    file = F.input_file_name() if files is None else \
+        F.array_position(F.array(*(F.lit(f) for f in files)), F.input_file_name())
+    return batch_df.select(ts, *(F.when(needed, F.col(c)).alias(c)
+                                 for c in setup.fields if c != setup.ts),
+                           file.alias(FILE), F.monotonically_increasing_id().alias(ROW),
+                           reason.alias(REASON), keep.alias(KEEP))
 
 
-def _set_aside(setup: Setup, rows: Any, batch_id: int) -> None:
-    path = _join(setup.output, "_late", f"batch={batch_id}")
-    rows.write.mode("overwrite").json(path)
+def _collect(setup: Setup, batch_df: Any, batch_id: int, watermark: float) -> Any:
+    """The one Spark job of a micro-batch: :func:`arrivals` as an Arrow table, with
+    :data:`BATCH` and :data:`FILE` as the rank of the file by name."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        files: list[str] | None = sorted(batch_df.inputFiles())
+    except Exception:       # a source without a file listing: the names travel
+        files = None
+    with job_errors():
+        new = arrivals(setup, batch_df, watermark, files or None).toArrow()
+        if files and new.num_rows and pc.min(new.column(FILE)).as_py() == 0:
+            files = None    # a name spelt otherwise than in the listing: the names travel
+            new = arrivals(setup, batch_df, watermark, None).toArrow()
+    if files:
+        rank = new.column(FILE).cast(pa.int64())
+    else:
+        rank = pc.rank(new.column(FILE), sort_keys="ascending", tiebreaker="dense") \
+            if new.num_rows else pa.array([], pa.uint64())
+        files = sorted(set(new.column(FILE).to_pylist()))
+        rank = rank.cast(pa.int64())
+    new = new.set_column(new.schema.get_field_index(FILE), FILE, rank)
+    new = new.append_column(BATCH, pa.array([batch_id] * new.num_rows, pa.int64()))
+    return new, [None, *files]
 
 
-def _owned(matches: Any, ts: str, low: float, high: float) -> Any:
-    """The match rows of the matches whose first event has ``low ≤ ts < high``."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+def _no_rows(setup: Setup) -> Any:
+    """An empty table of :func:`arrivals`'s columns (the end of the stream: no job)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
 
-    first_ts = F.min(F.col(ts)).over(Window.partitionBy("match_id"))
-    owned = matches.withColumn("_first_ts", first_ts)
-    cond = F.col("_first_ts") < F.lit(high) if math.isfinite(high) else F.lit(True)
-    if math.isfinite(low):
-        cond = cond & (F.col("_first_ts") >= F.lit(low))
-    return owned.filter(cond).drop("_first_ts")
+    events = to_arrow_schema(setup.schema)
+    return pa.schema([events.field(n) for n in setup.fields]).append(
+        pa.field(FILE, pa.int64())).append(pa.field(ROW, pa.int64())).append(
+        pa.field(REASON, pa.string())).append(pa.field(KEEP, pa.bool_())).append(
+        pa.field(BATCH, pa.int64())).empty_table()
 
 
-def run_batch(setup: Setup, store: StateStore, batch_df: Any, batch_id: int, *,
+def _concat(*tables: Any) -> Any:
+    import pyarrow as pa
+
+    present = [t for t in tables if t is not None]
+    return pa.concat_tables(present, promote_options="default") if len(present) > 1 \
+        else present[0]
+
+
+def _mask(values: Any) -> Any:
+    import numpy as np
+
+    return np.asarray(values, dtype=bool)
+
+
+def _numbers(table: Any, column: str) -> Any:
+    """A numeric column as a float array (a null becomes NaN: below no bound)."""
+    import numpy as np
+
+    return np.asarray(table.column(column).to_numpy(zero_copy_only=False), dtype=float)
+
+
+def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: int, *,
               end: bool = False) -> Progress | None:
-    """Process micro-batch ``batch_id`` (``end``: declare the end of the stream and
-    flush); ``None`` when it was already committed (a batch run again after a crash)."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
+    """Process micro-batch ``batch_id`` (``batch_df`` ``None``: no new rows; ``end``:
+    declare the end of the stream and flush); ``None`` when it was already committed
+    (a batch run again after a crash)."""
+    import numpy as np
+    import pyarrow as pa
 
     if store.committed(batch_id):
         return None
-    spark, fin, ts = store.spark, setup.finality, setup.ts
+    fin, ts = setup.finality, setup.ts
     prev = store.latest(before=batch_id)
-    new = arrivals(setup, batch_df, batch_id).persist()
-    is_late = F.col(ts) < F.lit(prev.watermark) if math.isfinite(prev.watermark) \
-        else F.lit(False)
-    stats = new.agg(F.count(F.lit(1)).alias("n"),
-                    F.max(F.when(F.col(REASON).isNull(), F.col(ts))).alias("max_ts"),
-                    F.min(F.when(F.col(REASON).isNull(), F.col(ts))).alias("min_ts"),
-                    F.sum(F.when(F.col(REASON).isNotNull(), 1).otherwise(0)).alias("bad"),
-                    F.sum(F.when(F.col(REASON).isNull() & is_late, 1).otherwise(0))
-                    .alias("late")).first()
-    events, bad, late = int(stats["n"]), int(stats["bad"] or 0), int(stats["late"] or 0)
-    if bad or late:
-        aside = new.filter(F.col(REASON).isNotNull() | is_late) \
-            .withColumn(REASON, F.coalesce(F.col(REASON), F.lit("late: ts below the watermark")))
-        _set_aside(setup, aside.drop(BATCH, ROW).withColumnRenamed(FILE, "file")
-                   .withColumnRenamed(REASON, "reason"), batch_id)
-    watermark = math.inf if end else fin.watermark(prev.watermark, stats["max_ts"])
-    fresh = new.filter(F.col(REASON).isNull() & ~is_late).select(*_pending_schema(setup).names)
-    pending = _read(spark, store.table(prev, "pending"), _pending_schema(setup)).unionByName(fresh)
-    below = F.col(ts) < F.lit(watermark) if math.isfinite(watermark) else F.lit(True)
-    order = Window.orderBy(F.col(ts), F.col(BATCH), F.col(FILE), F.col(ROW))
-    settled = pending.filter(below).withColumn(
-        POSITION, (F.row_number().over(order) + F.lit(prev.next_position - 1)).cast("long")
-    ).persist()
-    n_settled = settled.count()
-    kept_new = settled if setup.keep is None else settled.filter(setup.keep())
-    kept = _read(spark, store.table(prev, "kept"), _kept_schema(setup)) \
-        .unionByName(kept_new.select(*_kept_schema(setup).names))
+    tail = store.tail(prev)
+    new, files = (_no_rows(setup), [None]) if batch_df is None else \
+        _collect(setup, batch_df, batch_id, prev.watermark)
+    stamps = _numbers(new, ts)
+    bad = _mask(new.column(REASON).is_valid())
+    late = ~bad & (stamps < prev.watermark)
+    good = ~bad & ~late
+    if bad.any() or late.any():
+        _set_aside(setup, store, new, bad, late, batch_id, files)
+    max_ts = float(stamps[good].max()) if good.any() else None
+    watermark = math.inf if end else fin.watermark(prev.watermark, max_ts)
+    fresh = new.filter(pa.array(good)).select([*setup.fields, BATCH, FILE, ROW, KEEP])
+    pending = _concat(tail.get("pending"), fresh)
+    below = _numbers(pending, ts) < watermark
+    settled = pending.filter(pa.array(below)).sort_by(
+        [(ts, "ascending"), (BATCH, "ascending"), (FILE, "ascending"), (ROW, "ascending")])
+    n_settled = settled.num_rows
+    settled = settled.append_column(POSITION, pa.array(
+        np.arange(prev.next_position, prev.next_position + n_settled, dtype=np.int64)))
+    kept_new = settled.filter(settled.column(KEEP)).select([*setup.fields, POSITION])
+    kept = _concat(tail.get("kept"), kept_new)
     frontier = fin.frontier(watermark)
     written = 0
     if frontier > prev.frontier:
-        span = (fin.keep_from(prev.frontier) if math.isfinite(prev.frontier) else stats["min_ts"],
-                frontier if math.isfinite(frontier) else stats["max_ts"])
-        written = _emit(setup, store, kept, prev.frontier, frontier, batch_id,
-                        _slices(setup, spark, span))
-    staging = store.staging(batch_id)
-    if math.isfinite(watermark):
-        pending.filter(~below).write.parquet(_join(staging, "pending"))
-        keep_from = fin.keep_from(frontier)
-        kept.filter(F.col(ts) >= F.lit(keep_from) if math.isfinite(keep_from) else F.lit(True)) \
-            .write.parquet(_join(staging, "kept"))
+        written = _emit(setup, store, kept, prev.frontier, frontier, batch_id)
+    keep_from = fin.keep_from(frontier)
     meta = prev.advanced(batch_id, watermark=watermark, frontier=frontier,
                          next_position=prev.next_position + n_settled, ended=end,
-                         add={"events": events, "late": late, "rejected": bad,
-                              "settled": n_settled, "matches": written})
-    store.commit(batch_id, meta)
-    settled.unpersist()
-    new.unpersist()
-    return Progress(batch_id, events, late, bad, n_settled, written, watermark, frontier, end)
+                         add={"events": new.num_rows, "late": int(late.sum()),
+                              "rejected": int(bad.sum()), "settled": n_settled,
+                              "matches": written})
+    store.commit(batch_id, meta, {
+        "pending": pending.filter(pa.array(~below)),
+        "kept": kept.filter(pa.array(_numbers(kept, ts) >= keep_from))})
+    return Progress(batch_id, new.num_rows, int(late.sum()), int(bad.sum()), n_settled,
+                    written, watermark, frontier, end)
 
 
-def _slices(setup: Setup, spark: Any, span: tuple[Any, Any]) -> Sequence[float] | None:
-    """Time-slice boundaries cut evenly over ``span`` (the timestamps a batch's matches
-    start in), so the batch runner needs no sampling job; ``None`` (sample) when the
-    span is unknown. Boundaries only balance the work: any cut is sound."""
-    low, high = span
-    if low is None or high is None or not math.isfinite(low) or not math.isfinite(high) \
-            or high <= low:
-        return None
-    count = setup.tasks or spark.sparkContext.defaultParallelism
-    fin = setup.finality
-    gap = 4 * sum(fin.reach) * fin.tau
-    return boundaries([low + (high - low) * j / (count * 4) for j in range(count * 4 + 1)],
-                      count, min_gap=gap)
+def _set_aside(setup: Setup, store: StateStore, new: Any, bad: Any, late: Any,
+               batch_id: int, files: Sequence[str | None]) -> None:
+    """Write the late and rejected rows of a batch, with the reason, as JSON Lines."""
+    import pyarrow as pa
+
+    aside = new.filter(pa.array(bad | late))
+    reasons = [r if r is not None else "late: ts below the watermark"
+               for r in aside.column(REASON).to_pylist()]
+    rows = aside.select(list(setup.fields)).to_pylist()
+    for row, file, reason in zip(rows, aside.column(FILE).to_pylist(), reasons, strict=True):
+        row["file"], row["reason"] = files[file], reason
+    folder = _join(setup.output, "_late", f"batch={batch_id}")
+    store.fs.delete(folder)
+    store.fs.write_bytes(_join(folder, "part-00000.json"), _json_lines(rows))
+
+
+def _json_lines(rows: Sequence[dict[str, Any]]) -> bytes:
+    import json
+
+    return "".join(json.dumps(r, default=str) + "\n" for r in rows).encode()
+
+
+def _task(setup: Setup, events: Any, columns: Sequence[str]) -> Task:
+    """The batch runner's task over one group holding every kept event."""
+    import pyarrow as pa
+
+    schema = pa.schema([pa.field("match_id", pa.string(), False),
+                        pa.field("first", pa.int64()), pa.field("variable", pa.string()),
+                        pa.field("position", pa.int64()),
+                        *(events.schema.field(c) for c in columns)])
+    return Task(engine=setup.engine, pattern=setup.pattern, policy=setup.policy,
+                time_unit=setup.time_unit, ts=setup.ts, type=setup.type, position=POSITION,
+                attributes=setup.attributes, groups=(), streams=(), columns=tuple(columns),
+                slice_column=None, bounds=(), schema=schema, window=setup.window)
 
 
 def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
-          batch_id: int, slices: Sequence[float] | None) -> int:
-    """Write the matches final in ``[low, high)``; their number."""
-    columns: Sequence[str] = tuple(dict.fromkeys([setup.ts, *setup.columns]))
-    matches = match_dataframe(kept, setup.pattern, engine=setup.engine, policy=setup.policy,
-                              ts=setup.ts, type=setup.type, time_unit=setup.time_unit,
-                              position=POSITION, columns=columns,
-                              tasks=setup.tasks or store.spark.sparkContext.defaultParallelism,
-                              slices=slices)
-    owned = _owned(matches, setup.ts, low, high).persist()
-    count = owned.select("match_id").distinct().count()
+          batch_id: int) -> int:
+    """Write the matches whose first event's ``ts`` lies in ``[low, high)``; their number."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if not kept.num_rows:
+        return 0
+    columns = tuple(dict.fromkeys([setup.ts, *setup.columns]))
+    task = _task(setup, kept, columns)
+    rows = pa.Table.from_batches(list(run_partition(task, iter(kept.to_batches()))),
+                                 schema=task.schema)
+    positions = kept.column(POSITION).to_numpy()
+    first_ts = _numbers(kept, setup.ts)[np.searchsorted(positions,
+                                                        rows.column("first").to_numpy())]
+    owned = rows.filter(pa.array((first_ts >= low) & (first_ts < high)))
+    count = int(pc.count_distinct(owned.column("match_id")).as_py()) if owned.num_rows else 0
     target = _join(setup.output, f"batch={batch_id}")
     if count and not store.fs.exists(target):
         staging = _join(setup.output, f"_staging-{batch_id}")
         store.fs.delete(staging)
-        write_matches(owned, staging, format=setup.output_format)
+        if setup.output_format == "parquet":
+            import pyarrow.parquet as pq
+
+            sink = pa.BufferOutputStream()
+            pq.write_table(owned, sink)
+            data, name = sink.getvalue().to_pybytes(), "part-00000.parquet"
+        else:
+            data, name = _json_lines(owned.to_pylist()), "part-00000.json"
+        store.fs.write_bytes(_join(staging, name), data)
         store.fs.rename(staging, target)
-    owned.unpersist()
     return count
 
 
-__all__ = ["BATCH", "CORRUPT", "FILE", "REASON", "ROW", "Meta", "Progress", "Setup",
+__all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Meta", "Progress", "Setup",
            "arrivals", "run_batch"]

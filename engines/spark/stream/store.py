@@ -4,8 +4,11 @@ docs/architecture.md, "Continuous matching". Spark's checkpoint (``<checkpoint>/
 records which files each micro-batch read; after a crash Spark runs the last
 uncommitted batch again with the same files and the same batch id. Kleene keeps
 its own state beside it (``<checkpoint>/kleene/<batch>/``): the events not yet
-settled, the settled events a match not yet final can still read, and
-:class:`Meta` (watermark, frontier, next position, counters). Batch ``k``'s
+settled, the settled events a match not yet final can still read (two Arrow
+IPC files, the window's tail: small), and :class:`Meta` (watermark, frontier,
+next position, counters). The store keeps the last committed tail in the
+driver's memory too, so a running query reads its state back only after a
+restart. Batch ``k``'s
 output and state are pure functions of batch ``k − 1``'s state and batch
 ``k``'s files, and each is committed by one rename of a finished directory, so
 a batch run twice (killed before Spark committed it) finds its output and
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -88,11 +92,38 @@ class FileSystem:
         return [str(s.getPath().getName()) for s in self.fs.listStatus(self._path(path))]
 
     def write_text(self, path: str, text: str) -> None:
+        self.write_bytes(path, text.encode())
+
+    def _local(self, path: str) -> str | None:
+        """The local path of ``path`` on a local file system (``None`` elsewhere): bytes
+        go through Python there, as py4j moves large byte arrays slowly."""
+        if str(self.fs.getScheme()) != "file":
+            return None
+        return str(self.fs.makeQualified(self._path(path)).toUri().getPath())
+
+    def write_bytes(self, path: str, data: bytes) -> None:
+        local = self._local(path)
+        if local is not None:
+            os.makedirs(os.path.dirname(local), exist_ok=True)
+            with open(local, "wb") as f:
+                f.write(data)
+            return
         out = self.fs.create(self._path(path), True)
         try:
-            out.write(bytearray(text.encode()))
+            out.write(bytearray(data))
         finally:
             out.close()
+
+    def read_bytes(self, path: str) -> bytes:
+        local = self._local(path)
+        if local is not None:
+            with open(local, "rb") as f:
+                return f.read()
+        stream = self.fs.open(self._path(path))
+        try:
+            return bytes(self._io.toByteArray(stream))
+        finally:
+            stream.close()
 
     def read_text(self, path: str) -> str:
         stream = self.fs.open(self._path(path))
@@ -114,6 +145,7 @@ class StateStore:
         self.spark = spark
         self.root = _join(checkpoint, "kleene")
         self.fs = FileSystem(spark, checkpoint)
+        self._tail: tuple[int, dict[str, Any]] | None = None
 
     def _batches(self) -> list[int]:
         return sorted(int(n) for n in self.fs.children(self.root) if n.isdigit())
@@ -128,25 +160,42 @@ class StateStore:
                 return Meta.loads(self.fs.read_text(_join(self.root, str(b), "meta.json")))
         return Meta()
 
-    def table(self, meta: Meta, name: str) -> str | None:
-        """The path of table ``name`` of the state ``meta`` (``None``: empty)."""
+    def tail(self, meta: Meta) -> dict[str, Any]:
+        """The tables (Arrow) of the state ``meta``, by name; a table absent or empty
+        is left out. From memory when ``meta`` is the last state this store
+        committed, else read back (after a restart)."""
+        import pyarrow as pa
+
         if meta.batch < 0:
-            return None
-        path = _join(self.root, str(meta.batch), name)
-        return path if self.fs.exists(path) else None
+            return {}
+        if self._tail is not None and self._tail[0] == meta.batch:
+            return self._tail[1]
+        folder = _join(self.root, str(meta.batch))
+        tables = {}
+        for name in self.fs.children(folder):
+            if name.endswith(".arrow"):
+                data = self.fs.read_bytes(_join(folder, name))
+                tables[name.removesuffix(".arrow")] = pa.ipc.open_stream(data).read_all()
+        self._tail = (meta.batch, tables)
+        return tables
 
-    def staging(self, batch: int) -> str:
-        """An empty directory to write batch ``batch``'s state into before :meth:`commit`."""
-        path = _join(self.root, f"_staging-{batch}")
-        self.fs.delete(path)
-        return path
+    def commit(self, batch: int, meta: Meta, tables: dict[str, Any]) -> None:
+        """Write ``tables`` (Arrow, the non-empty ones) and ``meta`` into a staging
+        directory and rename it into place (one commit); drop states older than
+        the last :data:`KEEP_STATES`."""
+        import pyarrow as pa
 
-    def commit(self, batch: int, meta: Meta) -> None:
-        """Write ``meta`` into the staging directory and rename it into place; drop
-        states older than the last :data:`KEEP_STATES`."""
         staging = _join(self.root, f"_staging-{batch}")
+        self.fs.delete(staging)
+        kept = {name: t for name, t in tables.items() if t is not None and t.num_rows}
+        for name, table in kept.items():
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_stream(sink, table.schema) as writer:
+                writer.write_table(table)
+            self.fs.write_bytes(_join(staging, f"{name}.arrow"), sink.getvalue().to_pybytes())
         self.fs.write_text(_join(staging, "meta.json"), meta.dumps())
         self.fs.rename(staging, _join(self.root, str(batch)))
+        self._tail = (batch, kept)
         for old in self._batches()[:-KEEP_STATES]:
             self.fs.delete(_join(self.root, str(old)))
 
