@@ -117,8 +117,15 @@ def test_operator_pruning_keeps_the_match_set(policy, pattern, s, cuts):
 @given(pattern=keyed_operator_patterns(), s=typed_streams(min_size=1, max_size=8),
        cuts=st.lists(st.integers(0, 16), max_size=2, unique=True))
 def test_keyed_operator_pruning_keeps_the_match_set(policy, pattern, s, cuts):
+    from kleene.reference.operators.pattern import Kleene, positive_variables, primitives, walk
+
     several = len({v.var for v in _primitives(pattern)}) > 1
-    assert language_of(pattern).pruning(pattern, policy).keys == ("ID",) * several
+    # a lone positive variable under an iteration has no equality tying its events
+    lone = [p for p in walk(pattern.expr) if isinstance(p, Kleene)
+            and (p.high is None or p.high > 1)
+            and positive_variables(pattern.expr) <= {v.var for v in primitives(p.part)}]
+    tied = several and not (len(positive_variables(pattern.expr)) == 1 and lone)
+    assert language_of(pattern).pruning(pattern, policy).keys == ("ID",) * tied
     check_steps(pattern, s, policy, cuts)
 
 
@@ -172,6 +179,47 @@ def test_sremo_pruning_keeps_the_match_set(policy, e, s, cuts):
        cuts=st.lists(st.integers(0, 12), max_size=2, unique=True))
 def test_gapped_sremo_pruning_keeps_the_match_set(e, s, cuts):
     check_steps(e, s, "stream", cuts)
+
+
+@settings(max_examples=150)
+@given(e=windowed_sremo_expressions() | gapped_sremo_expressions(),
+       by=st.sampled_from([("ID",), ("L",), ("ID", "V")]),
+       s=streams(min_size=1, max_size=8),
+       cuts=st.lists(st.integers(0, 12), max_size=2, unique=True))
+def test_partitioned_sremo_pruning_keeps_the_match_set(e, by, s, cuts):
+    # PARTITION BY keeps the body's filter and time slices, never its position slices
+    # (a count window counts each part's positions) nor keys (a missing value is a part).
+    from kleene.reference.sremo.expressions import Partition
+
+    p = Partition(e, by)
+    d = language_of(p).pruning(p, "stream")
+    assert d.keys == () and (d.reach is None or not isinstance(d.window, int))
+    check_steps(p, s, "stream", cuts)
+
+
+def test_a_lone_iteration_is_not_partitioned():
+    # Found by Hypothesis: v0.ID = v1.ID ties v0 to the negated v1 only, so nothing ties
+    # v0's events to one another: {v0/[0, 1]} spans IDs 0 and 1 (hand-checked: no A
+    # event precedes, so NOT v1 forbids nothing) and a split by ID would lose it.
+    p = parse_operator("PATTERN SEQ(NOT(A v1), A+ v0[]) WHERE v0.ID = v1.ID WITHIN 0")
+    s = Stream.from_rows([{"ts": 0, "type": "A", "ID": 0}, {"ts": 0, "type": "A", "ID": 1}])
+    assert {m.positions for m in language_of(p).reference(p, s, "any")} == \
+        {(0,), (1,), (0, 1)}
+    assert language_of(p).pruning(p, "any").keys == ()
+    q = parse_operator("PATTERN SEQ(A+ a[], B b) WHERE a.ID = b.ID WITHIN 10")
+    assert language_of(q).pruning(q, "any").keys == ("ID",)
+
+
+def test_a_partitioned_count_window_is_not_sliced_by_stream_position():
+    # Hand-computed: part ID=1 is A@0, B@4, adjacent in the part, so [1..2] matches
+    # {0, 4}; a slice by stream position around a cut at 1 holds positions ≤ 3 only.
+    p = parse_sremo("(mark {~.L = 'A'} ; mark {~.L = 'B'})[1..2] PARTITION BY ID")
+    s = Stream.from_rows([{"ts": k, "L": x, "ID": i} for k, (x, i) in
+                          enumerate([("A", 1), ("C", 2), ("C", 2), ("C", 2), ("B", 1)])])
+    expected = language_of(p).reference(p, s, "stream")
+    assert {m.positions for m in expected} == {(0, 4)}
+    assert language_of(p).pruning(p, "stream").reach is None
+    check_steps(p, s, "stream", [1])
 
 
 @pytest.mark.parametrize(("text", "filtered", "reach", "window"), [

@@ -74,7 +74,8 @@ class Plan:
 
 
 def attributes_read(pattern: Any) -> frozenset[str]:
-    """Every attribute name the pattern reads (``v.A``, ``prev(v.A)``, ``SUM(v.A)``),
+    """Every attribute name the pattern reads (``v.A``, ``prev(v.A)``, ``SUM(v.A)``,
+    ``PARTITION BY A``),
     found by walking its dataclass fields, so any pattern language's AST works."""
     found: set[str] = set()
     seen: set[int] = set()
@@ -89,6 +90,9 @@ def attributes_read(pattern: Any) -> frozenset[str]:
         attr = getattr(node, "attr", None)
         if isinstance(attr, str) and hasattr(node, "func"):   # an aggregate
             found.add(attr)
+        by = getattr(node, "by", None)
+        if isinstance(by, tuple) and all(isinstance(a, str) for a in by):   # PARTITION BY
+            found.update(by)
         if isinstance(node, dict):
             for value in node.values():
                 walk(value)

@@ -19,7 +19,9 @@ between a match's first and last (as for SES, ``docs/errata.md#seed-001-filter-c
 
 **Partitioning** by an attribute A: the top-level conjuncts ``u.A = v.A`` of
 Θ must connect every positive variable (all of them are bound by every match:
-no ``OR``), and every variable of each ``NOT`` must be connected to them
+no ``OR``; a condition over an iterated variable holds for each of its events, so
+an edge ties them all — but a lone iterated variable has no edge, and its events
+need not share A), and every variable of each ``NOT`` must be connected to them
 through the positives and its own ``NOT``'s variables (the conditions its
 derivation β is checked with, :func:`~kleene.reference.operators.negation.forbids`).
 Then every event of a match, and every event of a β that forbids it, has the
@@ -53,6 +55,7 @@ from kleene.reference.conditions import (
 )
 from kleene.reference.operators.pattern import (
     Disj,
+    Kleene,
     OperatorPattern,
     negations,
     positive_variables,
@@ -122,6 +125,10 @@ def partitioning_attributes(pattern: OperatorPattern) -> tuple[str, ...]:
     positives = positive_variables(pattern.expr)
     if not positives:
         return ()
+    iterated = {v for p in walk(pattern.expr) if isinstance(p, Kleene)
+                and (p.high is None or p.high > 1) for v in node_variables(p.part)}
+    if len(positives) == 1 and positives <= iterated:
+        return ()   # nothing ties the events of a lone iteration to one another
     candidates = sorted({x.left.attr for c in pattern.conditions for x in conjuncts(c)
                          if isinstance(x, Cmp) and x.op == "=" and isinstance(x.left, Attr)
                          and isinstance(x.right, Attr) and x.left.attr == x.right.attr})

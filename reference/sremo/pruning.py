@@ -184,8 +184,7 @@ def pruning(e: Expr, policy: str) -> Pruning:
     if policy != "stream":
         return Pruning(policy, notes=(f"no pruning: {policy!r} matches the whole string",))
     if isinstance(e, Partition):
-        return Pruning(policy, notes=("no pruning: PARTITION BY splits the stream (the "
-                                      "cuts are not worked out per part)",))
+        return _partition(e, policy)
     body = detected_body(rewrite(e))
     notes = []
     condition: Condition | None = None
@@ -215,3 +214,21 @@ def pruning(e: Expr, policy: str) -> Pruning:
         notes.append("slices: none, no top-level window bounds what a match reads")
         width = None
     return Pruning(policy, condition, (), reach, tuple(notes), window=width)
+
+
+def _partition(e: Partition, policy: str) -> Pruning:
+    """``body PARTITION BY a``: a match lies in one part, and each part is a stream, so
+    the body's filter (a verdict per event) and its *time* slices (a match of a part
+    reads only events within τ of its first) hold for the whole stream; the engine splits
+    each slice into its parts. Not its position slices (a count window counts the
+    positions of the part, not of the stream), and not keys: an event missing ``a`` is a
+    part of its own (:func:`~kleene.reference.policies.part_of`) that Def. 6 keys drop."""
+    inner = pruning(e.body, policy)
+    timed = inner.window is not None and not isinstance(inner.window, int)
+    notes = tuple(n for n in inner.notes if not n.startswith(("slices by position",
+                                                              "partitions")))
+    if not timed and inner.reach is not None:
+        notes += ("slices: none, a count window counts the positions of each part",)
+    return Pruning(policy, inner.filter, (), inner.reach if timed else None,
+                   (f"parts: by {', '.join(e.by)} inside each slice (PARTITION BY)",) + notes,
+                   window=inner.window)
