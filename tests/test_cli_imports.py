@@ -124,3 +124,28 @@ def test_in_process_runs_leave_pandas_importable(capsys, tmp_path):
                  str(tmp_path / "e.csv"), "--policy", "any", "--count"]) == 0
     assert capsys.readouterr().out == "3\n"
     assert not any(type(f).__name__ == "_NoPandas" for f in sys.meta_path)
+
+
+LANGUAGE_PROGRAM = """
+import json, sys
+from kleene.reference.languages import LANGUAGES, detect_language, language_of
+names = list(LANGUAGES)
+ses = detect_language("-- a comment\\nPATTERN <{a}> WITHIN 3")
+before = [m for m in ("kleene.reference.ses", "kleene.reference.operators",
+                      "kleene.reference.sremo") if m in sys.modules]
+pattern = ses.parse("PATTERN <{a}> WITHIN 3", "<test>")
+from kleene.reference.sremo import parse_sremo
+found = [ses.name, language_of(pattern).name, language_of(parse_sremo("{~.x = 1}")).name]
+print(json.dumps([names, before, found, "kleene.reference.operators" in sys.modules]))
+"""
+
+
+def test_the_language_registry_builds_only_the_languages_asked_for():
+    done = subprocess.run([sys.executable, "-c", LANGUAGE_PROGRAM], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, check=True)
+    names, before, found, operators = json.loads(done.stdout.splitlines()[-1])
+    assert names == ["ses", "sremo", "wayeb", "operator"]
+    assert before == ["kleene.reference.ses"]
+    # a SREMO expression is SREMO's (registered before Wayeb, whose patterns are SREMO's)
+    assert found == ["ses", "ses", "sremo"]
+    assert operators is False
