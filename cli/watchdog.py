@@ -37,14 +37,17 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
 
     def watch() -> None:
         while not done.wait(PERIOD):
-            if deadline is not None and time.monotonic() > deadline:
-                tripped.append(BudgetExceeded("seconds", _number(seconds), what))
-            elif memory_mb is not None and resident_mb() > memory_mb:
-                tripped.append(BudgetExceeded("memory", _number(memory_mb), what, unit="MB"))
-            else:
-                continue
+            if not tripped:
+                if deadline is not None and time.monotonic() > deadline:
+                    tripped.append(BudgetExceeded("seconds", _number(seconds), what))
+                elif memory_mb is not None and resident_mb() > memory_mb:
+                    tripped.append(BudgetExceeded("memory", _number(memory_mb), what,
+                                                  unit="MB"))
+                else:
+                    continue
+            # again every period until the body stops: an interrupt that lands in a
+            # finalizer (a ``__del__`` run by the garbage collector) is swallowed there
             _thread.interrupt_main()
-            return
 
     # interrupt_main() runs Python's SIGINT handler, and does nothing when another
     # library (PySpark, a test runner) installed one that does not raise: install the
@@ -56,6 +59,7 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
     try:
         yield
     except KeyboardInterrupt:
+        done.set()
         if tripped:
             raise tripped[0] from None
         raise
