@@ -30,6 +30,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "seed004": seed004.run,
     "spark": spark_bench.run,
     "peers": peers.run,
+    "peers-spark": peers.spark_run,
     "stream": stream.run,
     "stream-spark": stream_spark.run,
     "stream-faults": stream_faults.run,

@@ -57,16 +57,27 @@ text column with a number is an error."""
 
 
 
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """``--help`` with every language's policies listed: computed when the help is
+    printed, so that running a command builds no language it does not use."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if text is not None and "%(policies)" in text:
+            policies = sorted({p for lang in LANGUAGES.values() for p in lang.policies})
+            text = text.replace("%(policies)s", ", ".join(policies))
+        return text
+
+
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene match`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+                                 formatter_class=_HelpFormatter)
     parser.add_argument("--pattern", required=True, metavar="FILE", help="the pattern file")
     parser.add_argument("--language", choices=list(LANGUAGES),
                         help="the pattern language (default: recognised from the text)")
-    policies = sorted({p for lang in LANGUAGES.values() for p in lang.policies})
     parser.add_argument("--policy", default=None, metavar="POLICY",
-                        help=f"the selection policy: {', '.join(policies)} (default: the "
+                        help="the selection policy: %(policies)s (default: the "
                              "language's first: any for SES and operator patterns, every "
                              "match; stream for SREMO)")
     parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl",

@@ -9,12 +9,20 @@ operator patterns (seed 003) and SREMO (seed 004, also read from Wayeb's
 ``.sre`` files) each plug in with one :func:`register` call. ``detect`` looks
 at the pattern text only (comments ``--`` and ``//`` and blank lines before
 the first keyword are skipped), so a file needs no particular extension.
+
+The built-in languages are registered lazily (:func:`register_builtin`): a
+name, a ``detect`` and the package that defines their patterns, so that
+naming a language, detecting one or finding a pattern's language imports only
+that language's modules (``kleene match`` on an SES pattern never imports the
+operator or SREMO reference; issue 10, the startup floor). :data:`LANGUAGES`
+builds an entry the first time it is read.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -122,8 +130,62 @@ class Language:
                               reading=reading)
 
 
+@dataclass(frozen=True)
+class _Builtin:
+    """A built-in language not built yet: what is known of it without importing it."""
+
+    build: Callable[[], Language]
+    detect: Callable[[str], bool]
+    #: the package whose modules define the language's pattern types
+    package: str
+
+
+class Registry(MutableMapping[str, Language]):
+    """The registered languages by name, in registration order; a built-in entry is
+    built (its modules imported) the first time it is read."""
+
+    def __init__(self) -> None:
+        self._entries: dict[str, Language | _Builtin] = {}
+
+    def __getitem__(self, name: str) -> Language:
+        entry = self._entries[name]
+        if isinstance(entry, _Builtin):
+            entry = self._entries[name] = entry.build()
+        return entry
+
+    def __setitem__(self, name: str, language: Language) -> None:
+        self._entries[name] = language
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._entries)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def add_builtin(self, name: str, builtin: _Builtin) -> None:
+        """Add a built-in language, built on first read."""
+        self._entries[name] = builtin
+
+    def detects(self, name: str, text: str) -> bool:
+        """Whether language ``name``'s ``detect`` accepts ``text`` (without building it)."""
+        entry = self._entries[name]
+        return entry.detect(text)
+
+    def may_define(self, name: str, pattern: Any) -> bool:
+        """Whether a pattern of ``pattern``'s class can be language ``name``'s: always
+        for a built entry; for an unbuilt one, only if its package defines the class."""
+        entry = self._entries[name]
+        if isinstance(entry, _Builtin):
+            module = type(pattern).__module__
+            return module == entry.package or module.startswith(entry.package + ".")
+        return True
+
+
 #: The registered languages by name, in registration order.
-LANGUAGES: dict[str, Language] = {}
+LANGUAGES = Registry()
 
 
 def register(language: Language) -> Language:
@@ -132,6 +194,15 @@ def register(language: Language) -> Language:
         raise ValueError(f"language {language.name!r} is already registered")
     LANGUAGES[language.name] = language
     return language
+
+
+def register_builtin(name: str, build: Callable[[], Language], detect: Callable[[str], bool],
+                     package: str) -> None:
+    """Add a language that ``build()`` makes on first use: ``detect`` must be the one
+    ``build`` puts in its entry, ``package`` the package of its pattern types."""
+    if name in LANGUAGES:
+        raise ValueError(f"language {name!r} is already registered")
+    LANGUAGES.add_builtin(name, _Builtin(build, detect, package))
 
 
 def language_named(name: str) -> Language:
@@ -144,16 +215,16 @@ def language_named(name: str) -> Language:
 def language_of(pattern: Any) -> Language:
     """The language a parsed ``pattern`` belongs to (the first registered one whose
     ``pattern_types`` has its class: SREMO before Wayeb, whose patterns are SREMO)."""
-    for lang in LANGUAGES.values():
-        if type(pattern) in lang.pattern_types:
-            return lang
+    for name in LANGUAGES:
+        if LANGUAGES.may_define(name, pattern) and type(pattern) in LANGUAGES[name].pattern_types:
+            return LANGUAGES[name]
     raise Unsupported(f"no registered pattern language has patterns of type "
                       f"{type(pattern).__name__}; known: {', '.join(LANGUAGES)}")
 
 
 def detect_language(text: str, source: str = "<pattern>") -> Language:
     """The one registered language whose ``detect`` accepts ``text``."""
-    found = [lang for lang in LANGUAGES.values() if lang.detect(text)]
+    found = [LANGUAGES[name] for name in LANGUAGES if LANGUAGES.detects(name, text)]
     if len(found) == 1:
         return found[0]
     known = "; ".join(f"{lang.name}: {lang.example}" for lang in LANGUAGES.values())
@@ -166,11 +237,17 @@ def detect_language(text: str, source: str = "<pattern>") -> Language:
 
 def starts_with(pattern: str) -> Callable[[str], bool]:
     """A ``detect`` that accepts texts whose first tokens match the regex ``pattern``."""
-    regex = re.compile(_LEADING + pattern, re.IGNORECASE)
-    return lambda text: regex.match(text) is not None
+    regex = functools.cache(lambda: re.compile(_LEADING + pattern, re.IGNORECASE))
+    return lambda text: regex().match(text) is not None
 
 
 # ---------------------------------------------------------------- the languages
+
+_SES_DETECT = starts_with(r"PATTERN\s*([<⟨]|\(\s*\{)")
+_SREMO_DETECT = starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)")
+_WAYEB_DETECT = starts_with(r"[;+*#@!]\s*\(")
+_OPERATOR_DETECT = starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]")
+
 
 def _ses() -> Language:
     from kleene.reference.ses import features
@@ -182,7 +259,7 @@ def _ses() -> Language:
     return Language(
         name="ses", title="SES patterns (seed 000)",
         example="PATTERN <{a, b+}, {c}> WHERE ... WITHIN 10 s",
-        detect=starts_with(r"PATTERN\s*([<⟨]|\(\s*\{)"),
+        detect=_SES_DETECT,
         parse=lambda text, source: parse_ses(text, source=source),
         matches=lambda p, s, policy, budget, reading: matches(p, s, policy, budget=budget,
                                                               reading=reading),
@@ -208,7 +285,7 @@ def _sremo() -> Language:
     return Language(
         name="sremo", title="SREMO expressions (seed 004)",
         example="mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.id = r1.id}",
-        detect=starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)"),
+        detect=_SREMO_DETECT,
         parse=lambda text, source: parse_sremo(text, source=source),
         matches=_sremo_matches,
         policies=("stream", "literal"), default_policy="stream",
@@ -239,7 +316,7 @@ def _wayeb() -> Language:
     return Language(
         name="wayeb", title="Wayeb .sre patterns (seed 004 benchmarks)",
         example=";(IsEventTypePredicate(BUY), IsEventTypePredicate(SELL)){window:5}",
-        detect=starts_with(r"[;+*#@!]\s*\("),
+        detect=_WAYEB_DETECT,
         parse=parse,
         matches=_sremo_matches,
         policies=("stream", "literal"), default_policy="stream",
@@ -262,7 +339,7 @@ def _operator() -> Language:
     return Language(
         name="operator", title="operator patterns (SASE+, seed 003)",
         example="PATTERN SEQ(A a, B+ b[], C c) WHERE ... WITHIN 1 hour",
-        detect=starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]"),
+        detect=_OPERATOR_DETECT,
         parse=lambda text, source: parse_operator(text, source),
         matches=lambda p, s, policy, budget, reading: matches(p, s, policy, budget,
                                                               reading=reading),  # type: ignore[arg-type]
@@ -274,7 +351,7 @@ def _operator() -> Language:
     )
 
 
-register(_ses())
-register(_sremo())
-register(_wayeb())
-register(_operator())
+register_builtin("ses", _ses, _SES_DETECT, "kleene.reference.ses")
+register_builtin("sremo", _sremo, _SREMO_DETECT, "kleene.reference.sremo")
+register_builtin("wayeb", _wayeb, _WAYEB_DETECT, "kleene.reference.sremo")
+register_builtin("operator", _operator, _OPERATOR_DETECT, "kleene.reference.operators")

@@ -59,6 +59,15 @@ def test_load_table_and_regex_baseline(tmp_path):
 def test_cli_count_and_registration(tmp_path):
     pattern = tmp_path / "seq3.ses"
     pattern.write_text(peers.pattern_text("seq3", 500), encoding="utf-8")
-    seconds, count = peers.cli_seconds(pattern, tiny(tmp_path), "windows+ses", None)
+    seconds, count = peers.cli_seconds(pattern, tiny(tmp_path), "windows+ses", None, repeats=2)
     assert count == 1 and seconds > 0
     assert BENCHMARKS["peers"] is peers.run
+    assert BENCHMARKS["peers-spark"] is peers.spark_run
+
+
+def test_after_load_counts_the_matches_of_every_repeat(tmp_path):
+    s = load_events(tiny(tmp_path))
+    compiled = engine("windows+ses").compile(parse_ses(peers.pattern_text("seq3", 500)),
+                                             policy="any", time_unit="ms")
+    seconds, found = peers.after_load_seconds(compiled, s, repeats=2)
+    assert found == 1 and seconds >= 0

@@ -55,6 +55,39 @@ def test_match_imports_no_other_command_nor_pandas(tmp_path):
     assert imported == []
 
 
+#: What ``kleene match --engine windows+ses`` on an SES pattern never needs: Spark,
+#: the other engine families, the other languages' references, the proof and
+#: drawing libraries (the engine and language registries import a module only
+#: when one of its engines or languages is asked for).
+NOT_FOR_SES = ("pyspark", "kleene.engines.spark", "kleene.engines.nfa", "kleene.engines.srt",
+               "kleene.engines.ses.bruteforce", "kleene.reference.operators",
+               "kleene.reference.sremo", "z3", "networkx", "jsonschema", "pandas")
+
+
+def test_an_ses_engine_imports_no_other_engine_family_language_nor_spark(tmp_path):
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    for engine in (["--engine", "windows+ses"], ["--engine", "ses-automaton"]):
+        out, imported = program("match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                                str(tmp_path / "e.csv"), "--count", *engine,
+                                watch=NOT_FOR_SES)
+        assert (out, imported) == (["3"], []), engine
+    # choosing the fastest engine asks every SES engine what it claims, and no other
+    out, imported = program("match", "--pattern", str(tmp_path / "q.ses"), "--events",
+                            str(tmp_path / "e.csv"), "--count", watch=NOT_FOR_SES)
+    assert (out, imported) == (["3"], ["kleene.engines.ses.bruteforce"])
+
+
+def test_an_operator_pattern_imports_its_engines_only(tmp_path):
+    (tmp_path / "q.op").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+    (tmp_path / "e.csv").write_text("ts,type\n0,A\n1,B\n2,A\n3,B\n")
+    watch = ("kleene.engines.nfa", "kleene.engines.windows", "kleene.engines.ses",
+             "kleene.engines.srt", "kleene.reference.sremo", "pyspark")
+    out, imported = program("match", "--pattern", str(tmp_path / "q.op"), "--events",
+                            str(tmp_path / "e.csv"), "--count", watch=watch)
+    assert (out, imported) == (["3"], ["kleene.engines.nfa"])
+
+
 def test_convert_then_match_without_pandas(tmp_path):
     (tmp_path / "q.ses").write_text(PATTERN)
     (tmp_path / "e.csv").write_text(EVENTS)
@@ -91,3 +124,28 @@ def test_in_process_runs_leave_pandas_importable(capsys, tmp_path):
                  str(tmp_path / "e.csv"), "--policy", "any", "--count"]) == 0
     assert capsys.readouterr().out == "3\n"
     assert not any(type(f).__name__ == "_NoPandas" for f in sys.meta_path)
+
+
+LANGUAGE_PROGRAM = """
+import json, sys
+from kleene.reference.languages import LANGUAGES, detect_language, language_of
+names = list(LANGUAGES)
+ses = detect_language("-- a comment\\nPATTERN <{a}> WITHIN 3")
+before = [m for m in ("kleene.reference.ses", "kleene.reference.operators",
+                      "kleene.reference.sremo") if m in sys.modules]
+pattern = ses.parse("PATTERN <{a}> WITHIN 3", "<test>")
+from kleene.reference.sremo import parse_sremo
+found = [ses.name, language_of(pattern).name, language_of(parse_sremo("{~.x = 1}")).name]
+print(json.dumps([names, before, found, "kleene.reference.operators" in sys.modules]))
+"""
+
+
+def test_the_language_registry_builds_only_the_languages_asked_for():
+    done = subprocess.run([sys.executable, "-c", LANGUAGE_PROGRAM], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT, check=True)
+    names, before, found, operators = json.loads(done.stdout.splitlines()[-1])
+    assert names == ["ses", "sremo", "wayeb", "operator"]
+    assert before == ["kleene.reference.ses"]
+    # a SREMO expression is SREMO's (registered before Wayeb, whose patterns are SREMO's)
+    assert found == ["ses", "ses", "sremo"]
+    assert operators is False

@@ -9,11 +9,13 @@ from kleene.engines.protocol import (
     Counters,
     Engine,
     Feature,
+    Query,
     Transition,
     UnknownEngine,
     claims_policy,
     engine,
     engine_names,
+    fastest_engine,
     register,
     require,
     window_in_units,
@@ -70,6 +72,34 @@ def test_the_registry_holds_the_ses_engines():
     for name in SES_ENGINES:
         e = engine(name)
         assert isinstance(e, Engine) and e.name == name
+
+
+def test_each_builtin_line_is_what_its_module_registers_and_claims():
+    # BUILTIN_ENGINES is the registry's lazy table: each line's module must register
+    # exactly its names, and each engine must claim only the languages of its line.
+    import importlib
+
+    from kleene.engines import protocol
+
+    listed = [n for _, _, names in protocol.BUILTIN_ENGINES for n in names]
+    assert len(listed) == len(set(listed))
+    for module, languages, names in protocol.BUILTIN_ENGINES:
+        importlib.import_module(module)
+        mine = {n for n, f in protocol._REGISTRY.items() if f.__module__ == module}
+        assert mine == set(names), module
+        for name in names:
+            assert {f.language for f in engine(name).capabilities} <= set(languages), name
+    assert set(listed) <= set(engine_names())
+
+
+def test_a_query_is_offered_only_to_the_engines_of_its_language():
+    from kleene.engines.protocol import engine_names_for
+
+    ses = engine_names_for("ses")
+    assert {"windows+ses", "ses-automaton", "ses-bruteforce"} <= set(ses)
+    assert not any(n.startswith(("nfa-", "srt")) for n in ses)
+    assert "nfa-chain" in engine_names_for("operator")
+    assert fastest_engine(Query.parse("PATTERN <{a}, {b}> WITHIN 3")).name == "windows+ses"
 
 
 def test_an_unknown_engine_fails_loudly_naming_the_choices():

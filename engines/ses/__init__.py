@@ -7,8 +7,7 @@ Modules:
   event filter of Sec. 4.5, and the engine ``ses-automaton``;
 - :mod:`.bruteforce`  Sec. 5.2: one automaton per ordering of each set, run in parallel.
 
-Importing this package registers the engines (see :mod:`kleene.engines.protocol`).
+Importing :mod:`.run`, :mod:`.bruteforce` registers their engines; the registry
+(:data:`kleene.engines.protocol.BUILTIN_ENGINES`) imports each when one of its
+engines is first asked for.
 """
-
-from kleene.engines.ses import bruteforce as _bruteforce  # noqa: F401
-from kleene.engines.ses import run as _run  # noqa: F401  (registers the engines)

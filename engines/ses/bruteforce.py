@@ -128,6 +128,11 @@ class CompiledBruteForce(Pictured):
                 yield Transition((name, delta.source), (name, delta.target), delta.variable,
                                  delta.guard)
 
+    @property
+    def ses_automata(self) -> list[SESAutomaton]:
+        """The SES automata run side by side: one per ordering (Sec. 5.2)."""
+        return [n for _, n in self.automata]
+
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """All automata over one pass of the events; each reports as the SES automaton does."""
         self.counters.reset()

@@ -423,6 +423,12 @@ class CompiledSES(Pictured):
         for delta in self.automaton.transitions:
             yield Transition(delta.source, delta.target, delta.variable, delta.guard)
 
+    @property
+    def ses_automata(self) -> list[SESAutomaton]:
+        """The SES automata run side by side: this one (the match-window framework,
+        seed 001, runs them anchored at a window's first event)."""
+        return [self.automaton]
+
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final."""
         self.counters.reset()

@@ -14,7 +14,7 @@ Modules:
 - :mod:`.engine`      ``WindowsEngine`` and the registered engines
   (``windows+ses``, ``windows-f+ses``, ...).
 
-Importing this package registers the engines (see :mod:`kleene.engines.protocol`).
+Importing :mod:`.engine` registers the engines; the registry
+(:data:`kleene.engines.protocol.BUILTIN_ENGINES`) imports it when one of them is
+first asked for.
 """
-
-from kleene.engines.windows import engine as _engine  # noqa: F401  (registers the engines)

@@ -26,11 +26,10 @@ operations); :func:`absorb` adds them to the framework's counters.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from kleene.engines.protocol import Compiled, Counters
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition, State
-from kleene.engines.ses.bruteforce import CompiledBruteForce
 from kleene.engines.ses.run import (
     CompiledSES,
     Execution,
@@ -44,6 +43,9 @@ from kleene.reference.conditions import Condition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
+
+if TYPE_CHECKING:  # imported by the registry only when a brute-force engine is asked for
+    from kleene.engines.ses.bruteforce import CompiledBruteForce
 
 #: The counters of A that the framework reports as its own (summed; the peak is a max).
 ABSORBED = ("instances_created", "predicate_evaluations", "buffer_operations")
@@ -223,9 +225,7 @@ class AnchoredMatcher:
         self.compiled = compiled
         self.tau = tau
         self.counters = Counters()
-        self.automata: list[SESAutomaton] = (
-            [compiled.automaton] if isinstance(compiled, CompiledSES)
-            else [n for _, n in compiled.automata])
+        self.automata: list[SESAutomaton] = compiled.ses_automata
         self.filtered = prefiltered and compiled.filter in ("sound", "none")
         self.keep: Callable[[Event], bool] | None = \
             None if self.filtered else event_filter(compiled.pattern, compiled.filter,
@@ -259,6 +259,7 @@ def matcher(compiled: Compiled, tau: int | float, *, prefiltered: bool,
             properties: SESPattern | None = None, anchored: bool = True) -> WindowMatcher:
     """A for ``compiled``: anchored for the SES engines (unless ``anchored=False``),
     else the generic run-and-keep. ``properties``: see :class:`AnchoredMatcher`."""
-    if anchored and isinstance(compiled, (CompiledSES, CompiledBruteForce)):
-        return AnchoredMatcher(compiled, tau, prefiltered=prefiltered, properties=properties)
+    if anchored and hasattr(compiled, "ses_automata"):   # CompiledSES, CompiledBruteForce
+        return AnchoredMatcher(compiled, tau,  # type: ignore[arg-type]
+                               prefiltered=prefiltered, properties=properties)
     return EngineMatcher(compiled)
