@@ -9,7 +9,10 @@
   per wall second, JVM start excluded (one SparkSession for the run); then
   the **sustained** rate on the stock stream ×10 (``COPIES``: each copy's
   timestamps shifted past the previous copy's last one) as 10× as many files,
-  ``FILES_PER_BATCH`` × 6 per micro-batch.
+  with each of :data:`SUSTAINED` files per micro-batch: a larger micro-batch
+  sustains more events per second and takes longer (the median time of one
+  micro-batch stands beside each rate: a file arriving while one runs waits
+  for it and the next).
 - **Latency**: the query runs continuously while the files arrive one at a
   time; a match's latency is the time from the arrival of the file holding
   its last event to the moment its ``batch=k`` folder was committed (which
@@ -37,6 +40,8 @@ from kleene.reference.match import Match
 
 FILES_PER_BATCH = 4
 COPIES = 10
+#: Files per micro-batch of the sustained runs (stock ×10 as 240 files of 9,354 events).
+SUSTAINED = (24, 60, 120)
 
 GENERATED = ("PATTERN <{a, b+}, {c}> WHERE a.type = 'A' AND b.type = 'B' AND c.type = 'C' "
              "AND a.id = c.id WITHIN 6")
@@ -117,9 +122,10 @@ def repeated(table: Any, copies: int) -> Any:
 
 
 def _throughput(spark: Any, pattern: str, parts: list[Any], folder: Path, per_batch: int
-                ) -> tuple[float, int, int]:
+                ) -> tuple[float, int, int, float]:
     """Every part present as a Parquet file, matched to the end of the stream:
-    the wall seconds, the micro-batches and the matches."""
+    the wall seconds, the micro-batches, the matches and the median seconds from
+    one micro-batch's commit to the next's (what a micro-batch of this size takes)."""
     from kleene.engines.spark.stream import ContinuousMatch
     from kleene.engines.spark.stream.replay import write_part
 
@@ -127,14 +133,18 @@ def _throughput(spark: Any, pattern: str, parts: list[Any], folder: Path, per_ba
     source.mkdir(parents=True)
     for j, part in enumerate(parts):
         write_part(part, source, j, "parquet")
+    commits: list[float] = []
     run = ContinuousMatch(spark, str(source), pattern, output=str(folder / "out.parquet"),
                           checkpoint=str(folder / "ckpt"), ts="ts", time_unit="ms",
-                          max_files=per_batch)
+                          max_files=per_batch,
+                          on_progress=lambda _: commits.append(time.perf_counter()))
     began = time.perf_counter()
     run.run_available()
     run.end()
     wall = time.perf_counter() - began
-    return wall, run.store.latest().batch + 1, run.counts()["matches"]
+    steps = [b - a for a, b in zip([began, *commits], commits[:-1], strict=False)]
+    return (wall, run.store.latest().batch + 1, run.counts()["matches"],
+            statistics.median(steps) if steps else 0.0)
 
 
 def _latencies(out: Path, arrivals: list[float], ends: list[int]) -> list[float]:
@@ -180,21 +190,24 @@ def run(quick: bool = False) -> None:
     result = Table(title="kleene stream on local[2]: seq3 500 ms, policy any, the stock stream "
                          "as Parquet files",
                    columns=("run", "events", "files", "matches", "wall s", "events/s",
-                            "latency p50 s", "latency p99 s"))
+                            "micro-batch s (median)", "latency p50 s", "latency p99 s"))
     result.header = [f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
                      " (2 cores; other processes share them)"]
     tmp = Path(tempfile.mkdtemp())
     try:
-        wall, batches, found = _throughput(spark, pattern, parts, tmp / "t1", FILES_PER_BATCH)
+        wall, batches, found, step = _throughput(spark, pattern, parts, tmp / "t1",
+                                                 FILES_PER_BATCH)
         result.add(f"throughput (files present, {FILES_PER_BATCH} per micro-batch, "
                    f"{batches} micro-batches)", table.num_rows, len(parts), found, wall,
-                   table.num_rows / wall, "", "")
+                   table.num_rows / wall, step, "", "")
         big = repeated(table, COPIES)
-        wall, batches, found = _throughput(spark, pattern, list(chop(big, [
-            size * j for j in range(1, len(parts) * COPIES)])), tmp / "t2", FILES_PER_BATCH * 6)
-        result.add(f"sustained (stock ×{COPIES}, {FILES_PER_BATCH * 6} files per micro-batch, "
-                   f"{batches} micro-batches)", big.num_rows, len(parts) * COPIES, found, wall,
-                   big.num_rows / wall, "", "")
+        for per_batch in SUSTAINED:
+            wall, batches, found, step = _throughput(
+                spark, pattern, list(chop(big, [size * j for j in range(1, len(parts) * COPIES)])),
+                tmp / f"t{per_batch}", per_batch)
+            result.add(f"sustained (stock ×{COPIES}, {per_batch} files of {size:,} events per "
+                       f"micro-batch, {batches} micro-batches)", big.num_rows,
+                       len(parts) * COPIES, found, wall, big.num_rows / wall, step, "", "")
         del big
         arriving = tmp / "arriving"
         arriving.mkdir()
@@ -226,7 +239,7 @@ def run(quick: bool = False) -> None:
         if lat:
             p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
             result.add(f"latency (a file every {every:g} s)", table.num_rows, len(parts),
-                       len(lat), wall, table.num_rows / wall, statistics.median(lat), p99)
+                       len(lat), wall, table.num_rows / wall, "", statistics.median(lat), p99)
         result.notes.append("latency: from the arrival of the file holding a match's last "
                             "event to the commit of its output; the matches whose window "
                             "had not closed when the last file arrived are not counted")

@@ -20,7 +20,7 @@ pytestmark = pytest.mark.spark
 def test_sigkill_mid_stream_then_restart_writes_every_match_once(tmp_path):
     case = generated_case(tmp_path, events=200, files=4, seed=7)
     crash = kill_and_restart(case.command("--max-files", "1"), case.checkpoint, after=1,
-                             delay=0.3, log=tmp_path / "log")
+                             delay=0.05, log=tmp_path / "log")
     assert 1 <= crash.committed_at_kill < 4, "the kill did not fall mid-stream"
     got = written_matches(case.out)
     assert len(got) == len(set(got)), "a match was written twice"
