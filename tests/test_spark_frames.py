@@ -238,3 +238,25 @@ def test_a_dataframe_of_local_data_is_numbered_in_its_own_order(spark):
     got = collect_matches(match_dataframe(df, pattern, engine="windows+ses", policy="any"))
     expected = reference_matches(pattern, Stream.from_rows(data), "any")
     assert expected and set(got) == expected
+
+
+def test_a_converted_parquet_file_keeps_its_time_unit(spark, tmp_path):
+    # ``kleene convert`` records the time unit (ms for stock lines) in the file's
+    # metadata; Spark reads it like the single-process loader, so a window in ms needs
+    # no --time-unit, and the matches are the single-process engine's.
+    from kleene.engines.protocol import engine
+    from kleene.engines.spark import match_file
+    from kleene.reference.languages import detect_language
+
+    stocks = Path(__file__).parent.parent / "examples" / "stocks" / "stocks.stream"
+    out = tmp_path / "stocks.parquet"
+    assert main(["convert", str(stocks), "-o", str(out)]) == 0
+    assert read_events(spark, str(out)).time_unit == "ms"
+    pattern = ("(mark {~.type = 'BUY'} -> r ; {TRUE}* ; "
+               "mark {~.type = 'SELL' AND ~.price < r.price})[WITHIN 300 ms]")
+    single = load_events(out)
+    compiled = engine("srt").compile(detect_language(pattern).parse(pattern, "<p>"),
+                                     policy="stream", time_unit=single.time_unit)
+    expected = sorted(m.dumps() for m in compiled.run(single))
+    found = collect_matches(match_file(spark, str(out), pattern, engine="srt", policy="stream"))
+    assert expected and sorted(m.dumps() for m in found) == expected

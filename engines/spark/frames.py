@@ -100,6 +100,8 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
             raise StreamError(f"unknown stock reader {stock!r}; use sql or python",
                               source=source)
     ts = ts or "ts"
+    if fmt == "parquet" and time_unit is None:
+        time_unit = converted_time_unit(source)
     readers = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet, "stock": _stock}
     if fmt not in readers:
         raise StreamError(f"unknown event format {fmt!r}; use one of {', '.join(readers)}",
@@ -324,6 +326,22 @@ def nanosecond_columns(path: str) -> list[str]:
     except Exception:  # not readable by pyarrow: Spark's own error will say why
         return []
     return [f.name for f in arrow if pa.types.is_timestamp(f.type) and f.type.unit == "ns"]
+
+
+def converted_time_unit(path: str) -> str | None:
+    """The time unit ``kleene convert`` recorded in a local Parquet file's metadata
+    (what :func:`kleene.reference.loaders.load_events` reads), else ``None``."""
+    if not _local(path):
+        return None
+    try:
+        import pyarrow.dataset as ds
+
+        arrow = ds.dataset(str(path).removeprefix("file://"), format="parquet").schema
+    except Exception:  # not readable by pyarrow: Spark's own error will say why
+        return None
+    from kleene.reference.loaders import _written_by_convert
+
+    return _written_by_convert(arrow.empty_table(), None)[2]
 
 
 #: Spark types an event attribute cannot have (values are strings, numbers, booleans).
