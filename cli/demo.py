@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 import kleene
-from kleene.cli import demo_engines, demo_spark, demo_srt, demo_stream
+from kleene.cli import demo_engines, demo_nfa, demo_spark, demo_srt, demo_stream
 from kleene.cli.common import (
     add_budget_option,
     canonical_order,
@@ -200,8 +200,9 @@ def run(args: argparse.Namespace) -> int:
 
 def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
                  out: TextIO, tally: Tally) -> tuple[list[Row], list[str]]:
-    """Every engine beside the reference: worked examples, the stock stream, the seed 004
-    engines (:mod:`.demo_srt`, their disagreements counted in ``tally``), Spark."""
+    """Every engine beside the reference: worked examples, the stock stream, the
+    NFA engines of seed 003 (:mod:`.demo_nfa`), the seed 004 engines (:mod:`.demo_srt`, their
+    disagreements counted in ``tally``), Spark."""
     names = claiming_engines()
     print(f"\n━━ engines: {', '.join(names)}", file=out)
     rows = demo_engines.worked_examples(cases, names)
@@ -222,6 +223,7 @@ def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
         rows += full
         notes.append(f"stock pattern: {' '.join(STOCK_PATTERN.split())}")
     print(file=out)
+    rows += demo_nfa.nfa_part(s, out)
     tally.disagree += demo_srt.srt_part(s, out, path.parent)
     if args.no_spark:
         notes.append("the Spark part was skipped (--no-spark)")
