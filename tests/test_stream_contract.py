@@ -36,6 +36,19 @@ def test_any_is_final_when_the_watermark_passes_first_plus_tau():
     assert fin.frontier(math.inf) == math.inf           # the end: everything is final
 
 
+def test_nanosecond_timestamps_stay_exact():
+    # 2^53 < 1.7e18: as floats, 1_700_000_000_000_000_001 − 15 rounds to a multiple of 256.
+    fin = finality(engine("windows+ses"), parse(SEQ), "any", time_unit=None, watermark=15)
+    ts = 1_700_000_000_000_000_001
+    assert fin.watermark(-math.inf, ts) == 1_699_999_999_999_999_986
+    assert fin.frontier(fin.watermark(-math.inf, ts)) == 1_699_999_999_999_999_976
+    meta = Meta(watermark=1_699_999_999_999_999_986, frontier=1_699_999_999_999_999_976)
+    back = Meta.loads(meta.dumps())
+    assert (back.watermark, back.frontier) == (1_699_999_999_999_999_986,
+                                               1_699_999_999_999_999_976)
+    assert Meta.loads(Meta().dumps()).watermark == -math.inf
+
+
 def test_next_uses_the_default_watermark_tau():
     fin = finality(engine("ses-automaton"), parse(SEQ), "next", time_unit=None,
                    watermark=None)

@@ -56,10 +56,11 @@ class Finality:
 
     def watermark(self, previous: float, max_ts: float | None) -> float:
         """The event-time watermark after seeing events up to ``max_ts``: it never
-        goes back (``max ts − delay``, as Spark's ``withWatermark``)."""
+        goes back (``max ts − delay``, as Spark's ``withWatermark``); integer timestamps
+        stay integers (nanoseconds since 1970 are above 2^53: a float would round them)."""
         if max_ts is None:
             return previous
-        return max(previous, float(max_ts) - float(self.delay))
+        return max(previous, max_ts - self.delay)
 
     def frontier(self, watermark: float) -> float:
         """Matches whose first event has ``ts`` below this are final."""

@@ -194,10 +194,16 @@ def _mask(values: Any) -> Any:
 
 
 def _numbers(table: Any, column: str) -> Any:
-    """A numeric column as a float array (a null becomes NaN: below no bound)."""
+    """A numeric column as an array: integers without nulls stay integers (nanoseconds
+    since 1970 are above 2^53, where floats round), else floats (a null becomes NaN:
+    below no bound)."""
     import numpy as np
+    import pyarrow as pa
 
-    return np.asarray(table.column(column).to_numpy(zero_copy_only=False), dtype=float)
+    values = table.column(column)
+    if pa.types.is_integer(values.type) and values.null_count == 0:
+        return np.asarray(values.to_numpy(), dtype=np.int64)
+    return np.asarray(values.to_numpy(zero_copy_only=False), dtype=float)
 
 
 def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: int, *,
@@ -221,7 +227,7 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
     good = ~bad & ~late
     if bad.any() or late.any():
         _set_aside(setup, store, new, bad, late, batch_id, files)
-    max_ts = float(stamps[good].max()) if good.any() else None
+    max_ts = stamps[good].max().item() if good.any() else None
     watermark = math.inf if end else fin.watermark(prev.watermark, max_ts)
     fresh = new.filter(pa.array(good)).select([*setup.fields, BATCH, FILE, ROW, KEEP])
     pending = _concat(tail.get("pending"), fresh)

@@ -54,8 +54,9 @@ class Meta:
     @classmethod
     def loads(cls, text: str) -> Meta:
         data = json.loads(text)
-        for key in ("watermark", "frontier"):
-            data[key] = float(data[key])
+        for key in ("watermark", "frontier"):   # an integer stays exact
+            text = data[key]
+            data[key] = int(text) if text.lstrip("-").isdigit() else float(text)
         return cls(**data)
 
     def advanced(self, batch: int, **changes: Any) -> Meta:
