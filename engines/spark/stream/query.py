@@ -274,7 +274,7 @@ def _spark_type(name: str) -> Any:
 
 
 def watermark_text(x: float) -> str:
-    return "∞" if x == math.inf else f"{x:g}"
+    return "∞" if x == math.inf else str(x) if isinstance(x, int) else f"{x:g}"
 
 
 __all__ = ["FORMATS", "ContinuousMatch", "check_timestamp", "source_format", "source_schema"]

@@ -102,7 +102,7 @@ class Progress:
         def at(x: float) -> str:
             if not math.isfinite(x):
                 return "end" if x > 0 else "start"
-            return str(int(x)) if x.is_integer() else f"{x:g}"
+            return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
         extra = f", {self.late} late" if self.late else ""
         extra += f", {self.rejected} rejected" if self.rejected else ""
