@@ -23,8 +23,8 @@ def test_every_nfa_engine_agrees_with_the_reference_on_a_hand_computed_stream():
                (300, "BUY", "QQQ", 11.0), (400, "BUY", "QQQ", 9.0), (900, "BUY", "QQQ", 12.0)])
     out = io.StringIO()
     rows = nfa_part(s, out)
-    on_head = [r for r in rows if r.workload == "stock, first 4"]
-    on_all = [r for r in rows if r.workload == "stock, all 6"]
+    on_head = [r for r in rows if r.workload == "stock KC, first 4"]
+    on_all = [r for r in rows if r.workload == "stock KC, all 6"]
     assert [(r.engine, r.matches) for r in on_head][0] == ("reference", 3)
     assert {r.engine for r in on_head[1:]} == {"nfa-chain", "nfa-chain-fc", "nfa-multichain",
                                                "nfa-tree", "nfa-eager"}
