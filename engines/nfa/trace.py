@@ -133,8 +133,8 @@ class NFATrace:
     # ------------------------------------------------------------ text
 
     def text(self, first: int | None = None) -> list[str]:
-        _every_run(first)
         """Per event: buffers, instances created, live instances, reports."""
+        _every_run(first)
         lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
         lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
         lines.append(counters_text(self.compiled.counters))
