@@ -81,24 +81,39 @@ def python_parse_seconds(path: Path) -> float:
     return time.process_time() - started
 
 
+def fresh_env() -> dict[str, str]:
+    """The environment of a user's fresh process: this one's, except that Python
+    writes and reads its bytecode caches (a sandbox may set PYTHONDONTWRITEBYTECODE,
+    which recompiles every Kleene module at each start: 0.07-0.1 s; an installed
+    package has its ``.pyc`` files)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _timed(cmd: list[str]) -> tuple[float, float, str]:
+    """CPU seconds (user + system), wall seconds and stdout of ``cmd`` in a fresh
+    process with :func:`fresh_env`."""
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False, env=fresh_env())
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall, done.stdout
+
+
 def cli_seconds(pattern: Path, events: Path, eng: str, limit: int | None,
-                repeats: int = 3) -> tuple[float, int]:
-    """The least CPU seconds (user + system) of ``repeats`` runs of ``kleene match
-    --count`` in a fresh process, and its match count."""
+                repeats: int = 3) -> tuple[float, float, int]:
+    """The least CPU seconds (user + system) and the least wall seconds of ``repeats``
+    runs of ``kleene match --count`` in a fresh process (after one run that writes
+    the bytecode caches), and its match count."""
     cmd = [sys.executable, "-m", "kleene", "match", "--pattern", str(pattern), "--events",
            str(events), "--policy", "any", "--engine", eng, "--count"]
     if limit is not None:
         cmd += ["--limit", str(limit)]
-    best, count = float("inf"), 0
-    for _ in range(repeats):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
-        seconds = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        best, count = min(best, seconds), int(done.stdout.strip())
-    return best, count
+    _timed(cmd)
+    runs = [_timed(cmd) for _ in range(repeats)]
+    return min(r[0] for r in runs), min(r[1] for r in runs), int(runs[-1][2].strip())
 
 
 #: What a fresh ``kleene match --engine windows+ses`` imports before it reads a file.
@@ -112,11 +127,9 @@ def startup_seconds(code: str = KLEENE_IMPORTS) -> float:
     """CPU seconds of a fresh process that runs ``code`` (default: imports what
     ``kleene match --engine windows+ses`` imports before it reads a file: the
     interpreter, NumPy, pyarrow, Kleene's modules, the engine): the floor of every
-    *e2e* figure."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run([sys.executable, "-c", code], check=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    *e2e* figure. NumPy's OpenBLAS threads are off, as in the ``kleene`` program."""
+    cmd = [sys.executable, "-c", f"import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; {code}"]
+    return _timed(cmd)[0]
 
 
 def after_load_seconds(compiled: Any, stream: Any, repeats: int = 3) -> tuple[float, int]:
@@ -155,7 +168,8 @@ def run(quick: bool = False) -> None:
         table = Table(
             title="Kleene and its peers on the stock stream (policy any, --count, CPU s)",
             columns=("workload", "engine", "matches", "text e2e s", "parquet e2e s",
-                     "after load s", "after load ev/s", "text e2e / regex parse",
+                     "text / parquet e2e wall s", "after load s", "after load ev/s",
+                     "text e2e / regex parse",
                      "OpenCEP / text e2e", "OpenCEP / parquet e2e", "after load / Wayeb"),
             header=[f"stream: {data} ({n:,} events); plain-Python regex parse of the file "
                     f"{regex_s:.2f} s ({224_473 / regex_s:,.0f} events/s)"])
@@ -169,13 +183,15 @@ def run(quick: bool = False) -> None:
                                                    time_unit=stream.time_unit)
                     sum(1 for _ in compiled.run(load_events(data, limit=1000)))   # warm up
                     after, found = after_load_seconds(compiled, stream, repeats)
-                    text_s, k1 = cli_seconds(path, data, eng, limit, repeats)
-                    parquet_s, k2 = cli_seconds(path, parquet, eng, limit, repeats)
+                    text_s, text_wall, k1 = cli_seconds(path, data, eng, limit, repeats)
+                    parquet_s, parquet_wall, k2 = cli_seconds(path, parquet, eng, limit,
+                                                              repeats)
                     counts = {found, k1, k2}
                     anchor = OPENCEP_S[shape] if ms == 500 and eng == "windows+ses" else None
                     table.add(f"{shape} {ms} ms", eng,
                               found if len(counts) == 1 else f"DIFFER {sorted(counts)}",
-                              text_s, parquet_s, after, n / after, ratio(text_s, regex_s),
+                              text_s, parquet_s, f"{text_wall:.2f} / {parquet_wall:.2f}",
+                              after, n / after, ratio(text_s, regex_s),
                               ratio(anchor, text_s) if anchor else None,
                               ratio(anchor, parquet_s) if anchor else None,
                               ratio(n / after, WAYEB_EVENTS_PER_S))
@@ -184,8 +200,10 @@ def run(quick: bool = False) -> None:
             f"--engine windows+ses imports: Python, NumPy, pyarrow, Kleene, the engine; best "
             f"of 3): {floor_s:.2f} s; of which Python alone {bare_s:.2f} s, Python with "
             f"NumPy and pyarrow (compute, csv, parquet) {libraries_s:.2f} s",
-            "e2e: the least of 3 fresh processes; after load: the least of 3 runs in this "
-            "process (the machine is shared: the least is the run disturbed least)",
+            "e2e: the least of 3 fresh processes (after one that writes the bytecode "
+            "caches), CPU s (user + system, all threads); wall s beside; after load: the "
+            "least of 3 runs in this process (the machine is shared: the least is the run "
+            "disturbed least)",
             f"OpenCEP end to end (issue 10, same machine type, 500 ms): seq3 "
             f"{OPENCEP_S['seq3']} s, AND3 {OPENCEP_S['AND3']} s; Wayeb ~1.3 M events/s",
             f"before the columnar plane: ses-automaton end to end seq3 "

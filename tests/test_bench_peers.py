@@ -59,8 +59,10 @@ def test_load_table_and_regex_baseline(tmp_path):
 def test_cli_count_and_registration(tmp_path):
     pattern = tmp_path / "seq3.ses"
     pattern.write_text(peers.pattern_text("seq3", 500), encoding="utf-8")
-    seconds, count = peers.cli_seconds(pattern, tiny(tmp_path), "windows+ses", None, repeats=2)
-    assert count == 1 and seconds > 0
+    seconds, wall, count = peers.cli_seconds(pattern, tiny(tmp_path), "windows+ses", None,
+                                             repeats=2)
+    assert count == 1 and seconds > 0 and wall > 0
+    assert "PYTHONDONTWRITEBYTECODE" not in peers.fresh_env()
     assert BENCHMARKS["peers"] is peers.run
     assert BENCHMARKS["peers-spark"] is peers.spark_run
 

@@ -20,9 +20,10 @@ PATTERN = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
 EVENTS = "ts,L\n0,A\n1,B\n2,A\n3,B\n"
 
 #: Heavy modules only other subcommands need, probes of pyarrow (pandas) and NumPy
-#: (masked arrays) that the columnar plane avoids, and tqdm (no bar on a pipe).
-HEAVY = ("pandas", "numpy.ma", "tqdm", "networkx", "z3", "jsonschema", "kleene.conformance.cases",
-         "kleene.cli.demo", "kleene.cli.prove", "kleene.cli.draw")
+#: (masked arrays) that the columnar plane avoids, dateutil (pyarrow probes it at its
+#: first conversion), and tqdm (no bar on a pipe).
+HEAVY = ("pandas", "dateutil", "numpy.ma", "tqdm", "networkx", "z3", "jsonschema",
+         "kleene.conformance.cases", "kleene.cli.demo", "kleene.cli.prove", "kleene.cli.draw")
 
 PROGRAM = """
 import json, sys
