@@ -13,7 +13,11 @@ any other backend (a Spark or Arrow schema) can build the same mapping.
 - a comparison whose sides can never have the same kind (a text column with
   a number, ``'a' < 5``): by :func:`compare` it would be unknown for every
   event, so the pattern could never match — a silent zero;
-- ``SUM``, ``AVG``, ``MIN`` or ``MAX`` over a column with no numbers.
+- ``SUM``, ``AVG``, ``MIN`` or ``MAX`` over a column with no numbers;
+- a partition attribute that no event has (SREMO's ``e PARTITION BY a``, Wayeb's
+  ``{partitionBy:a}``): every event would be a part of its own, so a typo would
+  quietly change the matches (SES and operator ``PARTITION BY`` become equalities,
+  checked as comparisons).
 
 Errors carry the line and column of the attribute in the pattern's text when
 it is given (docs/architecture.md, "Bad input").
@@ -112,6 +116,28 @@ def comparisons(pattern: Any) -> Iterator[Cmp]:
             todo.extend(getattr(node, f.name) for f in fields(node))
 
 
+def partition_attributes(pattern: Any) -> Iterator[str]:
+    """The attributes of every partition in ``pattern`` (a node with a ``by`` tuple of
+    names: SREMO's :class:`~kleene.reference.sremo.expressions.Partition`), in any
+    language's AST."""
+    seen: set[int] = set()
+    todo = [pattern]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (str, int, float, bool, type(None))) or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, (tuple, list, frozenset, set)):
+            todo.extend(node)
+        elif isinstance(node, Mapping):
+            todo.extend(node.values())
+        elif is_dataclass(node):
+            by = getattr(node, "by", None)
+            if isinstance(by, tuple) and by and all(isinstance(a, str) for a in by):
+                yield from by
+            todo.extend(getattr(node, f.name) for f in fields(node))
+
+
 def check_static(pattern: Any, text: str, source: str = "<pattern>") -> None:
     """The checks that need no data: ``prev`` on a variable that binds one event
     (:func:`kleene.reference.syntax.check_prev`), for SES and operator patterns."""
@@ -132,7 +158,16 @@ def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
                   source: str = "<pattern>", events: str = "the events",
                   allow_missing: bool = False) -> None:
     """Raise a one-line error for the first attribute ``schema`` lacks (unless
-    ``allow_missing``), comparison of kinds that never meet, or aggregate over text."""
+    ``allow_missing``), comparison of kinds that never meet, aggregate over text, or
+    partition attribute ``schema`` lacks."""
+    if not allow_missing:
+        for name in partition_attributes(pattern):
+            if name not in schema:
+                present = ", ".join(sorted(schema)) or "(none)"
+                raise _error(f"{events} have no attribute {name!r} (PARTITION BY {name}); "
+                             f"the columns present: {present} (--allow-missing reads it "
+                             "as missing: every event a part of its own)",
+                             Attr("", name), text, source)
     for c in comparisons(pattern):
         sides = (c.left, c.right)
         for t in sides:

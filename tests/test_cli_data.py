@@ -239,3 +239,21 @@ def test_an_empty_event_file_says_so(capsys, files):
     code, out, err = run(capsys, files, "--time-unit", "ms")
     assert (code, out) == (0, "")
     assert err.splitlines()[0] == f"kleene match: {files / 'clicks.csv'} holds no events"
+
+
+def test_a_misspelt_partition_attribute_is_an_error_not_a_silent_change(capsys, files):
+    # SREMO's PARTITION BY (Wayeb's {partitionBy}) is no comparison: without the check,
+    # 'usr' would be missing in every event, each event a part of its own, no match.
+    (files / "q.sremo").write_text("mark {~.action = 'view'} ; mark {~.action = 'buy'}"
+                                   " PARTITION BY usr\n")
+    code, out, err = run(capsys, files, pattern="q.sremo")
+    assert (code, out) == (2, "")
+    assert one_error(err) == (
+        f"kleene match: {files / 'q.sremo'}:1:65: the events of {files / 'clicks.csv'} have "
+        "no attribute 'usr' (PARTITION BY usr); the columns present: action, price, ts, "
+        "user (--allow-missing reads it as missing: every event a part of its own)")
+    # spelt right: u1's view then buy, u2's view then buy (adjacent within each user)
+    (files / "q.sremo").write_text("mark {~.action = 'view'} ; mark {~.action = 'buy'}"
+                                   " PARTITION BY user\n")
+    code, out, _ = run(capsys, files, pattern="q.sremo")
+    assert code == 0 and len(out.splitlines()) == 2
