@@ -125,9 +125,10 @@ def positive_number(text: str) -> float:
 
 
 def read_pattern(path: str) -> str:
-    """The text of the pattern file ``path``; a :class:`PatternError` when it cannot be read."""
+    """The text of the pattern file ``path`` (a UTF-8 byte-order mark, which some editors
+    write, dropped); a :class:`PatternError` when it cannot be read."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as err:
         reason = err.strerror if isinstance(err, OSError) and err.strerror else str(err)
         raise PatternError(f"cannot read the pattern file {path}: {reason}") from None

@@ -4,10 +4,11 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
+from kleene.cli.common import read_pattern
 from kleene.reference.columnar import column_batches
+from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
 from kleene.reference.schema import check_pattern, check_static, kinds_of
 
@@ -17,8 +18,8 @@ def check_schema(pattern: Any, stream: Stream, *, source: str, pattern_file: str
     """Raise a one-line error when ``pattern`` reads ``prev`` of a single event, reads
     what the events of ``source`` lack, or compares kinds that never meet."""
     try:
-        text: str | None = Path(pattern_file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text: str | None = read_pattern(pattern_file)
+    except PatternError:
         text = None
     if text is not None:
         check_static(pattern, text, pattern_file)

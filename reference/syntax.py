@@ -90,7 +90,9 @@ def tokenize(text: str, source: str = "<pattern>") -> list[Token]:
         m = _TOKEN.match(text, pos)
         column = pos - line_start + 1
         if m is None:
-            raise PatternSyntaxError(f"unexpected character {text[pos]!r}", line=line,
+            hint = (" (names are ASCII letters, digits and _; text in quotes may be any)"
+                    if text[pos].isidentifier() else "")
+            raise PatternSyntaxError(f"unexpected character {text[pos]!r}{hint}", line=line,
                                      column=column, source=source, text=text)
         kind = m.lastgroup or "ws"
         lexeme = m.group()

@@ -257,3 +257,18 @@ def test_a_misspelt_partition_attribute_is_an_error_not_a_silent_change(capsys, 
                                    " PARTITION BY user\n")
     code, out, _ = run(capsys, files, pattern="q.sremo")
     assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_a_pattern_file_with_a_byte_order_mark_reads_as_without(capsys, files):
+    (files / "q.ses").write_bytes(b"\xef\xbb\xbf" + FUNNEL.encode())
+    code, out, _ = run(capsys, files)
+    assert (code, out.splitlines()) == (0, MATCHES)
+
+
+def test_a_non_ascii_name_says_what_names_may_hold(capsys, files):
+    (files / "bad.ses").write_text(FUNNEL.replace("<{v}, {b}>", "<{vü}, {b}>"))
+    code, _, err = run(capsys, files, pattern="bad.ses")
+    assert code == 2
+    assert one_error(err) == (
+        f"kleene match: {files / 'bad.ses'}:1:12: unexpected character 'ü' (names are ASCII "
+        "letters, digits and _; text in quotes may be any)")
