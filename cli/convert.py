@@ -10,8 +10,10 @@ cheap ones (the loader of :mod:`kleene.reference.loaders` reads it).
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from kleene.cli.common import add_event_options, load_stream, plural
+from kleene.cli.results import OutputError, check_output
 from kleene.reference.columnar import columns_of
 from kleene.reference.errors import StreamError
 
@@ -26,13 +28,28 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     add_event_options(parser, positional=True)
     parser.add_argument("-o", "--output", required=True, metavar="FILE.parquet",
                         help="the Parquet file to write")
+    parser.add_argument("--overwrite", action="store_true",
+                        help="replace FILE.parquet if it exists")
     return parser
+
+
+def check_target(events: str, output: str, overwrite: bool) -> None:
+    """Before any work: ``output`` ends in ``.parquet``, is not the input, does not
+    exist unless ``overwrite``, and its folder exists (a typo must not replace data)."""
+    if Path(output).suffix.lower() != ".parquet":
+        raise OutputError(f"--output {output}: kleene convert writes Parquet; name the file "
+                          "FILE.parquet")
+    target = Path(output)
+    if target.exists() and Path(events).exists() and target.samefile(events):
+        raise OutputError(f"--output {output} is the input file; choose another path")
+    check_output(output, overwrite)
 
 
 def run(args: argparse.Namespace) -> int:
     """Load (with every check of ``kleene match``), then write the columns."""
     import pyarrow.parquet as pq
 
+    check_target(args.events, args.output, args.overwrite)
     stream = load_stream(args)
     columns = stream.columns
     if columns is None:

@@ -492,3 +492,27 @@ def test_convert_round_trip_keeps_every_event(tmp_path):
     assert main(["convert", str(stock), "-o", str(tmp_path / "s.parquet")]) == 0
     back = read_parquet(tmp_path / "s.parquet")
     assert rows(back) == rows(read_stock(stock)) and back.time_unit == "ms"
+
+
+@pytest.mark.parametrize("output, extra, message", [
+    ("e.csv", [], "--output {d}/e.csv: kleene convert writes Parquet; name the file "
+                  "FILE.parquet"),
+    ("old.parquet", [], "--output {d}/old.parquet exists; give --overwrite to replace it"),
+    ("in.parquet", ["--overwrite"], "--output {d}/in.parquet is the input file; choose "
+                                    "another path"),
+])
+def test_convert_never_replaces_data_by_mistake(tmp_path, capsys, output, extra, message):
+    from kleene.cli import main
+
+    csv_path = write(tmp_path / "e.csv", "ts,type\n0,A\n")
+    (tmp_path / "old.parquet").write_bytes(b"keep")
+    assert main(["convert", str(csv_path), "-o", str(tmp_path / "in.parquet")]) == 0
+    source = tmp_path / ("in.parquet" if output == "in.parquet" else "e.csv")
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    capsys.readouterr()
+    assert main(["convert", str(source), "-o", str(tmp_path / output), *extra]) == 2
+    assert capsys.readouterr().err == f"kleene convert: {message.format(d=tmp_path)}\n"
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+    assert main(["convert", str(csv_path), "-o", str(tmp_path / "old.parquet"),
+                 "--overwrite"]) == 0
+    assert rows(read_parquet(tmp_path / "old.parquet")) == [(0, 0, "A", {})]
