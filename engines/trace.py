@@ -49,7 +49,8 @@ from kleene.engines.draw import (
 )
 from kleene.engines.protocol import Compiled, Counters, window_in_units
 from kleene.engines.ses.automaton import SESTransition
-from kleene.engines.ses.run import CompiledSES, Execution, Instance, event_filter
+from kleene.engines.ses.filter import event_filter
+from kleene.engines.ses.run import CompiledSES, Execution, Instance
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match

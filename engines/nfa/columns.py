@@ -7,7 +7,7 @@ read admits it. Over a loaded stream (:attr:`~kleene.reference.events.Stream.col
 or a source read in batches) those rows are dropped with Arrow's kernels
 (:class:`~kleene.engines.windows.columns.ArrowColumns`, the reference's
 three-valued semantics) and only the others become events, their positions
-preserved, as the SES engines do (:func:`kleene.engines.ses.run.candidates`).
+preserved, as the SES engines do (:func:`kleene.engines.ses.filter.candidates`).
 
 The events are built with the attributes some condition of the pattern reads
 only (:func:`read_attributes`): the NFAs read attributes through conditions

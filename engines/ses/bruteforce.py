@@ -53,7 +53,8 @@ from kleene.engines.protocol import (
     window_in_units,
 )
 from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
-from kleene.engines.ses.run import Execution, candidates, check_options, drive
+from kleene.engines.ses.filter import candidates
+from kleene.engines.ses.run import Execution, check_options, drive
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW

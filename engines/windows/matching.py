@@ -30,13 +30,13 @@ from typing import TYPE_CHECKING, Protocol
 
 from kleene.engines.protocol import Compiled, Counters
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition, State
+from kleene.engines.ses.filter import event_filter
 from kleene.engines.ses.run import (
     CompiledSES,
     Execution,
     Instance,
     Move,
     drive,
-    event_filter,
     steps,
 )
 from kleene.reference.conditions import Condition
