@@ -1,7 +1,7 @@
 """Running one engine on one stream and measuring it: time, counters, matches, a budget.
 
 Every figure the benchmarks print comes from :func:`measure`: the engine is
-found by name in the registry (:func:`kleene.engines.protocol.engine`), the
+found by name in the registry (:func:`kleene.engines.registry.engine`), the
 pattern compiled once, and the run timed in CPU seconds of this process
 (``time.process_time``), so that other processes sharing the cores do not
 distort throughputs; loading and compiling are not timed. The counters are
@@ -22,7 +22,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kleene.engines.protocol import Compiled, Counters, engine, engine_names
+from kleene.engines.protocol import Compiled, Counters
+from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
 

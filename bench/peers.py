@@ -45,7 +45,7 @@ from typing import Any
 
 from bench.report import Table, emit, ratio
 from kleene.cli.demo import default_data
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.loaders import load_events
 from kleene.reference.ses.text import parse_ses
 

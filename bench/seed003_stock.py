@@ -38,7 +38,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bench.report import Table
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.conditions import holds, variables
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match

@@ -33,7 +33,7 @@ from typing import Any
 
 from bench.report import Table, emit
 from kleene.cli.demo import default_data
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.srt.dsrt import compile_dsrt, fully_marked
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream

@@ -41,7 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import OUT_DIR, Table, emit, ratio
-from kleene.engines.protocol import Feature, claims_policy, engine, engine_names
+from kleene.engines.protocol import Feature, claims_policy
+from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.runner import prepare, write_matches
 from kleene.engines.spark.session import session

@@ -130,7 +130,7 @@ def spark_backend(args: argparse.Namespace) -> Backend:
     :class:`kleene.cli.demo_spark.SparkBackend`)."""
     from kleene.cli.demo_spark import SparkBackend, start
     from kleene.cli.spark import spark_errors
-    from kleene.engines.protocol import engine_names
+    from kleene.engines.registry import engine_names
 
     name = args.backend or os.environ.get(ENV, "")
     if name not in engine_names():

@@ -47,7 +47,7 @@ from kleene.conformance.cases import (
     optional_directory,
     run_case,
 )
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
 from kleene.reference.languages import LANGUAGES, Language

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from kleene.conformance.backends import Backend, EngineBackend
 from kleene.conformance.cases import Case, CaseTest
 from kleene.conformance.runner import FAIL, SKIP, run_test
-from kleene.engines.protocol import Engine, claims_policy, engine, engine_names
+from kleene.engines.protocol import Engine, claims_policy
+from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream

@@ -17,7 +17,8 @@ from kleene.conformance.backends import Outcome
 from kleene.conformance.cases import Case, CaseTest
 from kleene.conformance.runner import claimed_requests
 from kleene.conformance.wire import Request
-from kleene.engines.protocol import Feature, engine
+from kleene.engines.protocol import Feature
+from kleene.engines.registry import engine
 from kleene.engines.spark.batch import CRASHED, Answer, Pair
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.srt.dsrt import compile_dsrt
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream

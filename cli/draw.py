@@ -27,16 +27,8 @@ from kleene.engines.draw import (
     format_for,
 )
 from kleene.engines.drawers import beside, picture_graph, view, views_of
-from kleene.engines.protocol import (
-    Compiled,
-    Engine,
-    Query,
-    claims,
-    compile_query,
-    engine,
-    engine_names,
-    fastest_engine,
-)
+from kleene.engines.protocol import Compiled, Engine, Query, claims, compile_query
+from kleene.engines.registry import engine, engine_names, fastest_engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
 

@@ -1,7 +1,7 @@
 """``kleene match``: the matches of one pattern on one event file.
 
 By default the fastest registered engine that claims the query exactly (its
-language, constructs and policy; :func:`~kleene.engines.protocol.fastest_engine`)
+language, constructs and policy; :func:`~kleene.engines.registry.fastest_engine`)
 computes the matches, and the command says which on stderr; the reference
 semantics compute them only when no engine claims the query, or when
 ``--engine reference`` forces them (docs/architecture.md, "Engines").

@@ -12,7 +12,8 @@ from typing import TextIO
 
 from kleene.cli.common import _time_unit, non_negative
 from kleene.cli.draw import pattern_text
-from kleene.engines.protocol import Query, compile_query, engine, fastest_engine
+from kleene.engines.protocol import Query, compile_query
+from kleene.engines.registry import engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.automata import checks
 from kleene.proofs.nfa.classes import schema_of as operator_schema

@@ -155,7 +155,8 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
 def _engine_for(args: argparse.Namespace, pattern: Any, reading: str) -> Any:
     """``--engine``, or the fastest engine that claims the query (said on stderr), checked
     on the driver before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`)."""
-    from kleene.engines.protocol import Query, engine, fastest_engine
+    from kleene.engines.protocol import Query
+    from kleene.engines.registry import engine, fastest_engine
     from kleene.engines.spark.plan import check_supported
     from kleene.engines.spark.runner import checked_engine
 

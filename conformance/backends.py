@@ -4,7 +4,7 @@
 (:class:`UnknownBackend` lists the choices):
 
 - a registered engine name (``ses-automaton``, ``windows+ses``; see
-  :func:`kleene.engines.protocol.engine_names`);
+  :func:`kleene.engines.registry.engine_names`);
 - an entry point of the group ``kleene.engines`` (a third-party package
   registers its engine factory on install);
 - a Python ``module:factory`` (the factory returns an :class:`Engine` or a
@@ -38,7 +38,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from kleene import __version__
 from kleene.conformance.wire import Request
-from kleene.engines.protocol import Engine, Feature, Query, compile_query, engine, engine_names
+from kleene.engines.protocol import Engine, Feature, Query, compile_query
+from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match

@@ -18,7 +18,8 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 
-from kleene.engines.protocol import Engine, WindowReading, engine_names
+from kleene.engines.protocol import Engine, WindowReading
+from kleene.engines.registry import engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from kleene.engines import draw, drawers
-from kleene.engines.protocol import Compiled, Query, compile_query, engine
+from kleene.engines.protocol import Compiled, Query, compile_query
+from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
 from kleene.engines.trace import TraceNames, event_text, move_text, run_steps, trace
 from kleene.reference.events import Stream, stream_of

@@ -19,7 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from kleene.engines.protocol import Counters, Query, compile_query, engine, fastest_engine, missing
+from kleene.engines.protocol import Counters, Query, compile_query, missing
+from kleene.engines.registry import engine, fastest_engine
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream

@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.batches import Batched
 from kleene.reference.errors import StreamError
 from kleene.reference.loaders import load_events, open_events

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.loaders import load_events
 from kleene.reference.ses.text import parse_ses
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import claims_policy, engine, engine_names
+from kleene.engines.protocol import claims_policy
+from kleene.engines.registry import engine, engine_names
 from kleene.engines.windows.columns import ArrowColumns
 from kleene.reference.budget import Budget
 from kleene.reference.columnar import columns_of

@@ -21,7 +21,8 @@ from kleene.conformance.differential import (
     run_engine,
 )
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import Feature, claims_policy, engine, engine_names
+from kleene.engines.protocol import Feature, claims_policy
+from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.match import Match

@@ -22,7 +22,7 @@ import pytest
 
 from kleene.cli import main
 from kleene.engines import draw
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
 from kleene.reference.ses.text import parse_ses
 

@@ -23,7 +23,8 @@ import pytest
 from kleene.cli import main
 from kleene.engines import draw, drawers
 from kleene.engines.nfa.draw import IGNORE
-from kleene.engines.protocol import Query, compile_query, engine
+from kleene.engines.protocol import Query, compile_query
+from kleene.engines.registry import engine
 from kleene.reference.languages import detect_language
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` not installed")

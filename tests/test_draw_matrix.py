@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.engines.protocol import engine, engine_names
+from kleene.engines.registry import engine, engine_names
 
 Q1 = (Path(__file__).resolve().parents[1] / "examples" / "chemo" / "q1.ses").read_text()
 

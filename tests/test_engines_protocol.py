@@ -11,15 +11,11 @@ from kleene.engines.protocol import (
     Feature,
     Query,
     Transition,
-    UnknownEngine,
     claims_policy,
-    engine,
-    engine_names,
-    fastest_engine,
-    register,
     require,
     window_in_units,
 )
+from kleene.engines.registry import UnknownEngine, engine, engine_names, fastest_engine, register
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError, Unsupported
@@ -79,13 +75,13 @@ def test_each_builtin_line_is_what_its_module_registers_and_claims():
     # exactly its names, and each engine must claim only the languages of its line.
     import importlib
 
-    from kleene.engines import protocol
+    from kleene.engines import registry
 
-    listed = [n for _, _, names in protocol.BUILTIN_ENGINES for n in names]
+    listed = [n for _, _, names in registry.BUILTIN_ENGINES for n in names]
     assert len(listed) == len(set(listed))
-    for module, languages, names in protocol.BUILTIN_ENGINES:
+    for module, languages, names in registry.BUILTIN_ENGINES:
         importlib.import_module(module)
-        mine = {n for n, f in protocol._REGISTRY.items() if f.__module__ == module}
+        mine = {n for n, f in registry._REGISTRY.items() if f.__module__ == module}
         assert mine == set(names), module
         for name in names:
             assert {f.language for f in engine(name).capabilities} <= set(languages), name
@@ -93,7 +89,7 @@ def test_each_builtin_line_is_what_its_module_registers_and_claims():
 
 
 def test_a_query_is_offered_only_to_the_engines_of_its_language():
-    from kleene.engines.protocol import engine_names_for
+    from kleene.engines.registry import engine_names_for
 
     ses = engine_names_for("ses")
     assert {"windows+ses", "ses-automaton", "ses-bruteforce"} <= set(ses)

@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import LABELS, ses_patterns, streams
-from kleene.engines.protocol import Feature, engine
+from kleene.engines.protocol import Feature
+from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import (
     InvalidAutomaton,
     SESAutomaton,

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import run_engine
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.windows.columns import Columns, PropertyBits, paper_bits
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.framework import MatchWindows

@@ -31,14 +31,8 @@ from kleene.conformance.differential import (
     run_engine,
 )
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import (
-    Counters,
-    Feature,
-    Transition,
-    claims_policy,
-    engine,
-    engine_names,
-)
+from kleene.engines.protocol import Counters, Feature, Transition, claims_policy
+from kleene.engines.registry import engine, engine_names
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.soundness import preserved_policies
 from kleene.reference.errors import BudgetExceeded

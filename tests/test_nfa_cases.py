@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from kleene.conformance.cases import iter_tests, load_case_files
-from kleene.engines.protocol import Query, claims, compile_query, engine, missing
+from kleene.engines.protocol import Query, claims, compile_query, missing
+from kleene.engines.registry import engine
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 

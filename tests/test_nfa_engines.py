@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kleene.engines.nfa.engine import NFAEngine
-from kleene.engines.protocol import Compiled, Engine, engine
+from kleene.engines.protocol import Compiled, Engine
+from kleene.engines.registry import engine
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match

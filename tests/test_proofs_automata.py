@@ -8,7 +8,8 @@ mutual exclusivity, Lemma 1), without them any event does.
 
 from __future__ import annotations
 
-from kleene.engines.protocol import Transition, engine
+from kleene.engines.protocol import Transition
+from kleene.engines.registry import engine
 from kleene.proofs.automata import deterministic, overlapping_guards, unsatisfiable_guards
 from kleene.proofs.results import CounterExample, Proved
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, holds
@@ -89,12 +90,12 @@ class _HandEngine:
 
 def test_kleene_prove_checks_any_languages_automaton(monkeypatch, tmp_path, capsys):
     from kleene.cli import main
-    from kleene.engines import protocol
+    from kleene.engines import registry
 
     pattern = tmp_path / "p.op"
     pattern.write_text("PATTERN SEQ(A a, B b) WITHIN 5\n", encoding="utf-8")
-    monkeypatch.setattr(protocol, "PREFERENCE", ("hand-made",))
-    monkeypatch.setitem(protocol._REGISTRY, "hand-made", _HandEngine)
+    monkeypatch.setattr(registry, "PREFERENCE", ("hand-made",))
+    monkeypatch.setitem(registry._REGISTRY, "hand-made", _HandEngine)
     assert main(["prove", str(pattern), "--check", "automaton"]) == 0   # overlaps: info
     out = capsys.readouterr().out
     assert "engine hand-made" in out and "determinism" in out and "1 info" in out
@@ -124,7 +125,7 @@ def test_transitions_are_named_with_the_pictures_numbers():
 def test_the_automaton_checks_name_transitions_as_each_family_draws_them():
     import kleene.proofs.nfa.report  # noqa: F401  (registers the NFA namer)
     import kleene.proofs.srt.report  # noqa: F401  (registers the SRT and DSRT namers)
-    from kleene.engines.protocol import engine
+    from kleene.engines.registry import engine
     from kleene.engines.srt.dsrt import compile_dsrt
     from kleene.proofs.automata import checks, transition_namer
     from kleene.reference.operators.text import parse_operator

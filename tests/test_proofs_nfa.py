@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from kleene.conformance.differential import check_engine, reference_matches
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.proofs.nfa.classes import stream_classes
 from kleene.proofs.nfa.equivalence import (
     NFA_ENGINES,

@@ -8,7 +8,7 @@ does not.
 from __future__ import annotations
 
 from kleene.conformance.differential import assert_same_matches
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import ses_automaton
 from kleene.proofs.results import CounterExample, Proved
 from kleene.proofs.ses.satisfiability import dead_transitions, dead_variables, no_match

@@ -130,7 +130,7 @@ def test_srt_equals_dsrt_is_refuted_for_a_broken_dsrt_engine(monkeypatch):
 
 
 def test_prove_names_each_srt_edge_as_the_picture_labels_it():
-    from kleene.engines.protocol import engine
+    from kleene.engines.registry import engine
     from kleene.engines.srt.draw import compiled_srt_graph, edge_name
 
     e = parse_sremo("({~.L = 'A'} -> r ; mark {~.V > r.V AND ~.L = 'B'})[1..3]")

@@ -19,7 +19,8 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import all_features, engine
+from kleene.engines.protocol import all_features
+from kleene.engines.registry import engine
 from kleene.engines.spark.layout import owner
 from kleene.engines.spark.plan import plan_for
 from kleene.reference.budget import Budget

@@ -15,7 +15,7 @@ from kleene.cli.demo_spark import SparkBackend, worked_examples
 from kleene.conformance.backends import EngineBackend
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.runner import PASS, claimed_requests, run_test
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.spark.batch import Pair, match_many
 
 pytestmark = pytest.mark.spark

@@ -25,7 +25,7 @@ from kleene.conformance.strategies import (
     typed_streams,
     windowed_sremo_expressions,
 )
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_dataframe
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.runner import match_frame

@@ -20,7 +20,7 @@ import pytest
 from pyspark.sql import functions as F
 
 from kleene.conformance.differential import run_engine
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_frame
 from kleene.engines.spark.frames import from_stream
 from kleene.engines.spark.worker import FAIL_ONCE

@@ -244,7 +244,7 @@ def test_a_converted_parquet_file_keeps_its_time_unit(spark, tmp_path):
     # ``kleene convert`` records the time unit (ms for stock lines) in the file's
     # metadata; Spark reads it like the single-process loader, so a window in ms needs
     # no --time-unit, and the matches are the single-process engine's.
-    from kleene.engines.protocol import engine
+    from kleene.engines.registry import engine
     from kleene.engines.spark import match_file
     from kleene.reference.languages import detect_language
 

@@ -22,15 +22,8 @@ from pyspark import cloudpickle
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import (
-    Counters,
-    Engine,
-    Feature,
-    all_features,
-    claims_policy,
-    engine,
-    engine_names,
-)
+from kleene.engines.protocol import Counters, Engine, Feature, all_features, claims_policy
+from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark import collect_matches, match_dataframe, write_matches
 from kleene.engines.spark.frames import EventFrame, read_events
 from kleene.engines.spark.layout import murmur3_int, surrogates

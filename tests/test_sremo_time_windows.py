@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream

@@ -46,7 +46,7 @@ def test_srt_and_dsrt_agree_on_the_strict_variant_of_a_query():
     from kleene.reference.sremo.strategies import strict_contiguity
 
     e = strict_contiguity(q.to_expression(count_window=3))
-    from kleene.engines.protocol import engine
+    from kleene.engines.registry import engine
 
     expected = matches(e, s)
     # strict contiguity: SELL INTC, BUY RIMM, BUY QQQ above the SELL's price, adjacent

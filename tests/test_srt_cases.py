@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import matches_from_json

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import sremo_expressions, streams
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream

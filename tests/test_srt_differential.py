@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import sremo_expressions, streams
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 
 STREAMS = streams(min_size=1, max_size=6)

@@ -11,7 +11,7 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import sremo_expressions
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.srt.complement import MAX_ATOMS, minterms
 from kleene.engines.srt.dsrt import compile_dsrt
 from kleene.proofs.automata import deterministic

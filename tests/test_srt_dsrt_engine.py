@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import sremo_expressions, streams
-from kleene.engines.protocol import Query, claims, engine
+from kleene.engines.protocol import Query, claims
+from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match

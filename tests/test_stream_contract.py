@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.spark.stream.contract import StreamSetupError, finality, parse_duration
 from kleene.engines.spark.stream.replay import cuts
 from kleene.engines.spark.stream.store import Meta

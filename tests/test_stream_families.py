@@ -30,7 +30,7 @@ from kleene.conformance.strategies import (
     streams,
     typed_streams,
 )
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_frame
 from kleene.engines.spark.frames import from_stream
 from kleene.engines.spark.stream import ContinuousMatch

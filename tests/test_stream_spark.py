@@ -20,7 +20,7 @@ import pytest
 from bench.stream_spark import generated_table
 from kleene.cli import main
 from kleene.conformance.differential import reference_matches, run_engine
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_frame
 from kleene.engines.spark.frames import from_stream
 from kleene.engines.spark.stream import ContinuousMatch, StreamSetupError

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.trace import run_steps, substitution_text, to_html, to_text, trace
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import stream_of

@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.engines.protocol import Query, compile_query, engine, engine_names
+from kleene.engines.protocol import Query, compile_query
+from kleene.engines.registry import engine, engine_names
 from kleene.engines.trace import trace
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import stream_of

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kleene.engines.protocol import Compiled, Feature
-from kleene.engines.protocol import engine as builtin
+from kleene.engines.registry import engine as builtin
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 

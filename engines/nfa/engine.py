@@ -50,10 +50,10 @@ from kleene.engines.protocol import (
     Query,
     Transition,
     WindowReading,
-    register,
     require,
     window_in_units,
 )
+from kleene.engines.registry import register
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, conjunction
 from kleene.reference.errors import Unsupported

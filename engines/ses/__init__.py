@@ -8,6 +8,6 @@ Modules:
 - :mod:`.bruteforce`  Sec. 5.2: one automaton per ordering of each set, run in parallel.
 
 Importing :mod:`.run`, :mod:`.bruteforce` registers their engines; the registry
-(:data:`kleene.engines.protocol.BUILTIN_ENGINES`) imports each when one of its
+(:data:`kleene.engines.registry.BUILTIN_ENGINES`) imports each when one of its
 engines is first asked for.
 """

@@ -48,10 +48,10 @@ from kleene.engines.protocol import (
     Pictured,
     Transition,
     WindowReading,
-    register,
     require,
     window_in_units,
 )
+from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
 from kleene.engines.ses.filter import candidates
 from kleene.engines.ses.run import Execution, check_options, drive

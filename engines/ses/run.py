@@ -46,10 +46,10 @@ from kleene.engines.protocol import (
     Pictured,
     Transition,
     WindowReading,
-    register,
     require,
     window_in_units,
 )
+from kleene.engines.registry import register
 from kleene.engines.ses.automaton import (
     SESAutomaton,
     SESTransition,

@@ -29,7 +29,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from kleene.engines.protocol import Query, compile_query, engine
+from kleene.engines.protocol import Query, compile_query
+from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match

@@ -34,8 +34,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kleene.engines.protocol import Engine, Query, fastest_engine
-from kleene.engines.protocol import engine as engine_named
+from kleene.engines.protocol import Engine, Query
+from kleene.engines.registry import engine as engine_named
+from kleene.engines.registry import fastest_engine
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
@@ -76,7 +77,7 @@ def job_errors() -> Iterator[None]:
 
 def _engine(engine: str | Engine | None, pattern: Any = None, policy: str = "next") -> Engine:
     """The engine named, or (``None``) the fastest registered engine that claims the
-    query (:func:`~kleene.engines.protocol.fastest_engine`)."""
+    query (:func:`~kleene.engines.registry.fastest_engine`)."""
     if engine is None:
         choice = fastest_engine(Query.of(pattern, policy=policy))
         if choice is None:

@@ -24,14 +24,8 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kleene.engines.protocol import (
-    Counters,
-    Feature,
-    Pictured,
-    Transition,
-    WindowReading,
-    register,
-)
+from kleene.engines.protocol import Counters, Feature, Pictured, Transition, WindowReading
+from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge, compile_guard, trim
 from kleene.engines.srt.columns import ROWS, drive

@@ -15,6 +15,6 @@ Modules:
   (``windows+ses``, ``windows-f+ses``, ...).
 
 Importing :mod:`.engine` registers the engines; the registry
-(:data:`kleene.engines.protocol.BUILTIN_ENGINES`) imports it when one of them is
+(:data:`kleene.engines.registry.BUILTIN_ENGINES`) imports it when one of them is
 first asked for.
 """

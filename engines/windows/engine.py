@@ -36,11 +36,10 @@ from kleene.engines.protocol import (
     Pictured,
     Transition,
     WindowReading,
-    engine,
-    register,
     require,
     window_in_units,
 )
+from kleene.engines.registry import engine, register
 from kleene.engines.ses.automaton import required_features
 from kleene.engines.windows.framework import BATCH, ROWS, MatchWindows
 from kleene.engines.windows.matching import absorb, matcher

@@ -16,7 +16,7 @@ import pstats
 import time
 from collections.abc import Sequence
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.reference.events import Event
 from kleene.reference.loaders import load_events
 from kleene.reference.ses.text import parse_ses

@@ -26,7 +26,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from kleene.conformance.differential import reference_matches
-from kleene.engines.protocol import Compiled, Query, Transition, WindowReading, claims, engine
+from kleene.engines.protocol import Compiled, Query, Transition, WindowReading, claims
+from kleene.engines.registry import engine
 from kleene.proofs.nfa.classes import stream_classes
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema

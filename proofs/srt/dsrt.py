@@ -25,7 +25,7 @@ from itertools import combinations
 
 import z3
 
-from kleene.engines.protocol import engine
+from kleene.engines.registry import engine
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge
 from kleene.engines.srt.compile import compile_sremo
 from kleene.engines.srt.complement import Minterm, minterms
