@@ -87,19 +87,20 @@ class Paced:
         return self.events / (self.read_at()[-1] - self.arrivals[0])
 
     def batches(self) -> list[dict[str, float]]:
-        """Per micro-batch with events: its events and seconds by part."""
+        """Per micro-batch with events: its events and seconds by part (``nan`` where
+        the query's progress report of the batch is missing)."""
+        nan = float("nan")
         by_id = {int(r["batchId"]): r.get("durationMs", {}) for r in self.reports}
         rows = []
         for _, p in self.commits:
             if not p.events:
                 continue
             d = by_id.get(p.batch, {})
-            trigger = d.get("triggerExecution", 0) / 1000
+            trigger = d["triggerExecution"] / 1000 if "triggerExecution" in d else nan
+            call = d["addBatch"] / 1000 if "addBatch" in d else nan
             rows.append({"events": p.events, "trigger": trigger, "job": p.job_s,
-                         "driver": p.driver_s, "sink": p.sink_s,
-                         "streaming": trigger - d.get("addBatch", 0) / 1000 if d else 0.0,
-                         "foreachBatch": d.get("addBatch", 0) / 1000
-                         - p.job_s - p.driver_s - p.sink_s if d else 0.0})
+                         "driver": p.driver_s, "sink": p.sink_s, "streaming": trigger - call,
+                         "foreachBatch": call - p.job_s - p.driver_s - p.sink_s})
         return rows
 
 
@@ -211,7 +212,7 @@ def paced(spark: Any, table: Any, pattern: str, folder: Path, *, events: int, ev
 
 
 def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
+    ordered = sorted(v for v in values if v == v)     # without nan
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
@@ -244,7 +245,7 @@ def breakdown(runs: list[Paced]) -> Any:
 def row(run: Paced) -> tuple[Any, ...]:
     """The stream-spark table's row of a paced run."""
     lat = run.latencies
-    steps = [r["trigger"] for r in run.batches()]
+    steps = [r["trigger"] for r in run.batches() if r["trigger"] == r["trigger"]]
     wall = run.read_at()[-1] - run.arrivals[0]
     per_file = run.events // run.files
     return (f"paced: {per_file:,} events every {run.every:g} s, {run.files} files as they "
