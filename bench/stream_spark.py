@@ -13,8 +13,11 @@
   sustains more events per second and takes longer (the median time of one
   micro-batch stands beside each rate: a file arriving while one runs waits
   for it and the next).
+- **Paced**: files of the stock stream repeated arrive at a steady 100 k, then
+  150 k events/s for 60 s each while the query runs (:mod:`bench.stream_paced`):
+  the sustained rate, latency p50/p99 and where a micro-batch's time goes.
 - **Latency**: the query runs continuously while the files arrive one at a
-  time; a match's latency is the time from the arrival of the file holding
+  time, one every 2 s; a match's latency is the time from the arrival of the file holding
   its last event to the moment its ``batch=k`` folder was committed (which
   includes waiting for the watermark to pass ``first.ts + τ``: an event that
   late must arrive first); p50 and p99 over the matches.
@@ -108,17 +111,23 @@ def stock_table(limit: int | None) -> Any:
     return read(str(default_data()), limit)
 
 
-def repeated(table: Any, copies: int) -> Any:
-    """``table`` ``copies`` times, each copy's ``ts`` shifted past the previous copy's."""
+def shifted(table: Any, copy: int) -> Any:
+    """Copy number ``copy`` of ``table``: its ``ts`` shifted by ``copy`` spans (past the
+    previous copy's last timestamp)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     ts = table.column("ts")
     span = pc.max(ts).as_py() - pc.min(ts).as_py() + 1
-    parts = [table.set_column(table.schema.get_field_index("ts"), "ts",
-                              pc.add(ts, pa.scalar(c * span, ts.type)))
-             for c in range(copies)]
-    return pa.concat_tables(parts)
+    return table.set_column(table.schema.get_field_index("ts"), "ts",
+                            pc.add(ts, pa.scalar(copy * span, ts.type)))
+
+
+def repeated(table: Any, copies: int) -> Any:
+    """``table`` ``copies`` times, each copy's ``ts`` shifted past the previous copy's."""
+    import pyarrow as pa
+
+    return pa.concat_tables([shifted(table, c) for c in range(copies)])
 
 
 def _throughput(spark: Any, pattern: str, parts: list[Any], folder: Path, per_batch: int
@@ -209,6 +218,13 @@ def run(quick: bool = False) -> None:
                        f"micro-batch, {batches} micro-batches)", big.num_rows,
                        len(parts) * COPIES, found, wall, big.num_rows / wall, step, "", "")
         del big
+        from bench.stream_paced import PACES, SECONDS, breakdown, paced, row
+
+        fed = []
+        for k, (events, every) in enumerate(((2_000, 0.1),) if quick else PACES):
+            fed.append(paced(spark, table, pattern, tmp / f"paced{k}", events=events,
+                             every=every, seconds=3.0 if quick else SECONDS))
+            result.add(*row(fed[-1]))
         arriving = tmp / "arriving"
         arriving.mkdir()
         write_part(parts[0], arriving, 0, "parquet")
@@ -244,5 +260,6 @@ def run(quick: bool = False) -> None:
                             "event to the commit of its output; the matches whose window "
                             "had not closed when the last file arrived are not counted")
         emit(result, "stream_spark")
+        emit(breakdown(fed), "stream_spark_paced")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

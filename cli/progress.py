@@ -122,6 +122,7 @@ class Reading:
     def __init__(self, stream: Any, what: str) -> None:
         self.stream, self.what = stream, what
         self.time_unit = getattr(stream, "time_unit", None)
+        self.source = getattr(stream, "source", "<events>")   # what errors name
 
     def __len__(self) -> int:
         return len(self.stream)

@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
                                watermark=args.watermark, schema=args.schema, columns=columns,
                                max_files=args.max_files, on_progress=_progress)
         print(f"kleene stream: engine {run_.setup.engine.name}, policy {args.policy}; "
-              f"{run_.setup.finality.plan.explain().replace(chr(10), '; ')}",
+              f"{'; '.join(run_.setup.finality.explain(run_.setup.time_unit))}",
               file=sys.stderr, flush=True)
         if args.once:
             run_.run_available()

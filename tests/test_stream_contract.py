@@ -101,3 +101,16 @@ def test_cuts_are_distinct_and_inside():
     at = cuts(10, 4, rng)
     assert len(at) == 3 and at == sorted(set(at)) and all(0 < c < 10 for c in at)
     assert cuts(2, 5, rng) == [1]
+
+
+def test_explain_says_what_a_continuous_run_does_not_the_batch_plan():
+    # SEQ under 'any': reach (0, 1) (seed 001 Thm 3, reference/ses/pruning.py); the batch
+    # plan's notes also speak of partitions and time slices, which streaming does not use.
+    fin = finality(engine("windows+ses"), parse(SEQ), "any", time_unit="ms", watermark=15)
+    assert any(n.startswith(("partitions", "time slices")) for n in fin.plan.notes)
+    assert fin.explain("ms") == [
+        "filter (Thm 1): applied, 'any' is filter-invariant",
+        "final: a match once the watermark (largest ts − 15 ms) passes its first event's "
+        "ts + 1τ (τ = 10 ms)",
+        "state: the events with ts ≥ the watermark, and those the filter keeps with "
+        "ts ≥ the watermark − 1τ"]

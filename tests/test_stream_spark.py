@@ -153,6 +153,21 @@ def test_bad_input_is_one_line_before_the_query(spark, tmp_path, capsys, source,
     assert not (tmp_path / "ck" / "spark").exists()      # no query was started
 
 
+def test_the_cli_prints_what_the_stream_does_not_the_batch_plan(spark, tmp_path, capsys,
+                                                                source):
+    # PATTERN joins a and c on id: the batch plan partitions by id and cuts time slices;
+    # a continuous run does neither (one group on the driver), so neither is printed.
+    code, err = _cli(tmp_path, capsys, source)
+    first = err.splitlines()[0]
+    assert code == 0, err
+    assert "partitions" not in err and "slices" not in err, first
+    assert first.endswith(
+        ", policy any; filter (Thm 1): applied, 'any' is filter-invariant; final: a match "
+        "once the watermark (largest ts − 6) passes its first event's ts + 1τ (τ = 6); "
+        "state: the events with ts ≥ the watermark, and those the filter keeps with "
+        "ts ≥ the watermark − 1τ"), first
+
+
 def test_api_errors_are_typed(spark, tmp_path, source):
     with pytest.raises(StreamError):
         ContinuousMatch(spark, str(source), PATTERN, output=str(tmp_path / "o"),

@@ -55,11 +55,11 @@ def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Ite
     batches = column_batches(events, rows)
     if batches is None:
         return None
-    return _pieces(batches, plan, counters)
+    return _pieces(batches, plan, counters, getattr(events, "source", "<events>"))
 
 
 def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
-            counters: Counters) -> Iterator[Any]:
+            counters: Counters, source: str = "<events>") -> Iterator[Any]:
     from kleene.engines.nfa.join import Scan, joint, unary
     from kleene.engines.windows.columns import ArrowColumns
 
@@ -97,7 +97,7 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
             pos[s.index] = np.concatenate([pos[s.index], idx + start])
             times[s.index] = np.concatenate([times[s.index], stamps[idx]])
             if s.index in held:
-                held[s.index] = _joined(held[s.index], _take(part, idx, read))
+                held[s.index] = _joined(held[s.index], _take(part, idx, read), start, source)
         kept = int(np.count_nonzero(taken))
         counters.events_filtered += n - kept
         counters.buffer_operations += kept
@@ -143,16 +143,20 @@ def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventCol
                         {n: k for n, k in part.kinds.items() if n in read}, part.sparse & read)
 
 
-def _joined(held: EventColumns | None, new: EventColumns) -> EventColumns:
-    """The held candidates' columns and a batch's, as one :class:`Columns`."""
+def _joined(held: EventColumns | None, new: EventColumns, row: int = 0,
+            source: str = "<events>") -> EventColumns:
+    """The held candidates' columns and a batch's (from stream row ``row``), as one
+    :class:`Columns`."""
     if held is None:
         return new
     if held.kinds != new.kinds or held.attrs.schema != new.attrs.schema:
         changed = sorted(n for n in set(held.kinds) | set(new.kinds)
                          if held.kinds.get(n) != new.kinds.get(n)) or ["(schema)"]
         raise StreamError(f"column {changed[0]!r} changes kind between batches "
-                          f"({held.kinds.get(changed[0])} then {new.kinds.get(changed[0])}); "
-                          "load the stream whole", field=changed[0])
+                          f"({held.kinds.get(changed[0])} before this row, "
+                          f"{new.kinds.get(changed[0])} in the batch from it); "
+                          "load the stream whole (without --stream)", row=row,
+                          field=changed[0], source=source)
     ts = pa.chunked_array([*held.ts.chunks, *new.ts.chunks], held.ts.type)
     types = (None if held.types is None or new.types is None else
              pa.chunked_array([*held.types.chunks, *new.types.chunks], held.types.type))

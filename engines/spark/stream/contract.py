@@ -70,6 +70,22 @@ class Finality:
         """Events with ``ts`` from here on can still be read by a match not yet final."""
         return frontier - self.reach[0] * self.tau if math.isfinite(frontier) else frontier
 
+    def explain(self, unit: str | None = None) -> list[str]:
+        """What a continuous run does, one line each: the plan's notes that hold for it
+        (the Thm 1 filter, applied in the micro-batch's Spark job), when a match is
+        final and what the state keeps. The batch plan's partitions and time slices
+        are not among them: a micro-batch's settled events are matched in one group
+        on the driver (:mod:`.step`); the reach decides finality instead."""
+        def span(x: int | float) -> str:
+            return f"{x:g}{f' {unit}' if unit else ''}"
+
+        back, ahead = self.reach
+        return [*(n for n in self.plan.notes if n.startswith("filter")),
+                f"final: a match once the watermark (largest ts − {span(self.delay)}) passes "
+                f"its first event's ts + {ahead}τ (τ = {span(self.tau)})",
+                f"state: the events with ts ≥ the watermark, and those the filter keeps "
+                f"with ts ≥ the watermark − {back + ahead}τ"]
+
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*$")
 

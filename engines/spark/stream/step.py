@@ -97,6 +97,12 @@ class Progress:
     watermark: float
     frontier: float
     ended: bool = False
+    #: Wall seconds of this micro-batch's parts: the Spark job (the rows to the driver
+    #: as Arrow), the driver (late rows, settling, numbering, matching) and the sink
+    #: (writing the matches, the late rows and the state).
+    job_s: float = 0.0
+    driver_s: float = 0.0
+    sink_s: float = 0.0
 
     def line(self) -> str:
         def at(x: float) -> str:
@@ -211,22 +217,30 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
     """Process micro-batch ``batch_id`` (``batch_df`` ``None``: no new rows; ``end``:
     declare the end of the stream and flush); ``None`` when it was already committed
     (a batch run again after a crash)."""
+    import time
+
     import numpy as np
     import pyarrow as pa
 
     if store.committed(batch_id):
         return None
     fin, ts = setup.finality, setup.ts
+    began = time.perf_counter()
     prev = store.latest(before=batch_id)
     tail = store.tail(prev)
+    collected = time.perf_counter()
     new, files = (_no_rows(setup), [None]) if batch_df is None else \
         _collect(setup, batch_df, batch_id, prev.watermark)
+    job = time.perf_counter() - collected
+    sink = 0.0
     stamps = _numbers(new, ts)
     bad = _mask(new.column(REASON).is_valid())
     late = ~bad & (stamps < prev.watermark)
     good = ~bad & ~late
     if bad.any() or late.any():
+        aside = time.perf_counter()
         _set_aside(setup, store, new, bad, late, batch_id, files)
+        sink += time.perf_counter() - aside
     max_ts = stamps[good].max().item() if good.any() else None
     watermark = math.inf if end else fin.watermark(prev.watermark, max_ts)
     fresh = new.filter(pa.array(good)).select([*setup.fields, BATCH, FILE, ROW, KEEP])
@@ -242,18 +256,23 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
     frontier = fin.frontier(watermark)
     written = 0
     if frontier > prev.frontier:
-        written = _emit(setup, store, kept, prev.frontier, frontier, batch_id)
+        written, wrote = _emit(setup, store, kept, prev.frontier, frontier, batch_id)
+        sink += wrote
     keep_from = fin.keep_from(frontier)
     meta = prev.advanced(batch_id, watermark=watermark, frontier=frontier,
                          next_position=prev.next_position + n_settled, ended=end,
                          add={"events": new.num_rows, "late": int(late.sum()),
                               "rejected": int(bad.sum()), "settled": n_settled,
                               "matches": written})
-    store.commit(batch_id, meta, {
-        "pending": pending.filter(pa.array(~below)),
-        "kept": kept.filter(pa.array(_numbers(kept, ts) >= keep_from))})
+    state = {"pending": pending.filter(pa.array(~below)),
+             "kept": kept.filter(pa.array(_numbers(kept, ts) >= keep_from))}
+    committing = time.perf_counter()
+    store.commit(batch_id, meta, state)
+    done = time.perf_counter()
+    sink += done - committing
     return Progress(batch_id, new.num_rows, int(late.sum()), int(bad.sum()), n_settled,
-                    written, watermark, frontier, end)
+                    written, watermark, frontier, end, job_s=job,
+                    driver_s=done - began - job - sink, sink_s=sink)
 
 
 def _set_aside(setup: Setup, store: StateStore, new: Any, bad: Any, late: Any,
@@ -293,14 +312,17 @@ def _task(setup: Setup, events: Any, columns: Sequence[str]) -> Task:
 
 
 def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
-          batch_id: int) -> int:
-    """Write the matches whose first event's ``ts`` lies in ``[low, high)``; their number."""
+          batch_id: int) -> tuple[int, float]:
+    """Write the matches whose first event's ``ts`` lies in ``[low, high)``; their number
+    and the wall seconds the writing took."""
+    import time
+
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not kept.num_rows:
-        return 0
+        return 0, 0.0
     columns = tuple(dict.fromkeys([setup.ts, *setup.columns]))
     task = _task(setup, kept, columns)
     rows = pa.Table.from_batches(list(run_partition(task, iter(kept.to_batches()))),
@@ -311,6 +333,7 @@ def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
     owned = rows.filter(pa.array((first_ts >= low) & (first_ts < high)))
     count = int(pc.count_distinct(owned.column("match_id")).as_py()) if owned.num_rows else 0
     target = _join(setup.output, f"batch={batch_id}")
+    began = time.perf_counter()
     if count and not store.fs.exists(target):
         staging = _join(setup.output, f"_staging-{batch_id}")
         store.fs.delete(staging)
@@ -324,7 +347,7 @@ def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
             data, name = _json_lines(owned.to_pylist()), "part-00000.json"
         store.fs.write_bytes(_join(staging, name), data)
         store.fs.rename(staging, target)
-    return count
+    return count, time.perf_counter() - began
 
 
 __all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Meta", "Progress", "Setup",
