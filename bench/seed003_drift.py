@@ -16,6 +16,12 @@ read every ``segment / 10`` events. Per segment: the best chain's
 computations and the tree's, and their ratio (target: ≤ 1.5 on every
 segment); over the whole stream, the tree against every chain (target: the
 tree ahead of each). Every engine's matches are compared.
+
+:func:`columns_table` runs the same engines over the loaded stream's columns
+(:mod:`kleene.engines.nfa.join`; the tree re-plans σ block by block,
+:mod:`kleene.engines.nfa.replan`), where CPU time is comparable: per segment
+(each segment's rows as a stream) and over the whole stream, the least CPU
+seconds of ``repeat`` runs, and the computations.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from collections.abc import Iterator
 from bench.report import Table
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Compiled, Counters
+from kleene.reference.columnar import columns_of
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
@@ -109,4 +116,67 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
                            f"({count / max(whole_tree, 1):.2f}× the tree's), {cpu:.1f} CPU s")
     table.notes.append("targets: tree / best chain ≤ 1.5 on every segment; the tree ahead of "
                        "every fixed chain over the whole stream")
+    return table
+
+
+def _engines() -> list[tuple[str, NFAEngine]]:
+    """The six fixed chains (frequencies given: σ) and the tree."""
+    out = [("chain " + "".join("abc"[i] for i in sigma),
+            NFAEngine("nfa-chain", "chain",
+                      frequencies={"ABC"[i]: float(r) for r, i in enumerate(sigma)}))
+           for sigma in itertools.permutations(range(3))]
+    return [*out, ("tree", NFAEngine("nfa-tree", "tree", multichain=True))]
+
+
+def _timed(e: NFAEngine, text: str, s: Stream, repeat: int) -> tuple[list[Match], int, int,
+                                                                          float]:
+    """Matches, computations, switches, least CPU seconds of ``repeat`` runs."""
+    best = float("inf")
+    got: list[Match] = []
+    compiled = e.compile(parse_operator(text))
+    for _ in range(max(repeat, 1)):
+        started = time.process_time()
+        got = list(compiled.run(s))
+        best = min(best, time.process_time() - started)
+    c = compiled.counters
+    return sorted(got), c.predicate_evaluations, c.switches, best
+
+
+def columns_table(segments: int = 3, segment: int = 100_000, window: int = 20,
+                  repeat: int = 3) -> Table:
+    """Fig. 18 over columns (see the module docstring): CPU and computations."""
+    columns = columns_of(drifting_stream(segments, segment).events)
+    text = PATTERN.format(w=window)
+    table = Table("seed 003 Fig. 18 over columns: Tree NFA (re-planned chain) vs every "
+                  "Chain NFA, CPU seconds",
+                  ("segment", "rarest", "fastest chain", "its CPU s", "tree CPU s",
+                   "tree / fastest chain CPU", "tree / best chain computations",
+                   "tree re-plans", "slowest chain / tree CPU"))
+    same = True
+    parts = [(str(k + 1), "ABC"[k % 3], columns.slice(k * segment, (k + 1) * segment))
+             for k in range(segments)]
+    whole: dict[str, tuple[int, float]] = {}
+    for label, rare, part in [*parts, ("whole", "–", columns)]:
+        s = Stream.from_columns(part)
+        runs = {name: _timed(e, text, s, repeat) for name, e in _engines()}
+        base = runs["chain abc"][0]
+        same &= all(got == base for got, _, _, _ in runs.values())
+        chains = {n: r for n, r in runs.items() if n != "tree"}
+        fastest = min(chains, key=lambda n: chains[n][3])
+        fewest = min(c for _, c, _, _ in chains.values())
+        _, count, switches, cpu = runs["tree"]
+        table.add(label, rare, fastest[6:], chains[fastest][3], cpu,
+                  cpu / max(chains[fastest][3], 1e-9), count / max(fewest, 1), switches,
+                  max(r[3] for r in chains.values()) / max(cpu, 1e-9))
+        if label == "whole":
+            whole = {n: (r[1], r[3]) for n, r in runs.items()}
+    table.header.append(f"{text}; {len(columns):,} events over columns; the same matches "
+                        f"for every NFA: {'yes' if same else 'NO'}; CPU: least of {repeat} "
+                        "runs")
+    tree_count = whole.get("tree", (0, 0.0))[0]
+    for name, (count, cpu) in sorted(whole.items(), key=lambda kv: kv[1][1]):
+        table.notes.append(f"whole stream, {name}: {cpu:.2f} CPU s, {count:,} computations "
+                           f"({count / max(tree_count, 1):.2f}× the tree's)")
+    table.notes.append("a segment's rows run as a stream of their own; the tree chooses σ "
+                       "per block of candidate rows (engines/nfa/replan.py)")
     return table
