@@ -239,8 +239,12 @@ BELOW = {
                      "b.v <= c.v keeps 55 % of the lazy (c, b) instances, each tried on "
                      "every a in the window (the paper's selective conditions on every "
                      "pair: AND3EQ)",
-    "ANDEQ (Fig. 12, every pair)": "AND2EQ as AND2 (the pair bound); AND3EQ reaches it at "
-                                   "w ≤ 20",
+    "ANDEQ (Fig. 12, every pair)": "AND2EQ as AND2 (the pair bound); AND3EQ reaches the "
+                                   "paper's range",
+    "NOT (Figs. 13–14)": "NSEQ3, NAND3: two positive slots, the pair bound of AND2 (the "
+                         "negation is checked on the same candidates either way)",
+    "ITER (Fig. 15)": "near the paper's lower end: the iterated slot is evaluated last "
+                      "whatever its rate (Sec. 4.5)",
     "OR (Fig. 16)": "each conjunct a SEQ of 2: the pair bound of AND2 (n + 2P vs n_rare + 2P)",
 }
 

@@ -7,7 +7,8 @@
 - ``nfa-multichain``: the Lazy Multi-Chain NFA of Sec. 5, one chain per
   conjunct of the DNF (:mod:`.disjunction`);
 - ``nfa-tree``: the lazy Tree NFA of Sec. 7 (:mod:`.tree`), one per conjunct,
-  its order chosen from the buffers' current counts while it runs.
+  its order chosen from the buffers' current counts while it runs; over
+  columns, the chain's join re-planned as the counts drift (:mod:`.replan`).
 
 The chain's order is ascending frequency: ``frequencies`` (events per type)
 if given, else estimated from the first ``sample`` events of the stream
