@@ -59,20 +59,25 @@ def drifting_stream(segments: int, segment: int, seed: int = SEED) -> Stream:
 
 
 def _sampled(events: Stream, counters: Counters, every: int,
-             out: list[int]) -> Iterator[Event]:
-    """``events``, recording the predicate evaluations so far every ``every`` events."""
+             out: list[tuple[int, float]]) -> Iterator[Event]:
+    """``events``, recording the predicate evaluations and CPU seconds so far every
+    ``every`` events."""
     for e in events:
         if e.position % every == 0:
-            out.append(counters.predicate_evaluations)
+            out.append((counters.predicate_evaluations, time.process_time()))
         yield e
-    out.append(counters.predicate_evaluations)
+    out.append((counters.predicate_evaluations, time.process_time()))
 
 
-def _run(compiled: Compiled, s: Stream, every: int) -> tuple[list[Match], list[int], float]:
-    marks: list[int] = []
+def _run(compiled: Compiled, s: Stream, every: int,
+         ) -> tuple[list[Match], list[int], list[float], float]:
+    """Matches, computations and CPU seconds per ``every`` events, CPU seconds."""
+    marks: list[tuple[int, float]] = []
     started = time.process_time()
     got = list(compiled.run(_sampled(s, compiled.counters, every, marks)))  # type: ignore[arg-type]
-    return got, [b - a for a, b in itertools.pairwise(marks)], time.process_time() - started
+    pairs = list(itertools.pairwise(marks))
+    return (got, [b[0] - a[0] for a, b in pairs], [b[1] - a[1] for a, b in pairs],
+            time.process_time() - started)
 
 
 def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> Table:
@@ -81,25 +86,28 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
     pattern = parse_operator(PATTERN.format(w=window))
     every = segment // 10
     chains: dict[tuple[int, ...], list[int]] = {}
+    chain_cpu: dict[tuple[int, ...], list[float]] = {}
     totals: dict[str, tuple[int, float]] = {}
     base: list[Match] | None = None
     same = True
     for sigma in itertools.permutations(range(3)):
         freqs = {"ABC"[i]: float(rank) for rank, i in enumerate(sigma)}
         e = NFAEngine("nfa-chain", "chain", frequencies=freqs)
-        got, per, cpu = _run(e.compile(pattern), s, every)
+        got, per, cpus, cpu = _run(e.compile(pattern), s, every)
         chains[sigma] = per
+        chain_cpu[sigma] = cpus
         totals["chain " + "".join("abc"[i] for i in sigma)] = (sum(per), cpu)
         base = got if base is None else base
         same &= sorted(got) == sorted(base)
     tree = NFAEngine("nfa-tree", "tree", multichain=True).compile(pattern)
-    got, tree_per, cpu = _run(tree, s, every)
+    got, tree_per, tree_cpu, cpu = _run(tree, s, every)
     same &= sorted(got) == sorted(base or [])
     totals["tree"] = (sum(tree_per), cpu)
     table = Table("seed 003 Fig. 18: Tree NFA vs every Chain NFA, rarest type switched "
                   f"every {segment:,} events",
                   ("segment", "rarest", "best chain", "best chain computations",
-                   "tree computations", "tree / best chain", "paper", "worst chain / tree"))
+                   "tree computations", "tree / best chain", "paper", "worst chain / tree",
+                   "best chain CPU s", "tree CPU s", "tree / best chain CPU"))
     table.header.append(f"{PATTERN.format(w=window)}; {len(s):,} events, rates {RATES} "
                         f"rotated; {len(base or []):,} matches, the same for every NFA: "
                         f"{'yes' if same else 'NO'}; tree switches: {tree.counters.switches}")
@@ -108,8 +116,11 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
         sums = {sigma: sum(per[part]) for sigma, per in chains.items()}
         best = min(sums, key=lambda sigma: sums[sigma])
         mine = sum(tree_per[part])
+        best_cpu = sum(chain_cpu[best][part])
+        mine_cpu = sum(tree_cpu[part])
         table.add(k + 1, "ABC"[k % 3], "".join("abc"[i] for i in best), sums[best], mine,
-                  mine / max(sums[best], 1), PAPER, max(sums.values()) / max(mine, 1))
+                  mine / max(sums[best], 1), PAPER, max(sums.values()) / max(mine, 1),
+                  best_cpu, mine_cpu, mine_cpu / max(best_cpu, 1e-9))
     whole_tree = totals["tree"][0]
     for name, (count, cpu) in sorted(totals.items(), key=lambda kv: kv[1][0]):
         table.notes.append(f"whole stream, {name}: {count:,} computations "
