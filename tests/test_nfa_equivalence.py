@@ -319,6 +319,27 @@ def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
     assert cut.counters.instances_created == whole.counters.instances_created
 
 
+@settings(max_examples=max(10, settings().max_examples // 3))
+@given(stream=drifting_streams(), text=st.sampled_from(JOINED + CONDITIONED),
+       w=st.integers(0, 4), cuts=st.lists(st.integers(1, 6), max_size=8),
+       block=st.integers(1, 4))
+def test_tree_over_columns_in_batches_cut_anywhere_equals_reference(
+        stream: Stream, text: str, w: int, cuts: list[int], block: int) -> None:
+    """The re-planned tree over a source read in batches ending anywhere (its pieces
+    and its spans cut independently): the reference's matches, once each."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, "any")
+    e = engine("nfa-tree")
+    tree = e.compile(pattern)
+    tree.block = block  # type: ignore[attr-defined]
+    got = list(tree.run(Cut(stream, cuts)))  # type: ignore[arg-type]
+    assert len(got) == len(set(got))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy="any")
+
+
 def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> None:
     """3,000 events A B C … (ts = position), batches of 1–40 rows cut at random, τ = 10:
     the candidates held at once never exceed those of 2τ of stream (21 events) plus
