@@ -6,11 +6,12 @@ rates that change (Sec. 8.3, Fig. 18). Over columns (:mod:`.join`) the
 candidates of a piece (:mod:`.pieces`) are read before they are matched,
 so their frequencies are known block by block: a piece's report range
 ``[lo, hi)`` (the first timestamps of the matches it reports) is cut into
-blocks of :data:`BLOCK` candidate rows, and each block gets the order σ of
-its slots' candidate counts (as :func:`.join.order` orders a whole piece),
-kept unless the block's order is clearly better (:func:`better`, the root
-switch rule of :mod:`.tree` at the first slot where the orders differ; a
-switch is a re-plan).
+blocks of :data:`BLOCK` candidate rows. The current σ is kept unless the
+block's own order (its slots' candidate counts ascending, as :func:`.join.order`
+orders a whole piece) is clearly better (:func:`better`, the root switch rule
+of :mod:`.tree` at the first slot where the orders differ; a switch is a
+re-plan). The counts are the block's own, read before it is matched, where
+the event-by-event tree reads the window behind the current event.
 Consecutive blocks with one σ form one *span*, computed by :func:`.join.run`
 with ``[lo, hi)`` narrowed to the span: between two re-plans the tree costs
 exactly what the chain of that σ costs over the span.
