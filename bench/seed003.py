@@ -44,7 +44,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from bench.report import Table, emit, ratio
-from bench.seed003_drift import drift_table
+from bench.seed003_drift import columns_table, drift_table
 from bench.seed003_figs import tables as figure_tables
 from bench.seed003_stock import stock_table
 from kleene.cli.demo import default_data
@@ -165,3 +165,4 @@ def run(quick: bool) -> None:
     emit(grouped(settings), "seed003-group-by")
     emit(stock(settings), "seed003-stock")
     emit(drift_table(segment=settings.drift_segment), "seed003-fig18")
+    emit(columns_table(segment=settings.drift_segment), "seed003-fig18-columns")

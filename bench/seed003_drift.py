@@ -16,6 +16,12 @@ read every ``segment / 10`` events. Per segment: the best chain's
 computations and the tree's, and their ratio (target: ≤ 1.5 on every
 segment); over the whole stream, the tree against every chain (target: the
 tree ahead of each). Every engine's matches are compared.
+
+:func:`columns_table` runs the same engines over the loaded stream's columns
+(:mod:`kleene.engines.nfa.join`; the tree re-plans σ block by block,
+:mod:`kleene.engines.nfa.replan`), where CPU time is comparable: per segment
+(each segment's rows as a stream) and over the whole stream, the least CPU
+seconds of ``repeat`` runs, and the computations.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ from collections.abc import Iterator
 from bench.report import Table
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Compiled, Counters
+from kleene.reference.columnar import columns_of
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
@@ -52,20 +59,25 @@ def drifting_stream(segments: int, segment: int, seed: int = SEED) -> Stream:
 
 
 def _sampled(events: Stream, counters: Counters, every: int,
-             out: list[int]) -> Iterator[Event]:
-    """``events``, recording the predicate evaluations so far every ``every`` events."""
+             out: list[tuple[int, float]]) -> Iterator[Event]:
+    """``events``, recording the predicate evaluations and CPU seconds so far every
+    ``every`` events."""
     for e in events:
         if e.position % every == 0:
-            out.append(counters.predicate_evaluations)
+            out.append((counters.predicate_evaluations, time.process_time()))
         yield e
-    out.append(counters.predicate_evaluations)
+    out.append((counters.predicate_evaluations, time.process_time()))
 
 
-def _run(compiled: Compiled, s: Stream, every: int) -> tuple[list[Match], list[int], float]:
-    marks: list[int] = []
+def _run(compiled: Compiled, s: Stream, every: int,
+         ) -> tuple[list[Match], list[int], list[float], float]:
+    """Matches, computations and CPU seconds per ``every`` events, CPU seconds."""
+    marks: list[tuple[int, float]] = []
     started = time.process_time()
     got = list(compiled.run(_sampled(s, compiled.counters, every, marks)))  # type: ignore[arg-type]
-    return got, [b - a for a, b in itertools.pairwise(marks)], time.process_time() - started
+    pairs = list(itertools.pairwise(marks))
+    return (got, [b[0] - a[0] for a, b in pairs], [b[1] - a[1] for a, b in pairs],
+            time.process_time() - started)
 
 
 def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> Table:
@@ -74,25 +86,28 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
     pattern = parse_operator(PATTERN.format(w=window))
     every = segment // 10
     chains: dict[tuple[int, ...], list[int]] = {}
+    chain_cpu: dict[tuple[int, ...], list[float]] = {}
     totals: dict[str, tuple[int, float]] = {}
     base: list[Match] | None = None
     same = True
     for sigma in itertools.permutations(range(3)):
         freqs = {"ABC"[i]: float(rank) for rank, i in enumerate(sigma)}
         e = NFAEngine("nfa-chain", "chain", frequencies=freqs)
-        got, per, cpu = _run(e.compile(pattern), s, every)
+        got, per, cpus, cpu = _run(e.compile(pattern), s, every)
         chains[sigma] = per
+        chain_cpu[sigma] = cpus
         totals["chain " + "".join("abc"[i] for i in sigma)] = (sum(per), cpu)
         base = got if base is None else base
         same &= sorted(got) == sorted(base)
     tree = NFAEngine("nfa-tree", "tree", multichain=True).compile(pattern)
-    got, tree_per, cpu = _run(tree, s, every)
+    got, tree_per, tree_cpu, cpu = _run(tree, s, every)
     same &= sorted(got) == sorted(base or [])
     totals["tree"] = (sum(tree_per), cpu)
     table = Table("seed 003 Fig. 18: Tree NFA vs every Chain NFA, rarest type switched "
                   f"every {segment:,} events",
                   ("segment", "rarest", "best chain", "best chain computations",
-                   "tree computations", "tree / best chain", "paper", "worst chain / tree"))
+                   "tree computations", "tree / best chain", "paper", "worst chain / tree",
+                   "best chain CPU s", "tree CPU s", "tree / best chain CPU"))
     table.header.append(f"{PATTERN.format(w=window)}; {len(s):,} events, rates {RATES} "
                         f"rotated; {len(base or []):,} matches, the same for every NFA: "
                         f"{'yes' if same else 'NO'}; tree switches: {tree.counters.switches}")
@@ -101,12 +116,78 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
         sums = {sigma: sum(per[part]) for sigma, per in chains.items()}
         best = min(sums, key=lambda sigma: sums[sigma])
         mine = sum(tree_per[part])
+        best_cpu = sum(chain_cpu[best][part])
+        mine_cpu = sum(tree_cpu[part])
         table.add(k + 1, "ABC"[k % 3], "".join("abc"[i] for i in best), sums[best], mine,
-                  mine / max(sums[best], 1), PAPER, max(sums.values()) / max(mine, 1))
+                  mine / max(sums[best], 1), PAPER, max(sums.values()) / max(mine, 1),
+                  best_cpu, mine_cpu, mine_cpu / max(best_cpu, 1e-9))
     whole_tree = totals["tree"][0]
     for name, (count, cpu) in sorted(totals.items(), key=lambda kv: kv[1][0]):
         table.notes.append(f"whole stream, {name}: {count:,} computations "
                            f"({count / max(whole_tree, 1):.2f}× the tree's), {cpu:.1f} CPU s")
     table.notes.append("targets: tree / best chain ≤ 1.5 on every segment; the tree ahead of "
                        "every fixed chain over the whole stream")
+    return table
+
+
+def _engines() -> list[tuple[str, NFAEngine]]:
+    """The six fixed chains (frequencies given: σ) and the tree."""
+    out = [("chain " + "".join("abc"[i] for i in sigma),
+            NFAEngine("nfa-chain", "chain",
+                      frequencies={"ABC"[i]: float(r) for r, i in enumerate(sigma)}))
+           for sigma in itertools.permutations(range(3))]
+    return [*out, ("tree", NFAEngine("nfa-tree", "tree", multichain=True))]
+
+
+def _timed(e: NFAEngine, text: str, s: Stream, repeat: int) -> tuple[list[Match], int, int,
+                                                                          float]:
+    """Matches, computations, switches, least CPU seconds of ``repeat`` runs."""
+    best = float("inf")
+    got: list[Match] = []
+    compiled = e.compile(parse_operator(text))
+    for _ in range(max(repeat, 1)):
+        started = time.process_time()
+        got = list(compiled.run(s))
+        best = min(best, time.process_time() - started)
+    c = compiled.counters
+    return sorted(got), c.predicate_evaluations, c.switches, best
+
+
+def columns_table(segments: int = 3, segment: int = 100_000, window: int = 20,
+                  repeat: int = 3) -> Table:
+    """Fig. 18 over columns (see the module docstring): CPU and computations."""
+    columns = columns_of(drifting_stream(segments, segment).events)
+    text = PATTERN.format(w=window)
+    table = Table("seed 003 Fig. 18 over columns: Tree NFA (re-planned chain) vs every "
+                  "Chain NFA, CPU seconds",
+                  ("segment", "rarest", "fastest chain", "its CPU s", "tree CPU s",
+                   "tree / fastest chain CPU", "tree / best chain computations",
+                   "tree re-plans", "slowest chain / tree CPU"))
+    same = True
+    parts = [(str(k + 1), "ABC"[k % 3], columns.slice(k * segment, (k + 1) * segment))
+             for k in range(segments)]
+    whole: dict[str, tuple[int, float]] = {}
+    for label, rare, part in [*parts, ("whole", "–", columns)]:
+        s = Stream.from_columns(part)
+        runs = {name: _timed(e, text, s, repeat) for name, e in _engines()}
+        base = runs["chain abc"][0]
+        same &= all(got == base for got, _, _, _ in runs.values())
+        chains = {n: r for n, r in runs.items() if n != "tree"}
+        fastest = min(chains, key=lambda n: chains[n][3])
+        fewest = min(c for _, c, _, _ in chains.values())
+        _, count, switches, cpu = runs["tree"]
+        table.add(label, rare, fastest[6:], chains[fastest][3], cpu,
+                  cpu / max(chains[fastest][3], 1e-9), count / max(fewest, 1), switches,
+                  max(r[3] for r in chains.values()) / max(cpu, 1e-9))
+        if label == "whole":
+            whole = {n: (r[1], r[3]) for n, r in runs.items()}
+    table.header.append(f"{text}; {len(columns):,} events over columns; the same matches "
+                        f"for every NFA: {'yes' if same else 'NO'}; CPU: least of {repeat} "
+                        "runs")
+    tree_count = whole.get("tree", (0, 0.0))[0]
+    for name, (count, cpu) in sorted(whole.items(), key=lambda kv: kv[1][1]):
+        table.notes.append(f"whole stream, {name}: {cpu:.2f} CPU s, {count:,} computations "
+                           f"({count / max(tree_count, 1):.2f}× the tree's)")
+    table.notes.append("a segment's rows run as a stream of their own; the tree chooses σ "
+                       "per block of candidate rows (engines/nfa/replan.py)")
     return table

@@ -87,12 +87,12 @@ def test_figure_tables_agree_in_quick_mode() -> None:
 
     tables = seed003_figs.tables(quick=True)
     names = [name for _, name in tables]
-    assert names == ["seed003-figseq", "seed003-figand", "seed003-fignot", "seed003-figiter",
-                     "seed003-figor", "seed003-fig17", "seed003-figs"]
+    assert names == ["seed003-figseq", "seed003-figand", "seed003-figandeq", "seed003-fignot",
+                     "seed003-figiter", "seed003-figor", "seed003-fig17", "seed003-figs"]
     for table, _ in tables[:-1]:
         assert table.rows and all(row[-1] == "yes" for row in table.rows), table.title
         assert all(len(row) == len(table.columns) for row in table.rows)
-    lazies = [row[2] for row in tables[2][0].rows]
+    lazies = [row[2] for row in tables[3][0].rows]
     assert lazies.count("chain") == lazies.count("chain-fc") == 3  # both negation methods
     assert len(tables[-1][0].rows) == len(seed003_figs.FAMILIES)
 
@@ -105,3 +105,15 @@ def test_figure_stream_has_the_asked_skew() -> None:
     s = stream_for("ABC", 20_000, 50)
     counts = {t: sum(e.type == t for e in s) for t in "ABC"}
     assert 30 < counts["A"] / counts["C"] < 80  # 1:50
+
+
+def test_drift_table_over_columns_agrees() -> None:
+    """Fig. 18 over columns: every NFA the same matches, one row per segment and one
+    for the whole stream, the tree re-planned as the rarest type changes."""
+    from bench.seed003_drift import columns_table
+
+    table = columns_table(segments=3, segment=3000, window=10, repeat=1)
+    assert "the same matches for every NFA: yes" in table.header[0]
+    assert [row[0] for row in table.rows] == ["1", "2", "3", "whole"]
+    assert table.rows[-1][7] >= 2  # the tree re-planned at each change of the rarest type
+    assert all(len(row) == len(table.columns) for row in table.rows)

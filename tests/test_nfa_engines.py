@@ -59,6 +59,35 @@ def test_example_1_1_counts() -> None:
                                      ((0, 2), (0, 3), "a")]
 
 
+@pytest.mark.parametrize("columnar", [False, True])
+def test_conjunction_counts_every_pair_once_either_way(columnar: bool) -> None:
+    """Sec. 4.2 on a0(v=1) a1(v=2) b2(v=1) a3(v=0), ``AND(A a, B b) WHERE a.v <= b.v``:
+    matches (a0, b2) and (a3, b2). The eager NFA accepts either arrival order (states
+    {a} and {b}): each event is one edge try from the initial state (4 evaluations,
+    4 instances); b2 tries {a0} and {a1} (order/window 1 + condition 1 each, instance
+    a0b2), a3 tries {b2} (2, instance a3b2): 10 evaluations, 6 instances. The chain
+    B, A: b2 from the initial state (1, instance b2), the buffered a0, a1 (2 each,
+    instance a0b2), a3 on arrival (2, instance a3b2): 7 evaluations, 3 instances. Both
+    evaluate the condition on each of the 3 (a, b) pairs once: evaluations are
+    ``n + 2P`` eager, ``n_B + 2P`` lazy (P pairs in the window), whatever the
+    selectivity; so for 2-slot conjuncts the lazy gain is at most ``1 + n_A / (n_B + 2P)``
+    (README, Seed 003). Over columns (join.py) the chain counts the same."""
+    from kleene.reference.columnar import columns_of
+
+    text = "PATTERN AND(A a, B b) WHERE a.v <= b.v WITHIN 10"
+    s = stream("A A B A", v=[1, 2, 1, 0])
+    expected = {Match.of({"a": [0], "b": [2]}), Match.of({"a": [3], "b": [2]})}
+    got, eager = run(engine("nfa-eager"), text, s)
+    assert set(got) == expected
+    assert (eager.counters.predicate_evaluations, eager.counters.instances_created) == (10, 6)
+    if columnar:
+        s = Stream.from_columns(columns_of(s.events), s.time_unit)
+    got, chain = run(NFAEngine("lazy", "chain", frequencies={"A": 3, "B": 1}), text, s)
+    assert set(got) == expected
+    assert (chain.counters.predicate_evaluations, chain.counters.instances_created) == (7, 3)
+    assert chain.counters.peak_instances == (0 if columnar else 1)
+
+
 def test_eager_states_are_order_ideals() -> None:
     """Sec. 4.3: the eager NFA of AND(SEQ(A a, B b), C c) has the order ideals as states."""
     compiled = engine("nfa-eager").compile(parse_operator("PATTERN AND(SEQ(A a, B b), C c)"))

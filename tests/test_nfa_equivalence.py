@@ -180,6 +180,60 @@ CONDITIONED = (
 )
 
 
+@settings(max_examples=max(10, settings().max_examples // 3))
+@given(stream=drifting_streams(), text=st.sampled_from(JOINED + CONDITIONED),
+       w=st.integers(0, 4), policy=st.sampled_from(("any", "contiguous")),
+       block=st.integers(1, 6))
+def test_tree_over_columns_replans_and_equals_reference(stream: Stream, text: str, w: int,
+                                                        policy: str, block: int) -> None:
+    """The Tree NFA over columns (replan.py) re-plans σ every few candidate rows as the
+    rates drift: each span of one σ reports its matches, the reference's, once."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, policy)
+    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
+    e = engine("nfa-tree")
+    tree = e.compile(pattern, policy=policy)
+    tree.block = block  # type: ignore[attr-defined]
+    got = list(tree.run(columnar))
+    assert len(got) == len(set(got))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+
+
+def test_tree_over_columns_switches_on_drift() -> None:
+    """The drift of test_tree_switches_on_drift over columns, blocks of 4 rows: σ
+    re-planned, the eager NFA's matches."""
+    from kleene.reference.operators.text import parse_operator
+
+    types = "A A A A A A C B A A A A A A B C " + "C C C C C C A B C C C C C A B C C"
+    s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
+    p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
+    tree = engine("nfa-tree").compile(p)
+    tree.block = 4  # type: ignore[attr-defined]
+    got = list(tree.run(Stream.from_columns(columns_of(s.events), s.time_unit)))
+    assert tree.counters.switches >= 1
+    assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
+
+
+def test_tree_over_columns_costs_the_chain_between_replans() -> None:
+    """Steady rates (A : B : C = 1 : 2 : 3): the tree never re-plans and makes exactly
+    the computations and instances of the chain A, B, C over the same columns."""
+    from kleene.reference.operators.text import parse_operator
+
+    s = Stream.from_rows([{"ts": i, "type": t}
+                          for i, t in enumerate("A B B C C C".split() * 400)])
+    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    p = parse_operator("PATTERN SEQ(A a, B b, C c) WITHIN 5")
+    tree = engine("nfa-tree").compile(p)
+    chain = variant("nfa-chain", {"A": 1, "B": 2, "C": 3}).compile(p)
+    assert sorted(tree.run(columnar)) == sorted(chain.run(columnar))
+    assert tree.counters.switches == 0 and tree.orders == chain.orders == ((0, 1, 2),)
+    for name in ("predicate_evaluations", "instances_created"):
+        assert tree.counters[name] == chain.counters[name] > 0
+
+
 @given(stream=typed_streams(max_size=12), text=st.sampled_from(CONDITIONED),
        w=st.integers(0, 5), policy=st.sampled_from(("any", "contiguous")),
        freqs=st.none() | frequencies)
@@ -264,6 +318,27 @@ def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
     whole = e.compile(pattern, policy=policy)
     list(whole.run(Stream.from_columns(columns_of(stream.events), stream.time_unit)))
     assert cut.counters.instances_created == whole.counters.instances_created
+
+
+@settings(max_examples=max(10, settings().max_examples // 3))
+@given(stream=drifting_streams(), text=st.sampled_from(JOINED + CONDITIONED),
+       w=st.integers(0, 4), cuts=st.lists(st.integers(1, 6), max_size=8),
+       block=st.integers(1, 4))
+def test_tree_over_columns_in_batches_cut_anywhere_equals_reference(
+        stream: Stream, text: str, w: int, cuts: list[int], block: int) -> None:
+    """The re-planned tree over a source read in batches ending anywhere (its pieces
+    and its spans cut independently): the reference's matches, once each."""
+    from kleene.reference.operators.text import parse_operator
+
+    pattern = parse_operator(text.format(w=w))
+    expected = reference_or_reject(pattern, stream, "any")
+    e = engine("nfa-tree")
+    tree = e.compile(pattern)
+    tree.block = block  # type: ignore[attr-defined]
+    got = list(tree.run(Cut(stream, cuts)))  # type: ignore[arg-type]
+    assert len(got) == len(set(got))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy="any")
 
 
 def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> None:

@@ -9,7 +9,7 @@ Modules, one per construct and one per NFA:
 - :mod:`.conditions`   where each predicate is evaluated;
 - :mod:`.partial`, :mod:`.runner`, :mod:`.buffers`  instances, the shared step, buffers;
 - :mod:`.eager`        the eager NFA (Sec. 2.2); :mod:`.chain` the lazy chain (Secs. 3–4);
-  :mod:`.tree` the Tree NFA (Sec. 7);
+  :mod:`.tree` the Tree NFA (Sec. 7), :mod:`.replan` the same over columns;
 - :mod:`.columns`      the rows no variable can take, dropped over columns;
   :mod:`.join` and :mod:`.gather` the chain over a loaded stream's columns, :mod:`.pieces`
   its candidates in pieces bounded by the window;

@@ -74,7 +74,7 @@ class ChainRunner(Runner):
         self._added: list[Partial] = []
         # the fast path of :meth:`step`: only for typed slots and no negation
         first = plan.types[sigma[0]] if sigma else None
-        self._starts = first
+        self._starts: frozenset[str | None] = frozenset({first})  # the types that start one
         self._fast = (bool(sigma) and first is not None and None not in self.buffers
                       and not plan.neg_types)
         # the last slot's events become matches at once when nothing else is checked then
@@ -90,7 +90,7 @@ class ChainRunner(Runner):
     def step(self, e: Event) -> list[Match]:
         """:meth:`Runner.step`; while no instance is alive, an event that starts none
         (not of σ's first type) is only buffered, which is all the full step would do."""
-        if self._fast and not self.live and e.type != self._starts:
+        if self._fast and not self.live and e.type not in self._starts:
             b = self.buffers.get(e.type)
             if b is not None:
                 bound = self.plan.bound

@@ -7,7 +7,8 @@
 - ``nfa-multichain``: the Lazy Multi-Chain NFA of Sec. 5, one chain per
   conjunct of the DNF (:mod:`.disjunction`);
 - ``nfa-tree``: the lazy Tree NFA of Sec. 7 (:mod:`.tree`), one per conjunct,
-  its order chosen from the buffers' current counts while it runs.
+  its order chosen from the buffers' current counts while it runs; over
+  columns, the chain's join re-planned as the counts drift (:mod:`.replan`).
 
 The chain's order is ascending frequency: ``frequencies`` (events per type)
 if given, else estimated from the first ``sample`` events of the stream
@@ -31,7 +32,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from kleene.engines.nfa import join
+from kleene.engines.nfa import join, replan
 from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.columns import kept_events
 from kleene.engines.nfa.conditions import place
@@ -91,6 +92,8 @@ class CompiledNFA(Pictured):
     orders: tuple[tuple[int, ...], ...] = ()
     #: per plan, the choices of OR parts its runs stand for (:func:`.disjunction.dnf_choices`)
     choices: tuple[tuple[tuple[int, ...], ...], ...] = ((),)
+    #: the tree over columns: candidate rows per block whose counts choose σ (:mod:`.replan`)
+    block: int = replan.BLOCK
 
     def __post_init__(self) -> None:
         if not self.orders:
@@ -158,7 +161,7 @@ class CompiledNFA(Pictured):
         bound = (None if self.pattern.window is None else
                  window_in_units(self.pattern.window, self.time_unit, events, self.reading))
         plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
-        if (self.kind == "chain" and len(plans) == 1 and join.typed(events)
+        if (self.kind != "eager" and len(plans) == 1 and join.typed(events)
                 and join.eligible(plans[0], self.policy)):
             found = pieces(events, plans[0], self.counters)
             if found is not None:
@@ -191,12 +194,23 @@ class CompiledNFA(Pictured):
     def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[Match]:
         """The chain over columns, piece by piece (:mod:`.pieces`); σ by the given
         frequencies, else by each piece's candidate counts (its own "event types'"
-        frequencies: the order changes the cost only, Sec. 6); ``orders`` the last."""
+        frequencies: the order changes the cost only, Sec. 6); the tree re-plans σ
+        within a piece as the counts drift (:mod:`.replan`, ``switches`` counts the
+        re-plans); ``orders`` the last."""
+        current: tuple[int, ...] | None = None
+        if self.kind == "tree":
+            self.counters.switches = 0
         for piece in found:
-            sigma = join.order(plan, piece, self.frequencies)
-            self.orders = (sigma,)
-            yield from join.run(piece, plan, sigma, self.counters,
-                                self.policy == "contiguous")
+            parts = (list(replan.spans(plan, piece, current, self.block))
+                     if self.kind == "tree" else
+                     [(piece.lo, piece.hi, join.order(plan, piece, self.frequencies))])
+            for lo, hi, sigma in parts:
+                if self.kind == "tree" and current is not None and sigma != current:
+                    self.counters.switches += 1
+                current = sigma
+                self.orders = (sigma,)
+                yield from join.run(replace(piece, lo=lo, hi=hi), plan, sigma, self.counters,
+                                    self.policy == "contiguous")
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""

@@ -153,8 +153,9 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
                         np.searchsorted(buf, last - bound, "left"))
         hi = np.minimum(np.searchsorted(buf, upto, "left"),
                         np.searchsorted(buf, first + bound, "right"))
-        if k == 0:
-            lo, hi = np.zeros(1, dtype=np.int64), np.full(1, len(buf), dtype=np.int64)
+        if k == 0:  # σ's first event is within τ after the match's first one
+            lo = np.searchsorted(buf, np.full(1, found.lo), "left")
+            hi = np.searchsorted(buf, np.full(1, found.hi + bound), "right")
         if slot.iterated:
             assert slot.high is not None
             # the state's instances are held at once: the instance budget bounds them

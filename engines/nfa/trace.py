@@ -254,7 +254,7 @@ def trace_nfa(compiled: CompiledNFA, events: Iterable[Event]) -> NFATrace:
         if c.kind == "eager":
             return EagerRunner(p, c.counters)
         if c.kind == "tree":
-            return TreeRunner(p, c.counters, c.orders[b])
+            return TreeRunner(p, c.counters, c.orders[b], observed=True)
         return ChainRunner(p, c.counters, c.orders[b], observed=True)
 
     runners = [runner(b, p) for b, p in enumerate(plans)]

@@ -41,9 +41,13 @@ class TreeRunner(ChainRunner):
     """The Tree NFA (see the module docstring); ``p.stage`` is the instance's next slot
     (``n`` when every slot is bound), ``p.epoch`` its root's epoch."""
 
-    def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...]) -> None:
-        super().__init__(plan, counters, sigma)
-        self._fast = False  # every event counts for the root's choice (take)
+    def __init__(self, plan: Plan, counters: Counters, sigma: tuple[int, ...], *,
+                 observed: bool = False) -> None:
+        super().__init__(plan, counters, sigma, observed=observed)
+        # the fast path of ChainRunner.step: while no instance is alive, an event no
+        # root takes is only buffered (the root's choice waits for the next full step:
+        # when a switch happens changes no match, only the cost)
+        self._fast = None not in self.buffers and not plan.neg_types
         #: switch j: (slot s_j, position t_j, ts of t_j); switch 0 is the start
         self.switches: list[tuple[int, int, float]] = [(sigma[0], -1, -_INF)]
         #: the epochs whose root still creates instances
@@ -92,6 +96,7 @@ class TreeRunner(ChainRunner):
         if len(self.roots) > 1:
             self.roots = [k for k in self.roots if k == len(self.switches) - 1
                           or e.ts - self.switches[k + 1][2] <= plan.bound]
+        self._starts = frozenset(plan.types[self.switches[k][0]] for k in self.roots)
 
     def _epoch_ok(self, epoch: int, slot: int, first: Event) -> bool:
         for s, t, _ in self.switches[epoch + 1:]:
@@ -106,13 +111,19 @@ class TreeRunner(ChainRunner):
         self._maybe_switch(e)
         self._added = added
         one = (e,)
+        types, t = plan.types, e.type
+        newest = len(self.switches) - 1  # an instance of the newest epoch refuses nothing
+        iterated = self.iterated
         for p in self.live:
             s = p.stage
             epoch = p.epoch
-            if (s < n and plan.accepts(s, e) and self._epoch_ok(epoch, s, e)
+            if (s < n and (types[s] is None or types[s] == t)
+                    and (epoch == newest or self._epoch_ok(epoch, s, e))
                     and plan.admits(p, s, one, c)):
-                self._enter(self._bind(p, s, one, epoch), s)
-            for i in self.iterated:
+                self._enter(plan.bind(p, s, one, -1, c), s)
+            if not iterated:
+                continue
+            for i in iterated:
                 if (p.binds[i] and plan.accepts(i, e) and plan.is_open(p, i)
                         and plan.admits(p, i, one, c)):
                     q = self._bind(p, i, one, epoch, p.stage)
@@ -164,11 +175,21 @@ class TreeRunner(ChainRunner):
         low, high = ((-_INF, _INF) if plan.bound is None
                      else (q.last - plan.bound, q.first + plan.bound))
         found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
-        ok = [b for b in found if plan.admits(q, s, (b,), c)]
+        if self._free[s]:  # as the chain: admits() would hold
+            c.predicate_evaluations += len(found)
+            ok = found
+        else:
+            ok = [b for b in found if plan.admits(q, s, (b,), c)]
         if not shape.slots[s].iterated:
+            if len(self.switches) > epoch + 1:
+                ok = [b for b in ok if self._epoch_ok(epoch, s, b)]
+            if self._direct and all(q.binds[t] for t in range(plan.n) if t != s):
+                # as the chain: the last slot's events are matches, counted as instances
+                c.instances_created += len(ok)
+                self.out.extend(plan.match_with(q, s, b) for b in ok)
+                return
             for b in ok:
-                if self._epoch_ok(epoch, s, b):
-                    self._enter(self._bind(q, s, (b,), epoch), s)
+                self._enter(self._bind(q, s, (b,), epoch), s)
             return
         for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
             c.subsets += 1
