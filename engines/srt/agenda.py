@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,6 @@ from kleene.engines.srt import columns
 from kleene.engines.srt.columns import candidates
 from kleene.engines.srt.skip import head_condition
 from kleene.reference.conditions import TRUE
-from kleene.reference.events import Event
 from kleene.reference.match import Match
 
 #: Candidate rows whose cells are read from the columns at once (events are built
@@ -317,13 +316,10 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
     """Run ``ex`` over ``(offset, columns)`` batches with sleeping groups (module
     docstring; ``moves`` from :func:`waiting_moves`), yielding the reports of each
     woken row as it is read."""
-    from kleene.engines.srt.run import ROOT, reported, union
+    from kleene.engines.srt.run import union
 
-    a = ex.a
     masks = ex.memo("masks", lambda: state_masks(ex))
     expiry = ex.memo("expiry", lambda: state_expiry(ex))
-    fresh_key = (a.start, ex.empty)
-    relevant = ex.relevant
     need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves) \
         or any(x is not None for x in expiry)
     carried: dict[tuple, list] = {}
@@ -339,63 +335,80 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
                     yield from found
             carried = {key: [m] for key, m in ex.groups.items()}
             continue
-        ex.events += n
-        rows, bits = candidates(part, relevant)
-        ex.evaluations += n * len(relevant)
-        rowl: list[int] = rows.tolist()
-        bitl: list[int] = bits.tolist()
-        stamps: list[Any] = part.ts.to_pylist() if need_ts else []
-        cand: list[list[int]] = [np.flatnonzero(bits & mask).tolist() if mask else []
-                                 for mask in masks]
-        sleep = Sleepers(moves, cand, rowl, stamps, n, expiry)
-        schedule = sleep.schedule
-        agenda, heap = sleep.agenda, sleep.heap
-        old, carried = carried, sleep.carried
-        for key, parts in old.items():
-            schedule(key, parts, -1, 0)
-        starts = fresh_rows(ex, moves, masks, cand, rows, bits,
-                            part.ts.to_numpy() if need_ts else None)
-        si = 0
-        ns = len(starts)
-        woken = 0
-        readers: dict[int, Callable[[int], Event]] = {}
-        while True:
-            if si < ns and (not heap or starts[si] <= heap[0]):
-                p = starts[si]
-                si += 1
-                fresh = True
-            elif heap:
-                p = heap[0]
-                fresh = False
+        carried = yield from sleep_batch(ex, moves, masks, expiry, need_ts, start, part,
+                                         carried)
+
+
+def sleep_batch(ex: Any, moves: list[Waiting], masks: list[int], expiry: list[Expiry],
+                need_ts: bool, start: int, part: Any,
+                carried: dict[tuple, list]) -> Generator[Match, None, dict[tuple, list]]:
+    """:func:`drive_sleeping` on the batch ``part`` (rows from position ``start``), the
+    groups ``carried`` from the previous batch woken first; returns the groups alive
+    after its last row (what it built for its rows is freed before the next batch's)."""
+    from kleene.engines.srt.run import ROOT, reported, union
+
+    a = ex.a
+    fresh_key = (a.start, ex.empty)
+    n = len(part)
+    ex.events += n
+    rows, bits = candidates(part, ex.relevant)
+    ex.evaluations += n * len(ex.relevant)
+    rowl: list[int] = rows.tolist()
+    bitl: list[int] = bits.tolist()
+    stamps: list[Any] = part.ts.to_pylist() if need_ts else []
+    by_mask: dict[int, list[int]] = {0: []}    # states sharing heads share their list
+    for mask in masks:
+        if mask not in by_mask:
+            by_mask[mask] = np.flatnonzero(bits & mask).tolist()
+    cand = [by_mask[mask] for mask in masks]
+    sleep = Sleepers(moves, cand, rowl, stamps, n, expiry)
+    schedule = sleep.schedule
+    agenda, heap = sleep.agenda, sleep.heap
+    for key, parts in carried.items():
+        schedule(key, parts, -1, 0)
+    starts = fresh_rows(ex, moves, masks, cand, rows, bits,
+                        part.ts.to_numpy() if need_ts else None)
+    si = 0
+    ns = len(starts)
+    woken = 0
+    chunk, read = -1, None    # the candidates are read in order: one chunk at a time
+    while True:
+        if si < ns and (not heap or starts[si] <= heap[0]):
+            p = starts[si]
+            si += 1
+            fresh = True
+        elif heap:
+            p = heap[0]
+            fresh = False
+        else:
+            break
+        due = agenda.pop(p, None)
+        if due is None:
+            due = {}
+        else:
+            heapq.heappop(heap)
+            sleep.alive -= len(due)
+        if fresh:
+            held_parts = due.get(fresh_key)
+            if held_parts is None:
+                due[fresh_key] = [ROOT]
             else:
-                break
-            due = agenda.pop(p, None)
-            if due is None:
-                due = {}
-            else:
-                heapq.heappop(heap)
-                sleep.alive -= len(due)
-            if fresh:
-                held_parts = due.get(fresh_key)
-                if held_parts is None:
-                    due[fresh_key] = [ROOT]
-                else:
-                    held_parts.append(ROOT)
-            read = readers.get(p // READ)
-            if read is None:
-                lo = p - p % READ
-                read = readers[p // READ] = part.reader(rows[lo:lo + READ], start)[0]
-            u = read(p % READ)
-            woken += 1
-            nxt, reports = ex.successors(
-                ((key, parts[0] if len(parts) == 1 else union(parts))
-                 for key, parts in due.items()), u, bitl[p])
-            j = rowl[p]
-            for key, parts in nxt.items():
-                schedule(key, parts, j, p + 1)
-            if sleep.alive > ex.peak:
-                ex.peak = sleep.alive
-            if reports:
-                ex.flush()
-                yield from reported(reports)
-        ex.skipped += n - woken
+                held_parts.append(ROOT)
+        if p // READ != chunk or read is None:
+            chunk, lo = p // READ, p - p % READ
+            read = part.reader(rows[lo:lo + READ], start)[0]
+        u = read(p % READ)
+        woken += 1
+        nxt, reports = ex.successors(
+            ((key, parts[0] if len(parts) == 1 else union(parts))
+             for key, parts in due.items()), u, bitl[p])
+        j = rowl[p]
+        for key, parts in nxt.items():
+            schedule(key, parts, j, p + 1)
+        if sleep.alive > ex.peak:
+            ex.peak = sleep.alive
+        if reports:
+            ex.flush()
+            yield from reported(reports)
+    ex.skipped += n - woken
+    return sleep.carried
