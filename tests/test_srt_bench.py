@@ -53,3 +53,19 @@ def test_srt_and_dsrt_agree_on_the_strict_variant_of_a_query():
     assert expected == set(engine("dsrt").compile(e).run(s)) == set(
         engine("srt").compile(e).run(s))
     assert len(expected) == 1
+
+
+def test_the_head_filtered_table_on_a_tiny_stream():
+    """BUY INTC 10 @0, BUY QQQ @50, SELL INTC 9 @100, SELL QQQ @150, SELL INTC 8 @400:
+    INTC BUY → cheaper SELL within 300 ms is {0, 2} only (the SELL @400 is 400 ms after
+    the BUY); the head filter keeps the 3 INTC events and srt finds the same match."""
+    from kleene.reference.columnar import columns_of
+
+    rows = [("BUY", "INTC", 10.0, 0), ("BUY", "QQQ", 30.0, 50), ("SELL", "INTC", 9.0, 100),
+            ("SELL", "QQQ", 29.0, 150), ("SELL", "INTC", 8.0, 400)]
+    s = Stream.from_rows([{"ts": ts, "type": t, "name": n, "price": p, "volume": 1}
+                          for t, n, p, ts in rows], time_unit="ms")
+    table = seed004.filtered_table(Stream.from_columns(columns_of(list(s)), "ms"))
+    (whole, filtered) = table.rows
+    assert (whole[0], whole[1], whole[4]) == ("whole", 5, 1)
+    assert (filtered[0], filtered[1], filtered[4]) == ("head-filtered", 3, 1)

@@ -47,3 +47,19 @@ def test_srt_gives_the_expected_matches(case, test):
     got = list(compiled.run(s))
     assert len(got) == len(set(got)), "a match reported twice"
     assert set(got) == matches_from_json(test["matches"])
+
+
+def test_transitions_are_named_with_top_never_true():
+    """``kleene draw`` / ``prove`` / ``trace`` name an SRT's transitions with ``⊤`` for a
+    guard that tests nothing (docs/proofs.md); a skip-till-next gap ``TRUE`` minus
+    ``unless`` is named by its ``NOT`` alone (before: ``TRUE ∧ NOT ~.L = 'B'``)."""
+    from kleene.engines.srt.draw import edge_name
+
+    def names(text: str) -> list[str]:
+        return [edge_name(e) for e in engine("srt").compile(parse_sremo(text)).srt.edges]
+
+    assert names("NEXT(mark {~.L = 'A'}, mark {~.L = 'B'})") == [
+        "q0 --~.L = 'A' ↑ ●--> q1", "q2 --NOT ~.L = 'B' ↑ ⊗--> q2",
+        "q1 --NOT ~.L = 'B' ↑ ⊗--> q2", "q1 --~.L = 'B' ↑ ●--> q3",
+        "q2 --~.L = 'B' ↑ ●--> q3"]
+    assert "q1 --⊤ ↑ ⊗--> q2" in names("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})")

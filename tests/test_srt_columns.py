@@ -116,3 +116,66 @@ def test_sleeping_groups_on_a_hand_computed_stream():
     compiled = engine("srt").compile(e, window="strict")
     got = sorted(m.positions for m in compiled.run(columnar(s)))
     assert got == [(0, 1, 3), (2, 4, 5)]
+
+
+def head_filtered(e, s: Stream) -> tuple[Stream, list[int]]:
+    """The events of ``s`` passing ``e``'s head filter (bench/seed004.py, the pruning the
+    Spark runner pushes down), renumbered, and their positions in ``s``."""
+    from bench.seed004 import head_filtered as kept
+
+    f, rows = kept(e, columnar(s))
+    return f, rows.tolist()
+
+
+def woken(compiled) -> int:
+    """Rows an ``srt`` run read (built an event for): those it did not skip."""
+    c = compiled.counters
+    return c.events_read - c.events_filtered
+
+
+CHEAPER = "(mark {~.L = 'A'} -> r ; {TRUE}* ; mark {~.L = 'B' AND ~.V < r.V})[WITHIN 3]"
+
+
+def test_a_head_filtered_stream_gives_the_whole_streams_matches():
+    """"A, then a cheaper B within 3" (the shape of the bench's INTC pattern), inclusive:
+    A@0 (V 5), X@1, B@2 (V 3), X@3, A@4 (V 9), X@5–8, B@9 (V 1), A@10 (V 2), B@11 (V 4),
+    B@12 (V 1). By hand: {0, 2} (3 < 5, span 2) and {10, 12} (1 < 2, span 2); B@9 is
+    5 after A@4 and B@11 not cheaper. The filter keeps the 7 A/B events; run on them,
+    ``srt`` reports the same matches once positions are mapped back, and reads no more
+    rows than on the whole stream (a group sleeping past its window is dropped, not
+    woken by the next B)."""
+    from kleene.reference.ses.windows import restore
+
+    rows = [("A", 0, 5), ("X", 1, 0), ("B", 2, 3), ("X", 3, 0), ("A", 4, 9), ("X", 5, 0),
+            ("X", 6, 0), ("X", 7, 0), ("X", 8, 0), ("B", 9, 1), ("A", 10, 2), ("B", 11, 4),
+            ("B", 12, 1)]
+    s = Stream.from_rows([{"ts": t, "L": label, "V": v, "ID": 0} for label, t, v in rows])
+    e = parse_sremo(CHEAPER)
+    expected = reference_or_reject(e, s, "stream")
+    assert sorted(m.positions for m in expected) == [(0, 2), (10, 12)]
+    whole = engine("srt").compile(e)
+    assert set(whole.run(columnar(s))) == expected
+    f, origin = head_filtered(e, s)
+    assert origin == [0, 2, 4, 9, 10, 11, 12]
+    filtered = engine("srt").compile(e)
+    assert {restore(m, origin) for m in filtered.run(f)} == expected
+    assert woken(filtered) <= woken(whole)
+
+
+@pytest.mark.parametrize("text", [
+    CHEAPER, *REGISTER_PATTERNS[:2],
+    "ANY(mark {~.L = 'A'} -> r, mark {~.L = 'B'} -> q, mark {~.L = 'C' AND ~.V > q.V})"
+    "[WITHIN 3]"])
+@given(s=streams(min_size=1, max_size=12))
+def test_srt_on_the_head_filtered_stream_equals_the_reference(text, s):
+    """What the Spark runner hands ``srt`` (the events passing the head filter) gives
+    the reference's matches on the whole stream."""
+    from kleene.reference.ses.windows import restore
+
+    e = parse_sremo(text)
+    expected = reference_or_reject(e, s, "stream", steps=40_000)
+    f, origin = head_filtered(e, s)
+    compiled = engine("srt").compile(e, time_unit=s.time_unit)
+    got = [restore(m, origin) for m in compiled.run(f)]
+    assert_same_matches(engine("srt"), pattern=e, stream=s, got=got, expected=expected,
+                        policy="stream")

@@ -22,7 +22,12 @@ until the same row and are merged, as
 ``⊤*`` prefix of ``T_s``) is due on the rows where a head of the start state
 holds, and of those only where it can leave a live group (:func:`fresh_rows`);
 on every other row it would die at once or only self-loop with nothing marked,
-which changes no report.
+which changes no report. A group is also dropped instead of woken when every
+transition of its state has an inside clock that fails on the row it would wake
+on (:func:`state_expiry`): on a head-filtered stream (what the Spark runner hands
+``srt``) no row between tests the self-loop's clocks, and without this test each
+group outliving its window was woken by the next candidate row (twice the rows
+read on the stock stream's INTC pattern).
 
 A woken row is read by :meth:`Execution.successors`, as every row is read by
 :meth:`Execution.advance`, so the matches are those of the row-by-row run
@@ -35,15 +40,15 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from kleene.engines.srt.columns import SMALL, candidates
+from kleene.engines.srt import columns
+from kleene.engines.srt.columns import candidates
 from kleene.engines.srt.skip import head_condition
 from kleene.reference.conditions import TRUE
-from kleene.reference.events import Event
 from kleene.reference.match import Match
 
 #: Candidate rows whose cells are read from the columns at once (events are built
@@ -118,6 +123,53 @@ def state_masks(ex: Any) -> list[int]:
     return masks
 
 
+#: Per state, the "inside" clocks ``(slot, bound)`` of each of its transitions, or
+#: ``None`` when one of them has none (a group there never expires by time).
+Expiry = tuple[tuple[tuple[int, Any], ...], ...] | None
+
+
+def state_expiry(ex: Any) -> list[Expiry]:
+    """Per state of ``ex.a`` its :data:`Expiry`: a group in state ``q`` whose every
+    transition has an inside clock failing at timestamp ``t`` (register ``♯`` or
+    ``t − r.ts > b``) can fire none of them on any element from ``t`` on (timestamps
+    never decrease), so it is dropped instead of woken (:meth:`Sleepers.schedule`)."""
+    found: list[Expiry] = []
+    for q in range(ex.a.size):
+        edges = [tuple((ex.slots[c.register], c.bound) for c in e.clocks if c.inside)
+                 for e in ex.a.out[q]]
+        found.append(tuple(edges) if edges and all(edges) else None)
+    return found
+
+
+def expired(expiry: Expiry, regs: tuple, t: Any) -> bool:
+    """Whether every transition of :data:`Expiry` ``expiry`` has a clock failing at ``t``."""
+    if expiry is None:
+        return False
+    for clocks in expiry:
+        for slot, bound in clocks:
+            held = regs[slot]
+            if held is None or t - held.event.ts > bound:
+                break
+        else:
+            return False
+    return True
+
+
+def live_rows(expiry: Expiry, written: set[int], t: np.ndarray, t0: np.ndarray) -> np.ndarray:
+    """:func:`expired` negated for fresh runs at once: registers ``written`` hold the
+    events of timestamps ``t0`` (the others ``♯``), read at timestamps ``t``."""
+    if expiry is None:
+        return np.ones(len(t), dtype=bool)
+    live = np.zeros(len(t), dtype=bool)
+    for clocks in expiry:
+        if all(slot in written for slot, _ in clocks):
+            ok = np.ones(len(t), dtype=bool)
+            for _, bound in clocks:
+                ok &= t - t0 <= bound
+            live |= ok
+    return live
+
+
 def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
                cand: list[list[int]], rows: np.ndarray, bits: np.ndarray,
                stamps: np.ndarray | None) -> list[int]:
@@ -128,8 +180,10 @@ def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
     when a transition whose head holds reports, or when its successor would be woken
     (its state's next candidate is the next row, or after ``TRUE`` moves whose clocks
     hold); the register conjuncts, ``unless`` and clocks of the start's transitions
-    themselves are not tested here (such a row is kept and read exactly)."""
+    themselves are not tested here (such a row is kept and read exactly); a row whose
+    successor would have :func:`expired` when woken is not kept."""
     a = ex.a
+    expiry = ex.memo("expiry", lambda: state_expiry(ex))
     starts = np.asarray(cand[a.start], dtype=np.int64)
     if not len(starts) or moves[a.start][0] is not None:
         return cand[a.start]
@@ -159,7 +213,9 @@ def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
             else:
                 row = np.full(len(starts), n, dtype=np.int64)
             woken = alive & (row == r + 1)
-            keep |= woken
+            live = woken if stamps is None else \
+                live_rows(expiry[q], written, stamps[np.minimum(row, n - 1)], stamps[j0])
+            keep |= woken & live
             alive &= ~woken
             loop, others = moves[q]
             if len(others) > 1 or (others and loop is not None):
@@ -175,6 +231,9 @@ def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
                 t = stamps[np.where(alive, row - 1 if target == q else r + 1, 0)]
                 alive &= t - stamps[j0] <= bound
             if target == q:
+                if stamps is not None:
+                    alive &= (row >= n) | live_rows(expiry[q], written,
+                                                    stamps[np.minimum(row, n - 1)], stamps[j0])
                 keep |= alive
                 break
             q, r = target, r + 1
@@ -187,11 +246,12 @@ class Sleepers:
     """The sleeping groups of one batch of ``n`` rows: ``agenda[w]`` holds the groups
     (``(state, registers)`` → marks to unite) woken on candidate ``w``, ``heap`` those
     ``w``, ``carried`` the groups alive after the batch's last row, ``alive`` how many
-    groups sleep."""
+    groups sleep; ``expiry`` per state (:func:`state_expiry`)."""
 
     def __init__(self, moves: list[Waiting], cand: list[list[int]],
-                 rowl: list[int], stamps: list[Any], n: int) -> None:
+                 rowl: list[int], stamps: list[Any], n: int, expiry: list[Expiry]) -> None:
         self.moves, self.cand, self.rowl, self.stamps, self.n = moves, cand, rowl, stamps, n
+        self.expiry = expiry
         self.agenda: dict[int, dict[tuple, list]] = {}
         self.heap: list[int] = []
         self.carried: dict[tuple, list] = {}
@@ -202,7 +262,9 @@ class Sleepers:
         batch); ``at`` is the first candidate index whose row is past ``r``. It sleeps
         until its state's next candidate row (``n``: the next batch's first row) if it
         has a ``TRUE`` self-loop whose clocks hold until then, after sending a copy
-        along each other ``TRUE`` transition on row ``r + 1`` (clocks tested there)."""
+        along each other ``TRUE`` transition on row ``r + 1`` (clocks tested there),
+        and is dropped if it has :func:`expired` by that row's timestamp (on a
+        filtered stream, where no row between tests the self-loop's clocks)."""
         q, regs = key
         lst = self.cand[q]
         i = bisect_left(lst, at)
@@ -223,6 +285,8 @@ class Sleepers:
                 return
         if w < 0:
             self.carried.setdefault(key, []).extend(parts)
+            return
+        if self.stamps and expired(self.expiry[q], regs, self.stamps[row]):
             return
         slot = self.agenda.get(w)
         if slot is None:
@@ -252,17 +316,16 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
     """Run ``ex`` over ``(offset, columns)`` batches with sleeping groups (module
     docstring; ``moves`` from :func:`waiting_moves`), yielding the reports of each
     woken row as it is read."""
-    from kleene.engines.srt.run import ROOT, reported, union
+    from kleene.engines.srt.run import union
 
-    a = ex.a
     masks = ex.memo("masks", lambda: state_masks(ex))
-    fresh_key = (a.start, ex.empty)
-    relevant = ex.relevant
-    need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves)
+    expiry = ex.memo("expiry", lambda: state_expiry(ex))
+    need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves) \
+        or any(x is not None for x in expiry)
     carried: dict[tuple, list] = {}
     for start, part in batches:
         n = len(part)
-        if n < SMALL:   # the vector kernels' fixed cost exceeds the rows' (a partition)
+        if n < columns.SMALL:   # the vector kernels' fixed cost exceeds the rows' (a partition)
             ex.groups = {key: parts[0] if len(parts) == 1 else union(parts)
                          for key, parts in carried.items()}
             for u in part.events(offset=start):
@@ -272,63 +335,80 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
                     yield from found
             carried = {key: [m] for key, m in ex.groups.items()}
             continue
-        ex.events += n
-        rows, bits = candidates(part, relevant)
-        ex.evaluations += n * len(relevant)
-        rowl: list[int] = rows.tolist()
-        bitl: list[int] = bits.tolist()
-        stamps: list[Any] = part.ts.to_pylist() if need_ts else []
-        cand: list[list[int]] = [np.flatnonzero(bits & mask).tolist() if mask else []
-                                 for mask in masks]
-        sleep = Sleepers(moves, cand, rowl, stamps, n)
-        schedule = sleep.schedule
-        agenda, heap = sleep.agenda, sleep.heap
-        old, carried = carried, sleep.carried
-        for key, parts in old.items():
-            schedule(key, parts, -1, 0)
-        starts = fresh_rows(ex, moves, masks, cand, rows, bits,
-                            part.ts.to_numpy() if need_ts else None)
-        si = 0
-        ns = len(starts)
-        woken = 0
-        readers: dict[int, Callable[[int], Event]] = {}
-        while True:
-            if si < ns and (not heap or starts[si] <= heap[0]):
-                p = starts[si]
-                si += 1
-                fresh = True
-            elif heap:
-                p = heap[0]
-                fresh = False
+        carried = yield from sleep_batch(ex, moves, masks, expiry, need_ts, start, part,
+                                         carried)
+
+
+def sleep_batch(ex: Any, moves: list[Waiting], masks: list[int], expiry: list[Expiry],
+                need_ts: bool, start: int, part: Any,
+                carried: dict[tuple, list]) -> Generator[Match, None, dict[tuple, list]]:
+    """:func:`drive_sleeping` on the batch ``part`` (rows from position ``start``), the
+    groups ``carried`` from the previous batch woken first; returns the groups alive
+    after its last row (what it built for its rows is freed before the next batch's)."""
+    from kleene.engines.srt.run import ROOT, reported, union
+
+    a = ex.a
+    fresh_key = (a.start, ex.empty)
+    n = len(part)
+    ex.events += n
+    rows, bits = candidates(part, ex.relevant)
+    ex.evaluations += n * len(ex.relevant)
+    rowl: list[int] = rows.tolist()
+    bitl: list[int] = bits.tolist()
+    stamps: list[Any] = part.ts.to_pylist() if need_ts else []
+    by_mask: dict[int, list[int]] = {0: []}    # states sharing heads share their list
+    for mask in masks:
+        if mask not in by_mask:
+            by_mask[mask] = np.flatnonzero(bits & mask).tolist()
+    cand = [by_mask[mask] for mask in masks]
+    sleep = Sleepers(moves, cand, rowl, stamps, n, expiry)
+    schedule = sleep.schedule
+    agenda, heap = sleep.agenda, sleep.heap
+    for key, parts in carried.items():
+        schedule(key, parts, -1, 0)
+    starts = fresh_rows(ex, moves, masks, cand, rows, bits,
+                        part.ts.to_numpy() if need_ts else None)
+    si = 0
+    ns = len(starts)
+    woken = 0
+    chunk, read = -1, None    # the candidates are read in order: one chunk at a time
+    while True:
+        if si < ns and (not heap or starts[si] <= heap[0]):
+            p = starts[si]
+            si += 1
+            fresh = True
+        elif heap:
+            p = heap[0]
+            fresh = False
+        else:
+            break
+        due = agenda.pop(p, None)
+        if due is None:
+            due = {}
+        else:
+            heapq.heappop(heap)
+            sleep.alive -= len(due)
+        if fresh:
+            held_parts = due.get(fresh_key)
+            if held_parts is None:
+                due[fresh_key] = [ROOT]
             else:
-                break
-            due = agenda.pop(p, None)
-            if due is None:
-                due = {}
-            else:
-                heapq.heappop(heap)
-                sleep.alive -= len(due)
-            if fresh:
-                held_parts = due.get(fresh_key)
-                if held_parts is None:
-                    due[fresh_key] = [ROOT]
-                else:
-                    held_parts.append(ROOT)
-            read = readers.get(p // READ)
-            if read is None:
-                lo = p - p % READ
-                read = readers[p // READ] = part.reader(rows[lo:lo + READ], start)[0]
-            u = read(p % READ)
-            woken += 1
-            nxt, reports = ex.successors(
-                ((key, parts[0] if len(parts) == 1 else union(parts))
-                 for key, parts in due.items()), u, bitl[p])
-            j = rowl[p]
-            for key, parts in nxt.items():
-                schedule(key, parts, j, p + 1)
-            if sleep.alive > ex.peak:
-                ex.peak = sleep.alive
-            if reports:
-                ex.flush()
-                yield from reported(reports)
-        ex.skipped += n - woken
+                held_parts.append(ROOT)
+        if p // READ != chunk or read is None:
+            chunk, lo = p // READ, p - p % READ
+            read = part.reader(rows[lo:lo + READ], start)[0]
+        u = read(p % READ)
+        woken += 1
+        nxt, reports = ex.successors(
+            ((key, parts[0] if len(parts) == 1 else union(parts))
+             for key, parts in due.items()), u, bitl[p])
+        j = rowl[p]
+        for key, parts in nxt.items():
+            schedule(key, parts, j, p + 1)
+        if sleep.alive > ex.peak:
+            ex.peak = sleep.alive
+        if reports:
+            ex.flush()
+            yield from reported(reports)
+    ex.skipped += n - woken
+    return sleep.carried

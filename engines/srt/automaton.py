@@ -99,10 +99,13 @@ class Edge:
         return frozenset(out)
 
     def shown_guard(self) -> Condition:
-        """The guard as one condition (``unless`` printed as NOT; clocks are not conditions)."""
+        """The guard as one condition (``unless`` printed as NOT, a ``TRUE`` guard then
+        left out, so that ``TRUE`` is printed only as the picture's ``⊤``; clocks are not
+        conditions)."""
         if not self.unless:
             return self.guard
-        return conjunction([self.guard, *(Not(c) for c in self.unless)])
+        return conjunction([*([] if self.guard == TRUE else [self.guard]),
+                            *(Not(c) for c in self.unless)])
 
 
 @dataclass(frozen=True)
