@@ -4,7 +4,7 @@ the NFAs of seed 003 in :mod:`kleene.engines.nfa.trace`, the SRTs of seed 004
 in :mod:`kleene.engines.srt.trace`). :func:`trace` finds the tracer by the
 compiled automaton's class (importing its family's ``trace`` module on first
 use); every trace offers :class:`Traced`: ``text()``, ``html()`` (one
-self-contained page, pictures inline, built with :func:`page`) and
+self-contained page, pictures inline, built with :func:`~kleene.engines.pages.page`) and
 ``_repr_html_`` for notebooks.
 
 Example 8: "Each step shows the transition of the automaton instance (``{}``
@@ -41,12 +41,11 @@ import networkx as nx
 from kleene.engines.draw import (
     Highlight,
     group_variables,
-    render,
     state_label,
-    to_dot,
     to_graph,
     variable_label,
 )
+from kleene.engines.pages import page, svg_of, table
 from kleene.engines.protocol import Compiled, Counters, window_in_units
 from kleene.engines.ses.automaton import SESTransition
 from kleene.engines.ses.filter import event_filter
@@ -125,6 +124,47 @@ class Traced(Protocol):
              events: Sequence[Event] = ()) -> str: ...
 
     def _repr_html_(self) -> str: ...
+
+
+class StepTrace:
+    """What the traces recorded step by step (the NFAs', the SRTs') share: ``steps``
+    (each with the matches it ``reported``), ``final`` (reported at the end of the
+    stream), the ``compiled`` automaton's counters, and a family's ``step_text(k)``."""
+
+    steps: Sequence[Any]
+    final: tuple[Match, ...]
+    compiled: Any
+
+    def step_text(self, k: int) -> list[str]:
+        raise NotImplementedError
+
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        """Every match reported, in the order the run reported them."""
+        return tuple(m for s in self.steps for m in s.reported) + self.final
+
+    def text(self, first: int | None = None) -> list[str]:
+        """Per event its step (:meth:`step_text`), then the end of the stream and the
+        counters."""
+        every_run(first)
+        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
+        lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
+        lines.append(counters_text(self.compiled.counters))
+        return lines
+
+    def _repr_html_(self) -> str:
+        return self.html()
+
+    def html(self, first: int | None = None, *, title: str = "Kleene trace",
+             events: Sequence[Event] = ()) -> str:
+        raise NotImplementedError
+
+
+def every_run(first: int | None) -> None:
+    """Refuse ``--run``: only the SES automaton's trace follows one run."""
+    if first is not None:
+        raise Unsupported("--run follows one run of the SES automaton (seed 000 Fig. 6); "
+                          "this trace shows every run")
 
 
 #: A family's tracer: the compiled automaton and the events → its trace.
@@ -337,32 +377,6 @@ def to_text(t: Trace, first: int | None = None) -> list[str]:
     return lines
 
 
-_STYLE = """
-body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:72em;margin:1em auto}
-table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:.2em .5em}
-th{background:#eee}pre{background:#f6f6f6;padding:.5em}
-.step{border-top:2px solid #888;margin-top:1.5em}
-.reported{color:#070;font-weight:bold}svg{max-width:100%;height:auto}"""
-
-
-def _svg(data: bytes) -> str:
-    text = data.decode("utf-8")
-    return text[text.find("<svg"):]
-
-
-def svg_of(g: nx.MultiDiGraph, highlight: Highlight | None = None, *, legend: bool = True,
-           title: str | None = None) -> str:
-    """The picture of graph ``g`` as inline SVG (for a page or a notebook)."""
-    return _svg(render(to_dot(g, highlight=highlight, legend=legend, title=title), "svg"))
-
-
-def page(title: str, parts: Iterable[str]) -> str:
-    """A self-contained HTML page: ``title`` and the HTML ``parts`` (pictures inline)."""
-    head = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-            f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>")
-    return "\n".join([head, *parts, "</body></html>"])
-
-
 def events_table(events: Sequence[Event]) -> str:
     """The events as an HTML table: name, ts, then every attribute."""
     keys = list(dict.fromkeys(k for e in events for k in e.attrs))
@@ -373,18 +387,6 @@ def events_table(events: Sequence[Event]) -> str:
           *(e.attrs.get(k, "") for k in keys)] for e in events))
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    """An HTML table, every cell escaped."""
-    return _table(header, rows)
-
-
-def _table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
-                   for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
-
-
 def to_html(t: Trace, first: int | None = None, *, title: str = "Kleene trace",
             events: Sequence[Event] = ()) -> str:
     """A self-contained HTML page: the pattern, the automaton, the events, then each step
@@ -392,19 +394,14 @@ def to_html(t: Trace, first: int | None = None, *, title: str = "Kleene trace",
     names = TraceNames(t)
     c = t.compiled
     whose = "every run" if first is None else f"the run started at e{first + 1}"
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
-             f"</title><style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<pre>{html.escape(format_ses(c.pattern))}</pre>",
+    parts = [f"<pre>{html.escape(format_ses(c.pattern))}</pre>",
              f"<p>SES automaton (seed 000 Sec. 4), policy <b>{c.policy}</b>, variant "
              f"<b>{c.variant}</b>, filter <b>{c.filter}</b>; following {whose}. Black: the "
              "state before the event; thick: the transitions taken; gray: states the run "
              "was in before; {}: no transition (seed 000 Fig. 6).</p>",
-             _svg(render(to_dot(names.graph, title="the automaton"), "svg"))]
+             svg_of(names.graph, title="the automaton")]
     if events:
-        keys = list(dict.fromkeys(k for e in events for k in e.attrs))
-        parts.append("<h2>Events</h2>" + _table(
-            ["event", "ts", *keys], ([event_name(e), e.ts, *(e.attrs.get(k, "") for k in keys)]
-                                     for e in events)))
+        parts.append(events_table(events))
     steps = run_steps(t, first)
     for k, rs in enumerate(steps):
         if k == MAX_PICTURED_STEPS:
@@ -414,8 +411,8 @@ def to_html(t: Trace, first: int | None = None, *, title: str = "Kleene trace",
     found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
                     for m in t.final)
     parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported</li>'}"
-                 "</ul></body></html>")
-    return "\n".join(parts)
+                 "</ul>")
+    return page(title, parts)
 
 
 def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
@@ -425,10 +422,10 @@ def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
     rows += [(f"run from {event_name(i.first)}", names.state(i.state), "expired (τ)", "",
               substitution_text(i.beta))
              for i in s.expired if first is None or i.first.position == first]
-    table = _table(["instance", "state", "transition", "state after", "buffer β after"],
-                   rows) if rows else \
+    moves = table(["instance", "state", "transition", "state after", "buffer β after"],
+                  rows) if rows else \
         "<p>no instance of this run moves</p>"
     reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                        for m in s.reported)
-    picture = _svg(render(to_dot(names.graph, highlight=rs.highlight, legend=False), "svg"))
-    return f"<div class='step'><h3>{head}</h3>{table}{reported}{picture}</div>"
+    picture = svg_of(names.graph, highlight=rs.highlight, legend=False)
+    return f"<div class='step'><h3>{head}</h3>{moves}{reported}{picture}</div>"

@@ -35,21 +35,19 @@ from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.tree import TreeRunner
+from kleene.engines.pages import page, svg_of, table
 from kleene.engines.protocol import window_in_units
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
-    counters_text,
+    StepTrace,
     event_name,
     event_text,
     events_table,
+    every_run,
     match_text,
-    page,
     register_tracer,
     substitution_text,
-    svg_of,
-    table,
 )
-from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.operators.text import format_operator
@@ -81,7 +79,7 @@ class NFAStep:
 
 
 @dataclass
-class NFATrace:
+class NFATrace(StepTrace):
     """A run of a compiled NFA, one :class:`NFAStep` per event, and the matches the end of
     the stream released (``final``)."""
 
@@ -93,9 +91,6 @@ class NFATrace:
     def __post_init__(self) -> None:
         self.graph = nfa_graph(self.compiled)
 
-    @property
-    def matches(self) -> tuple[Match, ...]:
-        return tuple(m for s in self.steps for m in s.reported) + self.final
 
     # ------------------------------------------------------------ names
 
@@ -132,14 +127,6 @@ class NFATrace:
 
     # ------------------------------------------------------------ text
 
-    def text(self, first: int | None = None) -> list[str]:
-        """Per event: buffers, instances created, live instances, reports."""
-        _every_run(first)
-        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
-        lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
-        lines.append(counters_text(self.compiled.counters))
-        return lines
-
     def step_text(self, k: int) -> list[str]:
         """Step ``k``: the event, the buffers, the instances created, the live ones, the
         reports (indented under the event)."""
@@ -170,7 +157,7 @@ class NFATrace:
 
     def html(self, first: int | None = None, *, title: str = "Kleene trace",
              events: Sequence[Event] = ()) -> str:
-        _every_run(first)
+        every_run(first)
         c = self.compiled
         parts = [f"<pre>{html.escape(format_operator(c.pattern))}</pre>",
                  f"<p>{html.escape(_describe(c))}. Black: the states of the instances alive "
@@ -208,9 +195,6 @@ class NFATrace:
             if s.relevant else ""
         return (f"<div class='step'><h3>{head}</h3>{buffers}{created}{live}{reported}"
                 f"{picture}</div>")
-
-    def _repr_html_(self) -> str:
-        return self.html()
 
 
 def _describe(c: CompiledNFA) -> str:
@@ -289,11 +273,6 @@ def _buffers(runners: Sequence[Runner]) -> tuple[tuple[str, tuple[Event, ...]], 
             out.setdefault(f"NOT {t or 'ANY'}", tuple(q))
     return tuple(out.items())
 
-
-def _every_run(first: int | None) -> None:
-    if first is not None:
-        raise Unsupported("--run follows one run of the SES automaton (seed 000 Fig. 6); "
-                          "this trace shows every run")
 
 
 register_tracer(CompiledNFA, trace_nfa)

@@ -30,24 +30,22 @@ import networkx as nx
 
 from kleene.engines.draw import Highlight
 from kleene.engines.drawers import picture_graph
+from kleene.engines.pages import page, svg_of, table
 from kleene.engines.srt.automaton import Edge, Held, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
 from kleene.engines.srt.run import ROOT, CompiledSRT, Execution, Marks, expand, union
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
-    counters_text,
+    StepTrace,
     event_name,
     event_text,
     events_table,
+    every_run,
     match_text,
-    page,
     register_tracer,
-    svg_of,
-    table,
 )
 from kleene.reference.conditions import TRUE
-from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.syntax import format_condition
@@ -84,7 +82,7 @@ def _q(state: int) -> str:
 
 
 @dataclass
-class SRTTrace:
+class SRTTrace(StepTrace):
     """A run of a compiled SRT or DSRT, one :class:`SRTStep` per element; ``name`` the
     automaton (``SRT``, ``DSRT``), ``state_name`` how its picture names a state."""
 
@@ -99,9 +97,6 @@ class SRTTrace:
     def __post_init__(self) -> None:
         self.graph = picture_graph(self.compiled)
 
-    @property
-    def matches(self) -> tuple[Match, ...]:
-        return tuple(m for s in self.steps for m in s.reported) + self.final
 
     def run_text(self, r: Run) -> str:
         """``q1 [r1 = e1] marked {e1}``: the configuration and what the group marked."""
@@ -120,13 +115,6 @@ class SRTTrace:
         clocks = "".join(f" AND {c}" for c in e.clocks)
         return (f"{self.state_name(e.source)} --{guard}{clocks} {output_text(e)}--> "
                 f"{self.state_name(e.target)}")
-
-    def text(self, first: int | None = None) -> list[str]:
-        _every_run(first)
-        lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
-        lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
-        lines.append(counters_text(self.compiled.counters))
-        return lines
 
     def step_text(self, k: int) -> list[str]:
         """Step ``k``: the element, the transitions that fire from which run, the runs
@@ -148,7 +136,7 @@ class SRTTrace:
 
     def html(self, first: int | None = None, *, title: str = "Kleene trace",
              events: Sequence[Event] = ()) -> str:
-        _every_run(first)
+        every_run(first)
         c = self.compiled
         parts = [f"<p>Run of the {self.name} (seed 004 Alg. 1), policy <b>{c.policy}</b>. "
                  "Black: the states of the runs before the element; thick: the transitions "
@@ -178,9 +166,6 @@ class SRTTrace:
         picture = svg_of(self.graph, self.mark(k), legend=False)
         return (f"<div class='step'><h3>{html.escape(event_text(s.event))}</h3>{fired}{after}"
                 f"{reported}{picture}</div>")
-
-    def _repr_html_(self) -> str:
-        return self.html()
 
 
 def _runs(groups: dict[Group, Marks]) -> tuple[Run, ...]:
@@ -234,11 +219,6 @@ def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event]) -> SRTTrace:
     return SRTTrace(compiled, slots, tuple(steps), final, name="DSRT",
                     state_name=lambda q: subset_label(subsets[q]))
 
-
-def _every_run(first: int | None) -> None:
-    if first is not None:
-        raise Unsupported("--run follows one run of the SES automaton (seed 000 Fig. 6); "
-                          "this trace shows every run")
 
 
 register_tracer(CompiledSRT, trace_srt)
