@@ -97,8 +97,9 @@ def columns_kinds(columns: Any) -> dict[str, frozenset[str]]:
     return found
 
 
-def comparisons(pattern: Any) -> Iterator[Cmp]:
-    """Every comparison in ``pattern`` (any language's AST: dataclasses, tuples)."""
+def nodes(pattern: Any) -> Iterator[Any]:
+    """Every node of ``pattern``, each once (any language's AST: dataclasses, tuples,
+    mappings; strings and numbers are leaves, not yielded)."""
     seen: set[int] = set()
     todo = [pattern]
     while todo:
@@ -106,36 +107,27 @@ def comparisons(pattern: Any) -> Iterator[Cmp]:
         if isinstance(node, (str, int, float, bool, type(None))) or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, Cmp):
-            yield node
-        elif isinstance(node, (tuple, list, frozenset, set)):
-            todo.extend(node)
-        elif isinstance(node, Mapping):
-            todo.extend(node.values())
-        elif is_dataclass(node):
-            todo.extend(getattr(node, f.name) for f in fields(node))
-
-
-def partition_attributes(pattern: Any) -> Iterator[str]:
-    """The attributes of every partition in ``pattern`` (a node with a ``by`` tuple of
-    names: SREMO's :class:`~kleene.reference.sremo.expressions.Partition`), in any
-    language's AST."""
-    seen: set[int] = set()
-    todo = [pattern]
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (str, int, float, bool, type(None))) or id(node) in seen:
-            continue
-        seen.add(id(node))
+        yield node
         if isinstance(node, (tuple, list, frozenset, set)):
             todo.extend(node)
         elif isinstance(node, Mapping):
             todo.extend(node.values())
         elif is_dataclass(node):
-            by = getattr(node, "by", None)
-            if isinstance(by, tuple) and by and all(isinstance(a, str) for a in by):
-                yield from by
             todo.extend(getattr(node, f.name) for f in fields(node))
+
+
+def comparisons(pattern: Any) -> Iterator[Cmp]:
+    """Every comparison in ``pattern``."""
+    return (node for node in nodes(pattern) if isinstance(node, Cmp))
+
+
+def partition_attributes(pattern: Any) -> Iterator[str]:
+    """The attributes of every partition in ``pattern``: a node with a ``by`` tuple of
+    names (SREMO's :class:`~kleene.reference.sremo.expressions.Partition`)."""
+    for node in nodes(pattern):
+        by = getattr(node, "by", None) if is_dataclass(node) else None
+        if isinstance(by, tuple) and by and all(isinstance(a, str) for a in by):
+            yield from by
 
 
 def check_static(pattern: Any, text: str, source: str = "<pattern>") -> None:
