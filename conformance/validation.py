@@ -22,7 +22,8 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 
 #: File-name prefixes of each language (CASES.md: ``<language>-<construct>.json``).
-FILE_PREFIXES = {"ses": ("ses-",), "operator": ("op-", "operator-"), "sremo": ("sremo-",)}
+FILE_PREFIXES = {"ses": ("ses-",), "operator": ("op-", "operator-"), "sremo": ("sremo-",),
+                 "wayeb": ("wayeb-",)}
 
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 
