@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from kleene.engines.spark import stock_arrow
 from kleene.engines.spark.frames import read_events
+from kleene.engines.spark.text_splits import Splits, read_split
 from kleene.reference.errors import StreamError
 from kleene.reference.loaders import load_events
 
@@ -58,7 +60,11 @@ def ordered(frame):
     return [r.asDict() for r in frame.df.orderBy(frame.position).collect()]
 
 
-def test_one_pass_equals_the_loader_and_the_sql_reader_across_splits(spark):
+@pytest.mark.parametrize("reader", ["splits", "spark text"])
+def test_one_pass_equals_the_loader_and_the_sql_reader_across_splits(spark, monkeypatch,
+                                                                      reader):
+    if reader == "spark text":          # what a remote path gets: spark.read.text's lines
+        monkeypatch.setattr(stock_arrow, "local_splits", lambda spark, path: None)
     s = load_events(STOCKS)
     with small_splits(spark):
         with jobs(spark) as started:
@@ -150,3 +156,14 @@ def test_an_unsorted_parquet_file_is_numbered_and_named(spark, tmp_path):
     with pytest.raises(StreamError, match="earlier than the previous row's") as err:
         read_events(spark, str(path))
     assert (err.value.row, err.value.field) == (3, "ts")
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1000])
+def test_every_line_is_read_by_exactly_one_split(tmp_path, size):
+    text = "\ufeffA(x=1)\r\nB(x=22)\n\nC(x=333)\nD(x=4444)"      # a BOM, CRLF, a blank line
+    path = tmp_path / "lines.stream"
+    path.write_bytes(text.encode())
+    n = len(text.encode())
+    splits = Splits(str(path), tuple((s, min(s + size, n)) for s in range(0, n, size)), False)
+    read = b"".join(read_split(splits, j) for j in range(len(splits.ranges)))
+    assert read == text.encode()[3:]

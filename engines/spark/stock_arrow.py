@@ -9,6 +9,10 @@ vectorised reader of the single-process loader
 :func:`~kleene.reference.stock.split_fields`, cells typed by
 :func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``:
 
+Each task reads its split of a local file itself (:mod:`.text_splits`: no
+JVM reading, no lines shipped to Python); any other path is read by
+``spark.read.text`` and its lines handed over in Arrow batches.
+
 1. :func:`scan` — ONE job over the text: each task parses its lines and
    returns its statistics: the rows it holds, whether each field holds only
    integer literals / only number literals (the Spark column's type, the rule
@@ -37,6 +41,10 @@ from functools import partial
 from typing import Any
 
 from kleene.engines.spark.index import SAMPLE_EVERY
+from kleene.engines.spark.text_splits import Splits, frame, local_splits, read_split
+
+#: Rows per Arrow batch sent back to Spark.
+_BATCH = 1 << 16
 
 #: The Spark types a stock field can get (:func:`.text_columns.infer_types`).
 _ARROW_TYPE = {"bigint": "int64", "double": "float64", "string": "string"}
@@ -56,6 +64,7 @@ class Scanned:
     offsets: dict[int, int]
     count: int
     samples: tuple[int | float, ...]
+    splits: Splits | None = None
 
 
 def _partition() -> int:
@@ -80,19 +89,42 @@ def _fields(lines: Any, keys: Sequence[str]) -> Any:
     ``None`` when a line is laid out otherwise."""
     import pyarrow as pa
     import pyarrow.compute as pc
+
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()),
+                                                     lines), "\n")[0]
+    table = _parse(joined.as_buffer(), keys)
+    return table if table is None or table.num_rows == len(lines) else None
+
+
+def _parse(data: Any, keys: Sequence[str]) -> Any:
+    """Lines of text (bytes) as :func:`_fields` says."""
+    import pyarrow as pa
     import pyarrow.csv as pacsv
 
     from kleene.reference.stock import read_options, split_fields
 
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()),
-                                                     lines), "\n")[0]
     try:
-        raw = pacsv.read_csv(pa.BufferReader(joined.as_buffer()), **read_options(list(keys)))
+        raw = pacsv.read_csv(pa.BufferReader(data), **read_options(list(keys)))
     except pa.ArrowInvalid:
         return None
-    if raw.num_rows != len(lines):
-        return None
     return split_fields(raw, list(keys))
+
+
+def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]
+            ) -> Iterator[Any]:
+    """The lines of this task parsed, a table at a time (``None``: a line laid out
+    otherwise): from the batches of ``spark.read.text``, or read from the split."""
+    if splits is None:
+        for batch in batches:
+            lines = _lines(batch)
+            if len(lines):
+                yield _fields(lines, keys)
+        return
+    for batch in batches:
+        for part in batch.column(0).to_pylist():
+            data = read_split(splits, part)
+            if data.strip():
+                yield _parse(data, keys)
 
 
 def _flags(column: Any) -> tuple[bool, bool, Any]:
@@ -114,7 +146,8 @@ def _flags(column: Any) -> tuple[bool, bool, Any]:
     return True, False, pa.array(text_kinds(column)[1], pa.float64())
 
 
-def _stats(keys: Sequence[str], ts: str, batches: Iterator[Any]) -> Iterator[Any]:
+def _stats(keys: Sequence[str], ts: str, splits: Splits | None,
+           batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function of :func:`scan`: one row per partition."""
     import numpy as np
     import pyarrow as pa
@@ -125,13 +158,11 @@ def _stats(keys: Sequence[str], ts: str, batches: Iterator[Any]) -> Iterator[Any
     first: Any = None
     last: Any = None
     samples: list[Any] = []
-    for batch in batches:
-        lines = _lines(batch)
-        if not len(lines) or not ok:
-            continue
-        table = _fields(lines, keys)
-        if table is None:
+    for table in _tables(keys, splits, batches):
+        if table is None or not ok:
             ok = False
+            continue
+        if not table.num_rows:
             continue
         stamps = None
         for i, key in enumerate(keys):
@@ -155,7 +186,7 @@ def _stats(keys: Sequence[str], ts: str, batches: Iterator[Any]) -> Iterator[Any
         if first is None:
             first = values[0].item()
         last = values[-1].item()
-        count += len(lines)
+        count += table.num_rows
     ints = all(isinstance(v, int) for v in (first, last, *samples))
     row = {"part": part, "count": count, "ok": ok, "nonint": nonint, "nonnum": nonnum,
            "first_i": first if ints else None, "last_i": last if ints else None,
@@ -179,7 +210,9 @@ def _stats_schema() -> Any:
 def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
     """One job over the text of ``path`` (see the module docstring); ``None`` when the
     fast path cannot read it (the caller reads it with Spark SQL)."""
-    rows = spark.read.text(path).mapInArrow(partial(_stats, tuple(keys), ts), _STATS).collect()
+    splits = local_splits(spark, path)
+    text = spark.read.text(path) if splits is None else frame(spark, splits)
+    rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits), _STATS).collect()
     rows.sort(key=lambda r: r["part"])
     if not all(r["ok"] for r in rows):
         return None
@@ -201,7 +234,7 @@ def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
             previous = r["last" + suffix]
             samples.extend(r["samples" + suffix])
         total += r["count"]
-    return Scanned(tuple(keys), types, offsets, total, tuple(samples))
+    return Scanned(tuple(keys), types, offsets, total, tuple(samples), splits)
 
 
 def _typed(scanned: Scanned, position: str, schema: Any,
@@ -211,25 +244,22 @@ def _typed(scanned: Scanned, position: str, schema: Any,
     import pyarrow as pa
     import pyarrow.compute as pc
     at = scanned.offsets.get(_partition(), 0)
-    for batch in batches:
-        lines = _lines(batch)
-        if not len(lines):
-            continue
-        table = _fields(lines, scanned.keys)
+    for table in _tables(scanned.keys, scanned.splits, batches):
         if table is None:
             raise RuntimeError("a stock line read in the first pass no longer parses")
+        n = table.num_rows
+        if not n:
+            continue
         columns = [table.column("type")]
         for key in scanned.keys:
             kind = scanned.types[key]
             column = table.column(key)
             if kind != "string":
-                column = _flags(column)[2]
-                column = pc.cast(column, _ARROW_TYPE[kind])
+                column = pc.cast(_flags(column)[2], _ARROW_TYPE[kind])
             columns.append(column)
-        columns.append(pa.array(np.arange(at, at + len(lines), dtype=np.int64)))
-        at += len(lines)
-        yield pa.RecordBatch.from_arrays([c.combine_chunks() if isinstance(c, pa.ChunkedArray)
-                                          else c for c in columns], schema=schema)
+        columns.append(pa.array(np.arange(at, at + n, dtype=np.int64)))
+        at += n
+        yield from pa.Table.from_arrays(columns, schema=schema).to_batches(_BATCH)
 
 
 def events(spark: Any, path: str, scanned: Scanned, position: str) -> Any:
@@ -243,4 +273,5 @@ def events(spark: Any, path: str, scanned: Scanned, position: str) -> Any:
                            for key in scanned.keys],
                          StructField(position, LongType())])
     function = partial(_typed, scanned, position, to_arrow_schema(schema))
-    return spark.read.text(path).mapInArrow(function, schema)
+    text = spark.read.text(path) if scanned.splits is None else frame(spark, scanned.splits)
+    return text.mapInArrow(function, schema)
