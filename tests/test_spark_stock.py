@@ -75,8 +75,10 @@ def test_one_pass_equals_the_loader_and_the_sql_reader_across_splits(spark, monk
     assert len(started) == 1, started                       # one job over the text
     assert fast.df.schema.simpleString() == sql.df.schema.simpleString()
     assert fast_rows == sql_rows
-    assert (fast.count, fast.samples) == (sql.count, sql.samples)
-    assert fast.count == len(s)
+    assert fast.count == sql.count == len(s)
+    # timestamps sampled in stream order, every SAMPLE_EVERY rows of each split
+    assert fast.samples[0] == s.events[0].ts and list(fast.samples) == sorted(fast.samples)
+    assert set(fast.samples) <= {e.ts for e in s} and len(fast.samples) >= len(s) // 512
     assert [r[fast.position] for r in fast_rows] == [e.position for e in s]
     assert [(r["type"], r["stock_time"], r["price"], r["name"]) for r in fast_rows] == \
         [(e.type, e.ts, e.attrs["price"], e.attrs["name"]) for e in s]
