@@ -86,7 +86,7 @@ def test_one_pass_equals_the_loader_and_the_sql_reader_across_splits(spark, monk
 
 def test_columns_are_typed_over_every_split(spark, tmp_path):
     lines = [f"BUY(id={i},name={'A' if i < 300 else 7},price={i if i < 400 else i / 4},"
-             f"stock_time={i})" for i in range(600)]
+             f"big={2**53 + 1 if i < 300 else 0.5},stock_time={i})" for i in range(600)]
     path = tmp_path / "mixed.stream"
     path.write_text("\n".join(lines) + "\n")
     with small_splits(spark, 4096):
@@ -98,6 +98,7 @@ def test_columns_are_typed_over_every_split(spark, tmp_path):
     assert (types["id"], types["name"], types["price"]) == ("bigint", "string", "double")
     assert fast_rows == sql_rows
     assert fast_rows[410]["price"] == 102.5 and fast_rows[10]["price"] == 10.0
+    assert types["big"] == "double" and fast_rows[0]["big"] == float(2**53)   # rounded
 
 
 def test_a_limit_keeps_the_first_events(spark):

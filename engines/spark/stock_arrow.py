@@ -7,11 +7,10 @@ an aggregation to infer the column types, the numbering pass
 vectorised reader of the single-process loader
 (:func:`kleene.reference.stock.read_options` and
 :func:`~kleene.reference.stock.split_fields`, cells typed by
-:func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``:
-
+:func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``.
 Each task reads its split of a local file itself (:mod:`.text_splits`: no
 JVM reading, no lines shipped to Python); any other path is read by
-``spark.read.text`` and its lines handed over in Arrow batches.
+``spark.read.text`` and its lines handed over in Arrow batches. Two steps:
 
 1. :func:`scan` — ONE job over the text: each task parses its lines and
    returns its statistics: the rows it holds, whether each field holds only
@@ -237,8 +236,7 @@ def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
     return Scanned(tuple(keys), types, offsets, total, tuple(samples), splits)
 
 
-def _typed(scanned: Scanned, position: str, schema: Any,
-           batches: Iterator[Any]) -> Iterator[Any]:
+def _typed(scanned: Scanned, schema: Any, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function of :func:`events`: the typed columns and positions."""
     import numpy as np
     import pyarrow as pa
@@ -254,8 +252,8 @@ def _typed(scanned: Scanned, position: str, schema: Any,
         for key in scanned.keys:
             kind = scanned.types[key]
             column = table.column(key)
-            if kind != "string":
-                column = pc.cast(_flags(column)[2], _ARROW_TYPE[kind])
+            if kind != "string":    # integers beyond 2**53 round, as Spark's cast does
+                column = pc.cast(_flags(column)[2], _ARROW_TYPE[kind], safe=False)
             columns.append(column)
         columns.append(pa.array(np.arange(at, at + n, dtype=np.int64)))
         at += n
@@ -272,6 +270,6 @@ def events(spark: Any, path: str, scanned: Scanned, position: str) -> Any:
                          *[StructField(key, spark_types[scanned.types[key]])
                            for key in scanned.keys],
                          StructField(position, LongType())])
-    function = partial(_typed, scanned, position, to_arrow_schema(schema))
+    function = partial(_typed, scanned, to_arrow_schema(schema))
     text = spark.read.text(path) if scanned.splits is None else frame(spark, scanned.splits)
     return text.mapInArrow(function, schema)
