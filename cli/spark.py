@@ -50,9 +50,10 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--schema", metavar="DDL",
                        help="declare the columns of a CSV or JSON Lines file instead of "
                             "inferring them, e.g. 'ts BIGINT, L STRING, ID INT'")
-    group.add_argument("--stock-reader", choices=("sql", "python"), default="sql",
-                       help="parse stock lines in Spark SQL (default) or with the Python "
-                            "loader")
+    group.add_argument("--stock-reader", choices=("arrow", "sql", "python"), default="arrow",
+                       help="parse stock lines in one pass with the loader's Arrow reader "
+                            "inside Spark tasks (default; Spark SQL names a bad line), in "
+                            "Spark SQL, or with the Python loader on the driver")
     group.add_argument("--explain", action="store_true",
                        help="print the plan (filter, partitions, slices) on stderr")
 

@@ -16,9 +16,16 @@ Typing (:mod:`.text_columns`). CSV cells and stock-line values are text; the
 loaders type each cell. Spark types a column: integer literals throughout make
 ``bigint``, decimal literals ``double``, anything else stays a string (a column
 that mixes numbers and words is all strings on Spark). JSON and Parquet keep
-their own types. Stock lines are parsed either in Spark SQL (``stock="sql"``:
-a regular expression and ``str_to_map``, in the JVM) or by the Python loader
-and shipped with Arrow (``stock="python"``); ``bench/spark_bench.py`` measures both.
+their own types. Stock lines are parsed in one pass by the loader's Arrow reader
+inside Spark tasks (``stock="arrow"``, the default, :mod:`.stock_arrow`; a file
+it cannot read goes to the next reader, which names the bad line), in Spark SQL
+(``stock="sql"``: regular expressions in the JVM, three passes) or by the Python
+loader on the driver and shipped with Arrow (``stock="python"``);
+``bench/spark_bench.py`` measures them.
+
+Positions. A file's rows are numbered by one pass (:mod:`.index`), except a
+local Parquet file whose timestamps the driver checks (:mod:`.parquet_files`):
+Spark's ``_metadata.row_index`` numbers it, and no pass runs.
 
 Order. A file's rows are numbered in the order Spark reads one file: its splits
 in offset order. A directory of several files has no defined order; give one file.
@@ -32,7 +39,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.engines.spark.index import PROBLEM, SAMPLE_EVERY, problem, with_positions
-from kleene.engines.spark.text_columns import STOCK_PROBLEM, infer_types, stock_columns, typed
+from kleene.engines.spark.parquet_files import ROW_INDEX, checked, converted_time_unit
+from kleene.engines.spark.parquet_files import read_parquet as _parquet
+from kleene.engines.spark.stock_arrow import events, scan
+from kleene.engines.spark.text_columns import (
+    STOCK_PROBLEM,
+    first_lines,
+    infer_types,
+    stock_columns,
+    typed,
+)
 from kleene.reference.errors import PatternError, StreamError
 from kleene.reference.events import Stream
 from kleene.reference.loaders import STOCK_TS, detect_format, is_gzip, load_events
@@ -76,7 +92,7 @@ def _local(path: str) -> bool:
 def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | None = None,
                 type: str | None = "type", time_unit: str | None = None,
                 schema: str | None = None, require: Iterable[str] = (),
-                stock: str = "sql", limit: int | None = None) -> EventFrame:
+                stock: str = "arrow", limit: int | None = None) -> EventFrame:
     """The events of ``path`` (options as :func:`kleene.reference.loaders.load_events`;
     ``schema`` a DDL string that replaces inference for CSV and JSON Lines;
     ``require`` the attributes a pattern reads, checked before any job;
@@ -92,12 +108,18 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
                               "Spark recognises compression by the name", source=source)
     if fmt == "stock":
         ts, time_unit = ts or STOCK_TS, time_unit or "ms"
+        if stock == "arrow":
+            frame = _stock_arrow(spark, source, ts=ts, type=type, time_unit=time_unit,
+                                 require=require, limit=limit)
+            if frame is not None:
+                return frame
+            stock = "sql"   # a file the fast path does not read: Spark SQL names the problem
         if stock == "python":
             return from_stream(spark, load_events(path, format="stock", ts=ts, type=type,
                                                   time_unit=time_unit, limit=limit),
                                ts=ts, type=type, source=source, require=require)
         if stock != "sql":
-            raise StreamError(f"unknown stock reader {stock!r}; use sql or python",
+            raise StreamError(f"unknown stock reader {stock!r}; use arrow, sql or python",
                               source=source)
     ts = ts or "ts"
     if fmt == "parquet" and time_unit is None:
@@ -110,8 +132,13 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
         check_ddl(spark, schema)
     df, problems = readers[fmt](spark, source, schema)
     _check_types(df, require, source)
+    known = checked(source, ts, limit) if fmt == "parquet" else None
+    if known is not None and POSITION not in df.columns:
+        from pyspark.sql import functions as F
+
+        df = df.withColumn(POSITION, F.col(ROW_INDEX))   # no numbering pass
     return _finish(df, problems, ts=ts, type=type, time_unit=time_unit, source=source,
-                   require=require, limit=limit)
+                   require=require, limit=limit, known=known)
 
 
 def from_dataframe(df: Any, *, ts: str = "ts", type: str | None = "type",
@@ -241,17 +268,26 @@ def _numeric_ts(df: Any, ts: str, source: str) -> tuple[Any, str | None, list[An
 
 def _finish(df: Any, problems: list[Any], *, ts: str, type: str | None,
             time_unit: str | None, source: str, require: Iterable[str],
-            limit: int | None = None) -> EventFrame:
-    """Check the columns, make ``ts`` numeric, and number the rows (one pass)."""
+            limit: int | None = None,
+            known: tuple[int, tuple[int | float, ...]] | None = None) -> EventFrame:
+    """Check the columns, make ``ts`` numeric, and number the rows (one pass), unless
+    the rows are ``known`` (their number and sampled timestamps; :mod:`.row_index`):
+    then ``df`` holds their positions and was checked."""
     from pyspark.sql import functions as F
 
     _check_columns(df.columns, ts=ts, type=type, require=require, source=source)
-    for name in (POSITION, PROBLEM):
+    for name in (PROBLEM,) if known else (POSITION, PROBLEM):
         if name in df.columns:
             raise StreamError(f"the column name {name!r} is reserved by Kleene", field=name,
                               source=source)
     raw = df
     df, unit, ts_problems = _numeric_ts(df, ts, source)
+    if known is not None:
+        count, samples = known
+        if limit is not None:
+            df = df.filter(F.col(POSITION) < limit)
+        return EventFrame(df.drop(_CORRUPT), ts, type if type in df.columns else None,
+                          unit or time_unit, POSITION, (), source, count, samples)
     everything = problems + ts_problems
     df = df.withColumn(PROBLEM, F.coalesce(*everything)) if len(everything) > 1 \
         else df.withColumn(PROBLEM, everything[0])
@@ -299,51 +335,6 @@ def _jsonl(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
         F.lit("not a JSON object: "), F.substring(F.col(_CORRUPT), 1, 60))))]
 
 
-def _parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
-    """A Parquet file; nanosecond timestamps (what pandas writes), which Spark refuses,
-    are read as integers and turned into timestamps (microseconds, Spark's precision)."""
-    from pyspark.sql import functions as F
-
-    nanos = nanosecond_columns(path)
-    if nanos:
-        spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
-    df = spark.read.parquet(path)
-    for name in nanos:
-        if name in df.columns and df.schema[name].dataType.simpleString() == "bigint":
-            df = df.withColumn(name, F.timestamp_micros(F.floor(F.col(name) / 1000)))
-    return df, []
-
-
-def nanosecond_columns(path: str) -> list[str]:
-    """The columns of a local Parquet file or folder stored as nanosecond timestamps."""
-    if not _local(path):
-        return []
-    try:
-        import pyarrow as pa
-        import pyarrow.dataset as ds
-
-        arrow = ds.dataset(str(path).removeprefix("file://"), format="parquet").schema
-    except Exception:  # not readable by pyarrow: Spark's own error will say why
-        return []
-    return [f.name for f in arrow if pa.types.is_timestamp(f.type) and f.type.unit == "ns"]
-
-
-def converted_time_unit(path: str) -> str | None:
-    """The time unit ``kleene convert`` recorded in a local Parquet file's metadata
-    (what :func:`kleene.reference.loaders.load_events` reads), else ``None``."""
-    if not _local(path):
-        return None
-    try:
-        import pyarrow.dataset as ds
-
-        arrow = ds.dataset(str(path).removeprefix("file://"), format="parquet").schema
-    except Exception:  # not readable by pyarrow: Spark's own error will say why
-        return None
-    from kleene.reference.loaders import _written_by_convert
-
-    return _written_by_convert(arrow.empty_table(), None)[2]
-
-
 #: Spark types an event attribute cannot have (values are strings, numbers, booleans).
 _UNSUPPORTED = ("array", "map", "struct", "binary", "interval", "variant")
 
@@ -368,6 +359,34 @@ def check_ddl(spark: Any, schema: str) -> None:
         reason = lines[0] if lines else type(err).__name__
         raise StreamError(f"--schema {schema!r} is not a column list Spark reads, such as "
                           f"'ts BIGINT, L STRING': {reason}") from None
+
+
+def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_unit: str,
+                 require: Iterable[str], limit: int | None) -> EventFrame | None:
+    """The stock lines of ``source`` read in one pass by the loader's Arrow reader
+    (:mod:`.stock_arrow`), or ``None`` when that reader cannot read them."""
+    from pyspark.sql import functions as F
+
+    from kleene.reference.stock import stock_layout
+
+    lines = first_lines(spark, source)
+    keys = stock_layout(lines[0].rstrip("\r\n") if lines else None)
+    if not keys or any(k in (POSITION, PROBLEM, "type") for k in keys):
+        return None
+    columns = ["type", *keys]
+    aliases = {"ts": ts, "type": type or "type"}
+    if ts not in keys or {aliases.get(a, a) for a in require} - set(columns):
+        return None
+    scanned = scan(spark, source, keys, ts)
+    if scanned is None:
+        return None
+    df = events(spark, source, scanned, POSITION)
+    count, samples = scanned.count, scanned.samples
+    if limit is not None and limit < count:
+        df = df.filter(F.col(POSITION) < limit)
+        count, samples = limit, samples[:limit // SAMPLE_EVERY + 1]
+    return EventFrame(df, ts, type if type in columns else None, time_unit, POSITION, (),
+                      source, count, samples)
 
 
 def _stock(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:

@@ -263,7 +263,7 @@ def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | No
                policy: str = "next", format: str | None = None, ts: str | None = None,
                type: str | None = "type", time_unit: str | None = None,
                columns: Sequence[str] = (), tasks: int | None = None,
-               slices: int | Sequence[float] | None = None, stock: str = "sql",
+               slices: int | Sequence[float] | None = None, stock: str = "arrow",
                limit: int | None = None, schema: str | None = None,
                explain: Explain = None, window: str = "inclusive") -> Any:
     """The matches of ``pattern`` on the events of a CSV, JSON Lines, Parquet or

@@ -71,7 +71,8 @@ def typed(df: Any, types: dict[str, str]) -> Any:
     return df.select(*out)
 
 
-def _first_lines(spark: Any, path: str) -> list[str]:
+def first_lines(spark: Any, path: str) -> list[str]:
+    """The first :data:`FIRST_LINES` non-blank lines of a text file."""
     if "://" not in path or path.startswith("file://"):
         with open_text(path.removeprefix("file://")) as f:
             return list(itertools.islice((line for line in f if line.strip()), FIRST_LINES))
@@ -83,7 +84,7 @@ def _first_lines(spark: Any, path: str) -> list[str]:
 
 def stock_fields(spark: Any, path: str) -> list[str]:
     """The fields of the first stock line, in order (``type`` excluded)."""
-    lines = _first_lines(spark, path)
+    lines = first_lines(spark, path)
     if not lines:
         return []
     return [key for key in parse_stock_line(lines[0], row=0, source=path) if key != "type"]

@@ -1,0 +1,275 @@
+"""Stock lines on Spark in one pass over the text, parsed by the single-process reader.
+
+Issue 14 (batch ``local[1]`` within 2× of one process): reading the stock
+stream with Spark SQL (:mod:`.text_columns`) parses the text three times —
+an aggregation to infer the column types, the numbering pass
+(:mod:`.index`), and the filter/slice stage. Here the lines are parsed by the
+vectorised reader of the single-process loader
+(:func:`kleene.reference.stock.read_options` and
+:func:`~kleene.reference.stock.split_fields`, cells typed by
+:func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``.
+Each task reads its split of a local file itself (:mod:`.text_splits`: no
+JVM reading, no lines shipped to Python); any other path is read by
+``spark.read.text`` and its lines handed over in Arrow batches. Two steps:
+
+1. :func:`scan` — ONE job over the text: each task parses its lines and
+   returns its statistics: the rows it holds, whether each field holds only
+   integer literals / only number literals (the Spark column's type, the rule
+   of :func:`.text_columns.infer_types`), its first and last timestamp, the
+   order of its timestamps, and timestamps sampled every
+   :data:`~kleene.engines.spark.index.SAMPLE_EVERY` rows.
+2. :func:`events` — the typed events with their positions (the running sum
+   of the rows of the splits before, as in :mod:`.index`), computed from those
+   statistics while the engine's stage reads the text: the lines are parsed a
+   second time there, and no other job runs. A file's splits are Spark
+   partitions in offset order (one file), the same in both passes.
+
+The fast path reads only what the reference's fast path reads (every line
+``TYPE(k1=v1,...,kn=vn)`` with the first line's keys, in order; numeric
+timestamps in order). :func:`scan` returns ``None`` otherwise — a line
+laid out otherwise, a bad or unsorted timestamp — and the caller reads the
+file with Spark SQL, which names the row and the field of the problem in
+the same words as ever.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from kleene.engines.spark.index import SAMPLE_EVERY
+from kleene.engines.spark.text_splits import Splits, frame, local_splits, read_split
+
+#: Rows per Arrow batch sent back to Spark.
+_BATCH = 1 << 16
+
+#: The Spark types a stock field can get (:func:`.text_columns.infer_types`).
+_ARROW_TYPE = {"bigint": "int64", "double": "float64", "string": "string"}
+
+_STATS = ("part int, count bigint, ok boolean, nonint array<boolean>, "
+          "nonnum array<boolean>, first_i bigint, last_i bigint, first_f double, "
+          "last_f double, samples_i array<bigint>, samples_f array<double>")
+
+
+@dataclass(frozen=True)
+class Scanned:
+    """What :func:`scan` learnt: each field's Spark type, the position of each
+    partition's first row, the number of rows and the sampled timestamps."""
+
+    keys: tuple[str, ...]
+    types: dict[str, str]
+    offsets: dict[int, int]
+    count: int
+    samples: tuple[int | float, ...]
+    splits: Splits | None = None
+
+
+def _partition() -> int:
+    """The Spark partition of the running task: the file split it reads."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    assert context is not None, "called outside a Spark task"
+    return context.partitionId()
+
+
+def _lines(batch: Any) -> Any:
+    """The non-blank lines of a batch of ``spark.read.text`` (what the loaders skip)."""
+    import pyarrow.compute as pc
+
+    value = batch.column(0)
+    return value.filter(pc.not_equal(pc.utf8_trim_whitespace(value), ""))
+
+
+def _fields(lines: Any, keys: Sequence[str]) -> Any:
+    """The lines cut into ``type`` and one text column per key, by the loader's reader;
+    ``None`` when a line is laid out otherwise."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()),
+                                                     lines), "\n")[0]
+    table = _parse(joined.as_buffer(), keys)
+    return table if table is None or table.num_rows == len(lines) else None
+
+
+def _parse(data: Any, keys: Sequence[str]) -> Any:
+    """Lines of text (bytes) as :func:`_fields` says."""
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    from kleene.reference.stock import read_options, split_fields
+
+    try:
+        raw = pacsv.read_csv(pa.BufferReader(data), **read_options(list(keys)))
+    except pa.ArrowInvalid:
+        return None
+    return split_fields(raw, list(keys))
+
+
+def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]
+            ) -> Iterator[Any]:
+    """The lines of this task parsed, a table at a time (``None``: a line laid out
+    otherwise): from the batches of ``spark.read.text``, or read from the split."""
+    if splits is None:
+        for batch in batches:
+            lines = _lines(batch)
+            if len(lines):
+                yield _fields(lines, keys)
+        return
+    for batch in batches:
+        for part in batch.column(0).to_pylist():
+            data = read_split(splits, part)
+            if data.strip():
+                yield _parse(data, keys)
+
+
+def _flags(column: Any) -> tuple[bool, bool, Any]:
+    """Whether some cell is no integer literal (or one beyond 64 bits), whether some
+    is no number literal, and the cells as numbers when they all are (else ``None``)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from kleene.reference.textvalues import FLOAT_KIND, INT_KIND, NUM_RE, text_kinds, typed_column
+
+    arr, kind = typed_column(column)
+    if kind == INT_KIND:
+        return False, False, arr
+    if kind == FLOAT_KIND:
+        return True, False, arr
+    nums = pc.sum(pc.match_substring_regex(column, NUM_RE)).as_py() or 0
+    if nums < len(column) - column.null_count:
+        return True, True, None
+    return True, False, pa.array(text_kinds(column)[1], pa.float64())
+
+
+def _stats(keys: Sequence[str], ts: str, splits: Splits | None,
+           batches: Iterator[Any]) -> Iterator[Any]:
+    """The ``mapInArrow`` function of :func:`scan`: one row per partition."""
+    import numpy as np
+    import pyarrow as pa
+    part = _partition()
+    nonint = [False] * len(keys)
+    nonnum = [False] * len(keys)
+    count, ok = 0, True
+    first: Any = None
+    last: Any = None
+    samples: list[Any] = []
+    for table in _tables(keys, splits, batches):
+        if table is None or not ok:
+            ok = False
+            continue
+        if not table.num_rows:
+            continue
+        stamps = None
+        for i, key in enumerate(keys):
+            no_int, no_num, numbers = _flags(table.column(key))
+            nonint[i] |= no_int
+            nonnum[i] |= no_num
+            if key == ts:
+                stamps = numbers
+        if stamps is None:
+            ok = False
+            continue
+        values = stamps.to_numpy(zero_copy_only=False)
+        if values.dtype.kind == "f" and not np.isfinite(values).all():
+            ok = False
+            continue
+        if (last is not None and values[0] < last) or (values[1:] < values[:-1]).any():
+            ok = False
+            continue
+        start = (-count) % SAMPLE_EVERY
+        samples.extend(v.item() for v in values[start::SAMPLE_EVERY])
+        if first is None:
+            first = values[0].item()
+        last = values[-1].item()
+        count += table.num_rows
+    ints = all(isinstance(v, int) for v in (first, last, *samples))
+    row = {"part": part, "count": count, "ok": ok, "nonint": nonint, "nonnum": nonnum,
+           "first_i": first if ints else None, "last_i": last if ints else None,
+           "first_f": None if first is None else float(first),
+           "last_f": None if last is None else float(last),
+           "samples_i": samples if ints else None, "samples_f": [float(v) for v in samples]}
+    yield pa.RecordBatch.from_pylist([row], schema=_stats_schema())
+
+
+def _stats_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([("part", pa.int32()), ("count", pa.int64()), ("ok", pa.bool_()),
+                      ("nonint", pa.list_(pa.bool_())), ("nonnum", pa.list_(pa.bool_())),
+                      ("first_i", pa.int64()), ("last_i", pa.int64()),
+                      ("first_f", pa.float64()), ("last_f", pa.float64()),
+                      ("samples_i", pa.list_(pa.int64())),
+                      ("samples_f", pa.list_(pa.float64()))])
+
+
+def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
+    """One job over the text of ``path`` (see the module docstring); ``None`` when the
+    fast path cannot read it (the caller reads it with Spark SQL)."""
+    splits = local_splits(spark, path)
+    text = spark.read.text(path) if splits is None else frame(spark, splits)
+    rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits), _STATS).collect()
+    rows.sort(key=lambda r: r["part"])
+    if not all(r["ok"] for r in rows):
+        return None
+    types = {key: "bigint" if not any(r["nonint"][i] for r in rows)
+             else "double" if not any(r["nonnum"][i] for r in rows) else "string"
+             for i, key in enumerate(keys)}
+    if types[ts] == "string":
+        return None
+    suffix = "_i" if types[ts] == "bigint" else "_f"
+    offsets: dict[int, int] = {}
+    total = 0
+    previous = None
+    samples: list[int | float] = []
+    for r in rows:
+        offsets[r["part"]] = total
+        if r["count"]:
+            if previous is not None and r["first" + suffix] < previous:
+                return None
+            previous = r["last" + suffix]
+            samples.extend(r["samples" + suffix])
+        total += r["count"]
+    return Scanned(tuple(keys), types, offsets, total, tuple(samples), splits)
+
+
+def _typed(scanned: Scanned, schema: Any, batches: Iterator[Any]) -> Iterator[Any]:
+    """The ``mapInArrow`` function of :func:`events`: the typed columns and positions."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    at = scanned.offsets.get(_partition(), 0)
+    for table in _tables(scanned.keys, scanned.splits, batches):
+        if table is None:
+            raise RuntimeError("a stock line read in the first pass no longer parses")
+        n = table.num_rows
+        if not n:
+            continue
+        columns = [table.column("type")]
+        for key in scanned.keys:
+            kind = scanned.types[key]
+            column = table.column(key)
+            if kind != "string":    # integers beyond 2**53 round, as Spark's cast does
+                column = pc.cast(_flags(column)[2], _ARROW_TYPE[kind], safe=False)
+            columns.append(column)
+        columns.append(pa.array(np.arange(at, at + n, dtype=np.int64)))
+        at += n
+        yield from pa.Table.from_arrays(columns, schema=schema).to_batches(_BATCH)
+
+
+def events(spark: Any, path: str, scanned: Scanned, position: str) -> Any:
+    """The events of ``path``: ``type``, the fields typed, and ``position`` (lazy)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+    spark_types = {"bigint": LongType(), "double": DoubleType(), "string": StringType()}
+    schema = StructType([StructField("type", StringType()),
+                         *[StructField(key, spark_types[scanned.types[key]])
+                           for key in scanned.keys],
+                         StructField(position, LongType())])
+    function = partial(_typed, scanned, to_arrow_schema(schema))
+    text = spark.read.text(path) if scanned.splits is None else frame(spark, scanned.splits)
+    return text.mapInArrow(function, schema)

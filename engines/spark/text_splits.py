@@ -1,0 +1,85 @@
+"""A local text file cut into splits of whole lines, read by the Python tasks themselves.
+
+Issue 14: ``spark.read.text`` reads the lines in the JVM and ships them to a
+Python worker through Arrow; for the stock stream ×10 that transfer costs
+more than parsing the lines (warm ``local[1]``: 3.2 s to hand 2.2 M lines to
+Python, 1.25 s to count them in the JVM). When the file is on the local disk
+each task can read its byte range itself: :func:`local_splits` cuts the file
+as Spark's file sources do (``spark.sql.files.maxPartitionBytes``,
+``openCostInBytes`` and the default parallelism decide the number of splits;
+here the splits are then made equal, where Spark leaves a small last one; a
+gzip file is one split), :func:`frame` is a DataFrame of one row per split (Spark
+partition ``j`` is split ``j``), and :func:`read_split` returns the lines that
+start in split ``j`` (Hadoop's rule: a line belongs to the split holding its
+first byte), so every line is read by exactly one task, in file order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+_BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Splits:
+    """The byte ranges ``[start, end)`` of a local file (one range for gzip)."""
+
+    path: str
+    ranges: tuple[tuple[int, int], ...]
+    gzip: bool
+
+
+def local_splits(spark: Any, path: str) -> Splits | None:
+    """The splits of a local file, or ``None`` (a folder, a remote path)."""
+    local = path.removeprefix("file://")
+    if "://" in local or not os.path.isfile(local):
+        return None
+    size = os.path.getsize(local)
+    if local.endswith(".gz"):
+        return Splits(local, ((0, size),), True)
+    conf = spark.conf
+    most = int(_bytes(conf.get("spark.sql.files.maxPartitionBytes")))
+    open_cost = int(_bytes(conf.get("spark.sql.files.openCostInBytes")))
+    cores = spark.sparkContext.defaultParallelism
+    split = max(1, min(most, max(open_cost, math.ceil((size + open_cost) / cores))))
+    split = max(1, math.ceil(size / math.ceil(size / split)))   # equal splits, none small
+    starts = range(0, max(size, 1), split)
+    return Splits(local, tuple((s, min(s + split, size)) for s in starts), False)
+
+
+def _bytes(text: str | None) -> int:
+    """A Spark size setting (``134217728b``, ``128m``, ``4194304``) in bytes."""
+    value = (text or "0").strip().lower().removesuffix("b")
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(value[-1:], 1)
+    return int(float(value.rstrip("kmg") or 0) * scale)
+
+
+def read_split(splits: Splits, part: int) -> bytes:
+    """The lines that start in split ``part``, whole (a leading byte-order mark dropped)."""
+    start, end = splits.ranges[part]
+    if splits.gzip:
+        with gzip.open(splits.path, "rb") as f:
+            data = f.read()
+    else:
+        with open(splits.path, "rb") as f:
+            if start > 0:
+                f.seek(start - 1)
+                f.readline()            # the line in progress belongs to the split before
+            begin = f.tell()
+            if begin >= end:
+                return b""
+            data = f.read(end - begin)
+            if not data.endswith(b"\n"):
+                data += f.readline()    # the last line started here: read it whole
+    return data[len(_BOM):] if start == 0 and data.startswith(_BOM) else data
+
+
+def frame(spark: Any, splits: Splits) -> Any:
+    """A DataFrame of one row per split (column ``id``), split ``j`` in partition ``j``."""
+    n = len(splits.ranges)
+    return spark.range(0, n, 1, n)

@@ -1,0 +1,172 @@
+"""Stock lines on Spark in one pass (engines/spark/stock_arrow.py, issue 14): the same
+events, types and positions as the loader and as the Spark SQL reader, one job to
+read, and the Spark SQL reader's words for every bad line."""
+
+from __future__ import annotations
+
+import itertools
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from kleene.engines.spark import stock_arrow
+from kleene.engines.spark.frames import read_events
+from kleene.engines.spark.text_splits import Splits, read_split
+from kleene.reference.errors import StreamError
+from kleene.reference.loaders import load_events
+
+pytestmark = pytest.mark.spark
+
+STOCKS = Path(__file__).parent.parent / "examples" / "stocks" / "stocks.stream"
+
+
+@contextmanager
+def small_splits(spark, size: int = 8192):
+    """Files read in splits of ``size`` bytes: many partitions for a small file."""
+    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    old = [spark.conf.get(k) for k in keys]
+    for k in keys:
+        spark.conf.set(k, str(size))
+    try:
+        yield
+    finally:
+        for k, v in zip(keys, old, strict=True):
+            spark.conf.set(k, v)
+
+
+_GROUPS = itertools.count()
+
+
+@contextmanager
+def jobs(spark):
+    """The names of the first stage of each Spark job started inside the block
+    (appended at its end)."""
+    found: list[str] = []
+    group = f"kleene-stock-test-{next(_GROUPS)}"
+    sc = spark.sparkContext
+    sc.setJobGroup(group, "counted")
+    try:
+        yield found
+    finally:
+        tracker = sc.statusTracker()
+        for job in sorted(tracker.getJobIdsForGroup(group)):
+            stages = sorted(tracker.getJobInfo(job).stageIds)
+            found.append(tracker.getStageInfo(stages[0]).name)
+        sc.setLocalProperty("spark.jobGroup.id", None)
+
+
+def ordered(frame):
+    return [r.asDict() for r in frame.df.orderBy(frame.position).collect()]
+
+
+@pytest.mark.parametrize("reader", ["splits", "spark text"])
+def test_one_pass_equals_the_loader_and_the_sql_reader_across_splits(spark, monkeypatch,
+                                                                      reader):
+    if reader == "spark text":          # what a remote path gets: spark.read.text's lines
+        monkeypatch.setattr(stock_arrow, "local_splits", lambda spark, path: None)
+    s = load_events(STOCKS)
+    with small_splits(spark):
+        with jobs(spark) as started:
+            fast = read_events(spark, str(STOCKS))
+        sql = read_events(spark, str(STOCKS), stock="sql")
+        assert fast.df.rdd.getNumPartitions() > 5          # the file is really split
+        fast_rows, sql_rows = ordered(fast), ordered(sql)
+    assert len(started) == 1, started                       # one job over the text
+    assert fast.df.schema.simpleString() == sql.df.schema.simpleString()
+    assert fast_rows == sql_rows
+    assert fast.count == sql.count == len(s)
+    # timestamps sampled in stream order, every SAMPLE_EVERY rows of each split
+    assert fast.samples[0] == s.events[0].ts and list(fast.samples) == sorted(fast.samples)
+    assert set(fast.samples) <= {e.ts for e in s} and len(fast.samples) >= len(s) // 512
+    assert [r[fast.position] for r in fast_rows] == [e.position for e in s]
+    assert [(r["type"], r["stock_time"], r["price"], r["name"]) for r in fast_rows] == \
+        [(e.type, e.ts, e.attrs["price"], e.attrs["name"]) for e in s]
+
+
+def test_columns_are_typed_over_every_split(spark, tmp_path):
+    lines = [f"BUY(id={i},name={'A' if i < 300 else 7},price={i if i < 400 else i / 4},"
+             f"big={2**53 + 1 if i < 300 else 0.5},stock_time={i})" for i in range(600)]
+    path = tmp_path / "mixed.stream"
+    path.write_text("\n".join(lines) + "\n")
+    with small_splits(spark, 4096):
+        fast = read_events(spark, str(path))
+        sql = read_events(spark, str(path), stock="sql")
+        assert fast.df.rdd.getNumPartitions() > 3
+        fast_rows, sql_rows = ordered(fast), ordered(sql)
+    types = {f.name: f.dataType.simpleString() for f in fast.df.schema.fields}
+    assert (types["id"], types["name"], types["price"]) == ("bigint", "string", "double")
+    assert fast_rows == sql_rows
+    assert fast_rows[410]["price"] == 102.5 and fast_rows[10]["price"] == 10.0
+    assert types["big"] == "double" and fast_rows[0]["big"] == float(2**53)   # rounded
+
+
+def test_a_limit_keeps_the_first_events(spark):
+    with small_splits(spark):
+        frame = read_events(spark, str(STOCKS), limit=300)
+        got = ordered(frame)
+    assert frame.count == len(got) == 300
+    assert [r["id"] for r in got] == [e.attrs["id"] for e in load_events(STOCKS, limit=300)]
+
+
+@pytest.mark.parametrize("bad, message, field", [
+    ("SELL(id=3,name=A,price=1.5,stock_time=12", "not a stock line", None),
+    ("SELL(name=A,id=3,price=1.5,stock_time=12)", "are not those of the first line", None),
+    ("SELL(id=3,name=A,price=1.5,stock_time=5)", "earlier than the previous row's",
+     "stock_time"),
+])
+def test_a_bad_line_in_a_later_split_has_the_sql_readers_words(spark, tmp_path, bad, message,
+                                                                field):
+    lines = [f"BUY(id={i},name=A,price=1.5,stock_time={10 + i})" for i in range(400)]
+    lines[333] = bad
+    path = tmp_path / "bad.stream"
+    path.write_text("\n".join(lines) + "\n")
+    with small_splits(spark, 4096), pytest.raises(StreamError, match=message) as err:
+        read_events(spark, str(path))
+    assert (err.value.row, err.value.field) == (333, field)
+
+
+def test_a_converted_parquet_file_needs_no_numbering_pass(spark, tmp_path):
+    import pyarrow.parquet as pq
+
+    from kleene.cli import main
+
+    whole = tmp_path / "stocks.parquet"
+    assert main(["convert", str(STOCKS), "-o", str(whole)]) == 0
+    path = tmp_path / "groups.parquet"       # row groups of 100 rows: Spark splits the file
+    pq.write_table(pq.read_table(whole), path, row_group_size=100)
+    s = load_events(path)
+    with small_splits(spark, 4096):
+        with jobs(spark) as started:
+            frame = read_events(spark, str(path))
+        assert frame.df.rdd.getNumPartitions() > 3
+        got = ordered(frame)
+        limited = ordered(read_events(spark, str(path), limit=250))
+    # Spark reads the file's footer for its schema in a job; no job reads the rows
+    assert all(name.startswith("parquet at") for name in started), started
+    assert frame.count == len(s) and frame.time_unit == "ms"
+    assert [(r[frame.position], r["id"], r[frame.ts]) for r in got] == \
+        [(e.position, e.attrs["id"], e.ts) for e in s]
+    assert [r["id"] for r in limited] == [e.attrs["id"] for e in s.events[:250]]
+
+
+def test_an_unsorted_parquet_file_is_numbered_and_named(spark, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "unsorted.parquet"
+    pq.write_table(pa.table({"ts": [1, 2, 3, 2, 5], "L": list("abcde")}), path)
+    with pytest.raises(StreamError, match="earlier than the previous row's") as err:
+        read_events(spark, str(path))
+    assert (err.value.row, err.value.field) == (3, "ts")
+
+
+@pytest.mark.parametrize("size", [1, 7, 64, 1000])
+def test_every_line_is_read_by_exactly_one_split(tmp_path, size):
+    text = "\ufeffA(x=1)\r\nB(x=22)\n\nC(x=333)\nD(x=4444)"      # a BOM, CRLF, a blank line
+    path = tmp_path / "lines.stream"
+    path.write_bytes(text.encode())
+    n = len(text.encode())
+    splits = Splits(str(path), tuple((s, min(s + size, n)) for s in range(0, n, size)), False)
+    read = b"".join(read_split(splits, j) for j in range(len(splits.ranges)))
+    assert read == text.encode()[3:]
