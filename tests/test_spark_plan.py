@@ -45,6 +45,15 @@ def test_attributes_read():
     pattern = parse_ses("PATTERN <{a+}, {b}> WHERE a.L = 'A' AND prev(a.V) < a.V "
                         "AND a.ID = b.ID WITHIN 5")
     assert attributes_read(pattern) == {"L", "V", "ID"}
+    from kleene.reference.operators.text import parse_operator
+    from kleene.reference.sremo import parse_sremo
+
+    # an aggregate's attribute, COUNT reads none; the types A, B are no attributes
+    assert attributes_read(parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE AVG(b[i].V) > a.X "
+                                          "AND COUNT(b[i]) > 1 WITHIN 5")) == {"V", "X"}
+    # SREMO's partition is no comparison: its attribute is read all the same
+    assert attributes_read(parse_sremo("mark {~.L = 'A'} ; mark {~.L = 'B'} PARTITION BY ID")) \
+        == {"L", "ID"}
 
 
 # ---------------------------------------------------------------- layout helpers

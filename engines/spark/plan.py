@@ -29,10 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.engines.protocol import Engine, Feature, Query, claims
-from kleene.reference.conditions import Attr, Condition, Prev
+from kleene.reference.conditions import Agg, Attr, Condition, Prev
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
 from kleene.reference.languages import language_of
+from kleene.reference.schema import nodes, partition_attributes
 
 #: Features no Spark run supports, with the reason.
 UNSUPPORTED: dict[Feature, str] = {
@@ -75,35 +76,11 @@ class Plan:
 
 def attributes_read(pattern: Any) -> frozenset[str]:
     """Every attribute name the pattern reads (``v.A``, ``prev(v.A)``, ``SUM(v.A)``,
-    ``PARTITION BY A``),
-    found by walking its dataclass fields, so any pattern language's AST works."""
-    found: set[str] = set()
-    seen: set[int] = set()
-
-    def walk(node: Any) -> None:
-        if id(node) in seen or isinstance(node, (str, int, float, bool, type(None))):
-            return
-        seen.add(id(node))
-        if isinstance(node, (Attr, Prev)):
-            found.add(node.attr)
-            return
-        attr = getattr(node, "attr", None)
-        if isinstance(attr, str) and hasattr(node, "func"):   # an aggregate
-            found.add(attr)
-        by = getattr(node, "by", None)
-        if isinstance(by, tuple) and all(isinstance(a, str) for a in by):   # PARTITION BY
-            found.update(by)
-        if isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, (tuple, list, set, frozenset)):
-            for value in node:
-                walk(value)
-        elif hasattr(node, "__dataclass_fields__"):
-            for name in node.__dataclass_fields__:
-                walk(getattr(node, name, None))
-
-    walk(pattern)
+    ``PARTITION BY A``), in any pattern language's AST
+    (:func:`kleene.reference.schema.nodes`)."""
+    found = {node.attr for node in nodes(pattern)
+             if isinstance(node, (Attr, Prev, Agg)) and node.attr is not None}
+    found.update(partition_attributes(pattern))
     return frozenset(found)
 
 
