@@ -118,7 +118,7 @@ def cli_seconds(pattern: Path, events: Path, eng: str, limit: int | None,
 
 #: What a fresh ``kleene match --engine windows+ses`` imports before it reads a file.
 KLEENE_IMPORTS = ("import kleene.cli.match, pyarrow.compute, pyarrow.parquet; "
-                  "from kleene.engines.protocol import engine; engine('windows+ses')")
+                  "from kleene.engines.registry import engine; engine('windows+ses')")
 #: Python with the libraries every load needs, and no Kleene: the floor below Kleene.
 LIBRARY_IMPORTS = "import numpy, pyarrow, pyarrow.compute, pyarrow.csv, pyarrow.parquet"
 

@@ -64,7 +64,7 @@ def reproduction(engine: Engine, policy: str, pattern: object, stream: Stream) -
     name = engine.name if engine.name in engine_names() else "<register your engine>"
     return (
         "from kleene.conformance.differential import check_engine\n"
-        "from kleene.engines.protocol import engine\n"
+        "from kleene.engines.registry import engine\n"
         "from kleene.reference.events import Stream\n"
         "from kleene.reference.languages import language_named\n"
         "import json\n\n"

@@ -125,3 +125,15 @@ def test_engine_equals_the_reference_under_the_strict_window(name, policy, patte
     got = run_engine(eng, policy, pattern, stream, window="strict")
     assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                         expected=expected)
+
+
+def test_a_reproduction_is_python_that_reruns_the_comparison():
+    from kleene.conformance.differential import reproduction
+    from kleene.reference.ses.text import parse_ses
+
+    pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
+    stream = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}])
+    namespace: dict[str, object] = {}
+    # raises if the source does not run, or if the engine disagrees with the reference
+    exec(reproduction(engine("windows+ses"), "any", pattern, stream), namespace)
+    assert "check_engine" in namespace and "stream" in namespace
