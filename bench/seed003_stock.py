@@ -29,14 +29,12 @@ reference and its matches mapped back to stream positions.
 
 from __future__ import annotations
 
-import resource
-import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
+from bench.peers import cli_seconds
 from bench.report import Table
 from kleene.engines.registry import engine
 from kleene.reference.conditions import holds, variables
@@ -85,24 +83,6 @@ def reference_matches(pattern: OperatorPattern, s: Stream) -> set[Match]:
     return out
 
 
-def end_to_end(pattern: Path, data: Path, name: str, limit: int | None) -> tuple[float, float,
-                                                                                int]:
-    """CPU seconds, wall seconds and match count of ``kleene match --count`` run fresh."""
-    cmd = [sys.executable, "-m", "kleene", "match", "--pattern", str(pattern), "--events",
-           str(data), "--engine", name, "--count"]
-    if limit is not None:
-        cmd += ["--limit", str(limit)]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr.strip()}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return cpu, wall, int(done.stdout.strip())
-
-
 def stock_table(data: Path, s: Stream, loaded: float, limit: int | None) -> Table:
     """The table (see the module docstring); ``s`` is ``data`` loaded (``limit`` events)."""
     whole = limit is None
@@ -126,7 +106,7 @@ def stock_table(data: Path, s: Stream, loaded: float, limit: int | None) -> Tabl
                 cpu0, wall0 = time.process_time(), time.perf_counter()
                 got = list(compiled.run(s))
                 cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
-                e2e_cpu, e2e_wall, counted = end_to_end(path, data, label, limit)
+                e2e_cpu, e2e_wall, counted = cli_seconds(path, data, label, limit)
                 same = set(got) == expected and len(got) == len(expected) == counted
                 table.add(name, label, len(got), len(expected), same, cpu, wall,
                           len(s) / max(cpu, 1e-9), e2e_cpu, e2e_wall, paper,
@@ -135,6 +115,7 @@ def stock_table(data: Path, s: Stream, loaded: float, limit: int | None) -> Tabl
     table.notes += [
         "reference: the operator reference's matches, run on pieces (bench/seed003_stock.py); "
         "same: equal sets, and kleene match --count agrees",
-        "e2e: kleene match --count in a fresh process (interpreter, imports, load, match)",
+        "e2e: kleene match --count in a fresh process (interpreter, imports, load, match), "
+        "the least of 3 after one that writes the bytecode caches (bench/peers.py)",
         "OpenCEP / e2e: OpenCEP's end-to-end seconds (issue 12) / ours (target ≥ 10)"]
     return table
