@@ -38,6 +38,7 @@ from kleene.engines.protocol import Counters
 from kleene.reference.columnar import Columns as EventColumns
 from kleene.reference.columnar import column_batches
 from kleene.reference.errors import StreamError
+from kleene.reference.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
 
 #: Rows per batch of a loaded stream.
 ROWS = 65_536
@@ -143,12 +144,38 @@ def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventCol
                         {n: k for n, k in part.kinds.items() if n in read}, part.sparse & read)
 
 
+def _widened(part: EventColumns, other: dict[str, str]) -> EventColumns:
+    """``part`` with a column retyped where the other side's kinds (``other``) differ as
+    the whole file would type the union of their cells (the text rule,
+    :func:`kleene.reference.textvalues.typed_column`): integers beside floats are
+    floats; integers, floats or strings beside text cells are text cells (each cell
+    written so that :func:`~kleene.reference.textvalues.text_value` reads it back as
+    the same value: ``str`` of an int, ``repr`` of a float). Other changes stay
+    changes (:func:`_joined` refuses them)."""
+    attrs, kinds = part.attrs, dict(part.kinds)
+    for n, k in part.kinds.items():
+        o = other.get(n)
+        if k == INT_KIND and o == FLOAT_KIND:
+            column, kinds[n] = pc.cast(attrs.column(n), pa.float64()), FLOAT_KIND
+        elif k in (INT_KIND, FLOAT_KIND, STR_KIND) and o == TEXT_KIND:
+            write = repr if k == FLOAT_KIND else str
+            column = pa.array([None if v is None else write(v)
+                               for v in attrs.column(n).to_pylist()], pa.string())
+            kinds[n] = TEXT_KIND
+        else:
+            continue
+        attrs = attrs.set_column(attrs.column_names.index(n), n, column)
+    return part if kinds == part.kinds else EventColumns(part.ts, part.types, attrs, kinds,
+                                                         part.sparse)
+
+
 def _joined(held: EventColumns | None, new: EventColumns, row: int = 0,
             source: str = "<events>") -> EventColumns:
     """The held candidates' columns and a batch's (from stream row ``row``), as one
     :class:`Columns`."""
     if held is None:
         return new
+    held, new = _widened(held, new.kinds), _widened(new, held.kinds)
     if held.kinds != new.kinds or held.attrs.schema != new.attrs.schema:
         changed = sorted(n for n in set(held.kinds) | set(new.kinds)
                          if held.kinds.get(n) != new.kinds.get(n)) or ["(schema)"]
