@@ -18,6 +18,7 @@ the engine stage runs; the matches must be those of the undisturbed run.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -48,6 +49,17 @@ def committed(checkpoint: Path) -> int:
         return 0
     return max((int(p.name) + 1 for p in root.iterdir()
                 if p.name.isdigit() and (p / "meta.json").exists()), default=0)
+
+
+def latest_meta(checkpoint: Path) -> dict[str, Any]:
+    """The meta of the last micro-batch Kleene's state store committed (``{}`` before
+    any): its batch number, running counts, watermark and whether the stream ended."""
+    done = committed(checkpoint)
+    if not done:
+        return {}
+    meta: dict[str, Any] = json.loads((checkpoint / "kleene" / str(done - 1) / "meta.json")
+                                      .read_text(encoding="utf-8"))
+    return meta
 
 
 def written_matches(out: Path) -> list[Match]:

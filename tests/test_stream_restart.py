@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.stream_faults import committed, kill_and_restart, written_matches
+from bench.stream_faults import kill_and_restart, latest_meta, written_matches
 from bench.stream_spark import generated_case
 
 pytestmark = pytest.mark.spark
@@ -25,4 +25,7 @@ def test_sigkill_mid_stream_then_restart_writes_every_match_once(tmp_path):
     got = written_matches(case.out)
     assert len(got) == len(set(got)), "a match was written twice"
     assert set(got) == case.expected and len(case.expected) >= 5
-    assert committed(case.checkpoint) == 5                 # 4 files, then the end of stream
+    # the restart read every file and then ended the stream (Spark may put the files
+    # left at the kill into fewer micro-batches than one each: its offsets log decides)
+    last = latest_meta(case.checkpoint)
+    assert last["ended"] and last["counts"]["events"] == 200 and last["watermark"] == "inf"
