@@ -27,6 +27,7 @@ parser, printer or semantics ever meets a ``RecursionError``.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -398,11 +399,14 @@ def check_prev(text: str, source: str, groups: frozenset[str] | set[str]) -> Non
 
 
 def duration(p: Parser) -> Duration:
-    """``WITHIN``'s operand: a non-negative number, then optionally a time unit."""
+    """``WITHIN``'s operand: a non-negative finite number, then optionally a time unit
+    (``1e400`` reads as infinity in Python: a typo for a window, refused)."""
     start = p.tok
     value = p.number("a duration (a number, then optionally a unit)")
     if value < 0:
         raise p.error("a non-negative duration", start)
+    if not math.isfinite(value):
+        raise p.error("a finite duration", start)
     unit = None
     if p.tok.kind == "ident" and p.tok.text.lower() in UNIT_MS:
         unit = canonical_unit(p.advance().text)

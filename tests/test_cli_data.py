@@ -272,3 +272,11 @@ def test_a_non_ascii_name_says_what_names_may_hold(capsys, files):
     assert one_error(err) == (
         f"kleene match: {files / 'bad.ses'}:1:12: unexpected character 'ü' (names are ASCII "
         "letters, digits and _; text in quotes may be any)")
+
+
+def test_an_infinite_window_is_a_typo_not_a_window(capsys, files):
+    (files / "bad.ses").write_text(FUNNEL.replace("WITHIN 5 minutes", "WITHIN 1e400 minutes"))
+    code, _, err = run(capsys, files, pattern="bad.ses")
+    assert code == 2
+    assert one_error(err) == (f"kleene match: {files / 'bad.ses'}:3:8: expected a finite "
+                              "duration, found '1e400'")
