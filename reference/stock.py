@@ -119,6 +119,13 @@ def _regular(data: bytes, limit: int | None) -> pa.Table | None:
     keys = stock_layout(first_line(data))
     if not keys:
         return pa.table({}) if keys == [] else None
+    return regular_lines(data, keys, limit)
+
+
+def regular_lines(data: Any, keys: list[str], limit: int | None = None) -> pa.Table | None:
+    """Lines ``TYPE(k1=v1,...,kn=vn)`` of ``keys`` (bytes or an Arrow buffer) as the text
+    columns ``type``, ``k1``, ..., ``kn`` (the first ``limit`` lines); ``None`` if a line
+    has another layout."""
     try:
         raw = pacsv.read_csv(pa.BufferReader(data), **read_options(keys))
     except pa.ArrowInvalid:     # a line with another number of fields

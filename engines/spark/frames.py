@@ -49,6 +49,7 @@ from kleene.engines.spark.text_columns import (
     stock_columns,
     typed,
 )
+from kleene.engines.spark.text_splits import local_path
 from kleene.reference.errors import PatternError, StreamError
 from kleene.reference.events import Stream
 from kleene.reference.loaders import STOCK_TS, detect_format, is_gzip, load_events
@@ -85,10 +86,6 @@ class EventFrame:
         return attribute
 
 
-def _local(path: str) -> bool:
-    return "://" not in str(path) or str(path).startswith("file://")
-
-
 def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | None = None,
                 type: str | None = "type", time_unit: str | None = None,
                 schema: str | None = None, require: Iterable[str] = (),
@@ -99,8 +96,8 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
     ``limit`` keeps the first events only)."""
     fmt = (format or detect_format(path)).lower()
     source = str(path)
-    if _local(source):
-        local = source.removeprefix("file://")
+    local = local_path(source)
+    if local is not None:
         if not os.path.exists(local):
             raise StreamError("cannot read the events: no such file", source=source)
         if not os.path.isdir(local) and is_gzip(local) and not local.endswith(".gz"):

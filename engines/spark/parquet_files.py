@@ -21,6 +21,7 @@ import os
 from typing import Any
 
 from kleene.engines.spark.index import SAMPLE_EVERY
+from kleene.engines.spark.text_splits import local_path
 
 #: The hidden column of Spark's file sources that numbers the rows of each file.
 ROW_INDEX = "_metadata.row_index"
@@ -31,8 +32,8 @@ def checked(path: str, ts: str, limit: int | None = None
     """The number of events of the local Parquet file ``path`` (at most ``limit``) and its
     timestamps sampled every :data:`SAMPLE_EVERY` rows, if its timestamps are numbers,
     present, finite and in order; else ``None``."""
-    local = path.removeprefix("file://")
-    if "://" in local or not os.path.isfile(local):
+    local = local_path(path)
+    if local is None or not os.path.isfile(local):
         return None
     try:
         import numpy as np
@@ -77,13 +78,14 @@ def read_parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[A
 
 def nanosecond_columns(path: str) -> list[str]:
     """The columns of a local Parquet file or folder stored as nanosecond timestamps."""
-    if "://" in str(path) and not str(path).startswith("file://"):
+    local = local_path(path)
+    if local is None:
         return []
     try:
         import pyarrow as pa
         import pyarrow.dataset as ds
 
-        arrow = ds.dataset(str(path).removeprefix("file://"), format="parquet").schema
+        arrow = ds.dataset(local, format="parquet").schema
     except Exception:  # not readable by pyarrow: Spark's own error will say why
         return []
     return [f.name for f in arrow if pa.types.is_timestamp(f.type) and f.type.unit == "ns"]
@@ -92,12 +94,13 @@ def nanosecond_columns(path: str) -> list[str]:
 def converted_time_unit(path: str) -> str | None:
     """The time unit ``kleene convert`` recorded in a local Parquet file's metadata
     (what :func:`kleene.reference.loaders.load_events` reads), else ``None``."""
-    if "://" in str(path) and not str(path).startswith("file://"):
+    local = local_path(path)
+    if local is None:
         return None
     try:
         import pyarrow.dataset as ds
 
-        arrow = ds.dataset(str(path).removeprefix("file://"), format="parquet").schema
+        arrow = ds.dataset(local, format="parquet").schema
     except Exception:  # not readable by pyarrow: Spark's own error will say why
         return None
     from kleene.reference.loaders import _written_by_convert

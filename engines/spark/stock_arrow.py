@@ -5,8 +5,7 @@ stream with Spark SQL (:mod:`.text_columns`) parses the text three times —
 an aggregation to infer the column types, the numbering pass
 (:mod:`.index`), and the filter/slice stage. Here the lines are parsed by the
 vectorised reader of the single-process loader
-(:func:`kleene.reference.stock.read_options` and
-:func:`~kleene.reference.stock.split_fields`, cells typed by
+(:func:`kleene.reference.stock.regular_lines`, cells typed by
 :func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``.
 Each task reads its split of a local file itself (:mod:`.text_splits`: no
 JVM reading, no lines shipped to Python); any other path is read by
@@ -97,16 +96,9 @@ def _fields(lines: Any, keys: Sequence[str]) -> Any:
 
 def _parse(data: Any, keys: Sequence[str]) -> Any:
     """Lines of text (bytes) as :func:`_fields` says."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
+    from kleene.reference.stock import regular_lines
 
-    from kleene.reference.stock import read_options, split_fields
-
-    try:
-        raw = pacsv.read_csv(pa.BufferReader(data), **read_options(list(keys)))
-    except pa.ArrowInvalid:
-        return None
-    return split_fields(raw, list(keys))
+    return regular_lines(data, list(keys))
 
 
 def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kleene.engines.spark.index import problem
+from kleene.engines.spark.text_splits import local_path
 from kleene.reference.loaders import open_text, parse_stock_line
 
 #: An integer literal, and any number literal (``kleene.reference.loaders._NUMBER``).
@@ -73,8 +74,9 @@ def typed(df: Any, types: dict[str, str]) -> Any:
 
 def first_lines(spark: Any, path: str) -> list[str]:
     """The first :data:`FIRST_LINES` non-blank lines of a text file."""
-    if "://" not in path or path.startswith("file://"):
-        with open_text(path.removeprefix("file://")) as f:
+    local = local_path(path)
+    if local is not None:
+        with open_text(local) as f:
             return list(itertools.islice((line for line in f if line.strip()), FIRST_LINES))
     from pyspark.sql import functions as F
 

@@ -34,10 +34,17 @@ class Splits:
     gzip: bool
 
 
+def local_path(path: str) -> str | None:
+    """The file-system path of ``path`` when it is local (a plain path or a
+    ``file://`` URL), else ``None`` (``hdfs://``, ``s3a://``, ...)."""
+    local = str(path).removeprefix("file://")
+    return None if "://" in local else local
+
+
 def local_splits(spark: Any, path: str) -> Splits | None:
     """The splits of a local file, or ``None`` (a folder, a remote path)."""
-    local = path.removeprefix("file://")
-    if "://" in local or not os.path.isfile(local):
+    local = local_path(path)
+    if local is None or not os.path.isfile(local):
         return None
     size = os.path.getsize(local)
     if local.endswith(".gz"):
