@@ -72,6 +72,7 @@ import pyarrow.csv as pacsv
 from kleene.reference.columnar import validated
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Stream, type_name
+from kleene.reference.filebytes import EXTENSIONS, GZIP_MAGIC, file_bytes, format_of, prefetched
 from kleene.reference.stock import STOCK_TS, parse_stock_line, stock_table
 from kleene.reference.textvalues import text_value
 
@@ -82,22 +83,12 @@ __all__ = ["EXTENSIONS", "FORMATS", "STOCK_TS", "detect_format", "is_gzip", "loa
 #: The formats :func:`load_events` reads.
 FORMATS = ("csv", "jsonl", "parquet", "stock")
 
-#: File extensions (lower case, after stripping ``.gz``) and their formats.
-EXTENSIONS: dict[str, str] = {
-    ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl", ".parquet": "parquet",
-    ".pq": "parquet", ".stream": "stock", ".stock": "stock", ".stocks": "stock",
-}
-
-_GZIP_MAGIC = b"\x1f\x8b"
 PathLike = str | os.PathLike[str]
 
 
 def detect_format(path: PathLike) -> str:
     """The format of ``path`` from its extension (a trailing ``.gz`` is ignored)."""
-    name = Path(path).name.lower()
-    if name.endswith(".gz"):
-        name = name[:-3]
-    fmt = EXTENSIONS.get(Path(name).suffix)
+    fmt = format_of(path)
     if fmt is None:
         known = ", ".join(sorted(EXTENSIONS))
         raise StreamError(f"cannot tell the format from the name (known extensions: {known}); "
@@ -108,7 +99,7 @@ def detect_format(path: PathLike) -> str:
 def is_gzip(path: PathLike) -> bool:
     """Whether the file starts with gzip's magic bytes."""
     with _opened(path, lambda p: open(p, "rb")) as f:
-        return f.read(2) == _GZIP_MAGIC
+        return f.read(2) == GZIP_MAGIC
 
 
 def open_text(path: PathLike, *, newline: str | None = None) -> IO[str]:
@@ -129,16 +120,18 @@ def _opened(path: PathLike, opener: Callable[[PathLike], IO[Any]]) -> IO[Any]:
 
 
 def read_bytes(path: PathLike) -> bytes:
-    """The bytes of ``path``, decompressed when it is gzip (by magic bytes)."""
-    source = str(path)
-    gz = is_gzip(path)
+    """The bytes of ``path``, decompressed when it is gzip (by magic bytes); the bytes a
+    :func:`~kleene.reference.filebytes.prefetch` read ahead, if any."""
+    data = prefetched(path)
+    if data is not None:
+        return data
     try:
-        with pa.input_stream(str(path), compression="gzip" if gz else None) as f:
-            return f.read()
-    except (pa.ArrowException, OSError, EOFError, zlib.error) as err:
-        if gz:
-            raise StreamError(f"corrupt gzip data: {err}", source=source) from None
-        raise StreamError(f"cannot read the events: {err}", source=source) from None
+        return file_bytes(path)
+    except OSError as err:
+        raise StreamError(f"cannot read the events: {err.strerror or err}",
+                          source=str(path)) from None
+    except (zlib.error, EOFError) as err:
+        raise StreamError(f"corrupt gzip data: {err}", source=str(path)) from None
 
 
 def load_events(path: PathLike, *, format: str | None = None, ts: str | None = None,

@@ -32,8 +32,22 @@ def int64_array(values: Any) -> pa.Array:
     """An Arrow ``int64`` array of integers (a NumPy array or a sequence), sharing
     a NumPy array's memory; unlike ``pa.array`` it does not probe for NumPy's masked
     arrays (importing ``numpy.ma``, 0.05 s)."""
-    arr = np.ascontiguousarray(values, dtype=np.int64)
-    return pa.Array.from_buffers(pa.int64(), len(arr), [None, pa.py_buffer(arr)])
+    return numeric_array(np.ascontiguousarray(values, dtype=np.int64))
+
+
+#: NumPy dtypes :func:`numeric_array` shares without copying.
+_SHARED = {np.dtype(np.int64): pa.int64(), np.dtype(np.float64): pa.float64()}
+
+
+def numeric_array(values: np.ndarray) -> pa.Array:
+    """A NumPy array as the Arrow array ``pa.array`` makes of it (no nulls; a float NaN
+    stays NaN), sharing the memory of an ``int64`` or ``float64`` array without
+    probing for masked arrays (see :func:`int64_array`)."""
+    arr = np.ascontiguousarray(values)
+    arrow = _SHARED.get(arr.dtype)
+    if arrow is None:
+        return pa.array(arr)
+    return pa.Array.from_buffers(arrow, len(arr), [None, pa.py_buffer(arr)])
 
 
 def combined(arr: Any) -> pa.Array:

@@ -32,6 +32,7 @@ from kleene.reference.columnar import Columns as EventColumns
 from kleene.reference.conditions import And as CondAnd
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Not, Term, Truth
 from kleene.reference.conditions import Or as CondOr
+from kleene.reference.timestamps import int64_array, numeric_array
 
 
 def columnar(c: Condition) -> bool:
@@ -74,14 +75,14 @@ class InstanceColumns(ArrowColumns):
         if t not in self._terms:
             cands, idx = self.bound[t.var]
             kinds, values = cands.operand(t.attr)
-            take = pa.array(idx, type=pa.int64())
+            take = int64_array(idx)
             self._terms[t] = (kinds[idx], {k: _take(v, idx, take) for k, v in values.items()})
         return self._terms[t]
 
 
 def _take(values: object, idx: np.ndarray, take: pa.Array) -> object:
     if isinstance(values, np.ndarray):
-        return pa.array(values[idx])
+        return numeric_array(values[idx])
     return values.take(take)  # type: ignore[attr-defined]
 
 

@@ -39,6 +39,7 @@ from kleene.reference.columnar import Columns as EventColumns
 from kleene.reference.columnar import column_batches
 from kleene.reference.errors import StreamError
 from kleene.reference.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
+from kleene.reference.timestamps import int64_array
 
 #: Rows per batch of a loaded stream.
 ROWS = 65_536
@@ -138,7 +139,7 @@ def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
 
 def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventColumns:
     names = [n for n in part.attrs.column_names if n in read]
-    take = pa.array(idx, type=pa.int64())
+    take = int64_array(idx)
     return EventColumns(part.ts.take(take), None if part.types is None else part.types.take(take),
                         part.attrs.select(names).take(take),
                         {n: k for n, k in part.kinds.items() if n in read}, part.sparse & read)

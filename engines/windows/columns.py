@@ -66,6 +66,7 @@ from kleene.reference.events import Event
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
+from kleene.reference.timestamps import numeric_array
 
 #: Kleene's strong logic on int8: false, unknown, true.
 F, U, T = 0, 1, 2
@@ -238,7 +239,7 @@ def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray
         kinds = np.full(n, MISSING, dtype=np.int8)
         kinds[nums] = NUM
         kinds[strs] = STR
-        return kinds, {NUM: pa.array(numbers), STR: arr}
+        return kinds, {NUM: numeric_array(numbers), STR: arr}
     code = STR if kind == STR_KIND else BOOL if kind == BOOL_KIND else NUM
     if arr.null_count == 0:
         kinds = np.full(n, code, dtype=np.int8)

@@ -1,0 +1,105 @@
+"""reference/filebytes.py: whole-file bytes, gunzip of every member, reading ahead on a thread.
+
+Expected values are the bytes written by the tests themselves (hand-made gzip members).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zlib
+
+import pytest
+
+from kleene.reference import filebytes
+from kleene.reference.errors import StreamError
+from kleene.reference.filebytes import file_bytes, format_of, gunzip, prefetch, prefetched
+from kleene.reference.loaders import load_events, read_bytes
+
+STOCK = (b"BUY(id=1,name=INTC,price=27.5,stock_time=10)\n"
+         b"SELL(id=2,name=RIMM,price=3,stock_time=12)\n")
+
+
+def test_gunzip_reads_every_member_and_skips_zero_padding():
+    data = gzip.compress(b"ab") + gzip.compress(b"") + gzip.compress(b"cd") + b"\0\0\0"
+    assert gunzip(data) == b"abcd"
+    assert gzip.decompress(data) == b"abcd"          # what the gzip module reads, too
+
+
+@pytest.mark.parametrize(("data", "error"), [
+    (gzip.compress(b"abcdef")[:-5], EOFError),                  # cut inside the trailer
+    (gzip.compress(b"ab") + b"junk", zlib.error),               # not a member after one
+])
+def test_gunzip_refuses_a_cut_or_trailing_garbage(data, error):
+    with pytest.raises(error):
+        gunzip(data)
+
+
+def test_format_of_reads_the_extension_under_gz():
+    assert format_of("a/b.STREAM.gz") == "stock"
+    assert format_of("x.csv") == "csv"
+    assert format_of("x.txt") is None
+
+
+def test_prefetched_bytes_are_the_files(tmp_path):
+    path = tmp_path / "s.stream.gz"
+    path.write_bytes(gzip.compress(STOCK))
+    assert prefetch(path)
+    assert prefetched(path) == STOCK
+    assert prefetched(path) is None                 # taken once; then read as usual
+    assert read_bytes(path) == STOCK
+
+
+def test_the_loader_takes_the_prefetched_bytes(tmp_path, monkeypatch):
+    path = tmp_path / "s.stream"
+    path.write_bytes(STOCK)
+    assert prefetch(path)
+    monkeypatch.setattr(filebytes, "file_bytes", lambda p: pytest.fail("read twice"))
+    monkeypatch.setattr("kleene.reference.loaders.file_bytes",
+                        lambda p: pytest.fail("read twice"))
+    s = load_events(path)
+    assert [e.value("price") for e in s.events] == [27.5, 3]
+
+
+def test_a_file_changed_after_the_prefetch_is_read_again(tmp_path):
+    path = tmp_path / "s.stream"
+    path.write_bytes(STOCK)
+    assert prefetch(path)
+    filebytes._AHEAD[os.path.realpath(path)].thread.join()
+    path.write_bytes(STOCK[:46])                    # the first line only: another size
+    assert read_bytes(path) == STOCK[:46]
+
+
+def test_only_formats_read_whole_and_regular_files_are_prefetched(tmp_path):
+    (tmp_path / "e.jsonl").write_text('{"ts": 0}\n')
+    (tmp_path / "e.parquet").write_bytes(b"PAR1")
+    assert not prefetch(tmp_path / "e.jsonl")                       # read line by line
+    assert not prefetch(tmp_path / "e.parquet")
+    assert prefetch(tmp_path / "e.jsonl", "csv") is True            # a format given wins
+    assert prefetched(tmp_path / "e.jsonl") == b'{"ts": 0}\n'
+    assert not prefetch(tmp_path / "missing.csv")
+    assert not prefetch(tmp_path)                                   # a directory
+
+
+def test_a_failed_read_ahead_leaves_the_error_to_the_loader(tmp_path):
+    path = tmp_path / "bad.stream.gz"
+    path.write_bytes(gzip.compress(STOCK)[:-6])
+    assert prefetch(path)
+    with pytest.raises(StreamError, match="corrupt gzip data"):
+        load_events(path)
+
+
+@pytest.mark.parametrize("spelling", ["--events {}", "--events={}"])
+def test_the_kleene_program_reads_its_events_ahead(tmp_path, monkeypatch, capsys, spelling):
+    from kleene.cli import main
+
+    (tmp_path / "q.op").write_text("PATTERN SEQ(BUY b, SELL s) WITHIN 5\n")
+    path = tmp_path / "s.stream.gz"
+    path.write_bytes(gzip.compress(STOCK))
+    monkeypatch.setattr("kleene.reference.loaders.file_bytes",
+                        lambda p: pytest.fail("not read ahead"))
+    monkeypatch.setattr("sys.argv", ["kleene", "match", "--pattern", str(tmp_path / "q.op"),
+                                     *spelling.format(path).split(), "--count"])
+    assert main() == 0
+    assert capsys.readouterr().out == "1\n"       # BUY at 10, SELL at 12: within 5
+    assert file_bytes(path) == STOCK
