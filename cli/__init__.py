@@ -92,6 +92,18 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _exit_now(code: int) -> None:
+    """End the ``kleene`` program now, with ``code``, once its output is flushed: skip
+    the interpreter's teardown (freeing every module of NumPy, pyarrow and Kleene and
+    the loaded columns one object at a time: 0.03 s of a ``kleene match`` on the stock
+    stream). Only for a lean command (:data:`NO_PANDAS`, not on Spark), which has closed
+    the files it wrote and leaves no ``atexit`` work; if the flush fails (a closed pipe),
+    the exception takes the usual way out."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
+
+
 def _read_ahead(argv: Sequence[str]) -> None:
     """``kleene match --events FILE`` (not ``--stream``, not on Spark): start reading FILE
     on a thread now, before NumPy, pyarrow and Kleene's modules are imported
@@ -181,7 +193,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     lean = program and args.command in NO_PANDAS and not getattr(args, "spark", False)
     try:
         with no_pandas() if lean else contextlib.nullcontext():
-            return int(args.run(args))
+            code = int(args.run(args))
+        if lean:
+            _exit_now(code)
+        return code
     except KleeneError as err:
         sys.stdout.flush()
         print(f"kleene {args.command}: {err}", file=sys.stderr)

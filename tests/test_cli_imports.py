@@ -27,11 +27,17 @@ HEAVY = ("pandas", "dateutil", "numpy.ma", "tqdm", "networkx", "z3", "jsonschema
 
 PROGRAM = """
 import json, sys
-from kleene.cli import main
+import kleene.cli as cli
 argv, watch = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 sys.argv = ["kleene", *argv]
-code = main()
-print(json.dumps([code, [m for m in watch if m in sys.modules]]))
+exit_now = cli._exit_now
+
+def report(code):      # a lean command ends the process in main (cli._exit_now)
+    print(json.dumps([code, [m for m in watch if m in sys.modules]]))
+    exit_now(code)
+
+cli._exit_now = report
+report(cli.main())
 """
 
 
@@ -162,3 +168,24 @@ def test_the_language_registry_builds_only_the_languages_asked_for():
     # a SREMO expression is SREMO's (registered before Wayeb, whose patterns are SREMO's)
     assert found == ["ses", "ses", "sremo"]
     assert operators is False
+
+
+def test_the_program_ends_at_once_with_its_output_whole(tmp_path):
+    """A lean command ends the process without the interpreter's teardown
+    (``cli._exit_now``): what it printed and the files it wrote are complete."""
+    (tmp_path / "q.ses").write_text(PATTERN)
+    (tmp_path / "e.csv").write_text(EVENTS)
+    base = [sys.executable, "-m", "kleene", "match", "--pattern", str(tmp_path / "q.ses"),
+            "--events", str(tmp_path / "e.csv"), "--policy", "any"]
+    done = subprocess.run(base, capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert (done.returncode, done.stdout.splitlines()) == \
+        (0, ['{"a": [0], "b": [1]}', '{"a": [0], "b": [3]}', '{"a": [2], "b": [3]}'])
+    for name in ("m.jsonl", "m.parquet"):
+        done = subprocess.run([*base, "--output", str(tmp_path / name)], capture_output=True,
+                              text=True, timeout=120, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+    lines = (tmp_path / "m.jsonl").read_text().splitlines()
+    assert len(lines) == 6 and lines[-1].endswith("}")     # 3 matches × 2 variables, long
+    import pyarrow.parquet as pq
+
+    assert pq.read_table(tmp_path / "m.parquet").num_rows == 6

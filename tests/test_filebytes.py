@@ -100,6 +100,9 @@ def test_the_kleene_program_reads_its_events_ahead(tmp_path, monkeypatch, capsys
                         lambda p: pytest.fail("not read ahead"))
     monkeypatch.setattr("sys.argv", ["kleene", "match", "--pattern", str(tmp_path / "q.op"),
                                      *spelling.format(path).split(), "--count"])
+    ended: list[int] = []
+    monkeypatch.setattr("kleene.cli._exit_now", ended.append)   # not this test process
     assert main() == 0
+    assert ended == [0]
     assert capsys.readouterr().out == "1\n"       # BUY at 10, SELL at 12: within 5
     assert file_bytes(path) == STOCK

@@ -239,19 +239,23 @@ def _positions(pos: np.ndarray, i: np.ndarray, pad: int) -> np.ndarray:
 
 def _matches(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
              contiguous: bool) -> Iterator[Match]:
-    names = [var for var, _ in plan.named]
-    columns: list[list[tuple[int, ...]]] = []
-    for _, i in plan.named:
+    """The instances' matches: each variable's binding ``(var, positions)`` built once per
+    candidate row, and a match the tuple of one binding per variable (in ``plan.named``
+    order, as :class:`Match` keeps them)."""
+    columns: list[list[tuple[str, tuple[int, ...]]]] = []
+    for var, i in plan.named:
         p = found.pos[i]
         if idx[i].ndim == 1:
-            columns.append([(x,) for x in p[idx[i]].tolist()])
+            columns.append([(var, (x,)) for x in p[idx[i]].tolist()])
         else:
             every = p.tolist()
-            columns.append([tuple(every[j] for j in row if j >= 0)
+            columns.append([(var, tuple(every[j] for j in row if j >= 0))
                             for row in idx[i].tolist()])
-    for row in zip(*columns, strict=True):
-        if contiguous:
-            every = [x for part in row for x in part]
-            if max(every) - min(every) + 1 != len(every):
-                continue
-        yield Match(tuple(zip(names, row, strict=True)))
+    rows = zip(*columns, strict=True)
+    if not contiguous:
+        yield from map(Match, rows)
+        return
+    for row in rows:
+        bound = [x for _, part in row for x in part]
+        if max(bound) - min(bound) + 1 == len(bound):
+            yield Match(row)
