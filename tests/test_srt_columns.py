@@ -78,7 +78,7 @@ def test_register_patterns_take_the_sleeping_path(text):
     """These patterns are run with sleeping groups (engines/srt/agenda.py), so the tests
     above compare that path with the reference."""
     from kleene.engines.srt.agenda import waiting_moves
-    from kleene.engines.srt.run import Execution
+    from kleene.engines.srt.execution import Execution
 
     compiled = engine("srt").compile(parse_sremo(text), window="strict")
     ex = Execution(compiled.srt, compiled.policy, compiled.counters)
