@@ -15,7 +15,7 @@ accepting state is doubly circled." Here:
   ``{c, d, p+}`` and ``∅``, or in the paper's concatenated form ``cdp+``
   (Example 5: "we denote states by the concatenation of the corresponding
   event variables"); group variables (those that loop) carry their ``+``;
-- a guard is printed by :func:`kleene.reference.syntax.format_condition`, one
+- a guard is printed by :func:`kleene.reference.condition_text.format_condition`, one
   conjunct per line, or, when the picture would be crowded, abbreviated to
   ``Θ1 .. Θn`` with a legend that lists each Θ as the set of its conditions,
   as Fig. 4 does. Transitions are numbered in a canonical order (states by
@@ -54,9 +54,9 @@ import networkx as nx
 
 from kleene.engines.protocol import Transition
 from kleene.engines.ses.automaton import SESAutomaton
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import And, Condition, Truth
 from kleene.reference.errors import KleeneError
-from kleene.reference.syntax import format_condition
 
 #: Output formats: Graphviz's ``svg`` and ``png``, or the DOT text itself.
 FORMATS = ("svg", "png", "dot")

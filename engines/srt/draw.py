@@ -42,10 +42,10 @@ from kleene.engines.srt.complement import complement, determinize
 from kleene.engines.srt.dsrt import CompiledDSRT, compile_dsrt
 from kleene.engines.srt.run import CompiledSRT
 from kleene.engines.srt.unroll import unroll
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Window, check
-from kleene.reference.syntax import format_condition
 
 MARKED, UNMARKED = "●", "⊗"
 

@@ -47,10 +47,10 @@ from kleene.engines.trace import (
     match_text,
     register_tracer,
 )
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.syntax import format_condition
 
 #: At most this many alternative mark sets are printed per group.
 MAX_MARKS = 6
