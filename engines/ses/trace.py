@@ -30,13 +30,8 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from kleene.engines.draw import (
-    Highlight,
-    group_variables,
-    state_label,
-    to_graph,
-    variable_label,
-)
+from kleene.engines.draw import Highlight, to_graph
+from kleene.engines.labels import group_variables, state_label, variable_label
 from kleene.engines.pages import page, svg_of, table
 from kleene.engines.protocol import window_in_units
 from kleene.engines.ses.automaton import SESTransition

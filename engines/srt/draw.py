@@ -34,8 +34,9 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from kleene.engines.draw import DrawError, conjuncts, guard_lines, guard_set
+from kleene.engines.draw import DrawError
 from kleene.engines.drawers import collapse, guard_style, register_drawer
+from kleene.engines.labels import conjuncts, guard_lines, guard_set
 from kleene.engines.srt.automaton import HIDDEN, SRT, Edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import complement, determinize
