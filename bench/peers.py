@@ -254,7 +254,16 @@ def spark_run(quick: bool = False) -> None:
     filter, partition, run, write the matches as Parquet; the session's start not
     counted), for the SES engines; the same matches compared by canonical id. The
     aim (issue 10): Spark within 3× of the single process."""
-    from bench.spark_bench import OUT_DIR, Run, on_spark, replicated, single_process, use_master
+    from bench.spark_bench import (
+        OUT_DIR,
+        WARM_UP_EVENTS,
+        Run,
+        on_spark,
+        replicated,
+        single_process,
+        use_master,
+        warm_up,
+    )
 
     copies, limit = (1, 20_000) if quick else (10, None)
     path = replicated(copies)
@@ -272,16 +281,15 @@ def spark_run(quick: bool = False) -> None:
     for r in runs:
         singles[(r.label, r.engine)] = single_process(path, r, limit)
     spark, start = use_master("local[2]")
-    warm = time.perf_counter()     # the Python workers start and the JVM warms, once
-    on_spark(spark, path, runs[0], 20_000, OUT_DIR / "peers-spark-warm-up.parquet")
-    warm = time.perf_counter() - warm
+    warm = warm_up(spark, path, runs[0], "peers-spark-warm-up.parquet")
     for r in runs:
         loaded, ran, ids = singles[(r.label, r.engine)]
         slug = f"{r.label.replace(' ', '-')}-{r.engine}"
         seconds, on = on_spark(spark, path, r, limit, OUT_DIR / f"peers-spark-{slug}.parquet")
         table.add(r.label, r.engine, len(ids), loaded + ran, loaded, seconds,
                   ratio(seconds, loaded + ran), on == ids)
-    table.notes += [f"session start (not counted): {start:.1f} s; a first query on 20,000 "
-                    f"events (not counted: starts the Python workers): {warm:.1f} s",
+    table.notes += [f"session start (not counted): {start:.1f} s; a first query on "
+                    f"{WARM_UP_EVENTS:,} events (not counted: starts the Python workers): "
+                    f"{warm:.1f} s",
                     "aim (issue 10): local[2] / single ≤ 3 with the same matches"]
     emit(table, "peers_spark")

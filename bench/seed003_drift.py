@@ -80,6 +80,17 @@ def _run(compiled: Compiled, s: Stream, every: int,
             time.process_time() - started)
 
 
+def whole_stream_notes(table: Table, totals: dict[str, tuple[int, float]], *, by: str) -> None:
+    """One note per NFA over the whole stream (``totals``: name → computations, CPU
+    seconds): its computations, their ratio to the tree's, its CPU seconds; in order of
+    ``by`` (``"computations"`` or ``"cpu"``)."""
+    tree = totals.get("tree", (0, 0.0))[0]
+    field = ("computations", "cpu").index(by)
+    for name, (count, cpu) in sorted(totals.items(), key=lambda kv: kv[1][field]):
+        table.notes.append(f"whole stream, {name}: {count:,} computations "
+                           f"({count / max(tree, 1):.2f}× the tree's), {cpu:.2f} CPU s")
+
+
 def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> Table:
     """The table (see the module docstring)."""
     s = drifting_stream(segments, segment)
@@ -121,10 +132,7 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
         table.add(k + 1, "ABC"[k % 3], "".join("abc"[i] for i in best), sums[best], mine,
                   mine / max(sums[best], 1), PAPER, max(sums.values()) / max(mine, 1),
                   best_cpu, mine_cpu, mine_cpu / max(best_cpu, 1e-9))
-    whole_tree = totals["tree"][0]
-    for name, (count, cpu) in sorted(totals.items(), key=lambda kv: kv[1][0]):
-        table.notes.append(f"whole stream, {name}: {count:,} computations "
-                           f"({count / max(whole_tree, 1):.2f}× the tree's), {cpu:.1f} CPU s")
+    whole_stream_notes(table, totals, by="computations")
     table.notes.append("targets: tree / best chain ≤ 1.5 on every segment; the tree ahead of "
                        "every fixed chain over the whole stream")
     return table
@@ -184,10 +192,7 @@ def columns_table(segments: int = 3, segment: int = 100_000, window: int = 20,
     table.header.append(f"{text}; {len(columns):,} events over columns; the same matches "
                         f"for every NFA: {'yes' if same else 'NO'}; CPU: least of {repeat} "
                         "runs")
-    tree_count = whole.get("tree", (0, 0.0))[0]
-    for name, (count, cpu) in sorted(whole.items(), key=lambda kv: kv[1][1]):
-        table.notes.append(f"whole stream, {name}: {cpu:.2f} CPU s, {count:,} computations "
-                           f"({count / max(tree_count, 1):.2f}× the tree's)")
+    whole_stream_notes(table, whole, by="cpu")
     table.notes.append("a segment's rows run as a stream of their own; the tree chooses σ "
                        "per block of candidate rows (engines/nfa/replan.py)")
     return table

@@ -173,6 +173,19 @@ def on_spark(spark: Any, path: Path, run: Run, limit: int | None,
     return seconds, {r[0] for r in written}
 
 
+#: The events of the first query on a new session (not counted).
+WARM_UP_EVENTS = 20_000
+
+
+def warm_up(spark: Any, path: Path, run: Run, name: str) -> float:
+    """A first query on a new session, not counted (it starts the Python workers and
+    warms the JVM): ``run`` on the first :data:`WARM_UP_EVENTS` events of ``path``, the
+    matches written to ``OUT_DIR / name``. Its wall seconds."""
+    started = time.perf_counter()
+    on_spark(spark, path, run, WARM_UP_EVENTS, OUT_DIR / name)
+    return time.perf_counter() - started
+
+
 def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
                title: str = "Spark runner, end to end") -> Table:
     """Each run single process, on Spark ``local[1]`` and on ``local[2]`` (default: the
@@ -190,9 +203,8 @@ def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
     starts = []
     for master in ("local[1]", "local[2]"):
         spark, start = use_master(master)
-        warm = time.perf_counter()    # a first query starts the Python workers: not counted
-        on_spark(spark, path, runs[0], 20_000, OUT_DIR / "spark-warm-up.parquet")
-        starts.append(f"{master} {start:.1f} s + first query {time.perf_counter() - warm:.1f} s")
+        warm = warm_up(spark, path, runs[0], "spark-warm-up.parquet")
+        starts.append(f"{master} {start:.1f} s + first query {warm:.1f} s")
         for (label, name), row in rows.items():
             slug = re.sub(r"\W+", "-", label)
             seconds, ids = on_spark(spark, path, row["run"], settings.limit,

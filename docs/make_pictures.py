@@ -32,7 +32,8 @@ from kleene.engines import draw, drawers
 from kleene.engines.protocol import Compiled, Query, compile_query
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
-from kleene.engines.trace import TraceNames, event_text, move_text, run_steps, trace
+from kleene.engines.ses.trace import TraceNames, move_text, run_steps
+from kleene.engines.trace import event_text, trace
 from kleene.reference.events import Stream, stream_of
 from kleene.reference.languages import detect_language
 from kleene.reference.ses.text import parse_ses

@@ -26,9 +26,9 @@ from kleene.engines.draw import (
     Drawable,
     DrawError,
     cluster_path,
-    conjuncts,
     to_graph,
 )
+from kleene.engines.labels import conjuncts
 from kleene.reference.conditions import Condition
 
 #: A family's drawer: the compiled automaton and the style options → a graph.

@@ -183,7 +183,7 @@ class Transition:
 
     States are any hashable values (the SES automaton uses frozensets of
     variable names, seed 000 Def. 3). ``guard`` is a condition AST, printable
-    with :func:`kleene.reference.syntax.format_condition`. ``kind`` names the
+    with :func:`kleene.reference.condition_text.format_condition`. ``kind`` names the
     edge: ``bind`` (takes the event for ``variable``), ``skip`` (reads it and
     keeps the state), ``epsilon`` (reads nothing; its guard is ``TRUE``).
     ``mark`` is the output of an SRT edge (``True`` marked, ``False`` not,

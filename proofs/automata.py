@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from itertools import combinations
 
-from kleene.engines.draw import canonical, group_variables, transition_name, variable_label
+from kleene.engines.labels import canonical, group_variables, transition_name, variable_label
 from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
 from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
@@ -162,8 +162,8 @@ def names(transitions: Iterable[Transition], groups: Iterable[str] | None = None
           state: Callable[[Hashable], str] | None = None
           ) -> dict[tuple[Hashable, Hashable, str | None, Condition], str]:
     """Each transition named as ``kleene draw`` draws it: ``Θi`` in the picture's
-    canonical numbering (:func:`kleene.engines.draw.canonical`, the legend's) and
-    ``source --variable--> target`` (:func:`~kleene.engines.draw.transition_name`;
+    canonical numbering (:func:`kleene.engines.labels.canonical`, the legend's) and
+    ``source --variable--> target`` (:func:`~kleene.engines.labels.transition_name`;
     ``state`` names the states where a family's picture names them its own way).
     Keyed by ``(source, target, variable, guard)``."""
     ordered = canonical(transitions)

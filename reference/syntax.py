@@ -1,5 +1,6 @@
-"""Text syntax shared by the pattern languages: tokens, the condition grammar
-and the condition printer.
+"""Text syntax shared by the pattern languages: tokens and the condition grammar (the
+printer that reads conditions back is :mod:`kleene.reference.condition_text`; the
+``PARTITION BY`` clause, :mod:`kleene.reference.partition_by`).
 
 Every token knows its line and column, so every parse error says where it
 happened and what was expected (README, "Bad input").
@@ -29,7 +30,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kleene.reference.conditions import (
@@ -330,52 +331,6 @@ def where_conditions(p: Parser) -> tuple[Condition, ...]:
     return tuple(parts)
 
 
-def partition_by(p: Parser) -> tuple[str, ...]:
-    """``PARTITION BY a[, b ...]`` (after the pattern, before ``WHERE``): the attributes,
-    or ``()`` when the clause is absent."""
-    if not (p.at("PARTITION") and p.peek().text.upper() == "BY"):
-        return ()
-    p.advance()
-    p.advance()
-    names = [_attribute_name(p, "an attribute name after PARTITION BY")]
-    while p.accept(","):
-        names.append(_attribute_name(p, "an attribute name"))
-    return tuple(dict.fromkeys(names))
-
-
-def _attribute_name(p: Parser, what: str) -> str:
-    if p.tok.kind == "ident" and p.tok.text.upper() in STRUCTURE_WORDS:
-        raise p.error(what)
-    return p.ident(what).text
-
-
-def partition_equalities(names: Sequence[str], attributes: Sequence[str]) -> tuple[Cmp, ...]:
-    """``PARTITION BY a`` as plain Θ: ``vi.a = vj.a`` for every pair of variables
-    ``i < j`` in declaration order, attribute by attribute (docs/semantics.md,
-    "PARTITION BY"); the windows of seed 001 Def. 6 then partition by ``a``."""
-    return tuple(Cmp("=", Attr(v, a), Attr(w, a)) for a in attributes
-                 for i, v in enumerate(names) for w in names[i + 1:])
-
-
-def split_partition(names: Sequence[str], conditions: Sequence[Condition],
-                    ) -> tuple[tuple[str, ...], tuple[Condition, ...]]:
-    """The inverse of :func:`partition_equalities` for the printers: the attributes whose
-    pairwise equalities open Θ exactly as the parser writes them, and the rest of Θ."""
-    found: list[str] = []
-    rest = tuple(conditions)
-    pairs = len(names) * (len(names) - 1) // 2
-    while pairs and len(rest) >= pairs:
-        head = rest[0]
-        if not (isinstance(head, Cmp) and isinstance(head.left, Attr)):
-            break
-        attr = head.left.attr
-        if attr in found or rest[:pairs] != partition_equalities(names, [attr]):
-            break
-        found.append(attr)
-        rest = rest[pairs:]
-    return tuple(found), rest
-
-
 def check_prev(text: str, source: str, groups: frozenset[str] | set[str]) -> None:
     """Refuse ``prev(v.A)`` and ``v[i-1].A`` on a variable ``v`` that binds one event
     (not in ``groups``): its sequence has no consecutive pair, so the condition holds
@@ -411,42 +366,3 @@ def duration(p: Parser) -> Duration:
     if p.tok.kind == "ident" and p.tok.text.lower() in UNIT_MS:
         unit = canonical_unit(p.advance().text)
     return Duration(value, unit)
-
-# ---------------------------------------------------------------- printing
-
-
-def format_value(v: object) -> str:
-    """A constant as pattern text (strings single-quoted, quotes doubled)."""
-    if isinstance(v, bool):
-        return "TRUE" if v else "FALSE"
-    if isinstance(v, str):
-        return "'" + v.replace("'", "''") + "'"
-    if isinstance(v, float):
-        text = repr(v)
-        return text if ("." in text or "e" in text or "inf" in text) else text + ".0"
-    return str(v)
-
-
-def format_term(t: Term) -> str:
-    """A term as pattern text."""
-    if isinstance(t, Const):
-        return format_value(t.value)
-    if isinstance(t, Attr):
-        return f"{t.var}.{t.attr}"
-    if isinstance(t, Prev):
-        return f"prev({t.var}.{t.attr})"
-    inner = t.var if t.attr is None else f"{t.var}.{t.attr}"
-    return f"{t.func}({inner})"
-
-
-def format_condition(c: Condition, _level: int = 0) -> str:
-    """``c`` as text that :func:`parse_condition` reads back to ``c`` (round trip)."""
-    if isinstance(c, Cmp):
-        return f"{format_term(c.left)} {c.op} {format_term(c.right)}"
-    if isinstance(c, Truth):
-        return "TRUE" if c.value else "FALSE"
-    if isinstance(c, Not):
-        return "NOT " + format_condition(c.part, 3)
-    level, word = (1, " OR ") if isinstance(c, Or) else (2, " AND ")
-    text = word.join(format_condition(p, level + 1) for p in c.parts)
-    return f"({text})" if _level >= level else text

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import (
     Agg,
     And,
@@ -24,7 +25,7 @@ from kleene.reference.conditions import (
 from kleene.reference.errors import PatternSyntaxError, StreamError
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
-from kleene.reference.syntax import format_condition, parse_condition
+from kleene.reference.syntax import parse_condition
 
 # ---------------------------------------------------------------- streams
 

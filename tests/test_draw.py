@@ -22,6 +22,7 @@ import pytest
 
 from kleene.cli import main
 from kleene.engines import draw
+from kleene.engines.labels import guard_set, state_label
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
 from kleene.reference.ses.text import parse_ses
@@ -78,14 +79,14 @@ def test_fig_4_set_automata():
     assert (n2.number_of_nodes(), n2.number_of_edges()) == (2, 1)
     # N2 alone: Θ17 without the time constraints of the concatenation
     [(_, _, data)] = n2.edges(data=True)
-    assert draw.guard_set(data["guard"]) == "{b.L = 'B', d.ID = b.ID}"
+    assert guard_set(data["guard"]) == "{b.L = 'B', d.ID = b.ID}"
 
 
 def test_state_styles():
     q = frozenset({"p", "c", "d"})
-    assert draw.state_label(q, order="cdp", groups={"p"}, style="set") == "{c, d, p+}"
-    assert draw.state_label(q, order="cdp", groups={"p"}, style="concat") == "cdp+"
-    assert draw.state_label(frozenset(), style="set") == "∅"
+    assert state_label(q, order="cdp", groups={"p"}, style="set") == "{c, d, p+}"
+    assert state_label(q, order="cdp", groups={"p"}, style="concat") == "cdp+"
+    assert state_label(frozenset(), style="set") == "∅"
     g = draw.to_graph(compiled(Q1), states="set")
     assert "{c, d, p+, b}" in labels(g)
 

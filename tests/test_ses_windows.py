@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, Or
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Stream
@@ -45,7 +46,6 @@ from kleene.reference.ses.statistics import (
 )
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import match_window, window_at, window_matches, window_of
-from kleene.reference.syntax import format_condition
 
 # Fig. 1 of seed 001: (PID, L, V, day of July) for e1..e14.
 CHEMO = [(1, "C", 1672.5, 3), (1, "B", 7100, 4), (1, "P", 111.5, 5), (2, "B", 10100, 6),

@@ -10,7 +10,8 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
-from kleene.conformance.strategies import sremo_expressions, streams
+from kleene.conformance.sremo_strategies import sremo_expressions
+from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
 from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
@@ -78,7 +79,7 @@ def test_register_patterns_take_the_sleeping_path(text):
     """These patterns are run with sleeping groups (engines/srt/agenda.py), so the tests
     above compare that path with the reference."""
     from kleene.engines.srt.agenda import waiting_moves
-    from kleene.engines.srt.run import Execution
+    from kleene.engines.srt.execution import Execution
 
     compiled = engine("srt").compile(parse_sremo(text), window="strict")
     ex = Execution(compiled.srt, compiled.policy, compiled.counters)

@@ -2,7 +2,7 @@
 
 Hypothesis draws well-formed SREMO with registers written and read, marked and
 unmarked atoms, count and time windows, intersection, windowed negation and
-strategies (:func:`kleene.conformance.strategies.sremo_expressions`) and small
+strategies (:func:`kleene.conformance.sremo_strategies.sremo_expressions`) and small
 streams; ``srt`` must report exactly the reference's matches, without
 duplicates, under both policies and both window readings. Expressions outside
 the engine's fragment (negation that needs Alg. 7's register copies) must be
@@ -17,7 +17,8 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
-from kleene.conformance.strategies import sremo_expressions, streams
+from kleene.conformance.sremo_strategies import sremo_expressions
+from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, reject
 from hypothesis import strategies as st
 
-from kleene.conformance.strategies import sremo_expressions
+from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.engines.registry import engine
 from kleene.engines.srt.complement import MAX_ATOMS, minterms
 from kleene.engines.srt.dsrt import compile_dsrt

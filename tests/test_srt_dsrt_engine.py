@@ -11,7 +11,8 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
-from kleene.conformance.strategies import sremo_expressions, streams
+from kleene.conformance.sremo_strategies import sremo_expressions
+from kleene.conformance.strategies import streams
 from kleene.engines.protocol import Query, claims
 from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported

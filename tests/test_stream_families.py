@@ -24,12 +24,8 @@ from hypothesis import strategies as st
 
 from kleene.cli import main
 from kleene.conformance.differential import run_engine
-from kleene.conformance.strategies import (
-    operator_patterns,
-    sremo_expressions,
-    streams,
-    typed_streams,
-)
+from kleene.conformance.sremo_strategies import sremo_expressions
+from kleene.conformance.strategies import operator_patterns, streams, typed_streams
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_frame
 from kleene.engines.spark.frames import from_stream

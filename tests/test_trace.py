@@ -1,4 +1,4 @@
-"""Run traces of the SES automaton (``kleene.engines.trace``) and ``kleene trace``.
+"""Run traces of the SES automaton (``kleene.engines.ses.trace``) and ``kleene trace``.
 
 Seed 000 Example 8 / Fig. 6 follow the instance that produces patient 1's
 match: started at e1 it takes c/e1, ignores e2 ({}), takes d/e3, p/e4
@@ -17,7 +17,8 @@ import pytest
 
 from kleene.cli import main
 from kleene.engines.registry import engine
-from kleene.engines.trace import run_steps, substitution_text, to_html, to_text, trace
+from kleene.engines.ses.trace import run_steps, to_html, to_text
+from kleene.engines.trace import substitution_text, trace
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import stream_of
 from kleene.reference.match import Match

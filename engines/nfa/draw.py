@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from kleene.engines.draw import EMPTY, guard_lines, guard_set
 from kleene.engines.drawers import beside, guard_style, register_drawer
+from kleene.engines.labels import EMPTY, guard_lines, guard_set
 from kleene.engines.nfa.disjunction import dnf
 from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import Plan

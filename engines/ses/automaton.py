@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from kleene.engines.protocol import Feature
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import (
     Attr,
     Cmp,
@@ -45,7 +46,6 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import KleeneError
 from kleene.reference.ses.features import constructs
 from kleene.reference.ses.pattern import SESPattern
-from kleene.reference.syntax import format_condition
 
 State = frozenset[str]
 

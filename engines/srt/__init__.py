@@ -9,6 +9,8 @@ Modules, one per construction:
 - :mod:`.complement`  report Alg. 7 (determinization, minterms) and Alg. 8 (complement);
 - :mod:`.unroll`      report Lemma 46, Algs. 3–6: the unrolled SRT with register copies;
 - :mod:`.dsrt`        report Thm 41: the output-agnostic DSRT as a compiled recognizer;
+- :mod:`.marks`       report Alg. 1: the marks of a group of runs, shared as a DAG;
+- :mod:`.execution`   report Alg. 1: one pass of the streaming run over a stream;
 - :mod:`.run`         report Alg. 1: the streaming run, the engines ``srt`` and
   ``srt-faithful`` (Alg. 1 as printed).
 

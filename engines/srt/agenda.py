@@ -4,7 +4,7 @@ one of its state's guards can take.
 
 On a row whose bits (:func:`~kleene.engines.srt.columns.candidates`) satisfy no
 head of the non-``TRUE`` transitions of its state ``q``, a group of
-:class:`~kleene.engines.srt.run.Execution` only takes ``q``'s ``TRUE``
+:class:`~kleene.engines.srt.execution.Execution` only takes ``q``'s ``TRUE``
 transitions (unmarked, writing nothing: ``Execution.loops``). When their clocks
 are all "inside" (``~.ts − r.ts ≤ b``, monotone in the timestamp, which never
 decreases along the stream), a group with a ``TRUE`` self-loop survives every
@@ -18,7 +18,7 @@ runs as the first copy (same state, registers and marks) as long as that copy
 lives, which :func:`waiting_moves` ensures by asking ``t`` to have a self-loop
 with the clocks of ``q → t``. Groups that reach the same ``(q', v')`` sleep
 until the same row and are merged, as
-:meth:`~kleene.engines.srt.run.Execution.advance` merges them. A fresh run (the
+:meth:`~kleene.engines.srt.execution.Execution.advance` merges them. A fresh run (the
 ``⊤*`` prefix of ``T_s``) is due on the rows where a head of the start state
 holds, and of those only where it can leave a live group (:func:`fresh_rows`);
 on every other row it would die at once or only self-loop with nothing marked,
@@ -63,7 +63,7 @@ Waiting = tuple[tuple | None, tuple[tuple[tuple, int], ...]]
 
 def waiting_moves(ex: Any) -> list[Waiting] | None:
     """Per state its ``TRUE`` transitions (:data:`Waiting`), when sleeping groups are
-    exact for ``ex`` (an :class:`~kleene.engines.srt.run.Execution`), else ``None``:
+    exact for ``ex`` (an :class:`~kleene.engines.srt.execution.Execution`), else ``None``:
     policy ``stream``, a column filter, "inside" clocks only, no cycle of ``TRUE``
     transitions but self-loops, the start state's a self-loop if any (so a fresh run
     on a row no head of the start holds changes nothing), and a state with a
@@ -316,7 +316,7 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
     """Run ``ex`` over ``(offset, columns)`` batches with sleeping groups (module
     docstring; ``moves`` from :func:`waiting_moves`), yielding the reports of each
     woken row as it is read."""
-    from kleene.engines.srt.run import union
+    from kleene.engines.srt.marks import union
 
     masks = ex.memo("masks", lambda: state_masks(ex))
     expiry = ex.memo("expiry", lambda: state_expiry(ex))
@@ -345,7 +345,7 @@ def sleep_batch(ex: Any, moves: list[Waiting], masks: list[int], expiry: list[Ex
     """:func:`drive_sleeping` on the batch ``part`` (rows from position ``start``), the
     groups ``carried`` from the previous batch woken first; returns the groups alive
     after its last row (what it built for its rows is freed before the next batch's)."""
-    from kleene.engines.srt.run import ROOT, reported, union
+    from kleene.engines.srt.marks import ROOT, reported, union
 
     a = ex.a
     fresh_key = (a.start, ex.empty)

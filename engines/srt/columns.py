@@ -2,7 +2,7 @@
 
 Most elements of a stream can take no transition of an SRT but its ``TRUE``
 ones: they satisfy none of the guards' *head-only* conjuncts (those that read
-no register, :func:`kleene.engines.srt.run.skipping`). Such an element only
+no register, :func:`kleene.engines.srt.skip.skipping`). Such an element only
 moves the live runs along their ``TRUE`` transitions (unmarked, writing
 nothing, clocks tested on its timestamp) and, when no run is alive, changes
 nothing at all. Over a loaded stream (:attr:`~kleene.reference.events.Stream.columns`,
@@ -11,7 +11,7 @@ nothing at all. Over a loaded stream (:attr:`~kleene.reference.events.Stream.col
 vector kernels (:class:`~kleene.engines.windows.columns.ArrowColumns`, the
 reference's three-valued comparisons), builds events for those rows only
 (positions preserved), and hands the other rows to
-:meth:`~kleene.engines.srt.run.Execution.skip_rows` by their timestamps. The
+:meth:`~kleene.engines.srt.execution.Execution.skip_rows` by their timestamps. The
 configurations after every row are those of :meth:`Execution.step` on every
 event, so no match changes (tests/test_srt_differential.py runs both).
 """
@@ -66,7 +66,7 @@ def candidates(part: Any, relevant: Sequence[Condition]) -> tuple[np.ndarray, np
 
 
 def drive(ex: Any, batches: Iterable[tuple[int, Any]]) -> Iterator[Match]:
-    """Run the :class:`~kleene.engines.srt.run.Execution` ``ex`` over ``(offset,
+    """Run the :class:`~kleene.engines.srt.execution.Execution` ``ex`` over ``(offset,
     columns)`` batches, yielding the reports of each candidate row as it is read.
 
     While no run is alive only a fresh run can act, so the rows up to the next one

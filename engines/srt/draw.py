@@ -34,18 +34,19 @@ from collections.abc import Iterable
 
 import networkx as nx
 
-from kleene.engines.draw import DrawError, conjuncts, guard_lines, guard_set
+from kleene.engines.draw import DrawError
 from kleene.engines.drawers import collapse, guard_style, register_drawer
+from kleene.engines.labels import conjuncts, guard_lines, guard_set
 from kleene.engines.srt.automaton import HIDDEN, SRT, Edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import complement, determinize
 from kleene.engines.srt.dsrt import CompiledDSRT, compile_dsrt
 from kleene.engines.srt.run import CompiledSRT
 from kleene.engines.srt.unroll import unroll
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Window, check
-from kleene.reference.syntax import format_condition
 
 MARKED, UNMARKED = "●", "⊗"
 

@@ -5,7 +5,7 @@ Alg. 1) per part of the stream, as the reference defines it
 (:func:`kleene.reference.policies.part_of`; an element missing a value is a part
 of its own), matches mapped back to the positions of the stream.
 
-Over events, each element goes to the :class:`~kleene.engines.srt.run.Execution`
+Over events, each element goes to the :class:`~kleene.engines.srt.execution.Execution`
 of its part as it arrives; an element keeps its position, so the marks need no
 mapping (windows are compiled into the SRT: a count window counts the elements
 its run reads, those of its part; a time window reads timestamps). Over the

@@ -4,7 +4,7 @@ without evaluating every guard: exact tests derived from the SRT at compile time
 An element that satisfies none of the guards' *head-only* conjuncts (those that read
 no register) can fire only ``TRUE`` transitions; when those are unmarked and write
 nothing, such an element moves the runs along them (clocks tested) and changes nothing
-else (:meth:`kleene.engines.srt.run.Execution.skip`).
+else (:meth:`kleene.engines.srt.execution.Execution.skip`).
 """
 
 from __future__ import annotations

@@ -3,14 +3,14 @@
 Per element: the runs alive before it (a run is a configuration ``[j, q, v]``,
 Def. 4.3, plus the positions it marked: the engine keeps runs that agree on
 state and registers as one *group* whose marks are a set of alternatives,
-:class:`~kleene.engines.srt.run.Marks`), for each the transitions that fire
+:class:`~kleene.engines.srt.marks.Marks`), for each the transitions that fire
 (``φ ↑ o ↓ W``, as the picture labels them), the runs after it with their
 registers (``r1 = e1``) and marks, and the matches reported. Under policy
 ``stream`` a fresh run starts in the start state at every element (the
 ``⊤*`` prefix of report Sec. 4.3). Example 4.5's run is the group that goes
 ``q0 → q1 → q1 → q1 → qf`` on Table 1's first four elements.
 
-:func:`trace_srt` steps the engine's own :class:`~kleene.engines.srt.run.Execution`
+:func:`trace_srt` steps the engine's own :class:`~kleene.engines.srt.execution.Execution`
 and evaluates each group's transitions once more with the engine's compiled
 tests to say which fired (the engine does not keep that). :func:`trace_dsrt` records
 the DSRT's own run (:meth:`~kleene.engines.srt.dsrt.CompiledDSRT.run`'s observer): one
@@ -34,7 +34,9 @@ from kleene.engines.pages import page, svg_of, table
 from kleene.engines.srt.automaton import Edge, Held, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
-from kleene.engines.srt.run import ROOT, CompiledSRT, Execution, Marks, expand, union
+from kleene.engines.srt.execution import Execution
+from kleene.engines.srt.marks import ROOT, Marks, expand, union
+from kleene.engines.srt.run import CompiledSRT
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
     StepTrace,
@@ -45,10 +47,10 @@ from kleene.engines.trace import (
     match_text,
     register_tracer,
 )
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.syntax import format_condition
 
 #: At most this many alternative mark sets are printed per group.
 MAX_MARKS = 6

@@ -31,6 +31,7 @@ malformed-pattern one (:mod:`.wellformed`), carries a line and column.
 
 from __future__ import annotations
 
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
@@ -48,16 +49,8 @@ from kleene.reference.operators.pattern import (
     primitives,
 )
 from kleene.reference.operators.wellformed import MalformedPattern
-from kleene.reference.syntax import (
-    Parser,
-    Token,
-    duration,
-    format_condition,
-    partition_by,
-    partition_equalities,
-    split_partition,
-    where_conditions,
-)
+from kleene.reference.partition_by import partition_by, partition_equalities, split_partition
+from kleene.reference.syntax import Parser, Token, duration, where_conditions
 
 _OPERATORS: dict[str, type[Seq] | type[Conj] | type[Disj]] = {"SEQ": Seq, "AND": Conj,
                                                                "OR": Disj}

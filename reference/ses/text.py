@@ -20,17 +20,12 @@ takes a number and an optional unit (``ms``, ``s``/``seconds``,
 
 from __future__ import annotations
 
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import Condition
 from kleene.reference.errors import PatternError, PatternSyntaxError
+from kleene.reference.partition_by import partition_by, partition_equalities, split_partition
 from kleene.reference.ses.pattern import KEYWORDS, SESPattern, Variable
-from kleene.reference.syntax import (
-    Parser,
-    format_condition,
-    partition_by,
-    partition_equalities,
-    split_partition,
-    where_conditions,
-)
+from kleene.reference.syntax import Parser, where_conditions
 from kleene.reference.syntax import duration as _duration
 
 _CLOSE = {"<": ">", "⟨": "⟩", "(": ")"}

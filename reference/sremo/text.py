@@ -30,8 +30,10 @@ to the sequence; ``ANY(e)`` applies it to ``e`` alone (to an iteration
 
 from __future__ import annotations
 
+from kleene.reference.condition_text import format_condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
+from kleene.reference.partition_by import partition_by
 from kleene.reference.sremo.expressions import (
     KEYWORDS,
     Atom,
@@ -49,7 +51,7 @@ from kleene.reference.sremo.expressions import (
     Window,
     check,
 )
-from kleene.reference.syntax import Parser, Token, duration, format_condition, partition_by
+from kleene.reference.syntax import Parser, Token, duration
 
 
 class SremoParser(Parser):

@@ -1,0 +1,290 @@
+"""Run traces of the SES automaton, step by step (seed 000 Sec. 4.3 and Fig. 6): the
+tracer of the ``ses-automaton*`` engines (registered with
+:func:`kleene.engines.trace.register_tracer`, as the NFAs' and SRTs' are).
+
+Example 8: "Each step shows the transition of the automaton instance (``{}``
+if Ñ does not take any transition), the current state and match buffer of Ñ,
+and the transition graph. The black node represents the current state of Ñ
+before taking the transition, thick edges represent the transitions that Ñ
+takes, and gray nodes represent states which Ñ traversed before."
+
+:func:`trace_ses` runs a compiled SES automaton (:class:`~kleene.engines.ses.run.CompiledSES`,
+any variant, policy and filter) over events with a read-only
+:class:`~kleene.engines.ses.run.Observer` and records, for every event, Ω
+before it, the instances that expired, each instance's move (Algorithm 2: the
+transitions it took, or none), Ω after it and the matches reported.
+:func:`run_steps` follows one *run*: the instances started at one event
+(Alg. 1 line 4) and every instance branched from them. :func:`to_text` and
+:func:`to_html` print a trace; the page shows the transition graph of every
+step with Fig. 6's marks (:class:`~kleene.engines.draw.Highlight`).
+
+Conventions: ``e`` an event, ``inst`` an automaton instance ``Ñ = (q_c, β)``.
+Events are named as in the papers, ``e1`` for position 0.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+import networkx as nx
+
+from kleene.engines.draw import Highlight, to_graph
+from kleene.engines.labels import group_variables, state_label, variable_label
+from kleene.engines.pages import page, svg_of, table
+from kleene.engines.protocol import window_in_units
+from kleene.engines.ses.automaton import SESTransition
+from kleene.engines.ses.filter import event_filter
+from kleene.engines.ses.run import CompiledSES, Execution, Instance
+from kleene.engines.trace import (
+    MAX_PICTURED_STEPS,
+    event_name,
+    event_text,
+    events_table,
+    match_text,
+    register_tracer,
+    substitution_text,
+)
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.ses.text import format_ses
+
+#: The "state after" of a fresh instance that takes nothing (Alg. 2 line 8: it is dropped).
+DROPPED = "dropped (start state)"
+
+
+@dataclass(frozen=True)
+class Move:
+    """One instance consuming one event (Algorithm 2): the transitions it took, each
+    with the instance it made, and the instance that stays (``None``: none stays)."""
+
+    before: Instance
+    taken: tuple[tuple[SESTransition, Instance], ...]
+    kept: Instance | None
+
+
+@dataclass(frozen=True)
+class Step:
+    """What one event did (Algorithm 1, lines 4–15); ``passed`` is the filter's verdict."""
+
+    event: Event
+    passed: bool
+    before: tuple[Instance, ...]
+    expired: tuple[Instance, ...]
+    moves: tuple[Move, ...]
+    after: tuple[Instance, ...]
+    reported: tuple[Match, ...]
+
+
+@dataclass(frozen=True)
+class Trace:
+    """A whole run of a compiled SES automaton: one :class:`Step` per event, and the
+    matches reported at the end of the stream (``final``)."""
+
+    compiled: CompiledSES
+    steps: tuple[Step, ...]
+    final: tuple[Match, ...]
+
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        """Every match reported, in the order the run reported them."""
+        return tuple(m for s in self.steps for m in s.reported) + self.final
+
+    def _repr_html_(self) -> str:
+        """The run step by step in a notebook (the page of ``kleene trace -o run.html``)."""
+        return to_html(self)
+
+    def text(self, first: int | None = None) -> list[str]:
+        """:func:`to_text`."""
+        return to_text(self, first)
+
+    def html(self, first: int | None = None, *, title: str = "Kleene trace",
+             events: Sequence[Event] = ()) -> str:
+        """:func:`to_html`."""
+        return to_html(self, first, title=title, events=events)
+
+
+@dataclass
+class _Recorder:
+    """The observer: collects what happens during one step."""
+
+    gone: list[Instance] = field(default_factory=list)
+    moves: list[Move] = field(default_factory=list)
+
+    def expired(self, e: Event, instances: Sequence[Instance]) -> None:
+        self.gone.extend(instances)
+
+    def consumed(self, e: Event, inst: Instance,
+                 taken: Sequence[tuple[SESTransition, Instance]], kept: Instance | None) -> None:
+        self.moves.append(Move(inst, tuple(taken), kept))
+
+    def flush(self) -> tuple[tuple[Instance, ...], tuple[Move, ...]]:
+        out = tuple(self.gone), tuple(self.moves)
+        self.gone, self.moves = [], []
+        return out
+
+
+def trace_ses(compiled: CompiledSES, events: Iterable[Event]) -> Trace:
+    """The SES automaton's trace: every instance's move at every event (Fig. 6)."""
+    compiled.counters.reset()
+    tau = window_in_units(compiled.pattern.window, compiled.time_unit, events)
+    recorder = _Recorder()
+    ex = Execution(compiled.automaton, tau=tau, policy=compiled.policy,
+                   variant=compiled.variant, counters=compiled.counters, observer=recorder)
+    keep = event_filter(compiled.pattern, compiled.filter, compiled.counters)
+    steps = []
+    for e in events:
+        passed = keep is None or keep(e)
+        before = tuple(ex.omega)
+        reported = tuple(ex.step(e, passed))
+        expired, moves = recorder.flush()
+        steps.append(Step(e, passed, before, expired, moves, tuple(ex.omega), reported))
+    return Trace(compiled, tuple(steps), tuple(ex.finish()))
+
+
+register_tracer(CompiledSES, trace_ses)
+
+# ---------------------------------------------------------------- one run (Fig. 6)
+
+
+@dataclass(frozen=True)
+class RunStep:
+    """One step of one run: its moves, and the marks of Fig. 6 for the picture."""
+
+    step: Step
+    moves: tuple[Move, ...]
+    after: tuple[Instance, ...]
+    highlight: Highlight
+
+
+def run_steps(t: Trace, first: int | None = None) -> list[RunStep]:
+    """The steps of the run started at position ``first`` (all runs when ``None``).
+
+    A run's steps go from its first event to the step after which none of its
+    instances is left (reported, expired or dropped). ``visited`` collects the
+    states its instances were in at earlier steps.
+    """
+    def ours(inst: Instance) -> bool:
+        return first is None or inst.first.position == first
+
+    def shown(m: Move) -> bool:
+        # following every run, a fresh instance that takes nothing is no news
+        return ours(m.before) and (first is not None or bool(m.taken) or m.kept is not None)
+
+    out: list[RunStep] = []
+    visited: set[Hashable] = set()
+    for s in t.steps:
+        moves = tuple(m for m in s.moves if shown(m))
+        if first is not None and not moves and not any(map(ours, s.before)):
+            if out:
+                break
+            continue
+        current = frozenset(m.before.state for m in moves)
+        taken = frozenset((d.source, d.target, d.variable) for m in moves for d, _ in m.taken)
+        mark = Highlight(current=current, visited=frozenset(visited) - current, taken=taken)
+        out.append(RunStep(s, moves, tuple(i for i in s.after if ours(i)), mark))
+        visited |= current
+    return out
+
+
+# ---------------------------------------------------------------- printing
+
+
+class TraceNames:
+    """How a trace names states (as the picture does) and transitions (Θi)."""
+
+    def __init__(self, t: Trace) -> None:
+        self.graph: nx.MultiDiGraph = to_graph(t.compiled)
+        self.groups = group_variables(t.compiled.iter_transitions())
+        self.theta = {(a, d["variable"]): d["name"] for a, _, d in self.graph.edges(data=True)}
+
+    def state(self, q: Hashable) -> str:
+        return str(self.graph.nodes[q]["label"]) if q in self.graph else state_label(q)
+
+    def transition(self, d: SESTransition) -> str:
+        """``p, Θ11``: the variable bound and the transition's name in the picture."""
+        name = self.theta.get((d.source, d.variable))
+        return variable_label(d.variable, self.groups) + (f", {name}" if name else "")
+
+    def move(self, m: Move) -> list[tuple[str, str, str, str, str]]:
+        """Rows ``(run, state before, transition, state after, buffer after)``; ``{}`` is
+        "no transition" (Fig. 6)."""
+        run = f"run from {event_name(m.before.first)}"
+        here = self.state(m.before.state)
+        rows = [(run, here, self.transition(d), self.state(i.state), substitution_text(i.beta))
+                for d, i in m.taken]
+        if m.kept is not None:
+            rows.append((run, here, "{}", here, substitution_text(m.kept.beta)))
+        if not rows:
+            rows.append((run, here, "{}", DROPPED, "{}"))
+        return rows
+
+
+def move_text(row: tuple[str, str, str, str, str]) -> str:
+    """One row of :meth:`TraceNames.move` as text: ``cd --p+, Θ11--> cdp+  β = {...}``,
+    or ``c  {} (no transition)  β = {c/e1}``."""
+    _, q, tr, q2, buf = row
+    moved = f"{q} --{tr}--> {q2}" if tr != "{}" else f"{q}  {{}} (no transition)"
+    return f"{moved}  β = {buf}" + ("" if q2 != DROPPED else "  (dropped)")
+
+
+def to_text(t: Trace, first: int | None = None) -> list[str]:
+    """The trace as lines of text: per event, each instance's move and the reports."""
+    names = TraceNames(t)
+    lines = []
+    for rs in run_steps(t, first):
+        s = rs.step
+        lines.append(event_text(s.event) + ("" if s.passed else "  [filtered out]"))
+        lines += [f"  run from {event_name(i.first)}: {names.state(i.state)} expired (τ)  "
+                  f"β = {substitution_text(i.beta)}"
+                  for i in s.expired if first is None or i.first.position == first]
+        for m in rs.moves:
+            lines += [f"  {row[0]}: {move_text(row)}" for row in names.move(m)]
+        lines += [f"  reported: {match_text(m)}" for m in s.reported]
+    lines += [f"end of stream, reported: {match_text(m)}" for m in t.final]
+    return lines
+
+
+def to_html(t: Trace, first: int | None = None, *, title: str = "Kleene trace",
+            events: Sequence[Event] = ()) -> str:
+    """A self-contained HTML page: the pattern, the automaton, the events, then each step
+    with its moves and the transition graph marked as in Fig. 6."""
+    names = TraceNames(t)
+    c = t.compiled
+    whose = "every run" if first is None else f"the run started at e{first + 1}"
+    parts = [f"<pre>{html.escape(format_ses(c.pattern))}</pre>",
+             f"<p>SES automaton (seed 000 Sec. 4), policy <b>{c.policy}</b>, variant "
+             f"<b>{c.variant}</b>, filter <b>{c.filter}</b>; following {whose}. Black: the "
+             "state before the event; thick: the transitions taken; gray: states the run "
+             "was in before; {}: no transition (seed 000 Fig. 6).</p>",
+             svg_of(names.graph, title="the automaton")]
+    if events:
+        parts.append(events_table(events))
+    steps = run_steps(t, first)
+    for k, rs in enumerate(steps):
+        if k == MAX_PICTURED_STEPS:
+            parts.append(f"<p>… {len(steps) - k} more steps not shown.</p>")
+            break
+        parts.append(_html_step(rs, names, first))
+    found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
+                    for m in t.final)
+    parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported</li>'}"
+                 "</ul>")
+    return page(title, parts)
+
+
+def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
+    s = rs.step
+    head = html.escape(event_text(s.event)) + ("" if s.passed else " — filtered out (Sec. 4.5)")
+    rows = [row for m in rs.moves for row in names.move(m)]
+    rows += [(f"run from {event_name(i.first)}", names.state(i.state), "expired (τ)", "",
+              substitution_text(i.beta))
+             for i in s.expired if first is None or i.first.position == first]
+    moves = table(["instance", "state", "transition", "state after", "buffer β after"],
+                  rows) if rows else \
+        "<p>no instance of this run moves</p>"
+    reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
+                       for m in s.reported)
+    picture = svg_of(names.graph, highlight=rs.highlight, legend=False)
+    return f"<div class='step'><h3>{head}</h3>{moves}{reported}{picture}</div>"
