@@ -44,6 +44,7 @@ from kleene.reference.textvalues import (
     text_value,
     typed_column,
 )
+from kleene.reference.threads import PARALLEL_ROWS, each
 from kleene.reference.timestamps import combined, first_row, int64_array, timestamps
 
 #: Rows converted to events at once when a whole stream is iterated.
@@ -232,29 +233,30 @@ def validated(table: pa.Table, *, ts: str, type: str | None, source: str,
             return Columns(pa.chunked_array([], pa.int64()), None, pa.table({}), {}), False
         raise StreamError("missing timestamp (no such column; the columns are: "
                           f"{', '.join(names)})", row=0, field=ts, source=source)
-    errors: list[StreamError] = []
-    stamps: pa.Array | None = None
-    converted = False
-    try:
-        stamps, converted = timestamps(table.column(ts), name=ts, source=source)
-    except StreamError as err:
-        errors.append(err)
-    types = None
-    if type and type in names:
-        types = _type_column(table.column(type), type in text)
-    elif type and type != "type" and table.num_rows:
+    if type and type not in names and type != "type" and table.num_rows:
         raise StreamError(f"no row has the type field {type!r}; the columns are: "
                           f"{', '.join(names)}", field=type, source=source)
+    attributes = [n for n in names if n != ts and n != type]
+    # each column typed on its own (on several cores for a large table: threads.each)
+    calls: list[Callable[[], Any]] = [
+        lambda: timestamps(table.column(ts), name=ts, source=source),
+        lambda: _type_column(table.column(type), type in text) if type in names else None,
+        *(_attribute_call(table.column(n), n in text, n, source) for n in attributes)]
+    done = each(calls, parallel=table.num_rows >= PARALLEL_ROWS)
+    errors = [d for d in done if isinstance(d, StreamError)]
+    unexpected = [d for d in done if isinstance(d, Exception) and not isinstance(d, StreamError)]
+    if unexpected:
+        raise unexpected[0]
+    stamps: pa.Array | None = None
+    converted = False
+    if not isinstance(done[0], Exception):
+        stamps, converted = done[0]
+    types = None if isinstance(done[1], Exception) else done[1]
     columns: dict[str, Any] = {}
     kinds: dict[str, str] = {}
-    for name in names:
-        if name == ts or name == type:
-            continue
-        try:
-            columns[name], kinds[name] = _attribute_column(table.column(name), name in text,
-                                                           name, source)
-        except StreamError as err:
-            errors.append(err)
+    for name, column in zip(attributes, done[2:], strict=True):
+        if not isinstance(column, Exception):
+            columns[name], kinds[name] = column
     if stamps is not None and not sort and len(stamps) > 1:
         values = stamps.to_numpy()
         back = np.flatnonzero(values[1:] < values[:-1])
@@ -290,6 +292,11 @@ def _type_column(raw: Any, from_text: bool) -> pa.Array:
                             pa.string())
         return pc.cast(arr, pa.string())
     return pa.array([v if v is None else str(v) for v in arr.to_pylist()], pa.string())
+
+
+def _attribute_call(raw: Any, from_text: bool, name: str,
+                    source: str) -> Callable[[], tuple[Any, str]]:
+    return lambda: _attribute_column(raw, from_text, name, source)
 
 
 def _attribute_column(raw: Any, from_text: bool, name: str, source: str) -> tuple[Any, str]:

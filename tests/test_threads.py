@@ -1,0 +1,55 @@
+"""reference/threads.py and its use by the loaders: typing a large table's columns on
+threads gives the serial result, and the same first error (by row).
+
+Expected values are written by hand (the rows of each test)."""
+
+from __future__ import annotations
+
+import pyarrow as pa
+import pytest
+
+from kleene.reference import threads
+from kleene.reference.columnar import validated
+from kleene.reference.errors import StreamError
+from kleene.reference.threads import PARALLEL_ROWS, each
+
+
+def boom() -> int:
+    raise KeyError("x")
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_each_keeps_the_order_and_returns_the_exceptions(parallel, monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: 2)
+    done = each([lambda: 1, boom, lambda: 3], parallel=parallel)
+    assert done[0] == 1 and done[2] == 3 and isinstance(done[1], KeyError)
+
+
+def big(ts: list[str], price: list[str]) -> pa.Table:
+    n = len(ts)
+    return pa.table({"ts": ts, "type": ["A"] * n, "price": price, "id": [str(i) for i in range(n)]})
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_large_tables_are_typed_alike_on_threads(cores, monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: cores)
+    n = PARALLEL_ROWS + 10
+    price = ["1.5"] * n
+    price[7] = "n/a"                       # one text cell: the column stays text
+    cols, _ = validated(big([str(i) for i in range(n)], price), ts="ts", type="type",
+                        source="t.csv", text=["ts", "type", "price", "id"])
+    assert cols.kinds == {"price": "text", "id": "int"}
+    assert cols.attrs.column("id")[n - 1].as_py() == n - 1
+    assert cols.events([7, 8])[0].value("price") == "n/a"
+    assert cols.events([7, 8])[1].value("price") == 1.5
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_the_first_bad_row_is_named_whatever_the_threads(cores, monkeypatch):
+    monkeypatch.setattr(threads, "cores", lambda: cores)
+    n = PARALLEL_ROWS + 10
+    ts = [str(i) for i in range(n)]
+    ts[PARALLEL_ROWS] = "later"            # not a number: the timestamp column's error
+    with pytest.raises(StreamError, match=rf"row {PARALLEL_ROWS}\b.*ts"):
+        validated(big(ts, ["1"] * n), ts="ts", type="type", source="t.csv",
+                  text=["ts", "type", "price", "id"])
