@@ -62,6 +62,11 @@ class Paced:
     latencies: list[float] = field(default_factory=list)
     load: tuple[float, float] = (0.0, 0.0)
     cpu_s: float = 0.0
+    #: The check against one process (:func:`same_as_batch`): matches written, the
+    #: final ones one process finds on the fed events, and whether they are the same.
+    written: int = 0
+    final: int = 0
+    same: bool = False
 
     def feed_rate(self) -> float:
         """Events per second the feeder achieved (first to last arrival)."""
@@ -207,8 +212,33 @@ def paced(spark: Any, table: Any, pattern: str, folder: Path, *, events: int, ev
     result.cpu_s = time.process_time() - cpu[0] + _jvm_cpu(spark) - cpu[1]
     result.load = (load, os.getloadavg()[0])
     result.latencies = sorted(_latencies(out, result.arrivals, result.ends))
+    result.written, result.final, result.same = same_as_batch(
+        run, _parts(table, events, files), pattern)
     shutil.rmtree(staging, ignore_errors=True)
     return result
+
+
+def same_as_batch(run: Any, parts: Iterator[Any], pattern: str) -> tuple[int, int, bool]:
+    """The matches ``run`` wrote, against one process's on the events it was fed (the
+    ``parts`` in order): every match whose first event is before the run's frontier is
+    final (:class:`~kleene.engines.spark.stream.store.Meta`), so the written matches
+    must be exactly those, each once. Returns (written, final, same)."""
+    import pyarrow as pa
+
+    from kleene.engines.fastest import find_matches
+    from kleene.engines.spark.runner import collect_matches
+    from kleene.reference.columnar import validated
+    from kleene.reference.events import Stream
+
+    fed = pa.concat_tables(list(parts))
+    frontier = run.store.latest().frontier
+    rows = run.matches()
+    written = collect_matches(rows) if rows is not None else []
+    columns, _ = validated(fed, ts="ts", type="type", source="<fed>")
+    found = find_matches(pattern, Stream.from_columns(columns, "ms"), policy="any").matches
+    ts = fed.column("ts").to_numpy()
+    final = {m for m in found if ts[m.first] < frontier}
+    return len(written), len(final), len(written) == len(set(written)) and set(written) == final
 
 
 def _quantile(values: list[float], q: float) -> float:
@@ -233,7 +263,9 @@ def breakdown(runs: list[Paced]) -> Any:
             f"fed {fed} ({run.files} files): {len(rows)} micro-batches; file arrival → the "
             f"commit that read it: p50 {_quantile(lags, 0.5):.2f} s, max {max(lags):.2f} s, "
             f"last file {lags[-1]:.2f} s; load average {run.load[0]:.1f} at start, "
-            f"{run.load[1]:.1f} at end; CPU (driver JVM + Python) {run.cpu_s:.0f} s")
+            f"{run.load[1]:.1f} at end; CPU (driver JVM + Python) {run.cpu_s:.0f} s; "
+            f"{run.written:,} matches written, one process finds {run.final:,} final ones "
+            f"on the fed events: {'the same' if run.same else 'NOT THE SAME'}")
         for label, q in (("median", 0.5), ("max", 1.0)):
             result.add(fed, label, *(_quantile([r[k] for r in rows], q) for k in parts))
     result.notes.append("Structured Streaming: its trigger time minus foreachBatch's (listing "

@@ -1,6 +1,7 @@
 """The bookkeeping of the paced streaming benchmark (bench/stream_paced.py), by hand:
 which micro-batch read which file, each file's lag, the sustained rate, and the
-parts of a micro-batch. Pure Python (no Spark)."""
+parts of a micro-batch (pure Python); and the check of its matches against one
+process (a Spark DataFrame of match rows)."""
 
 from __future__ import annotations
 
@@ -48,3 +49,32 @@ def test_parts_cut_the_repeated_stream_into_equal_files():
     assert [p.column("ts").to_pylist() for p in parts] == [
         [0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]]
     assert parts[1].column("type").to_pylist() == ["D", "E", "A"]
+
+
+class _Run:
+    """What :func:`bench.stream_paced.same_as_batch` reads of a ContinuousMatch."""
+
+    def __init__(self, spark, frontier, rows):
+        from types import SimpleNamespace
+
+        self.store = SimpleNamespace(latest=lambda: SimpleNamespace(frontier=frontier))
+        self.frame = spark.createDataFrame(
+            rows, "match_id STRING, first BIGINT, variable STRING, position BIGINT")
+
+    def matches(self):
+        return self.frame
+
+
+def test_the_paced_run_is_checked_against_one_process(spark):
+    from bench.stream_paced import same_as_batch
+
+    pattern = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
+    parts = [pa.table({"ts": [0, 1], "L": ["A", "B"]}), pa.table({"ts": [2, 3], "L": ["A", "B"]})]
+    # by hand, under any: (a0, b1), (a0, b3), (a2, b3); frontier 2: the first two are final
+    rows = [("m1", 0, "a", 0), ("m1", 0, "b", 1), ("m2", 0, "a", 0), ("m2", 0, "b", 3)]
+    assert same_as_batch(_Run(spark, 2, rows), iter(parts), pattern) == (2, 2, True)
+    extra = [*rows, ("m3", 2, "a", 2), ("m3", 2, "b", 3)]       # not final yet: written early
+    assert same_as_batch(_Run(spark, 2, extra), iter(parts), pattern) == (3, 2, False)
+    twice = [*rows, ("m4", 0, "a", 0), ("m4", 0, "b", 1)]       # (a0, b1) written twice
+    assert same_as_batch(_Run(spark, 2, twice), iter(parts), pattern) == (3, 2, False)
+    assert same_as_batch(_Run(spark, 2, rows[:2]), iter(parts), pattern) == (1, 2, False)
