@@ -135,6 +135,9 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
     whole_stream_notes(table, totals, by="computations")
     table.notes.append("targets: tree / best chain ≤ 1.5 on every segment; the tree ahead of "
                        "every fixed chain over the whole stream")
+    table.notes.append(f"the tree reads its first {tree.sample:,} events ahead (its first "
+                       "rates) before it evaluates: its computations are counted up to that "
+                       "many events late (a stream shorter than that shows none per segment)")
     return table
 
 
