@@ -29,6 +29,7 @@ import pyarrow.csv as pacsv
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Value
 from kleene.reference.textvalues import text_value
+from kleene.reference.threads import PARALLEL_ROWS, each
 from kleene.reference.timestamps import int64_array
 
 #: The timestamp field of stock lines.
@@ -137,9 +138,29 @@ def regular_lines(data: Any, keys: list[str], limit: int | None = None) -> pa.Ta
 
 def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
     """Lines cut at their commas (``TYPE(k1=v1``, ``k2=v2``, ..., ``kn=vn)``) as the
-    columns ``type``, ``k1``, ..., ``kn`` (text); ``None`` if a line has another layout."""
+    columns ``type``, ``k1``, ..., ``kn`` (text); ``None`` if a line has another layout.
+    The first cell and each other column are cut independently (on threads for a large
+    table: :func:`kleene.reference.threads.each`)."""
     width = len(keys)
-    head = pc.split_pattern(raw.column(0).combine_chunks(), "(", max_splits=1)
+    calls = [lambda: _head(raw.column(0).combine_chunks(), keys[0], width == 1)]
+    calls += [_cut_call(raw.column(i), key, i == width - 1) for i, key in enumerate(keys)
+              if i > 0]
+    done = each(calls, parallel=raw.num_rows >= PARALLEL_ROWS)
+    for d in done:
+        if isinstance(d, Exception):
+            raise d
+    if any(d is None for d in done):
+        return None
+    head = done[0]
+    assert isinstance(head, tuple)
+    kinds, first = head
+    return pa.table({"type": kinds, keys[0]: first,
+                     **{key: cell for key, cell in zip(keys[1:], done[1:], strict=True)}})
+
+
+def _head(cell: Any, key: str, last: bool) -> tuple[Any, Any] | None:
+    """The first cells ``TYPE(k1=v1`` as the types and the values of ``k1``."""
+    head = pc.split_pattern(cell, "(", max_splits=1)
     if not pc.all(pc.equal(pc.list_value_length(head), 2)).as_py():
         return None
     flat = pc.list_flatten(head)          # type, first pair, type, first pair, ...
@@ -147,20 +168,26 @@ def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
     kinds, first_pair = flat.take(int64_array(every)), flat.take(int64_array(every + 1))
     if not all(_IDENTIFIER.fullmatch(k or "") for k in pc.unique(kinds).to_pylist()):
         return None
-    columns: dict[str, Any] = {"type": kinds}
-    cells = [first_pair, *raw.columns[1:]]
-    for i, (key, cell) in enumerate(zip(keys, cells, strict=True)):
-        # byte slices: the cut-off ``key=`` and ``)`` are ASCII, so the values stay UTF-8;
-        # a value holds no comma (the reader cut the line at every one)
-        if i == width - 1:
-            if not pc.all(pc.ends_with(cell, ")")).as_py():
-                return None
-            cell = pc.binary_replace_slice(cell, -1, _END, "")
-        prefix = key + "="
-        if not pc.all(pc.starts_with(cell, prefix)).as_py():
+    first = _cut(first_pair, key, last)
+    return None if first is None else (kinds, first)
+
+
+def _cut_call(cell: Any, key: str, last: bool) -> Any:
+    return lambda: _cut(cell, key, last)
+
+
+def _cut(cell: Any, key: str, last: bool) -> Any:
+    """The cells ``key=value`` (``key=value)`` for the ``last``) as the values; ``None``
+    if a cell is not so. Byte slices: the cut-off ``key=`` and ``)`` are ASCII, so the
+    values stay UTF-8; a value holds no comma (the reader cut the line at every one)."""
+    if last:
+        if not pc.all(pc.ends_with(cell, ")")).as_py():
             return None
-        columns[key] = pc.binary_replace_slice(cell, 0, len(prefix), "")
-    return pa.table(columns)
+        cell = pc.binary_replace_slice(cell, -1, _END, "")
+    prefix = key + "="
+    if not pc.all(pc.starts_with(cell, prefix)).as_py():
+        return None
+    return pc.binary_replace_slice(cell, 0, len(prefix), "")
 
 
 def _irregular(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, frozenset[str]]:

@@ -53,3 +53,27 @@ def test_the_first_bad_row_is_named_whatever_the_threads(cores, monkeypatch):
     with pytest.raises(StreamError, match=rf"row {PARALLEL_ROWS}\b.*ts"):
         validated(big(ts, ["1"] * n), ts="ts", type="type", source="t.csv",
                   text=["ts", "type", "price", "id"])
+
+
+def stock_text(n: int, odd: int | None = None) -> bytes:
+    lines = [f"{'BUY' if i % 2 else 'SELL'}(id={i},name=N{i % 7},price={i}.5,stock_time={i})"
+             for i in range(n)]
+    if odd is not None:
+        lines[odd] = lines[odd].replace("name=", "nme=")       # another layout
+    return "\n".join(lines).encode()
+
+
+@pytest.mark.parametrize("cores", [1, 2])
+def test_stock_lines_are_cut_alike_on_threads(cores, monkeypatch):
+    from kleene.reference.stock import regular_lines
+
+    monkeypatch.setattr(threads, "cores", lambda: cores)
+    n = PARALLEL_ROWS + 10
+    keys = ["id", "name", "price", "stock_time"]
+    table = regular_lines(stock_text(n), keys)
+    assert table is not None and table.column_names == ["type", *keys]
+    assert table.slice(n - 1).to_pylist() == [{"type": "BUY", "id": str(n - 1),
+                                               "name": f"N{(n - 1) % 7}",
+                                               "price": f"{n - 1}.5",
+                                               "stock_time": str(n - 1)}]
+    assert regular_lines(stock_text(n, odd=PARALLEL_ROWS), keys) is None   # read line by line
