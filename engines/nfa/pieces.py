@@ -43,8 +43,10 @@ from kleene.reference.timestamps import int64_array
 
 #: Rows per batch of a loaded stream.
 ROWS = 65_536
-#: Rows added to a piece at once (a batch is cut into steps of at most this many).
-STEP = 16_384
+#: Rows added to a piece at once (a batch is cut into steps of at most this many): each
+#: step costs fixed work (type masks, the unary conditions' kernels, gathering the joint
+#: columns), so a step as large as a loaded batch; the candidates it adds are few.
+STEP = ROWS
 
 _INF = float("inf")
 
