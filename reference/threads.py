@@ -21,11 +21,16 @@ PARALLEL_ROWS = 50_000
 
 
 def cores() -> int:
-    """The cores this process may run on."""
+    """The threads column work may use: Arrow's CPU thread pool's size (the cores of the
+    machine unless set: ``pyarrow.set_cpu_count``, as a Spark task sets it to its share,
+    or ``OMP_NUM_THREADS``), at most the cores this process may run on."""
+    import pyarrow as pa
+
     try:
-        return len(os.sched_getaffinity(0))
+        usable = len(os.sched_getaffinity(0))
     except AttributeError:          # not on Linux
-        return os.cpu_count() or 1
+        usable = os.cpu_count() or 1
+    return max(1, min(usable, pa.cpu_count()))
 
 
 def each(calls: Sequence[Callable[[], T]], *, parallel: bool = True) -> list[T | Exception]:

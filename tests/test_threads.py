@@ -77,3 +77,14 @@ def test_stock_lines_are_cut_alike_on_threads(cores, monkeypatch):
                                                "price": f"{n - 1}.5",
                                                "stock_time": str(n - 1)}]
     assert regular_lines(stock_text(n, odd=PARALLEL_ROWS), keys) is None   # read line by line
+
+
+def test_column_work_uses_at_most_arrows_threads():
+    import pyarrow as pa
+
+    before = pa.cpu_count()
+    try:
+        pa.set_cpu_count(1)                 # as a Spark task with one core sets it
+        assert threads.cores() == 1
+    finally:
+        pa.set_cpu_count(before)
