@@ -100,8 +100,9 @@ def _exit_now(code: int) -> None:
     stream). Only for a lean command (:data:`NO_PANDAS`, not on Spark), which has closed
     the files it wrote and leaves no ``atexit`` work; if the flush fails (a closed pipe),
     the exception takes the usual way out."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:          # None: the program was started with it closed
+            stream.flush()
     os._exit(code)
 
 
