@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import fields, is_dataclass
 from typing import Any
 
+from kleene.reference.condition_text import format_term
 from kleene.reference.conditions import Agg, Attr, Cmp, Const, Prev, Term
 from kleene.reference.errors import KleeneError, PatternError, PatternSyntaxError
 from kleene.reference.events import Stream
@@ -167,7 +168,7 @@ def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
             if attr is None or attr in schema or allow_missing:
                 continue
             present = ", ".join(sorted(schema)) or "(none)"
-            raise _error(f"{events} have no attribute {attr!r} ({_show(t)}); the columns "
+            raise _error(f"{events} have no attribute {attr!r} ({format_term(t)}); the columns "
                          f"present: {present} (--allow-missing reads it as missing)",
                          t, text, source)
         for t in sides:
@@ -178,7 +179,7 @@ def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
         left, right = (_term_kinds(t, schema) for t in sides)
         if left and right and not left & right:
             culprit = c.left if not isinstance(c.left, Const) else c.right
-            raise _error(f"{_show(c.left)} {c.op} {_show(c.right)} compares "
+            raise _error(f"{format_term(c.left)} {c.op} {format_term(c.right)} compares "
                          f"{_kinds(left)} with {_kinds(right)}: it is unknown for every "
                          "event, so the pattern can never match", culprit, text, source)
 
@@ -205,14 +206,6 @@ def _kinds(kinds: frozenset[str]) -> str:
     return " and ".join(_KIND_NAMES[k] for k in sorted(kinds))
 
 
-def _show(t: Term) -> str:
-    if isinstance(t, Const):
-        return repr(t.value)
-    if isinstance(t, Attr):
-        return f"{t.var}.{t.attr}"
-    if isinstance(t, Prev):
-        return f"prev({t.var}.{t.attr})"
-    return f"{t.func}({t.var}{'.' + t.attr if t.attr else ''})"
 
 
 def _error(message: str, t: Term, text: str | None,
