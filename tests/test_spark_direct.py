@@ -88,6 +88,19 @@ def test_splits_are_parsed_again_where_the_scratch_directory_is_not_seen(spark, 
     assert got == {label: _matches(frame, text, window)[0] for label, text, window, _ in RUNS}
 
 
+def test_a_frame_whose_dataframe_was_changed_is_not_read_from_the_splits(spark):
+    frame = read_events(spark, str(STOCKS))
+    first = dataclasses.replace(frame, df=frame.df.filter(frame.df[frame.position] < 600),
+                                count=600)
+    got, said = _matches(first, SREMO, "inclusive")
+    assert "time slices" in said and "read straight" not in said
+    s = load_events(STOCKS, limit=600)
+    pattern = detect_language(SREMO).parse(SREMO, "<sremo>")
+    expected = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit
+                                            ).run(s))  # type: ignore[arg-type]
+    assert got == expected and len(expected) < len(_matches(frame, SREMO, "inclusive")[0])
+
+
 @pytest.mark.parametrize(("values", "bounds", "reach", "tau"), [
     (list(range(0, 60)), (10, 25, 40), (1, 1), 3),                  # positions
     ([0.5 * i for i in range(80)], (7.25, 19.0, 30.5), (0, 1), 2.5),  # float timestamps

@@ -23,7 +23,7 @@ stock file (:func:`usable`); every other run keeps the general layout.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kleene.engines.spark.layout import SLICE, Layout, extent
@@ -37,12 +37,15 @@ from kleene.reference.conditions import Condition
 class Source:
     """The parsed splits of a stock file, as :class:`~.frames.EventFrame` keeps them:
     what :func:`.stock_arrow.scan` learnt, the position column, the events' Arrow
-    schema, and the number of events kept (``limit``; ``None``: all)."""
+    schema, the number of events kept (``limit``; ``None``: all), and the DataFrame
+    of exactly those events (on the driver only: a frame whose ``df`` was changed
+    since, filtered say, is not read from the splits)."""
 
     scanned: Scanned
     position: str
     schema: Any
     limit: int | None = None
+    df: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -62,11 +65,18 @@ class Slices:
     columns: tuple[str, ...]
 
 
-def usable(source: Source | None, plan: Plan, keys: Sequence[str], streams: Sequence[str],
-           bounds: Sequence[int | float]) -> bool:
-    """Whether a run can read its slices straight from the parsed splits."""
-    return (source is not None and source.scanned.splits is not None and plan.reach is not None
-            and plan.tau is not None and len(bounds) > 0 and not keys and not streams)
+def usable(source: Source | None, df: Any, plan: Plan, keys: Sequence[str],
+           streams: Sequence[str], bounds: Sequence[int | float]) -> bool:
+    """Whether a run on the events ``df`` can read its slices straight from the parsed
+    splits: they are the splits of ``df``, and the plan cuts slices without keys."""
+    return (source is not None and source.df is df and source.scanned.splits is not None
+            and plan.reach is not None and plan.tau is not None and len(bounds) > 0
+            and not keys and not streams)
+
+
+def for_tasks(source: Source) -> Source:
+    """``source`` without its DataFrame (what the tasks receive)."""
+    return replace(source, df=None)
 
 
 def layout(spark: Any, slices: Slices) -> tuple[Any, Layout]:

@@ -386,7 +386,7 @@ def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_uni
         df = df.filter(F.col(POSITION) < limit)
         count, samples = limit, samples[:limit // SAMPLE_EVERY + 1]
     splits = Source(scanned, POSITION, to_arrow_schema(spark_schema(scanned, POSITION)),
-                    limit if limit is not None and limit < scanned.count else None)
+                    limit if limit is not None and limit < scanned.count else None, df)
     return EventFrame(df, ts, type if type in columns else None, time_unit, POSITION, (),
                       source, count, samples, splits if scanned.splits is not None else None)
 

@@ -37,7 +37,7 @@ from typing import Any
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.registry import engine as engine_named
 from kleene.engines.registry import fastest_engine
-from kleene.engines.spark.direct import Slices, run_slices, usable
+from kleene.engines.spark.direct import Slices, for_tasks, run_slices, usable
 from kleene.engines.spark.direct import layout as slice_layout
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
@@ -208,10 +208,10 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
     tasks = tasks or spark.sparkContext.defaultParallelism * TASKS_PER_CORE
     bounds = _bounds(frame, plan, slices, tasks)
     direct = None
-    if usable(frame.splits, plan, keys, frame.streams, bounds):
+    if usable(frame.splits, frame.df, plan, keys, frame.streams, bounds):
         assert frame.splits is not None and plan.reach is not None and plan.tau is not None
-        direct = Slices(frame.splits, tuple(bounds), plan.reach, plan.tau, plan.by_position,
-                        plan.filter, frame.ts, frame.type, tuple(needed))
+        direct = Slices(for_tasks(frame.splits), tuple(bounds), plan.reach, plan.tau,
+                        plan.by_position, plan.filter, frame.ts, frame.type, tuple(needed))
         df, layout = slice_layout(spark, direct)
     else:
         df = frame.df
