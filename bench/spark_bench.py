@@ -24,8 +24,11 @@ Spark reads in parallel splits. Four tables, each figure measured in this run:
    partition's share of the rows and the time.
 4. *Stock readers*: Spark SQL against the Python loader shipped with Arrow.
 
-Times are wall-clock seconds (Spark works in other processes); the load average
-in the headers says how busy the machine was. A SparkSession's start is
+Times are wall-clock seconds (Spark works in other processes); the end-to-end
+tables also give the CPU seconds of every process of each run (:func:`tree_cpu`:
+the JVM and its Python workers included), so that a ``local[2]`` that waited for
+a core can be told from one that had nothing to run; the load average in the
+headers says how busy the machine was. A SparkSession's start is
 reported, not counted. Session starts use ``spark.driver.memory=4g``.
 """
 

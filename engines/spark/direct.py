@@ -29,7 +29,7 @@ from typing import Any
 from kleene.engines.spark.layout import SLICE, Layout, extent
 from kleene.engines.spark.plan import Plan
 from kleene.engines.spark.stock_arrow import Scanned, split_events
-from kleene.engines.spark.worker import Task, run_partition
+from kleene.engines.spark.worker import Task, run_partition, task_threads
 from kleene.reference.conditions import Condition
 
 
@@ -131,6 +131,7 @@ def slice_rows(slices: Slices, j: int) -> Any:
 
 def run_slices(slices: Slices, task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function: the engine over each slice this partition names."""
+    task_threads()
     for batch in batches:
         for j in batch.column(0).to_pylist():
             rows = slice_rows(slices, j)

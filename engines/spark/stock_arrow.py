@@ -182,6 +182,10 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
     parsed split written to ``cache`` when that directory is here)."""
     import numpy as np
     import pyarrow as pa
+
+    from kleene.engines.spark.worker import task_threads
+
+    task_threads()
     part = _partition()
     parsed: list[Any] = []
     nonint = [False] * len(keys)
@@ -382,6 +386,9 @@ def split_events(scanned: Scanned, part: int, schema: Any) -> Any:
 
 def _typed(scanned: Scanned, schema: Any, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function of :func:`events`: the typed columns and positions."""
+    from kleene.engines.spark.worker import task_threads
+
+    task_threads()
     if scanned.splits is not None:
         for batch in batches:
             for part in batch.column(0).to_pylist():
