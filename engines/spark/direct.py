@@ -29,7 +29,7 @@ from typing import Any
 from kleene.engines.spark.layout import SLICE, Layout, extent
 from kleene.engines.spark.plan import Plan
 from kleene.engines.spark.stock_arrow import Scanned, split_events
-from kleene.engines.spark.worker import Task, run_partition, task_threads
+from kleene.engines.spark.worker import Task, group_stream, run_partition, task_threads
 from kleene.reference.conditions import Condition
 
 
@@ -61,7 +61,6 @@ class Slices:
     by_position: bool
     filter: Condition | None
     ts: str
-    type: str | None
     columns: tuple[str, ...]
 
 
@@ -102,14 +101,14 @@ def _splits(slices: Slices, first: int | float, last: int | float) -> list[int]:
     return parts
 
 
-def slice_rows(slices: Slices, j: int) -> Any:
+def slice_rows(slices: Slices, task: Task, j: int) -> Any:
     """The rows of slice ``j``, sorted by position: the columns the engine stage
-    reads and the slice number."""
+    reads and the slice number (a bad value is named as the engine stage names it,
+    :func:`.worker.group_stream`)."""
     import numpy as np
     import pyarrow as pa
 
     from kleene.engines.windows.columns import ArrowColumns
-    from kleene.reference.columnar import validated
 
     source = slices.source
     first, last = extent(slices.bounds, slices.reach, slices.tau, j)
@@ -122,10 +121,9 @@ def slice_rows(slices: Slices, j: int) -> Any:
         keep &= table.column(source.position).to_numpy() < source.limit
     table = table.filter(pa.array(keep)).select(list(slices.columns))
     if slices.filter is not None and table.num_rows:
-        names = [c for c in slices.columns if c != source.position]
-        events, _ = validated(table.select(names), ts=slices.ts, type=slices.type,
-                              source="<spark slice>")
-        table = table.filter(pa.array(ArrowColumns(events).holds(slices.filter)))
+        stream, _ = group_stream(task, table)
+        assert stream.columns is not None
+        table = table.filter(pa.array(ArrowColumns(stream.columns).holds(slices.filter)))
     return table.append_column(SLICE, pa.array(np.full(table.num_rows, j, dtype=np.int32)))
 
 
@@ -134,5 +132,5 @@ def run_slices(slices: Slices, task: Task, batches: Iterator[Any]) -> Iterator[A
     task_threads()
     for batch in batches:
         for j in batch.column(0).to_pylist():
-            rows = slice_rows(slices, j)
+            rows = slice_rows(slices, task, j)
             yield from run_partition(task, iter(rows.to_batches()))

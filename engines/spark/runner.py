@@ -211,7 +211,7 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
     if usable(frame.splits, frame.df, plan, keys, frame.streams, bounds):
         assert frame.splits is not None and plan.reach is not None and plan.tau is not None
         direct = Slices(for_tasks(frame.splits), tuple(bounds), plan.reach, plan.tau,
-                        plan.by_position, plan.filter, frame.ts, frame.type, tuple(needed))
+                        plan.by_position, plan.filter, frame.ts, tuple(needed))
         df, layout = slice_layout(spark, direct)
     else:
         df = frame.df

@@ -106,7 +106,7 @@ def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...
         yield tuple(key), table.slice(a, b - a)
 
 
-def _group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
+def group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
     """A group's events as a stream over its columns (renumbered 0..n−1), and the
     stream positions of its rows."""
     from kleene.reference.columnar import validated
@@ -182,7 +182,7 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     n_streams = len(task.streams)
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
     for key, group in _groups(task, batches):
-        stream, origin = _group_stream(task, group)
+        stream, origin = group_stream(task, group)
         stamps = stream.columns.ts
         extra = list(zip(*[group.column(c).to_pylist() for c in task.columns], strict=True)) \
             if task.columns else []
