@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kleene.engines.registry import engine
-from kleene.engines.spark import stock_arrow
+from kleene.engines.spark import split_cache
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.layout import extent, slice_column
 from kleene.engines.spark.runner import collect_matches, prepare
@@ -78,7 +78,7 @@ def test_splits_are_parsed_again_where_the_scratch_directory_is_not_seen(spark, 
     """An executor on another machine: the driver's directory does not exist there, so
     the reading tasks write nothing and the engine stage parses its splits."""
     elsewhere = tmp_path / "not-here"
-    monkeypatch.setattr(stock_arrow, "_scratch", lambda: str(elsewhere))
+    monkeypatch.setattr(split_cache, "scratch", lambda: str(elsewhere))
     frame = read_events(spark, str(STOCKS))
     assert frame.splits is not None and frame.splits.scanned.cache == str(elsewhere)
     got = {label: _matches(frame, text, window)[0] for label, text, window, _ in RUNS}

@@ -29,8 +29,7 @@ all are, else as text) in Arrow IPC to a scratch directory of the query that
 the driver made (:func:`split_events` reads it back, and :mod:`.direct` reads
 it without Spark's rows). Where that directory is not visible (an executor on
 another machine) nothing is written, and :func:`split_events` parses the split
-again: the same rows either way. The driver keeps the directories of its
-:data:`KEEP` latest scans and removes them all when it exits.
+again: the same rows either way (:mod:`.split_cache`).
 
 The fast path reads only what the reference's fast path reads (every line
 ``TYPE(k1=v1,...,kn=vn)`` with the first line's keys, in order; numeric
@@ -42,26 +41,17 @@ the same words as ever.
 
 from __future__ import annotations
 
-import atexit
-import os
-import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from kleene.engines.spark import split_cache
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import Splits, frame, local_splits, read_split
 
 #: Rows per Arrow batch sent back to Spark.
 _BATCH = 1 << 16
-
-#: Scratch directories of parsed splits the driver keeps (older ones are removed).
-KEEP = 2
-
-#: The driver's scratch directories, oldest first (see the module docstring).
-_SCRATCH: list[str] = []
 
 #: The Spark types a stock field can get (:func:`.text_columns.infer_types`).
 _ARROW_TYPE = {"bigint": "int64", "double": "float64", "string": "string"}
@@ -227,7 +217,7 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
         count += table.num_rows
         parsed.append(pa.table(cells, names=["type", *keys]))
     if ok and cache is not None and splits is not None:
-        _write(cache, part, parsed)
+        split_cache.write(cache, part, parsed)
     ints = all(isinstance(v, int) for v in (first, last, *samples))
     row = {"part": part, "count": count, "ok": ok, "nonint": nonint, "nonnum": nonnum,
            "first_i": first if ints else None, "last_i": last if ints else None,
@@ -235,45 +225,6 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
            "last_f": None if last is None else float(last),
            "samples_i": samples if ints else None, "samples_f": [float(v) for v in samples]}
     yield pa.RecordBatch.from_pylist([row], schema=_stats_schema())
-
-
-def _cache_file(cache: str, part: int) -> str:
-    return os.path.join(cache, f"split-{part}.arrow")
-
-
-def _write(cache: str, part: int, tables: list[Any]) -> None:
-    """The parsed split in Arrow IPC, when the directory ``cache`` is here (atomic)."""
-    import pyarrow as pa
-
-    if not os.path.isdir(cache) or not tables:
-        return
-    table = pa.concat_tables(tables)
-    target = _cache_file(cache, part)
-    partial_name = f"{target}.{os.getpid()}.partial"
-    try:
-        with pa.OSFile(partial_name, "wb") as sink, \
-                pa.ipc.new_file(sink, table.schema) as writer:
-            writer.write_table(table)
-        os.replace(partial_name, target)
-    except OSError:          # a full disk, say: the engine stage parses the split again
-        if os.path.exists(partial_name):
-            os.remove(partial_name)
-
-
-def _scratch() -> str:
-    """A new scratch directory for one scan's parsed splits (the driver keeps
-    :data:`KEEP`; all are removed when it exits)."""
-    path = tempfile.mkdtemp(prefix="kleene-splits-")
-    _SCRATCH.append(path)
-    while len(_SCRATCH) > KEEP:
-        shutil.rmtree(_SCRATCH.pop(0), ignore_errors=True)
-    return path
-
-
-@atexit.register
-def _remove_scratch() -> None:
-    for path in _SCRATCH:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def _stats_schema() -> Any:
@@ -292,7 +243,7 @@ def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
     fast path cannot read it (the caller reads it with Spark SQL)."""
     splits = local_splits(spark, path)
     text = spark.read.text(path) if splits is None else frame(spark, splits)
-    cache = None if splits is None else _scratch()
+    cache = None if splits is None else split_cache.scratch()
     rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits, cache), _STATS).collect()
     rows.sort(key=lambda r: r["part"])
     if not all(r["ok"] for r in rows):
@@ -353,16 +304,11 @@ def _typed_table(scanned: Scanned, table: Any, at: int, schema: Any) -> Any | No
 
 def _cached(scanned: Scanned, part: int, schema: Any) -> Any | None:
     """Split ``part`` as :func:`scan` wrote it, typed; ``None`` when it is not here."""
-    import pyarrow as pa
-
     if scanned.cache is None:
         return None
-    try:
-        with pa.memory_map(_cache_file(scanned.cache, part)) as source:
-            table = pa.ipc.open_file(source).read_all()
-    except (OSError, pa.ArrowInvalid):
-        return None
-    return _typed_table(scanned, table, scanned.offsets.get(part, 0), schema)
+    table = split_cache.read(scanned.cache, part)
+    return None if table is None else \
+        _typed_table(scanned, table, scanned.offsets.get(part, 0), schema)
 
 
 def split_events(scanned: Scanned, part: int, schema: Any) -> Any:
