@@ -24,8 +24,11 @@ Spark reads in parallel splits. Four tables, each figure measured in this run:
    partition's share of the rows and the time.
 4. *Stock readers*: Spark SQL against the Python loader shipped with Arrow.
 
-Times are wall-clock seconds (Spark works in other processes); the load average
-in the headers says how busy the machine was. A SparkSession's start is
+Times are wall-clock seconds (Spark works in other processes); the end-to-end
+tables also give the CPU seconds of every process of each run (:func:`tree_cpu`:
+the JVM and its Python workers included), so that a ``local[2]`` that waited for
+a core can be told from one that had nothing to run; the load average in the
+headers says how busy the machine was. A SparkSession's start is
 reported, not counted. Session starts use ``spark.driver.memory=4g``.
 """
 
@@ -160,17 +163,55 @@ def single_process(path: Path, run: Run, limit: int | None) -> tuple[float, floa
     return loaded - started, done - loaded, ids
 
 
+def tree_cpu() -> float:
+    """CPU seconds (user + system) of this process and of every process under it —
+    for Spark the JVM and its Python workers — counting the children that exited and
+    were waited for (Linux ``/proc``; ``nan`` elsewhere)."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    children: dict[int, list[int]] = {}
+    ticks: dict[int, int] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return float("nan")
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:          # the process ended meanwhile
+            continue
+        pid = int(name)
+        children.setdefault(int(fields[1]), []).append(pid)     # ppid
+        ticks[pid] = sum(int(x) for x in fields[11:15])         # utime stime cutime cstime
+    total, todo = 0, [os.getpid()]
+    while todo:
+        pid = todo.pop()
+        total += ticks.get(pid, 0)
+        todo.extend(children.get(pid, ()))
+    return total / tick
+
+
 def on_spark(spark: Any, path: Path, run: Run, limit: int | None,
              out: Path) -> tuple[float, set[str]]:
     """Read, run and write the matches as Parquet: the seconds and the matches' ids."""
-    started = time.perf_counter()
+    seconds, _, ids = on_spark_cpu(spark, path, run, limit, out)
+    return seconds, ids
+
+
+def on_spark_cpu(spark: Any, path: Path, run: Run, limit: int | None,
+                 out: Path) -> tuple[float, float, set[str]]:
+    """:func:`on_spark`, and the CPU seconds of the driver, the JVM and the Python
+    workers (:func:`tree_cpu`)."""
+    started, cpu = time.perf_counter(), tree_cpu()
     frame = read_events(spark, str(path), limit=limit)
     prepared = prepare(frame, run.text, engine=run.engine, policy=run.policy, tasks=TASKS,
                        window=run.window)
     write_matches(prepared.matches(), str(out), mode="overwrite")
-    seconds = time.perf_counter() - started
+    seconds, cpu = time.perf_counter() - started, tree_cpu() - cpu
     written = spark.read.parquet(str(out)).select("match_id").distinct().collect()
-    return seconds, {r[0] for r in written}
+    return seconds, cpu, {r[0] for r in written}
 
 
 #: The events of the first query on a new session (not counted).
@@ -192,14 +233,17 @@ def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
     SES headline runs, keyed and unkeyed, policy next)."""
     table = Table(f"{title}: single process vs Spark local[1] vs local[2]",
                   ["pattern", "engine", "matches", "single s (load+run)", "local[1] s",
-                   "local[2] s", "speed-up 2/1", "local[1] / single", "same matches"])
+                   "local[2] s", "speed-up 2/1", "local[1] / single", "single CPU s",
+                   "local[1] CPU s", "local[2] CPU s", "same matches"])
     runs = runs or [Run(label, name, text, POLICY) for label, text in (("keyed", KEYED),
                                                                       ("unkeyed", UNKEYED))
                     for name in HEADLINE_ENGINES]
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for r in runs:
+        cpu = tree_cpu()
         load, run, ids = single_process(path, r, settings.limit)
-        rows[(r.label, r.engine)] = {"single": load + run, "load": load, "ids": ids, "run": r}
+        rows[(r.label, r.engine)] = {"single": load + run, "load": load, "ids": ids, "run": r,
+                                     "single cpu": tree_cpu() - cpu}
     starts = []
     for master in ("local[1]", "local[2]"):
         spark, start = use_master(master)
@@ -207,13 +251,15 @@ def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
         starts.append(f"{master} {start:.1f} s + first query {warm:.1f} s")
         for (label, name), row in rows.items():
             slug = re.sub(r"\W+", "-", label)
-            seconds, ids = on_spark(spark, path, row["run"], settings.limit,
-                                    OUT_DIR / f"spark-matches-{slug}-{name}.parquet")
-            row[master], row[master + " same"] = seconds, ids == row["ids"]
+            seconds, cpu, ids = on_spark_cpu(spark, path, row["run"], settings.limit,
+                                             OUT_DIR / f"spark-matches-{slug}-{name}.parquet")
+            row[master], row[master + " cpu"] = seconds, cpu
+            row[master + " same"] = ids == row["ids"]
     for (label, name), row in rows.items():
         table.add(label, name, len(row["ids"]), row["single"], row["local[1]"],
                   row["local[2]"], ratio(row["local[1]"], row["local[2]"]),
-                  ratio(row["local[1]"], row["single"]),
+                  ratio(row["local[1]"], row["single"]), row["single cpu"],
+                  row["local[1] cpu"], row["local[2] cpu"],
                   row["local[1] same"] and row["local[2] same"])
     table.header = header(settings, path, settings.limit or 224_473 * settings.copies)
     if any(r.policy != POLICY for r in runs):
@@ -222,6 +268,9 @@ def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
     table.notes = [f"aims: speed-up ≥ {SPEEDUP_AIM}, local[1] / single ≤ {OVERHEAD_AIM}",
                    "single = load_events + engine.run; Spark = read_events (typing, checks, "
                    "positions) + filter + partition + run + Parquet write",
+                   "CPU s: user + system seconds of every process of the run (Spark: the "
+                   "driver, the JVM and its Python workers); wall above CPU / cores means "
+                   "waiting for a core",
                    f"session starts (not counted): {', '.join(starts)}",
                    "load part of single: " + ", ".join(
                        f"{label}/{name} {row['load']:.1f} s"

@@ -1,6 +1,6 @@
 """The Spark benchmark's input: the stock stream replicated, still sorted (bench/spark_bench.py).
 
-Only the data preparation is tested here: the benchmark itself starts its own
+Only the data preparation and the CPU counter are tested here: the benchmark itself starts its own
 SparkSessions (``local[1]``, ``local[2]``), which tests never do, and its
 figures are measured by ``python -m bench spark``, never asserted.
 """
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
@@ -29,3 +31,17 @@ def test_copies_are_shifted_past_each_other(tmp_path):
     assert lines[half].replace(str(stamps[half]), "") == \
         lines[0].replace(str(stamps[0]), "")            # the same event, shifted
     assert STOCKS.exists() and replicated(2, tmp_path) == path   # written once
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads Linux's /proc")
+def test_tree_cpu_counts_a_child_that_ended():
+    import subprocess
+    import sys
+
+    from bench.spark_bench import tree_cpu
+
+    before = tree_cpu()
+    subprocess.run([sys.executable, "-c",
+                    "import time\nt = time.process_time()\n"
+                    "while time.process_time() - t < 0.5: pass"], check=True)
+    assert tree_cpu() - before >= 0.45

@@ -38,10 +38,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kleene.engines.spark.direct import Source
 from kleene.engines.spark.index import PROBLEM, SAMPLE_EVERY, problem, with_positions
 from kleene.engines.spark.parquet_files import ROW_INDEX, checked, converted_time_unit
 from kleene.engines.spark.parquet_files import read_parquet as _parquet
-from kleene.engines.spark.stock_arrow import events, scan
+from kleene.engines.spark.stock_arrow import events, scan, spark_schema
 from kleene.engines.spark.text_columns import (
     STOCK_PROBLEM,
     first_lines,
@@ -76,6 +77,7 @@ class EventFrame:
     source: str = "<events>"
     count: int | None = None
     samples: tuple[int | float, ...] = ()
+    splits: Source | None = None     # a stock file's parsed splits (:mod:`.direct`)
 
     def column_of(self, attribute: str) -> str:
         """The column that holds a pattern attribute (``ts`` and ``type`` are aliases)."""
@@ -363,6 +365,7 @@ def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_uni
     """The stock lines of ``source`` read in one pass by the loader's Arrow reader
     (:mod:`.stock_arrow`), or ``None`` when that reader cannot read them."""
     from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import to_arrow_schema
 
     from kleene.reference.stock import stock_layout
 
@@ -382,8 +385,10 @@ def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_uni
     if limit is not None and limit < count:
         df = df.filter(F.col(POSITION) < limit)
         count, samples = limit, samples[:limit // SAMPLE_EVERY + 1]
+    splits = Source(scanned, POSITION, to_arrow_schema(spark_schema(scanned, POSITION)),
+                    limit if limit is not None and limit < scanned.count else None, df)
     return EventFrame(df, ts, type if type in columns else None, time_unit, POSITION, (),
-                      source, count, samples)
+                      source, count, samples, splits if scanned.splits is not None else None)
 
 
 def _stock(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:

@@ -135,10 +135,26 @@ def slice_column(ts: Any, bounds: Sequence[int | float], reach: tuple[int, int],
     they are floats, so rounding can only add an event to a slice."""
     from pyspark.sql import functions as F
 
+    low, high = thresholds(bounds, reach, tau)
+    return F.sequence(_count(ts, low, strict=True), _count(ts, high, strict=False))
+
+
+def thresholds(bounds: Sequence[int | float], reach: tuple[int, int], tau: int | float
+               ) -> tuple[list[int | float], list[int | float]]:
+    """The ends ``b_{j+1} + A·τ`` and the starts ``b_j − L·τ`` of the extended slices
+    (widened by one ulp when floats): slice ``j`` holds ``[high[j−1], low[j]]``."""
     back, ahead = reach
     low = [_widen(b + ahead * tau, math.inf) for b in bounds]     # slice j ends at b_{j+1}+Aτ
     high = [_widen(b - back * tau, -math.inf) for b in bounds]    # slice j starts at b_j−Lτ
-    return F.sequence(_count(ts, low, strict=True), _count(ts, high, strict=False))
+    return low, high
+
+
+def extent(bounds: Sequence[int | float], reach: tuple[int, int], tau: int | float,
+           j: int) -> tuple[int | float, int | float]:
+    """The range ``[first, last]`` (both included) that slice ``j`` holds: the rows
+    :func:`slice_column` puts in slice ``j``."""
+    low, high = thresholds(bounds, reach, tau)
+    return (high[j - 1] if j > 0 else -math.inf), (low[j] if j < len(bounds) else math.inf)
 
 
 def key_column(df: Any, name: str) -> Any:

@@ -37,6 +37,8 @@ from typing import Any
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.registry import engine as engine_named
 from kleene.engines.registry import fastest_engine
+from kleene.engines.spark.direct import Slices, for_tasks, run_slices, usable
+from kleene.engines.spark.direct import layout as slice_layout
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
@@ -142,17 +144,22 @@ class Prepared:
     layout: Layout
     task: Task
     schema: Any
+    direct: Slices | None = None
 
     def explain(self) -> str:
         """The plan and the layout in words."""
         layout = self.layout
         cut = (f", {len(layout.bounds) + 1} slices cut at {list(layout.bounds)}"
                if layout.sliced else "")
+        read = ", each read straight from the parsed splits" if self.direct else ""
         return (f"{self.plan.explain()}\nlayout: {layout.partitions} Spark partitions, "
-                f"groups by {', '.join(layout.groups) or '(none)'}{cut}")
+                f"groups by {', '.join(layout.groups) or '(none)'}{cut}{read}")
 
     def matches(self) -> Any:
         """The match DataFrame (lazy): the engine over every group (``mapInArrow``)."""
+        if self.direct is not None:
+            return self.events.mapInArrow(partial(run_slices, self.direct, self.task),
+                                          self.schema)
         return self.events.mapInArrow(partial(run_partition, self.task), self.schema)
 
 
@@ -192,20 +199,28 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
     if unknown:
         raise PatternError(f"no column {', '.join(unknown)} to copy to the matches; columns: "
                            f"{', '.join(frame.df.columns)}")
-    df = frame.df
-    if plan.filter is not None:
-        schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-        df = df.filter(to_column(plan.filter, schema, ts=frame.ts, type_=frame.type or "type"))
     attributes = tuple(dict.fromkeys(frame.column_of(a) for a in read
                                      if frame.column_of(a) not in (frame.ts, frame.type)))
     keys = [frame.column_of(a) for a in plan.keys]
     needed = dict.fromkeys([*frame.streams, frame.position, frame.ts,
                             *([frame.type] if frame.type else []), *attributes, *keys, *columns])
-    df = df.select(*needed)
-    tasks = tasks or df.sparkSession.sparkContext.defaultParallelism * TASKS_PER_CORE
-    df, layout = arrange(df, plan, ts=frame.ts, position=frame.position, keys=keys,
-                         streams=frame.streams, bounds=_bounds(frame, plan, slices, tasks),
-                         tasks=tasks)
+    spark = frame.df.sparkSession
+    tasks = tasks or spark.sparkContext.defaultParallelism * TASKS_PER_CORE
+    bounds = _bounds(frame, plan, slices, tasks)
+    direct = None
+    if usable(frame.splits, frame.df, plan, keys, frame.streams, bounds):
+        assert frame.splits is not None and plan.reach is not None and plan.tau is not None
+        direct = Slices(for_tasks(frame.splits), tuple(bounds), plan.reach, plan.tau,
+                        plan.by_position, plan.filter, frame.ts, tuple(needed))
+        df, layout = slice_layout(spark, direct)
+    else:
+        df = frame.df
+        if plan.filter is not None:
+            schema = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+            df = df.filter(to_column(plan.filter, schema, ts=frame.ts,
+                                     type_=frame.type or "type"))
+        df, layout = arrange(df.select(*needed), plan, ts=frame.ts, position=frame.position,
+                             keys=keys, streams=frame.streams, bounds=bounds, tasks=tasks)
     schema = _output_schema(frame.df, frame.streams, columns)
     fail = os.environ.get(FAIL_ONCE)
     task = Task(engine=eng, pattern=pattern, policy=policy, time_unit=frame.time_unit,
@@ -214,7 +229,7 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
                 slice_column=SLICE if layout.sliced else None, bounds=layout.bounds,
                 schema=to_arrow_schema(schema), fail_once=int(fail) if fail else None,
                 window=window, by_position=plan.by_position)
-    return Prepared(df, plan, layout, task, schema)
+    return Prepared(df, plan, layout, task, schema, direct)
 
 
 def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,

@@ -19,9 +19,17 @@ JVM reading, no lines shipped to Python); any other path is read by
    :data:`~kleene.engines.spark.index.SAMPLE_EVERY` rows.
 2. :func:`events` — the typed events with their positions (the running sum
    of the rows of the splits before, as in :mod:`.index`), computed from those
-   statistics while the engine's stage reads the text: the lines are parsed a
-   second time there, and no other job runs. A file's splits are Spark
-   partitions in offset order (one file), the same in both passes.
+   statistics while the engine's stage reads them, and no other job runs. A
+   file's splits are Spark partitions in offset order (one file), the same in
+   both passes.
+
+Parsed once. When the file is read in local splits, each task of :func:`scan`
+also writes its parsed split (each field as numbers where the split's cells
+all are, else as text) in Arrow IPC to a scratch directory of the query that
+the driver made (:func:`split_events` reads it back, and :mod:`.direct` reads
+it without Spark's rows). Where that directory is not visible (an executor on
+another machine) nothing is written, and :func:`split_events` parses the split
+again: the same rows either way (:mod:`.split_cache`).
 
 The fast path reads only what the reference's fast path reads (every line
 ``TYPE(k1=v1,...,kn=vn)`` with the first line's keys, in order; numeric
@@ -38,6 +46,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from kleene.engines.spark import split_cache
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import Splits, frame, local_splits, read_split
 
@@ -63,6 +72,20 @@ class Scanned:
     count: int
     samples: tuple[int | float, ...]
     splits: Splits | None = None
+    cache: str | None = None
+    spans: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True)
+class Span:
+    """One split as :func:`scan` found it: its partition, the position of its first
+    row, its number of rows and its first and last timestamps."""
+
+    part: int
+    offset: int
+    count: int
+    first: int | float | None
+    last: int | float | None
 
 
 def _partition() -> int:
@@ -101,6 +124,12 @@ def _parse(data: Any, keys: Sequence[str]) -> Any:
     return regular_lines(data, list(keys))
 
 
+def _blank(data: bytes) -> bool:
+    """Whether ``data`` holds no line (``isspace`` stops at the first other byte;
+    ``strip`` copies a split of ~80 MB to find that out)."""
+    return not data or data.isspace()
+
+
 def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]
             ) -> Iterator[Any]:
     """The lines of this task parsed, a table at a time (``None``: a line laid out
@@ -114,7 +143,7 @@ def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]
     for batch in batches:
         for part in batch.column(0).to_pylist():
             data = read_split(splits, part)
-            if data.strip():
+            if not _blank(data):
                 yield _parse(data, keys)
 
 
@@ -137,12 +166,18 @@ def _flags(column: Any) -> tuple[bool, bool, Any]:
     return True, False, pa.array(text_kinds(column)[1], pa.float64())
 
 
-def _stats(keys: Sequence[str], ts: str, splits: Splits | None,
+def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | None,
            batches: Iterator[Any]) -> Iterator[Any]:
-    """The ``mapInArrow`` function of :func:`scan`: one row per partition."""
+    """The ``mapInArrow`` function of :func:`scan`: one row per partition (and the
+    parsed split written to ``cache`` when that directory is here)."""
     import numpy as np
     import pyarrow as pa
+
+    from kleene.engines.spark.worker import task_threads
+
+    task_threads()
     part = _partition()
+    parsed: list[Any] = []
     nonint = [False] * len(keys)
     nonnum = [False] * len(keys)
     count, ok = 0, True
@@ -156,10 +191,12 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None,
         if not table.num_rows:
             continue
         stamps = None
+        cells = [table.column("type")]
         for i, key in enumerate(keys):
             no_int, no_num, numbers = _flags(table.column(key))
             nonint[i] |= no_int
             nonnum[i] |= no_num
+            cells.append(table.column(key) if numbers is None else numbers)
             if key == ts:
                 stamps = numbers
         if stamps is None:
@@ -178,6 +215,9 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None,
             first = values[0].item()
         last = values[-1].item()
         count += table.num_rows
+        parsed.append(pa.table(cells, names=["type", *keys]))
+    if ok and cache is not None and splits is not None:
+        split_cache.write(cache, part, parsed)
     ints = all(isinstance(v, int) for v in (first, last, *samples))
     row = {"part": part, "count": count, "ok": ok, "nonint": nonint, "nonnum": nonnum,
            "first_i": first if ints else None, "last_i": last if ints else None,
@@ -203,7 +243,8 @@ def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
     fast path cannot read it (the caller reads it with Spark SQL)."""
     splits = local_splits(spark, path)
     text = spark.read.text(path) if splits is None else frame(spark, splits)
-    rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits), _STATS).collect()
+    cache = None if splits is None else split_cache.scratch()
+    rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits, cache), _STATS).collect()
     rows.sort(key=lambda r: r["part"])
     if not all(r["ok"] for r in rows):
         return None
@@ -217,51 +258,116 @@ def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
     total = 0
     previous = None
     samples: list[int | float] = []
+    spans: list[Span] = []
     for r in rows:
         offsets[r["part"]] = total
+        spans.append(Span(r["part"], total, r["count"], r["first" + suffix], r["last" + suffix]))
         if r["count"]:
             if previous is not None and r["first" + suffix] < previous:
                 return None
             previous = r["last" + suffix]
             samples.extend(r["samples" + suffix])
         total += r["count"]
-    return Scanned(tuple(keys), types, offsets, total, tuple(samples), splits)
+    return Scanned(tuple(keys), types, offsets, total, tuple(samples), splits, cache,
+                   tuple(spans))
+
+
+def _column(scanned: Scanned, key: str, cells: Any) -> Any | None:
+    """A field's cells (text, or the numbers :func:`_flags` read) as its Spark type;
+    ``None`` for numbers where the type is text (then the split is parsed again)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind, text = scanned.types[key], pa.types.is_string(cells.type)
+    if kind == "string":
+        return cells if text else None
+    numbers = _flags(cells)[2] if text else cells
+    return pc.cast(numbers, _ARROW_TYPE[kind], safe=False)   # beyond 2**53 rounds, as Spark
+
+
+def _typed_table(scanned: Scanned, table: Any, at: int, schema: Any) -> Any | None:
+    """A parsed table (``type`` and the fields, as text or numbers) typed, with the
+    positions from ``at`` (``None`` as :func:`_column` says)."""
+    import numpy as np
+    import pyarrow as pa
+
+    columns = [table.column("type")]
+    for key in scanned.keys:
+        column = _column(scanned, key, table.column(key))
+        if column is None:
+            return None
+        columns.append(column)
+    n = table.num_rows
+    columns.append(pa.array(np.arange(at, at + n, dtype=np.int64)))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def _cached(scanned: Scanned, part: int, schema: Any) -> Any | None:
+    """Split ``part`` as :func:`scan` wrote it, typed; ``None`` when it is not here."""
+    if scanned.cache is None:
+        return None
+    table = split_cache.read(scanned.cache, part)
+    return None if table is None else \
+        _typed_table(scanned, table, scanned.offsets.get(part, 0), schema)
+
+
+def split_events(scanned: Scanned, part: int, schema: Any) -> Any:
+    """The typed events of local split ``part`` with their positions (``schema``: the
+    Arrow form of :func:`spark_schema`): read back from the scratch directory, or
+    parsed again."""
+    table = _cached(scanned, part, schema)
+    if table is not None:
+        return table
+    assert scanned.splits is not None, "split_events reads local splits"
+    data = read_split(scanned.splits, part)
+    parsed = None if _blank(data) else _parse(data, scanned.keys)
+    if parsed is None or not parsed.num_rows:
+        if not _blank(data):
+            raise RuntimeError("a stock line read in the first pass no longer parses")
+        return schema.empty_table()
+    table = _typed_table(scanned, parsed, scanned.offsets.get(part, 0), schema)
+    assert table is not None      # text fields are text here
+    return table
 
 
 def _typed(scanned: Scanned, schema: Any, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function of :func:`events`: the typed columns and positions."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
+    from kleene.engines.spark.worker import task_threads
+
+    task_threads()
+    if scanned.splits is not None:
+        for batch in batches:
+            for part in batch.column(0).to_pylist():
+                yield from split_events(scanned, part, schema).to_batches(_BATCH)
+        return
     at = scanned.offsets.get(_partition(), 0)
     for table in _tables(scanned.keys, scanned.splits, batches):
         if table is None:
             raise RuntimeError("a stock line read in the first pass no longer parses")
-        n = table.num_rows
-        if not n:
+        if not table.num_rows:
             continue
-        columns = [table.column("type")]
-        for key in scanned.keys:
-            kind = scanned.types[key]
-            column = table.column(key)
-            if kind != "string":    # integers beyond 2**53 round, as Spark's cast does
-                column = pc.cast(_flags(column)[2], _ARROW_TYPE[kind], safe=False)
-            columns.append(column)
-        columns.append(pa.array(np.arange(at, at + n, dtype=np.int64)))
-        at += n
-        yield from pa.Table.from_arrays(columns, schema=schema).to_batches(_BATCH)
+        typed = _typed_table(scanned, table, at, schema)
+        assert typed is not None     # text fields are text here
+        at += typed.num_rows
+        yield from typed.to_batches(_BATCH)
+
+
+def spark_schema(scanned: Scanned, position: str) -> Any:
+    """The Spark schema of the events (``type``, the fields typed, ``position``)."""
+    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
+
+    spark_types = {"bigint": LongType(), "double": DoubleType(), "string": StringType()}
+    return StructType([StructField("type", StringType()),
+                       *[StructField(key, spark_types[scanned.types[key]])
+                         for key in scanned.keys],
+                       StructField(position, LongType())])
 
 
 def events(spark: Any, path: str, scanned: Scanned, position: str) -> Any:
     """The events of ``path``: ``type``, the fields typed, and ``position`` (lazy)."""
     from pyspark.sql.pandas.types import to_arrow_schema
-    from pyspark.sql.types import DoubleType, LongType, StringType, StructField, StructType
 
-    spark_types = {"bigint": LongType(), "double": DoubleType(), "string": StringType()}
-    schema = StructType([StructField("type", StringType()),
-                         *[StructField(key, spark_types[scanned.types[key]])
-                           for key in scanned.keys],
-                         StructField(position, LongType())])
+    schema = spark_schema(scanned, position)
     function = partial(_typed, scanned, to_arrow_schema(schema))
     text = spark.read.text(path) if scanned.splits is None else frame(spark, scanned.splits)
     return text.mapInArrow(function, schema)

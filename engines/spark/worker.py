@@ -106,7 +106,7 @@ def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...
         yield tuple(key), table.slice(a, b - a)
 
 
-def _group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
+def group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
     """A group's events as a stream over its columns (renumbered 0..n−1), and the
     stream positions of its rows."""
     from kleene.reference.columnar import validated
@@ -155,12 +155,26 @@ class _Output:
         return batch
 
 
+def task_threads() -> None:
+    """Arrow's thread pool as large as the running Spark task's share of cores
+    (``spark.task.cpus``, 1 by default): Spark runs one task per core, so a task whose
+    Arrow kernels (the CSV reader of the stock lines, say) spread over every core of
+    the machine takes the cores of the others — and ``local[1]`` would use them all."""
+    import pyarrow as pa
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    if context is not None and pa.cpu_count() != max(1, context.cpus()):
+        pa.set_cpu_count(max(1, context.cpus()))
+
+
 def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function: every owned match of every group of the partition.
 
     Each group's Arrow columns go to the engine as a stream
     (:meth:`~kleene.reference.events.Stream.from_columns`): the engine filters
     on them and builds events only for the rows it keeps."""
+    task_threads()
     compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit,
                                    window=task.window)  # type: ignore[arg-type]
     out = _Output(task)
@@ -168,7 +182,7 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     n_streams = len(task.streams)
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
     for key, group in _groups(task, batches):
-        stream, origin = _group_stream(task, group)
+        stream, origin = group_stream(task, group)
         stamps = stream.columns.ts
         extra = list(zip(*[group.column(c).to_pylist() for c in task.columns], strict=True)) \
             if task.columns else []

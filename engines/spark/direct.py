@@ -1,0 +1,136 @@
+"""Time (or position) slices read straight from the parsed splits: no shuffle.
+
+Issue 14 (``local[1]`` within 2× of one process). The general layout
+(:mod:`.layout`) hands every event from the reading stage to the JVM, filters
+it there (Thm 1 as a Column), copies it into each slice whose extended range
+holds it (``explode``), shuffles and sorts. For a stock file read in local
+splits (:mod:`.stock_arrow`) the driver already knows, for every split, the
+position of its first row, its number of rows and its first and last
+timestamps; so the task of slice ``j`` can read the splits that overlap the
+slice's extended range itself (:func:`.stock_arrow.split_events`: the batch
+the reading job parsed, or the text parsed again where that is not here), keep
+the rows in the range (:func:`.layout.extent`, the rows :func:`.layout.slice_column`
+would send to slice ``j``), apply the Thm 1 filter over the Arrow columns
+(:class:`kleene.engines.windows.columns.ArrowColumns`, the reference's truth of
+the condition), and run the engine on them (:func:`.worker.run_partition`, as
+in the general path). The engine sees the same rows in the same order — the
+rows of slice ``j`` sorted by position — so it reports the same matches.
+
+Used when the plan cuts slices and has no Def. 6 keys and the events are one
+stock file (:func:`usable`); every other run keeps the general layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kleene.engines.spark.layout import SLICE, Layout, extent
+from kleene.engines.spark.plan import Plan
+from kleene.engines.spark.stock_arrow import Scanned, split_events
+from kleene.engines.spark.worker import Task, group_stream, run_partition, task_threads
+from kleene.reference.conditions import Condition
+
+
+@dataclass(frozen=True)
+class Source:
+    """The parsed splits of a stock file, as :class:`~.frames.EventFrame` keeps them:
+    what :func:`.stock_arrow.scan` learnt, the position column, the events' Arrow
+    schema, the number of events kept (``limit``; ``None``: all), and the DataFrame
+    of exactly those events (on the driver only: a frame whose ``df`` was changed
+    since, filtered say, is not read from the splits)."""
+
+    scanned: Scanned
+    position: str
+    schema: Any
+    limit: int | None = None
+    df: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Slices:
+    """What each slice task needs beside the :class:`~.worker.Task`: where the rows
+    come from, the cut (``bounds``, ``reach``, ``tau``, by position or timestamp),
+    the Thm 1 filter and the columns the engine stage reads."""
+
+    source: Source
+    bounds: tuple[int | float, ...]
+    reach: tuple[int, int]
+    tau: int | float
+    by_position: bool
+    filter: Condition | None
+    ts: str
+    columns: tuple[str, ...]
+
+
+def usable(source: Source | None, df: Any, plan: Plan, keys: Sequence[str],
+           streams: Sequence[str], bounds: Sequence[int | float]) -> bool:
+    """Whether a run on the events ``df`` can read its slices straight from the parsed
+    splits: they are the splits of ``df``, and the plan cuts slices without keys."""
+    return (source is not None and source.df is df and source.scanned.splits is not None
+            and plan.reach is not None and plan.tau is not None and len(bounds) > 0
+            and not keys and not streams)
+
+
+def for_tasks(source: Source) -> Source:
+    """``source`` without its DataFrame (what the tasks receive)."""
+    return replace(source, df=None)
+
+
+def layout(spark: Any, slices: Slices) -> tuple[Any, Layout]:
+    """One row per slice (its number, column ``id``), slice ``j`` in Spark partition
+    ``j``, and the :class:`~.layout.Layout` the worker reads."""
+    n = len(slices.bounds) + 1
+    return (spark.range(0, n, 1, n),
+            Layout((SLICE,), slices.bounds, True, n))
+
+
+def _splits(slices: Slices, first: int | float, last: int | float) -> list[int]:
+    """The splits that hold a row with its position (or timestamp) in ``[first, last]``."""
+    parts = []
+    limit = slices.source.limit
+    for span in slices.source.scanned.spans:
+        if not span.count or (limit is not None and span.offset >= limit):
+            continue
+        lo, hi = ((span.offset, span.offset + span.count - 1) if slices.by_position
+                  else (span.first, span.last))
+        assert lo is not None and hi is not None
+        if hi >= first and lo <= last:
+            parts.append(span.part)
+    return parts
+
+
+def slice_rows(slices: Slices, task: Task, j: int) -> Any:
+    """The rows of slice ``j``, sorted by position: the columns the engine stage
+    reads and the slice number (a bad value is named as the engine stage names it,
+    :func:`.worker.group_stream`)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from kleene.engines.windows.columns import ArrowColumns
+
+    source = slices.source
+    first, last = extent(slices.bounds, slices.reach, slices.tau, j)
+    tables = [split_events(source.scanned, part, source.schema)
+              for part in _splits(slices, first, last)]
+    table = pa.concat_tables(tables) if tables else source.schema.empty_table()
+    axis = table.column(source.position if slices.by_position else slices.ts).to_numpy()
+    keep = (axis >= first) & (axis <= last)
+    if source.limit is not None:
+        keep &= table.column(source.position).to_numpy() < source.limit
+    table = table.filter(pa.array(keep)).select(list(slices.columns))
+    if slices.filter is not None and table.num_rows:
+        stream, _ = group_stream(task, table)
+        assert stream.columns is not None
+        table = table.filter(pa.array(ArrowColumns(stream.columns).holds(slices.filter)))
+    return table.append_column(SLICE, pa.array(np.full(table.num_rows, j, dtype=np.int32)))
+
+
+def run_slices(slices: Slices, task: Task, batches: Iterator[Any]) -> Iterator[Any]:
+    """The ``mapInArrow`` function: the engine over each slice this partition names."""
+    task_threads()
+    for batch in batches:
+        for j in batch.column(0).to_pylist():
+            rows = slice_rows(slices, task, j)
+            yield from run_partition(task, iter(rows.to_batches()))
