@@ -107,18 +107,19 @@ def _exit_now(code: int) -> None:
 
 
 def _read_ahead(argv: Sequence[str]) -> None:
-    """``kleene match --events FILE`` (not ``--stream``, not on Spark): start reading FILE
-    on a thread now, before NumPy, pyarrow and Kleene's modules are imported
-    (:func:`kleene.reference.filebytes.prefetch`; the loader takes the bytes). Only
+    """``kleene match --events FILE`` (a lean command: not on Spark; not ``--stream``,
+    which reads in bounded memory): start reading FILE on a thread now, before NumPy,
+    pyarrow and Kleene's modules are imported, and cutting its lines into columns
+    once their reader is imported, unless ``--limit`` asks for fewer
+    (:func:`kleene.reference.filebytes.prefetch`; the loader takes what is done). Only
     the exact spellings ``--events FILE`` and ``--events=FILE`` are seen here; an
     abbreviation argparse accepts just reads the file later."""
-    if _dispatched(argv) != "match" or \
-            any(a == "--stream" or a.startswith("--spark") for a in argv):
+    if _dispatched(argv) != "match" or any(a.startswith("--str") for a in argv):
         return
     path, fmt = _option(argv, "--events"), _option(argv, "--events-format")
     if path is not None:
         from kleene.reference.filebytes import prefetch
-        prefetch(path, fmt)
+        prefetch(path, fmt, further=not any(a.startswith("--li") for a in argv))
 
 
 def _option(argv: Sequence[str], name: str) -> str | None:
@@ -186,7 +187,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Kleene does no linear algebra: NumPy's OpenBLAS would start a thread per
         # core at import, 0.07 CPU s of every start (before NumPy is imported).
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-        _read_ahead(argv)
+    lean = program and _lean(argv)
+    with no_pandas() if lean else contextlib.nullcontext():
+        return _run(argv, program, lean)
+
+
+def _lean(argv: Sequence[str]) -> bool:
+    """Whether ``argv`` runs a command of :data:`NO_PANDAS` without Spark (``--sp`` is
+    the shortest abbreviation of ``--spark`` argparse accepts)."""
+    return _dispatched(argv) in NO_PANDAS and not any(a.startswith("--sp") for a in argv)
+
+
+def _run(argv: Sequence[str], program: bool, lean: bool) -> int:
+    if program:
+        if lean:
+            _read_ahead(argv)
         # Importing NumPy, pyarrow and Kleene makes no garbage cycles, but the cyclic
         # collector would walk the growing heap of modules over and over (10 ms): off
         # while the command's modules are imported, and what they made is frozen (out
@@ -200,10 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as done:  # --help, --version, or a usage error argparse printed
         return done.code if isinstance(done.code, int) else USAGE
-    lean = program and args.command in NO_PANDAS and not getattr(args, "spark", False)
+    assert not (lean and getattr(args, "spark", False)), "--spark runs with pandas"
     try:
-        with no_pandas() if lean else contextlib.nullcontext():
-            code = int(args.run(args))
+        code = int(args.run(args))
         if lean:
             _exit_now(code)
         return code

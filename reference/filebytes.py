@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 
 #: File extensions (lower case, after stripping ``.gz``) and their formats.
@@ -63,12 +64,29 @@ def gunzip(data: bytes) -> bytes:
             raise zlib.error("bytes after the last gzip member are not gzip")
 
 
-class _Ahead:
-    """One file being read on a thread: its identity when the read began, and the bytes."""
+#: How a format's bytes are read further on the thread, ``bytes -> object`` (registered
+#: by the module that reads the format, when it is imported: :mod:`.stock`).
+_FURTHER: dict[str, Callable[[bytes], object]] = {}
+_READY = threading.Condition()
 
-    def __init__(self, path: str, stamp: tuple[int, int]) -> None:
-        self.path, self.stamp = path, stamp
+
+def read_further(format: str, reader: Callable[[bytes], object]) -> None:
+    """Register how the bytes of ``format`` read ahead are read further on the thread
+    (called once ``reader`` can run: at the end of its module's import)."""
+    with _READY:
+        _FURTHER[format] = reader
+        _READY.notify_all()
+
+
+class _Ahead:
+    """One file being read on a thread: its identity when the read began, the bytes, and
+    what its format's reader made of them (``further``: ``None`` if not run)."""
+
+    def __init__(self, path: str, stamp: tuple[int, int], format: str, further: bool) -> None:
+        self.path, self.stamp, self.format = path, stamp, format
         self.data: bytes | None = None
+        self.further: tuple[object] | None = None
+        self.wanted, self.taken = further, False
         self.thread = threading.Thread(target=self._read, name="kleene-prefetch", daemon=True)
         self.thread.start()
 
@@ -77,6 +95,19 @@ class _Ahead:
             self.data = file_bytes(self.path)
         except (OSError, zlib.error, EOFError, MemoryError):
             self.data = None            # the loader reads it again and says why
+            return
+        if not self.wanted:
+            return
+        with _READY:                    # until the reader is imported or the loader is here
+            while self.format not in _FURTHER and not self.taken:
+                _READY.wait()
+            if self.taken:
+                return
+            reader = _FURTHER[self.format]
+        try:
+            self.further = (reader(self.data),)
+        except Exception:               # noqa: BLE001 - the loader reads again, says why
+            self.further = None
 
 
 _AHEAD: dict[str, _Ahead] = {}
@@ -90,23 +121,33 @@ def _stamp(path: PathLike) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def prefetch(path: PathLike, format: str | None = None) -> bool:
+def prefetch(path: PathLike, format: str | None = None, *, further: bool = False) -> bool:
     """Start reading ``path`` on a thread if its format (given, or from its extension)
-    is one of :data:`WHOLE` and it is a regular file; whether it started."""
-    if (format or format_of(path)) not in WHOLE or not os.path.isfile(path):
+    is one of :data:`WHOLE` and it is a regular file; whether it started. With
+    ``further``, the thread then reads the bytes with the reader registered for the
+    format (:func:`read_further`), once there is one, unless the loader takes them
+    first."""
+    fmt = format or format_of(path)
+    if fmt not in WHOLE or not os.path.isfile(path):
         return False
     stamp = _stamp(path)
     if stamp is None:
         return False
-    _AHEAD[os.path.realpath(path)] = _Ahead(str(path), stamp)
+    _AHEAD[os.path.realpath(path)] = _Ahead(str(path), stamp, fmt, further)
     return True
 
 
-def prefetched(path: PathLike) -> bytes | None:
-    """The bytes :func:`prefetch` read of ``path`` (waiting for them), or ``None`` when it
-    was not asked, failed, or the file changed since (then read it yourself)."""
+def prefetched(path: PathLike) -> tuple[bytes, tuple[object] | None] | None:
+    """What :func:`prefetch` read of ``path`` (waiting for it): the bytes, and the
+    format's reader's result in a 1-tuple (``None``: not read further); ``None`` when
+    it was not asked, failed, or the file changed since (then read it yourself)."""
     ahead = _AHEAD.pop(os.path.realpath(path), None)
     if ahead is None:
         return None
+    with _READY:
+        ahead.taken = True
+        _READY.notify_all()
     ahead.thread.join()
-    return ahead.data if _stamp(path) == ahead.stamp else None
+    if ahead.data is None or _stamp(path) != ahead.stamp:
+        return None
+    return ahead.data, ahead.further

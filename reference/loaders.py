@@ -122,11 +122,17 @@ def _opened(path: PathLike, opener: Callable[[PathLike], IO[Any]]) -> IO[Any]:
 def read_bytes(path: PathLike) -> bytes:
     """The bytes of ``path``, decompressed when it is gzip (by magic bytes); the bytes a
     :func:`~kleene.reference.filebytes.prefetch` read ahead, if any."""
-    data = prefetched(path)
-    if data is not None:
-        return data
+    return read_bytes_further(path)[0]
+
+
+def read_bytes_further(path: PathLike) -> tuple[bytes, tuple[object] | None]:
+    """:func:`read_bytes`, and what the format's reader made of them on the read-ahead
+    thread (:func:`~kleene.reference.filebytes.read_further`; ``None``: nothing)."""
+    ahead = prefetched(path)
+    if ahead is not None:
+        return ahead
     try:
-        return file_bytes(path)
+        return file_bytes(path), None
     except OSError as err:
         raise StreamError(f"cannot read the events: {err.strerror or err}",
                           source=str(path)) from None
@@ -169,7 +175,8 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
         table = _csv_table(path, limit)
         text, sparse = table.column_names, frozenset()
     else:
-        table, sparse = stock_table(read_bytes(path), source, limit)
+        data, further = read_bytes_further(path)
+        table, sparse = stock_table(data, source, limit, further)
         text = table.column_names
     columns, converted = validated(table, ts=ts, type=type, source=source, text=text,
                                    sparse=sparse, sort=sort)

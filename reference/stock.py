@@ -28,6 +28,7 @@ import pyarrow.csv as pacsv
 
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Value
+from kleene.reference.filebytes import read_further
 from kleene.reference.textvalues import text_value
 from kleene.reference.threads import PARALLEL_ROWS, each
 from kleene.reference.timestamps import int64_array
@@ -67,15 +68,31 @@ def parse_stock_line(line: str, *, row: int = 0, source: str = "<events>") -> di
             for k, v in split_stock_line(line, row=row, source=source).items()}
 
 
-def stock_table(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, frozenset[str]]:
+def stock_table(data: bytes, source: str, limit: int | None,
+                regular: tuple[object] | None = None) -> tuple[pa.Table, frozenset[str]]:
     """The stock lines of ``data`` as string columns (``type`` first), and the sparse
-    columns (keys some lines lack)."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    table = _regular(data, limit)
+    columns (keys some lines lack). ``regular``: what :func:`read_regular` made of the
+    same bytes on the read-ahead thread (:mod:`kleene.reference.filebytes`), if it ran."""
+    data = _without_bom(data)
+    if regular is None:
+        table = _regular(data, limit)
+    else:
+        found: Any = regular[0]
+        table = found.slice(0, limit) if found is not None and limit is not None else found
     if table is not None:
         return table, frozenset()
     return _irregular(data, source, limit)
+
+
+def read_regular(data: bytes) -> pa.Table | None:
+    """Every line of ``data`` as :func:`stock_table` reads them when they share the first
+    line's layout (``None`` when they do not): what the ``kleene`` program computes on
+    its read-ahead thread while it imports."""
+    return _regular(_without_bom(data), None)
+
+
+def _without_bom(data: bytes) -> bytes:
+    return data[3:] if data.startswith(b"\xef\xbb\xbf") else data
 
 
 def first_line(data: bytes) -> str | None:
@@ -207,3 +224,6 @@ def _irregular(data: bytes, source: str, limit: int | None) -> tuple[pa.Table, f
         keys.update(dict.fromkeys(r))
     sparse = frozenset(k for k in keys if any(k not in r for r in rows))
     return pa.table({k: pa.array([r.get(k) for r in rows], pa.string()) for k in keys}), sparse
+
+
+read_further("stock", read_regular)

@@ -45,7 +45,7 @@ def test_prefetched_bytes_are_the_files(tmp_path):
     path = tmp_path / "s.stream.gz"
     path.write_bytes(gzip.compress(STOCK))
     assert prefetch(path)
-    assert prefetched(path) == STOCK
+    assert prefetched(path) == (STOCK, None)        # not asked to read further
     assert prefetched(path) is None                 # taken once; then read as usual
     assert read_bytes(path) == STOCK
 
@@ -76,7 +76,7 @@ def test_only_formats_read_whole_and_regular_files_are_prefetched(tmp_path):
     assert not prefetch(tmp_path / "e.jsonl")                       # read line by line
     assert not prefetch(tmp_path / "e.parquet")
     assert prefetch(tmp_path / "e.jsonl", "csv") is True            # a format given wins
-    assert prefetched(tmp_path / "e.jsonl") == b'{"ts": 0}\n'
+    assert prefetched(tmp_path / "e.jsonl") == (b'{"ts": 0}\n', None)
     assert not prefetch(tmp_path / "missing.csv")
     assert not prefetch(tmp_path)                                   # a directory
 
@@ -106,3 +106,31 @@ def test_the_kleene_program_reads_its_events_ahead(tmp_path, monkeypatch, capsys
     assert ended == [0]
     assert capsys.readouterr().out == "1\n"       # BUY at 10, SELL at 12: within 5
     assert file_bytes(path) == STOCK
+
+
+def test_stock_lines_are_read_further_on_the_thread(tmp_path, monkeypatch):
+    from kleene.reference import stock
+
+    path = tmp_path / "s.stream.gz"
+    path.write_bytes(gzip.compress(b"\xef\xbb\xbf" + STOCK))     # a BOM, as the loader takes it
+    assert prefetch(path, further=True)
+    filebytes._AHEAD[os.path.realpath(path)].thread.join()
+    monkeypatch.setattr(stock, "_regular", lambda data, limit: pytest.fail("cut twice"))
+    s = load_events(path, limit=1)                  # the thread cut every line; one is kept
+    assert [(e.type, e.value("name"), e.value("price")) for e in s.events] == \
+        [("BUY", "INTC", 27.5)]
+
+
+def test_a_format_without_a_further_reader_just_gives_its_bytes(tmp_path):
+    path = tmp_path / "e.csv"
+    path.write_text("ts,type\n0,A\n")
+    assert prefetch(path, further=True)            # the thread waits for a reader; none comes
+    assert prefetched(path) == (b"ts,type\n0,A\n", None)
+
+
+def test_irregular_stock_lines_read_further_are_read_line_by_line(tmp_path):
+    path = tmp_path / "s.stream"
+    path.write_bytes(STOCK + b"SELL(name=QQQ,id=3,price=1,stock_time=13)\n")   # other order
+    assert prefetch(path, further=True)
+    s = load_events(path)
+    assert [e.value("id") for e in s.events] == [1, 2, 3]

@@ -16,8 +16,8 @@ the condition), and run the engine on them (:func:`.worker.run_partition`, as
 in the general path). The engine sees the same rows in the same order — the
 rows of slice ``j`` sorted by position — so it reports the same matches.
 
-Used when the plan cuts slices and has no Def. 6 keys and the events are one
-stock file (:func:`usable`); every other run keeps the general layout.
+Used when the plan cuts slices and the events are one stock file (:func:`usable`;
+Def. 6 keys, if any, are then not used); every other run keeps the general layout.
 """
 
 from __future__ import annotations
@@ -64,13 +64,17 @@ class Slices:
     columns: tuple[str, ...]
 
 
-def usable(source: Source | None, df: Any, plan: Plan, keys: Sequence[str],
-           streams: Sequence[str], bounds: Sequence[int | float]) -> bool:
+def usable(source: Source | None, df: Any, plan: Plan, streams: Sequence[str],
+           bounds: Sequence[int | float]) -> bool:
     """Whether a run on the events ``df`` can read its slices straight from the parsed
-    splits: they are the splits of ``df``, and the plan cuts slices without keys."""
+    splits: they are the splits of ``df``, and the plan cuts slices. Def. 6 keys, if
+    the plan has them, are then not used: partitioning is a choice, never needed for
+    the matches (the slices alone are sound: :class:`~kleene.reference.pruning.Pruning`'s
+    reach), and here it would cost what the direct slices save (every row through the
+    JVM, shuffled by key)."""
     return (source is not None and source.df is df and source.scanned.splits is not None
             and plan.reach is not None and plan.tau is not None and len(bounds) > 0
-            and not keys and not streams)
+            and not streams)
 
 
 def for_tasks(source: Source) -> Source:

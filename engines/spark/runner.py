@@ -152,6 +152,8 @@ class Prepared:
         cut = (f", {len(layout.bounds) + 1} slices cut at {list(layout.bounds)}"
                if layout.sliced else "")
         read = ", each read straight from the parsed splits" if self.direct else ""
+        if self.direct and self.plan.keys:
+            read += f" (the keys {', '.join(self.plan.keys)} not used: no shuffle)"
         return (f"{self.plan.explain()}\nlayout: {layout.partitions} Spark partitions, "
                 f"groups by {', '.join(layout.groups) or '(none)'}{cut}{read}")
 
@@ -208,7 +210,7 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
     tasks = tasks or spark.sparkContext.defaultParallelism * TASKS_PER_CORE
     bounds = _bounds(frame, plan, slices, tasks)
     direct = None
-    if usable(frame.splits, frame.df, plan, keys, frame.streams, bounds):
+    if usable(frame.splits, frame.df, plan, frame.streams, bounds):
         assert frame.splits is not None and plan.reach is not None and plan.tau is not None
         direct = Slices(for_tasks(frame.splits), tuple(bounds), plan.reach, plan.tau,
                         plan.by_position, plan.filter, frame.ts, tuple(needed))
