@@ -47,7 +47,7 @@ from bench.report import OUT_DIR, Table, emit, ratio
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark.frames import read_events
-from kleene.engines.spark.runner import prepare, write_matches
+from kleene.engines.spark.runner import TASKS_PER_CORE, prepare, write_matches
 from kleene.engines.spark.session import session
 from kleene.engines.spark.worker import match_id
 from kleene.reference.languages import detect_language
@@ -84,7 +84,7 @@ def families() -> list[Run]:
             Run("Wayeb, count window", "srt", WAYEB.read_text(encoding="utf-8").strip(),
                 "stream", "strict")]
 POLICY = "next"
-TASKS = 8                     # Spark partitions of the engine stage, for both masters
+TASKS = 8                     # Spark partitions of the engine stage, both masters (SES tables)
 SPEEDUP_AIM, OVERHEAD_AIM = 1.6, 2.0   # issue 14 (issue 5 aimed at 3)
 _TS = re.compile(r"stock_time=(\d+)")
 
@@ -137,10 +137,12 @@ def use_master(master: str) -> tuple[Any, float]:
     return spark, time.perf_counter() - started
 
 
-def header(settings: Settings, path: Path, events: int) -> list[str]:
+def header(settings: Settings, path: Path, events: int, tasks: int | None = TASKS) -> list[str]:
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    stage = (f"in {tasks} partitions" if tasks else
+             f"in the runner's default partitions ({TASKS_PER_CORE} per core)")
     return [f"events: {events:,} ({path.name}, the stock stream ×{settings.copies}); "
-            f"policy {POLICY}; Spark engine stage in {TASKS} partitions",
+            f"policy {POLICY}; Spark engine stage {stage}",
             f"load average at start: {load} (2 cores; other processes share them)"]
 
 
@@ -201,12 +203,12 @@ def on_spark(spark: Any, path: Path, run: Run, limit: int | None,
 
 
 def on_spark_cpu(spark: Any, path: Path, run: Run, limit: int | None,
-                 out: Path) -> tuple[float, float, set[str]]:
+                 out: Path, tasks: int | None = TASKS) -> tuple[float, float, set[str]]:
     """:func:`on_spark`, and the CPU seconds of the driver, the JVM and the Python
     workers (:func:`tree_cpu`)."""
     started, cpu = time.perf_counter(), tree_cpu()
     frame = read_events(spark, str(path), limit=limit)
-    prepared = prepare(frame, run.text, engine=run.engine, policy=run.policy, tasks=TASKS,
+    prepared = prepare(frame, run.text, engine=run.engine, policy=run.policy, tasks=tasks,
                        window=run.window)
     write_matches(prepared.matches(), str(out), mode="overwrite")
     seconds, cpu = time.perf_counter() - started, tree_cpu() - cpu
@@ -228,9 +230,11 @@ def warm_up(spark: Any, path: Path, run: Run, name: str) -> float:
 
 
 def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
-               title: str = "Spark runner, end to end") -> Table:
+               title: str = "Spark runner, end to end", tasks: int | None = TASKS) -> Table:
     """Each run single process, on Spark ``local[1]`` and on ``local[2]`` (default: the
-    SES headline runs, keyed and unkeyed, policy next)."""
+    SES headline runs, keyed and unkeyed, policy next), the engine stage in ``tasks``
+    partitions (``None``: the runner's default for the master, as ``kleene match
+    --spark`` runs)."""
     table = Table(f"{title}: single process vs Spark local[1] vs local[2]",
                   ["pattern", "engine", "matches", "single s (load+run)", "local[1] s",
                    "local[2] s", "speed-up 2/1", "local[1] / single", "single CPU s",
@@ -252,7 +256,8 @@ def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
         for (label, name), row in rows.items():
             slug = re.sub(r"\W+", "-", label)
             seconds, cpu, ids = on_spark_cpu(spark, path, row["run"], settings.limit,
-                                             OUT_DIR / f"spark-matches-{slug}-{name}.parquet")
+                                             OUT_DIR / f"spark-matches-{slug}-{name}.parquet",
+                                             tasks)
             row[master], row[master + " cpu"] = seconds, cpu
             row[master + " same"] = ids == row["ids"]
     for (label, name), row in rows.items():
@@ -261,7 +266,7 @@ def end_to_end(settings: Settings, path: Path, runs: list[Run] | None = None,
                   ratio(row["local[1]"], row["single"]), row["single cpu"],
                   row["local[1] cpu"], row["local[2] cpu"],
                   row["local[1] same"] and row["local[2] same"])
-    table.header = header(settings, path, settings.limit or 224_473 * settings.copies)
+    table.header = header(settings, path, settings.limit or 224_473 * settings.copies, tasks)
     if any(r.policy != POLICY for r in runs):
         table.header[0] = table.header[0].replace(f"policy {POLICY}", "policies: " + ", ".join(
             f"{r.label} {r.policy}" for r in runs))
@@ -357,7 +362,8 @@ def run(quick: bool = False) -> list[Table]:
     path = replicated(settings.copies)
     tables = [end_to_end(settings, path)]
     emit(tables[0], "spark_end_to_end")
-    tables.append(end_to_end(settings, path, families(), "Every engine family on Spark"))
+    tables.append(end_to_end(settings, path, families(), "Every engine family on Spark",
+                             tasks=None))
     emit(tables[-1], "spark_families")
     spark, _ = use_master("local[2]")
     for name, make in (("spark_engines", lambda: engines_table(settings, spark)),

@@ -146,3 +146,15 @@ def test_match_is_canonical_and_json_serializable():
     assert Match.from_json(m.to_json()) == m and (m.first, m.last) == (0, 8)
     with pytest.raises(ValueError):
         Match.of({"p": [1, 1]})
+
+
+@given(st.dictionaries(st.sampled_from(["a", "b1", "x_y", "~", "Zed", "é", 'q"', "a b"]),
+                       st.sets(st.integers(0, 10**12), min_size=1, max_size=4), min_size=1))
+def test_a_match_is_dumped_as_json_writes_it(bindings):
+    # the canonical line is json.dumps's, whether written directly or by json
+    import json
+
+    m = Match.of(bindings)
+    assert m.dumps() == json.dumps({v: sorted(ps) for v, ps in bindings.items()},
+                                   sort_keys=True, separators=(", ", ": "))
+    assert Match.from_json(json.loads(m.dumps())) == m

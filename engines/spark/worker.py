@@ -135,6 +135,15 @@ class _Output:
     def add(self, stream: Sequence[Any], m: Match, local: Match,
             extra: Sequence[tuple[Any, ...]]) -> None:
         ident, first = match_id(m), m.first
+        if not stream and not self.task.columns:     # the match columns only (most runs)
+            ids, firsts, names, positions = self.data
+            for var, ps in m.bindings:
+                n = len(ps)
+                ids += [ident] * n
+                firsts += [first] * n
+                names += [var] * n
+                positions += ps
+            return
         for (var, ps), (_, local_ps) in zip(m.bindings, local.bindings, strict=True):
             for p, q in zip(ps, local_ps, strict=True):
                 row = (*stream, ident, first, var, p, *(extra[q] if extra else ()))
