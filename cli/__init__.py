@@ -189,7 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     lean = program and _lean(argv)
     with no_pandas() if lean else contextlib.nullcontext():
-        return _run(argv, program, lean)
+        code = _run(argv, program, lean)
+    if lean:    # also after a user mistake: the read-ahead thread may still be parsing
+        _exit_now(code)
+    return code
 
 
 def _lean(argv: Sequence[str]) -> bool:
@@ -217,10 +220,7 @@ def _run(argv: Sequence[str], program: bool, lean: bool) -> int:
         return done.code if isinstance(done.code, int) else USAGE
     assert not (lean and getattr(args, "spark", False)), "--spark runs with pandas"
     try:
-        code = int(args.run(args))
-        if lean:
-            _exit_now(code)
-        return code
+        return int(args.run(args))
     except KleeneError as err:
         sys.stdout.flush()
         print(f"kleene {args.command}: {err}", file=sys.stderr)

@@ -189,3 +189,22 @@ def test_the_program_ends_at_once_with_its_output_whole(tmp_path):
     import pyarrow.parquet as pq
 
     assert pq.read_table(tmp_path / "m.parquet").num_rows == 6
+
+
+def test_a_mistake_ends_the_program_in_one_line_while_it_reads_ahead(tmp_path):
+    """The read-ahead thread may still be cutting a large file's lines when a mistake in
+    the pattern ends the command: the program still ends with the one line and exit 2
+    (it does not wait for the thread, nor tear the interpreter down under it)."""
+    import gzip
+
+    lines = "".join(f"BUY(id={i},name=N{i % 9},price={i}.25,stock_time={i})\n"
+                    for i in range(300_000))
+    (tmp_path / "s.stream.gz").write_bytes(gzip.compress(lines.encode(), 1))
+    (tmp_path / "bad.op").write_text("PATTERN SEQ(BUY b, SELL s WITHIN 5\n")
+    for _ in range(5):      # the interpreter's teardown under the thread crashed 1 in 5
+        done = subprocess.run([sys.executable, "-m", "kleene", "match", "--pattern",
+                               str(tmp_path / "bad.op"), "--events",
+                               str(tmp_path / "s.stream.gz"), "--count"],
+                              capture_output=True, text=True, timeout=120, cwd=ROOT)
+        assert done.returncode == 2, done.stderr
+        assert len(done.stderr.splitlines()) <= 3 and "bad.op" in done.stderr, done.stderr
