@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -241,7 +242,8 @@ def validated(table: pa.Table, *, ts: str, type: str | None, source: str,
     calls: list[Callable[[], Any]] = [
         lambda: timestamps(table.column(ts), name=ts, source=source),
         lambda: _type_column(table.column(type), type in text) if type in names else None,
-        *(_attribute_call(table.column(n), n in text, n, source) for n in attributes)]
+        *(partial(_attribute_column, table.column(n), n in text, n, source)
+          for n in attributes)]
     done = each(calls, parallel=table.num_rows >= PARALLEL_ROWS)
     errors = [d for d in done if isinstance(d, StreamError)]
     unexpected = [d for d in done if isinstance(d, Exception) and not isinstance(d, StreamError)]
@@ -292,11 +294,6 @@ def _type_column(raw: Any, from_text: bool) -> pa.Array:
                             pa.string())
         return pc.cast(arr, pa.string())
     return pa.array([v if v is None else str(v) for v in arr.to_pylist()], pa.string())
-
-
-def _attribute_call(raw: Any, from_text: bool, name: str,
-                    source: str) -> Callable[[], tuple[Any, str]]:
-    return lambda: _attribute_column(raw, from_text, name, source)
 
 
 def _attribute_column(raw: Any, from_text: bool, name: str, source: str) -> tuple[Any, str]:

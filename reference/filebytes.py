@@ -7,7 +7,10 @@ so the ``kleene`` program starts them on a second thread (:func:`prefetch`)
 before it imports those libraries (about 0.2 s), and the loader takes the
 bytes when it gets there (:func:`prefetched`). Only *when* the bytes are read
 changes: a file whose size or modification time changed in between, or whose
-reading failed, is read again by the loader, which names the problem.
+reading failed, is read again by the loader, which names the problem. Once
+the module that reads a format is imported it registers how (:func:`read_further`:
+stock lines' columns), and the thread reads the bytes further, while the main
+thread still imports; the loader takes that too.
 
 This module imports only the standard library (it runs before the heavy imports).
 """

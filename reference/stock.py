@@ -19,6 +19,7 @@ from that event's attributes.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -160,7 +161,7 @@ def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
     table: :func:`kleene.reference.threads.each`)."""
     width = len(keys)
     calls = [lambda: _head(raw.column(0).combine_chunks(), keys[0], width == 1)]
-    calls += [_cut_call(raw.column(i), key, i == width - 1) for i, key in enumerate(keys)
+    calls += [partial(_cut, raw.column(i), key, i == width - 1) for i, key in enumerate(keys)
               if i > 0]
     done = each(calls, parallel=raw.num_rows >= PARALLEL_ROWS)
     for d in done:
@@ -187,10 +188,6 @@ def _head(cell: Any, key: str, last: bool) -> tuple[Any, Any] | None:
         return None
     first = _cut(first_pair, key, last)
     return None if first is None else (kinds, first)
-
-
-def _cut_call(cell: Any, key: str, last: bool) -> Any:
-    return lambda: _cut(cell, key, last)
 
 
 def _cut(cell: Any, key: str, last: bool) -> Any:
