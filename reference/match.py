@@ -21,7 +21,7 @@ from kleene.reference.events import Event
 #: The variable name under which SREMO matches record their marked positions.
 MARKED = "~"
 #: Whether a variable name is written in JSON as it is (ASCII letters, digits, ``_ ~``).
-_PLAIN = re.compile(r"[A-Za-z0-9_~]+").fullmatch
+plain_name = re.compile(r"[A-Za-z0-9_~]+").fullmatch
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -86,7 +86,7 @@ class Match:
         one space after each separator). Written directly when every variable is a
         plain name (what ``json.dumps`` writes the same: nothing to escape; 5× faster,
         for the ids of every match a Spark task reports), else by ``json``."""
-        if all(_PLAIN(var) for var, _ in self.bindings):
+        if all(plain_name(var) for var, _ in self.bindings):
             return "{" + ", ".join(f'"{var}": [{", ".join(map(str, ps))}]'
                                    for var, ps in self.bindings) + "}"
         return json.dumps(self.to_json(), sort_keys=True, separators=(", ", ": "))

@@ -14,7 +14,13 @@ import pytest
 from kleene.cli import main
 from kleene.engines.spark import SparkJobFailed, collect_matches, match_dataframe
 from kleene.engines.spark.frames import from_dataframe, read_events
-from kleene.engines.spark.session import SparkUnavailable, session
+from kleene.engines.spark.session import (
+    JAVA_OPTIONS,
+    LOCAL_JAVA_OPTIONS,
+    SparkUnavailable,
+    session,
+    settings,
+)
 from kleene.reference.errors import PatternError, StreamError
 from kleene.reference.loaders import load_events
 
@@ -167,6 +173,17 @@ def test_unsorted_rows_inside_a_task_are_one_line(spark):
 def test_an_unreachable_master_is_one_line():
     with pytest.raises(SparkUnavailable, match="cannot reach the Spark master 127.0.0.1:1"):
         session("spark://127.0.0.1:1")
+
+
+def test_a_local_session_runs_the_throughput_collector_unless_told_otherwise(spark):
+    # the shared session is local: its JVM runs the collector chosen for local masters
+    jvm = spark.sparkContext._jvm.java.lang.management.ManagementFactory
+    assert LOCAL_JAVA_OPTIONS == "-XX:+UseParallelGC"
+    assert "-XX:+UseParallelGC" in list(jvm.getRuntimeMXBean().getInputArguments())
+    assert settings("local[2]", {"spark.driver.memory": "4g"}) == {
+        "spark.driver.memory": "4g", JAVA_OPTIONS: "-XX:+UseParallelGC"}
+    assert settings("local[*]", {JAVA_OPTIONS: "-Xss4m"}) == {JAVA_OPTIONS: "-Xss4m"}
+    assert settings("spark://host:7077") == {}      # a cluster's JVMs are the user's
 
 
 # ---------------------------------------------------------------- the command line

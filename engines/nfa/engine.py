@@ -32,6 +32,7 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from kleene.engines.match_columns import MatchColumns, gathered
 from kleene.engines.nfa import join, replan
 from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.columns import kept_events
@@ -157,15 +158,37 @@ class CompiledNFA(Pictured):
     # ------------------------------------------------------------ running
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
+        columns = self._over_columns(events)
+        if columns is not None:
+            return (m for batch in columns for m in batch.matches())
+        return self._run(events)
+
+    def run_columns(self, events: Iterable[Event]) -> Iterator[MatchColumns]:
+        """:meth:`run`'s matches as columns (:mod:`kleene.engines.match_columns`):
+        as the chain over columns finds them, else gathered from :meth:`run`."""
+        columns = self._over_columns(events)
+        return gathered(self._run(events)) if columns is None else columns
+
+    def _bound(self, events: Iterable[Event]) -> int | float | None:
+        return (None if self.pattern.window is None else
+                window_in_units(self.pattern.window, self.time_unit, events, self.reading))
+
+    def _over_columns(self, events: Iterable[Event]) -> Iterator[MatchColumns] | None:
+        """The matches by the chain over the stream's columns (:mod:`.join`), where it
+        applies; ``None`` elsewhere. Resets the counters."""
         self.counters.reset()
-        bound = (None if self.pattern.window is None else
-                 window_in_units(self.pattern.window, self.time_unit, events, self.reading))
+        if self.kind == "eager" or len(self.plans) != 1 or not join.typed(events):
+            return None
+        plan = replace(self.plans[0], bound=self._bound(events), budget=self.budget)
+        if not join.eligible(plan, self.policy):
+            return None
+        found = pieces(events, plan, self.counters)
+        return None if found is None else self._pieces(found, plan)
+
+    def _run(self, events: Iterable[Event]) -> Iterator[Match]:
+        """The event-by-event chain, tree or eager NFA."""
+        bound = self._bound(events)
         plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
-        if (self.kind != "eager" and len(plans) == 1 and join.typed(events)
-                and join.eligible(plans[0], self.policy)):
-            found = pieces(events, plans[0], self.counters)
-            if found is not None:
-                return self._pieces(found, plans[0])
         kept = (None if self.policy == "partition-contiguous"
                 else kept_events(events, plans, self.pattern.conditions, self.counters))
         stream: Iterator[Event] = iter(events) if kept is None else kept
@@ -191,7 +214,7 @@ class CompiledNFA(Pictured):
         found = self._drive(runners, stream, bound)
         return found if sel is None else select(sel, ((m, 0) for m in found))
 
-    def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[Match]:
+    def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[MatchColumns]:
         """The chain over columns, piece by piece (:mod:`.pieces`); σ by the given
         frequencies, else by each piece's candidate counts (its own "event types'"
         frequencies: the order changes the cost only, Sec. 6); the tree re-plans σ
@@ -277,7 +300,6 @@ class CompiledNFA(Pictured):
             else:
                 c.events_filtered += 1
 
-
 @dataclass
 class NFAEngine:
     """An NFA engine of seed 003 (see the module docstring)."""
@@ -316,7 +338,6 @@ class NFAEngine:
         return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
                            self.frequencies, self.sample, chosen,
                            choices=tuple(dnf_choices(pattern.expr)))
-
 
 register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))
 register("nfa-chain", lambda: NFAEngine("nfa-chain", "chain"))

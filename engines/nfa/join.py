@@ -51,11 +51,11 @@ from typing import Any
 
 import numpy as np
 
+from kleene.engines.match_columns import MatchColumns
 from kleene.engines.nfa.chain import chain_order
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition
-from kleene.reference.match import Match
 
 #: The largest ``m`` of an iterated slot ``B{l,m}`` enumerated over columns.
 MAX_ITERATED = 8
@@ -121,9 +121,9 @@ def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> t
 
 
 def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
-        contiguous: bool) -> Iterator[Match]:
+        contiguous: bool) -> Iterator[MatchColumns]:
     """Every match of ``plan`` over the piece ``found`` by the chain σ whose first
-    timestamp is in ``[found.lo, found.hi)``."""
+    timestamp is in ``[found.lo, found.hi)``, as columns (none, or one batch)."""
     from kleene.engines.nfa.gather import InstanceColumns, count_subsets, subsets
 
     slots = plan.shape.slots
@@ -207,7 +207,7 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         counters.instances_created += int(((first >= found.lo) & (first < found.hi)).sum())
         if not m:
             return
-    yield from _matches(found, plan, idx, contiguous)
+    yield _columns(found, plan, idx, contiguous)
 
 
 def _sharing(plan: Plan) -> list[list[int]]:
@@ -237,25 +237,21 @@ def _positions(pos: np.ndarray, i: np.ndarray, pad: int) -> np.ndarray:
     return np.where(rows >= 0, pos[np.maximum(rows, 0)], pad)
 
 
-def _matches(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
-             contiguous: bool) -> Iterator[Match]:
-    """The instances' matches: each variable's binding ``(var, positions)`` built once per
-    candidate row, and a match the tuple of one binding per variable (in ``plan.named``
-    order, as :class:`Match` keeps them)."""
-    columns: list[list[tuple[str, tuple[int, ...]]]] = []
-    for var, i in plan.named:
-        p = found.pos[i]
-        if idx[i].ndim == 1:
-            columns.append([(var, (x,)) for x in p[idx[i]].tolist()])
+def _columns(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
+             contiguous: bool) -> MatchColumns:
+    """The instances' matches as columns: each variable's positions per instance (its
+    candidates' positions; an iterated slot's ``-1``-padded rows give each instance's
+    bound ones), ``contiguous`` keeping the matches that bind every position from
+    their first to their last."""
+    offsets, positions = [], []
+    for _, i in plan.named:
+        p, rows = found.pos[i], idx[i]
+        if rows.ndim == 1:
+            offsets.append(np.arange(len(rows) + 1, dtype=np.int64))
+            positions.append(p[rows].astype(np.int64))
         else:
-            every = p.tolist()
-            columns.append([(var, tuple(every[j] for j in row if j >= 0))
-                            for row in idx[i].tolist()])
-    rows = zip(*columns, strict=True)
-    if not contiguous:
-        yield from map(Match, rows)
-        return
-    for row in rows:
-        bound = [x for _, part in row for x in part]
-        if max(bound) - min(bound) + 1 == len(bound):
-            yield Match(row)
+            bound = rows >= 0
+            offsets.append(np.concatenate(([0], np.cumsum(bound.sum(axis=1)))).astype(np.int64))
+            positions.append(p[rows[bound]].astype(np.int64))
+    found_ = MatchColumns(tuple(var for var, _ in plan.named), tuple(offsets), tuple(positions))
+    return found_.take(found_.contiguous()) if contiguous else found_

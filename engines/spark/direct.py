@@ -116,7 +116,8 @@ def slice_rows(slices: Slices, task: Task, j: int) -> Any:
 
     source = slices.source
     first, last = extent(slices.bounds, slices.reach, slices.tau, j)
-    tables = [split_events(source.scanned, part, source.schema)
+    within = (None if slices.by_position else slices.ts, first, last)
+    tables = [split_events(source.scanned, part, source.schema, within)
               for part in _splits(slices, first, last)]
     table = pa.concat_tables(tables) if tables else source.schema.empty_table()
     axis = table.column(source.position if slices.by_position else slices.ts).to_numpy()

@@ -97,6 +97,22 @@ def owner(bounds: Sequence[int | float], ts: int | float) -> int:
     return bisect.bisect_right(bounds, ts)
 
 
+def owners(bounds: Sequence[int | float], at: Any) -> Any:
+    """:func:`owner` of each value of the NumPy array ``at``: a binary search over the
+    array where the values and the bounds are both integers or both floats; else one
+    by one, exactly (NumPy compares an integer with a float as floats, which round
+    beyond 2**53)."""
+    import numpy as np
+
+    values, cuts = np.asarray(at), np.asarray(bounds)
+    if not len(bounds):
+        return np.zeros(len(values), dtype=np.int64)
+    if (values.dtype.kind in "iu") == (cuts.dtype.kind in "iu"):
+        return np.searchsorted(cuts, values, side="right")
+    return np.fromiter((bisect.bisect_right(bounds, v) for v in values.tolist()),
+                       dtype=np.int64, count=len(values))
+
+
 def _widen(x: int | float, direction: float) -> int | float:
     return math.nextafter(x, direction) if isinstance(x, float) else x
 

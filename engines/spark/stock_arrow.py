@@ -302,22 +302,47 @@ def _typed_table(scanned: Scanned, table: Any, at: int, schema: Any) -> Any | No
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def _cached(scanned: Scanned, part: int, schema: Any) -> Any | None:
-    """Split ``part`` as :func:`scan` wrote it, typed; ``None`` when it is not here."""
-    if scanned.cache is None:
-        return None
-    table = split_cache.read(scanned.cache, part)
-    return None if table is None else \
-        _typed_table(scanned, table, scanned.offsets.get(part, 0), schema)
+#: Rows of a split by timestamp (a field's name) or by position (``None``): those whose
+#: value lies in ``[first, last]``.
+Within = tuple[str | None, float, float]
 
 
-def split_events(scanned: Scanned, part: int, schema: Any) -> Any:
+def _rows_within(scanned: Scanned, part: int, table: Any, within: Within) -> tuple[int, int]:
+    """The run of rows ``[a, b)`` of split ``part`` (parsed, not typed) that ``within``
+    keeps: a split's timestamps ascend (:func:`scan` checked), so a binary search finds it."""
+    import numpy as np
+
+    field, first, last = within
+    n = table.num_rows
+    if field is None:
+        at = scanned.offsets.get(part, 0)
+        a = int(np.clip(np.ceil(first - at), 0, n))
+        return a, max(a, int(np.clip(np.floor(last - at) + 1, 0, n)))
+    stamps = _column(scanned, field, table.column(field))
+    assert stamps is not None           # a timestamp field is numbers (scan)
+    values = stamps.to_numpy(zero_copy_only=False)
+    return (int(np.searchsorted(values, first, "left")),
+            int(np.searchsorted(values, last, "right")))
+
+
+def _typed_rows(scanned: Scanned, part: int, table: Any, schema: Any,
+                within: Within | None) -> Any | None:
+    """The rows of a parsed split that ``within`` keeps (all: ``None``), typed, with
+    their positions (``None`` as :func:`_typed_table` says)."""
+    a, b = (0, table.num_rows) if within is None else _rows_within(scanned, part, table, within)
+    return _typed_table(scanned, table.slice(a, b - a), scanned.offsets.get(part, 0) + a, schema)
+
+
+def split_events(scanned: Scanned, part: int, schema: Any, within: Within | None = None) -> Any:
     """The typed events of local split ``part`` with their positions (``schema``: the
     Arrow form of :func:`spark_schema`): read back from the scratch directory, or
-    parsed again."""
-    table = _cached(scanned, part, schema)
-    if table is not None:
-        return table
+    parsed again. ``within``: only the rows whose timestamp (or position) lies in the
+    range, the others never typed."""
+    cached = None if scanned.cache is None else split_cache.read(scanned.cache, part)
+    if cached is not None:
+        table = _typed_rows(scanned, part, cached, schema, within)
+        if table is not None:
+            return table
     assert scanned.splits is not None, "split_events reads local splits"
     data = read_split(scanned.splits, part)
     parsed = None if _blank(data) else _parse(data, scanned.keys)
@@ -325,7 +350,7 @@ def split_events(scanned: Scanned, part: int, schema: Any) -> Any:
         if not _blank(data):
             raise RuntimeError("a stock line read in the first pass no longer parses")
         return schema.empty_table()
-    table = _typed_table(scanned, parsed, scanned.offsets.get(part, 0), schema)
+    table = _typed_rows(scanned, part, parsed, schema, within)
     assert table is not None      # text fields are text here
     return table
 

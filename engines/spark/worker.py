@@ -11,8 +11,12 @@ stream's positions and keeps it only if the group's slice owns it (its first
 event's timestamp, or position for a count window, lies in the slice,
 :func:`.layout.owner`).
 
-A match leaves the worker as one row per bound event: ``match_id`` (a digest of
-the canonical match, so reruns and retried tasks give the same ids), ``first``
+The engine's matches reach the worker as columns (:mod:`kleene.engines.match_columns`:
+the lazy chain finds them so, other engines' are gathered), and ownership, the
+stream's positions, the ids and the rows are array operations: 94 k matches
+of the stock stream ×10 took 0.9 s of Python one by one, 0.2 s so. A match
+leaves the worker as one row per bound event: ``match_id`` (a digest of the
+canonical match, so reruns and retried tasks give the same ids), ``first``
 (its first position), ``variable``, ``position`` and the event columns asked
 for. Nothing here depends on the task attempt, so a retried task emits exactly
 what the failed attempt would have; :data:`FAIL_ONCE` injects such a failure
@@ -21,13 +25,13 @@ for the fault tests.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kleene.engines.match_columns import MatchColumns, digest, match_batches
 from kleene.engines.protocol import Engine
-from kleene.engines.spark.layout import owner
+from kleene.engines.spark.layout import owners
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -44,8 +48,9 @@ BATCH_ROWS = 8192
 
 
 def match_id(m: Match) -> str:
-    """A deterministic id of a match: 128 bits of BLAKE2b over its canonical JSON."""
-    return hashlib.blake2b(m.dumps().encode(), digest_size=16).hexdigest()
+    """A deterministic id of a match: 128 bits of BLAKE2b over its canonical JSON
+    (:func:`~kleene.engines.match_columns.digest`; :meth:`.MatchColumns.ids` for many)."""
+    return digest(m.dumps())
 
 
 @dataclass(frozen=True)
@@ -124,44 +129,28 @@ def group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
     return Stream.from_columns(columns, task.time_unit), positions
 
 
-class _Output:
-    """Match rows gathered into Arrow record batches of the task's schema."""
+def _rows(task: Task, stream: Sequence[Any], found: MatchColumns, local: MatchColumns,
+          group: Any) -> Any:
+    """The match rows of ``found`` (its positions the stream's; ``local`` the same
+    matches in the group's positions, for the event columns copied) as an Arrow
+    table of the task's schema: per variable, a row per bound position."""
+    import numpy as np
+    import pyarrow as pa
 
-    def __init__(self, task: Task) -> None:
-        self.task = task
-        self.width = len(task.streams) + len(MATCH_COLUMNS) + len(task.columns)
-        self.data: list[list[Any]] = [[] for _ in range(self.width)]
-
-    def add(self, stream: Sequence[Any], m: Match, local: Match,
-            extra: Sequence[tuple[Any, ...]]) -> None:
-        ident, first = match_id(m), m.first
-        if not stream and not self.task.columns:     # the match columns only (most runs)
-            ids, firsts, names, positions = self.data
-            for var, ps in m.bindings:
-                n = len(ps)
-                ids += [ident] * n
-                firsts += [first] * n
-                names += [var] * n
-                positions += ps
-            return
-        for (var, ps), (_, local_ps) in zip(m.bindings, local.bindings, strict=True):
-            for p, q in zip(ps, local_ps, strict=True):
-                row = (*stream, ident, first, var, p, *(extra[q] if extra else ()))
-                for column, value in zip(self.data, row, strict=True):
-                    column.append(value)
-
-    def full(self) -> bool:
-        return len(self.data[0]) >= BATCH_ROWS
-
-    def flush(self) -> Any:
-        import pyarrow as pa
-
-        batch = pa.RecordBatch.from_arrays(
-            [pa.array(col, type=f.type) for col, f in zip(self.data, self.task.schema,
-                                                           strict=True)],
-            schema=self.task.schema)
-        self.data = [[] for _ in range(self.width)]
-        return batch
+    ids = pa.array(found.ids(), pa.string())
+    first = found.first()
+    parts = []
+    for v, var in enumerate(found.variables):
+        lengths = found.lengths(v)
+        at = np.repeat(np.arange(len(found)), lengths)
+        n = len(at)
+        columns = [pa.repeat(pa.scalar(value, task.schema.field(i).type), n)
+                   for i, value in enumerate(stream)]
+        columns += [ids.take(at), pa.array(first[at]), pa.repeat(pa.scalar(var), n),
+                    pa.array(found.positions[v])]
+        columns += [group.column(c).take(pa.array(local.positions[v])) for c in task.columns]
+        parts.append(pa.Table.from_arrays(columns, schema=task.schema))
+    return pa.concat_tables(parts)
 
 
 def task_threads() -> None:
@@ -186,30 +175,24 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     task_threads()
     compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit,
                                    window=task.window)  # type: ignore[arg-type]
-    out = _Output(task)
     emitted = False
-    n_streams = len(task.streams)
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
     for key, group in _groups(task, batches):
         stream, origin = group_stream(task, group)
-        stamps = stream.columns.ts
-        extra = list(zip(*[group.column(c).to_pylist() for c in task.columns], strict=True)) \
-            if task.columns else []
-        for local in compiled.run(stream):
+        assert stream.columns is not None
+        stamps = stream.columns.ts.to_numpy()
+        for local in match_batches(compiled, stream):
             if slice_at is not None:
-                at = int(origin[local.first]) if task.by_position \
-                    else stamps[local.first].as_py()
-                if owner(task.bounds, at) != key[slice_at]:
-                    continue
-            m = Match(tuple((v, tuple(int(origin[p]) for p in ps)) for v, ps in local.bindings))
-            out.add(key[:n_streams], m, local, extra)
-            if out.full():
-                yield out.flush()
+                first = local.first()
+                at = origin[first] if task.by_position else stamps[first]
+                local = local.take(owners(task.bounds, at) == key[slice_at])
+            if not len(local):
+                continue
+            rows = _rows(task, key[:len(task.streams)], local.mapped(origin), local, group)
+            for batch in rows.to_batches(BATCH_ROWS):
+                yield batch
                 emitted = True
                 _maybe_fail(task)
-    if out.data[0]:
-        yield out.flush()
-        emitted = True
     if emitted:
         _maybe_fail(task)
 
