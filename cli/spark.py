@@ -29,6 +29,14 @@ from kleene.reference.languages import language_of
 #: Options that mean nothing without ``--spark``.
 SPARK_ONLY = ("master", "tasks", "explain", "schema")
 
+#: Options of one process that a Spark run cannot honour, and why (said, not ignored).
+NOT_ON_SPARK = {
+    "sort": "Spark reads the events in the file's order; sort the file first",
+    "stream": "Spark reads the file in splits already",
+    "time_limit": "the limits of the search are the single process's",
+    "memory_limit": "the limits of the search are the single process's",
+}
+
 
 class SparkOptionError(KleeneError):
     """A Spark option given without ``--spark``."""
@@ -64,6 +72,11 @@ def wants_spark(args: argparse.Namespace) -> bool:
         for name in SPARK_ONLY:
             if getattr(args, name):
                 raise SparkOptionError(f"--{name} needs --spark")
+    else:
+        for name, why in NOT_ON_SPARK.items():
+            if getattr(args, name, None):
+                raise SparkOptionError(f"--{name.replace('_', '-')} does not apply with "
+                                       f"--spark: {why}")
     return bool(args.spark)
 
 
@@ -139,6 +152,10 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
         with job_errors():
             collected = _collect(spark, matches.collect)
         _write(args, pattern, collected, frame, columns)
+        return 0
+    if args.count:   # the matches' number, not the matches: no rows to the driver
+        with job_errors():
+            print(_collect(spark, matches.select("match_id").distinct().count))
         return 0
     found = _collect(spark, lambda: collect_matches(matches))
     if args.format == "table":

@@ -57,6 +57,21 @@ def test_nanosecond_parquet_and_wide_output(spark, capsys, files):
          "last_ts": "2024-03-01T09:03:00.000Z", "v.user": "u2", "b.price": 25.0}]
 
 
+def test_count_on_spark_prints_the_number_of_matches(spark, capsys, files):
+    code, out, err = run(capsys, files, "--spark", "--count")
+    assert (code, out) == (0, "2\n"), err          # the two hand-computed matches
+
+
+@pytest.mark.parametrize("option, said", [
+    ("--sort", "--sort does not apply with --spark: Spark reads the events in the file's "
+               "order; sort the file first"),
+    ("--stream", "--stream does not apply with --spark"),
+    ("--time-limit=5", "--time-limit does not apply with --spark")])
+def test_a_single_process_option_with_spark_is_one_line(capsys, files, option, said):
+    code, out, err = run(capsys, files, "--spark", option)
+    assert code == 2 and out == "" and said in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_bad_ddl_is_one_line(spark, capsys, tmp_path):
     (tmp_path / "q.ses").write_text(FUNNEL)
     (tmp_path / "e.csv").write_text("ts,user,action\n0,u1,view\n")
