@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +33,11 @@ from kleene.reference.match import Match, plain_name
 
 #: Matches gathered per batch from an engine that reports them one by one.
 CHUNK = 8192
+
+
+def offsets_of(lengths: Any) -> np.ndarray:
+    """The offsets (``n + 1``, from 0) of ``n`` runs of these lengths in one flat array."""
+    return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
 def digest(text: str) -> str:
@@ -51,16 +56,6 @@ class MatchColumns:
     positions: tuple[np.ndarray, ...]
 
     @classmethod
-    def single(cls, columns: Sequence[tuple[str, np.ndarray]]) -> MatchColumns:
-        """Matches binding one position per variable: ``(variable, positions)`` pairs,
-        the ``k``-th position of each the ``k``-th match's."""
-        ordered = sorted(columns, key=lambda c: c[0])
-        n = len(ordered[0][1]) if ordered else 0
-        steps = np.arange(n + 1, dtype=np.int64)
-        return cls(tuple(v for v, _ in ordered), tuple(steps for _ in ordered),
-                   tuple(np.asarray(p, dtype=np.int64) for _, p in ordered))
-
-    @classmethod
     def of(cls, matches: Iterable[Match]) -> list[MatchColumns]:
         """The matches as columns, one :class:`MatchColumns` per set of variables bound."""
         groups: dict[tuple[str, ...], list[Match]] = {}
@@ -71,8 +66,7 @@ class MatchColumns:
             offsets, positions = [], []
             for v in range(len(variables)):
                 parts = [m.bindings[v][1] for m in ms]
-                offsets.append(np.concatenate(([0], np.cumsum([len(p) for p in parts])))
-                               .astype(np.int64))
+                offsets.append(offsets_of([len(p) for p in parts]))
                 positions.append(np.fromiter(itertools.chain.from_iterable(parts),
                                              dtype=np.int64, count=int(offsets[-1][-1])))
             out.append(cls(variables, tuple(offsets), tuple(positions)))
@@ -104,7 +98,7 @@ class MatchColumns:
         offsets, positions = [], []
         for v, p in enumerate(self.positions):
             lengths = self.lengths(v)
-            offsets.append(np.concatenate(([0], np.cumsum(lengths[keep]))).astype(np.int64))
+            offsets.append(offsets_of(lengths[keep]))
             positions.append(p[np.repeat(keep, lengths)])
         return MatchColumns(self.variables, tuple(offsets), tuple(positions))
 

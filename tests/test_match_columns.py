@@ -65,12 +65,6 @@ def test_take_keeps_the_chosen_matches_in_order(found, data):
         assert list(b.take(keep).matches()) == [m for m, k in zip(ms, keep, strict=True) if k]
 
 
-def test_single_positions_per_variable_sort_the_variables():
-    cols = MatchColumns.single([("s", np.array([4, 6])), ("b", np.array([1, 2]))])
-    assert list(cols.matches()) == [Match.of({"b": [1], "s": [4]}),
-                                    Match.of({"b": [2], "s": [6]})]
-
-
 def test_an_engine_without_columns_is_gathered_in_chunks():
     found = [Match.of({"a": [i]}) for i in range(20_000)]
 

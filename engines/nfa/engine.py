@@ -300,6 +300,7 @@ class CompiledNFA(Pictured):
             else:
                 c.events_filtered += 1
 
+
 @dataclass
 class NFAEngine:
     """An NFA engine of seed 003 (see the module docstring)."""
@@ -338,6 +339,7 @@ class NFAEngine:
         return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
                            self.frequencies, self.sample, chosen,
                            choices=tuple(dnf_choices(pattern.expr)))
+
 
 register("nfa-eager", lambda: NFAEngine("nfa-eager", "eager"))
 register("nfa-chain", lambda: NFAEngine("nfa-chain", "chain"))

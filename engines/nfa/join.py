@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from kleene.engines.match_columns import MatchColumns
+from kleene.engines.match_columns import MatchColumns, offsets_of
 from kleene.engines.nfa.chain import chain_order
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
@@ -251,7 +251,8 @@ def _columns(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
             positions.append(p[rows].astype(np.int64))
         else:
             bound = rows >= 0
-            offsets.append(np.concatenate(([0], np.cumsum(bound.sum(axis=1)))).astype(np.int64))
+            offsets.append(offsets_of(bound.sum(axis=1)))
             positions.append(p[rows[bound]].astype(np.int64))
-    found_ = MatchColumns(tuple(var for var, _ in plan.named), tuple(offsets), tuple(positions))
-    return found_.take(found_.contiguous()) if contiguous else found_
+    matches = MatchColumns(tuple(var for var, _ in plan.named), tuple(offsets),
+                           tuple(positions))
+    return matches.take(matches.contiguous()) if contiguous else matches

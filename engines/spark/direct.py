@@ -106,7 +106,8 @@ def _splits(slices: Slices, first: int | float, last: int | float) -> list[int]:
 
 
 def slice_rows(slices: Slices, task: Task, j: int) -> Any:
-    """The rows of slice ``j``, sorted by position: the columns the engine stage
+    """The rows of slice ``j`` (each split's rows in its extended range, found by
+    :func:`.stock_arrow.split_events`), sorted by position: the columns the engine stage
     reads and the slice number (a bad value is named as the engine stage names it,
     :func:`.worker.group_stream`)."""
     import numpy as np
@@ -120,11 +121,9 @@ def slice_rows(slices: Slices, task: Task, j: int) -> Any:
     tables = [split_events(source.scanned, part, source.schema, within)
               for part in _splits(slices, first, last)]
     table = pa.concat_tables(tables) if tables else source.schema.empty_table()
-    axis = table.column(source.position if slices.by_position else slices.ts).to_numpy()
-    keep = (axis >= first) & (axis <= last)
     if source.limit is not None:
-        keep &= table.column(source.position).to_numpy() < source.limit
-    table = table.filter(pa.array(keep)).select(list(slices.columns))
+        table = table.filter(pa.array(table.column(source.position).to_numpy() < source.limit))
+    table = table.select(list(slices.columns))
     if slices.filter is not None and table.num_rows:
         stream, _ = group_stream(task, table)
         assert stream.columns is not None

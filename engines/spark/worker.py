@@ -175,7 +175,6 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     task_threads()
     compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit,
                                    window=task.window)  # type: ignore[arg-type]
-    emitted = False
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
     for key, group in _groups(task, batches):
         stream, origin = group_stream(task, group)
@@ -191,10 +190,7 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
             rows = _rows(task, key[:len(task.streams)], local.mapped(origin), local, group)
             for batch in rows.to_batches(BATCH_ROWS):
                 yield batch
-                emitted = True
                 _maybe_fail(task)
-    if emitted:
-        _maybe_fail(task)
 
 
 def _maybe_fail(task: Task) -> None:
