@@ -54,7 +54,7 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
                        help="the Spark master: local[*] (default), local[N] or "
                             "spark://HOST:PORT")
     group.add_argument("--tasks", type=int, metavar="N",
-                       help="Spark partitions for the engine (default: 4 per core)")
+                       help="Spark partitions for the engine (default: 2 per core)")
     group.add_argument("--schema", metavar="DDL",
                        help="declare the columns of a CSV or JSON Lines file instead of "
                             "inferring them, e.g. 'ts BIGINT, L STRING, ID INT'")

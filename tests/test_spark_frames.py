@@ -17,6 +17,7 @@ from kleene.engines.spark.frames import from_dataframe, read_events
 from kleene.engines.spark.session import (
     JAVA_OPTIONS,
     LOCAL_JAVA_OPTIONS,
+    UNIX_SOCKETS,
     SparkUnavailable,
     session,
     settings,
@@ -175,14 +176,18 @@ def test_an_unreachable_master_is_one_line():
         session("spark://127.0.0.1:1")
 
 
-def test_a_local_session_runs_the_throughput_collector_unless_told_otherwise(spark):
+def test_a_local_session_gets_kleenes_jvm_and_worker_settings_unless_told_otherwise(spark):
     # the shared session is local: its JVM runs the collector chosen for local masters
     jvm = spark.sparkContext._jvm.java.lang.management.ManagementFactory
     assert LOCAL_JAVA_OPTIONS == "-XX:+UseParallelGC"
     assert "-XX:+UseParallelGC" in list(jvm.getRuntimeMXBean().getInputArguments())
+    # and its Python workers talk to the JVM over Unix domain sockets
+    assert spark.sparkContext.getConf().get(UNIX_SOCKETS) == "true"
     assert settings("local[2]", {"spark.driver.memory": "4g"}) == {
-        "spark.driver.memory": "4g", JAVA_OPTIONS: "-XX:+UseParallelGC"}
-    assert settings("local[*]", {JAVA_OPTIONS: "-Xss4m"}) == {JAVA_OPTIONS: "-Xss4m"}
+        "spark.driver.memory": "4g", JAVA_OPTIONS: "-XX:+UseParallelGC",
+        UNIX_SOCKETS: "true"}
+    assert settings("local[*]", {JAVA_OPTIONS: "-Xss4m", UNIX_SOCKETS: "false"}) == {
+        JAVA_OPTIONS: "-Xss4m", UNIX_SOCKETS: "false"}
     assert settings("spark://host:7077") == {}      # a cluster's JVMs are the user's
 
 

@@ -242,7 +242,8 @@ def test_a_failed_task_is_retried_without_duplicates(spark, stocks, tmp_path, mo
     frame, s = first(*stocks, EVERY_ENGINE_EVENTS)
     pattern = parse_ses(KEYED)
     clean = collect_matches(match_frame(frame, pattern, policy="any"))
-    monkeypatch.setenv(FAIL_ONCE, "1")
+    # partition 0: adaptive execution may coalesce this small keyed layout into one
+    monkeypatch.setenv(FAIL_ONCE, "0")
     spark.sparkContext.setJobGroup("kleene-fault", "a task fails once")
     try:
         write_matches(match_frame(frame, pattern, policy="any"), str(tmp_path / "m.parquet"))

@@ -168,5 +168,47 @@ def test_every_line_is_read_by_exactly_one_split(tmp_path, size):
     path.write_bytes(text.encode())
     n = len(text.encode())
     splits = Splits(str(path), tuple((s, min(s + size, n)) for s in range(0, n, size)), False)
-    read = b"".join(read_split(splits, j) for j in range(len(splits.ranges)))
+    read = b"".join(read_split(splits, j).to_pybytes() for j in range(len(splits.ranges)))
     assert read == text.encode()[3:]
+
+
+_CELLS = ["12", "-3", " 7 ", "2.5", "1e3", ".5", "INTC", "nan", "", "١٢", "99999999999999999999"]
+
+
+@pytest.mark.parametrize("cells", [list(c) for n in (1, 2, 3)
+                                   for c in itertools.combinations(_CELLS, n)])
+def test_flags_say_what_the_cell_rule_says(cells):
+    # the reading job's per-field flags against the rule applied cell by cell (the
+    # stock reader's cells are never null: a missing value is the empty string)
+    import pyarrow as pa
+
+    from kleene.reference.textvalues import text_value
+
+    typed = [text_value(c) for c in cells]
+    no_int, no_num, numbers = stock_arrow._flags(pa.array(cells, pa.string()))
+    assert no_int == (not all(type(v) is int and -2**63 <= v < 2**63 for v in typed))
+    assert no_num == (not all(isinstance(v, int | float) for v in typed))
+    assert (numbers is None) == no_num
+    if numbers is not None:
+        assert numbers.to_pylist() == [*map(float if no_int else int, typed)]
+
+
+def test_a_split_is_blank_only_when_every_byte_is_whitespace():
+    import pyarrow as pa
+
+    assert stock_arrow._blank(pa.py_buffer(b""))
+    assert stock_arrow._blank(pa.py_buffer(b" \n" * 5000))
+    assert not stock_arrow._blank(pa.py_buffer(b" \n" * 5000 + b"A(x=1)\n"))   # past 4096
+    assert not stock_arrow._blank(pa.py_buffer(b"A(x=1)"))
+
+
+def test_an_empty_file_and_a_gzip_file_read_whole(tmp_path):
+    import gzip
+
+    empty = tmp_path / "empty.stream"
+    empty.write_bytes(b"")
+    assert read_split(Splits(str(empty), ((0, 0),), False), 0).to_pybytes() == b""
+    packed = tmp_path / "lines.stream.gz"
+    packed.write_bytes(gzip.compress("\ufeffA(x=1)\nB(x=2)\n".encode()))
+    whole = Splits(str(packed), ((0, packed.stat().st_size),), True)
+    assert read_split(whole, 0).to_pybytes() == b"A(x=1)\nB(x=2)\n"

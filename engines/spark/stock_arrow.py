@@ -124,10 +124,11 @@ def _parse(data: Any, keys: Sequence[str]) -> Any:
     return regular_lines(data, list(keys))
 
 
-def _blank(data: bytes) -> bool:
-    """Whether ``data`` holds no line (``isspace`` stops at the first other byte;
-    ``strip`` copies a split of ~80 MB to find that out)."""
-    return not data or data.isspace()
+def _blank(data: Any) -> bool:
+    """Whether ``data`` (a split, :func:`.text_splits.read_split`) holds no line: its
+    first bytes say so unless they are all whitespace (a split is ~80 MB)."""
+    head = data[:4096].to_pybytes()
+    return not head or (head.isspace() and data.to_pybytes().isspace())
 
 
 def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]
@@ -153,17 +154,19 @@ def _flags(column: Any) -> tuple[bool, bool, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from kleene.reference.textvalues import FLOAT_KIND, INT_KIND, NUM_RE, text_kinds, typed_column
+    from kleene.reference import textvalues as tv
 
-    arr, kind = typed_column(column)
-    if kind == INT_KIND:
+    arr, kind = tv.typed_column(column)
+    if kind == tv.INT_KIND:
         return False, False, arr
-    if kind == FLOAT_KIND:
+    if kind == tv.FLOAT_KIND:
         return True, False, arr
-    nums = pc.sum(pc.match_substring_regex(column, NUM_RE)).as_py() or 0
+    if kind == tv.STR_KIND and column.null_count < len(column):
+        return True, True, None     # a cell and no number among them: no regex pass
+    nums = pc.sum(pc.match_substring_regex(column, tv.NUM_RE)).as_py() or 0
     if nums < len(column) - column.null_count:
         return True, True, None
-    return True, False, pa.array(text_kinds(column)[1], pa.float64())
+    return True, False, pa.array(tv.text_kinds(column)[1], pa.float64())
 
 
 def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | None,

@@ -11,7 +11,9 @@ here the splits are then made equal, where Spark leaves a small last one; a
 gzip file is one split), :func:`frame` is a DataFrame of one row per split (Spark
 partition ``j`` is split ``j``), and :func:`read_split` returns the lines that
 start in split ``j`` (Hadoop's rule: a line belongs to the split holding its
-first byte), so every line is read by exactly one task, in file order.
+first byte), so every line is read by exactly one task, in file order; it maps
+the file rather than reading it (a file cut short while a task maps it ends
+that task's worker, as for any memory-mapped reader).
 """
 
 from __future__ import annotations
@@ -66,24 +68,38 @@ def _bytes(text: str | None) -> int:
     return int(float(value.rstrip("kmg") or 0) * scale)
 
 
-def read_split(splits: Splits, part: int) -> bytes:
-    """The lines that start in split ``part``, whole (a leading byte-order mark dropped)."""
+def _line_start(f: Any, at: int) -> int:
+    """The offset of the first line that starts at or after byte ``at`` of the open file
+    ``f`` (Hadoop's rule: the line in progress at ``at`` belongs to the split before)."""
+    if at <= 0:
+        return 0
+    f.seek(at - 1)
+    f.readline()
+    return int(f.tell())
+
+
+def read_split(splits: Splits, part: int) -> Any:
+    """The lines that start in split ``part``, whole (a leading byte-order mark
+    dropped), as an Arrow buffer: a slice of the file memory-mapped, or the
+    gunzipped bytes. Mapped, the split costs no copy and no fresh memory (read into
+    bytes, 80 MB of the stock stream ×10 took 0.47 s with the parse, 0.08 s of it
+    in the kernel; mapped, 0.41-0.43 s and 0.02-0.05 s)."""
+    import pyarrow as pa
+
     start, end = splits.ranges[part]
     if splits.gzip:
         with gzip.open(splits.path, "rb") as f:
-            data = f.read()
+            data = pa.py_buffer(f.read())
     else:
         with open(splits.path, "rb") as f:
-            if start > 0:
-                f.seek(start - 1)
-                f.readline()            # the line in progress belongs to the split before
-            begin = f.tell()
-            if begin >= end:
-                return b""
-            data = f.read(end - begin)
-            if not data.endswith(b"\n"):
-                data += f.readline()    # the last line started here: read it whole
-    return data[len(_BOM):] if start == 0 and data.startswith(_BOM) else data
+            begin = _line_start(f, start)
+            stop = _line_start(f, end)
+        if stop <= begin:
+            return pa.py_buffer(b"")
+        with pa.memory_map(splits.path) as mapped:   # the slice outlives the file object
+            mapped.seek(begin)
+            data = mapped.read_buffer(stop - begin)
+    return data[len(_BOM):] if start == 0 and data[:len(_BOM)] == _BOM else data
 
 
 def frame(spark: Any, splits: Splits) -> Any:
