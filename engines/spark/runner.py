@@ -37,8 +37,10 @@ from typing import Any
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.registry import engine as engine_named
 from kleene.engines.registry import fastest_engine
+from kleene.engines.spark import direct_write
 from kleene.engines.spark.direct import Slices, for_tasks, run_slices, usable
 from kleene.engines.spark.direct import layout as slice_layout
+from kleene.engines.spark.direct_write import DirectRun
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
@@ -166,8 +168,9 @@ class Prepared:
     def matches(self) -> Any:
         """The match DataFrame (lazy): the engine over every group (``mapInArrow``)."""
         if self.direct is not None:
-            return self.events.mapInArrow(partial(run_slices, self.direct, self.task),
-                                          self.schema)
+            df = self.events.mapInArrow(partial(run_slices, self.direct, self.task),
+                                        self.schema)
+            return direct_write.mark(df, DirectRun(self.events, self.direct, self.task))
         return self.events.mapInArrow(partial(run_partition, self.task), self.schema)
 
 
@@ -336,11 +339,18 @@ def collect_matches(matches: Any, streams: Sequence[str] = ()) -> Any:
 
 def write_matches(matches: Any, path: str, *, format: str | None = None,
                   mode: str = "errorifexists") -> None:
-    """Write a match DataFrame as Parquet or JSON Lines (from the extension, or ``format``)."""
+    """Write a match DataFrame as Parquet or JSON Lines (from the extension, or ``format``);
+    the DataFrame of a direct plan, as Parquet on a local master, is written by the engine
+    tasks themselves (:mod:`.direct_write`: the same files, no match row in the JVM)."""
     fmt = format or ("jsonl" if str(path).rstrip("/").endswith((".jsonl", ".json", ".ndjson"))
                      else "parquet")
     if fmt not in ("parquet", "jsonl"):
         raise PatternError(f"unknown output format {fmt!r}; use parquet or jsonl")
+    direct = direct_write.writable(matches, path, fmt, mode)
+    if direct is not None:       # the engine tasks write the Parquet files themselves
+        with job_errors():
+            direct_write.write(direct, path, mode)
+        return
     writer = matches.write.mode(mode)
     with job_errors():
         if fmt == "parquet":

@@ -1,0 +1,132 @@
+"""Match rows of the direct slices written as Parquet by the engine tasks themselves.
+
+Issue 14 (``local[2]`` / ``local[1]`` ≥ 1.6×). On the direct slices
+(:mod:`.direct`) the JVM's only part in the engine stage is to take the match
+rows from the Python workers, turn them from Arrow into its own rows and write
+them as Parquet. For ``nfa-chain`` on the stock stream ×10 (187,900 rows) that
+took 0.2-0.3 s of the JVM's CPU per query, beside its compiler: free on
+``local[1]``, where the JVM has the second core to itself, but taken from the
+Python workers on ``local[2]``.
+
+So where :func:`runner.write_matches <kleene.engines.spark.runner.write_matches>`
+is given exactly the DataFrame a direct plan returned (:func:`mark`; any other
+DataFrame, a filtered one say, goes through Spark's writer), as Parquet, to a local
+path, on a local master, each engine task writes its rows with pyarrow to a staging
+folder beside the output and returns only the file's name. The commit is the
+driver's: a job's collected results hold one attempt per partition, the one that
+succeeded, so the driver moves exactly the files they name into the output
+folder, adds Spark's ``_SUCCESS``, and removes the staging folder with whatever a
+failed or retried attempt left there. Nothing else differs from Spark's writer:
+the same rows, one file per partition that has some (one empty file with the
+schema when none has), readable by ``spark.read.parquet``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from kleene.engines.spark.direct import Slices, run_slices
+from kleene.engines.spark.text_splits import local_path
+from kleene.engines.spark.worker import Task
+
+#: The attribute of a match DataFrame that :func:`mark` sets.
+_MARK = "_kleene_direct_run"
+
+#: Write modes that this writer takes (others go through Spark's writer).
+MODES = ("overwrite", "errorifexists", "error")
+
+_RESULT = "file string, rows long"
+
+
+@dataclass(frozen=True)
+class DirectRun:
+    """What the engine stage of a direct plan needs: the DataFrame of slice numbers,
+    the slices and the task."""
+
+    events: Any
+    slices: Slices
+    task: Task
+
+
+def mark(matches: Any, run: DirectRun) -> Any:
+    """``matches`` (the match DataFrame of ``run``), marked for :func:`writable`."""
+    setattr(matches, _MARK, run)
+    return matches
+
+
+def writable(matches: Any, path: str, fmt: str, mode: str) -> DirectRun | None:
+    """The direct run behind ``matches`` when this writer can write it to ``path``:
+    Parquet, a local path on a local master, and a mode it takes (``errorifexists``
+    only where nothing is at ``path``); else ``None`` (Spark's writer writes it)."""
+    run = getattr(matches, _MARK, None)
+    target = local_path(path)
+    if not isinstance(run, DirectRun) or fmt != "parquet" or target is None:
+        return None
+    if not matches.sparkSession.sparkContext.master.startswith("local"):
+        return None
+    if mode not in MODES or (mode != "overwrite" and os.path.exists(target)):
+        return None
+    return run
+
+
+def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]
+                ) -> Iterator[Any]:
+    """The ``mapInArrow`` function: the engine over the slices of this partition, its
+    rows written to a file of its own in ``staging``; one row back (the file, or
+    ``None`` when there were no rows, and the number of rows)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    part, attempt = (context.partitionId(), context.attemptNumber()) if context else (0, 0)
+    name = f"part-{part:05d}-{attempt}-{uuid.uuid4().hex}.parquet"
+    rows, writer = 0, None
+    try:
+        for batch in run_slices(slices, task, batches):
+            if writer is None:
+                writer = pq.ParquetWriter(os.path.join(staging, name), task.schema)
+            writer.write_batch(batch)
+            rows += batch.num_rows
+    finally:
+        if writer is not None:
+            writer.close()
+    yield pa.RecordBatch.from_pylist([{"file": name if rows else None, "rows": rows}],
+                                     schema=pa.schema([("file", pa.string()),
+                                                       ("rows", pa.int64())]))
+
+
+def write(run: DirectRun, path: str, mode: str) -> None:
+    """Run the engine stage of ``run`` and commit its files to the folder ``path``
+    (see the module docstring); ``mode`` as :func:`writable` allowed it."""
+    import pyarrow.parquet as pq
+
+    target = os.path.abspath(str(local_path(path)))
+    parent = os.path.dirname(target)
+    os.makedirs(parent, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".kleene-staging-", dir=parent)
+    try:
+        function = partial(_write_task, run.slices, run.task, staging)
+        results = run.events.mapInArrow(function, _RESULT).collect()
+        files = sorted(r["file"] for r in results if r["file"])
+        if os.path.isdir(target) and not os.path.islink(target):
+            shutil.rmtree(target)
+        elif os.path.lexists(target):
+            os.remove(target)
+        os.makedirs(target)
+        for name in files:
+            os.replace(os.path.join(staging, name), os.path.join(target, name))
+        if not files:
+            pq.write_table(run.task.schema.empty_table(),
+                           os.path.join(target, "part-00000.parquet"))
+        with open(os.path.join(target, "_SUCCESS"), "w", encoding="utf-8"):
+            pass
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
