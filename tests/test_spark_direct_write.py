@@ -15,6 +15,7 @@ from kleene.engines.spark import direct_write
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.runner import collect_matches, prepare, write_matches
 from kleene.engines.spark.worker import FAIL_ONCE
+from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language
 from kleene.reference.loaders import load_events
 
@@ -122,3 +123,20 @@ def test_other_writes_are_sparks(spark, tmp_path):
     assert direct_write.writable(matches, str(tmp_path / "m"), "parquet", "append") is None
     assert direct_write.writable(matches.select("match_id"), str(tmp_path / "m"), "parquet",
                                  "overwrite") is None
+    assert direct_write.writable(matches, str(STOCKS.parent) + "-x", "parquet",
+                                 "overwrite") is not None
+
+
+def test_overwriting_the_folder_of_the_events_is_one_line_and_deletes_nothing(spark,
+                                                                             tmp_path):
+    # the tasks read the file themselves, so Spark's writer would not see it is read
+    folder = tmp_path / "data"
+    folder.mkdir()
+    events = folder / "stocks.stream"
+    events.write_bytes(STOCKS.read_bytes())
+    frame = read_events(spark, str(events))
+    matches = prepare(frame, SREMO, engine="srt", policy="stream", tasks=4).matches()
+    for fmt in ("parquet", "jsonl"):
+        with pytest.raises(PatternError, match="would delete the events"):
+            write_matches(matches, str(folder), format=fmt, mode="overwrite")
+    assert events.read_bytes() == STOCKS.read_bytes()

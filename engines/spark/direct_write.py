@@ -73,7 +73,24 @@ def writable(matches: Any, path: str, fmt: str, mode: str) -> DirectRun | None:
         return None
     if mode not in MODES or (mode != "overwrite" and os.path.exists(target)):
         return None
-    return run
+    return None if events_within(matches, path) else run
+
+
+def events_within(matches: Any, path: str) -> str | None:
+    """The events file that the direct run behind ``matches`` reads, when it lies in
+    the folder ``path`` (``None`` otherwise, or for another DataFrame). Spark's writer
+    would delete it on ``overwrite`` before the tasks need it no more: Spark does not
+    know that the tasks read it."""
+    run = getattr(matches, _MARK, None)
+    target = local_path(path)
+    splits = run.slices.source.scanned.splits if isinstance(run, DirectRun) else None
+    return splits.path if splits and target and _within(splits.path, target) else None
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies inside it."""
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]

@@ -346,6 +346,10 @@ def write_matches(matches: Any, path: str, *, format: str | None = None,
                      else "parquet")
     if fmt not in ("parquet", "jsonl"):
         raise PatternError(f"unknown output format {fmt!r}; use parquet or jsonl")
+    read = direct_write.events_within(matches, path)
+    if read is not None and mode == "overwrite":
+        raise PatternError(f"writing the matches over {path} would delete the events they "
+                           f"are read from ({read}); write them elsewhere")
     direct = direct_write.writable(matches, path, fmt, mode)
     if direct is not None:       # the engine tasks write the Parquet files themselves
         with job_errors():
