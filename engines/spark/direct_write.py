@@ -42,7 +42,7 @@ _MARK = "_kleene_direct_run"
 #: Write modes that this writer takes (others go through Spark's writer).
 MODES = ("overwrite", "errorifexists", "error")
 
-_RESULT = "file string, rows long"
+_RESULT = "file string"
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,9 @@ def mark(matches: Any, run: DirectRun) -> Any:
 def writable(matches: Any, path: str, fmt: str, mode: str) -> DirectRun | None:
     """The direct run behind ``matches`` when this writer can write it to ``path``:
     Parquet, a local path on a local master, and a mode it takes (``errorifexists``
-    only where nothing is at ``path``); else ``None`` (Spark's writer writes it)."""
+    only where nothing is at ``path``); else ``None`` (Spark's writer writes it). An
+    ``overwrite`` of the events' own folder is refused before this is asked
+    (:func:`events_within`)."""
     run = getattr(matches, _MARK, None)
     target = local_path(path)
     if not isinstance(run, DirectRun) or fmt != "parquet" or target is None:
@@ -73,7 +75,7 @@ def writable(matches: Any, path: str, fmt: str, mode: str) -> DirectRun | None:
         return None
     if mode not in MODES or (mode != "overwrite" and os.path.exists(target)):
         return None
-    return None if events_within(matches, path) else run
+    return run
 
 
 def events_within(matches: Any, path: str) -> str | None:
@@ -96,8 +98,8 @@ def _within(path: str, folder: str) -> bool:
 def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]
                 ) -> Iterator[Any]:
     """The ``mapInArrow`` function: the engine over the slices of this partition, its
-    rows written to a file of its own in ``staging``; one row back (the file, or
-    ``None`` when there were no rows, and the number of rows)."""
+    rows written to a file of its own in ``staging``; one row back: the file, or
+    ``None`` when there were no rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     from pyspark import TaskContext
@@ -115,9 +117,8 @@ def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]
     finally:
         if writer is not None:
             writer.close()
-    yield pa.RecordBatch.from_pylist([{"file": name if rows else None, "rows": rows}],
-                                     schema=pa.schema([("file", pa.string()),
-                                                       ("rows", pa.int64())]))
+    yield pa.RecordBatch.from_pylist([{"file": name if rows else None}],
+                                     schema=pa.schema([("file", pa.string())]))
 
 
 def write(run: DirectRun, path: str, mode: str) -> None:
