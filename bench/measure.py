@@ -26,6 +26,7 @@ from kleene.engines.protocol import Compiled, Counters
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
+from kleene.reference.query import Query
 
 
 @dataclass(frozen=True)
@@ -96,8 +97,8 @@ def measure(name: str, pattern: Any, events: Stream | Sequence[Event], *,
         out.error = "not available (no engine registered under this name)"
         return out
     try:
-        compiled = engine(name).compile(pattern, policy=policy,
-                                        time_unit=getattr(events, "time_unit", None))
+        compiled = engine(name).compile(Query.of(pattern, policy=policy,
+                                                 time_unit=getattr(events, "time_unit", None)))
     except KleeneError as err:
         out.error = f"unsupported: {err}"
         return out

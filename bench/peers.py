@@ -47,6 +47,7 @@ from bench.report import Table, emit, ratio
 from kleene.cli.demo import default_data
 from kleene.engines.registry import engine
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 #: The peers' figures the issue measured on this machine type (seconds, events/s).
@@ -179,8 +180,8 @@ def run(quick: bool = False) -> None:
                 path = work / f"{shape}_{ms}.ses"
                 path.write_text(text, encoding="utf-8")
                 for eng in engines:
-                    compiled = engine(eng).compile(parse_ses(text), policy="any",
-                                                   time_unit=stream.time_unit)
+                    compiled = engine(eng).compile(Query.of(parse_ses(text), policy="any",
+                                                            time_unit=stream.time_unit))
                     sum(1 for _ in compiled.run(load_events(data, limit=1000)))   # warm up
                     after, found = after_load_seconds(compiled, stream, repeats)
                     text_s, text_wall, k1 = cli_seconds(path, data, eng, limit, repeats)

@@ -55,6 +55,7 @@ from kleene.reference.events import Stream
 from kleene.reference.loaders import read_stock
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 SEED = 2015
 PAPER_INSTANCES = "5–100×"
@@ -94,7 +95,7 @@ def skewed_stream(n: int, r: int, seed: int = SEED) -> Stream:
 
 
 def _run(e: object, text: str, s: Stream) -> tuple[list[Match], Counters, float]:
-    compiled = e.compile(parse_operator(text))  # type: ignore[attr-defined]
+    compiled = e.compile(Query.of(parse_operator(text)))  # type: ignore[attr-defined]
     started = time.perf_counter()
     got = list(compiled.run(s))
     return got, compiled.counters, time.perf_counter() - started

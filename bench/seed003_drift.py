@@ -38,6 +38,7 @@ from kleene.reference.columnar import columns_of
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 SEED = 2015
 #: Relative rates of the three types in a segment (rotated each segment).
@@ -104,13 +105,13 @@ def drift_table(segments: int = 3, segment: int = 100_000, window: int = 20) -> 
     for sigma in itertools.permutations(range(3)):
         freqs = {"ABC"[i]: float(rank) for rank, i in enumerate(sigma)}
         e = NFAEngine("nfa-chain", "chain", frequencies=freqs)
-        got, per, cpus, cpu = _run(e.compile(pattern), s, every)
+        got, per, cpus, cpu = _run(e.compile(Query.of(pattern)), s, every)
         chains[sigma] = per
         chain_cpu[sigma] = cpus
         totals["chain " + "".join("abc"[i] for i in sigma)] = (sum(per), cpu)
         base = got if base is None else base
         same &= sorted(got) == sorted(base)
-    tree = NFAEngine("nfa-tree", "tree", multichain=True).compile(pattern)
+    tree = NFAEngine("nfa-tree", "tree", multichain=True).compile(Query.of(pattern))
     got, tree_per, tree_cpu, cpu = _run(tree, s, every)
     same &= sorted(got) == sorted(base or [])
     totals["tree"] = (sum(tree_per), cpu)
@@ -155,7 +156,7 @@ def _timed(e: NFAEngine, text: str, s: Stream, repeat: int) -> tuple[list[Match]
     """Matches, computations, switches, least CPU seconds of ``repeat`` runs."""
     best = float("inf")
     got: list[Match] = []
-    compiled = e.compile(parse_operator(text))
+    compiled = e.compile(Query.of(parse_operator(text)))
     for _ in range(max(repeat, 1)):
         started = time.process_time()
         got = list(compiled.run(s))

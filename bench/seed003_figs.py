@@ -49,6 +49,7 @@ from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Stream
 from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 SEED = 2015
 PAPER = "5–100× fewer peak instances, 10–200× fewer predicate evaluations"
@@ -140,7 +141,7 @@ class Run:
 
 
 def _run(e: NFAEngine, text: str, s: Stream) -> Run:
-    compiled = e.compile(parse_operator("PATTERN " + text))
+    compiled = e.compile(Query.of(parse_operator("PATTERN " + text)))
     started = time.process_time()
     got = sorted(compiled.run(s))
     return Run(got, compiled.counters, time.process_time() - started)  # type: ignore[arg-type]

@@ -43,6 +43,7 @@ from kleene.reference.match import Match
 from kleene.reference.operators.pattern import OperatorPattern, primitives
 from kleene.reference.operators.policies import matches
 from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 #: OpenCEP end to end on this machine type (issues 10 and 12), seconds.
 OPENCEP_S = {"seq3": 4.4, "AND3": 4.1, "KC": 17.3}
@@ -102,7 +103,7 @@ def stock_table(data: Path, s: Stream, loaded: float, limit: int | None) -> Tabl
             ref_s = time.process_time() - started
             paper = OPENCEP_S[name] if whole else None
             for label in ENGINES:
-                compiled = engine(label).compile(pattern)
+                compiled = engine(label).compile(Query.of(pattern))
                 cpu0, wall0 = time.process_time(), time.perf_counter()
                 got = list(compiled.run(s))
                 cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0

@@ -45,6 +45,7 @@ from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language, language_of
 from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.windows import restore
 from kleene.reference.sremo.expressions import Expr, Partition, Window, walk
@@ -95,7 +96,7 @@ def family(name: str) -> str:
 
 def run_srt(e: Expr, s: Stream, reading: str) -> tuple[int, int, float, int]:
     """``srt`` on ``s``: matches, events, CPU seconds, peak groups."""
-    compiled = engine("srt").compile(e, time_unit=s.time_unit, window=reading)  # type: ignore[arg-type]
+    compiled = engine("srt").compile(Query.of(e, time_unit=s.time_unit, reading=reading))
     started = time.process_time()
     found = sum(1 for _ in compiled.run(s))
     seconds = time.process_time() - started
@@ -104,7 +105,7 @@ def run_srt(e: Expr, s: Stream, reading: str) -> tuple[int, int, float, int]:
 
 def peak_mb(e: Expr, s: Stream, reading: str, name: str = "srt") -> float:
     """Peak memory (MB) allocated during a run of engine ``name`` (tracemalloc)."""
-    compiled = engine(name).compile(e, time_unit=s.time_unit, window=reading)  # type: ignore[arg-type]
+    compiled = engine(name).compile(Query.of(e, time_unit=s.time_unit, reading=reading))
     tracemalloc.start()
     try:
         for _ in compiled.run(s):
@@ -137,7 +138,7 @@ def dsrt_status(e: Expr, reading: str) -> str:
         reasons.append(why.removeprefix("an ").removeprefix("a "))
     if not reasons:
         try:
-            engine("dsrt").compile(e, window=reading)  # type: ignore[arg-type]
+            engine("dsrt").compile(Query.of(e, reading=reading))
         except KleeneError as err:
             reasons.append(str(err).removeprefix("unsupported: ").split(";")[0])
     return "not built: " + "; ".join(reasons) if reasons else "built, runs"
@@ -232,7 +233,7 @@ def versus_table(s: Stream, settings: Settings) -> Table:
         query, = read_sre(str(path))
         e = strict_contiguity(query.to_expression(count_window=w, ignore_partition=True))
         found, events, seconds, _ = run_srt(e, s, "inclusive")
-        d = engine("dsrt").compile(e)
+        d = engine("dsrt").compile(Query.of(e))
         started = time.process_time()
         got = sum(1 for _ in d.run(s))
         dsec = time.process_time() - started
@@ -283,7 +284,7 @@ def filtered_table(s: Stream) -> Table:
     for name, st in (("whole", s), ("head-filtered", f)):
         best = float("inf")
         for _ in range(ROUNDS):
-            compiled = engine("srt").compile(e, time_unit=st.time_unit)
+            compiled = engine("srt").compile(Query.of(e, time_unit=st.time_unit))
             started = time.process_time()
             got = list(compiled.run(st))
             best = min(best, time.process_time() - started)

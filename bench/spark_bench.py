@@ -52,6 +52,7 @@ from kleene.engines.spark.session import session
 from kleene.engines.spark.worker import match_id
 from kleene.reference.languages import detect_language
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 
 STOCKS = Path("/work/shared/data/stocks.stream.gz")
 KEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.name = s.name "
@@ -155,8 +156,8 @@ def single_process(path: Path, run: Run, limit: int | None) -> tuple[float, floa
     s = load_events(path, limit=limit)
     loaded = time.perf_counter()
     pattern = detect_language(run.text).parse(run.text, run.label)
-    compiled = engine(run.engine).compile(pattern, policy=run.policy, time_unit=s.time_unit,
-                                          window=run.window)  # type: ignore[arg-type]
+    compiled = engine(run.engine).compile(Query.of(pattern, policy=run.policy,
+                                                   time_unit=s.time_unit, reading=run.window))  # type: ignore[arg-type]
     found = list(compiled.run(s))
     done = time.perf_counter()
     ids = {match_id(m) for m in found}

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
+from kleene.reference.languages import LANGUAGES, WINDOW_READINGS
 from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 
 #: The one budget the reference semantics draw from (see :mod:`kleene.reference.budget`).
 BUDGET_NAME = "steps"
@@ -149,6 +152,73 @@ def _time_unit(text: str) -> str:
     if text.lower() not in UNIT_MS:
         raise argparse.ArgumentTypeError(f"unknown time unit {text!r}; use ms, s, min, h or d")
     return text
+
+
+# ---------------------------------------------------------------- the query
+
+
+class QueryHelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """``--help`` with every language's policies listed: computed when the help is
+    printed, so that running a command builds no language it does not use."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help
+        if text is not None and "%(policies)" in text:
+            policies = sorted({p for lang in LANGUAGES.values() for p in lang.policies})
+            text = text.replace("%(policies)s", ", ".join(policies))
+        return text
+
+
+def add_query_options(parser: argparse.ArgumentParser) -> None:
+    """``--pattern FILE`` and what decides its query besides the events: ``--language``,
+    ``--policy``, ``--window-reading``, ``--window`` and ``--window-type`` (the door of
+    ``kleene match`` and ``kleene stream``, :func:`query_of`)."""
+    parser.add_argument("--pattern", required=True, metavar="FILE", help="the pattern file")
+    parser.add_argument("--language", choices=list(LANGUAGES),
+                        help="the pattern language (default: recognised from the text)")
+    parser.add_argument("--policy", default=None, metavar="POLICY",
+                        help="the selection policy: %(policies)s (default: the "
+                             "language's: any for SES and operator patterns, every "
+                             "match; stream for SREMO)")
+    parser.add_argument("--window-reading", choices=WINDOW_READINGS, default=None,
+                        help="how the window bounds a match: inclusive, max ts - min ts <= "
+                             "the window (the papers' reading, the default), or strict, < "
+                             "(Wayeb's; the default for .sre files)")
+    parser.add_argument("--window", type=_window_value, default=None, metavar="N",
+                        help="for a Wayeb .sre pattern: the window, replacing the file's "
+                             "{window:..} (elements for a count window, timestamp units for "
+                             "a time window)")
+    parser.add_argument("--window-type", choices=("count", "time"), default=None,
+                        help="for a Wayeb .sre pattern: the window's type, replacing the "
+                             "file's {windowType:..}")
+
+
+def query_of(args: argparse.Namespace) -> Query:
+    """The query the options of :func:`add_query_options` describe, decided once
+    (:meth:`Query.parse`: the language's defaults for what is not given); a choice the
+    language does not have is one line here, before any event is read."""
+    return Query.parse(read_pattern(args.pattern), language=args.language,
+                       policy=args.policy, reading=args.window_reading,
+                       time_unit=args.time_unit, window=args.window,
+                       window_type=args.window_type, source=args.pattern)
+
+
+def say_query(command: str, query: Query) -> None:
+    """Say on stderr which window and reading ``query`` uses (``kleene COMMAND: window
+    264 hours, read inclusive (...)``): every command that matches says it, alike, once
+    the input is checked and matching starts."""
+    print(f"kleene {command}: {query.said()}", file=sys.stderr)
+
+
+def _window_value(text: str) -> int | float:
+    """A ``--window`` value: a positive number (an argparse ``type``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return int(value) if value.is_integer() else value
 
 
 # ---------------------------------------------------------------- printing matches

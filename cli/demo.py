@@ -35,6 +35,7 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
 from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 NAME = "demo"
@@ -245,7 +246,7 @@ def draw_pictures(folder: Path, out: TextIO) -> list[Path]:
     made = []
     for name, text in (("q1-ses-automaton", Q1_PATTERN), ("stock-ses-automaton", STOCK_PATTERN)):
         try:
-            compiled = engine("ses-automaton").compile(parse_ses(text), policy="next")
+            compiled = engine("ses-automaton").compile(Query.parse(text, policy="next"))
             made.append(write(compiled, folder / f"{name}.svg", title=name))
         except KleeneError as err:
             print(f"  picture {name} not drawn: {err}", file=out)

@@ -29,6 +29,7 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.languages import LANGUAGES, Language
 from kleene.reference.match import Match, matches_from_json
+from kleene.reference.query import Query
 
 #: How many matches of one test the demo prints before "... and N more".
 SHOWN = 8
@@ -140,7 +141,9 @@ def _verdict(run: Callable[[], None], head: str, tally: Tally, out: TextIO) -> N
 def _budgeted(language: Language, source: str,
               budget: int) -> Callable[[str, Stream, str], set[Match]]:
     """The language's reference as a conformance ``Reference``, with a fresh budget."""
-    return lambda text, s, policy: language.run(text, source, s, policy, make_budget(budget))
+    return lambda text, s, policy: Query.parse(
+        text, language=language.name, policy=policy, source=source).reference(
+        s, budget=make_budget(budget))
 
 
 def _run_check(case: Case, test: CaseTest, tally: Tally, out: TextIO) -> None:

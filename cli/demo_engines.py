@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from kleene.conformance.backends import Backend, EngineBackend
 from kleene.conformance.cases import Case, CaseTest
 from kleene.conformance.runner import FAIL, SKIP, run_test
-from kleene.engines.protocol import Engine, claims_policy
+from kleene.engines.protocol import Engine, Query, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
@@ -67,7 +67,7 @@ def run_engine(e: Engine, pattern: SESPattern, events: Sequence[Event], policy: 
                progress: Callable[[Iterable[Event]], Iterable[Event]] | None = None
                ) -> tuple[list[Match], float, int]:
     """Compile and run; the matches (duplicates kept), seconds, peak instances."""
-    compiled = e.compile(pattern, policy=policy, time_unit=time_unit)
+    compiled = e.compile(Query.of(pattern, policy=policy, time_unit=time_unit))
     feed: Iterable[Event] = progress(events) if progress else events
     start = time.perf_counter()
     found = list(compiled.run(feed))

@@ -19,7 +19,6 @@ from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
-from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 
@@ -74,8 +73,7 @@ def nfa_part(s: Stream | None, out: TextIO) -> list[Row]:
               default=EXCERPT)
     head = Stream(s.events[:min(end, EXCERPT)], s.time_unit)
     start = time.perf_counter()
-    expected = language_of(pattern).reference(pattern, head, POLICY,
-                                              budget=Budget(limit=2_000_000))
+    expected = Query.of(pattern, policy=POLICY).reference(head, budget=Budget(limit=2_000_000))
     label = f"stock KC, first {len(head):,}"
     rows = [Row("reference", "local", label, POLICY, len(expected), None, len(head),
                 time.perf_counter() - start, note="the oracle (operator reference)")]

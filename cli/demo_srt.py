@@ -20,6 +20,7 @@ from kleene.engines.srt.dsrt import compile_dsrt
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.sremo import matches, parse_sremo
 from kleene.reference.sremo.expressions import Expr
 from kleene.reference.sremo.strategies import strict_contiguity
@@ -61,7 +62,7 @@ def _engine(name: str, e: Expr, s: Stream, reading: str = "inclusive"
             ) -> tuple[set[Match] | None, str, float]:
     """The matches of engine ``name`` (``None`` and the reason when it does not run)."""
     try:
-        compiled = engine(name).compile(e, time_unit=s.time_unit, window=reading)  # type: ignore[arg-type]
+        compiled = engine(name).compile(Query.of(e, reading=reading, time_unit=s.time_unit))
     except KleeneError as err:
         return None, str(err).removeprefix("unsupported: "), 0.0
     started = time.process_time()

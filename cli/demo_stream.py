@@ -48,6 +48,7 @@ def run_stream_demo(spark: Any, data: Path, out: TextIO, *, events: int = EVENTS
     from kleene.engines.spark.stream import ContinuousMatch
     from kleene.engines.spark.stream.replay import chop, stock_table, write_part
     from kleene.reference.loaders import load_events
+    from kleene.reference.query import Query
 
     began = time.perf_counter()
     table = stock_table(str(data), events)
@@ -81,7 +82,8 @@ def run_stream_demo(spark: Any, data: Path, out: TextIO, *, events: int = EVENTS
         again.end()
         streamed = collect_matches(again.matches()) if again.matches() is not None else []
         stream = load_events(str(data), ts="stock_time", limit=events)
-        batch = collect_matches(match_frame(from_stream(spark, stream), SEQ3, policy="any"))
+        batch = collect_matches(match_frame(from_stream(spark, stream),
+                                            Query.parse(SEQ3, policy="any")))
         same = sorted(streamed) == sorted(batch) and len(streamed) == len(set(streamed))
         counts = again.counts()
         mark = "✓" if same else "✗"

@@ -15,7 +15,6 @@ import argparse
 import dataclasses
 import sys
 from pathlib import Path
-from typing import Any
 
 from kleene.cli.common import _time_unit, read_pattern
 from kleene.engines.draw import (
@@ -27,10 +26,10 @@ from kleene.engines.draw import (
     format_for,
 )
 from kleene.engines.drawers import beside, picture_graph, view, views_of
-from kleene.engines.protocol import Compiled, Engine, Query, claims, compile_query
+from kleene.engines.protocol import Compiled, Engine, Query, claims
 from kleene.engines.registry import engine, engine_names, fastest_engine
 from kleene.reference.errors import Unsupported
-from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
+from kleene.reference.languages import LANGUAGES, Language
 
 NAME = "draw"
 HELP = "draw the automaton an engine compiles a pattern to (SVG, PNG or DOT)"
@@ -84,18 +83,19 @@ def pattern_text(arg: str) -> tuple[str, str]:
     return arg, "<pattern>"
 
 
-def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
-    """Parse ``args.pattern`` and compile it with ``args.engine`` under ``args.policy``."""
+def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Query]:
+    """Decide the query of ``args.pattern`` (:meth:`Query.parse`) and compile it with
+    ``args.engine``; without ``--policy``, an SES pattern is drawn under ``next``, as
+    seed 000 draws the SES automaton's runs (Fig. 6), when the automaton claims it."""
     text, source = pattern_text(args.pattern)
-    language = language_named(args.language) if args.language \
-        else detect_language(text, source)
-    pattern = language.parse(text, source)
-    unit = getattr(args, "time_unit", None)
-    query = Query.of(pattern, policy=args.policy or language.default_policy, time_unit=unit)
-    paper = (Query.of(pattern, policy="next", time_unit=unit) if "next" in language.policies
-             else None)
-    if args.policy is None and paper is not None and claims(engine(DEFAULT_ENGINE), paper):
-        query = paper    # the SES automaton's runs as seed 000 draws them (Fig. 6)
+    query = Query.parse(text, language=args.language, policy=args.policy,
+                        time_unit=getattr(args, "time_unit", None), source=source)
+    language = query.lang
+    if args.policy is None and "next" in language.policies and \
+            language.pattern_policy(query.pattern) is None:
+        paper = dataclasses.replace(query, policy="next")
+        if claims(engine(DEFAULT_ENGINE), paper):
+            query = paper
     name = args.engine
     if name is None:
         choice = None if claims(engine(DEFAULT_ENGINE), query) else fastest_engine(query)
@@ -104,7 +104,7 @@ def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Any, Language]:
                               f"under policy {query.policy}")
         name = DEFAULT_ENGINE if choice is None else choice.name
     runs_language(name, language)
-    return compile_query(configured(name, args), query), pattern, language
+    return configured(name, args).compile(query), query
 
 
 def runs_language(name: str, language: Language) -> None:
@@ -179,7 +179,8 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, draw, write; user mistakes propagate as ``KleeneError``."""
-    compiled, pattern, _ = compile_pattern(args)
+    compiled, query = compile_pattern(args)
+    pattern = query.pattern
     fmt = format_for(args.output, args.format) if args.output else (args.format or "svg")
     picture: object = compiled
     if args.view is not None:

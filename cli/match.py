@@ -16,14 +16,17 @@ from typing import Any
 
 from kleene.cli import progress, results
 from kleene.cli.common import (
+    QueryHelpFormatter,
     add_budget_option,
     add_engine_options,
     add_event_options,
+    add_query_options,
     budget_of,
     canonical_order,
     load_stream,
     plural,
-    read_pattern,
+    query_of,
+    say_query,
     table,
 )
 from kleene.cli.schema import check_schema
@@ -32,7 +35,6 @@ from kleene.cli.watchdog import limits
 from kleene.engines.fastest import REFERENCE, choose, run_engine
 from kleene.engines.protocol import Query
 from kleene.reference.errors import Unsupported
-from kleene.reference.languages import LANGUAGES, Language, detect_language, language_named
 from kleene.reference.match import Match
 
 NAME = "match"
@@ -57,43 +59,14 @@ text column with a number is an error."""
 
 
 
-class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """``--help`` with every language's policies listed: computed when the help is
-    printed, so that running a command builds no language it does not use."""
-
-    def _get_help_string(self, action: argparse.Action) -> str | None:
-        text = action.help
-        if text is not None and "%(policies)" in text:
-            policies = sorted({p for lang in LANGUAGES.values() for p in lang.policies})
-            text = text.replace("%(policies)s", ", ".join(policies))
-        return text
-
-
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene match`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
-                                 formatter_class=_HelpFormatter)
-    parser.add_argument("--pattern", required=True, metavar="FILE", help="the pattern file")
-    parser.add_argument("--language", choices=list(LANGUAGES),
-                        help="the pattern language (default: recognised from the text)")
-    parser.add_argument("--policy", default=None, metavar="POLICY",
-                        help="the selection policy: %(policies)s (default: the "
-                             "language's first: any for SES and operator patterns, every "
-                             "match; stream for SREMO)")
+                                 formatter_class=QueryHelpFormatter)
+    add_query_options(parser)
     parser.add_argument("--format", choices=("jsonl", "table"), default="jsonl",
                         help="one canonical JSON match per line, or a table with one column "
                              "per variable (default: jsonl)")
-    parser.add_argument("--window-reading", choices=("inclusive", "strict"), default=None,
-                        help="how the window bounds a match: inclusive, max ts - min ts <= "
-                             "the window (the papers' reading, the default), or strict, < "
-                             "(Wayeb's; the default for .sre files)")
-    parser.add_argument("--window", type=_window_value, default=None, metavar="N",
-                        help="for a Wayeb .sre pattern: the window, replacing the file's "
-                             "{window:..} (elements for a count window, timestamp units for "
-                             "a time window)")
-    parser.add_argument("--window-type", choices=("count", "time"), default=None,
-                        help="for a Wayeb .sre pattern: the window's type, replacing the "
-                             "file's {windowType:..}")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
     parser.add_argument("--allow-missing", action="store_true",
@@ -124,16 +97,10 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Parse, load, check, match, print or write; user mistakes propagate as
+    """Decide the query, load, check, match, print or write; user mistakes propagate as
     ``KleeneError``."""
-    text = read_pattern(args.pattern)
-    language = language_named(args.language) if args.language \
-        else detect_language(text, args.pattern)
-    if args.policy is None:
-        args.policy = language.default_policy
-    language.check_policy(args.policy)
-    pattern = _parse(args, language, text)
-    variables = list(language.variables(pattern))
+    query = query_of(args)
+    variables = list(query.lang.variables(query.pattern))
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and not args.output:
         raise Unsupported("--columns needs --output")
@@ -142,11 +109,12 @@ def run(args: argparse.Namespace) -> int:
         raise Unsupported("--counters needs an engine (the reference semantics keep no "
                           "counters) and no --spark")
     if wants_spark(args):
-        return run_spark(args, pattern, columns)
+        return run_spark(args, query, columns)
     stream = load_stream(args)
-    check_schema(pattern, stream, source=args.events, pattern_file=args.pattern,
-                 allow_missing=args.allow_missing)
-    found, by = _compute(args, language, pattern, stream)
+    query = query.with_time_unit(stream.time_unit)
+    check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
+    say_query(NAME, query)
+    found, by = _compute(args, query, stream)
     if args.count:
         print(len(found))
         return 0
@@ -164,58 +132,18 @@ def run(args: argparse.Namespace) -> int:
         for line in table(found, variables):
             print(line, file=out)
         print(f"({plural(len(found), 'match')} on {plural(len(stream), 'event')}, "
-              f"policy {args.policy}, {by})", file=out)
+              f"policy {query.policy}, {by})", file=out)
     else:
         for m in canonical_order(found):
             print(m.dumps(), file=out)
     return 0
 
 
-def _window_value(text: str) -> int | float:
-    """A ``--window`` value: a positive number (an argparse ``type``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return int(value) if value.is_integer() else value
-
-
-def _parse(args: argparse.Namespace, language: Language, text: str) -> Any:
-    """The pattern; a Wayeb ``.sre`` query with ``--window``/``--window-type`` applied,
-    and which window it has said on stderr."""
-    windowed = language.windowed
-    if windowed is None:
-        if args.window is not None or args.window_type is not None:
-            raise Unsupported(f"--window and --window-type apply to Wayeb .sre patterns, not "
-                              f"to {language.title}; write the window in the pattern")
-        return language.parse(text, args.pattern)
-    try:
-        pattern, said = windowed(text, args.pattern, args.window, args.window_type)
-    except ValueError as err:
-        raise Unsupported(f"--window: {err}") from None
-    args.window_said = bool(said)
-    if said:
-        reading = args.window_reading or language.default_reading
-        how = "max ts - min ts < τ" if reading == "strict" else "max ts - min ts <= τ"
-        print(f"kleene match: {said}, read {reading} ({how})" if "time" in said
-              else f"kleene match: {said}", file=sys.stderr)
-    return pattern
-
-
-def _compute(args: argparse.Namespace, language: Language, pattern: Any,
-             stream: Any) -> tuple[set[Match], str]:
+def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
-    reading = args.window_reading or language.default_reading
-    if args.window_reading is None and reading != "inclusive" and \
-            not getattr(args, "window_said", False):
-        print(f"kleene match: the window is read {reading} ({language.title} mean it so; "
-              "--window-reading inclusive reads it as the papers do)", file=sys.stderr)
     if name is None:
-        name, reason = choose(Query.of(pattern, policy=args.policy, time_unit=stream.time_unit,
-                                       window=reading))  # type: ignore[arg-type]
+        name, reason = choose(query)
         if name == REFERENCE:
             print(f"kleene match: the reference semantics ({reason})", file=sys.stderr)
         else:
@@ -227,14 +155,11 @@ def _compute(args: argparse.Namespace, language: Language, pattern: Any,
         budget = budget_of(args)
         with progress.steps("reference") as tick:
             budget.tick = tick
-            found = language.reference(pattern, stream, args.policy, budget=budget,
-                                       reading=reading)
+            found = query.reference(stream, budget=budget)
         return found, "the reference semantics"
     events = progress.Reading(stream, name)
     budget = budget_of(args)
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
-        query = Query.of(pattern, policy=args.policy, time_unit=stream.time_unit,
-                         window=reading)  # type: ignore[arg-type]
         found, counters = run_engine(name, query, events, budget=budget)
     if args.counters:
         print(json.dumps(counters.as_dict()), file=sys.stderr)

@@ -8,11 +8,11 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import TextIO
+from typing import TextIO, cast
 
 from kleene.cli.common import _time_unit, non_negative
 from kleene.cli.draw import pattern_text
-from kleene.engines.protocol import Query, compile_query
+from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
 from kleene.proofs.automata import checks
@@ -40,7 +40,10 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language, language_named
 from kleene.reference.loaders import FORMATS, load_events
+from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.ses.text import parse_ses
+from kleene.reference.sremo.expressions import Expr
+from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 NAME = "prove"
 HELP = "prove properties of a pattern and its automaton with Z3"
@@ -191,6 +194,7 @@ def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str,
 def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
               ) -> Iterator[Check]:
     pattern = query.pattern
+    assert isinstance(pattern, OperatorPattern)
     if pattern.window is not None:
         pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
         query = replace(query, pattern=pattern)
@@ -206,14 +210,17 @@ def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
 
 def _sremo(query: Query, args: argparse.Namespace, wanted: Sequence[str]
            ) -> Iterator[Check]:
-    _unit_less(args, time_windows(query.pattern))
-    query = replace(query, pattern=in_units(query.pattern, args.time_unit))
-    a = compile_sremo(query.pattern)
+    assert isinstance(query.pattern, EXPRESSION_TYPES)
+    e = cast(Expr, query.pattern)
+    _unit_less(args, time_windows(e))
+    e = in_units(e, args.time_unit)
+    query = replace(query, pattern=e)
+    a = compile_sremo(e)
     guards = [c for e in a.edges for c in (e.guard, *e.unless)]
     schema = sremo_schema(a, **_schema_options(args, attributes(guards) | {"ts"}))
     bound = SREMO_BOUND if args.bound is None else args.bound
-    print(f"schema {schema}{_unit(args)}; bound {bound_for(query.pattern, bound)}")
-    yield from prove_sremo(query.pattern, schema=schema, bound=bound, sections=wanted,
+    print(f"schema {schema}{_unit(args)}; bound {bound_for(e, bound)}")
+    yield from prove_sremo(e, schema=schema, bound=bound, sections=wanted,
                            timeout_ms=1000 * args.timeout)
     if AUTOMATON in wanted:
         yield from _automaton_checks(args, query)
@@ -244,7 +251,7 @@ def _automaton_checks(args: argparse.Namespace, query: Query) -> Iterator[Check]
     if choice is None:
         raise PatternError(f"kleene prove checks an automaton, and no registered engine "
                            f"compiles {query.lang.title} yet")
-    compiled = compile_query(engine(choice.name), query)
+    compiled = engine(choice.name).compile(query)
     guards = [t.guard for t in compiled.iter_transitions()]
     stream = (load_events(args.events, format=args.events_format, ts=args.ts,
                           limit=SCHEMA_ROWS) if args.events else None)

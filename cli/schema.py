@@ -4,29 +4,22 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
-from kleene.cli.common import read_pattern
 from kleene.reference.columnar import column_batches
-from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
+from kleene.reference.query import Query
 from kleene.reference.schema import check_pattern, check_static, kinds_of
 
 
-def check_schema(pattern: Any, stream: Stream, *, source: str, pattern_file: str,
+def check_schema(query: Query, stream: Stream, *, source: str,
                  allow_missing: bool = False) -> None:
-    """Raise a one-line error when ``pattern`` reads ``prev`` of a single event, reads
-    what the events of ``source`` lack, or compares kinds that never meet."""
-    try:
-        text: str | None = read_pattern(pattern_file)
-    except PatternError:
-        text = None
-    if text is not None:
-        check_static(pattern, text, pattern_file)
+    """Raise a one-line error when the query's pattern reads ``prev`` of a single event,
+    reads what the events of ``source`` lack, or compares kinds that never meet."""
+    check_static(query)
     if _empty(stream):   # no events, no columns to check: zero matches, said on stderr
         print(f"kleene match: {source} holds no events", file=sys.stderr)
         return
-    check_pattern(pattern, kinds_of(stream), text=text, source=pattern_file,
+    check_pattern(query.pattern, kinds_of(stream), text=query.text, source=query.source,
                   events=f"the events of {source}", allow_missing=allow_missing)
 
 

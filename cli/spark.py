@@ -22,9 +22,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from kleene.cli import results
-from kleene.cli.common import canonical_order, plural, table
+from kleene.cli.common import canonical_order, plural, say_query, table
 from kleene.reference.errors import KleeneError, Unsupported
-from kleene.reference.languages import language_of
+from kleene.reference.query import Query
 
 #: Options that mean nothing without ``--spark``.
 SPARK_ONLY = ("master", "tasks", "explain", "schema")
@@ -116,13 +116,13 @@ def cause(err: BaseException) -> str:
     return line[:300]
 
 
-def run_spark(args: argparse.Namespace, pattern: Any,
+def run_spark(args: argparse.Namespace, query: Query,
               columns: Sequence[tuple[str, str]] = ()) -> int:
-    """``kleene match --spark``: run, then print the matches or write ``--output``
-    (the same layouts as single-process: :mod:`kleene.cli.results`); any Spark or
-    Java failure is one line."""
+    """``kleene match --spark``: run the query the door decided, then print the matches
+    or write ``--output`` (the same layouts as single-process:
+    :mod:`kleene.cli.results`); any Spark or Java failure is one line."""
     with spark_errors():
-        return _run(args, pattern, columns)
+        return _run(args, query, columns)
 
 
 def _collect(spark: Any, job: Any) -> Any:
@@ -133,25 +133,23 @@ def _collect(spark: Any, job: Any) -> Any:
         return job()
 
 
-def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, str]]) -> int:
+def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, str]]) -> int:
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
     from kleene.engines.spark.session import session
 
-    language = language_of(pattern)
-    reading = args.window_reading or language.default_reading
-    eng = _engine_for(args, pattern, reading)
+    eng = _engine_for(args, query)
+    say_query("match", query)
     spark = session(args.master)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
-    frame = _frame(spark, args, pattern)
+    frame = _frame(spark, args, query)
     attrs = list(dict.fromkeys(a for _, a in columns))
     wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
-    matches = match_frame(frame, pattern, engine=eng, policy=args.policy,
-                          columns=wanted if args.output else [], tasks=args.tasks,
-                          explain=explain, window=reading)
+    matches = match_frame(frame, query, engine=eng, columns=wanted if args.output else [],
+                          tasks=args.tasks, explain=explain)
     if args.output:
         with job_errors():
             collected = _collect(spark, matches.collect)
-        _write(args, pattern, collected, frame, columns)
+        _write(args, query, collected, frame, columns)
         return 0
     if args.count:   # the matches' number, not the matches: no rows to the driver
         with job_errors():
@@ -159,53 +157,50 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
         return 0
     found = _collect(spark, lambda: collect_matches(matches))
     if args.format == "table":
-        names = language_of(pattern).variables(pattern)
+        names = query.lang.variables(query.pattern)
         for line in table(found, names):
             print(line)
         print(f"({plural(len(found), 'match')}, engine {eng.name} on Spark, "
-              f"policy {args.policy})")
+              f"policy {query.policy})")
     else:
         for m in canonical_order(found):
             print(m.dumps())
     return 0
 
 
-def _engine_for(args: argparse.Namespace, pattern: Any, reading: str) -> Any:
+def _engine_for(args: argparse.Namespace, query: Query) -> Any:
     """``--engine``, or the fastest engine that claims the query (said on stderr), checked
     on the driver before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`)."""
-    from kleene.engines.protocol import Query
     from kleene.engines.registry import engine, fastest_engine
     from kleene.engines.spark.plan import check_supported
     from kleene.engines.spark.runner import checked_engine
 
-    check_supported(pattern, args.policy)
-
+    check_supported(query)
     if args.engine == "reference":
         raise Unsupported("--spark runs an engine; the reference semantics run "
                           "single-process (drop --spark)")
     if args.engine:
-        return checked_engine(engine(args.engine), pattern, args.policy, args.time_unit, reading)
-    choice = fastest_engine(Query.of(pattern, policy=args.policy,
-                                     window=reading))  # type: ignore[arg-type]
+        return checked_engine(engine(args.engine), query)
+    choice = fastest_engine(query)
     if choice is None:
         raise Unsupported(f"no registered engine claims this pattern under policy "
-                          f"{args.policy}, so it cannot run on Spark; drop --spark to use the "
-                          "reference semantics")
+                          f"{query.policy}, so it cannot run on Spark; drop --spark to use "
+                          "the reference semantics")
     print(f"kleene match: engine {choice.name} on Spark ({choice.reason})", file=sys.stderr)
-    return checked_engine(engine(choice.name), pattern, args.policy, args.time_unit, reading)
+    return checked_engine(engine(choice.name), query)
 
 
-def _frame(spark: Any, args: argparse.Namespace, pattern: Any) -> Any:
+def _frame(spark: Any, args: argparse.Namespace, query: Query) -> Any:
     from kleene.engines.spark.frames import read_events
     from kleene.engines.spark.plan import attributes_read
 
     return read_events(spark, args.events, format=args.events_format, ts=args.ts,
-                       type=args.type_field or None, time_unit=args.time_unit,
-                       require=attributes_read(pattern), stock=args.stock_reader,
+                       type=args.type_field or None, time_unit=query.time_unit,
+                       require=attributes_read(query.pattern), stock=args.stock_reader,
                        limit=args.limit, schema=args.schema)
 
 
-def _write(args: argparse.Namespace, pattern: Any, collected: list[Any], frame: Any,
+def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: Any,
            columns: Sequence[tuple[str, str]]) -> None:
     """Regroup the match rows of Spark and write them as single-process output does."""
     from kleene.reference.events import Event
@@ -220,7 +215,7 @@ def _write(args: argparse.Namespace, pattern: Any, collected: list[Any], frame: 
         events[position] = Event(position, _epoch(row[frame.ts]), None, attrs)
         bound.setdefault(row["match_id"], {}).setdefault(row["variable"], []).append(position)
     found = {Match.of(vars_) for vars_ in bound.values()}
-    variables = list(language_of(pattern).variables(pattern))
+    variables = list(query.lang.variables(query.pattern))
     fmt = results.output_format(args.output)
     datetimes = results.input_has_datetimes(args.events, args.ts)
     rows = results.rows(found, events, args.layout, columns, variables, datetimes)

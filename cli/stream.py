@@ -16,10 +16,9 @@ import sys
 import time
 from typing import Any
 
-from kleene.cli.common import plural, read_pattern
+from kleene.cli.common import QueryHelpFormatter, add_query_options, plural, query_of, say_query
 from kleene.cli.spark import spark_errors
 from kleene.engines.spark.stream.query import FORMATS
-from kleene.reference.languages import LANGUAGES, detect_language, language_named
 
 NAME = "stream"
 HELP = "match continuously on files arriving in a directory (Spark Structured Streaming)"
@@ -42,10 +41,8 @@ after S seconds without a new file; otherwise it runs until interrupted
 def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Declare ``kleene stream`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--pattern", required=True, metavar="FILE", help="the pattern file")
-    parser.add_argument("--language", choices=list(LANGUAGES),
-                        help="the pattern language (default: recognised from the text)")
+                                 formatter_class=QueryHelpFormatter)
+    add_query_options(parser)
     parser.add_argument("--source", required=True, metavar="DIR",
                         help="the directory where event files arrive")
     parser.add_argument("--format", choices=FORMATS,
@@ -54,7 +51,6 @@ def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
                         help="where the matches are written (Parquet unless it ends in .jsonl)")
     parser.add_argument("--checkpoint", required=True, metavar="DIR",
                         help="Spark's checkpoint and Kleene's state")
-    parser.add_argument("--policy", default="any", help="the selection policy (default: any)")
     parser.add_argument("--engine", metavar="NAME",
                         help="the engine (default: the fastest that claims the query)")
     parser.add_argument("--ts", default="ts", help="the timestamp column (default: ts)")
@@ -93,21 +89,18 @@ def run(args: argparse.Namespace) -> int:
     from kleene.engines.spark.session import session
     from kleene.engines.spark.stream import ContinuousMatch
 
-    text = read_pattern(args.pattern)
-    lang = language_named(args.language) if args.language else detect_language(text,
-                                                                                args.pattern)
-    pattern = lang.parse(text, args.pattern)
+    query = query_of(args)
     columns = [c for c in args.columns.split(",") if c]
     with spark_errors():
         spark = session(args.master)
-        run_ = ContinuousMatch(spark, args.source, pattern, output=args.output,
-                               checkpoint=args.checkpoint, policy=args.policy,
-                               engine=args.engine, format=args.format, ts=args.ts,
-                               type=args.type_field, time_unit=args.time_unit,
+        run_ = ContinuousMatch(spark, args.source, query, output=args.output,
+                               checkpoint=args.checkpoint, engine=args.engine,
+                               format=args.format, ts=args.ts, type=args.type_field,
                                watermark=args.watermark, schema=args.schema, columns=columns,
                                max_files=args.max_files, on_progress=_progress)
-        print(f"kleene stream: engine {run_.setup.engine.name}, policy {args.policy}; "
-              f"{'; '.join(run_.setup.finality.explain(run_.setup.time_unit))}",
+        say_query(NAME, query)
+        print(f"kleene stream: engine {run_.setup.engine.name}, policy {query.policy}; "
+              f"{'; '.join(run_.setup.finality.explain(run_.setup.query.time_unit))}",
               file=sys.stderr, flush=True)
         if args.once:
             run_.run_available()

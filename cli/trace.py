@@ -80,7 +80,7 @@ def run_start(text: str | None, events: int) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
-    compiled, _, _ = compile_pattern(args)
+    compiled, _ = compile_pattern(args)
     if tracer_of(compiled) is None:
         raise Unsupported(f"engine {args.engine} runs no automaton a trace follows: choose "
                           "an SES automaton (ses-automaton*), an NFA (nfa-*) or an SRT (srt*)")

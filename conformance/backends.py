@@ -38,7 +38,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from kleene import __version__
 from kleene.conformance.wire import Request
-from kleene.engines.protocol import Engine, Feature, Query, compile_query
+from kleene.engines.protocol import Engine, Feature, Query
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
@@ -138,7 +138,7 @@ def crash_summary(err: BaseException) -> str:
 
 class EngineBackend:
     """A Python :class:`~kleene.engines.protocol.Engine` as a backend: its capabilities,
-    and ``run`` = parse the query, :func:`compile_query`, run over the events."""
+    and ``run`` = parse the query, ``engine.compile(query)``, run over the events."""
 
     def __init__(self, eng: Engine, *, version: str = __version__, origin: str = "") -> None:
         self.engine = eng
@@ -155,10 +155,10 @@ class EngineBackend:
         try:
             with _alarm(timeout):
                 query = Query.parse(request.pattern, language=request.language,
-                                    policy=request.policy, window=request.window,  # type: ignore[arg-type]
+                                    policy=request.policy, reading=request.window,
                                     time_unit=request.time_unit)
                 s = Stream.from_rows(request.events, time_unit=request.time_unit)
-                compiled = compile_query(self.engine, query)
+                compiled = self.engine.compile(query)
                 found = tuple(compiled.run(s))
             strange = [m for m in found if not isinstance(m, Match)]
             if strange:
@@ -201,11 +201,10 @@ class ReferenceBackend(EngineBackend):
         start = time.perf_counter()
         try:
             query = Query.parse(request.pattern, language=request.language,
-                                policy=request.policy, window=request.window,  # type: ignore[arg-type]
+                                policy=request.policy, reading=request.window,
                                 time_unit=request.time_unit)
             s = Stream.from_rows(request.events, time_unit=request.time_unit)
-            found = query.lang.reference(query.pattern, s, query.policy, budget=Budget(),
-                                         reading=query.window)
+            found = query.reference(s, budget=Budget())
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)
         return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)

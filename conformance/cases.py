@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any
 
 from kleene.conformance.validation import problems
-from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.languages import LANGUAGES as REGISTRY
 from kleene.reference.match import Match, matches_from_json
+from kleene.reference.query import Query
 
 #: A language's reference: ``(pattern_text, stream, policy) -> set[Match]``.
 Reference = Callable[[str, Stream, str], set[Match]]
@@ -107,10 +107,9 @@ def reference_for(language: str) -> Reference:
         raise UnknownLanguage(f"no reference for language {language!r}; known: "
                               f"{', '.join(sorted(LANGUAGES))} (register it in "
                               "kleene.reference.languages)")
-    entry = LANGUAGES[language]
-
     def reference(pattern_text: str, s: Stream, policy: str) -> set[Match]:
-        return entry.run(pattern_text, "<case>", s, policy, Budget())
+        query = Query.parse(pattern_text, language=language, policy=policy, source="<case>")
+        return query.reference(s)
 
     return reference
 
@@ -209,16 +208,21 @@ class CaseFile:
     cases: tuple[Case, ...]
 
 
-def _test(data: Mapping[str, Any]) -> CaseTest:
+def _test(data: Mapping[str, Any], language: str) -> CaseTest:
+    """A test of a case of ``language``: a policy or reading it does not name is the
+    language's default (:mod:`kleene.reference.languages`), as at every door."""
     errata = data.get("errata", ())
     matches = data.get("matches")
+    lang = REGISTRY[language] if language in REGISTRY else None
+    policy = data.get("policy", lang.default_policy if lang else "any")
+    reading = data.get("reading", lang.default_reading if lang else "inclusive")
     return CaseTest(description=data["description"], check=data.get("check", "matches"),
-                    policy=data.get("policy", "any"),
+                    policy=policy,
                     events=tuple(data["events"]) if "events" in data else None,
                     time_unit=data.get("time_unit"),
                     errata=(errata,) if isinstance(errata, str) else tuple(errata),
                     matches=tuple(matches) if matches is not None else None, data=data,
-                    reading=data.get("reading", "inclusive"), error=data.get("error"))
+                    reading=reading, error=data.get("error"))
 
 
 def case_file(name: str, data: Mapping[str, Any], *, optional: bool = False) -> CaseFile:
@@ -232,7 +236,7 @@ def case_file(name: str, data: Mapping[str, Any], *, optional: bool = False) -> 
                        specification=tuple((x["seed"], x["section"]) for x in c["specification"]),
                        pattern=c["pattern"], time_unit=c.get("time_unit"),
                        events=tuple(c["events"]) if "events" in c else None,
-                       tests=tuple(_test(t) for t in c["tests"]))
+                       tests=tuple(_test(t, data["language"]) for t in c["tests"]))
                   for c in data["cases"])
     return CaseFile(name, data["language"], data["description"], cases)
 
@@ -298,8 +302,9 @@ def computed_matches(case: Case, test: CaseTest,
     if implementation is not None:
         return implementation(case.pattern, case.stream_of(test), test.policy)
     reference_for(case.language)  # an unknown language says so
-    return LANGUAGES[case.language].run(case.pattern, "<case>", case.stream_of(test),
-                                        test.policy, Budget(), reading=reading)
+    query = Query.parse(case.pattern, language=case.language, policy=test.policy,
+                        reading=reading, source="<case>")
+    return query.reference(case.stream_of(test))
 
 
 def run_case(case: Case, test: CaseTest) -> None:

@@ -47,6 +47,7 @@ from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.operators.policies import partition_attributes
 from kleene.reference.operators.text import format_operator
 from kleene.reference.operators.to_sremo import project, to_sremo
+from kleene.reference.pattern import Pattern
 from kleene.reference.policies import is_contiguous
 from kleene.reference.ses.text import format_ses
 from kleene.reference.sremo import format_sremo
@@ -63,9 +64,9 @@ class RoutesDisagree(AssertionError):
 def reference(language: str, pattern: object, rows: Sequence[Mapping[str, Any]],
               policy: str, reading: str = "inclusive") -> set[Match]:
     """The reference's match set (a budget keeps the generator fast)."""
-    q = Query.of(pattern, policy=policy)
-    s = Stream.from_rows(rows)
-    return q.lang.reference(pattern, s, policy, budget=Budget(limit=50_000), reading=reading)
+    assert isinstance(pattern, Pattern)
+    query = Query.of(pattern, language=language, policy=policy, reading=reading)
+    return query.reference(Stream.from_rows(rows), budget=Budget(limit=50_000))
 
 
 def projected(ms: set[Match]) -> set[Match]:

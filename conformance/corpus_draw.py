@@ -17,6 +17,7 @@ from typing import Any
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or, Prev
 from kleene.reference.durations import Duration
 from kleene.reference.errors import KleeneError
+from kleene.reference.languages import language_named
 from kleene.reference.operators.pattern import (
     Conj,
     Disj,
@@ -34,11 +35,10 @@ NAMES = ("a", "b", "c", "d", "e")
 
 
 def citations(language: str) -> list[dict[str, str]]:
-    """The seed sections a generated test of ``language`` exercises."""
-    return {"ses": [{"seed": "000", "section": "Def. 2"}, {"seed": "001", "section": "Def. 2"}],
-            "operator": [{"seed": "003", "section": "Sec. 2.1"},
-                         {"seed": "003", "section": "Sec. 4"}],
-            "sremo": [{"seed": "004", "section": "Def. 17"}]}[language]
+    """The seed sections a generated test of ``language`` exercises (its registry
+    entry's ``specification``)."""
+    return [{"seed": seed, "section": section}
+            for seed, section in language_named(language).specification]
 
 
 def positional(rows: Sequence[Mapping[str, Any]]) -> bool:

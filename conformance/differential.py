@@ -18,24 +18,24 @@ import json
 from collections import Counter
 from collections.abc import Iterable
 
-from kleene.engines.protocol import Engine, WindowReading
+from kleene.engines.protocol import Engine, Query, WindowReading
 from kleene.engines.registry import engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
+from kleene.reference.pattern import Pattern
 
 
-def reference_matches(pattern: object, stream: Stream, policy: str, *,
+def reference_matches(pattern: Pattern, stream: Stream, policy: str, *,
                       budget: Budget | None = None,
                       window: WindowReading = "inclusive") -> set[Match]:
     """The reference result of ``pattern`` on ``stream`` under ``policy``."""
-    return language_of(pattern).reference(pattern, stream, policy, budget=budget,
-                                          reading=window)
+    return Query.of(pattern, policy=policy, reading=window).reference(stream, budget=budget)
 
 
-def reference_or_reject(pattern: object, stream: Stream, policy: str, *, steps: int = 20_000,
+def reference_or_reject(pattern: Pattern, stream: Stream, policy: str, *, steps: int = 20_000,
                         window: WindowReading = "inclusive") -> set[Match]:
     """The reference result within a small budget, or a Hypothesis ``reject()`` when
     the drawn example is too large to enumerate (generated tests only)."""
@@ -120,14 +120,14 @@ def assert_matches_between(engine: Engine, *, pattern: object, stream: Stream,
             ("reported more than once (a defect)", twice)]))
 
 
-def run_engine(engine: Engine, policy: str, pattern: object, stream: Stream, *,
+def run_engine(engine: Engine, policy: str, pattern: Pattern, stream: Stream, *,
                window: WindowReading = "inclusive") -> list[Match]:
     """Compile ``pattern`` for ``policy`` and run it over ``stream``: every reported match."""
-    compiled = engine.compile(pattern, policy=policy, time_unit=stream.time_unit, window=window)
-    return list(compiled.run(stream))
+    query = Query.of(pattern, policy=policy, reading=window, time_unit=stream.time_unit)
+    return list(engine.compile(query).run(stream))
 
 
-def check_engine(engine: Engine, policy: str, pattern: object, stream: Stream, *,
+def check_engine(engine: Engine, policy: str, pattern: Pattern, stream: Stream, *,
                  budget: Budget | None = None) -> list[Match]:
     """Assert that ``engine`` reports exactly the reference's matches; return them.
 

@@ -29,7 +29,7 @@ from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.languages import LANGUAGES, language_named
+from kleene.reference.languages import language_named
 
 #: Reference steps per generated example (larger examples are rejected, not run).
 STEPS = 20_000
@@ -96,7 +96,6 @@ def check_language(backend: Backend, language: str, examples: int, *,
         return result
     from kleene.conformance.strategies import streams
 
-    lang = LANGUAGES[language]
     ran = [0]
     last: list[_Failure] = []
 
@@ -111,11 +110,10 @@ def check_language(backend: Backend, language: str, examples: int, *,
         s = data.draw(streams())
         policy = data.draw(st.sampled_from(policies))
         reading = data.draw(st.sampled_from(readings))
-        query = Query.of(pattern, policy=policy, window=reading)  # type: ignore[arg-type]
+        query = Query.of(pattern, policy=policy, reading=reading)
         assume(not (query.features() - backend.capabilities))
         try:
-            expected = lang.reference(pattern, s, policy, budget=Budget(limit=STEPS),
-                                      reading=reading)
+            expected = query.reference(s, budget=Budget(limit=STEPS))
         except BudgetExceeded:
             reject()
         request = Request(language, query.text, policy, reading, s.time_unit,

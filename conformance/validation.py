@@ -20,10 +20,7 @@ from jsonschema import Draft202012Validator
 
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
-
-#: File-name prefixes of each language (CASES.md: ``<language>-<construct>.json``).
-FILE_PREFIXES = {"ses": ("ses-",), "operator": ("op-", "operator-"), "sremo": ("sremo-",),
-                 "wayeb": ("wayeb-",)}
+from kleene.reference.languages import LANGUAGES
 
 _SHOULD = re.compile(r"\bshould\b", re.IGNORECASE)
 
@@ -44,7 +41,8 @@ def problems(name: str, data: Any, *, optional: bool = False) -> list[str]:
              for e in sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))]
     if found:
         return found  # the sanity rules assume the schema's shape
-    prefixes = FILE_PREFIXES.get(data["language"], ())
+    language = data["language"]   # its file-name prefixes (CASES.md: <prefix><construct>.json)
+    prefixes = LANGUAGES[language].case_prefixes if language in LANGUAGES else ()
     if not (name.startswith(prefixes) and name.endswith(".json")):
         found.append(f"{name}: a {data['language']} case file is named "
                      f"{' or '.join(p + '<construct>.json' for p in prefixes)}")

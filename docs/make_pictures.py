@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kleene.engines import draw, drawers
-from kleene.engines.protocol import Compiled, Query, compile_query
+from kleene.engines.protocol import Compiled, Query
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
 from kleene.engines.ses.trace import TraceNames, move_text, run_steps
@@ -93,7 +93,7 @@ class Picture:
 
 
 def compiled(text: str, name: str = "ses-automaton") -> Compiled:
-    return engine(name).compile(parse_ses(text), policy="next")
+    return engine(name).compile(Query.of(parse_ses(text), policy="next"))
 
 
 def stream(c: dict[str, Any]) -> Stream:
@@ -107,7 +107,7 @@ def compiled_as(text: str, name: str, frequencies: dict[str, float] | None = Non
     eng = engine(name)
     if frequencies is not None:
         eng.frequencies = frequencies  # type: ignore[attr-defined]
-    return compile_query(eng, Query.of(pattern)), pattern
+    return eng.compile(Query.of(pattern)), pattern
 
 
 def beside(text: str, names: tuple[str, ...], frequencies: dict[str, float]) -> Any:

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
-from kleene.engines.protocol import Counters, Query, compile_query, missing
+from kleene.engines.protocol import Counters, Query, missing
 from kleene.engines.registry import engine, fastest_engine
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
-from kleene.reference.languages import language_of
 from kleene.reference.match import Match
+from kleene.reference.pattern import Pattern
 
 #: The backend name of the reference semantics.
 REFERENCE = "reference"
@@ -33,20 +32,18 @@ REFERENCE = "reference"
 
 @dataclass(frozen=True)
 class Found:
-    """The matches and the backend that computed them (an engine name or ``reference``)."""
+    """The matches, the backend that computed them (an engine name or ``reference``),
+    why that backend, and the query as the door decided it (:meth:`Query.said` says
+    which window and reading it used)."""
 
     matches: set[Match]
     backend: str
     reason: str
+    query: Query
 
 
-def choose(pattern: Any, policy: str | None = None,
-           time_unit: str | None = None) -> tuple[str, str]:
-    """The backend for ``pattern`` under ``policy`` and why: the fastest claiming
-    engine, else ``reference``."""
-    query = pattern if isinstance(pattern, Query) else \
-        Query.parse(pattern, policy=policy, time_unit=time_unit) if isinstance(pattern, str) \
-        else Query.of(pattern, policy=policy, time_unit=time_unit)
+def choose(query: Query) -> tuple[str, str]:
+    """The backend for ``query`` and why: the fastest claiming engine, else ``reference``."""
     choice = fastest_engine(query)
     if choice is None:
         return REFERENCE, (f"no registered engine claims this {query.language} pattern under "
@@ -70,7 +67,7 @@ def run_engine(name: str, query: Query, source: Iterable[Event], *,
         raise Unsupported(f"engine {name!r} does not claim {', '.join(sorted(map(str, absent)))} "
                           f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
                           "--engine or --policy")
-    compiled = compile_query(eng, query)
+    compiled = eng.compile(query)
     if budget is None:
         return set(compiled.run(source)), compiled.counters
     if hasattr(compiled, "budget"):
@@ -83,25 +80,25 @@ def run_engine(name: str, query: Query, source: Iterable[Event], *,
     return found, compiled.counters
 
 
-def find_matches(pattern: Any, stream: Stream, *, policy: str | None = None,
+def find_matches(pattern: str | Pattern | Query, stream: Stream, *,
+                 policy: str | None = None, reading: str | None = None,
                  engine_name: str | None = None, budget: Budget | None = None,
                  events: Iterable[Event] | None = None) -> Found:
-    """The matches of ``pattern`` (text or AST) on ``stream`` under ``policy`` (default:
-    the language's), by ``engine_name`` (``reference`` forces the reference semantics;
-    an engine must claim the query) or the fastest engine that claims the query.
-    ``events`` reads the stream otherwise (a progress bar); ``budget`` bounds the
-    reference's search, or an engine's matches (:func:`run_engine`)."""
-    query = Query.parse(pattern, policy=policy, time_unit=stream.time_unit) \
-        if isinstance(pattern, str) else Query.of(pattern, policy=policy,
-                                                  time_unit=stream.time_unit)
+    """The matches of ``pattern`` (text, AST or a :class:`Query`) on ``stream``, as
+    ``kleene match`` computes them: the query is decided here, once
+    (:meth:`Query.ask`: the language's default policy and window reading unless
+    ``policy`` or ``reading`` is given; the stream's time unit), by ``engine_name``
+    (``reference`` forces the reference semantics; an engine must claim the query) or
+    the fastest engine that claims the query. ``events`` reads the stream otherwise (a
+    progress bar); ``budget`` bounds the reference's search, or an engine's matches
+    (:func:`run_engine`)."""
+    query = Query.ask(pattern, policy=policy, reading=reading).with_time_unit(stream.time_unit)
     if engine_name is None:
         engine_name, reason = choose(query)
     else:
         reason = "named"
     if engine_name == REFERENCE:
-        lang = language_of(query.pattern)
-        return Found(lang.reference(query.pattern, stream, query.policy, budget=budget),
-                     REFERENCE, reason)
+        return Found(query.reference(stream, budget=budget), REFERENCE, reason, query)
     found, _ = run_engine(engine_name, query, stream if events is None else events,
                           budget=budget)
-    return Found(found, engine_name, reason)
+    return Found(found, engine_name, reason, query)

@@ -1,9 +1,10 @@
 """The Engine protocol: what every engine offers the suite (docs/architecture.md, "Engines").
 
-A :class:`Query` says everything a backend needs to compute a match set: the
-pattern's language, the pattern (parsed, and as text for backends in other
-languages), the selection policy, the window reading (``inclusive``, the
-default, or ``strict``) and the unit of the timestamps.
+A :class:`Query` (:mod:`kleene.reference.query`, built once at a door) says
+everything a backend needs to compute a match set: the pattern's language, the
+pattern (parsed, and as text for backends in other languages), the selection
+policy, the window reading (``inclusive`` or ``strict``) and the unit of the
+timestamps. ``Engine.compile`` takes it whole.
 
 An :class:`Engine` has a ``name``, declares its ``capabilities`` (a frozenset
 of :class:`Feature`, scoped by language: ``operator:next`` is not
@@ -28,150 +29,18 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
-from kleene.reference.languages import (
-    WINDOW_READINGS,
-    Language,
-    language_named,
-    language_of,
-)
 from kleene.reference.match import Match
+from kleene.reference.query import Feature, Query, WindowReading, all_features
 
-#: How a window bounds a match (see docs/semantics.md, "Windows").
-WindowReading = Literal["inclusive", "strict"]
-
-
-# ---------------------------------------------------------------- features
-
-
-@dataclass(frozen=True, order=True)
-class Feature:
-    """A capability, scoped by language: the language itself, a construct, a
-    selection policy or a window reading.
-
-    Written ``ses`` (the language), ``ses:next`` (a policy), ``ses:group-variables``
-    (a construct), ``operator:window-strict`` (the strict window reading; the
-    inclusive one is the default and needs no feature). The vocabulary of each
-    language is its registry entry's (:mod:`kleene.reference.languages`), so
-    :meth:`parse` rejects a misspelt capability naming the choices.
-    """
-
-    language: str
-    label: str = ""
-
-    @property
-    def kind(self) -> str:
-        """``language``, ``policy``, ``construct`` or ``window``."""
-        if not self.label:
-            return "language"
-        return language_named(self.language).feature_kind(self.label)
-
-    def __str__(self) -> str:
-        return f"{self.language}:{self.label}" if self.label else self.language
-
-    @classmethod
-    def of(cls, language: str, *labels: str) -> frozenset[Feature]:
-        """The language feature and ``language:label`` for each label, validated."""
-        lang = language_named(language)
-        for label in labels:
-            lang.feature_kind(label)
-        return frozenset({cls(language)} | {cls(language, label) for label in labels})
-
-    @classmethod
-    def policy(cls, language: str, name: str) -> Feature:
-        """The feature of selection policy ``name`` of ``language``; :class:`Unsupported`
-        names the language's policies when it has no such policy."""
-        lang = language_named(language)
-        if name not in lang.policies:
-            raise Unsupported(f"unknown policy {name!r} for {lang.title}; known policies: "
-                              f"{', '.join(lang.policies)}")
-        return cls(language, name)
-
-    @classmethod
-    def parse(cls, text: str) -> Feature:
-        """The feature written ``text`` (``ses``, ``ses:next``, ...); :class:`Unsupported`
-        says what is wrong and lists the choices."""
-        language, _, label = text.strip().partition(":")
-        lang = language_named(language)
-        if label:
-            lang.feature_kind(label)
-        return cls(language, label)
-
-
-def all_features() -> frozenset[Feature]:
-    """Every feature every registered language defines (what a complete engine claims)."""
-    from kleene.reference.languages import LANGUAGES
-
-    out: set[Feature] = set()
-    for lang in LANGUAGES.values():
-        out |= Feature.of(lang.name, *lang.feature_labels())
-    return frozenset(out)
-
-
-# ---------------------------------------------------------------- queries
-
-
-@dataclass(frozen=True)
-class Query:
-    """Everything a backend needs to compute a match set.
-
-    ``pattern`` is the parsed pattern of ``language``; ``text`` its text (what
-    a backend in another language reads). ``window`` is the reading of the
-    pattern's window, ``time_unit`` the unit of the timestamps (``None``: the
-    stream's own, or unit-less).
-    """
-
-    language: str
-    pattern: Any
-    text: str
-    policy: str
-    window: WindowReading = "inclusive"
-    time_unit: str | None = None
-
-    def __post_init__(self) -> None:
-        lang = language_named(self.language)
-        lang.check_policy(self.policy)
-        if self.window not in WINDOW_READINGS:
-            raise Unsupported(f"unknown window reading {self.window!r}; choose one of "
-                              f"{', '.join(WINDOW_READINGS)}")
-
-    @classmethod
-    def parse(cls, text: str, *, language: str | None = None, policy: str | None = None,
-              window: WindowReading = "inclusive", time_unit: str | None = None,
-              source: str = "<pattern>") -> Query:
-        """The query of pattern ``text`` (its language detected unless named; the
-        language's default policy unless one is given)."""
-        from kleene.reference.languages import detect_language
-
-        lang = language_named(language) if language else detect_language(text, source)
-        pattern = lang.parse(text, source)
-        return cls(lang.name, pattern, text, policy or lang.default_policy, window, time_unit)
-
-    @classmethod
-    def of(cls, pattern: Any, *, policy: str | None = None,
-           window: WindowReading = "inclusive", time_unit: str | None = None) -> Query:
-        """The query of a parsed ``pattern`` (its language found by its type)."""
-        lang = language_of(pattern)
-        return cls(lang.name, pattern, lang.format(pattern), policy or lang.default_policy,
-                   window, time_unit)
-
-    @property
-    def lang(self) -> Language:
-        """The registry entry of the query's language."""
-        return language_named(self.language)
-
-    def features(self) -> frozenset[Feature]:
-        """What a backend must claim to run this query: the language, the pattern's
-        constructs, the policy and, for ``strict``, the strict window reading."""
-        labels = set(self.lang.constructs_of(self.pattern)) | {self.policy}
-        if self.window == "strict":
-            labels.add("window-strict")
-        return Feature.of(self.language, *labels)
+__all__ = ["Compiled", "Counters", "Engine", "Feature", "Pictured", "Query", "Transition",
+           "WindowReading", "all_features", "claims", "claims_policy", "missing", "require",
+           "window_in_units"]
 
 
 # ---------------------------------------------------------------- automata
@@ -314,9 +183,10 @@ class Compiled(Protocol):
 class Engine(Protocol):
     """An engine: a name, the features it claims, and ``compile``.
 
-    ``compile`` takes the parsed pattern, the policy (default: the language's,
-    ``any`` for every language but SREMO), the unit of the timestamps and the
-    window reading, and raises :class:`Unsupported` for what it cannot run.
+    ``compile`` takes the :class:`Query` a door built (the parsed pattern, the
+    policy, the window reading, the unit of the timestamps: every setting decided
+    there, none re-decided here) and raises :class:`Unsupported` for what it cannot
+    run.
     """
 
     @property
@@ -325,8 +195,7 @@ class Engine(Protocol):
     @property
     def capabilities(self) -> frozenset[Feature]: ...
 
-    def compile(self, pattern: Any, *, policy: str = "any", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> Compiled: ...
+    def compile(self, query: Query) -> Compiled: ...
 
 
 def missing(engine: Engine, query: Query) -> frozenset[Feature]:
@@ -349,12 +218,6 @@ def require(engine: Engine, needed: Iterable[Feature]) -> None:
     absent = sorted(str(f) for f in set(needed) - engine.capabilities)
     if absent:
         raise Unsupported(f"engine {engine.name!r} does not support {', '.join(absent)}")
-
-
-def compile_query(engine: Engine, query: Query) -> Compiled:
-    """``engine`` compiled for ``query`` (the one place the query's fields meet ``compile``)."""
-    return engine.compile(query.pattern, policy=query.policy, time_unit=query.time_unit,
-                          window=query.window)
 
 
 def window_in_units(window: Duration, compiled_unit: str | None,

@@ -3,15 +3,19 @@
 One registry serves the command line, the conformance runner, the engines'
 capability checks, the pruning decisions, the proofs and the demo: nothing
 outside ``reference/<language>/`` asks a pattern which language it is in with
-``isinstance``; it asks :func:`language_of`. Each language is one
-:class:`Language` entry in :data:`LANGUAGES`: SES patterns (seeds 000/001),
-operator patterns (seed 003) and SREMO (seed 004, also read from Wayeb's
-``.sre`` files) each plug in with one :func:`register` call. ``detect`` looks
-at the pattern text only (comments ``--`` and ``//`` and blank lines before
-the first keyword are skipped), so a file needs no particular extension.
+``isinstance``; it asks :func:`language_of`. Each language is one folder
+under ``reference/`` whose ``registration.py`` holds its :class:`Language`
+value (parser, printer, reference, policies and defaults, constructs, window,
+pruning, the variables ``prev`` may read, its case files' prefixes, the
+sections that define it, what Spark cannot run), and one line here that
+registers it: SES patterns (seeds 000/001), operator patterns (seed 003),
+SREMO (seed 004) and Wayeb's ``.sre`` files. ``detect`` looks at the pattern
+text only (comments ``--`` and ``//`` and blank lines before the first keyword
+are skipped), so a file needs no particular extension.
 
 The built-in languages are registered lazily (:func:`register_builtin`): a
-name, a ``detect`` and the package that defines their patterns, so that
+name, a ``detect``, where the value is and the package that defines their
+patterns, so that
 naming a language, detecting one or finding a pattern's language imports only
 that language's modules (``kleene match`` on an SES pattern never imports the
 operator or SREMO reference; issue 10, the startup floor). :data:`LANGUAGES`
@@ -21,9 +25,10 @@ builds an entry the first time it is read.
 from __future__ import annotations
 
 import functools
+import importlib
 import re
-from collections.abc import Callable, Iterator, MutableMapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.reference.budget import Budget
@@ -67,7 +72,6 @@ class Language:
     name: str
     title: str
     example: str
-    detect: Callable[[str], bool]
     parse: Callable[[str, str], Any]
     matches: Callable[[Any, Stream, str, Budget, str], set[Match]]
     policies: tuple[str, ...]
@@ -81,22 +85,24 @@ class Language:
     readings: tuple[str, ...] = WINDOW_READINGS
     pruning: Callable[[Any, str], Pruning] = whole_stream
     default_reading: str = "inclusive"
+    #: the selection strategy a pattern names itself (an operator pattern's ``USING``),
+    #: ``None`` when it names none: the query's policy unless another is given
+    pattern_policy: Callable[[Any], str | None] = lambda pattern: None
     #: ``windowed(text, source, window, window_type)``: the pattern with its own window
     #: replaced, and that window in words (``kleene match --window``); ``None``: the
     #: language's patterns carry no window to replace
     windowed: Callable[[str, str, Any, Any], tuple[Any, str]] | None = None
-
-    def check_policy(self, policy: str) -> None:
-        """Raise :class:`PatternError` naming the choices when ``policy`` is unknown."""
-        if policy not in self.policies:
-            raise PatternError(f"unknown policy {policy!r} for {self.title}; choose one of "
-                               f"{', '.join(self.policies)}")
-
-    def check_reading(self, reading: str) -> None:
-        """Raise :class:`Unsupported` when the reference has no window reading ``reading``."""
-        if reading not in self.readings:
-            raise Unsupported(f"the {self.title} reference reads windows as "
-                              f"{' or '.join(self.readings)}, not {reading!r}")
+    #: the variables that bind several events (a ``prev`` on any other says nothing, and
+    #: ``kleene match`` refuses it: :func:`kleene.reference.syntax.check_prev`); ``None``:
+    #: the language has no variables ``prev`` could read
+    repeated: Callable[[Any], frozenset[str]] | None = None
+    #: the file-name prefixes of its conformance case files (conformance/CASES.md)
+    case_prefixes: tuple[str, ...] = ()
+    #: the seed sections that define its matches, ``(seed, section)`` (what a generated
+    #: conformance test of the language cites)
+    specification: tuple[tuple[str, str], ...] = ()
+    #: the policies no Spark run supports, each with the reason (said before any job)
+    spark_unsupported: Mapping[str, str] = field(default_factory=dict)
 
     def feature_labels(self) -> tuple[str, ...]:
         """Every feature label of the language: policies, constructs, window readings."""
@@ -115,37 +121,31 @@ class Language:
         raise Unsupported(f"{self.name} has no feature {label!r}; its features: "
                           f"{', '.join(self.name + ':' + x for x in self.feature_labels())}")
 
-    def reference(self, pattern: Any, s: Stream, policy: str, *, budget: Budget | None = None,
-                  reading: str = "inclusive") -> set[Match]:
-        """The reference result of a parsed ``pattern`` on ``s``."""
-        self.check_policy(policy)
-        self.check_reading(reading)
-        return self.matches(pattern, s, policy, budget or Budget(), reading)
-
-    def run(self, text: str, source: str, s: Stream, policy: str, budget: Budget,
-            reading: str = "inclusive") -> set[Match]:
-        """Parse ``text`` and return its matches on ``s`` under ``policy``."""
-        self.check_policy(policy)
-        return self.reference(self.parse(text, source), s, policy, budget=budget,
-                              reading=reading)
-
 
 @dataclass(frozen=True)
 class _Builtin:
     """A built-in language not built yet: what is known of it without importing it."""
 
-    build: Callable[[], Language]
+    #: ``module:attribute`` of its :class:`Language` value
+    where: str
     detect: Callable[[str], bool]
     #: the package whose modules define the language's pattern types
     package: str
 
+    def build(self) -> Language:
+        module, _, attribute = self.where.partition(":")
+        language = getattr(importlib.import_module(module), attribute)
+        assert isinstance(language, Language)
+        return language
 
-class Registry(MutableMapping[str, Language]):
+
+class Registry(Mapping[str, Language]):
     """The registered languages by name, in registration order; a built-in entry is
     built (its modules imported) the first time it is read."""
 
     def __init__(self) -> None:
         self._entries: dict[str, Language | _Builtin] = {}
+        self._detect: dict[str, Callable[[str], bool]] = {}
 
     def __getitem__(self, name: str) -> Language:
         entry = self._entries[name]
@@ -153,26 +153,20 @@ class Registry(MutableMapping[str, Language]):
             entry = self._entries[name] = entry.build()
         return entry
 
-    def __setitem__(self, name: str, language: Language) -> None:
-        self._entries[name] = language
-
-    def __delitem__(self, name: str) -> None:
-        del self._entries[name]
-
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def add_builtin(self, name: str, builtin: _Builtin) -> None:
-        """Add a built-in language, built on first read."""
-        self._entries[name] = builtin
+    def add(self, name: str, entry: Language | _Builtin, detect: Callable[[str], bool]) -> None:
+        """Add a language (a built-in one is built on first read) and its ``detect``."""
+        self._entries[name] = entry
+        self._detect[name] = detect
 
     def detects(self, name: str, text: str) -> bool:
         """Whether language ``name``'s ``detect`` accepts ``text`` (without building it)."""
-        entry = self._entries[name]
-        return entry.detect(text)
+        return self._detect[name](text)
 
     def may_define(self, name: str, pattern: Any) -> bool:
         """Whether a pattern of ``pattern``'s class can be language ``name``'s: always
@@ -188,21 +182,23 @@ class Registry(MutableMapping[str, Language]):
 LANGUAGES = Registry()
 
 
-def register(language: Language) -> Language:
-    """Add ``language`` to :data:`LANGUAGES` (its name must be new)."""
+def register(language: Language, detect: Callable[[str], bool]) -> Language:
+    """Add ``language`` to :data:`LANGUAGES` (its name must be new); ``detect`` tells its
+    texts from the other languages' (:func:`starts_with` builds one)."""
     if language.name in LANGUAGES:
         raise ValueError(f"language {language.name!r} is already registered")
-    LANGUAGES[language.name] = language
+    LANGUAGES.add(language.name, language, detect)
     return language
 
 
-def register_builtin(name: str, build: Callable[[], Language], detect: Callable[[str], bool],
+def register_builtin(name: str, where: str, detect: Callable[[str], bool],
                      package: str) -> None:
-    """Add a language that ``build()`` makes on first use: ``detect`` must be the one
-    ``build`` puts in its entry, ``package`` the package of its pattern types."""
+    """Add a language whose :class:`Language` value ``module:attribute`` (``where``) is
+    imported on first use: ``detect`` tells its texts from the others', ``package`` is the
+    package of its pattern types (the language's one folder under ``reference/``)."""
     if name in LANGUAGES:
         raise ValueError(f"language {name!r} is already registered")
-    LANGUAGES.add_builtin(name, _Builtin(build, detect, package))
+    LANGUAGES.add(name, _Builtin(where, detect, package), detect)
 
 
 def language_named(name: str) -> Language:
@@ -249,109 +245,11 @@ _WAYEB_DETECT = starts_with(r"[;+*#@!]\s*\(")
 _OPERATOR_DETECT = starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]")
 
 
-def _ses() -> Language:
-    from kleene.reference.ses import features
-    from kleene.reference.ses.pattern import SESPattern
-    from kleene.reference.ses.policies import POLICIES, matches
-    from kleene.reference.ses.pruning import pruning
-    from kleene.reference.ses.text import format_ses, parse_ses
-
-    return Language(
-        name="ses", title="SES patterns (seed 000)",
-        example="PATTERN <{a, b+}, {c}> WHERE ... WITHIN 10 s",
-        detect=_SES_DETECT,
-        parse=lambda text, source: parse_ses(text, source=source),
-        matches=lambda p, s, policy, budget, reading: matches(p, s, policy, budget=budget,
-                                                              reading=reading),
-        policies=POLICIES, default_policy="any",
-        variables=lambda p: p.names,
-        format=format_ses,
-        constructs=features.CONSTRUCTS, constructs_of=features.constructs,
-        window=lambda p: p.window, pattern_types=(SESPattern,), pruning=pruning,
-    )
-
-
-def _sremo_matches(e: Any, s: Stream, policy: str, budget: Budget, reading: str) -> set[Match]:
-    from kleene.reference.sremo import matches
-
-    return matches(e, s, budget, policy=policy, reading=reading)
-
-
-def _sremo() -> Language:
-    from kleene.reference.sremo import features as sremo_features
-    from kleene.reference.sremo import format_sremo, parse_sremo
-    from kleene.reference.sremo.pruning import pruning
-
-    return Language(
-        name="sremo", title="SREMO expressions (seed 004)",
-        example="mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.id = r1.id}",
-        detect=_SREMO_DETECT,
-        parse=lambda text, source: parse_sremo(text, source=source),
-        matches=_sremo_matches,
-        policies=("stream", "literal"), default_policy="stream",
-        variables=lambda e: ("~",),
-        format=format_sremo,
-        constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
-        window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive", "strict"), pruning=pruning,
-    )
-
-
-def _wayeb() -> Language:
-    from kleene.reference.sremo import features as sremo_features
-    from kleene.reference.sremo import format_sremo
-    from kleene.reference.sremo.pruning import pruning
-    from kleene.reference.sremo.wayeb import parse_sre
-
-    def query(text: str, source: str) -> Any:
-        queries = parse_sre(text, source=source)
-        if len(queries) != 1:
-            raise PatternError(f"{source} holds {len(queries)} queries joined by '&'; "
-                               "run them one at a time")
-        return queries[0]
-
-    def parse(text: str, source: str) -> Any:
-        return query(text, source).to_expression()
-
-    return Language(
-        name="wayeb", title="Wayeb .sre patterns (seed 004 benchmarks)",
-        example=";(IsEventTypePredicate(BUY), IsEventTypePredicate(SELL)){window:5}",
-        detect=_WAYEB_DETECT,
-        parse=parse,
-        matches=_sremo_matches,
-        policies=("stream", "literal"), default_policy="stream",
-        variables=lambda e: ("~",),
-        format=format_sremo,
-        constructs=sremo_features.CONSTRUCTS, constructs_of=sremo_features.constructs,
-        window=lambda e: None, pattern_types=sremo_features.EXPRESSION_TYPES,
-        readings=("inclusive", "strict"), default_reading="strict", pruning=pruning,
-        windowed=lambda text, source, window, kind: query(text, source).windowed(window, kind),
-    )
-
-
-def _operator() -> Language:
-    from kleene.reference.operators import features as op_features
-    from kleene.reference.operators.pattern import OperatorPattern
-    from kleene.reference.operators.policies import POLICIES, matches
-    from kleene.reference.operators.pruning import pruning
-    from kleene.reference.operators.text import format_operator, parse_operator
-
-    return Language(
-        name="operator", title="operator patterns (SASE+, seed 003)",
-        example="PATTERN SEQ(A a, B+ b[], C c) WHERE ... WITHIN 1 hour",
-        detect=_OPERATOR_DETECT,
-        parse=lambda text, source: parse_operator(text, source),
-        matches=lambda p, s, policy, budget, reading: matches(p, s, policy, budget,
-                                                              reading=reading),  # type: ignore[arg-type]
-        policies=POLICIES, default_policy="any",
-        variables=lambda p: p.names,
-        format=format_operator,
-        constructs=op_features.CONSTRUCTS, constructs_of=op_features.constructs,
-        window=lambda p: p.window, pattern_types=(OperatorPattern,), pruning=pruning,
-    )
-
-
-register_builtin("ses", _ses, _SES_DETECT, "kleene.reference.ses")
-register_builtin("sremo", _sremo, _SREMO_DETECT, "kleene.reference.sremo")
-register_builtin("wayeb", _wayeb, _WAYEB_DETECT, "kleene.reference.sremo")
-register_builtin("operator", _operator, _OPERATOR_DETECT, "kleene.reference.operators")
+register_builtin("ses", "kleene.reference.ses.registration:LANGUAGE", _SES_DETECT,
+                 "kleene.reference.ses")
+register_builtin("sremo", "kleene.reference.sremo.registration:SREMO", _SREMO_DETECT,
+                 "kleene.reference.sremo")
+register_builtin("wayeb", "kleene.reference.sremo.registration:WAYEB", _WAYEB_DETECT,
+                 "kleene.reference.sremo")
+register_builtin("operator", "kleene.reference.operators.registration:LANGUAGE",
+                 _OPERATOR_DETECT, "kleene.reference.operators")

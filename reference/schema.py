@@ -33,6 +33,8 @@ from kleene.reference.condition_text import format_term
 from kleene.reference.conditions import Agg, Attr, Cmp, Const, Prev, Term
 from kleene.reference.errors import KleeneError, PatternError, PatternSyntaxError
 from kleene.reference.events import Stream
+from kleene.reference.query import Query
+from kleene.reference.syntax import check_prev
 
 #: A schema: column name → the kinds of its values (empty: only missing values).
 Schema = Mapping[str, frozenset[str]]
@@ -131,20 +133,13 @@ def partition_attributes(pattern: Any) -> Iterator[str]:
             yield from by
 
 
-def check_static(pattern: Any, text: str, source: str = "<pattern>") -> None:
+def check_static(query: Query) -> None:
     """The checks that need no data: ``prev`` on a variable that binds one event
-    (:func:`kleene.reference.syntax.check_prev`), for SES and operator patterns."""
-    from kleene.reference.syntax import check_prev
-
-    sets = getattr(pattern, "sets", None)
-    if sets is not None:
-        check_prev(text, source, {v.name for b in sets for v in b if v.group})
-        return
-    expr = getattr(pattern, "expr", None)
-    if expr is not None and hasattr(pattern, "strategy"):
-        from kleene.reference.operators.text import repeated
-
-        check_prev(text, source, repeated(expr))
+    (:func:`kleene.reference.syntax.check_prev`), in a language whose variables may bind
+    several (its registry entry's ``repeated``)."""
+    repeated = query.lang.repeated
+    if repeated is not None:
+        check_prev(query.text, query.source, repeated(query.pattern))
 
 
 def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,

@@ -19,6 +19,7 @@ from kleene.engines.registry import engine
 from kleene.reference.batches import Batched
 from kleene.reference.errors import StreamError
 from kleene.reference.loaders import load_events, open_events
+from kleene.reference.query import Query
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
 
@@ -100,7 +101,7 @@ def test_engines_on_batches_report_the_references_matches(tmp_path, name, shape)
                   "AND z.name = 'QQQ' AND z.price > x.price WITHIN 10 ms")
     expected = matches(p, load_events(path), "any")
     assert expected                                  # the test is not vacuous
-    got = list(engine(name).compile(p, policy="any", time_unit="ms").run(batched(path)))
+    got = list(engine(name).compile(Query.of(p, policy="any", time_unit="ms")).run(batched(path)))
     assert set(got) == expected and len(got) == len(expected)
 
 

@@ -18,6 +18,7 @@ from bench import peers  # noqa: E402
 from bench.__main__ import BENCHMARKS  # noqa: E402
 from kleene.engines.registry import engine  # noqa: E402
 from kleene.reference.loaders import load_events  # noqa: E402
+from kleene.reference.query import Query  # noqa: E402
 from kleene.reference.ses.policies import matches  # noqa: E402
 from kleene.reference.ses.text import parse_ses  # noqa: E402
 
@@ -44,7 +45,7 @@ def test_workloads_are_the_issues_patterns(tmp_path):
     for p in (seq3, and3):
         assert {frozenset(m.bindings) for m in matches(p, s, "any")} == expected
         for name in peers.ENGINES:
-            got = engine(name).compile(p, policy="any", time_unit="ms").run(s)
+            got = engine(name).compile(Query.of(p, policy="any", time_unit="ms")).run(s)
             assert {frozenset(m.bindings) for m in got} == expected
 
 
@@ -69,7 +70,7 @@ def test_cli_count_and_registration(tmp_path):
 
 def test_after_load_counts_the_matches_of_every_repeat(tmp_path):
     s = load_events(tiny(tmp_path))
-    compiled = engine("windows+ses").compile(parse_ses(peers.pattern_text("seq3", 500)),
-                                             policy="any", time_unit="ms")
+    compiled = engine("windows+ses").compile(Query.of(parse_ses(peers.pattern_text("seq3", 500)),
+                                                      policy="any", time_unit="ms"))
     seconds, found = peers.after_load_seconds(compiled, s, repeats=2)
     assert found == 1 and seconds >= 0

@@ -13,6 +13,7 @@ import pytest
 from kleene.cli import main
 from kleene.engines.registry import engine
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 PATTERN = ("PATTERN <{c, p+}, {b}> WHERE c.L = 'C' AND p.L = 'P' AND b.L = 'B' "
@@ -57,7 +58,7 @@ def test_counters_go_to_stderr_as_json(capsys, files):
                          "--counters")
     assert code == 0 and out
     counters = json.loads(err)
-    compiled = engine("windows+ses").compile(parse_ses(PATTERN), policy="next")
+    compiled = engine("windows+ses").compile(Query.of(parse_ses(PATTERN), policy="next"))
     list(compiled.run(load_events(files / "e.csv")))
     assert counters == compiled.counters.as_dict()
     assert counters["events_read"] == len(ROWS) and counters["events_filtered"] == 1   # X

@@ -25,6 +25,7 @@ from kleene.engines import draw
 from kleene.engines.labels import guard_set, state_label
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
@@ -37,7 +38,7 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `do
 
 
 def compiled(text: str, name: str = "ses-automaton"):
-    return engine(name).compile(parse_ses(text), policy="next")
+    return engine(name).compile(Query.of(parse_ses(text), policy="next"))
 
 
 def labels(g) -> set[str]:

@@ -23,7 +23,7 @@ import pytest
 from kleene.cli import main
 from kleene.engines import draw, drawers
 from kleene.engines.nfa.draw import IGNORE
-from kleene.engines.protocol import Query, compile_query
+from kleene.engines.protocol import Query
 from kleene.engines.registry import engine
 from kleene.reference.languages import detect_language
 
@@ -42,7 +42,7 @@ def compiled(text: str, name: str, frequencies: dict[str, float] | None = None):
     eng = engine(name)
     if frequencies is not None:
         eng.frequencies = frequencies  # type: ignore[attr-defined]
-    return compile_query(eng, Query.of(pattern)), pattern
+    return eng.compile(Query.of(pattern)), pattern
 
 
 def graph(text: str, name: str, frequencies: dict[str, float] | None = None) -> nx.MultiDiGraph:

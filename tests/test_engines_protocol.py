@@ -121,7 +121,7 @@ def test_claims_follow_the_variants():
 
 @pytest.mark.parametrize("name", SES_ENGINES)
 def test_compiled_transitions_are_data(name):
-    compiled = engine(name).compile(GROUP, policy="next")
+    compiled = engine(name).compile(Query.of(GROUP, policy="next"))
     assert isinstance(compiled, Compiled)
     transitions = list(compiled.iter_transitions())
     assert transitions and all(isinstance(t, Transition) for t in transitions)
@@ -133,11 +133,11 @@ def test_compiled_transitions_are_data(name):
 def test_compile_refuses_what_an_engine_cannot_do():
     ses = engine("ses-automaton")
     with pytest.raises(Unsupported, match="SES patterns"):
-        ses.compile("PATTERN <{a}> WITHIN 1")
+        ses.compile(Query.of("PATTERN <{a}> WITHIN 1"))
     with pytest.raises(Unsupported, match="earliest-maximal"):
-        ses.compile(GROUP, policy="earliest-maximal")
+        ses.compile(Query.of(GROUP, policy="earliest-maximal"))
     with pytest.raises(Unsupported, match="policy next only"):
-        engine("ses-automaton-faithful").compile(GROUP, policy="any")
+        engine("ses-automaton-faithful").compile(Query.of(GROUP, policy="any"))
 
 
 def test_require_names_the_missing_features():
@@ -170,7 +170,7 @@ def test_the_window_unit_comes_from_compile_or_from_the_stream():
 
 
 def test_a_run_counts_from_zero_each_time():
-    compiled = engine("ses-automaton").compile(GROUP, policy="next")
+    compiled = engine("ses-automaton").compile(Query.of(GROUP, policy="next"))
     stream = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}, {"ts": 1, "L": "B", "V": 1}])
     first = list(compiled.run(stream))
     counts = compiled.counters.as_dict()

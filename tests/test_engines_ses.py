@@ -28,6 +28,7 @@ from kleene.reference.conditions import TRUE, Attr, Cmp, Const
 from kleene.reference.durations import Duration
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
@@ -65,7 +66,7 @@ def labelled(*rows: tuple[str, int]) -> Stream:
 
 
 def run(name: str, pattern, stream: Stream, policy: str = "next") -> list[Match]:
-    return list(engine(name).compile(pattern, policy=policy).run(stream))
+    return list(engine(name).compile(Query.of(pattern, policy=policy)).run(stream))
 
 # ---------------------------------------------------------------- construction, Sec. 4.2
 
@@ -207,7 +208,7 @@ def test_q1_counters_lemma1_and_the_peak():
     # instance branches: one instance created per event (Alg. 1 line 4).
     # Peak: the 9 C/D/P events before e12 each start a run, none expires
     # (153 - 57 < 264) and none completes before e12: |Ω| = 9 after e11.
-    compiled = engine("ses-automaton").compile(Q1, policy="next")
+    compiled = engine("ses-automaton").compile(Query.of(Q1, policy="next"))
     list(compiled.run(fig1()))
     assert compiled.counters.instances_created == 14
     assert compiled.counters.peak_instances == 9
@@ -220,7 +221,7 @@ def test_counters_on_a_small_stream_by_hand():
     # e2: {a0}, {a1} each test b.L and a.ts < b.ts (2 + 2, 2 buffers) and are
     # final at once; start tests a.L (1). Evaluations 1 + 2 + 5 = 8.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
-    compiled = engine("ses-automaton-unfiltered").compile(p, policy="next")
+    compiled = engine("ses-automaton-unfiltered").compile(Query.of(p, policy="next"))
     got = list(compiled.run(labelled(("A", 0), ("A", 1), ("B", 2))))
     assert got == [Match.of({"a": [0], "b": [2]}), Match.of({"a": [1], "b": [2]})]
     c = compiled.counters
@@ -228,7 +229,7 @@ def test_counters_on_a_small_stream_by_hand():
             c.buffer_operations) == (3, 2, 8, 4)
     # The sound filter adds its own evaluations: A passes a's property (1 each),
     # B fails a's and passes b's (2): 4 more, and filters nothing here.
-    filtered = engine("ses-automaton").compile(p, policy="next")
+    filtered = engine("ses-automaton").compile(Query.of(p, policy="next"))
     list(filtered.run(labelled(("A", 0), ("A", 1), ("B", 2))))
     assert filtered.counters.predicate_evaluations == 12
 
@@ -238,7 +239,7 @@ def test_branching_without_mutual_exclusion():
     # into a and b (Thm 2: |V1|! = 2 paths): 3 starts + 3 extra branches; each
     # pair completes on the next event, so |Ω| is 2 after each event.
     p = parse_ses("PATTERN <{a, b}> WITHIN 10")
-    compiled = engine("ses-automaton").compile(p, policy="next")
+    compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
     got = set(compiled.run(labelled(("x", 0), ("x", 1), ("x", 2))))
     assert got == {Match.of({"a": [0], "b": [1]}), Match.of({"b": [0], "a": [1]}),
                    Match.of({"a": [1], "b": [2]}), Match.of({"b": [1], "a": [2]})}
@@ -255,13 +256,13 @@ def test_lemma1_mutually_exclusive_variables_never_branch(data):
     own = tuple(Cmp("=", Attr(v, "L"), Const(labels[k])) for k, v in enumerate(drawn.names))
     p = SESPattern(drawn.sets, own + drawn.relationships, drawn.window)
     stream = data.draw(streams(max_size=9), label="stream")
-    compiled = engine("ses-automaton-unfiltered").compile(p, policy="next")
+    compiled = engine("ses-automaton-unfiltered").compile(Query.of(p, policy="next"))
     list(compiled.run(stream))
     assert compiled.counters.instances_created == len(stream)
 
 
 def test_the_filter_counts_and_changes_nothing():
-    compiled = engine("ses-automaton").compile(Q1, policy="next")
+    compiled = engine("ses-automaton").compile(Query.of(Q1, policy="next"))
     noisy = fig1((1, "X", 322), (2, "Y", 323))
     assert set(compiled.run(noisy)) == Q1_NEXT
     assert compiled.counters.events_filtered == 2
@@ -278,7 +279,8 @@ def test_a_match_is_emitted_as_soon_as_it_is_final():
             pulled.append(ev.position)
             yield ev
 
-    first = next(engine("ses-automaton").compile(Q1, time_unit="h", policy="next").run(events()))
+    compiled = engine("ses-automaton").compile(Query.of(Q1, time_unit="h", policy="next"))
+    first = next(compiled.run(events()))
     assert first == Match.of({"c": [e(1)], "d": [e(3)], "p": [e(4), e(9)], "b": [e(12)]})
     assert pulled[-1] == e(12)
 
@@ -287,7 +289,7 @@ def test_memory_is_bounded_by_the_window_not_the_stream():
     # <{a}, {b}> within 2 over 1000 As at ts 0, 1, 2, ...: the instances alive
     # are those started in the last τ = 2 time units: at most 3.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 2")
-    compiled = engine("ses-automaton").compile(p, policy="next")
+    compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
     assert list(compiled.run(Event(i, i, None, {"L": "A"}) for i in range(1000))) == []
     assert compiled.counters.peak_instances == 3
 
@@ -295,7 +297,8 @@ def test_memory_is_bounded_by_the_window_not_the_stream():
 def test_an_endless_stream_yields_matches():
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 2")
     endless = (Event(i, i, None, {"L": "AB"[i % 2]}) for i in itertools.count())
-    got = list(itertools.islice(engine("ses-automaton").compile(p, policy="next").run(endless), 3))
+    compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
+    got = list(itertools.islice(compiled.run(endless), 3))
     assert got == [Match.of({"a": [k], "b": [k + 1]}) for k in (0, 2, 4)]
 
 # ---------------------------------------------------------------- errata, seed 000
@@ -324,7 +327,7 @@ def test_example11_orderings():
 def test_q1_bruteforce_paths_and_its_instances():
     # Sec. 5.3: with mutually exclusive variables each start instance of the
     # SES automaton becomes (|V1| - 1)! = 2 in the brute force (Table 1).
-    compiled = engine("ses-bruteforce").compile(Q1, policy="next")
+    compiled = engine("ses-bruteforce").compile(Query.of(Q1, policy="next"))
     assert set(compiled.run(fig1())) == Q1_NEXT
     assert compiled.counters.peak_instances == 2 * 9
     assert len(compiled.initial) == 6
@@ -333,7 +336,7 @@ def test_q1_bruteforce_paths_and_its_instances():
 def test_q1_paper_bruteforce_misses_interleaved_group_events():
     # Each variable its own set: p's events cannot surround d and c, so the run
     # p/e6 d/e7 c/e8 ignores e10, e11 and ends with b/e13 (docs/errata.md).
-    got = set(BruteForceEngine(orderings="sets").compile(Q1, policy="next").run(fig1()))
+    got = set(BruteForceEngine(orderings="sets").compile(Query.of(Q1, policy="next")).run(fig1()))
     assert Match.of({"p": [e(6)], "d": [e(7)], "c": [e(8)], "b": [e(13)]}) in got
     assert Match.of({"p": [e(6), e(10), e(11)], "d": [e(7)], "c": [e(8)], "b": [e(13)]}) \
         not in got
@@ -343,7 +346,7 @@ def test_paper_bruteforce_misses_ties_inside_a_set():
     p = parse_ses("PATTERN <{a, b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
     s = labelled(("A", 0), ("B", 0))
     assert matches(p, s, "next") == {Match.of({"a": [0], "b": [1]})}
-    assert list(BruteForceEngine(orderings="sets").compile(p, policy="next").run(s)) == []
+    assert list(BruteForceEngine(orderings="sets").compile(Query.of(p, policy="next")).run(s)) == []
     assert run("ses-bruteforce", p, s) == [Match.of({"a": [0], "b": [1]})]
 
 

@@ -24,6 +24,7 @@ from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitSta
 from kleene.reference.conditions import And, Attr, Cmp, Condition, Const, Not, Or, Truth, holds
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.ses.filtering import EVENT, passes_filter
 from kleene.reference.ses.matching import window_of
 from kleene.reference.ses.necessary import is_candidate_window
@@ -192,7 +193,7 @@ def test_anchored_a_equals_the_engine_run_over_the_window(pattern, stream, polic
     # A(P, W): the anchored run (properties read off ē) and the whole engine run
     # keeping the matches at W[0] agree; under `any` both are Def. 4's A.
     tau = window_of(pattern, stream)
-    compiled = engine("ses-automaton").compile(pattern, policy=policy)
+    compiled = engine("ses-automaton").compile(Query.of(pattern, policy=policy))
     anchored = AnchoredMatcher(compiled, tau, prefiltered=False, properties=pattern)
     generic = EngineMatcher(compiled)
     properties = PropertyBits(pattern)
@@ -253,7 +254,7 @@ def reference_candidates(pattern, s: Stream, tau) -> tuple[int, int]:
 @pytest.mark.parametrize("policy", ["any", "next"])
 def test_p1_on_fig1_equals_the_reference_with_its_counters(policy):
     s = chemo()
-    compiled = engine("windows+ses").compile(P1, policy=policy, time_unit="d")
+    compiled = engine("windows+ses").compile(Query.of(P1, policy=policy, time_unit="d"))
     got = list(compiled.run(s))
     assert set(got) == matches(P1, s, policy) and len(got) == len(set(got))
     c = compiled.counters
@@ -266,7 +267,7 @@ def test_the_steps_change_only_the_counters():
     s = chemo()
     counts = {}
     for name in ("windows-plain+ses", "windows-f+ses", "windows-fp+ses", "windows+ses"):
-        compiled = engine(name).compile(P1, policy="any", time_unit="d")
+        compiled = engine(name).compile(Query.of(P1, policy="any", time_unit="d"))
         assert set(compiled.run(s)) == matches(P1, s, "any")
         counts[name] = compiled.counters.calls_to_a
     # plain: one window per event; f: per event that passes Thm 1; p: the same windows
@@ -339,7 +340,7 @@ def test_matches_are_emitted_once_their_window_is_complete():
             read.append(e.position)
             yield e
 
-    compiled = WindowsEngine("w", batch=1).compile(p, policy="next")
+    compiled = WindowsEngine("w", batch=1).compile(Query.of(p, policy="next"))
     first = next(iter(compiled.run(events())))
     assert (first, read) == (Match.of({"a": [0], "b": [1]}), [0, 1, 2])
 
@@ -349,7 +350,7 @@ def test_an_old_partition_is_completed_when_time_passes_and_forgotten():
     # dropped) when events of partition 2 pass τ, not when the stream ends.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' AND a.ID = b.ID WITHIN 5")
     s = labelled("A@0", "B@1", *(f"A@{t}" for t in range(10, 40, 3)), ID=[1, 1] + [2] * 10)
-    A = EngineMatcher(engine("ses-automaton").compile(p, policy="any"))
+    A = EngineMatcher(engine("ses-automaton").compile(Query.of(p, policy="any")))
     windows = MatchWindows(p, A, tau=5, attributes=("ID",), batch=1)
     held, emitted_at = [], {}
 
@@ -394,11 +395,11 @@ def test_compile_rejects_what_it_cannot_run():
     from kleene.reference.errors import Unsupported
     eng = engine("windows+ses")
     with pytest.raises(Unsupported, match="SES patterns"):
-        eng.compile("not a pattern")
+        eng.compile(Query.of("not a pattern"))
     with pytest.raises(Unsupported):
-        eng.compile(P1, policy="contiguous")      # the SES automaton has no contiguity
+        eng.compile(Query.of(P1, policy="contiguous"))      # the SES automaton has no contiguity
     with pytest.raises(Unsupported, match="unknown policy"):
-        eng.compile(P1, policy="bogus")
+        eng.compile(Query.of(P1, policy="bogus"))
 
 
 def test_events_passed_to_a_keep_their_positions():

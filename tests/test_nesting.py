@@ -8,6 +8,7 @@ import pytest
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.events import Stream
 from kleene.reference.languages import language_named
+from kleene.reference.query import Query
 from kleene.reference.syntax import MAX_NESTING
 
 
@@ -38,4 +39,4 @@ def test_at_the_limit_parses_prints_and_matches(language: str) -> None:
     pattern = lang.parse(_texts(depth)[language], "ok.pat")
     assert lang.format(pattern)
     stream = Stream.from_rows([{"ts": 0, "type": "A", "x": 1}])
-    lang.reference(pattern, stream, lang.default_policy)
+    Query.of(pattern, policy=lang.default_policy).reference(stream)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from kleene.conformance.cases import iter_tests, load_case_files
-from kleene.engines.protocol import Query, claims, compile_query, missing
+from kleene.engines.protocol import Query, claims, missing
 from kleene.engines.registry import engine
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
@@ -41,7 +41,7 @@ def test_worked_example(name: str, item: tuple) -> None:
             continue
         ran += 1
         stream = case.stream_of(test)
-        got = list(compile_query(e, query).run(stream))
+        got = list(e.compile(query).run(stream))
         assert len(got) == len(set(got)), "a match reported twice"
         assert set(got) == expected.matches, expected.reading
     if not ran:

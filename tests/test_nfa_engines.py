@@ -11,6 +11,7 @@ from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 
@@ -24,7 +25,7 @@ def stream(types: str, **extra: list[int]) -> Stream:
 
 
 def run(e: Engine, text: str, s: Stream, policy: str = "any") -> tuple[list[Match], Compiled]:
-    compiled = e.compile(parse_operator(text), policy=policy)
+    compiled = e.compile(Query.of(parse_operator(text), policy=policy))
     return list(compiled.run(s)), compiled
 
 
@@ -32,7 +33,7 @@ def run(e: Engine, text: str, s: Stream, policy: str = "any") -> tuple[list[Matc
 def test_protocol(name: str) -> None:
     e = engine(name)
     assert isinstance(e, Engine) and e.name == name
-    compiled = e.compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    compiled = e.compile(Query.of(parse_operator("PATTERN SEQ(A a, B b)")))
     assert isinstance(compiled, Compiled)
     assert compiled.initial and compiled.accepting
 
@@ -90,7 +91,8 @@ def test_conjunction_counts_every_pair_once_either_way(columnar: bool) -> None:
 
 def test_eager_states_are_order_ideals() -> None:
     """Sec. 4.3: the eager NFA of AND(SEQ(A a, B b), C c) has the order ideals as states."""
-    compiled = engine("nfa-eager").compile(parse_operator("PATTERN AND(SEQ(A a, B b), C c)"))
+    compiled = engine("nfa-eager").compile(
+        Query.of(parse_operator("PATTERN AND(SEQ(A a, B b), C c)")))
     states = {t.source for t in compiled.iter_transitions()}
     assert {frozenset(s[1]) for s in states} == {
         frozenset(), frozenset("a"), frozenset("c"), frozenset("ac"), frozenset("ab"),
@@ -140,7 +142,7 @@ def test_contiguous_filters_the_matches() -> None:
 ])
 def test_outside_the_fragment(text: str, why: str) -> None:
     with pytest.raises(Unsupported, match=why):
-        engine("nfa-chain").compile(parse_operator(text))
+        engine("nfa-chain").compile(Query.of(parse_operator(text)))
 
 
 PATTERN_9 = "PATTERN SEQ(A a, OR(B b, C c), D d) WHERE a.price > d.price WITHIN 10"
@@ -220,7 +222,7 @@ def test_unbounded_kleene_hits_the_budget(name: str) -> None:
     e = engine(name)
     assert isinstance(e, NFAEngine)
     e.max_instances = 2_000
-    compiled = e.compile(parse_operator("PATTERN SEQ(A a, B+ b[]) WITHIN 1000"))
+    compiled = e.compile(Query.of(parse_operator("PATTERN SEQ(A a, B+ b[]) WITHIN 1000")))
     with pytest.raises(BudgetExceeded, match="nfa-instances"):
         for _ in compiled.run(stream("A " + "B " * 40)):
             pass

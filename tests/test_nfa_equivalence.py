@@ -23,6 +23,7 @@ from kleene.engines.registry import engine
 from kleene.reference.columnar import Columns, columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
+from kleene.reference.query import Query
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 CLAIMED = [(name, policy) for name in ENGINES
@@ -57,7 +58,7 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
     expected = reference_or_reject(pattern, stream, policy)
     if data.draw(st.booleans(), label="columnar"):  # the filter over columns (columns.py)
         stream = Stream.from_columns(columns_of(stream.events), stream.time_unit)
-    got = list(e.compile(pattern, policy=policy).run(stream))
+    got = list(e.compile(Query.of(pattern, policy=policy)).run(stream))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
 
@@ -67,11 +68,11 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
 def test_sec6_chain_equals_eager_for_every_order(pattern: object, stream: object,
                                                  orders: list[dict[str, int]]) -> None:
     """Sec. 6: the chain's matches do not depend on its order, and equal the eager NFA's."""
-    eager = list(engine("nfa-eager").compile(pattern).run(stream))  # type: ignore[arg-type]
+    eager = list(engine("nfa-eager").compile(Query.of(pattern)).run(stream))
     assert len(eager) == len(set(eager))
     for freqs in orders:
         for name in ("nfa-chain", "nfa-chain-fc"):
-            got = list(variant(name, freqs).compile(pattern).run(stream))  # type: ignore[arg-type]
+            got = list(variant(name, freqs).compile(Query.of(pattern)).run(stream))
             assert sorted(got) == sorted(eager), (name, freqs)
 
 
@@ -80,7 +81,7 @@ def test_outside_the_fragment_is_unsupported(pattern: object, stream: object) ->
     """Never a wrong answer: either the reference's matches or Unsupported with a reason."""
     e = engine("nfa-multichain")
     try:
-        compiled = e.compile(pattern)  # type: ignore[arg-type]
+        compiled = e.compile(Query.of(pattern))
     except Unsupported as why:
         assert str(why)
         return
@@ -114,12 +115,12 @@ def drifting_streams(draw: st.DrawFn) -> object:
 def test_sec7_tree_equals_eager_while_it_switches(pattern: object, stream: object) -> None:
     """The Tree NFA's matches do not depend on when it switches: they equal the
     multi-chain's (itself equal to the reference above), without duplicates."""
-    tree = engine("nfa-tree").compile(pattern)  # type: ignore[arg-type]
+    tree = engine("nfa-tree").compile(Query.of(pattern))
     try:
         got = list(tree.run(stream))  # type: ignore[arg-type]
     except Unsupported:
         return
-    expected = list(engine("nfa-multichain").compile(pattern).run(stream))  # type: ignore[arg-type]
+    expected = list(engine("nfa-multichain").compile(Query.of(pattern)).run(stream))
     assert len(got) == len(set(got))
     assert set(got) == set(expected)
 
@@ -131,10 +132,10 @@ def test_tree_switches_on_drift() -> None:
     types = "A A A A A A C B A A A A A A B C " + "C C C C C C A B C C C C C A B C C"
     s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
     p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
-    tree = engine("nfa-tree").compile(p)
+    tree = engine("nfa-tree").compile(Query.of(p))
     got = list(tree.run(s))
     assert tree.counters.switches >= 1
-    assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
+    assert sorted(got) == sorted(engine("nfa-eager").compile(Query.of(p)).run(s))
 
 
 JOINED = ("PATTERN SEQ(A a, B b, C c) WITHIN {w}", "PATTERN AND(A a, B b, C c) WITHIN {w}",
@@ -154,13 +155,14 @@ def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, 
     expected = reference_or_reject(pattern, stream, policy)
     columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
     e = variant("nfa-chain", freqs)
-    got = list(e.compile(pattern, policy=policy).run(columnar))
+    got = list(e.compile(Query.of(pattern, policy=policy)).run(columnar))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
-    chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(pattern, policy=policy)
+    chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(Query.of(pattern,
+                                                                                    policy=policy))
     list(chain.run(stream))
-    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(pattern,
-                                                                                  policy=policy)
+    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(Query.of(pattern,
+                                                                                          policy=policy))
     list(joined_freq.run(columnar))
     assert joined_freq.counters.instances_created == chain.counters.instances_created
 
@@ -194,7 +196,7 @@ def test_tree_over_columns_replans_and_equals_reference(stream: Stream, text: st
     expected = reference_or_reject(pattern, stream, policy)
     columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
     e = engine("nfa-tree")
-    tree = e.compile(pattern, policy=policy)
+    tree = e.compile(Query.of(pattern, policy=policy))
     tree.block = block  # type: ignore[attr-defined]
     got = list(tree.run(columnar))
     assert len(got) == len(set(got))
@@ -210,11 +212,11 @@ def test_tree_over_columns_switches_on_drift() -> None:
     types = "A A A A A A C B A A A A A A B C " + "C C C C C C A B C C C C C A B C C"
     s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
     p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
-    tree = engine("nfa-tree").compile(p)
+    tree = engine("nfa-tree").compile(Query.of(p))
     tree.block = 4  # type: ignore[attr-defined]
     got = list(tree.run(Stream.from_columns(columns_of(s.events), s.time_unit)))
     assert tree.counters.switches >= 1
-    assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
+    assert sorted(got) == sorted(engine("nfa-eager").compile(Query.of(p)).run(s))
 
 
 def test_tree_over_columns_costs_the_chain_between_replans() -> None:
@@ -226,8 +228,8 @@ def test_tree_over_columns_costs_the_chain_between_replans() -> None:
                           for i, t in enumerate("A B B C C C".split() * 400)])
     columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
     p = parse_operator("PATTERN SEQ(A a, B b, C c) WITHIN 5")
-    tree = engine("nfa-tree").compile(p)
-    chain = variant("nfa-chain", {"A": 1, "B": 2, "C": 3}).compile(p)
+    tree = engine("nfa-tree").compile(Query.of(p))
+    chain = variant("nfa-chain", {"A": 1, "B": 2, "C": 3}).compile(Query.of(p))
     assert sorted(tree.run(columnar)) == sorted(chain.run(columnar))
     assert tree.counters.switches == 0 and tree.orders == chain.orders == ((0, 1, 2),)
     for name in ("predicate_evaluations", "instances_created"):
@@ -247,7 +249,7 @@ def test_chain_over_columns_with_conditions_equals_reference(
     expected = reference_or_reject(pattern, stream, policy)
     columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
     e = variant("nfa-chain", freqs)
-    got = list(e.compile(pattern, policy=policy).run(columnar))
+    got = list(e.compile(Query.of(pattern, policy=policy)).run(columnar))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
 
@@ -264,8 +266,8 @@ def test_columnar_chain_counts_the_chain_instances_with_conditions() -> None:
     columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
     pattern = parse_operator("PATTERN AND(A a, B b, C c) WHERE a.V < c.V AND b.V > 1 WITHIN 2")
     freqs = dict.fromkeys("ABC", 1)
-    chain = variant("nfa-chain", freqs).compile(pattern)
-    joined = variant("nfa-chain", freqs).compile(pattern)
+    chain = variant("nfa-chain", freqs).compile(Query.of(pattern))
+    joined = variant("nfa-chain", freqs).compile(Query.of(pattern))
     by_events = sorted(chain.run(s))
     by_columns = sorted(joined.run(columnar))
     assert by_columns == by_events == sorted(reference_or_reject(pattern, s, "any"))
@@ -311,11 +313,11 @@ def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
     pattern = parse_operator(text.format(w=w))
     expected = reference_or_reject(pattern, stream, policy)
     e = variant("nfa-chain", freqs)
-    cut = e.compile(pattern, policy=policy)
+    cut = e.compile(Query.of(pattern, policy=policy))
     got = list(cut.run(Cut(stream, cuts)))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
-    whole = e.compile(pattern, policy=policy)
+    whole = e.compile(Query.of(pattern, policy=policy))
     list(whole.run(Stream.from_columns(columns_of(stream.events), stream.time_unit)))
     assert cut.counters.instances_created == whole.counters.instances_created
 
@@ -333,7 +335,7 @@ def test_tree_over_columns_in_batches_cut_anywhere_equals_reference(
     pattern = parse_operator(text.format(w=w))
     expected = reference_or_reject(pattern, stream, "any")
     e = engine("nfa-tree")
-    tree = e.compile(pattern)
+    tree = e.compile(Query.of(pattern))
     tree.block = block  # type: ignore[attr-defined]
     got = list(tree.run(Cut(stream, cuts)))  # type: ignore[arg-type]
     assert len(got) == len(set(got))
@@ -355,10 +357,10 @@ def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> Non
     cuts = [rng.randint(1, 40) for _ in range(3000)]
     pattern = parse_operator("PATTERN SEQ(A a, B b, C c) WHERE a.V < c.V WITHIN 10")
     chain = variant("nfa-chain", dict.fromkeys("ABC", 1))
-    by_events = chain.compile(pattern)
+    by_events = chain.compile(Query.of(pattern))
     expected = sorted(by_events.run(s))
     source = Cut(s, cuts)
-    joined = chain.compile(pattern)
+    joined = chain.compile(Query.of(pattern))
     got = sorted(joined.run(source))
     assert got == expected and len(expected) > 1000
     assert joined.counters.peak_instances == 0  # the join ran, not the event-by-event chain

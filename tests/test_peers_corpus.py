@@ -54,7 +54,7 @@ def test_export_writes_plain_json_and_a_format_page(tmp_path: Path) -> None:
         if "matches" not in r["expected"]:
             continue
         q = Query.parse(r["pattern"], language=r["language"], policy=r["policy"],
-                        window=r["window"], time_unit=r["time_unit"])
+                        reading=r["window"], time_unit=r["time_unit"])
         s = Stream.from_rows(r["events"], time_unit=r["time_unit"])
-        got = q.lang.reference(q.pattern, s, q.policy, budget=Budget(), reading=q.window)
+        got = q.reference(s, budget=Budget())
         assert got == set(matches_from_json(r["expected"]["matches"])), r["id"]

@@ -13,11 +13,12 @@ from kleene.engines.registry import engine
 from kleene.proofs.automata import deterministic, overlapping_guards, unsatisfiable_guards
 from kleene.proofs.results import CounterExample, Proved
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, holds
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 
 def compiled(text: str):
-    return engine("ses-automaton").compile(parse_ses(text), policy="next")
+    return engine("ses-automaton").compile(Query.of(parse_ses(text), policy="next"))
 
 
 def test_exclusive_properties_make_the_automaton_deterministic():
@@ -131,11 +132,11 @@ def test_the_automaton_checks_name_transitions_as_each_family_draws_them():
     from kleene.reference.operators.text import parse_operator
     from kleene.reference.sremo import parse_sremo
 
-    chain = engine("nfa-chain").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    chain = engine("nfa-chain").compile(Query.of(parse_operator("PATTERN SEQ(A a, B b)")))
     assert [transition_namer(chain)(t) for t in chain.iter_transitions()] == [
         "Θ1 ∅ --ε--> ∅", "Θ2 ∅ --a--> a", "Θ3 a --ε--> a", "Θ4 a --b--> ab"]
     e = parse_sremo("(mark {~.L = 'A'} ; mark {~.L = 'B'})[1..2]")
-    srt = engine("srt").compile(e, policy="literal")
+    srt = engine("srt").compile(Query.of(e, policy="literal"))
     assert [transition_namer(srt)(t) for t in srt.iter_transitions()] == [
         "q0 --~.L = 'A' ↑ ●--> q1", "q1 --~.L = 'B' ↑ ●--> q2"]
     dsrt = compile_dsrt(e)

@@ -23,6 +23,7 @@ from kleene.proofs.nfa.equivalence import (
 from kleene.proofs.results import CounterExample, Proved, Unknown
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 SAME_TYPE = "PATTERN SEQ(A a, A b)"
 
@@ -36,7 +37,7 @@ def test_every_nfa_engine_equals_the_reference_on_streams_of_five_events():
 
 def test_an_engine_without_the_window_is_refuted_with_a_stream():
     pattern = parse_operator("PATTERN SEQ(A a, B b) WITHIN 2")
-    loose = engine("nfa-eager").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    loose = engine("nfa-eager").compile(Query.of(parse_operator("PATTERN SEQ(A a, B b)")))
     r = equivalence(pattern, compiled={"loose": loose}, bound=3)["loose"]
     assert isinstance(r, CounterExample) and r.match is not None
     assert r.match not in reference_matches(pattern, r.stream, "any")
@@ -154,7 +155,7 @@ def test_aggregates_are_atoms_of_the_nfa_equivalence():
 def test_an_engine_that_reads_max_for_sum_is_refuted():
     pattern = parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE SUM(b.V) > a.V")
     wrong = engine("nfa-eager").compile(
-        parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE MAX(b.V) > a.V"))
+        Query.of(parse_operator("PATTERN SEQ(A a, B+ b[]) WHERE MAX(b.V) > a.V")))
     r = equivalence(pattern, compiled={"max": wrong}, bound=3)["max"]
     assert isinstance(r, CounterExample) and r.match is not None
     # by hand: the two differ only when several b add up past a.V while none alone does
@@ -174,8 +175,8 @@ def test_an_engine_compiled_to_the_same_automaton_is_run_once():
                                "nfa-multichain under contiguous": "nfa-chain under contiguous"}
     assert twins(runs(parse_operator("PATTERN OR(SEQ(A a, B b), SEQ(C c, A d))"))) == {}
     # a twin of a refuted engine is refuted with its own name
-    loose = engine("nfa-eager").compile(parse_operator("PATTERN SEQ(A a, B b)"))
-    same = engine("nfa-eager").compile(parse_operator("PATTERN SEQ(A a, B b)"))
+    loose = engine("nfa-eager").compile(Query.of(parse_operator("PATTERN SEQ(A a, B b)")))
+    same = engine("nfa-eager").compile(Query.of(parse_operator("PATTERN SEQ(A a, B b)")))
     r = equivalence(parse_operator("PATTERN SEQ(A a, B b) WITHIN 2"),
                     compiled={"loose": loose, "same": same}, bound=3)
     assert isinstance(r["same"], CounterExample) and r["same"].claim.startswith("same ")

@@ -19,6 +19,7 @@ from kleene.proofs.ses.witnesses import (
     transition_witnesses,
     witness_streams,
 )
+from kleene.reference.query import Query
 from kleene.reference.ses.filtering import satisfies
 from kleene.reference.ses.matching import all_matches
 from kleene.reference.ses.policies import matches
@@ -82,7 +83,8 @@ def test_a_contradictory_guard_is_dead_for_every_stream() -> None:
     results = list(dead_transitions(ses_automaton(p)).values())
     assert isinstance(results[0], CounterExample)              # {} --a--> {a}
     assert isinstance(results[1], Proved) and results[1].bound is None
-    compiled = engine("ses-automaton").compile(p, policy="next")  # the engine's compiled form
+    # the engine's compiled form
+    compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
     assert list(dead_transitions(compiled).values())[1] == results[1]
 
 
@@ -117,6 +119,6 @@ def test_witness_streams_feed_the_differential_check() -> None:
     automaton = engine("ses-automaton")
     for p in (Q1, GROUPS):
         for s in witness_streams(p):
-            got = list(automaton.compile(p, policy="next").run(s))
+            got = list(automaton.compile(Query.of(p, policy="next")).run(s))
             assert_same_matches(automaton, pattern=p, stream=s, got=got,
                                 expected=matches(p, s, "next"))

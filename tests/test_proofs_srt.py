@@ -27,6 +27,7 @@ from kleene.proofs.srt.dsrt import (
 from kleene.proofs.srt.negation import complement_exact, negation_exact
 from kleene.proofs.srt.symbolic import accepts
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const
+from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
 from kleene.reference.sremo.semantics import accepts as reference_accepts
 
@@ -134,7 +135,7 @@ def test_prove_names_each_srt_edge_as_the_picture_labels_it():
     from kleene.engines.srt.draw import compiled_srt_graph, edge_name
 
     e = parse_sremo("({~.L = 'A'} -> r ; mark {~.V > r.V AND ~.L = 'B'})[1..3]")
-    g = compiled_srt_graph(engine("srt").compile(e, policy="literal"), guards="full")
+    g = compiled_srt_graph(engine("srt").compile(Query.of(e, policy="literal")), guards="full")
     drawn = [(u, v, d) for u, v, d in g.edges(data=True) if isinstance(d.get("ident"), Edge)]
     assert len(drawn) == 2
     for u, v, d in drawn:

@@ -31,6 +31,7 @@ from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.policies import partition_key
 from kleene.reference.pruning import Pruning
+from kleene.reference.query import Query
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.pruning import next_partitioning_attributes
@@ -133,14 +134,14 @@ def test_the_table_of_decisions():
 def test_the_windows_engines_and_spark_read_the_same_decision(policy):
     decision = language_of(KEYED).pruning(KEYED, policy)
     if policy in ("any", "next"):  # the policies the SES automaton inside implements
-        compiled = engine("windows+ses").compile(KEYED, policy=policy)
+        compiled = engine("windows+ses").compile(Query.of(KEYED, policy=policy))
         assert compiled.attributes == decision.keys  # type: ignore[attr-defined]
 
     class Everything:
         name = "claims-everything"
         capabilities = all_features()
 
-    plan = plan_for(Everything(), KEYED, policy, tau=5)  # type: ignore[arg-type]
+    plan = plan_for(Everything(), Query.of(KEYED, policy=policy), tau=5)  # type: ignore[arg-type]
     assert (plan.filter, plan.keys, plan.reach) == (decision.filter, decision.keys,
                                                     decision.reach)
 

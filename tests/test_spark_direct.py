@@ -20,6 +20,7 @@ from kleene.engines.spark.layout import extent, slice_column
 from kleene.engines.spark.runner import collect_matches, prepare
 from kleene.reference.languages import detect_language
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark
 
@@ -64,8 +65,8 @@ def test_direct_slices_equal_the_general_layout_and_one_process(spark, small_spl
     assert "read straight" not in said
     s = load_events(STOCKS, limit=limit)
     pattern = detect_language(text).parse(text, label)
-    expected = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit,
-                                            window=window).run(s))  # type: ignore[arg-type]
+    query = Query.of(pattern, policy="stream", time_unit=s.time_unit, reading=window)
+    expected = sorted(engine("srt").compile(query).run(s))
     assert len(expected) >= 5
     assert direct == general == expected
     shutil.rmtree(cache)        # the engine stage parses the text again
@@ -96,8 +97,8 @@ def test_a_frame_whose_dataframe_was_changed_is_not_read_from_the_splits(spark):
     assert "time slices" in said and "read straight" not in said
     s = load_events(STOCKS, limit=600)
     pattern = detect_language(SREMO).parse(SREMO, "<sremo>")
-    expected = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit
-                                            ).run(s))  # type: ignore[arg-type]
+    query = Query.of(pattern, policy="stream", time_unit=s.time_unit)
+    expected = sorted(engine("srt").compile(query).run(s))
     assert got == expected and len(expected) < len(_matches(frame, SREMO, "inclusive")[0])
 
 

@@ -18,6 +18,7 @@ from kleene.engines.spark.worker import FAIL_ONCE
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark
 
@@ -32,8 +33,8 @@ def expected():
     """The matches of one process (the reference-verified engine on the loader's events)."""
     s = load_events(STOCKS)
     pattern = detect_language(SREMO).parse(SREMO, "<sremo>")
-    found = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit
-                                         ).run(s))  # type: ignore[arg-type]
+    query = Query.of(pattern, policy="stream", time_unit=s.time_unit)
+    found = sorted(engine("srt").compile(query).run(s))
     assert len(found) >= 5
     return found
 

@@ -32,8 +32,9 @@ from kleene.engines.spark.runner import match_frame
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
-from kleene.reference.languages import detect_language, language_of
+from kleene.reference.languages import detect_language
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark
 
@@ -68,7 +69,7 @@ def check(spark, name: str, pattern, policy: str, cases: list[Stream], cuts: lis
     eng = engine(name)
     try:
         local = [set(run_engine(eng, policy, pattern, s)) for s in cases]
-        oracle = [language_of(pattern).reference(pattern, s, policy, budget=Budget(limit=100_000))
+        oracle = [Query.of(pattern, policy=policy).reference(s, budget=Budget(limit=100_000))
                   for s in cases]
     except (Unsupported, BudgetExceeded):
         return
@@ -132,8 +133,8 @@ def test_one_pattern_per_family_on_the_stock_stream(stocks, name, text, policy, 
     said: list[str] = []
     got = collect_matches(match_frame(frame, pattern, engine=name, policy=policy, window=window,
                                       explain=said.append))
-    compiled = engine(name).compile(pattern, policy=policy, time_unit=s.time_unit,
-                                    window=window)  # type: ignore[arg-type]
+    compiled = engine(name).compile(Query.of(pattern, policy=policy, time_unit=s.time_unit,
+                                             reading=window))
     expected = set(compiled.run(s))
     assert len(expected) > 20
     assert sorted(got) == sorted(expected)

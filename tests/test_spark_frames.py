@@ -24,6 +24,7 @@ from kleene.engines.spark.session import (
 )
 from kleene.reference.errors import PatternError, StreamError
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark
 
@@ -268,7 +269,6 @@ def test_a_converted_parquet_file_keeps_its_time_unit(spark, tmp_path):
     # no --time-unit, and the matches are the single-process engine's.
     from kleene.engines.registry import engine
     from kleene.engines.spark import match_file
-    from kleene.reference.languages import detect_language
 
     stocks = Path(__file__).parent.parent / "examples" / "stocks" / "stocks.stream"
     out = tmp_path / "stocks.parquet"
@@ -277,8 +277,8 @@ def test_a_converted_parquet_file_keeps_its_time_unit(spark, tmp_path):
     pattern = ("(mark {~.type = 'BUY'} -> r ; {TRUE}* ; "
                "mark {~.type = 'SELL' AND ~.price < r.price})[WITHIN 300 ms]")
     single = load_events(out)
-    compiled = engine("srt").compile(detect_language(pattern).parse(pattern, "<p>"),
-                                     policy="stream", time_unit=single.time_unit)
+    query = Query.parse(pattern, policy="stream", time_unit=single.time_unit)
+    compiled = engine("srt").compile(query)
     expected = sorted(m.dumps() for m in compiled.run(single))
     found = collect_matches(match_file(spark, str(out), pattern, engine="srt", policy="stream"))
     assert expected and sorted(m.dumps() for m in found) == expected

@@ -19,6 +19,7 @@ from kleene.engines.spark.plan import (
     plan_for,
 )
 from kleene.reference.errors import PatternError
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 
@@ -32,13 +33,14 @@ class Claims:
 
 def test_an_engine_that_does_not_claim_the_policy_runs_whole():
     pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.ID = b.ID WITHIN 5")
-    plan = plan_for(Claims(capabilities=frozenset({Feature("ses")})), pattern, "next", tau=5)
+    claims_language = Claims(capabilities=frozenset({Feature("ses")}))
+    plan = plan_for(claims_language, Query.of(pattern, policy="next"), tau=5)
     assert plan.whole and plan.filter is None and "does not claim" in plan.explain()
 
 
 def test_unknown_policy_is_an_error():
     with pytest.raises(PatternError, match="unknown policy"):
-        plan_for(Claims(), parse_ses("PATTERN <{a}> WITHIN 5"), "latest", tau=5)
+        plan_for(Claims(), Query.of(parse_ses("PATTERN <{a}> WITHIN 5"), policy="latest"), tau=5)
 
 
 def test_attributes_read():

@@ -33,6 +33,7 @@ from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.policies import partition_key
+from kleene.reference.query import Query
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.windows import as_stream, restore
 from kleene.reference.sremo import parse_sremo
@@ -71,7 +72,7 @@ def decomposed(pattern, s: Stream, policy: str, cuts: tuple[int, ...], steps: se
             piece, origin = as_stream([e for e in part if low <= (e.position if by_position
                                                                    else e.ts) <= high],
                                       s.time_unit)
-            for m in lang.reference(pattern, piece, policy, budget=_budget()):
+            for m in Query.of(pattern, policy=policy).reference(piece, budget=_budget()):
                 g = restore(m, origin)
                 if not cuts:   # one piece (the literal policy's empty match has no first)
                     out.add(g)
@@ -88,7 +89,7 @@ def _budget():
 
 def check_steps(pattern, s: Stream, policy: str, cuts: list[int]) -> None:
     try:
-        expected = language_of(pattern).reference(pattern, s, policy, budget=_budget())
+        expected = Query.of(pattern, policy=policy).reference(s, budget=_budget())
         for steps in STEPS:
             got = decomposed(pattern, s, policy, tuple(sorted(cuts)), steps)
             assert got == expected, (policy, sorted(steps), pattern, s.to_json(), cuts)
@@ -151,9 +152,9 @@ def test_a_negated_event_of_another_key_forbids_the_match():
     p = parse_operator("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.ID = c.ID WITHIN 5")
     s = Stream.from_rows([{"ts": 0, "type": "A", "ID": 1}, {"ts": 1, "type": "C", "ID": 2},
                           {"ts": 2, "type": "B", "ID": 1}])
-    assert language_of(p).reference(p, s, "any") == set()
+    assert Query.of(p, policy="any").reference(s) == set()
     one, _ = as_stream([s[0], s[2]])
-    assert len(language_of(p).reference(p, one, "any")) == 1
+    assert len(Query.of(p, policy="any").reference(one)) == 1
 
 
 def test_the_filter_keeps_the_types_and_properties_of_every_variable():
@@ -203,7 +204,7 @@ def test_a_lone_iteration_is_not_partitioned():
     # event precedes, so NOT v1 forbids nothing) and a split by ID would lose it.
     p = parse_operator("PATTERN SEQ(NOT(A v1), A+ v0[]) WHERE v0.ID = v1.ID WITHIN 0")
     s = Stream.from_rows([{"ts": 0, "type": "A", "ID": 0}, {"ts": 0, "type": "A", "ID": 1}])
-    assert {m.positions for m in language_of(p).reference(p, s, "any")} == \
+    assert {m.positions for m in Query.of(p, policy="any").reference(s)} == \
         {(0,), (1,), (0, 1)}
     assert language_of(p).pruning(p, "any").keys == ()
     q = parse_operator("PATTERN SEQ(A+ a[], B b) WHERE a.ID = b.ID WITHIN 10")
@@ -216,7 +217,7 @@ def test_a_partitioned_count_window_is_not_sliced_by_stream_position():
     p = parse_sremo("(mark {~.L = 'A'} ; mark {~.L = 'B'})[1..2] PARTITION BY ID")
     s = Stream.from_rows([{"ts": k, "L": x, "ID": i} for k, (x, i) in
                           enumerate([("A", 1), ("C", 2), ("C", 2), ("C", 2), ("B", 1)])])
-    expected = language_of(p).reference(p, s, "stream")
+    expected = Query.of(p, policy="stream").reference(s)
     assert {m.positions for m in expected} == {(0, 4)}
     assert language_of(p).pruning(p, "stream").reach is None
     check_steps(p, s, "stream", [1])
@@ -254,5 +255,5 @@ def test_a_count_window_counts_the_filtered_events():
     # why a count window is never filtered: dropping X brings A and B within [1..2]
     e = parse_sremo("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..2]")
     s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "X"}, {"ts": 2, "L": "B"}])
-    assert language_of(e).reference(e, s, "stream") == set()
+    assert Query.of(e, policy="stream").reference(s) == set()
     assert language_of(e).pruning(e, "stream").filter is None

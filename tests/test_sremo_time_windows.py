@@ -10,6 +10,7 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
 from kleene.reference.languages import language_named
+from kleene.reference.query import Query
 from kleene.reference.sremo import format_sremo, matches, parse_sremo
 from kleene.reference.sremo.expressions import Window
 
@@ -23,7 +24,7 @@ def positions(ms):
 def both(e, s, reading):
     """The reference's and the engine's match positions (they must agree)."""
     ref = positions(matches(e, s, reading=reading))
-    compiled = engine("srt").compile(e, time_unit=s.time_unit, window=reading)
+    compiled = engine("srt").compile(Query.of(e, time_unit=s.time_unit, reading=reading))
     assert positions(compiled.run(s)) == ref
     return ref
 
@@ -70,6 +71,5 @@ def test_the_registry_reads_both_readings():
         assert language_named(name).readings == ("inclusive", "strict")
     s = Stream.from_rows([{"ts": 0, "type": "a"}, {"ts": 2, "type": "b"}])
     e = parse_sremo(f"{PAIR}[WITHIN 2]")
-    lang = language_named("sremo")
-    assert positions(lang.reference(e, s, "stream", reading="strict")) == set()
-    assert positions(lang.reference(e, s, "stream", reading="inclusive")) == {(0, 1)}
+    assert positions(Query.of(e, policy="stream", reading="strict").reference(s)) == set()
+    assert positions(Query.of(e, policy="stream", reading="inclusive").reference(s)) == {(0, 1)}

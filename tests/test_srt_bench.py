@@ -9,6 +9,7 @@ import pytest
 
 from bench import seed004
 from kleene.reference.events import Stream
+from kleene.reference.query import Query
 from kleene.reference.sremo import matches
 from kleene.reference.sremo.wayeb import read_sre
 
@@ -50,8 +51,8 @@ def test_srt_and_dsrt_agree_on_the_strict_variant_of_a_query():
 
     expected = matches(e, s)
     # strict contiguity: SELL INTC, BUY RIMM, BUY QQQ above the SELL's price, adjacent
-    assert expected == set(engine("dsrt").compile(e).run(s)) == set(
-        engine("srt").compile(e).run(s))
+    assert expected == set(engine("dsrt").compile(Query.of(e)).run(s)) == set(
+        engine("srt").compile(Query.of(e)).run(s))
     assert len(expected) == 1
 
 

@@ -13,6 +13,7 @@ from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import matches_from_json
+from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,8 +39,8 @@ def test_srt_gives_the_expected_matches(case, test):
     policy = test.get("policy", "stream")
     reading = test.get("window", case.get("window", "inclusive"))
     try:
-        compiled = engine("srt").compile(e, policy=policy, time_unit=s.time_unit,
-                                         window=reading)
+        query = Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading)
+        compiled = engine("srt").compile(query)
     except Unsupported as err:
         assert test["description"] in REFUSED, err
         assert REFUSED[test["description"]] in str(err)
@@ -56,7 +57,7 @@ def test_transitions_are_named_with_top_never_true():
     from kleene.engines.srt.draw import edge_name
 
     def names(text: str) -> list[str]:
-        return [edge_name(e) for e in engine("srt").compile(parse_sremo(text)).srt.edges]
+        return [edge_name(e) for e in engine("srt").compile(Query.of(parse_sremo(text))).srt.edges]
 
     assert names("NEXT(mark {~.L = 'A'}, mark {~.L = 'B'})") == [
         "q0 --~.L = 'A' ↑ ●--> q1", "q2 --NOT ~.L = 'B' ↑ ⊗--> q2",

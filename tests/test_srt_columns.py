@@ -16,6 +16,7 @@ from kleene.engines.registry import engine
 from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
+from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
 
 
@@ -38,8 +39,8 @@ def columnar(s: Stream) -> Stream:
 def _check(e, s, policy, reading):
     expected = reference_or_reject(e, s, policy, steps=40_000, window=reading)
     try:
-        compiled = engine("srt").compile(e, policy=policy, time_unit=s.time_unit,
-                                         window=reading)
+        query = Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading)
+        compiled = engine("srt").compile(query)
     except Unsupported:
         reject()
     c = columnar(s)
@@ -81,7 +82,7 @@ def test_register_patterns_take_the_sleeping_path(text):
     from kleene.engines.srt.agenda import waiting_moves
     from kleene.engines.srt.execution import Execution
 
-    compiled = engine("srt").compile(parse_sremo(text), window="strict")
+    compiled = engine("srt").compile(Query.of(parse_sremo(text), reading="strict"))
     ex = Execution(compiled.srt, compiled.policy, compiled.counters)
     moves = waiting_moves(ex)
     assert moves is not None
@@ -114,7 +115,7 @@ def test_sleeping_groups_on_a_hand_computed_stream():
             ("C", 7, 9)]
     s = Stream.from_rows([{"ts": t, "L": label, "V": v, "ID": 0} for label, t, v in rows])
     e = parse_sremo(REGISTER_PATTERNS[1])
-    compiled = engine("srt").compile(e, window="strict")
+    compiled = engine("srt").compile(Query.of(e, reading="strict"))
     got = sorted(m.positions for m in compiled.run(columnar(s)))
     assert got == [(0, 1, 3), (2, 4, 5)]
 
@@ -154,11 +155,11 @@ def test_a_head_filtered_stream_gives_the_whole_streams_matches():
     e = parse_sremo(CHEAPER)
     expected = reference_or_reject(e, s, "stream")
     assert sorted(m.positions for m in expected) == [(0, 2), (10, 12)]
-    whole = engine("srt").compile(e)
+    whole = engine("srt").compile(Query.of(e))
     assert set(whole.run(columnar(s))) == expected
     f, origin = head_filtered(e, s)
     assert origin == [0, 2, 4, 9, 10, 11, 12]
-    filtered = engine("srt").compile(e)
+    filtered = engine("srt").compile(Query.of(e))
     assert {restore(m, origin) for m in filtered.run(f)} == expected
     assert woken(filtered) <= woken(whole)
 
@@ -176,7 +177,7 @@ def test_srt_on_the_head_filtered_stream_equals_the_reference(text, s):
     e = parse_sremo(text)
     expected = reference_or_reject(e, s, "stream", steps=40_000)
     f, origin = head_filtered(e, s)
-    compiled = engine("srt").compile(e, time_unit=s.time_unit)
+    compiled = engine("srt").compile(Query.of(e, time_unit=s.time_unit))
     got = [restore(m, origin) for m in compiled.run(f)]
     assert_same_matches(engine("srt"), pattern=e, stream=s, got=got, expected=expected,
                         policy="stream")

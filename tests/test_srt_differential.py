@@ -21,6 +21,7 @@ from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
+from kleene.reference.query import Query
 
 STREAMS = streams(min_size=1, max_size=6)
 EXPRESSIONS = sremo_expressions(max_depth=3, time_windows=True)
@@ -30,7 +31,7 @@ def _check(e, s, policy, reading):
     expected = reference_or_reject(e, s, policy, steps=40_000, window=reading)
     srt = engine("srt")
     try:
-        compiled = srt.compile(e, policy=policy, time_unit=s.time_unit, window=reading)
+        compiled = srt.compile(Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading))
     except Unsupported as err:
         assert "Alg. 7" in str(err) or "cap" in str(err), err
         reject()
@@ -94,7 +95,7 @@ def test_a_negation_whose_body_writes_then_reads_compiles_with_register_copies(v
     s = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}]
                          + [{"ts": i + 1, "L": "C", "V": v} for i, v in enumerate(values)]
                          + [{"ts": 9, "L": "B", "V": 0}])
-    got = {m["~"] for m in engine("srt").compile(e).run(s)}
+    got = {m["~"] for m in engine("srt").compile(Query.of(e)).run(s)}
     assert got == {m["~"] for m in matches(e, s)} == expected
 
 
@@ -113,7 +114,7 @@ def test_a_negation_whose_unmarked_body_writes_then_reads_is_exact(values, expec
     s = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}]
                          + [{"ts": i + 1, "L": "C", "V": v} for i, v in enumerate(values)]
                          + [{"ts": 9, "L": "B", "V": 0}])
-    got = {m["~"] for m in engine("srt").compile(e).run(s)}
+    got = {m["~"] for m in engine("srt").compile(Query.of(e)).run(s)}
     assert got == {m["~"] for m in matches(e, s)} == expected
 
 
@@ -125,14 +126,14 @@ def test_a_negation_that_reads_what_it_writes_over_an_unmarked_loop_is_refused()
     e = parse_sremo("(mark {~.L = 'A'} ; !({TRUE} -> s ; ({TRUE})* ; {~.V < s.V})[1..3] ; "
                     "mark {~.L = 'B'})[1..5]")
     with pytest.raises(Unsupported, match="unmarked loop leaves the length unbounded"):
-        engine("srt").compile(e)
+        engine("srt").compile(Query.of(e))
 
 
 def test_an_unknown_policy_is_refused_naming_the_choices():
     from kleene.reference.sremo import parse_sremo
 
     with pytest.raises(Unsupported, match="stream or literal"):
-        engine("srt").compile(parse_sremo("mark {TRUE}"), policy="any")
+        engine("srt").compile(Query.of(parse_sremo("mark {TRUE}"), policy="any"))
 
 
 def test_srt_claims_every_sremo_construct_and_both_readings():
@@ -159,8 +160,8 @@ def test_alg1_as_printed_kills_a_run_that_reports():
     s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}])
     expected = {Match.marked({0}), Match.marked({0, 1})}
     assert matches(e, s) == expected
-    assert set(engine("srt").compile(e).run(s)) == expected
-    assert set(engine("srt-faithful").compile(e).run(s)) == {Match.marked({0})}
+    assert set(engine("srt").compile(Query.of(e)).run(s)) == expected
+    assert set(engine("srt-faithful").compile(Query.of(e)).run(s)) == {Match.marked({0})}
 
 
 @given(e=sremo_expressions(max_depth=2), s=STREAMS)
@@ -169,7 +170,7 @@ def test_alg1_as_printed_reports_a_subset_of_the_stream_detection(e, s):
 
     expected = reference_or_reject(e, s, "stream", steps=40_000)
     try:
-        got = list(engine("srt-faithful").compile(e).run(s))
+        got = list(engine("srt-faithful").compile(Query.of(e)).run(s))
     except Unsupported:
         reject()
     assert_matches_between(engine("srt-faithful"), pattern=e, stream=s, got=got,

@@ -19,6 +19,7 @@ from kleene.proofs.results import Proved
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Const
 from kleene.reference.errors import BudgetExceeded, Unsupported
+from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
 from kleene.reference.sremo.language import string, words
 from kleene.reference.sremo.semantics import accepts
@@ -33,7 +34,7 @@ def _same_language(e):
     except Unsupported as err:
         assert "cap" in str(err) or "Alg. 7" in str(err), err
         reject()
-    literal = engine("srt").compile(e, policy="literal")
+    literal = engine("srt").compile(Query.of(e, policy="literal"))
     for word in words(len(ALPHABET), LENGTH):
         s = string(word, ALPHABET)
         try:

@@ -44,7 +44,7 @@ EXPRESSIONS = sremo_expressions(max_depth=3, negation=False, strategies=False).m
 def test_dsrt_equals_the_reference_on_fully_marked_expressions(e, s, policy):
     expected = reference_or_reject(e, s, policy, steps=40_000)
     try:
-        compiled = engine("dsrt").compile(e, policy=policy, time_unit=s.time_unit)
+        compiled = engine("dsrt").compile(Query.of(e, policy=policy, time_unit=s.time_unit))
     except Unsupported as err:
         assert "cap" in str(err) or "Alg. 7" in str(err), err
         reject()
@@ -58,7 +58,7 @@ def test_dsrt_reports_contiguous_matches_with_registers_under_a_count_window():
     e = parse_sremo("(mark {~.L = 'A'} -> r ; mark {~.L = 'B' AND ~.ID = r.ID})[1..2]")
     s = Stream.from_rows([{"ts": i, "L": L, "ID": x} for i, (L, x) in
                           enumerate([("A", 0), ("B", 0), ("A", 1), ("B", 0), ("B", 1)])])
-    assert set(engine("dsrt").compile(e).run(s)) == {Match.marked({0, 1})}
+    assert set(engine("dsrt").compile(Query.of(e)).run(s)) == {Match.marked({0, 1})}
 
 
 @pytest.mark.parametrize("text", [
@@ -72,7 +72,7 @@ def test_dsrt_reports_contiguous_matches_with_registers_under_a_count_window():
 def test_dsrt_equals_the_reference_on_intersection_and_nested_kleene(text, s):
     e = parse_sremo(text)
     expected = reference_or_reject(e, s, "stream", steps=40_000)
-    got = list(engine("dsrt").compile(e).run(s))
+    got = list(engine("dsrt").compile(Query.of(e)).run(s))
     assert_same_matches(engine("dsrt"), pattern=e, stream=s, got=got, expected=expected,
                         policy="stream")
 
@@ -85,7 +85,7 @@ def test_dsrt_equals_the_reference_on_intersection_and_nested_kleene(text, s):
 ])
 def test_dsrt_refuses_what_it_cannot_report_with_the_reason(text, reason):
     with pytest.raises(Unsupported, match=reason):
-        engine("dsrt").compile(parse_sremo(text))
+        engine("dsrt").compile(Query.of(parse_sremo(text)))
 
 
 def test_dsrt_claims_its_constructs_but_not_negation_or_strategies():

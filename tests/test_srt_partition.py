@@ -17,6 +17,7 @@ from kleene.engines.srt.partition import split
 from kleene.reference.columnar import columns_of
 from kleene.reference.errors import PatternSyntaxError, Unsupported
 from kleene.reference.events import Stream
+from kleene.reference.query import Query
 from kleene.reference.sremo import format_sremo, matches, parse_sremo
 from kleene.reference.sremo.expressions import IllFormed, Partition
 
@@ -46,7 +47,7 @@ def test_an_element_missing_the_attribute_is_a_part_of_its_own():
     s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"},
                           {"ts": 2, "L": "A", "ID": 1}, {"ts": 3, "L": "B", "ID": 1}])
     assert {m.positions for m in matches(e, s)} == {(2, 3)}
-    assert {m.positions for m in engine("srt").compile(e).run(s)} == {(2, 3)}
+    assert {m.positions for m in engine("srt").compile(Query.of(e)).run(s)} == {(2, 3)}
 
 
 def test_partition_only_at_the_top():
@@ -65,7 +66,8 @@ def test_srt_runs_the_parts(columns, monkeypatch):
 
     monkeypatch.setattr(srt_columns, "SMALL", 0)     # the vector path on a tiny stream
     s = Stream.from_rows(ROWS)
-    got = list(engine("srt").compile(parse_sremo(PATTERN)).run(columnar(s) if columns else s))
+    compiled = engine("srt").compile(Query.of(parse_sremo(PATTERN)))
+    got = list(compiled.run(columnar(s) if columns else s))
     assert [m.positions for m in got] == [(0, 2)]
 
 
@@ -85,7 +87,7 @@ def test_dsrt_refuses_a_partition_in_one_line():
     assert Feature("sremo", "partition") not in engine("dsrt").capabilities
     assert Feature("sremo", "partition") in engine("srt").capabilities
     with pytest.raises(Unsupported, match="PARTITION BY") as err:
-        engine("dsrt").compile(e)
+        engine("dsrt").compile(Query.of(e))
     assert "\n" not in str(err.value)
 
 
@@ -98,8 +100,8 @@ def test_srt_equals_the_reference_on_partitioned_expressions(e, s, reading, poli
     p = Partition(e, ("ID",))
     expected = reference_or_reject(p, s, policy, steps=40_000, window=reading)
     try:
-        compiled = engine("srt").compile(p, policy=policy, time_unit=s.time_unit,
-                                         window=reading)
+        query = Query.of(p, policy=policy, time_unit=s.time_unit, reading=reading)
+        compiled = engine("srt").compile(query)
     except Unsupported:
         reject()
     kept, srt_columns.SMALL = srt_columns.SMALL, 0

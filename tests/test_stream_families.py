@@ -36,7 +36,7 @@ from kleene.reference.budget import Budget
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
-from kleene.reference.languages import language_of
+from kleene.reference.query import Query
 from kleene.reference.sremo.expressions import Window
 
 pytestmark = pytest.mark.spark
@@ -54,8 +54,8 @@ def decidable(name: str, pattern, policy: str) -> bool:
     """The query can run continuously (the refusals are tested on their own)."""
     try:
         eng = engine(name)
-        eng.compile(pattern, policy=policy, time_unit=None)
-        finality(eng, pattern, policy, time_unit=None, watermark=None)
+        eng.compile(Query.of(pattern, policy=policy, time_unit=None))
+        finality(eng, Query.of(pattern, policy=policy), watermark=None)
     except Unsupported:
         return False
     return True
@@ -64,8 +64,7 @@ def decidable(name: str, pattern, policy: str) -> bool:
 def check(spark, name: str, pattern, policy: str, s: Stream, columns: tuple[str, ...],
           at: list[int], per_batch: int) -> None:
     try:
-        reference = language_of(pattern).reference(pattern, s, policy,
-                                                   budget=Budget(limit=100_000))
+        reference = Query.of(pattern, policy=policy).reference(s, budget=Budget(limit=100_000))
     except BudgetExceeded:
         assume(False)
     single = set(run_engine(engine(name), policy, pattern, s))
@@ -124,7 +123,7 @@ def test_a_partitioned_sremo_streams(spark):
     rows = [(0, "A", 1), (1, "A", 2), (2, "C", 1), (3, "B", 2), (4, "B", 1), (5, "A", 1),
             (6, "C", 2), (7, "B", 1)]
     s = Stream.from_rows([{"ts": t, "L": x, "ID": i, "V": 0} for t, x, i in rows])
-    assert {m.positions for m in language_of(e).reference(e, s, "stream")} == \
+    assert {m.positions for m in Query.of(e, policy="stream").reference(s)} == \
         {(5, 7), (1, 3)}
     check(spark, "srt", e, "stream", s, ("L", "ID", "V"), [3, 5], 1)
 

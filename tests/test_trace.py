@@ -22,6 +22,7 @@ from kleene.engines.trace import substitution_text, trace
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import stream_of
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
@@ -36,7 +37,7 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `do
 
 
 def traced(c: dict, name: str = "ses-automaton", policy: str = "next"):
-    compiled = engine(name).compile(parse_ses(c["pattern"]), policy=policy)
+    compiled = engine(name).compile(Query.of(parse_ses(c["pattern"]), policy=policy))
     return trace(compiled, stream_of(c["events"], time_unit=c["time_unit"]))
 
 
@@ -77,7 +78,7 @@ def test_buffers_in_the_papers_notation():
                                          ("ses-automaton-paper-filter", "next")])
 @pytest.mark.parametrize("c", [Q1, P1], ids=["Q1", "P1"])
 def test_observing_changes_nothing(c, name, policy):
-    compiled = engine(name).compile(parse_ses(c["pattern"]), policy=policy)
+    compiled = engine(name).compile(Query.of(parse_ses(c["pattern"]), policy=policy))
     s = stream_of(c["events"], time_unit=c["time_unit"])
     run = list(compiled.run(s))
     assert list(trace(compiled, s).matches) == run
@@ -101,7 +102,7 @@ def test_a_filtered_event_is_shown():
 
 
 def test_only_the_ses_automaton_is_traced():
-    compiled = engine("ses-bruteforce").compile(parse_ses(Q1["pattern"]), policy="next")
+    compiled = engine("ses-bruteforce").compile(Query.of(parse_ses(Q1["pattern"]), policy="next"))
     with pytest.raises(Unsupported, match="one SES automaton"):
         trace(compiled, stream_of(Q1["events"], time_unit="h"))
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.engines.protocol import Query, compile_query
+from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.trace import trace
 from kleene.reference.errors import KleeneError
@@ -45,7 +45,7 @@ def table_1() -> list[dict]:
 
 def compiled(text: str, name: str):
     pattern = detect_language(text, "<t>").parse(text, "<t>")
-    return compile_query(engine(name), Query.of(pattern))
+    return engine(name).compile(Query.of(pattern))
 
 
 def traced(text: str, name: str, events: list[dict], unit: str | None = "min"):
@@ -118,7 +118,7 @@ def test_a_trace_reports_the_engines_match_set(case):
     for name in names:
         eng = engine(name)
         try:
-            c = compile_query(eng, Query.of(pattern))
+            c = eng.compile(Query.of(pattern))
         except KleeneError:         # an engine that does not compile it
             continue
         events = stream_of(case["events"], time_unit=case.get("time_unit"))
@@ -169,7 +169,7 @@ def test_every_engine_that_compiles_a_pattern_draws_it_and_the_automata_trace_it
         eng = engine(name)
         policy = "next" if name.startswith("ses") else None
         try:
-            c = compile_query(eng, Query.of(pattern, policy=policy))
+            c = eng.compile(Query.of(pattern, policy=policy))
         except KleeneError:
             continue
         assert b"<svg" in draw(c, "svg"), name

@@ -26,6 +26,7 @@ from kleene.conformance.backends import Outcome
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.errors import KleeneError
+from kleene.reference.operators.pattern import OperatorPattern
 
 #: Where ``make peers`` puts the peers' virtual environments.
 PEERS = Path(os.environ.get("KLEENE_PEERS", Path(__file__).resolve().parents[2] / ".peers"))
@@ -79,8 +80,9 @@ class MRBackend:
     def plan(self, request: Request) -> mr.Plan:
         """The translated query (:class:`.mr.Untranslatable` outside the fragment)."""
         query = Query.parse(request.pattern, language=request.language, policy=request.policy,
-                            window=request.window,  # type: ignore[arg-type]
-                            time_unit=request.time_unit)
+                            reading=request.window, time_unit=request.time_unit)
+        if not isinstance(query.pattern, OperatorPattern):
+            raise mr.Untranslatable(f"{query.lang.title} have no MATCH_RECOGNIZE translation")
         return mr.plan(query.pattern, request.policy, request.events, window=request.window,
                        time_unit=request.time_unit, skip=self.skip, ne=self.ne)
 

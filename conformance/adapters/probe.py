@@ -25,6 +25,7 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.operators.pattern import OperatorPattern
 
 
 @dataclass
@@ -70,12 +71,12 @@ def requests(files: Iterable[CaseFile]) -> Iterator[tuple[str, Request]]:
 def oracle(request: Request, skip: str, ne: str = "<>") -> tuple[mr.Plan, set[Match]]:
     """The plan and the match set SQL:2016 prescribes (:class:`.mr.Untranslatable`)."""
     query = Query.parse(request.pattern, language="operator", policy=request.policy,
-                        time_unit=request.time_unit)
+                        reading=request.window, time_unit=request.time_unit)
+    assert isinstance(query.pattern, OperatorPattern)
     p = mr.plan(query.pattern, request.policy, request.events, window=request.window,
                 time_unit=request.time_unit, skip=skip, ne=ne)
     s = Stream.from_rows(request.events, time_unit=request.time_unit)
-    found = query.lang.reference(query.pattern, s, request.policy, budget=Budget(),
-                                 reading=request.window)
+    found = query.reference(s, budget=Budget())
     return p, mr_oracle.expected(p, s, found)
 
 

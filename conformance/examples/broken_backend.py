@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from kleene.engines.protocol import Compiled, Feature
+from kleene.engines.protocol import Compiled, Feature, Query
 from kleene.engines.registry import engine as builtin
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -47,8 +47,8 @@ class BrokenEngine:
     def capabilities(self) -> frozenset[Feature]:
         return self.inner.capabilities
 
-    def compile(self, pattern: Any, **options: Any) -> DropLast:
-        return DropLast(self.inner.compile(pattern, **options))
+    def compile(self, query: Query) -> DropLast:
+        return DropLast(self.inner.compile(query))
 
 
 def engine() -> BrokenEngine:

@@ -63,7 +63,6 @@ from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
 from kleene.reference.operators.pattern import OperatorPattern
-from kleene.reference.operators.policies import chosen_policy
 
 Kind = Literal["eager", "chain", "tree"]
 
@@ -320,12 +319,12 @@ class NFAEngine:
         extra = ("disjunction",) if self.multichain else ()
         return Feature.of("operator", *CLAIMED, *extra)
 
-    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> CompiledNFA:
+    def compile(self, query: Query) -> CompiledNFA:
+        pattern = query.pattern
         if not isinstance(pattern, OperatorPattern):
             raise Unsupported(f"engine {self.name!r} runs operator patterns (seed 003) only")
-        chosen = chosen_policy(pattern, policy)
-        require(self, Query.of(pattern, policy=chosen, window=window).features())
+        chosen = query.policy
+        require(self, query.features())
         if has_or(pattern.expr) and not self.multichain:
             raise Unsupported(f"engine {self.name!r} has no OR; use nfa-multichain "
                               "(seed 003 Sec. 5)")
@@ -336,7 +335,7 @@ class NFAEngine:
             plans.append(Plan(shape, placed, None, contiguous=chosen == "contiguous",
                               first_chance=self.first_chance,
                               max_instances=self.max_instances, group_by=self.group_by))
-        return CompiledNFA(self.kind, tuple(plans), pattern, time_unit, window,
+        return CompiledNFA(self.kind, tuple(plans), pattern, query.time_unit, query.reading,
                            self.frequencies, self.sample, chosen,
                            choices=tuple(dnf_choices(pattern.expr)))
 

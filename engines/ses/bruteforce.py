@@ -46,8 +46,8 @@ from kleene.engines.protocol import (
     Counters,
     Feature,
     Pictured,
+    Query,
     Transition,
-    WindowReading,
     require,
     window_in_units,
 )
@@ -161,12 +161,11 @@ class BruteForceEngine:
             return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW, "any")
         return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW)
 
-    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> CompiledBruteForce:
-        p = check_options(pattern, policy, self.variant)
+    def compile(self, query: Query) -> CompiledBruteForce:
+        p = check_options(query.pattern, query.policy, self.variant)
         require(self, required_features(p))
-        return CompiledBruteForce(p, automata(p, self.orderings), policy, self.variant,
-                                  self.filter, time_unit, window)
+        return CompiledBruteForce(p, automata(p, self.orderings), query.policy, self.variant,
+                                  self.filter, query.time_unit, query.reading)
 
 
 register("ses-bruteforce", BruteForceEngine)

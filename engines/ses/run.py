@@ -44,8 +44,8 @@ from kleene.engines.protocol import (
     Counters,
     Feature,
     Pictured,
+    Query,
     Transition,
-    WindowReading,
     require,
     window_in_units,
 )
@@ -381,12 +381,11 @@ class SESAutomatonEngine:
     def capabilities(self) -> frozenset[Feature]:
         return claimed(self.variant, self.filter)
 
-    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> CompiledSES:
-        p = check_options(pattern, policy, self.variant)
+    def compile(self, query: Query) -> CompiledSES:
+        p = check_options(query.pattern, query.policy, self.variant)
         require(self, required_features(p))
-        return CompiledSES(p, ses_automaton(p), policy, self.variant, self.filter, time_unit,
-                           window)
+        return CompiledSES(p, ses_automaton(p), query.policy, self.variant, self.filter,
+                           query.time_unit, query.reading)
 
 
 register("ses-automaton", SESAutomatonEngine)

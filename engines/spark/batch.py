@@ -29,7 +29,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from kleene.engines.protocol import Query, compile_query
+from kleene.engines.protocol import Query
 from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
@@ -56,7 +56,7 @@ class Pair:
 
     def query(self) -> Query:
         return Query.parse(self.pattern, language=self.language, policy=self.policy,
-                           window=self.window, time_unit=self.time_unit)  # type: ignore[arg-type]
+                           reading=self.window, time_unit=self.time_unit)
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def _run_rows(pairs: Sequence[Pair], batches: Iterator[Any]) -> Iterator[Any]:
             found: list[str] | None = None
             try:
                 if key not in cache:
-                    cache[key] = compile_query(engine(pair.engine), pair.query())
+                    cache[key] = engine(pair.engine).compile(pair.query())
                 found, error = run_pair(pair, cache[key])
             except KleeneError as err:
                 error = (err.code, str(err))
@@ -128,7 +128,7 @@ def match_many(spark: Any, pairs: Sequence[Pair], *, tasks: int | None = None) -
     sent = []
     for i, pair in enumerate(pairs):
         try:
-            compile_query(engine(pair.engine), pair.query())      # on the driver, first
+            engine(pair.engine).compile(pair.query())      # on the driver, first
             sent.append(i)
         except KleeneError as err:
             answers[i] = Answer(error=(err.code, str(err)))

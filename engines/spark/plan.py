@@ -19,7 +19,8 @@ and holds the events with ``ts`` in ``[b_j − L·τ, b_{j+1} + A·τ]`` where
 owner. A SREMO count window ``[1..w]`` cuts by *position* instead
 (:attr:`Plan.by_position`, τ = w): the same rule with positions for timestamps.
 
-Some queries cannot run on Spark at all (:data:`UNSUPPORTED`); :func:`check_supported`
+Some queries cannot run on Spark at all (each language's ``spark_unsupported`` in the
+registry, :mod:`kleene.reference.languages`); :func:`check_supported`
 says so in one line on the driver, before any job.
 """
 
@@ -28,20 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kleene.engines.protocol import Engine, Feature, Query, claims
+from kleene.engines.protocol import Engine, Query, claims
 from kleene.reference.conditions import Agg, Attr, Condition, Prev
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
-from kleene.reference.languages import language_of
 from kleene.reference.schema import nodes, partition_attributes
 
 #: Features no Spark run supports, with the reason.
-UNSUPPORTED: dict[Feature, str] = {
-    Feature("sremo", "literal"): "Def. 18 read literally matches the whole string, and its "
-                                 "empty match has no event to carry it to a match row",
-    Feature("wayeb", "literal"): "Def. 18 read literally matches the whole string, and its "
-                                 "empty match has no event to carry it to a match row",
-}
 
 
 @dataclass(frozen=True)
@@ -84,29 +78,25 @@ def attributes_read(pattern: Any) -> frozenset[str]:
     return frozenset(found)
 
 
-def check_supported(pattern: Any, policy: str) -> None:
+def check_supported(query: Query) -> None:
     """Raise :class:`Unsupported` (one line) for a query no Spark run supports."""
-    lang = language_of(pattern)
-    lang.check_policy(policy)
-    reason = UNSUPPORTED.get(Feature.policy(lang.name, policy))
+    reason = query.lang.spark_unsupported.get(query.policy)
     if reason is not None:
-        raise Unsupported(f"policy {policy!r} of {lang.title} does not run on Spark: {reason}; "
-                          "drop --spark to run it single-process")
+        raise Unsupported(f"policy {query.policy!r} of {query.lang.title} does not run on "
+                          f"Spark: {reason}; drop --spark to run it single-process")
 
 
-def plan_for(engine: Engine, pattern: Any, policy: str, *, tau: int | float | None,
-             window: str = "inclusive", time_unit: str | None = None) -> Plan:
-    """The :class:`Plan` for running ``engine`` on ``pattern`` under ``policy``.
+def plan_for(engine: Engine, query: Query, *, tau: int | float | None) -> Plan:
+    """The :class:`Plan` for running ``engine`` on ``query``.
 
     ``tau`` is the pattern's window in timestamp units (``None`` if unknown or
     none); a pruning that counts its reach in another window
     (:attr:`~kleene.reference.pruning.Pruning.window`) overrides it, converted
-    with ``time_unit``. Raises :class:`~kleene.reference.errors.Unsupported` for a
-    policy the pattern's language does not know or Spark does not run.
+    with the query's time unit. Raises :class:`~kleene.reference.errors.Unsupported`
+    for a policy Spark does not run.
     """
-    check_supported(pattern, policy)
-    lang = language_of(pattern)
-    query = Query(lang.name, pattern, lang.format(pattern), policy, window)  # type: ignore[arg-type]
+    check_supported(query)
+    lang, pattern, policy, time_unit = query.lang, query.pattern, query.policy, query.time_unit
     if not claims(engine, query):
         return Plan(policy, notes=(f"engine {engine.name!r} does not claim "
                                    f"{', '.join(sorted(map(str, query.features())))}: run on "

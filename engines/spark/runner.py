@@ -48,8 +48,8 @@ from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.session import worker_python
 from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
 from kleene.reference.errors import KleeneError, PatternError, Unsupported
-from kleene.reference.languages import detect_language, language_of
 from kleene.reference.match import Match
+from kleene.reference.pattern import Pattern
 
 #: Default Spark partitions per core for the engine stage. Each task costs ~0.05 s
 #: beside its work (the worker's start and its Parquet file) and a slice's reach is read
@@ -85,27 +85,22 @@ def job_errors() -> Iterator[None]:
         raise
 
 
-def _engine(engine: str | Engine | None, pattern: Any = None, policy: str = "next") -> Engine:
+def engine_for(engine: str | Engine | None, query: Query) -> Engine:
     """The engine named, or (``None``) the fastest registered engine that claims the
     query (:func:`~kleene.engines.registry.fastest_engine`)."""
     if engine is None:
-        choice = fastest_engine(Query.of(pattern, policy=policy))
+        choice = fastest_engine(query)
         if choice is None:
-            raise Unsupported(f"no registered engine claims this pattern under policy "
-                              f"{policy}; Spark runs engines only")
+            raise Unsupported(f"no registered engine claims this {query.language} pattern "
+                              f"under policy {query.policy}; Spark runs engines only (drop "
+                              "--spark to use the reference semantics)")
         engine = choice.name
     return engine_named(engine) if isinstance(engine, str) else engine
 
 
-def _pattern(pattern: Any) -> Any:
-    if isinstance(pattern, str):
-        return detect_language(pattern).parse(pattern, "<pattern>")
-    return pattern
-
-
-def _tau(pattern: Any, time_unit: str | None) -> int | float | None:
-    window = language_of(pattern).window(pattern)
-    return None if window is None else window.in_units_of(time_unit)
+def _tau(query: Query) -> int | float | None:
+    window = query.lang.window(query.pattern)
+    return None if window is None else window.in_units_of(query.time_unit)
 
 
 def _bounds(frame: EventFrame, plan: Plan, slices: int | Sequence[float] | None,
@@ -174,33 +169,30 @@ class Prepared:
         return self.events.mapInArrow(partial(run_partition, self.task), self.schema)
 
 
-def checked_engine(engine: str | Engine | None, pattern: Any, policy: str,
-                   time_unit: str | None, window: str = "inclusive") -> Engine:
+def checked_engine(engine: str | Engine | None, query: Query) -> Engine:
     """The engine of a run, compiled once on the driver so that an unsupported
     pattern, policy or window reading is one line before any job. The events'
     time unit may be known only once they are read (stock lines and datetimes
     are in ms): until then ``ms`` stands in, and :func:`prepare` compiles again
     with the frame's unit."""
-    check_supported(pattern, policy)
-    eng = _engine(engine, pattern, policy)
-    eng.compile(pattern, policy=policy, time_unit=time_unit or "ms",
-                window=window)  # type: ignore[arg-type]
+    check_supported(query)
+    eng = engine_for(engine, query)
+    eng.compile(query.with_time_unit("ms"))
     return eng
 
 
-def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,
-            policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
-            slices: int | Sequence[float] | None = None, window: str = "inclusive"
-            ) -> Prepared:
+def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = None,
+            columns: Sequence[str] = (), tasks: int | None = None,
+            slices: int | Sequence[float] | None = None) -> Prepared:
     """Compile, plan and lay out a run (see :func:`match_frame`); nothing runs yet
     but the sampling of timestamps when they are unknown."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    pattern = _pattern(pattern)
-    eng = checked_engine(engine, pattern, policy, frame.time_unit, window)
+    query = query.with_time_unit(frame.time_unit)
+    pattern = query.pattern
+    eng = checked_engine(engine, query)
     worker_python(frame.df.sparkSession)
-    plan = plan_for(eng, pattern, policy, tau=_tau(pattern, frame.time_unit), window=window,
-                    time_unit=frame.time_unit)
+    plan = plan_for(eng, query, tau=_tau(query))
     read = sorted(attributes_read(pattern))
     missing = sorted({frame.column_of(a) for a in read} - set(frame.df.columns))
     if missing:
@@ -234,40 +226,41 @@ def prepare(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = No
                              keys=keys, streams=frame.streams, bounds=bounds, tasks=tasks)
     schema = _output_schema(frame.df, frame.streams, columns)
     fail = os.environ.get(FAIL_ONCE)
-    task = Task(engine=eng, pattern=pattern, policy=policy, time_unit=frame.time_unit,
-                ts=frame.ts, type=frame.type, position=frame.position, attributes=attributes,
-                groups=layout.groups, streams=frame.streams, columns=tuple(columns),
-                slice_column=SLICE if layout.sliced else None, bounds=layout.bounds,
+    task = Task(engine=eng, query=query, ts=frame.ts, type=frame.type, position=frame.position,
+                attributes=attributes, groups=layout.groups, streams=frame.streams,
+                columns=tuple(columns), slice_column=SLICE if layout.sliced else None,
+                bounds=layout.bounds,
                 schema=to_arrow_schema(schema), fail_once=int(fail) if fail else None,
-                window=window, by_position=plan.by_position)
+                by_position=plan.by_position)
     return Prepared(df, plan, layout, task, schema, direct)
 
 
-def match_frame(frame: EventFrame, pattern: Any, *, engine: str | Engine | None = None,
-                policy: str = "next", columns: Sequence[str] = (), tasks: int | None = None,
-                slices: int | Sequence[float] | None = None, explain: Explain = None,
-                window: str = "inclusive") -> Any:
-    """The match DataFrame of ``pattern`` on ``frame`` (see the module docstring).
+def match_frame(frame: EventFrame, query: Query, *, engine: str | Engine | None = None,
+                columns: Sequence[str] = (), tasks: int | None = None,
+                slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
+    """The match DataFrame of ``query`` on ``frame`` (see the module docstring).
 
     ``tasks`` is the number of Spark partitions (default: 2 per core); ``slices``
     the number of time slices (default ``tasks``; 1: none) or their boundaries;
-    ``explain`` receives the plan and the layout in words; ``window`` is the
-    window reading (``inclusive`` or ``strict``, docs/architecture.md, "Windows").
+    ``explain`` receives the query's window and reading, the plan and the layout in
+    words.
     """
-    run = prepare(frame, pattern, engine=engine, policy=policy, columns=columns, tasks=tasks,
-                  slices=slices, window=window)
+    run = prepare(frame, query, engine=engine, columns=columns, tasks=tasks, slices=slices)
     if explain is not None:
-        explain(run.explain())
+        explain(f"query: {run.task.query.said()}\n{run.explain()}")
     return run.matches()
 
 
-def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine | None = None,
-                    policy: str = "next", ts: str = "ts", type: str | None = "type",
+def match_dataframe(df: Any, pattern: str | Pattern | Query, *,
+                    engine: str | Engine | None = None, policy: str | None = None,
+                    reading: str | None = None, ts: str = "ts", type: str | None = "type",
                     time_unit: str | None = None, position: str | None = None,
                     streams: Sequence[str] = (), columns: Sequence[str] = (),
                     tasks: int | None = None, slices: int | Sequence[float] | None = None,
-                    explain: Explain = None, window: str = "inclusive") -> Any:
-    """The matches of ``pattern`` (an AST or its text) on the events of ``df``.
+                    explain: Explain = None) -> Any:
+    """The matches of ``pattern`` (its text, an AST or a :class:`Query`) on the events of
+    ``df``: the query is decided here, once (:meth:`Query.ask`: the language's default
+    policy and window reading unless ``policy`` or ``reading`` is given).
 
     ``ts`` names the timestamp column, ``type`` the type column, ``time_unit``
     the timestamps' unit (``ms s min h d``; datetimes are ms). Without
@@ -276,34 +269,36 @@ def match_dataframe(df: Any, pattern: Any, *, engine: str | Engine | None = None
     per stream of ``streams`` (columns naming independent streams, copied to
     the output). ``columns`` are event columns copied to each match row.
     """
-    pattern = _pattern(pattern)
-    eng = checked_engine(engine, pattern, policy, time_unit, window)   # before any job
+    query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
+    eng = checked_engine(engine, query)   # before any job
     worker_python(df.sparkSession)   # before the numbering pass, which runs Python workers
-    frame = from_dataframe(df, ts=ts, type=type, time_unit=time_unit, position=position,
-                           streams=streams, require=attributes_read(pattern))
-    return match_frame(frame, pattern, engine=eng, policy=policy, columns=columns,
-                       tasks=tasks, slices=slices, explain=explain, window=window)
+    frame = from_dataframe(df, ts=ts, type=type, time_unit=query.time_unit, position=position,
+                           streams=streams, require=attributes_read(query.pattern))
+    return match_frame(frame, query, engine=eng, columns=columns, tasks=tasks, slices=slices,
+                       explain=explain)
 
 
-def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | None = None,
-               policy: str = "next", format: str | None = None, ts: str | None = None,
+def match_file(spark: Any, path: str, pattern: str | Pattern | Query, *,
+               engine: str | Engine | None = None, policy: str | None = None,
+               reading: str | None = None, format: str | None = None, ts: str | None = None,
                type: str | None = "type", time_unit: str | None = None,
                columns: Sequence[str] = (), tasks: int | None = None,
                slices: int | Sequence[float] | None = None, stock: str = "arrow",
                limit: int | None = None, schema: str | None = None,
-               explain: Explain = None, window: str = "inclusive") -> Any:
-    """The matches of ``pattern`` on the events of a CSV, JSON Lines, Parquet or
-    stock file (options as :func:`kleene.reference.loaders.load_events`; ``schema``
-    a DDL string declaring the columns of a CSV or JSON Lines file)."""
-    pattern = _pattern(pattern)
-    eng = checked_engine(engine, pattern, policy, time_unit, window)   # before any job
+               explain: Explain = None) -> Any:
+    """The matches of ``pattern`` (as :func:`match_dataframe`) on the events of a CSV,
+    JSON Lines, Parquet or stock file (options as
+    :func:`kleene.reference.loaders.load_events`; ``schema`` a DDL string declaring the
+    columns of a CSV or JSON Lines file)."""
+    query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
+    eng = checked_engine(engine, query)   # before any job
     worker_python(spark)
     with job_errors():
-        frame = read_events(spark, path, format=format, ts=ts, type=type, time_unit=time_unit,
-                            require=attributes_read(pattern), stock=stock, limit=limit,
-                            schema=schema)
-    return match_frame(frame, pattern, engine=eng, policy=policy, columns=columns,
-                       tasks=tasks, slices=slices, explain=explain, window=window)
+        frame = read_events(spark, path, format=format, ts=ts, type=type,
+                            time_unit=query.time_unit, require=attributes_read(query.pattern),
+                            stock=stock, limit=limit, schema=schema)
+    return match_frame(frame, query, engine=eng, columns=columns, tasks=tasks, slices=slices,
+                       explain=explain)
 
 
 # ---------------------------------------------------------------- results
@@ -364,4 +359,4 @@ def write_matches(matches: Any, path: str, *, format: str | None = None,
 
 
 __all__ = ["Prepared", "SparkJobFailed", "checked_engine", "collect_matches", "match_dataframe",
-           "match_file", "match_frame", "prepare", "write_matches"]
+           "match_file", "match_frame", "prepare", "write_matches", "engine_for"]

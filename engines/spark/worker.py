@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.engines.match_columns import MatchColumns, digest, match_batches
-from kleene.engines.protocol import Engine
+from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.layout import owners
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Stream
@@ -65,9 +65,7 @@ class Task:
     """
 
     engine: Engine
-    pattern: Any
-    policy: str
-    time_unit: str | None
+    query: Query
     ts: str
     type: str | None
     position: str
@@ -79,7 +77,6 @@ class Task:
     bounds: tuple[int | float, ...]
     schema: Any                      # the pyarrow schema of the output
     fail_once: int | None = None
-    window: str = "inclusive"        # the window reading
     by_position: bool = False        # slices own matches by first position, not timestamp
 
 
@@ -126,7 +123,7 @@ def group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
         raise StreamError(err.message, row=row, field=err.field, source=err.source) from None
     if len(positions) > 1 and (positions[1:] <= positions[:-1]).any():
         raise StreamError("positions out of order in a group", field=task.position)
-    return Stream.from_columns(columns, task.time_unit), positions
+    return Stream.from_columns(columns, task.query.time_unit), positions
 
 
 def _rows(task: Task, stream: Sequence[Any], found: MatchColumns, local: MatchColumns,
@@ -173,8 +170,7 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     (:meth:`~kleene.reference.events.Stream.from_columns`): the engine filters
     on them and builds events only for the rows it keeps."""
     task_threads()
-    compiled = task.engine.compile(task.pattern, policy=task.policy, time_unit=task.time_unit,
-                                   window=task.window)  # type: ignore[arg-type]
+    compiled = task.engine.compile(task.query)
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
     for key, group in _groups(task, batches):
         stream, origin = group_stream(task, group)

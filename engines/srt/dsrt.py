@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kleene.engines.protocol import Counters, Feature, Pictured, Transition, WindowReading
+from kleene.engines.protocol import Counters, Feature, Pictured, Query, Transition
 from kleene.engines.registry import register
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
@@ -211,8 +211,8 @@ class DSRTEngine:
         labels = (*POLICIES, "registers", "star", "window", "intersection", "window-strict")
         return Feature.of("sremo", *labels) | Feature.of("wayeb", *labels)
 
-    def compile(self, pattern: object, *, policy: str = "stream", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> CompiledDSRT:
+    def compile(self, query: Query) -> CompiledDSRT:
+        pattern, policy, time_unit = query.pattern, query.policy, query.time_unit
         if not isinstance(pattern, EXPRESSION_TYPES):
             raise Unsupported(f"the SRT engines run SREMO expressions, not "
                               f"{type(pattern).__name__}")

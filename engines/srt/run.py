@@ -26,7 +26,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kleene.engines.protocol import Counters, Feature, Pictured, Transition, WindowReading
+from kleene.engines.protocol import Counters, Feature, Pictured, Query, Transition, WindowReading
 from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, trim
@@ -180,10 +180,9 @@ class SRTEngine:
             return Feature.of("sremo", *CONSTRUCTS) | Feature.of("wayeb", *CONSTRUCTS)
         return claimed("sremo") | claimed("wayeb")
 
-    def compile(self, pattern: object, *, policy: str = "stream", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> CompiledSRT:
-        return compile_expression(pattern, policy=policy, time_unit=time_unit, window=window,
-                                  faithful=self.faithful)
+    def compile(self, query: Query) -> CompiledSRT:
+        return compile_expression(query.pattern, policy=query.policy, time_unit=query.time_unit,
+                                  window=query.reading, faithful=self.faithful)
 
 
 register("srt", SRTEngine)

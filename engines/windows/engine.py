@@ -34,6 +34,7 @@ from kleene.engines.protocol import (
     Engine,
     Feature,
     Pictured,
+    Query,
     Transition,
     WindowReading,
     require,
@@ -51,6 +52,7 @@ from kleene.reference.ses.partitioning import is_partitioning_equality, partitio
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES
 from kleene.reference.ses.pruning import partitioning_attributes_for
+from kleene.reference.ses.text import format_ses
 
 
 def without_equalities(pattern: SESPattern, attributes: tuple[str, ...]) -> SESPattern:
@@ -75,7 +77,8 @@ class CompiledWindows(Pictured):
     pattern: SESPattern
     policy: str
     attributes: tuple[str, ...]
-    inner_pattern: SESPattern
+    #: A's query: the pattern's without the equalities the partitioning dropped
+    inner_query: Query
     inner: Compiled
     time_unit: str | None = None
     reading: WindowReading = "inclusive"
@@ -100,8 +103,8 @@ class CompiledWindows(Pictured):
         tau = window_in_units(self.pattern.window, unit, events, self.reading)
         if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
             return
-        inner = self.inner if unit == self.time_unit else self.engine.compile_inner(
-            self.inner_pattern, self.policy, unit, self.reading)
+        inner = self.inner if unit == self.time_unit else self.engine.inner_engine.compile(
+            self.inner_query.with_time_unit(unit))
         steps = self.engine
         A = matcher(inner, tau, prefiltered=steps.filtering, properties=self.pattern,
                     anchored=steps.anchored)
@@ -147,8 +150,8 @@ class WindowsEngine:
         kept = preserved_policies(filtering=self.filtering, paper_faithful=self.paper_faithful)
         return frozenset(f for f in inner if f.kind != "policy" or f.label in kept)
 
-    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
-                window: WindowReading = "inclusive") -> CompiledWindows:
+    def compile(self, query: Query) -> CompiledWindows:
+        pattern, policy = query.pattern, query.policy
         if not isinstance(pattern, SESPattern):
             raise Unsupported(f"the match-window engines take SES patterns, not "
                               f"{type(pattern).__name__}")
@@ -161,15 +164,10 @@ class WindowsEngine:
             attributes = (partitioning_attributes(pattern) if self.paper_faithful
                           else partitioning_attributes_for(pattern, policy))
         inner_pattern = without_equalities(pattern, attributes)
-        inner = self.compile_inner(inner_pattern, policy, time_unit, window)
-        return CompiledWindows(self, pattern, policy, attributes, inner_pattern, inner,
-                               time_unit, window)
-
-    def compile_inner(self, pattern: SESPattern, policy: str, time_unit: str | None,
-                      window: WindowReading = "inclusive") -> Compiled:
-        """A: the inner engine compiled for ``pattern`` (Θ without the dropped equalities)."""
-        return self.inner_engine.compile(pattern, policy=policy, time_unit=time_unit,
-                                         window=window)
+        inner_query = replace(query, pattern=inner_pattern, text=format_ses(inner_pattern))
+        return CompiledWindows(self, pattern, policy, attributes, inner_query,
+                               self.inner_engine.compile(inner_query), query.time_unit,
+                               query.reading)
 
 
 def _variant(name: str, *, inner: str = "ses-automaton",

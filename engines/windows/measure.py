@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from kleene.engines.registry import engine
 from kleene.reference.events import Event
 from kleene.reference.loaders import load_events
+from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
 STOCKS = "/work/shared/data/stocks.stream.gz"
@@ -44,7 +45,7 @@ PATTERNS = {
 
 def measure(name: str, text: str, policy: str, events: Sequence[Event]) -> dict[str, object]:
     """Run engine ``name`` once; its throughput, matches and counters."""
-    compiled = engine(name).compile(parse_ses(text), policy=policy, time_unit="ms")
+    compiled = engine(name).compile(Query.of(parse_ses(text), policy=policy, time_unit="ms"))
     start = time.perf_counter()
     found = sum(1 for _ in compiled.run(events))
     seconds = time.perf_counter() - start

@@ -47,13 +47,13 @@ def claiming(pattern: OperatorPattern, policy: str = "any",
              reading: WindowReading = "inclusive",
              names: Iterable[str] = NFA_ENGINES) -> dict[str, Compiled]:
     """The engines of ``names`` that claim the query, compiled."""
-    query = Query.of(pattern, policy=policy, window=reading)
+    query = Query.of(pattern, policy=policy, reading=reading)
     out: dict[str, Compiled] = {}
     for name in names:
         e = engine(name)
         if claims(e, query):
             try:
-                out[name] = e.compile(pattern, policy=policy, window=reading)
+                out[name] = e.compile(query)
             except Unsupported:
                 continue
     return out
@@ -182,7 +182,8 @@ def coverage(pattern: OperatorPattern, streams: Iterable[Stream], *,
              compiled: Compiled | None = None, policy: str = "any",
              reading: WindowReading = "inclusive") -> Coverage:
     """Which of the eager NFA's transitions the ``streams`` drive (module docstring)."""
-    compiled = compiled or engine("nfa-eager").compile(pattern, policy=policy, window=reading)
+    compiled = compiled or engine("nfa-eager").compile(
+        Query.of(pattern, policy=policy, reading=reading))
     transitions = list(compiled.iter_transitions())
     witnesses: dict[Transition, Stream | None] = dict.fromkeys(transitions)
     index = {(t.source, t.target, t.variable): t for t in transitions}

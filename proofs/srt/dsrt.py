@@ -48,6 +48,7 @@ from kleene.proofs.srt.symbolic import (
 from kleene.reference.conditions import TRUE, Condition, conjunction
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
+from kleene.reference.query import Query
 from kleene.reference.sremo.expressions import Expr, Window
 from kleene.reference.sremo.semantics import accepts as reference_accepts
 
@@ -213,7 +214,7 @@ def dsrt_equivalence(e: Expr, *, bound: int | None = None, schema: Schema | None
                    f"most {w} elements", schema=schema, timeout_ms=timeout_ms)
     if isinstance(r, CounterExample):
         said = {"the reference": reference_accepts(e, r.stream),
-                "the srt engine": bool(list(engine("srt").compile(e, policy="literal")
+                "the srt engine": bool(list(engine("srt").compile(Query.of(e, policy="literal"))
                                             .run(r.stream))),
                 "the dsrt engine": compiled.accepts(r.stream)}
         verdicts = ", ".join(f"{who} {'accepts' if yes else 'rejects'} it"

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.events import Event
+from kleene.reference.pattern import Pattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +102,7 @@ KEYWORDS = frozenset({"PATTERN", "WHERE", "WITHIN", "SEQ", "AND", "OR", "NOT", "
 
 
 @dataclass(frozen=True)
-class OperatorPattern:
+class OperatorPattern(Pattern):
     """``PATTERN expr WHERE conditions WITHIN window``; validated on construction."""
 
     expr: Node

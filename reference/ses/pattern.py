@@ -21,6 +21,7 @@ from kleene.reference.conditions import (
 )
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
+from kleene.reference.pattern import Pattern
 
 #: Words that cannot name a variable (they are keywords of the text syntax).
 KEYWORDS = frozenset({"PATTERN", "WHERE", "WITHIN", "AND", "OR", "NOT", "TRUE", "FALSE",
@@ -39,7 +40,7 @@ class Variable:
 
 
 @dataclass(frozen=True)
-class SESPattern:
+class SESPattern(Pattern):
     """``(<B1..Bk>, Θ, τ)``: ``sets`` B1..Bk, ``conditions`` Θ, ``window`` τ."""
 
     sets: tuple[tuple[Variable, ...], ...]

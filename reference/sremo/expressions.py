@@ -35,6 +35,7 @@ from typing import TypeAlias
 from kleene.reference.conditions import TRUE, Agg, Attr, Condition, Prev, subterms
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
+from kleene.reference.pattern import Pattern
 
 #: The head variable of report Def. 10.
 HEAD = "~"
@@ -53,17 +54,17 @@ class IllFormed(PatternError):
 
 
 @dataclass(frozen=True, slots=True, eq=True)
-class Epsilon:
+class Epsilon(Pattern):
     """``ϵ``: accepts only the empty string (Def. 15 case 1)."""
 
 
 @dataclass(frozen=True, slots=True, eq=True)
-class Empty:
+class Empty(Pattern):
     """``∅``: accepts nothing (Def. 15 case 1; Def. 17 gives it no rule)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Atom:
+class Atom(Pattern):
     """``phi ↑ o`` or ``phi ↑ o ↓ write`` (Def. 15 cases 2 and 3)."""
 
     condition: Condition
@@ -80,7 +81,7 @@ class Atom:
 
 
 @dataclass(frozen=True, slots=True)
-class Choice:
+class Choice(Pattern):
     """``e1 + e2 + ...`` (Def. 15 case 4, n-ary: + is associative)."""
 
     parts: tuple[Expr, ...]
@@ -90,7 +91,7 @@ class Choice:
 
 
 @dataclass(frozen=True, slots=True)
-class Concat:
+class Concat(Pattern):
     """``e1 · e2 · ...`` (Def. 15 case 5, n-ary: · is associative)."""
 
     parts: tuple[Expr, ...]
@@ -100,14 +101,14 @@ class Concat:
 
 
 @dataclass(frozen=True, slots=True)
-class Star:
+class Star(Pattern):
     """``e*`` (Def. 15 case 6)."""
 
     body: Expr
 
 
 @dataclass(frozen=True, slots=True)
-class Window:
+class Window(Pattern):
     """``e[1..w]`` (report Def. 39): matches whose span max(M) − min(M) + 1 ≤ w; or, when
     ``width`` is a :class:`~kleene.reference.durations.Duration`, ``e[WITHIN τ]``, Kleene's
     time window (docs/semantics.md, "SREMO time windows"): the timestamps of the marked
@@ -130,7 +131,7 @@ class Window:
 
 
 @dataclass(frozen=True, slots=True)
-class Intersect:
+class Intersect(Pattern):
     """``e1 ∩ e2 ∩ ...``: M is a match iff it is a match of every part (report Def. 33, Thm 34)."""
 
     parts: tuple[Expr, ...]
@@ -140,7 +141,7 @@ class Intersect:
 
 
 @dataclass(frozen=True, slots=True)
-class Not:
+class Not(Pattern):
     """``!e``: the strings e does not accept, marking nothing (report Sec. 5.1.2, Cor. 43)."""
 
     body: Expr
@@ -150,7 +151,7 @@ STRATEGIES = ("any", "next")
 
 
 @dataclass(frozen=True, slots=True)
-class Strategy:
+class Strategy(Pattern):
     """A selection strategy as an operator (report Sec. 5.2): ``kind`` is ``any`` (Def. 44,
     ⟲) or ``next`` (Def. 45, @); it rewrites the top-level sequence or iteration of ``body``
     (see :mod:`kleene.reference.sremo.strategies`)."""
@@ -164,7 +165,7 @@ class Strategy:
 
 
 @dataclass(frozen=True, slots=True)
-class Partition:
+class Partition(Pattern):
     """``e PARTITION BY a, ...``: Kleene's extension for Wayeb's ``{partitionBy:a}``
     (docs/semantics.md, "SREMO partitions"): the matches of ``e`` on each sub-stream of
     the elements that share their values of ``by`` (a part as

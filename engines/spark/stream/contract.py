@@ -29,13 +29,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
 
-from kleene.engines.protocol import Engine
+from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.plan import Plan, plan_for
 from kleene.reference.durations import Duration
 from kleene.reference.errors import KleeneError, PatternError, Unsupported
-from kleene.reference.languages import language_of
 
 
 class StreamSetupError(KleeneError):
@@ -105,27 +103,26 @@ def parse_duration(text: str | int | float, time_unit: str | None) -> int | floa
         raise StreamSetupError(f"watermark {text!r}: {err}") from None
 
 
-def window_of(pattern: Any, time_unit: str | None) -> int | float | None:
+def window_of(query: Query) -> int | float | None:
     """τ in timestamp units from the language's ``window`` (``None``: none, or the
     language reports none, as SREMO, whose window the pruning answer carries)."""
-    window = language_of(pattern).window(pattern)
+    window = query.lang.window(query.pattern)
     if window is None:
         return None
     if not hasattr(window, "in_units_of"):
         raise StreamSetupError(f"the pattern's window {window} is not a time window; a "
                                "continuous run needs one in time (or timestamp) units")
-    return window.in_units_of(time_unit)   # a unit without --time-unit: one PatternError
+    return window.in_units_of(query.time_unit)   # a unit without --time-unit: one PatternError
 
 
-def finality(engine: Engine, pattern: Any, policy: str, *, time_unit: str | None,
+def finality(engine: Engine, query: Query, *,
              watermark: str | int | float | None) -> Finality:
-    """The emission rule, or one line saying why the matches of ``pattern`` under
-    ``policy`` cannot be decided before the stream ends, or why the watermark is
-    too short (a watermark shorter than the window is refused: issue 14, "Bad
-    input"; it defaults to the window)."""
-    lang = language_of(pattern)
-    plan = plan_for(engine, pattern, policy, tau=window_of(pattern, time_unit),
-                    time_unit=time_unit)
+    """The emission rule, or one line saying why the matches of ``query`` cannot be
+    decided before the stream ends, or why the watermark is too short (a watermark
+    shorter than the window is refused: issue 14, "Bad input"; it defaults to the
+    window)."""
+    lang, policy, time_unit = query.lang, query.policy, query.time_unit
+    plan = plan_for(engine, query, tau=window_of(query))
     if plan.by_position:
         raise StreamSetupError(f"the pattern's window [1..{plan.tau}] counts positions; a "
                                "continuous run needs one in time (or timestamp) units, "

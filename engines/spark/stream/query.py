@@ -40,18 +40,18 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kleene.engines.protocol import Engine
+from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.frames import _check_columns, check_ddl
 from kleene.engines.spark.plan import attributes_read
 from kleene.engines.spark.pushdown import to_column
-from kleene.engines.spark.runner import _engine, _pattern
+from kleene.engines.spark.runner import engine_for
 from kleene.engines.spark.session import worker_python
 from kleene.engines.spark.stream.contract import StreamSetupError, finality
 from kleene.engines.spark.stream.step import CORRUPT, Progress, Setup, run_batch
 from kleene.engines.spark.stream.store import StateStore, _join
 from kleene.reference.errors import StreamError
-from kleene.reference.languages import language_of
 from kleene.reference.loaders import detect_format
+from kleene.reference.pattern import Pattern
 
 #: The source formats (``--format``), as the loaders name them.
 FORMATS = ("csv", "jsonl", "parquet")
@@ -133,32 +133,33 @@ class ContinuousMatch:
     """The matches of ``pattern`` on the files arriving in ``source``, each written once
     to ``output`` when final (see the module docstring). ``watermark`` is the
     out-of-order delay (``'500 ms'`` or timestamp units; default τ, at least τ);
-    ``max_files`` the files per micro-batch; ``window`` the window reading
-    (``inclusive`` or ``strict``; default: the language's, as ``kleene match``);
+    ``max_files`` the files per micro-batch; ``pattern`` its text, an AST or a
+    :class:`Query`, decided here once (:meth:`Query.ask`: the language's default
+    ``policy`` and window ``reading`` unless given, as ``kleene match``);
     ``on_progress`` receives a :class:`~.step.Progress` per micro-batch."""
 
-    def __init__(self, spark: Any, source: str, pattern: Any, *, output: str,
-                 checkpoint: str, policy: str = "any", engine: str | Engine | None = None,
+    def __init__(self, spark: Any, source: str, pattern: str | Pattern | Query, *,
+                 output: str, checkpoint: str, policy: str | None = None,
+                 reading: str | None = None, engine: str | Engine | None = None,
                  format: str | None = None, ts: str = "ts", type: str | None = "type",
                  time_unit: str | None = None, watermark: str | int | float | None = None,
                  schema: str | None = None, columns: Sequence[str] = (),
-                 max_files: int | None = None, window: str | None = None,
+                 max_files: int | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructField, StructType
 
         self.spark, self.source, self.checkpoint = spark, source, checkpoint
         self.on_progress = on_progress
-        pattern = _pattern(pattern)
-        eng = _engine(engine, pattern, policy)
+        query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
+        eng = engine_for(engine, query)
         self.format = source_format(source, format)
         raw = source_schema(spark, source, self.format, schema)
         unit = check_timestamp(raw, ts, source)
-        time_unit = time_unit or unit
-        window = window or language_of(pattern).default_reading
-        eng.compile(pattern, policy=policy, time_unit=time_unit,
-                    window=window)  # type: ignore[arg-type]
-        fin = finality(eng, pattern, policy, time_unit=time_unit, watermark=watermark)
+        query = query.with_time_unit(unit)
+        eng.compile(query)
+        fin = finality(eng, query, watermark=watermark)
+        pattern = query.pattern
         names = [f.name for f in raw.fields]
         read = sorted(attributes_read(pattern))
         _check_columns(names, ts=ts, type=type, require=[*read, *columns], source=source)
@@ -183,11 +184,9 @@ class ContinuousMatch:
             else "parquet"
         attributes = tuple(dict.fromkeys(alias.get(a, a) for a in read
                                          if alias.get(a, a) not in (ts, type)))
-        self.setup = Setup(engine=eng, pattern=pattern, policy=policy, finality=fin, ts=ts,
-                           type=type, time_unit=time_unit, fields=fields,
-                           attributes=attributes, columns=tuple(columns), output=output,
-                           output_format=output_format, schema=kept, keep=keep,
-                           window=window)
+        self.setup = Setup(engine=eng, query=query, finality=fin, ts=ts, type=type,
+                           fields=fields, attributes=attributes, columns=tuple(columns),
+                           output=output, output_format=output_format, schema=kept, keep=keep)
         self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
                          else F.col(ts).cast(ts_type))
         self.max_files = max_files

@@ -40,7 +40,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kleene.engines.protocol import Engine
+from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.frames import POSITION
 from kleene.engines.spark.runner import job_errors
 from kleene.engines.spark.stream.contract import Finality
@@ -68,12 +68,10 @@ class Setup:
     schema of the kept event columns."""
 
     engine: Engine
-    pattern: Any
-    policy: str
+    query: Query
     finality: Finality
     ts: str
     type: str | None
-    time_unit: str | None
     fields: tuple[str, ...]
     attributes: tuple[str, ...]
     columns: tuple[str, ...]
@@ -81,7 +79,6 @@ class Setup:
     output_format: str
     schema: Any
     keep: Callable[[], Any] | None = None
-    window: str = "inclusive"
 
 
 @dataclass(frozen=True)
@@ -305,10 +302,10 @@ def _task(setup: Setup, events: Any, columns: Sequence[str]) -> Task:
                         pa.field("first", pa.int64()), pa.field("variable", pa.string()),
                         pa.field("position", pa.int64()),
                         *(events.schema.field(c) for c in columns)])
-    return Task(engine=setup.engine, pattern=setup.pattern, policy=setup.policy,
-                time_unit=setup.time_unit, ts=setup.ts, type=setup.type, position=POSITION,
+    return Task(engine=setup.engine, query=setup.query, ts=setup.ts, type=setup.type,
+                position=POSITION,
                 attributes=setup.attributes, groups=(), streams=(), columns=tuple(columns),
-                slice_column=None, bounds=(), schema=schema, window=setup.window)
+                slice_column=None, bounds=(), schema=schema)
 
 
 def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
