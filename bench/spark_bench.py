@@ -209,8 +209,8 @@ def on_spark_cpu(spark: Any, path: Path, run: Run, limit: int | None,
     workers (:func:`tree_cpu`)."""
     started, cpu = time.perf_counter(), tree_cpu()
     frame = read_events(spark, str(path), limit=limit)
-    prepared = prepare(frame, run.text, engine=run.engine, policy=run.policy, tasks=tasks,
-                       window=run.window)
+    query = Query.parse(run.text, policy=run.policy, reading=run.window)
+    prepared = prepare(frame, query, engine=run.engine, tasks=tasks)
     write_matches(prepared.matches(), str(out), mode="overwrite")
     seconds, cpu = time.perf_counter() - started, tree_cpu() - cpu
     written = spark.read.parquet(str(out)).select("match_id").distinct().collect()

@@ -47,7 +47,7 @@ def claimed(capabilities: frozenset[Feature]) -> dict[str, list[tuple[str, froze
         for e in test.expectations():
             try:
                 needed = Query.parse(case.pattern, language=case.language, policy=test.policy,
-                                     window=e.reading).features()  # type: ignore[arg-type]
+                                     reading=e.reading).features()
             except KleeneError:
                 needed = frozenset({Feature(case.language), Feature(case.language, test.policy)})
             if needed <= capabilities:

@@ -55,7 +55,7 @@ def test_a_query_needs_its_language_constructs_policy_and_window_reading():
     from kleene.engines.protocol import Query
 
     q = Query.parse("PATTERN <{a}, {b+}> WHERE prev(b.V) < b.V WITHIN 3", policy="next",
-                    window="strict")
+                    reading="strict")
     assert q.language == "ses"
     assert {str(f) for f in q.features()} == {"ses", "ses:group-variables", "ses:prev",
                                               "ses:next", "ses:window-strict"}

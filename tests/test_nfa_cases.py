@@ -36,7 +36,7 @@ def test_worked_example(name: str, item: tuple) -> None:
         if expected.error is not None:
             continue
         query = Query.parse(case.pattern, language="operator", policy=test.policy,
-                            window=expected.reading)
+                            reading=expected.reading)
         if not claims(e, query):
             continue
         ran += 1

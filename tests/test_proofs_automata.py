@@ -85,7 +85,7 @@ class _HandEngine:
 
         return Feature.of("operator", "any")
 
-    def compile(self, pattern, *, policy="any", time_unit=None, window="inclusive"):
+    def compile(self, query):
         return _Hand()
 
 

@@ -47,7 +47,8 @@ def small_splits(spark):
 
 
 def _matches(frame, text, window, *, tasks=6):
-    run = prepare(frame, text, engine="srt", policy="stream", tasks=tasks, window=window)
+    run = prepare(frame, Query.parse(text, policy="stream", reading=window), engine="srt",
+                  tasks=tasks)
     return sorted(collect_matches(run.matches())), run.explain()
 
 

@@ -131,14 +131,13 @@ def test_one_pattern_per_family_on_the_stock_stream(stocks, name, text, policy, 
             text = f.read()
     pattern = detect_language(text).parse(text, "<stock>")
     said: list[str] = []
-    got = collect_matches(match_frame(frame, pattern, engine=name, policy=policy, window=window,
-                                      explain=said.append))
-    compiled = engine(name).compile(Query.of(pattern, policy=policy, time_unit=s.time_unit,
-                                             reading=window))
+    query = Query.of(pattern, policy=policy, reading=window)
+    got = collect_matches(match_frame(frame, query, engine=name, explain=said.append))
+    compiled = engine(name).compile(query.with_time_unit(s.time_unit))
     expected = set(compiled.run(s))
     assert len(expected) > 20
     assert sorted(got) == sorted(expected)
-    assert cut in said[0]
+    assert cut in said[0], said
 
 
 def test_an_unsupported_policy_is_one_line_before_any_job(spark):

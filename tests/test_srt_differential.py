@@ -145,7 +145,7 @@ def test_srt_claims_every_sremo_construct_and_both_readings():
                   "negation", "strategy", "window-strict"):
         assert Feature("sremo", label) in caps and Feature("wayeb", label) in caps
     q = Query.of(parse_sremo("(mark {~.L = 'A'} -> r ; mark {~.ID = r.ID})[WITHIN 3]"),
-                 window="strict")
+                 reading="strict")
     assert q.features() <= caps
 
 
