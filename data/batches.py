@@ -1,10 +1,10 @@
 """Events read in batches of columns: a file larger than memory, in bounded memory.
 
 docs/architecture.md, "Layers": the same ``events ──validate──▶ stream`` as
-:func:`kleene.reference.loaders.load_events`, batch by batch. A
+:func:`kleene.data.loaders.load_events`, batch by batch. A
 :class:`Batched` source reads Parquet row groups, or stock lines through
 Arrow's streaming CSV reader (gzip decompressed as it goes), validates each
-batch with :func:`kleene.reference.columnar.validated` (errors name the row
+batch with :func:`kleene.data.columnar.validated` (errors name the row
 of the file: the batch's offset is added) and checks the order of timestamps
 across batches. Engines read :meth:`Batched.batches` (the windows framework
 keeps only the last 2τ of filtered events, :mod:`kleene.engines.windows.pruning`;
@@ -12,7 +12,7 @@ the SES automaton only its instances), so memory is bounded by the batch and
 the window, not by the stream. Iterating a source yields its events.
 
 Stock lines must all have the first line's layout (the fast layout of
-:mod:`kleene.reference.stock`); CSV and JSON Lines are not read in batches
+:mod:`kleene.data.stock`); CSV and JSON Lines are not read in batches
 (``--stream`` loads them whole); ``--sort`` needs the whole file.
 """
 
@@ -25,10 +25,10 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from kleene.reference.columnar import Columns, validated
+from kleene.data.columnar import Columns, validated
+from kleene.data.stock import first_line, read_options, split_fields
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Event, canonical_unit
-from kleene.reference.stock import first_line, read_options, split_fields
 
 #: Rows per batch of a Parquet file (stock lines: 4 MB blocks of text, about 58,000 lines).
 ROWS = 262_144
@@ -104,7 +104,7 @@ class Batched:
                 return
 
     def _stock(self) -> Iterator[tuple[pa.Table, list[str], frozenset[str]]]:
-        from kleene.reference.loaders import is_gzip
+        from kleene.data.loaders import is_gzip
 
         compression = "gzip" if is_gzip(self.path) else None
         with pa.input_stream(self.source, compression=compression) as f:
@@ -131,7 +131,7 @@ class Batched:
     def _parquet(self) -> Iterator[tuple[pa.Table, list[str], frozenset[str]]]:
         import pyarrow.parquet as pq
 
-        from kleene.reference.loaders import _written_by_convert
+        from kleene.data.loaders import _written_by_convert
 
         try:
             parquet = pq.ParquetFile(self.source)
@@ -148,7 +148,7 @@ class Batched:
 def read_layout(head: bytes, source: str) -> list[str] | None:
     """The keys of the first stock line in ``head``; an error if the fast layout cannot
     read it (streaming reads no other)."""
-    from kleene.reference.stock import stock_layout
+    from kleene.data.stock import stock_layout
 
     keys = stock_layout(first_line(head))
     if keys is None:
