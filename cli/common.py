@@ -13,10 +13,11 @@ import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from kleene.data.batches import open_events
+from kleene.data.loaders import FORMATS, load_events
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
-from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
 
 #: The one budget the reference semantics draw from (see :mod:`kleene.reference.budget`).

@@ -8,10 +8,11 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, Backend, find_backend
+from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import load_case_files
+from kleene.conformance.generated import conform
+from kleene.conformance.outcome import Backend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
-from kleene.conformance.runner import conform
 from kleene.reference.errors import KleeneError, Unsupported
 
 NAME = "conform"
@@ -77,8 +78,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"exported {tests} tests ({lines} lines) to {args.export} (FORMAT.md)", file=out)
         return 0
     if args.check_protocol:
-        from kleene.conformance.backends import UnknownBackend
         from kleene.conformance.check_protocol import check_protocol
+        from kleene.conformance.outcome import UnknownBackend
 
         spec = args.backend or os.environ.get(ENV, "")
         if not spec:

@@ -30,10 +30,10 @@ from kleene.cli.demo_cases import CROSS, Tally, summary, worked_examples
 from kleene.cli.demo_engines import Row, claiming_engines
 from kleene.cli.demo_report import print_table, write_report
 from kleene.conformance.cases import Case, CaseTest, load_case_files, optional_directory
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
-from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
 from kleene.reference.ses.text import parse_ses
 

@@ -13,8 +13,8 @@ from typing import Any
 
 from kleene import __version__
 from kleene.cli.demo_engines import Row, _claims, _verdict, agreement_row
-from kleene.conformance.backends import Outcome
 from kleene.conformance.cases import Case, CaseTest
+from kleene.conformance.outcome import Outcome
 from kleene.conformance.runner import claimed_requests
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature

@@ -43,11 +43,11 @@ def _example(out_dir: Path, batch: int) -> str:
 def run_stream_demo(spark: Any, data: Path, out: TextIO, *, events: int = EVENTS,
                     files: int = FILES) -> bool:
     """Print the continuous run; ``True`` when its matches equal the batch runner's."""
+    from kleene.data.loaders import load_events
     from kleene.engines.spark import collect_matches, match_frame
     from kleene.engines.spark.frames import from_stream
     from kleene.engines.spark.stream import ContinuousMatch
     from kleene.engines.spark.stream.replay import chop, stock_table, write_part
-    from kleene.reference.loaders import load_events
 
     began = time.perf_counter()
     table = stock_table(str(data), events)

@@ -133,7 +133,7 @@ class Reading:
                     leave=False, file=sys.stderr)
 
     def batches(self) -> Iterator[tuple[int, Any]] | None:
-        from kleene.reference.columnar import ROWS, column_batches
+        from kleene.data.columnar import ROWS, column_batches
 
         found = column_batches(self.stream, ROWS)
         if found is None:

@@ -12,6 +12,7 @@ from typing import TextIO
 
 from kleene.cli.common import _time_unit, non_negative
 from kleene.cli.draw import pattern_text
+from kleene.data.loaders import FORMATS, load_events
 from kleene.engines.protocol import Query, compile_query
 from kleene.engines.registry import engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
@@ -39,7 +40,6 @@ from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language, language_named
-from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.ses.text import parse_ses
 
 NAME = "prove"

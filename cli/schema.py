@@ -7,10 +7,11 @@ import sys
 from typing import Any
 
 from kleene.cli.common import read_pattern
-from kleene.reference.columnar import column_batches
+from kleene.data.columnar import column_batches
+from kleene.data.kinds import kinds_of
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
-from kleene.reference.schema import check_pattern, check_static, kinds_of
+from kleene.reference.schema import check_pattern, check_static
 
 
 def check_schema(pattern: Any, stream: Stream, *, source: str, pattern_file: str,

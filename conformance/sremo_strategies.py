@@ -11,6 +11,8 @@ and given marked neighbours, so that matches cross it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import LABELS
@@ -149,3 +151,35 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
     if time_windows and draw(st.booleans(), label="time window"):
         return Window(a, Duration(draw(st.integers(0, 4), label="tau"))), aw
     return Window(a, draw(windows, label="width")), aw
+
+
+@st.composite
+def windowed_sremo_expressions(draw: st.DrawFn, *, max_depth: int = 2):  # -> Window
+    """A drawn SREMO under a top-level count ``[1..w]`` or time ``[WITHIN τ]`` window
+    (the windows by which a stream may be cut into slices)."""
+    from kleene.reference.sremo.expressions import Window
+
+    e = draw(sremo_expressions(max_depth=max_depth), label="body")
+    width = draw(st.integers(1, 4) | st.integers(0, 6).map(Duration), label="width")
+    return Window(e, width)
+
+
+@st.composite
+def gapped_sremo_expressions(draw: st.DrawFn, *, max_atoms: int = 3):  # -> Expr
+    """``⟲(mark φ1 -> r, ..., mark φn)`` (report Def. 44): marking atoms joined by gaps,
+    sometimes after a leading gap and under a time window (SREMO's filterable form)."""
+    from kleene.reference.sremo.expressions import SKIP, Atom, Concat, Star, Strategy, Window
+
+    n = draw(st.integers(1, max_atoms), label="atoms")
+    atoms, written = [], frozenset[str]()
+    for _ in range(n):
+        cond = draw(sremo_conditions(written), label="condition")
+        write = draw(st.sampled_from((None, *REGISTERS)), label="write")
+        atoms.append(Atom(cond, True, write))
+        written |= {write} if write else set()
+    body: Any = Strategy("any", Concat(tuple(atoms))) if n > 1 else atoms[0]
+    if draw(st.booleans(), label="leading gap"):
+        body = Concat((Star(SKIP), body))
+    if draw(st.booleans(), label="timed"):
+        body = Window(body, Duration(draw(st.integers(0, 6), label="tau")))
+    return body

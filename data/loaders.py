@@ -63,7 +63,6 @@ import json
 import os
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
@@ -74,10 +73,10 @@ from kleene.data.filebytes import EXTENSIONS, GZIP_MAGIC, file_bytes, format_of,
 from kleene.data.stock import STOCK_TS, parse_stock_line, stock_table
 from kleene.data.textvalues import text_value
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Stream, type_name
+from kleene.reference.events import Stream, canonical_unit, type_name
 
 __all__ = ["EXTENSIONS", "FORMATS", "STOCK_TS", "detect_format", "is_gzip", "load_events",
-           "open_events", "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
+           "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
            "read_stock", "text_value"]
 
 #: The formats :func:`load_events` reads.
@@ -163,7 +162,6 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
         time_unit = time_unit or "ms"
     ts = ts or "ts"
     source = str(path)
-    from kleene.reference.events import canonical_unit
     unit = canonical_unit(time_unit) if time_unit else None
     if fmt == "jsonl":
         return Stream.from_rows(_jsonl_rows(path, limit), ts=ts, type=type, time_unit=time_unit,
@@ -181,26 +179,6 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
     columns, converted = validated(table, ts=ts, type=type, source=source, text=text,
                                    sparse=sparse, sort=sort)
     return Stream.from_columns(columns, "ms" if converted else unit)
-
-
-def open_events(path: PathLike, *, format: str | None = None, ts: str | None = None,
-                type: str | None = "type", time_unit: str | None = None,
-                limit: int | None = None, sort: bool = False) -> Stream | Any:
-    """The events of ``path`` read in batches when the format allows it (stock lines and
-    Parquet, not sorted: a :class:`kleene.data.batches.Batched` source, iterated
-    in bounded memory); otherwise :func:`load_events`."""
-    fmt = (format or detect_format(path)).lower()
-    if fmt not in ("stock", "parquet") or sort:
-        return load_events(path, format=format, ts=ts, type=type, time_unit=time_unit,
-                           limit=limit, sort=sort)
-    from kleene.data.batches import open_batches
-
-    if fmt == "stock":
-        ts, time_unit = ts or STOCK_TS, time_unit or "ms"
-    if not Path(path).exists():
-        raise StreamError("cannot read the events: No such file or directory",
-                          source=str(path))
-    return open_batches(path, fmt, ts=ts or "ts", type=type, time_unit=time_unit, limit=limit)
 
 
 def read_csv(path: PathLike, **options: Any) -> Stream:

@@ -293,7 +293,7 @@ def match_file(spark: Any, path: str, pattern: Any, *, engine: str | Engine | No
                limit: int | None = None, schema: str | None = None,
                explain: Explain = None, window: str = "inclusive") -> Any:
     """The matches of ``pattern`` on the events of a CSV, JSON Lines, Parquet or
-    stock file (options as :func:`kleene.reference.loaders.load_events`; ``schema``
+    stock file (options as :func:`kleene.data.loaders.load_events`; ``schema``
     a DDL string declaring the columns of a CSV or JSON Lines file)."""
     pattern = _pattern(pattern)
     eng = checked_engine(engine, pattern, policy, time_unit, window)   # before any job

@@ -5,8 +5,8 @@ stream with Spark SQL (:mod:`.text_columns`) parses the text three times —
 an aggregation to infer the column types, the numbering pass
 (:mod:`.index`), and the filter/slice stage. Here the lines are parsed by the
 vectorised reader of the single-process loader
-(:func:`kleene.reference.stock.regular_lines`, cells typed by
-:func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``.
+(:func:`kleene.data.stock.regular_lines`, cells typed by
+:func:`kleene.data.textvalues.typed_column`), inside ``mapInArrow``.
 Each task reads its split of a local file itself (:mod:`.text_splits`: no
 JVM reading, no lines shipped to Python); any other path is read by
 ``spark.read.text`` and its lines handed over in Arrow batches. Two steps:
@@ -119,7 +119,7 @@ def _fields(lines: Any, keys: Sequence[str]) -> Any:
 
 def _parse(data: Any, keys: Sequence[str]) -> Any:
     """Lines of text (bytes) as :func:`_fields` says."""
-    from kleene.reference.stock import regular_lines
+    from kleene.data.stock import regular_lines
 
     return regular_lines(data, list(keys))
 
@@ -154,7 +154,7 @@ def _flags(column: Any) -> tuple[bool, bool, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from kleene.reference import textvalues as tv
+    from kleene.data import textvalues as tv
 
     arr, kind = tv.typed_column(column)
     if kind == tv.INT_KIND:

@@ -114,7 +114,7 @@ def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...
 def group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
     """A group's events as a stream over its columns (renumbered 0..n−1), and the
     stream positions of its rows."""
-    from kleene.reference.columnar import validated
+    from kleene.data.columnar import validated
 
     positions = group.column(task.position).to_numpy()
     names = [task.ts, *([task.type] if task.type else []), *task.attributes]

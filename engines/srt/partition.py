@@ -25,11 +25,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.reference.columnar import Columns
+from kleene.data.columnar import Columns
+from kleene.data.textvalues import BOOL_KIND, INT_KIND, STR_KIND
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.policies import part_of
-from kleene.reference.textvalues import BOOL_KIND, INT_KIND, STR_KIND
 
 #: Column kinds whose distinct values are exactly the parts of ``part_of``.
 SPLIT_KINDS = (STR_KIND, INT_KIND, BOOL_KIND)

@@ -26,6 +26,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kleene.data.columnar import column_batches
 from kleene.engines.protocol import Counters, Feature, Pictured, Transition, WindowReading
 from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
@@ -35,7 +36,6 @@ from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.execution import Execution
 from kleene.engines.srt.partition import run_parts
 from kleene.engines.srt.skip import key_index
-from kleene.reference.columnar import column_batches
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match

@@ -40,6 +40,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kleene.data.loaders import detect_format
 from kleene.engines.protocol import Engine
 from kleene.engines.spark.frames import _check_columns, check_ddl
 from kleene.engines.spark.plan import attributes_read
@@ -51,7 +52,6 @@ from kleene.engines.spark.stream.step import CORRUPT, Progress, Setup, run_batch
 from kleene.engines.spark.stream.store import StateStore, _join
 from kleene.reference.errors import StreamError
 from kleene.reference.languages import language_of
-from kleene.reference.loaders import detect_format
 
 #: The source formats (``--format``), as the loaders name them.
 FORMATS = ("csv", "jsonl", "parquet")
