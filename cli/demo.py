@@ -239,7 +239,7 @@ def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterable[Eve
 
 def draw_pictures(folder: Path, out: TextIO) -> list[Path]:
     """The SES automata of Q1 (seed 000 Fig. 5) and of the stock pattern, as SVG."""
-    from kleene.engines.draw import write
+    from kleene.engines.drawers import write
 
     folder.mkdir(parents=True, exist_ok=True)
     made = []

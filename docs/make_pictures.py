@@ -214,7 +214,7 @@ def write_all(out: Path = IMG, *, formats: tuple[str, ...] = ("svg", "png"),
     written = []
     for p in pictures():
         for fmt in formats:
-            path = draw.write(p.automaton, out / f"{p.name}.{fmt}", **p.options)
+            path = drawers.write(p.automaton, out / f"{p.name}.{fmt}", **p.options)
             written.append(path)
             report(f"wrote {path.relative_to(out.parent) if out.parent in path.parents else path}")
     return written

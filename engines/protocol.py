@@ -278,17 +278,6 @@ class Counters:
         return dict(vars(self))
 
 
-class Pictured:
-    """A compiled automaton that shows its picture in a notebook (Jupyter calls
-    ``_repr_svg_``): the drawing of :mod:`kleene.engines.draw`, read through
-    ``iter_transitions`` like every picture. Compiled classes inherit it."""
-
-    def _repr_svg_(self) -> str:
-        from kleene.engines.draw import draw
-
-        return draw(self, "svg").decode("utf-8")  # type: ignore[arg-type]
-
-
 @runtime_checkable
 class Compiled(Protocol):
     """A pattern compiled by an engine: transitions as data, an incremental run, counters.

@@ -27,7 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.data.columnar import column_batches
-from kleene.engines.protocol import Counters, Feature, Pictured, Transition, WindowReading
+from kleene.engines.pictured import Pictured
+from kleene.engines.protocol import Counters, Feature, Transition, WindowReading
 from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, trim

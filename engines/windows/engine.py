@@ -28,12 +28,12 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
     Compiled,
     Counters,
     Engine,
     Feature,
-    Pictured,
     Transition,
     WindowReading,
     require,
