@@ -21,7 +21,6 @@ from kleene.proofs.nfa.classes import schema_of as operator_schema
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
 from kleene.proofs.nfa.report import SECTIONS as OPERATOR_SECTIONS
 from kleene.proofs.nfa.report import prove as prove_operator
-from kleene.proofs.patterns.sremo import BOUND as SREMO_BOUND
 from kleene.proofs.results import Check, CounterExample
 from kleene.proofs.schema import (
     SORTS,
@@ -36,6 +35,7 @@ from kleene.proofs.srt.clocks import in_units, time_windows
 from kleene.proofs.srt.report import SECTIONS as SREMO_SECTIONS
 from kleene.proofs.srt.report import bound_for
 from kleene.proofs.srt.report import prove as prove_sremo
+from kleene.proofs.srt.satisfiability import BOUND as SREMO_BOUND
 from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError

@@ -63,7 +63,6 @@ from kleene.engines.labels import (
     variable_label,
 )
 from kleene.engines.protocol import Transition
-from kleene.engines.ses.automaton import SESAutomaton
 from kleene.reference.errors import KleeneError
 
 #: Output formats: Graphviz's ``svg`` and ``png``, or the DOT text itself.
@@ -115,14 +114,6 @@ class AutomatonView:
 
     def iter_transitions(self) -> Iterator[Transition]:
         return iter(self.transitions)
-
-
-def view_of(n: SESAutomaton) -> AutomatonView:
-    """``N = (Q, Δ, q_s, q_f, τ)`` of seed 000 Def. 3 as a :class:`Drawable`."""
-    return AutomatonView(
-        initial=frozenset({n.start}), accepting=frozenset({n.accepting}),
-        transitions=tuple(Transition(d.source, d.target, d.variable, d.guard)
-                          for d in n.transitions))
 
 
 @dataclass(frozen=True)

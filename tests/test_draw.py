@@ -25,6 +25,7 @@ from kleene.engines import draw, drawers
 from kleene.engines.labels import guard_set, state_label
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
+from kleene.engines.ses.trace import view_of
 from kleene.reference.ses.text import parse_ses
 
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
@@ -74,7 +75,7 @@ def test_fig_3_prints_its_guard_in_full():
 
 def test_fig_4_set_automata():
     p = parse_ses(Q1)
-    n1, n2 = (draw.to_graph(draw.view_of(set_automaton(p, i))) for i in (0, 1))
+    n1, n2 = (draw.to_graph(view_of(set_automaton(p, i))) for i in (0, 1))
     assert (n1.number_of_nodes(), n1.number_of_edges()) == (8, 16)
     assert (n2.number_of_nodes(), n2.number_of_edges()) == (2, 1)
     # N2 alone: Θ17 without the time constraints of the concatenation
