@@ -11,8 +11,10 @@ from pathlib import Path
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.generated import conform
-from kleene.conformance.outcome import Backend
+from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
+from kleene.conformance.runner import new_report
+from kleene.engines.registry import engine_names
 from kleene.reference.errors import KleeneError, Unsupported
 
 NAME = "conform"
@@ -79,7 +81,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.check_protocol:
         from kleene.conformance.check_protocol import check_protocol
-        from kleene.conformance.outcome import UnknownBackend
 
         spec = args.backend or os.environ.get(ENV, "")
         if not spec:
@@ -131,7 +132,6 @@ def spark_backend(args: argparse.Namespace) -> Backend:
     :class:`kleene.cli.demo_spark.SparkBackend`)."""
     from kleene.cli.demo_spark import SparkBackend, start
     from kleene.cli.spark import spark_errors
-    from kleene.engines.registry import engine_names
 
     name = args.backend or os.environ.get(ENV, "")
     if name not in engine_names():
@@ -144,6 +144,4 @@ def spark_backend(args: argparse.Namespace) -> Backend:
 
 def header_of(backend: object) -> str:
     """The header of a run (the backend's name, version, origin, capabilities)."""
-    from kleene.conformance.runner import new_report
-
     return header(new_report(backend))  # type: ignore[arg-type]

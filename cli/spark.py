@@ -24,7 +24,9 @@ from typing import Any
 from kleene.cli import results
 from kleene.cli.common import canonical_order, plural, table
 from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.events import Event
 from kleene.reference.languages import language_of
+from kleene.reference.match import Match
 
 #: Options that mean nothing without ``--spark``.
 SPARK_ONLY = ("master", "tasks", "explain", "schema")
@@ -208,9 +210,6 @@ def _frame(spark: Any, args: argparse.Namespace, pattern: Any) -> Any:
 def _write(args: argparse.Namespace, pattern: Any, collected: list[Any], frame: Any,
            columns: Sequence[tuple[str, str]]) -> None:
     """Regroup the match rows of Spark and write them as single-process output does."""
-    from kleene.reference.events import Event
-    from kleene.reference.match import Match
-
     events: dict[int, Event] = {}
     bound: dict[str, dict[str, list[int]]] = {}
     for r in collected:

@@ -18,6 +18,8 @@ from typing import Any
 
 from kleene.cli.common import plural, read_pattern
 from kleene.cli.spark import spark_errors
+from kleene.engines.spark.session import session
+from kleene.engines.spark.stream import ContinuousMatch
 from kleene.engines.spark.stream.query import FORMATS
 from kleene.reference.languages import LANGUAGES, detect_language, language_named
 
@@ -90,9 +92,6 @@ def _progress(p: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the query; print one progress line per micro-batch on stderr."""
-    from kleene.engines.spark.session import session
-    from kleene.engines.spark.stream import ContinuousMatch
-
     text = read_pattern(args.pattern)
     lang = language_named(args.language) if args.language else detect_language(text,
                                                                                 args.pattern)

@@ -39,8 +39,9 @@ from kleene import __version__
 from kleene.conformance.command import CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import Request
-from kleene.engines.protocol import Engine, Feature, Query, compile_query
+from kleene.engines.protocol import Engine, Feature, Query, all_features, compile_query
 from kleene.engines.registry import engine, engine_names
+from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -146,13 +147,9 @@ class ReferenceBackend(EngineBackend):
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        from kleene.engines.protocol import all_features
-
         return all_features()
 
     def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
-        from kleene.reference.budget import Budget
-
         start = time.perf_counter()
         try:
             query = Query.parse(request.pattern, language=request.language,

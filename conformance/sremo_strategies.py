@@ -16,8 +16,23 @@ from typing import Any
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import LABELS
-from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or
+from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Or
+from kleene.reference.conditions import Not as NotCondition
 from kleene.reference.durations import Duration
+from kleene.reference.sremo.expressions import (
+    HEAD,
+    SKIP,
+    Atom,
+    Choice,
+    Concat,
+    Epsilon,
+    Intersect,
+    Not,
+    Star,
+    Strategy,
+    Window,
+    check,
+)
 
 _LABELS = st.sampled_from(LABELS)
 
@@ -31,9 +46,6 @@ def sremo_conditions(draw: st.DrawFn, written: frozenset[str] = frozenset(), *,
                      labels: st.SearchStrategy[str] = _LABELS) -> Condition:
     """A condition of report Def. 10 over the head ``~`` and the registers in ``written``:
     a label test, TRUE, or a comparison with a register's ``ID`` or ``V``."""
-    from kleene.reference.conditions import TRUE, And, Not
-    from kleene.reference.sremo.expressions import HEAD
-
     kinds = ["eq", "ne", "ne", "true", "true", "or"] + (["reg", "reg", "and"] if written else [])
     kind = draw(st.sampled_from(kinds), label="condition kind")
     label = Attr(HEAD, "L")
@@ -50,7 +62,7 @@ def sremo_conditions(draw: st.DrawFn, written: frozenset[str] = frozenset(), *,
     cmp = Cmp(op, Attr(HEAD, attr), Attr(r, attr))
     if kind == "and":
         test = Cmp("=", label, Const(draw(labels, label="label")))
-        return And((test, cmp)) if draw(st.booleans(), label="plain") else Not(cmp)
+        return And((test, cmp)) if draw(st.booleans(), label="plain") else NotCondition(cmp)
     return cmp
 
 
@@ -63,8 +75,6 @@ def sremo_expressions(draw: st.DrawFn, *, max_depth: int = 3,
     """A well-formed SREMO (report Def. 15 with windows, intersection, windowed negation
     and strategies): registers written (``-> r``) and read by later conditions, marked
     and unmarked atoms; ``time_windows`` draws ``[WITHIN τ]`` windows as well."""
-    from kleene.reference.sremo.expressions import check
-
     e, _ = draw(_sremo(max_depth, written, windows, time_windows, negation, intersection,
                        strategies, True), label="expression")
     check(e)
@@ -76,19 +86,6 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
            windows: st.SearchStrategy[int], time_windows: bool, negation: bool,
            intersection: bool, strategies: bool, may_write: bool):
     """``(e, registers e may write)``, reading only registers in ``written``."""
-    from kleene.reference.conditions import TRUE
-    from kleene.reference.sremo.expressions import (
-        Atom,
-        Choice,
-        Concat,
-        Epsilon,
-        Intersect,
-        Not,
-        Star,
-        Strategy,
-        Window,
-    )
-
     kinds = ["atom"] * 3
     if depth > 0:
         kinds += ["concat", "concat", "choice", "star", "window"]
@@ -157,8 +154,6 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
 def windowed_sremo_expressions(draw: st.DrawFn, *, max_depth: int = 2):  # -> Window
     """A drawn SREMO under a top-level count ``[1..w]`` or time ``[WITHIN τ]`` window
     (the windows by which a stream may be cut into slices)."""
-    from kleene.reference.sremo.expressions import Window
-
     e = draw(sremo_expressions(max_depth=max_depth), label="body")
     width = draw(st.integers(1, 4) | st.integers(0, 6).map(Duration), label="width")
     return Window(e, width)
@@ -168,8 +163,6 @@ def windowed_sremo_expressions(draw: st.DrawFn, *, max_depth: int = 2):  # -> Wi
 def gapped_sremo_expressions(draw: st.DrawFn, *, max_atoms: int = 3):  # -> Expr
     """``⟲(mark φ1 -> r, ..., mark φn)`` (report Def. 44): marking atoms joined by gaps,
     sometimes after a leading gap and under a time window (SREMO's filterable form)."""
-    from kleene.reference.sremo.expressions import SKIP, Atom, Concat, Star, Strategy, Window
-
     n = draw(st.integers(1, max_atoms), label="atoms")
     atoms, written = [], frozenset[str]()
     for _ in range(n):

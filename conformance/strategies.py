@@ -24,9 +24,25 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or, Prev
+from kleene.reference.conditions import Agg, Attr, Cmp, Condition, Const, Or, Prev
 from kleene.reference.durations import Duration
+from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Stream
+from kleene.reference.operators.pattern import (
+    Conj,
+    Disj,
+    Kleene,
+    Neg,
+    Node,
+    OperatorPattern,
+    Primitive,
+    Seq,
+    iterated_variables,
+    negated_variables,
+    positive_variables,
+    primitives,
+    scopes,
+)
 from kleene.reference.ses.pattern import SESPattern, Variable
 
 #: Labels of the default alphabet (attribute ``L``).
@@ -168,23 +184,6 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
     ``B+``, ``B{l,m}``, properties, relationships, negation conditions, aggregates and
     ``prev``. ``subpattern_kleene`` also iterates sub-patterns (``SEQ(A a, B b)+``);
     a flag set to ``False`` leaves its construct out."""
-    from kleene.reference.conditions import Agg
-    from kleene.reference.errors import PatternError
-    from kleene.reference.operators.pattern import (
-        Conj,
-        Disj,
-        Kleene,
-        Neg,
-        Node,
-        OperatorPattern,
-        Primitive,
-        Seq,
-        iterated_variables,
-        negated_variables,
-        positive_variables,
-        scopes,
-    )
-
     names = iter(f"v{i}" for i in itertools.count())
 
     def primitive() -> Primitive:
@@ -271,8 +270,6 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
 def keyed_operator_patterns(draw: st.DrawFn, *, max_depth: int = 2) -> object:
     """Operator patterns whose variables (negated ones too) are all joined by ``ID``
     equalities, so that their Def. 6 partitioning applies (reference/operators/pruning.py)."""
-    from kleene.reference.operators.pattern import OperatorPattern, primitives
-
     p: Any = draw(operator_patterns(max_depth=max_depth, disjunction=False), label="pattern")
     names = sorted({v.var for v in primitives(p.expr)})
     extra = [Cmp("=", Attr(names[0], "ID"), Attr(v, "ID")) for v in names[1:]]

@@ -35,8 +35,10 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import (
+    LANGUAGES,
     WINDOW_READINGS,
     Language,
+    detect_language,
     language_named,
     language_of,
 )
@@ -105,8 +107,6 @@ class Feature:
 
 def all_features() -> frozenset[Feature]:
     """Every feature every registered language defines (what a complete engine claims)."""
-    from kleene.reference.languages import LANGUAGES
-
     out: set[Feature] = set()
     for lang in LANGUAGES.values():
         out |= Feature.of(lang.name, *lang.feature_labels())
@@ -146,8 +146,6 @@ class Query:
               source: str = "<pattern>") -> Query:
         """The query of pattern ``text`` (its language detected unless named; the
         language's default policy unless one is given)."""
-        from kleene.reference.languages import detect_language
-
         lang = language_named(language) if language else detect_language(text, source)
         pattern = lang.parse(text, source)
         return cls(lang.name, pattern, text, policy or lang.default_policy, window, time_unit)

@@ -37,6 +37,7 @@ from kleene.data.columnar import column_batches
 from kleene.data.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
 from kleene.data.timestamps import int64_array
 from kleene.engines.nfa.columns import read_attributes
+from kleene.engines.nfa.join import Scan, joint, unary
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.errors import StreamError
@@ -65,7 +66,6 @@ def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Ite
 def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
             counters: Counters, source: str = "<events>") -> Iterator[Any]:
     from kleene.engines.columns import ArrowColumns
-    from kleene.engines.nfa.join import Scan, joint, unary
 
     bound = plan.bound
     assert bound is not None

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.data.loaders import STOCK_TS, detect_format, is_gzip, load_events
+from kleene.data.stock import stock_layout
 from kleene.engines.spark.direct import Source
 from kleene.engines.spark.index import PROBLEM, SAMPLE_EVERY, problem, with_positions
 from kleene.engines.spark.parquet_files import ROW_INDEX, checked, converted_time_unit
@@ -367,7 +368,6 @@ def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_uni
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from kleene.data.stock import stock_layout
 
     lines = first_lines(spark, source)
     keys = stock_layout(lines[0].rstrip("\r\n") if lines else None)

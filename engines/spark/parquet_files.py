@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from kleene.data.loaders import _written_by_convert
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import local_path
 
@@ -103,6 +104,5 @@ def converted_time_unit(path: str) -> str | None:
         arrow = ds.dataset(local, format="parquet").schema
     except Exception:  # not readable by pyarrow: Spark's own error will say why
         return None
-    from kleene.data.loaders import _written_by_convert
 
     return _written_by_convert(arrow.empty_table(), None)[2]

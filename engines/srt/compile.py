@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kleene.engines.srt.automaton import SRT, Edge, trim
+from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
+from kleene.engines.srt.unroll import boundary_marked, longest_walk, unroll
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import (
     Atom,
@@ -179,9 +181,6 @@ def _negation(e: Not, o: Options, counter: list[int]) -> SRT:
     length when it is boundary-marked (then Def. 39's span is the length), else to
     the longest walk of the windowed body when it has no cycle (an unmarked body:
     the window bounds no length, the structure does); otherwise refused."""
-    from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
-    from kleene.engines.srt.unroll import boundary_marked, longest_walk, unroll
-
     body = e.body
     if isinstance(body, Window) and isinstance(body.width, int):
         inner = _compile(body.body, o, counter)

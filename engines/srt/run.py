@@ -39,6 +39,7 @@ from kleene.engines.srt.partition import run_parts
 from kleene.engines.srt.skip import key_index
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
+from kleene.reference.languages import language_named
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import Partition, check
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
@@ -158,8 +159,6 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
 def claimed(language: str) -> frozenset[Feature]:
     """What ``srt`` claims for ``language``: both policies, every construct, both window
     readings (negation and determinization beyond their fragment raise Unsupported)."""
-    from kleene.reference.languages import language_named
-
     labels = (*POLICIES, *CONSTRUCTS)
     if "strict" in language_named(language).readings:
         labels += ("window-strict",)

@@ -42,7 +42,7 @@ from typing import Any
 
 from kleene.data.loaders import detect_format
 from kleene.engines.protocol import Engine
-from kleene.engines.spark.frames import _check_columns, check_ddl
+from kleene.engines.spark.frames import _check_columns, _csv, check_ddl
 from kleene.engines.spark.plan import attributes_read
 from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.runner import _engine, _pattern
@@ -101,7 +101,6 @@ def source_schema(spark: Any, source: str, fmt: str, ddl: str | None) -> Any:
             raise StreamSetupError(f"{source}: no such directory")
         raise StreamSetupError(f"{source}: no file yet to read the columns from; declare "
                                "them with --schema, e.g. 'ts BIGINT, type STRING'")
-    from kleene.engines.spark.frames import _csv
 
     if fmt == "csv":
         df = _csv(spark, source, None)[0]
