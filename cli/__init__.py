@@ -118,6 +118,7 @@ def _read_ahead(argv: Sequence[str]) -> None:
         return
     path, fmt = _option(argv, "--events"), _option(argv, "--events-format")
     if path is not None:
+        # lazy: `kleene` itself imports nothing a command may not need (issue 10)
         from kleene.data.filebytes import prefetch
         prefetch(path, fmt, further=not any(a.startswith("--li") for a in argv))
 

@@ -74,12 +74,14 @@ def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stdout
     if getattr(args, "export", None):
+        # lazy: only `--export` writes the cases out
         from kleene.conformance.export import export
 
         tests, lines = export(args.export)
         print(f"exported {tests} tests ({lines} lines) to {args.export} (FORMAT.md)", file=out)
         return 0
     if args.check_protocol:
+        # lazy: jsonschema's protocol checks only with `--check-protocol`
         from kleene.conformance.check_protocol import check_protocol
 
         spec = args.backend or os.environ.get(ENV, "")
@@ -130,6 +132,7 @@ def run(args: argparse.Namespace) -> int:
 def spark_backend(args: argparse.Namespace) -> Backend:
     """``--spark``: the engine ``--backend`` names, run on Spark (one job for every case,
     :class:`kleene.cli.demo_spark.SparkBackend`)."""
+    # lazy: Spark only with `--spark` (`kleene --help` imports every command)
     from kleene.cli.demo_spark import SparkBackend, start
     from kleene.cli.spark import spark_errors
 

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kleene.data.columnar import ROWS, column_batches
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -133,8 +135,6 @@ class Reading:
                     leave=False, file=sys.stderr)
 
     def batches(self) -> Iterator[tuple[int, Any]] | None:
-        from kleene.data.columnar import ROWS, column_batches
-
         found = column_batches(self.stream, ROWS)
         if found is None:
             return None

@@ -23,6 +23,7 @@ from typing import Any
 
 from kleene.cli import results
 from kleene.cli.common import canonical_order, plural, table
+from kleene.cli.progress import spark_tasks
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import language_of
@@ -101,6 +102,7 @@ def spark_errors() -> Iterator[None]:
     except Exception as err:
         if not type(err).__module__.startswith(("pyspark", "py4j")):
             raise
+        # lazy: Spark only with `--spark` (`kleene match` imports this module)
         from kleene.engines.spark.session import spark_log
 
         raise SparkFailure(f"Spark failed: {cause(err)} (the JVM's log: {spark_log()})") \
@@ -129,13 +131,12 @@ def run_spark(args: argparse.Namespace, pattern: Any,
 
 def _collect(spark: Any, job: Any) -> Any:
     """Run ``job()`` (a Spark action) under a progress bar of its tasks."""
-    from kleene.cli.progress import spark_tasks
-
     with spark_tasks(spark):
         return job()
 
 
 def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, str]]) -> int:
+    # lazy: Spark only with `--spark` (`kleene match` imports this module)
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
     from kleene.engines.spark.session import session
 
@@ -175,6 +176,7 @@ def _run(args: argparse.Namespace, pattern: Any, columns: Sequence[tuple[str, st
 def _engine_for(args: argparse.Namespace, pattern: Any, reading: str) -> Any:
     """``--engine``, or the fastest engine that claims the query (said on stderr), checked
     on the driver before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`)."""
+    # lazy: the Spark plan only with `--spark` (`kleene match` imports this module)
     from kleene.engines.protocol import Query
     from kleene.engines.registry import engine, fastest_engine
     from kleene.engines.spark.plan import check_supported
@@ -198,6 +200,7 @@ def _engine_for(args: argparse.Namespace, pattern: Any, reading: str) -> Any:
 
 
 def _frame(spark: Any, args: argparse.Namespace, pattern: Any) -> Any:
+    # lazy: Spark only with `--spark` (`kleene match` imports this module)
     from kleene.engines.spark.frames import read_events
     from kleene.engines.spark.plan import attributes_read
 

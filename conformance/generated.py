@@ -62,6 +62,7 @@ class _Failure(AssertionError):
 
 
 def _ses_pattern(draw: Any, backend: Backend) -> Any:
+    # lazy: Hypothesis only with `--generated`
     from hypothesis import strategies as st
 
     from kleene.conformance.strategies import ses_patterns
@@ -71,6 +72,7 @@ def _ses_pattern(draw: Any, backend: Backend) -> Any:
 
 
 def _operator_pattern(draw: Any, backend: Backend) -> Any:
+    # lazy: the operator reference only when operator patterns are drawn
     from kleene.reference.operators.from_ses import from_ses
 
     return from_ses(_ses_pattern(draw, backend))
@@ -108,6 +110,7 @@ def check_language(backend: Backend, language: str, examples: int, *,
     if language not in GENERATORS:
         result.status, result.reason = SKIP, f"no generator for {language} patterns yet"
         return result
+    # lazy: Hypothesis only with `--generated`
     from kleene.conformance.strategies import streams
 
     lang = LANGUAGES[language]

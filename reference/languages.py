@@ -250,6 +250,7 @@ _OPERATOR_DETECT = starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]")
 
 
 def _ses() -> Language:
+    # lazy: a language's modules when it is first asked for (tests/test_cli_imports.py)
     from kleene.reference.ses import features
     from kleene.reference.ses.pattern import SESPattern
     from kleene.reference.ses.policies import POLICIES, matches
@@ -272,12 +273,14 @@ def _ses() -> Language:
 
 
 def _sremo_matches(e: Any, s: Stream, policy: str, budget: Budget, reading: str) -> set[Match]:
+    # lazy: a language's modules when it is first asked for (tests/test_cli_imports.py)
     from kleene.reference.sremo import matches
 
     return matches(e, s, budget, policy=policy, reading=reading)
 
 
 def _sremo() -> Language:
+    # lazy: a language's modules when it is first asked for (tests/test_cli_imports.py)
     from kleene.reference.sremo import features as sremo_features
     from kleene.reference.sremo import format_sremo, parse_sremo
     from kleene.reference.sremo.pruning import pruning
@@ -298,6 +301,7 @@ def _sremo() -> Language:
 
 
 def _wayeb() -> Language:
+    # lazy: a language's modules when it is first asked for (tests/test_cli_imports.py)
     from kleene.reference.sremo import features as sremo_features
     from kleene.reference.sremo import format_sremo
     from kleene.reference.sremo.pruning import pruning
@@ -330,6 +334,7 @@ def _wayeb() -> Language:
 
 
 def _operator() -> Language:
+    # lazy: a language's modules when it is first asked for (tests/test_cli_imports.py)
     from kleene.reference.operators import features as op_features
     from kleene.reference.operators.pattern import OperatorPattern
     from kleene.reference.operators.policies import POLICIES, matches

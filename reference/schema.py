@@ -32,6 +32,7 @@ from typing import Any
 from kleene.reference.condition_text import format_term
 from kleene.reference.conditions import Agg, Attr, Cmp, Const, Prev, Term
 from kleene.reference.errors import KleeneError, PatternError, PatternSyntaxError
+from kleene.reference.syntax import check_prev, tokenize
 
 #: A schema: column name → the kinds of its values (empty: only missing values).
 Schema = Mapping[str, frozenset[str]]
@@ -86,14 +87,13 @@ def partition_attributes(pattern: Any) -> Iterator[str]:
 def check_static(pattern: Any, text: str, source: str = "<pattern>") -> None:
     """The checks that need no data: ``prev`` on a variable that binds one event
     (:func:`kleene.reference.syntax.check_prev`), for SES and operator patterns."""
-    from kleene.reference.syntax import check_prev
-
     sets = getattr(pattern, "sets", None)
     if sets is not None:
         check_prev(text, source, {v.name for b in sets for v in b if v.group})
         return
     expr = getattr(pattern, "expr", None)
     if expr is not None and hasattr(pattern, "strategy"):
+        # lazy: the operator language only for an operator pattern (an SES run imports none)
         from kleene.reference.operators.text import repeated
 
         check_prev(text, source, repeated(expr))
@@ -171,8 +171,6 @@ def _error(message: str, t: Term, text: str | None,
 
 def locate(t: Term, text: str, source: str = "<pattern>") -> tuple[int, int] | None:
     """Line and column of the first ``var.attr`` (or a constant) of ``t`` in ``text``."""
-    from kleene.reference.syntax import tokenize
-
     try:
         tokens = tokenize(text, source)
     except PatternSyntaxError:

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from kleene.data.columnar import Columns as EventColumns
 from kleene.data.columnar import column_batches
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition, subterms
@@ -90,8 +91,6 @@ def _projected(part: EventColumns, read: frozenset[str]) -> EventColumns:
 
 def _rows(batches: Iterable[tuple[int, Any]], checks: list[Test], read: frozenset[str],
           counters: Counters) -> Iterator[Event]:
-    from kleene.engines.columns import ArrowColumns
-
     for start, part in batches:
         n = len(part)
         kept = np.zeros(n, dtype=bool)

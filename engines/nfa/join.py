@@ -53,6 +53,7 @@ import numpy as np
 
 from kleene.engines.match_columns import MatchColumns, offsets_of
 from kleene.engines.nfa.chain import chain_order
+from kleene.engines.nfa.gather import InstanceColumns, columnar, count_subsets, subsets
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition
@@ -73,8 +74,6 @@ def joint(plan: Plan) -> list[tuple[Condition, tuple[int, ...]]]:
 
 def eligible(plan: Plan, policy: str) -> bool:
     """Whether :func:`run` may compute ``plan`` (see the module docstring)."""
-    from kleene.engines.nfa.gather import columnar
-
     slots = plan.shape.slots
     if (policy not in ("any", "contiguous") or plan.bound is None or plan.shape.negations
             or plan.placed.final):
@@ -124,8 +123,6 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         contiguous: bool) -> Iterator[MatchColumns]:
     """Every match of ``plan`` over the piece ``found`` by the chain σ whose first
     timestamp is in ``[found.lo, found.hi)``, as columns (none, or one batch)."""
-    from kleene.engines.nfa.gather import InstanceColumns, count_subsets, subsets
-
     slots = plan.shape.slots
     shared = _sharing(plan)
     bound = plan.bound

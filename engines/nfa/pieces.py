@@ -36,7 +36,9 @@ from kleene.data.columnar import Columns as EventColumns
 from kleene.data.columnar import column_batches
 from kleene.data.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
 from kleene.data.timestamps import int64_array
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.nfa.columns import read_attributes
+from kleene.engines.nfa.gather import Candidates
 from kleene.engines.nfa.join import Scan, joint, unary
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
@@ -65,8 +67,6 @@ def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Ite
 
 def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
             counters: Counters, source: str = "<events>") -> Iterator[Any]:
-    from kleene.engines.columns import ArrowColumns
-
     bound = plan.bound
     assert bound is not None
     slots = plan.shape.slots
@@ -133,8 +133,6 @@ def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, E
 
 def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
           held: dict[int, EventColumns | None], lo: float, hi: float) -> Any:
-    from kleene.engines.nfa.gather import Candidates
-
     columns = {i: Candidates(c) for i, c in held.items() if c is not None}
     return scan(list(pos), list(times), columns, lo, hi)
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from kleene.data.columnar import column_batches
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition, conjunction, holds, rename
 from kleene.reference.errors import Unsupported
@@ -77,8 +78,6 @@ ROWS = 65_536
 def _rows(batches: Iterable[tuple[int, Any]], tests: Sequence[Condition],
           counters: Counters) -> Iterator[Event]:
     """The events of the batches of columns that satisfy one of ``tests``."""
-    from kleene.engines.columns import ArrowColumns
-
     for start, part in batches:
         cols = ArrowColumns(part)
         kept = np.zeros(len(part), dtype=bool)

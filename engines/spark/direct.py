@@ -110,6 +110,7 @@ def slice_rows(slices: Slices, task: Task, j: int) -> Any:
     :func:`.stock_arrow.split_events`), sorted by position: the columns the engine stage
     reads and the slice number (a bad value is named as the engine stage names it,
     :func:`.worker.group_stream`)."""
+    # lazy: NumPy and Arrow in the task that cuts a slice, not on the driver
     import numpy as np
     import pyarrow as pa
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from kleene.engines.columns import ArrowColumns
 from kleene.reference.conditions import Condition, conjuncts
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -44,8 +45,6 @@ def candidates(part: Any, relevant: Sequence[Condition]) -> tuple[np.ndarray, np
     """The rows of the columns ``part`` where one of ``relevant`` holds (sorted indexes),
     and for each such row the bits of the conditions it satisfies (bit ``i``:
     ``relevant[i]``; all bits set beyond :data:`MAX_BITS` conditions)."""
-    from kleene.engines.columns import ArrowColumns
-
     cols = ArrowColumns(part, HEAD)
     bits = np.zeros(len(part), dtype=np.int64)
     seen: dict[Condition, np.ndarray] = {}   # conjuncts shared by several conditions

@@ -33,7 +33,9 @@ from dataclasses import dataclass
 
 from kleene.engines.srt.automaton import SRT, Edge, trim
 from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
+from kleene.engines.srt.product import intersect
 from kleene.engines.srt.unroll import boundary_marked, longest_walk, unroll
+from kleene.engines.srt.windows import count_window, time_window
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import (
     Atom,
@@ -139,9 +141,6 @@ def compile_sremo(e: Expr, options: Options | None = None) -> SRT:
 
 
 def _compile(e: Expr, o: Options, counter: list[int]) -> SRT:
-    from kleene.engines.srt.product import intersect
-    from kleene.engines.srt.windows import count_window, time_window
-
     if isinstance(e, Epsilon):
         out = epsilon()
     elif isinstance(e, Empty):
