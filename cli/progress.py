@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from kleene.data.columnar import ROWS, column_batches
+from kleene.data.columnar import ROWS
+from kleene.data.source import column_batches, columns_of_source, source_name, time_unit_of
 
 if TYPE_CHECKING:
     from tqdm import tqdm
@@ -123,14 +124,14 @@ class Reading:
 
     def __init__(self, stream: Any, what: str) -> None:
         self.stream, self.what = stream, what
-        self.time_unit = getattr(stream, "time_unit", None)
-        self.source = getattr(stream, "source", "<events>")   # what errors name
+        self.time_unit = time_unit_of(stream)
+        self.source = source_name(stream)   # what errors name
 
     def __len__(self) -> int:
         return len(self.stream)
 
     def _bar(self) -> tqdm | _Off:
-        total = len(self.stream) if getattr(self.stream, "columns", None) is not None else None
+        total = len(self.stream) if columns_of_source(self.stream) is not None else None
         return _bar(total=total, desc=self.what, unit=" events", unit_scale=True, delay=DELAY,
                     leave=False, file=sys.stderr)
 

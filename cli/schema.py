@@ -7,8 +7,8 @@ import sys
 from typing import Any
 
 from kleene.cli.common import read_pattern
-from kleene.data.columnar import column_batches
 from kleene.data.kinds import kinds_of
+from kleene.data.source import column_batches
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
 from kleene.reference.schema import check_pattern, check_static

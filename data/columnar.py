@@ -194,21 +194,6 @@ def _column_of(values: list[Any], name: str) -> tuple[pa.Array, str]:
     raise ValueError(f"attribute {name!r} mixes kinds that one column cannot hold")
 
 
-def column_batches(events: Any, rows: int) -> Iterator[tuple[int, Columns]] | None:
-    """The columns of ``events`` in batches ``(offset, columns)`` of about ``rows`` rows:
-    a source read in batches (:meth:`~kleene.data.batches.Batched.batches`), or a
-    loaded stream's columns cut; ``None`` for events without columns."""
-    more = getattr(events, "batches", None)
-    if more is not None:
-        return more()
-    columns = getattr(events, "columns", None)
-    if columns is None:
-        return None
-    rows = max(1, rows)
-    return ((s, columns.slice(s, min(s + rows, len(columns))))
-            for s in range(0, len(columns), rows))
-
-
 # ---------------------------------------------------------------- validation
 
 

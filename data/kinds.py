@@ -8,7 +8,8 @@ stream's columns when it has them (no event is built) or from its events, and
 
 from __future__ import annotations
 
-from kleene.data.columnar import Columns, column_batches
+from kleene.data.columnar import Columns
+from kleene.data.source import column_batches
 from kleene.data.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
 from kleene.reference.events import Stream
 from kleene.reference.schema import kind

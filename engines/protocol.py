@@ -30,6 +30,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
 
+from kleene.data.source import time_unit_of
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
@@ -354,5 +355,5 @@ def window_in_units(window: Duration, compiled_unit: str | None,
     iterable of events carries none, and a window with a unit then raises the
     reference's clear :class:`~kleene.reference.errors.PatternError`.
     """
-    unit = compiled_unit if compiled_unit is not None else getattr(events, "time_unit", None)
+    unit = compiled_unit if compiled_unit is not None else time_unit_of(events)
     return window.bound(unit, reading)

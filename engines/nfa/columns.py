@@ -32,7 +32,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from kleene.data.columnar import Columns as EventColumns
-from kleene.data.columnar import column_batches
+from kleene.data.source import column_batches
 from kleene.engines.columns import ArrowColumns
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters

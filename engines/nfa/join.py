@@ -51,6 +51,7 @@ from typing import Any
 
 import numpy as np
 
+from kleene.data.source import columns_of_source, reads_in_batches
 from kleene.engines.match_columns import MatchColumns, offsets_of
 from kleene.engines.nfa.chain import chain_order
 from kleene.engines.nfa.gather import InstanceColumns, columnar, count_subsets, subsets
@@ -91,10 +92,10 @@ def eligible(plan: Plan, policy: str) -> bool:
 
 def typed(events: Any) -> bool:
     """Whether ``events`` has columns (loaded, or read in batches) with a type column."""
-    columns = getattr(events, "columns", None)
+    columns = columns_of_source(events)
     if columns is not None:
         return columns.types is not None
-    return callable(getattr(events, "batches", None))
+    return reads_in_batches(events)
 
 
 @dataclass

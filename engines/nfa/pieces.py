@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.data.columnar import Columns as EventColumns
-from kleene.data.columnar import column_batches
+from kleene.data.source import column_batches, source_name
 from kleene.data.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
 from kleene.data.timestamps import int64_array
 from kleene.engines.columns import ArrowColumns
@@ -62,7 +62,7 @@ def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Ite
     batches = column_batches(events, rows)
     if batches is None:
         return None
-    return _pieces(batches, plan, counters, getattr(events, "source", "<events>"))
+    return _pieces(batches, plan, counters, source_name(events))
 
 
 def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,

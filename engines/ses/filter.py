@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from kleene.data.columnar import column_batches
+from kleene.data.source import column_batches
 from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition, conjunction, holds, rename

@@ -6,7 +6,7 @@ no register, :func:`kleene.engines.srt.skip.skipping`). Such an element only
 moves the live runs along their ``TRUE`` transitions (unmarked, writing
 nothing, clocks tested on its timestamp) and, when no run is alive, changes
 nothing at all. Over a loaded stream (:attr:`~kleene.reference.events.Stream.columns`,
-:func:`~kleene.data.columnar.column_batches`) this module finds the
+:func:`~kleene.data.source.column_batches`) this module finds the
 *candidates*, the rows satisfying some head-only conjunct, with Arrow's
 vector kernels (:class:`~kleene.engines.columns.ArrowColumns`, the
 reference's three-valued comparisons), builds events for those rows only

@@ -26,7 +26,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kleene.data.columnar import column_batches
+from kleene.data.source import column_batches
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Feature, Transition, WindowReading
 from kleene.engines.registry import register

@@ -49,7 +49,7 @@ from itertools import islice
 import numpy as np
 
 from kleene.data.columnar import Columns as EventColumns
-from kleene.data.columnar import column_batches
+from kleene.data.source import column_batches
 from kleene.engines.columns import PropertyBits
 from kleene.engines.protocol import Counters
 from kleene.engines.windows.matching import WindowMatcher
@@ -109,7 +109,7 @@ class MatchWindows:
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
 
-        Over the columns of a loaded stream (:func:`~kleene.data.columnar.column_batches`),
+        Over the columns of a loaded stream (:func:`~kleene.data.source.column_batches`),
         batch by batch, the filter reads the columns, and events are built only
         for the rows that pass it and can be in a window A is called on
         (:mod:`kleene.engines.windows.pruning`; positions preserved).
