@@ -119,7 +119,7 @@ def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
 class Reading:
     """``stream`` read through a bar of its events that keeps its batches of columns,
     so an engine still filters on columns and builds events only for candidate rows
-    (docs/architecture.md, "Data plane"): :meth:`batches` advance the bar a batch at
+    (docs/architecture.md, "Top-level folders", `data/`): :meth:`batches` advance the bar a batch at
     a time, plain iteration an event at a time."""
 
     def __init__(self, stream: Any, what: str) -> None:
