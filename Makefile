@@ -29,6 +29,7 @@ test: $(STAMP) $(SYSTEM)
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@bash scripts/mypy.sh
+	@$(VENV)/bin/lint-imports --no-cache --no-logo
 
 bench: $(STAMP) $(SYSTEM)
 	@$(PY) -m bench

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kleene.data.source import time_unit_of
 from kleene.engines.protocol import Compiled, Counters
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import KleeneError
@@ -99,6 +100,8 @@ def measure(name: str, pattern: Any, events: Stream | Sequence[Event], *,
     try:
         compiled = engine(name).compile(Query.of(pattern, policy=policy,
                                                  time_unit=getattr(events, "time_unit", None)))
+        compiled = engine(name).compile(pattern, policy=policy,
+                                        time_unit=time_unit_of(events))
     except KleeneError as err:
         out.error = f"unsupported: {err}"
         return out

@@ -45,8 +45,8 @@ from typing import Any
 
 from bench.report import Table, emit, ratio
 from kleene.cli.demo import default_data
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 

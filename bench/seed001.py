@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from bench.measure import Measured, available, measure
 from bench.report import Table, emit, geomean, ratio
 from kleene.cli.demo import default_data
+from kleene.data.loaders import load_events
 from kleene.reference.events import Stream
-from kleene.reference.loaders import load_events
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.text import format_ses, parse_ses
 

@@ -48,11 +48,11 @@ from bench.seed003_drift import columns_table, drift_table
 from bench.seed003_figs import tables as figure_tables
 from bench.seed003_stock import stock_table
 from kleene.cli.demo import default_data
+from kleene.data.loaders import read_stock
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.reference.events import Stream
-from kleene.reference.loaders import read_stock
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.query import Query

@@ -32,9 +32,9 @@ import time
 from collections.abc import Iterator
 
 from bench.report import Table
+from kleene.data.columnar import columns_of
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Compiled, Counters
-from kleene.reference.columnar import columns_of
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator

@@ -1,7 +1,7 @@
 """Seed 003 on the stock stream: the issue's three workloads, every NFA engine (issue 12).
 
 The stock file's lines are ``BUY(id=8,name=INTC,volume=100,price=27.85,stock_time=…)``:
-the event type is BUY or SELL, ``name`` the ticker (:mod:`kleene.reference.loaders`).
+the event type is BUY or SELL, ``name`` the ticker (:mod:`kleene.data.loaders`).
 The workloads, policy ``any`` (those OpenCEP was timed on, issues 10 and 12):
 
 - seq3 ``SEQ(SELL x, BUY y, BUY z)`` and AND3 ``AND(SELL x, BUY y, BUY z)``, each

@@ -36,14 +36,14 @@ import pyarrow as pa
 
 from bench.report import Table, emit
 from kleene.cli.demo import default_data
+from kleene.data.columnar import Columns
+from kleene.data.loaders import load_events
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.registry import engine
 from kleene.engines.srt.dsrt import compile_dsrt, fully_marked
-from kleene.engines.windows.columns import ArrowColumns
-from kleene.reference.columnar import Columns
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language, language_of
-from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
 from kleene.reference.query import Query
 from kleene.reference.ses.filtering import EVENT

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import OUT_DIR, Table, emit, ratio
+from kleene.data.loaders import load_events
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark.frames import read_events
@@ -51,7 +52,6 @@ from kleene.engines.spark.runner import TASKS_PER_CORE, prepare, write_matches
 from kleene.engines.spark.session import session
 from kleene.engines.spark.worker import match_id
 from kleene.reference.languages import detect_language
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 
 STOCKS = Path("/work/shared/data/stocks.stream.gz")

@@ -225,9 +225,9 @@ def same_as_batch(run: Any, parts: Iterator[Any], pattern: str) -> tuple[int, in
     must be exactly those, each once. Returns (written, final, same)."""
     import pyarrow as pa
 
+    from kleene.data.columnar import validated
     from kleene.engines.fastest import find_matches
     from kleene.engines.spark.runner import collect_matches
-    from kleene.reference.columnar import validated
     from kleene.reference.events import Stream
 
     fed = pa.concat_tables(list(parts))

@@ -85,8 +85,8 @@ def generated_case(folder: Path, *, events: int, files: int, seed: int) -> Case:
     """A generated stream cut at random rows into ``files`` CSV files, and the
     reference's matches of :data:`GENERATED` (policy ``any``) on the whole stream."""
     from kleene.conformance.differential import reference_matches
+    from kleene.data.columnar import validated
     from kleene.engines.spark.stream.replay import chop, cuts, write_part
-    from kleene.reference.columnar import validated
     from kleene.reference.events import Stream
     from kleene.reference.languages import detect_language
 

@@ -111,14 +111,15 @@ def _read_ahead(argv: Sequence[str]) -> None:
     which reads in bounded memory): start reading FILE on a thread now, before NumPy,
     pyarrow and Kleene's modules are imported, and cutting its lines into columns
     once their reader is imported, unless ``--limit`` asks for fewer
-    (:func:`kleene.reference.filebytes.prefetch`; the loader takes what is done). Only
+    (:func:`kleene.data.filebytes.prefetch`; the loader takes what is done). Only
     the exact spellings ``--events FILE`` and ``--events=FILE`` are seen here; an
     abbreviation argparse accepts just reads the file later."""
     if _dispatched(argv) != "match" or any(a.startswith("--str") for a in argv):
         return
     path, fmt = _option(argv, "--events"), _option(argv, "--events-format")
     if path is not None:
-        from kleene.reference.filebytes import prefetch
+        # lazy: `kleene` itself imports nothing a command may not need (issue 10)
+        from kleene.data.filebytes import prefetch
         prefetch(path, fmt, further=not any(a.startswith("--li") for a in argv))
 
 

@@ -14,11 +14,12 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
+from kleene.data.batches import open_events
+from kleene.data.loaders import FORMATS, load_events
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.languages import LANGUAGES, WINDOW_READINGS
-from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
 from kleene.reference.query import Query
 

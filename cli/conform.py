@@ -8,10 +8,13 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, Backend, find_backend
+from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import load_case_files
+from kleene.conformance.generated import conform
+from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
-from kleene.conformance.runner import conform
+from kleene.conformance.runner import new_report
+from kleene.engines.registry import engine_names
 from kleene.reference.errors import KleeneError, Unsupported
 
 NAME = "conform"
@@ -71,13 +74,14 @@ def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stdout
     if getattr(args, "export", None):
+        # lazy: only `--export` writes the cases out
         from kleene.conformance.export import export
 
         tests, lines = export(args.export)
         print(f"exported {tests} tests ({lines} lines) to {args.export} (FORMAT.md)", file=out)
         return 0
     if args.check_protocol:
-        from kleene.conformance.backends import UnknownBackend
+        # lazy: jsonschema's protocol checks only with `--check-protocol`
         from kleene.conformance.check_protocol import check_protocol
 
         spec = args.backend or os.environ.get(ENV, "")
@@ -128,9 +132,9 @@ def run(args: argparse.Namespace) -> int:
 def spark_backend(args: argparse.Namespace) -> Backend:
     """``--spark``: the engine ``--backend`` names, run on Spark (one job for every case,
     :class:`kleene.cli.demo_spark.SparkBackend`)."""
+    # lazy: Spark only with `--spark` (`kleene --help` imports every command)
     from kleene.cli.demo_spark import SparkBackend, start
     from kleene.cli.spark import spark_errors
-    from kleene.engines.registry import engine_names
 
     name = args.backend or os.environ.get(ENV, "")
     if name not in engine_names():
@@ -143,6 +147,4 @@ def spark_backend(args: argparse.Namespace) -> Backend:
 
 def header_of(backend: object) -> str:
     """The header of a run (the backend's name, version, origin, capabilities)."""
-    from kleene.conformance.runner import new_report
-
     return header(new_report(backend))  # type: ignore[arg-type]

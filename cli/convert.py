@@ -4,7 +4,7 @@ For data loaded many times: the Parquet file holds the validated, typed
 columns (timestamps named ``ts``, types ``type``; the time unit, the text
 columns and the sparse columns in the file's metadata), so reading it back
 gives the same events with no parsing and no checks to redo beyond the
-cheap ones (the loader of :mod:`kleene.reference.loaders` reads it).
+cheap ones (the loader of :mod:`kleene.data.loaders` reads it).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kleene.cli.common import add_event_options, load_stream, plural
 from kleene.cli.results import OutputError, check_output
-from kleene.reference.columnar import columns_of
+from kleene.data.columnar import columns_of
 from kleene.reference.errors import StreamError
 
 NAME = "convert"

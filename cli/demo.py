@@ -29,11 +29,12 @@ from kleene.cli.common import add_budget_option, non_negative, plural
 from kleene.cli.demo_cases import CROSS, Tally, summary, worked_examples
 from kleene.cli.demo_engines import Row, claiming_engines
 from kleene.cli.demo_report import print_table, write_report
+from kleene.cli.progress import Reading
 from kleene.conformance.cases import Case, CaseTest, load_case_files, optional_directory
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
-from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
@@ -230,8 +231,6 @@ def _load_stock(path: Path, out: TextIO) -> Stream | None:
 def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterable[Event]]:
     """A progress bar (on stderr, when it is a terminal) over the events an engine
     reads, keeping the stream's columns (:class:`kleene.cli.progress.Reading`)."""
-    from kleene.cli.progress import Reading
-
     def wrap(events: Iterable[Event]) -> Iterable[Event]:
         return Reading(events, f"  {name}")
 
@@ -240,7 +239,8 @@ def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterable[Eve
 
 def draw_pictures(folder: Path, out: TextIO) -> list[Path]:
     """The SES automata of Q1 (seed 000 Fig. 5) and of the stock pattern, as SVG."""
-    from kleene.engines.draw import write
+    # lazy: networkx and Graphviz when the pictures are drawn, not for `kleene --help`
+    from kleene.engines.drawers import write
 
     folder.mkdir(parents=True, exist_ok=True)
     made = []

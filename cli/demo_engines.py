@@ -17,8 +17,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from kleene.conformance.backends import Backend, EngineBackend
+from kleene.conformance.backends import EngineBackend
 from kleene.conformance.cases import Case, CaseTest
+from kleene.conformance.outcome import Backend
 from kleene.conformance.runner import FAIL, SKIP, run_test
 from kleene.engines.protocol import Engine, Query, claims_policy
 from kleene.engines.registry import engine, engine_names

@@ -13,13 +13,15 @@ from typing import Any
 
 from kleene import __version__
 from kleene.cli.demo_engines import Row, _claims, _verdict, agreement_row
-from kleene.conformance.backends import Outcome
 from kleene.conformance.cases import Case, CaseTest
+from kleene.conformance.outcome import Outcome
 from kleene.conformance.runner import claimed_requests
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature
 from kleene.engines.registry import engine
-from kleene.engines.spark.batch import CRASHED, Answer, Pair
+from kleene.engines.spark.batch import CRASHED, Answer, Pair, match_many
+from kleene.engines.spark.runner import collect_matches, match_file
+from kleene.engines.spark.session import session
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
@@ -27,8 +29,6 @@ from kleene.reference.ses.pattern import SESPattern
 
 def start(master: str | None) -> tuple[Any, float]:
     """The SparkSession and the seconds it took to start."""
-    from kleene.engines.spark.session import session
-
     begin = time.perf_counter()
     spark = session(master)
     return spark, time.perf_counter() - begin
@@ -87,8 +87,6 @@ def outcome(answer: Answer, seconds: float) -> Outcome:
 
 def prefetch(spark: Any, work: Sequence[tuple[SparkBackend, Request]]) -> float:
     """Answer every (backend, request) in ONE Spark job; returns the job's seconds."""
-    from kleene.engines.spark.batch import match_many
-
     if not work:
         return 0.0
     begin = time.perf_counter()
@@ -119,8 +117,6 @@ def worked_examples(spark: Any, cases: Iterable[tuple[Case, CaseTest]],
 def stock(spark: Any, path: Path, pattern: SESPattern, names: Sequence[str], policy: str,
           expected: set[Match], events: int) -> list[Row]:
     """Each engine on Spark over the whole stock file, against the single-process result."""
-    from kleene.engines.spark.runner import collect_matches, match_file
-
     rows = []
     for name in names:
         if not _claims(engine(name), policy):

@@ -27,6 +27,7 @@ EVENTS, FILES = 16_000, 4
 
 def _example(out_dir: Path, batch: int) -> str:
     """One match of micro-batch ``batch``'s output, canonical (read with pyarrow)."""
+    # lazy: Spark only when the streaming part of the demo runs
     import pyarrow.dataset as ds
 
     from kleene.engines.spark.runner import regroup
@@ -43,11 +44,12 @@ def _example(out_dir: Path, batch: int) -> str:
 def run_stream_demo(spark: Any, data: Path, out: TextIO, *, events: int = EVENTS,
                     files: int = FILES) -> bool:
     """Print the continuous run; ``True`` when its matches equal the batch runner's."""
+    # lazy: Spark only when the streaming part of the demo runs
+    from kleene.data.loaders import load_events
     from kleene.engines.spark import collect_matches, match_frame
     from kleene.engines.spark.frames import from_stream
     from kleene.engines.spark.stream import ContinuousMatch
     from kleene.engines.spark.stream.replay import chop, stock_table, write_part
-    from kleene.reference.loaders import load_events
     from kleene.reference.query import Query
 
     began = time.perf_counter()

@@ -22,10 +22,8 @@ from kleene.engines.draw import (
     GUARD_STYLES,
     STATE_STYLES,
     DrawError,
-    draw,
-    format_for,
 )
-from kleene.engines.drawers import beside, picture_graph, view, views_of
+from kleene.engines.drawers import beside, draw, format_for, picture_graph, view, views_of
 from kleene.engines.protocol import Compiled, Engine, Query, claims
 from kleene.engines.registry import engine, engine_names, fastest_engine
 from kleene.reference.errors import Unsupported

@@ -32,6 +32,7 @@ from kleene.cli.common import (
 from kleene.cli.schema import check_schema
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
+from kleene.data.source import reads_in_batches
 from kleene.engines.fastest import REFERENCE, choose, run_engine
 from kleene.engines.protocol import Query
 from kleene.reference.errors import Unsupported
@@ -149,7 +150,7 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[M
         else:
             print(f"kleene match: engine {name} ({reason})", file=sys.stderr)
     if name == REFERENCE:
-        if getattr(stream, "batches", None) is not None:
+        if reads_in_batches(stream):
             raise Unsupported("--stream needs an engine, and no registered engine claims "
                               "this pattern under this policy")
         budget = budget_of(args)

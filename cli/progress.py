@@ -15,6 +15,9 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from kleene.data.columnar import ROWS
+from kleene.data.source import column_batches, columns_of_source, source_name, time_unit_of
+
 if TYPE_CHECKING:
     from tqdm import tqdm
 
@@ -116,25 +119,23 @@ def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
 class Reading:
     """``stream`` read through a bar of its events that keeps its batches of columns,
     so an engine still filters on columns and builds events only for candidate rows
-    (docs/architecture.md, "Data plane"): :meth:`batches` advance the bar a batch at
+    (docs/architecture.md, "Top-level folders", `data/`): :meth:`batches` advance the bar a batch at
     a time, plain iteration an event at a time."""
 
     def __init__(self, stream: Any, what: str) -> None:
         self.stream, self.what = stream, what
-        self.time_unit = getattr(stream, "time_unit", None)
-        self.source = getattr(stream, "source", "<events>")   # what errors name
+        self.time_unit = time_unit_of(stream)
+        self.source = source_name(stream)   # what errors name
 
     def __len__(self) -> int:
         return len(self.stream)
 
     def _bar(self) -> tqdm | _Off:
-        total = len(self.stream) if getattr(self.stream, "columns", None) is not None else None
+        total = len(self.stream) if columns_of_source(self.stream) is not None else None
         return _bar(total=total, desc=self.what, unit=" events", unit_scale=True, delay=DELAY,
                     leave=False, file=sys.stderr)
 
     def batches(self) -> Iterator[tuple[int, Any]] | None:
-        from kleene.reference.columnar import ROWS, column_batches
-
         found = column_batches(self.stream, ROWS)
         if found is None:
             return None

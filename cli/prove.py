@@ -12,6 +12,7 @@ from typing import TextIO, cast
 
 from kleene.cli.common import _time_unit, non_negative
 from kleene.cli.draw import pattern_text
+from kleene.data.loaders import FORMATS, load_events
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
@@ -20,7 +21,6 @@ from kleene.proofs.nfa.classes import schema_of as operator_schema
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
 from kleene.proofs.nfa.report import SECTIONS as OPERATOR_SECTIONS
 from kleene.proofs.nfa.report import prove as prove_operator
-from kleene.proofs.patterns.sremo import BOUND as SREMO_BOUND
 from kleene.proofs.results import Check, CounterExample
 from kleene.proofs.schema import (
     SORTS,
@@ -35,11 +35,11 @@ from kleene.proofs.srt.clocks import in_units, time_windows
 from kleene.proofs.srt.report import SECTIONS as SREMO_SECTIONS
 from kleene.proofs.srt.report import bound_for
 from kleene.proofs.srt.report import prove as prove_sremo
+from kleene.proofs.srt.satisfiability import BOUND as SREMO_BOUND
 from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language, language_named
-from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.sremo.expressions import Expr

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import sys
 
-from kleene.reference.columnar import column_batches
+from kleene.data.kinds import kinds_of
+from kleene.data.source import column_batches
 from kleene.reference.events import Stream
 from kleene.reference.query import Query
-from kleene.reference.schema import check_pattern, check_static, kinds_of
+from kleene.reference.schema import check_pattern, check_static
 
 
 def check_schema(query: Query, stream: Stream, *, source: str,

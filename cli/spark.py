@@ -23,7 +23,10 @@ from typing import Any
 
 from kleene.cli import results
 from kleene.cli.common import canonical_order, plural, say_query, table
+from kleene.cli.progress import spark_tasks
 from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.events import Event
+from kleene.reference.match import Match
 from kleene.reference.query import Query
 
 #: Options that mean nothing without ``--spark``.
@@ -99,6 +102,7 @@ def spark_errors() -> Iterator[None]:
     except Exception as err:
         if not type(err).__module__.startswith(("pyspark", "py4j")):
             raise
+        # lazy: Spark only with `--spark` (`kleene match` imports this module)
         from kleene.engines.spark.session import spark_log
 
         raise SparkFailure(f"Spark failed: {cause(err)} (the JVM's log: {spark_log()})") \
@@ -127,8 +131,6 @@ def run_spark(args: argparse.Namespace, query: Query,
 
 def _collect(spark: Any, job: Any) -> Any:
     """Run ``job()`` (a Spark action) under a progress bar of its tasks."""
-    from kleene.cli.progress import spark_tasks
-
     with spark_tasks(spark):
         return job()
 
@@ -203,9 +205,6 @@ def _frame(spark: Any, args: argparse.Namespace, query: Query) -> Any:
 def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: Any,
            columns: Sequence[tuple[str, str]]) -> None:
     """Regroup the match rows of Spark and write them as single-process output does."""
-    from kleene.reference.events import Event
-    from kleene.reference.match import Match
-
     events: dict[int, Event] = {}
     bound: dict[str, dict[str, list[int]]] = {}
     for r in collected:

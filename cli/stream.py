@@ -18,6 +18,8 @@ from typing import Any
 
 from kleene.cli.common import QueryHelpFormatter, add_query_options, plural, query_of, say_query
 from kleene.cli.spark import spark_errors
+from kleene.engines.spark.session import session
+from kleene.engines.spark.stream import ContinuousMatch
 from kleene.engines.spark.stream.query import FORMATS
 
 NAME = "stream"
@@ -86,8 +88,6 @@ def _progress(p: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the query; print one progress line per micro-batch on stderr."""
-    from kleene.engines.spark.session import session
-    from kleene.engines.spark.stream import ContinuousMatch
 
     query = query_of(args)
     columns = [c for c in args.columns.split(",") if c]

@@ -31,15 +31,17 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from kleene import __version__
+from kleene.conformance.command import CommandBackend
+from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import Request
-from kleene.engines.protocol import Engine, Feature, Query
+from kleene.engines.protocol import Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names
+from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -52,52 +54,6 @@ ENV = "KLEENE_BACKEND"
 
 #: Seconds a backend may take for one case before it is stopped (``--timeout``).
 DEFAULT_TIMEOUT = 30.0
-
-
-class BackendError(KleeneError):
-    """A backend that cannot be used at all (its handshake failed, its factory broke)."""
-
-    code = "backend"
-
-
-class UnknownBackend(BackendError):
-    """No backend answers to the specification; the message lists the choices."""
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """What a backend made of one request.
-
-    Exactly one of: ``matches`` (every match reported, duplicates kept),
-    ``error`` (``(code, message)``: the backend rejected the query with a
-    stable code), ``broken`` (the backend itself failed: ``verdict`` is
-    ``crashed``, ``timeout``, ``non-json`` or ``malformed`` and ``broken``
-    says what happened) or ``declined`` (a run-time skip, with its reason).
-    """
-
-    matches: tuple[Match, ...] | None = None
-    error: tuple[str, str] | None = None
-    broken: str | None = None
-    verdict: str = ""
-    declined: str | None = None
-    seconds: float = 0.0
-    peak: int | None = None
-
-
-@runtime_checkable
-class Backend(Protocol):
-    """A backend: a name, a version, the features it claims, ``run`` and ``close``."""
-
-    name: str
-    version: str
-    origin: str
-
-    @property
-    def capabilities(self) -> frozenset[Feature]: ...
-
-    def run(self, request: Request, *, timeout: float | None = None) -> Outcome: ...
-
-    def close(self) -> None: ...
 
 
 # ---------------------------------------------------------------- in-process engines
@@ -191,13 +147,9 @@ class ReferenceBackend(EngineBackend):
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        from kleene.engines.protocol import all_features
-
         return all_features()
 
     def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
-        from kleene.reference.budget import Budget
-
         start = time.perf_counter()
         try:
             query = Query.parse(request.pattern, language=request.language,
@@ -273,8 +225,6 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
     if not spec:
         raise UnknownBackend(f"no backend named: pass --backend or set {ENV}; {choices()}")
     if spec.startswith("cmd:"):
-        from kleene.conformance.command import CommandBackend
-
         argv = shlex.split(spec[4:])
         if not argv:
             raise UnknownBackend("cmd: needs a command, e.g. cmd:node minimal_backend.js")
@@ -296,7 +246,5 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         return _import_factory(spec)
     argv = shlex.split(spec)
     if argv and Path(argv[0]).is_file() and os.access(argv[0], os.X_OK):
-        from kleene.conformance.command import CommandBackend
-
         return CommandBackend(argv, timeout=timeout, log=log)
     raise UnknownBackend(f"no backend {spec!r}; {choices()}")

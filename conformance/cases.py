@@ -86,6 +86,7 @@ def _pruning_checker(kind: str) -> Checker:
     """A :data:`Checker` for a seed 001 pruning check of :mod:`kleene.conformance.checks`."""
 
     def checker(case: Case, test: CaseTest) -> None:
+        # lazy: the SES reference's pruning definitions only for a case that checks one
         from kleene.conformance.checks import PRUNING_CHECKS
         from kleene.reference.ses.text import parse_ses
 

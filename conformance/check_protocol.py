@@ -13,8 +13,9 @@ from __future__ import annotations
 import json
 from typing import Any, TextIO
 
-from kleene.conformance.backends import DEFAULT_TIMEOUT, BackendError, find_backend
+from kleene.conformance.backends import DEFAULT_TIMEOUT, find_backend
 from kleene.conformance.cases import iter_tests, load_case_files
+from kleene.conformance.outcome import BackendError
 from kleene.conformance.runner import needed_features, request_of
 from kleene.conformance.wire import Request
 

@@ -6,7 +6,7 @@ name, version and capabilities (each validated with
 error naming it). Each :meth:`~CommandBackend.run` sends one ``run`` line
 and waits at most ``timeout`` seconds for one answer line. A backend that
 crashes, hangs, prints non-JSON or answers with a malformed message gets a
-verdict for that request (an :class:`~kleene.conformance.backends.Outcome`
+verdict for that request (an :class:`~kleene.conformance.outcome.Outcome`
 with ``broken``) and is restarted for the next one. ``log`` sees every
 message, sent or received, with its schema problems (``--check-protocol``).
 """
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import IO, Any
 
 from kleene.conformance import wire
-from kleene.conformance.backends import BackendError, Outcome
+from kleene.conformance.outcome import BackendError, Outcome
 from kleene.engines.protocol import Feature
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match

@@ -14,17 +14,31 @@ carries the reproduction of the minimal counterexample. Generators:
   pattern with the same matches.
 
 SREMO has no generator yet: its result says so (a skip with that reason).
+
+:func:`conform` is the whole run: the case files (:func:`kleene.conformance.runner.run_cases`),
+then the generated cases.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kleene.conformance.backends import Backend
-from kleene.conformance.runner import FAIL, PASS, SKIP, Result, judge, reproduction
+from kleene.conformance.cases import CaseFile
+from kleene.conformance.outcome import Backend
+from kleene.conformance.runner import (
+    FAIL,
+    PASS,
+    SKIP,
+    Report,
+    Result,
+    judge,
+    new_report,
+    reproduction,
+    run_cases,
+)
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.budget import Budget
@@ -48,6 +62,7 @@ class _Failure(AssertionError):
 
 
 def _ses_pattern(draw: Any, backend: Backend) -> Any:
+    # lazy: Hypothesis only with `--generated`
     from hypothesis import strategies as st
 
     from kleene.conformance.strategies import ses_patterns
@@ -57,6 +72,7 @@ def _ses_pattern(draw: Any, backend: Backend) -> Any:
 
 
 def _operator_pattern(draw: Any, backend: Backend) -> Any:
+    # lazy: the operator reference only when operator patterns are drawn
     from kleene.reference.operators.from_ses import from_ses
 
     return from_ses(_ses_pattern(draw, backend))
@@ -94,6 +110,7 @@ def check_language(backend: Backend, language: str, examples: int, *,
     if language not in GENERATORS:
         result.status, result.reason = SKIP, f"no generator for {language} patterns yet"
         return result
+    # lazy: Hypothesis only with `--generated`
     from kleene.conformance.strategies import streams
 
     ran = [0]
@@ -156,3 +173,21 @@ def run_generated(backend: Backend, examples: int, *,
     """:func:`check_language` for every registered language the case files use."""
     for language in ("ses", "operator", "sremo"):
         yield check_language(backend, language, examples, timeout=timeout)
+
+
+def conform(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
+            generated: int = 0, select: str | None = None,
+            rerun: Callable[[str], str] | None = None,
+            progress: Callable[[Result], None] | None = None) -> Report:
+    """The whole run: the case files, then ``generated`` drawn cases per language."""
+    start = time.perf_counter()
+    report = new_report(backend)
+    report.results = run_cases(backend, files, timeout=timeout, select=select, rerun=rerun,
+                               progress=progress)
+    if generated:
+        for result in run_generated(backend, generated, timeout=timeout):
+            report.results.append(result)
+            if progress:
+                progress(result)
+    report.seconds = time.perf_counter() - start
+    return report

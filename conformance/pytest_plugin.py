@@ -34,6 +34,7 @@ def pytest_configure(config: pytest.Config) -> None:
     spec = config.getoption("--kleene-backend", default=None)
     if not spec:
         return
+    # lazy: every pytest run loads this plug-in; Kleene only with --kleene-backend
     from kleene.conformance.backends import find_backend
     from kleene.reference.errors import KleeneError
 
@@ -53,6 +54,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
     backend = config.stash.get(_BACKEND, None)
     if backend is None:
         return None
+    # lazy: every pytest run loads this plug-in; Kleene only with --kleene-backend
     from kleene.conformance.report import header
     from kleene.conformance.runner import new_report
 
@@ -72,6 +74,7 @@ class KleeneCase(pytest.Item):
         self.case, self.test, self.language = case, test, language
 
     def runtest(self) -> None:
+        # lazy: every pytest run loads this plug-in; Kleene only with --kleene-backend
         from kleene.conformance.runner import FAIL, SKIP, run_test
 
         backend = self.config.stash[_BACKEND]
@@ -79,6 +82,7 @@ class KleeneCase(pytest.Item):
         if self.case is not None:
             result = run_test(backend, self.case, self.test, timeout=timeout)
         else:
+            # lazy: Hypothesis only for the generated cases
             from kleene.conformance.generated import check_language
 
             result = check_language(backend, self.language,
@@ -102,6 +106,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                                   items: list[pytest.Item]) -> None:
     if config.stash.get(_BACKEND, None) is None:
         return
+    # lazy: every pytest run loads this plug-in; Kleene only with --kleene-backend
     from kleene.conformance.cases import case_id, iter_tests, load_case_files
 
     for case, test in iter_tests(load_case_files()):

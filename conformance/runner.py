@@ -14,13 +14,12 @@ twice fails that test and the run goes on with the next.
 from __future__ import annotations
 
 import json
-import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from kleene.conformance.backends import Backend, Outcome
 from kleene.conformance.cases import Case, CaseFile, CaseTest, Expectation, case_id, iter_tests
+from kleene.conformance.outcome import Backend, Outcome
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.errors import KleeneError
@@ -228,23 +227,3 @@ def new_report(backend: Backend) -> Report:
     """An empty report naming ``backend``."""
     return Report(backend.name, backend.version, backend.origin,
                   tuple(sorted(map(str, backend.capabilities))))
-
-
-def conform(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
-            generated: int = 0, select: str | None = None,
-            rerun: Callable[[str], str] | None = None,
-            progress: Callable[[Result], None] | None = None) -> Report:
-    """The whole run: the case files, then ``generated`` drawn cases per language."""
-    start = time.perf_counter()
-    report = new_report(backend)
-    report.results = run_cases(backend, files, timeout=timeout, select=select, rerun=rerun,
-                               progress=progress)
-    if generated:
-        from kleene.conformance.generated import run_generated
-
-        for result in run_generated(backend, generated, timeout=timeout):
-            report.results.append(result)
-            if progress:
-                progress(result)
-    report.seconds = time.perf_counter() - start
-    return report

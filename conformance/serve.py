@@ -15,7 +15,8 @@ from typing import IO, Any
 
 from kleene import __version__
 from kleene.conformance import wire
-from kleene.conformance.backends import Backend, find_backend
+from kleene.conformance.backends import find_backend
+from kleene.conformance.outcome import Backend
 
 
 def answer(backend: Backend, message: dict[str, Any]) -> dict[str, Any] | None:

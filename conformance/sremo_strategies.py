@@ -11,11 +11,28 @@ and given marked neighbours, so that matches cross it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import LABELS
-from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or
+from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Or
+from kleene.reference.conditions import Not as NotCondition
 from kleene.reference.durations import Duration
+from kleene.reference.sremo.expressions import (
+    HEAD,
+    SKIP,
+    Atom,
+    Choice,
+    Concat,
+    Epsilon,
+    Intersect,
+    Not,
+    Star,
+    Strategy,
+    Window,
+    check,
+)
 
 _LABELS = st.sampled_from(LABELS)
 
@@ -29,9 +46,6 @@ def sremo_conditions(draw: st.DrawFn, written: frozenset[str] = frozenset(), *,
                      labels: st.SearchStrategy[str] = _LABELS) -> Condition:
     """A condition of report Def. 10 over the head ``~`` and the registers in ``written``:
     a label test, TRUE, or a comparison with a register's ``ID`` or ``V``."""
-    from kleene.reference.conditions import TRUE, And, Not
-    from kleene.reference.sremo.expressions import HEAD
-
     kinds = ["eq", "ne", "ne", "true", "true", "or"] + (["reg", "reg", "and"] if written else [])
     kind = draw(st.sampled_from(kinds), label="condition kind")
     label = Attr(HEAD, "L")
@@ -48,7 +62,7 @@ def sremo_conditions(draw: st.DrawFn, written: frozenset[str] = frozenset(), *,
     cmp = Cmp(op, Attr(HEAD, attr), Attr(r, attr))
     if kind == "and":
         test = Cmp("=", label, Const(draw(labels, label="label")))
-        return And((test, cmp)) if draw(st.booleans(), label="plain") else Not(cmp)
+        return And((test, cmp)) if draw(st.booleans(), label="plain") else NotCondition(cmp)
     return cmp
 
 
@@ -61,8 +75,6 @@ def sremo_expressions(draw: st.DrawFn, *, max_depth: int = 3,
     """A well-formed SREMO (report Def. 15 with windows, intersection, windowed negation
     and strategies): registers written (``-> r``) and read by later conditions, marked
     and unmarked atoms; ``time_windows`` draws ``[WITHIN τ]`` windows as well."""
-    from kleene.reference.sremo.expressions import check
-
     e, _ = draw(_sremo(max_depth, written, windows, time_windows, negation, intersection,
                        strategies, True), label="expression")
     check(e)
@@ -74,19 +86,6 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
            windows: st.SearchStrategy[int], time_windows: bool, negation: bool,
            intersection: bool, strategies: bool, may_write: bool):
     """``(e, registers e may write)``, reading only registers in ``written``."""
-    from kleene.reference.conditions import TRUE
-    from kleene.reference.sremo.expressions import (
-        Atom,
-        Choice,
-        Concat,
-        Epsilon,
-        Intersect,
-        Not,
-        Star,
-        Strategy,
-        Window,
-    )
-
     kinds = ["atom"] * 3
     if depth > 0:
         kinds += ["concat", "concat", "choice", "star", "window"]
@@ -149,3 +148,31 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
     if time_windows and draw(st.booleans(), label="time window"):
         return Window(a, Duration(draw(st.integers(0, 4), label="tau"))), aw
     return Window(a, draw(windows, label="width")), aw
+
+
+@st.composite
+def windowed_sremo_expressions(draw: st.DrawFn, *, max_depth: int = 2):  # -> Window
+    """A drawn SREMO under a top-level count ``[1..w]`` or time ``[WITHIN τ]`` window
+    (the windows by which a stream may be cut into slices)."""
+    e = draw(sremo_expressions(max_depth=max_depth), label="body")
+    width = draw(st.integers(1, 4) | st.integers(0, 6).map(Duration), label="width")
+    return Window(e, width)
+
+
+@st.composite
+def gapped_sremo_expressions(draw: st.DrawFn, *, max_atoms: int = 3):  # -> Expr
+    """``⟲(mark φ1 -> r, ..., mark φn)`` (report Def. 44): marking atoms joined by gaps,
+    sometimes after a leading gap and under a time window (SREMO's filterable form)."""
+    n = draw(st.integers(1, max_atoms), label="atoms")
+    atoms, written = [], frozenset[str]()
+    for _ in range(n):
+        cond = draw(sremo_conditions(written), label="condition")
+        write = draw(st.sampled_from((None, *REGISTERS)), label="write")
+        atoms.append(Atom(cond, True, write))
+        written |= {write} if write else set()
+    body: Any = Strategy("any", Concat(tuple(atoms))) if n > 1 else atoms[0]
+    if draw(st.booleans(), label="leading gap"):
+        body = Concat((Star(SKIP), body))
+    if draw(st.booleans(), label="timed"):
+        body = Window(body, Duration(draw(st.integers(0, 6), label="tau")))
+    return body

@@ -24,9 +24,25 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or, Prev
+from kleene.reference.conditions import Agg, Attr, Cmp, Condition, Const, Or, Prev
 from kleene.reference.durations import Duration
+from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Stream
+from kleene.reference.operators.pattern import (
+    Conj,
+    Disj,
+    Kleene,
+    Neg,
+    Node,
+    OperatorPattern,
+    Primitive,
+    Seq,
+    iterated_variables,
+    negated_variables,
+    positive_variables,
+    primitives,
+    scopes,
+)
 from kleene.reference.ses.pattern import SESPattern, Variable
 
 #: Labels of the default alphabet (attribute ``L``).
@@ -168,23 +184,6 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
     ``B+``, ``B{l,m}``, properties, relationships, negation conditions, aggregates and
     ``prev``. ``subpattern_kleene`` also iterates sub-patterns (``SEQ(A a, B b)+``);
     a flag set to ``False`` leaves its construct out."""
-    from kleene.reference.conditions import Agg
-    from kleene.reference.errors import PatternError
-    from kleene.reference.operators.pattern import (
-        Conj,
-        Disj,
-        Kleene,
-        Neg,
-        Node,
-        OperatorPattern,
-        Primitive,
-        Seq,
-        iterated_variables,
-        negated_variables,
-        positive_variables,
-        scopes,
-    )
-
     names = iter(f"v{i}" for i in itertools.count())
 
     def primitive() -> Primitive:
@@ -271,43 +270,7 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
 def keyed_operator_patterns(draw: st.DrawFn, *, max_depth: int = 2) -> object:
     """Operator patterns whose variables (negated ones too) are all joined by ``ID``
     equalities, so that their Def. 6 partitioning applies (reference/operators/pruning.py)."""
-    from kleene.reference.operators.pattern import OperatorPattern, primitives
-
     p: Any = draw(operator_patterns(max_depth=max_depth, disjunction=False), label="pattern")
     names = sorted({v.var for v in primitives(p.expr)})
     extra = [Cmp("=", Attr(names[0], "ID"), Attr(v, "ID")) for v in names[1:]]
     return OperatorPattern(p.expr, p.conditions + tuple(extra), p.window or Duration(4))
-
-
-@st.composite
-def windowed_sremo_expressions(draw: st.DrawFn, *, max_depth: int = 2):  # -> Window
-    """A drawn SREMO under a top-level count ``[1..w]`` or time ``[WITHIN τ]`` window
-    (the windows by which a stream may be cut into slices)."""
-    from kleene.conformance.sremo_strategies import sremo_expressions
-    from kleene.reference.sremo.expressions import Window
-
-    e = draw(sremo_expressions(max_depth=max_depth), label="body")
-    width = draw(st.integers(1, 4) | st.integers(0, 6).map(Duration), label="width")
-    return Window(e, width)
-
-
-@st.composite
-def gapped_sremo_expressions(draw: st.DrawFn, *, max_atoms: int = 3):  # -> Expr
-    """``⟲(mark φ1 -> r, ..., mark φn)`` (report Def. 44): marking atoms joined by gaps,
-    sometimes after a leading gap and under a time window (SREMO's filterable form)."""
-    from kleene.conformance.sremo_strategies import REGISTERS, sremo_conditions
-    from kleene.reference.sremo.expressions import SKIP, Atom, Concat, Star, Strategy, Window
-
-    n = draw(st.integers(1, max_atoms), label="atoms")
-    atoms, written = [], frozenset[str]()
-    for _ in range(n):
-        cond = draw(sremo_conditions(written), label="condition")
-        write = draw(st.sampled_from((None, *REGISTERS)), label="write")
-        atoms.append(Atom(cond, True, write))
-        written |= {write} if write else set()
-    body: Any = Strategy("any", Concat(tuple(atoms))) if n > 1 else atoms[0]
-    if draw(st.booleans(), label="leading gap"):
-        body = Concat((Star(SKIP), body))
-    if draw(st.booleans(), label="timed"):
-        body = Window(body, Duration(draw(st.integers(0, 6), label="tau")))
-    return body

@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kleene.engines import draw, drawers
+from kleene.engines import drawers
 from kleene.engines.protocol import Compiled, Query
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
-from kleene.engines.ses.trace import TraceNames, move_text, run_steps
+from kleene.engines.ses.trace import TraceNames, move_text, run_steps, view_of
 from kleene.engines.trace import event_text, trace
 from kleene.reference.events import Stream, stream_of
 from kleene.reference.languages import detect_language
@@ -188,9 +188,9 @@ def pictures() -> Iterator[Picture]:
     q1 = parse_ses(Q1["pattern"])
     yield Picture("seed000-fig3", compiled(FIG3),
                   {"title": "Fig. 3: the SES automaton of (⟨{b}⟩, {b.L = 'B'}, 264)"})
-    yield Picture("seed000-fig4a-n1", draw.view_of(set_automaton(q1, 0)),
+    yield Picture("seed000-fig4a-n1", view_of(set_automaton(q1, 0)),
                   {"title": "Fig. 4(a): N1 for V1 = {c, p+, d}"})
-    yield Picture("seed000-fig4b-n2", draw.view_of(set_automaton(q1, 1)),
+    yield Picture("seed000-fig4b-n2", view_of(set_automaton(q1, 1)),
                   {"title": "Fig. 4(b): N2 for V2 = {b}", "guards": "full"})
     yield Picture("seed000-fig5-q1", compiled(Q1["pattern"]),
                   {"title": "Fig. 5: the SES automaton of Q1 = N1 N2"})
@@ -214,7 +214,7 @@ def write_all(out: Path = IMG, *, formats: tuple[str, ...] = ("svg", "png"),
     written = []
     for p in pictures():
         for fmt in formats:
-            path = draw.write(p.automaton, out / f"{p.name}.{fmt}", **p.options)
+            path = drawers.write(p.automaton, out / f"{p.name}.{fmt}", **p.options)
             written.append(path)
             report(f"wrote {path.relative_to(out.parent) if out.parent in path.parents else path}")
     return written

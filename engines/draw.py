@@ -46,7 +46,6 @@ import shutil
 import subprocess
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Protocol
 
 import graphviz
@@ -64,7 +63,6 @@ from kleene.engines.labels import (
     variable_label,
 )
 from kleene.engines.protocol import Transition
-from kleene.engines.ses.automaton import SESAutomaton
 from kleene.reference.errors import KleeneError
 
 #: Output formats: Graphviz's ``svg`` and ``png``, or the DOT text itself.
@@ -116,14 +114,6 @@ class AutomatonView:
 
     def iter_transitions(self) -> Iterator[Transition]:
         return iter(self.transitions)
-
-
-def view_of(n: SESAutomaton) -> AutomatonView:
-    """``N = (Q, Δ, q_s, q_f, τ)`` of seed 000 Def. 3 as a :class:`Drawable`."""
-    return AutomatonView(
-        initial=frozenset({n.start}), accepting=frozenset({n.accepting}),
-        transitions=tuple(Transition(d.source, d.target, d.variable, d.guard)
-                          for d in n.transitions))
 
 
 @dataclass(frozen=True)
@@ -301,39 +291,3 @@ def render(source: str, fmt: str = "svg") -> bytes:
         reason = done.stderr.decode("utf-8", "replace").strip() or f"exit code {done.returncode}"
         raise DrawError(f"Graphviz `dot` failed: {reason}")
     return done.stdout
-
-
-def draw(a: Drawable | nx.MultiDiGraph, fmt: str = "svg", *, title: str | None = None,
-         highlight: Highlight | None = None, states: str = "auto", guards: str = "auto",
-         rankdir: str = "LR", legend: bool = True) -> bytes:
-    """The picture of ``a`` as ``fmt`` bytes: :func:`picture_graph` (or ``a`` itself when it
-    is a graph already), :func:`to_dot`, :func:`render`."""
-    from kleene.engines.drawers import picture_graph
-
-    g = a if isinstance(a, nx.MultiDiGraph) else picture_graph(a, states=states, guards=guards)
-    return render(to_dot(g, highlight=highlight, title=title, rankdir=rankdir, legend=legend),
-                  fmt)
-
-
-def format_for(path: str | Path, fmt: str | None = None) -> str:
-    """``fmt`` if given, else the format named by ``path``'s suffix (``.svg .png .dot .gv``)."""
-    if fmt is not None:
-        return fmt
-    suffix = Path(path).suffix.lower().lstrip(".")
-    suffix = "dot" if suffix == "gv" else suffix
-    if suffix not in FORMATS:
-        raise DrawError(f"cannot tell the picture format of {path}; name one of "
-                        f"{', '.join(FORMATS)}")
-    return suffix
-
-
-def write(a: Drawable | nx.MultiDiGraph, path: str | Path, fmt: str | None = None,
-          **options: object) -> Path:
-    """Draw ``a`` into ``path`` (format from ``fmt`` or the suffix); returns the path."""
-    out = Path(path)
-    data = draw(a, format_for(out, fmt), **options)  # type: ignore[arg-type]
-    try:
-        out.write_bytes(data)
-    except OSError as err:
-        raise DrawError(f"cannot write {out}: {err.strerror or err}") from None
-    return out

@@ -8,6 +8,8 @@ and named *views* (``kleene draw --view``: the SRT's ``unrolled``, ``dsrt`` and
 ``kleene.engines.srt.draw``) is imported on first use and registers itself; an
 automaton without a drawer is drawn in seed 000's style (:func:`~kleene.engines.draw.to_graph`).
 :func:`beside` puts the graphs of several engines side by side, one cluster each.
+:func:`draw` and :func:`write` make the picture of any automaton: its family's graph
+(:func:`picture_graph`), as DOT (:func:`~kleene.engines.draw.to_dot`), rendered.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Callable, Hashable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
@@ -22,10 +25,14 @@ import networkx as nx
 from kleene.engines.draw import (
     AUTO_FULL_CONJUNCTS,
     AUTO_FULL_TRANSITIONS,
+    FORMATS,
     GUARD_STYLES,
     Drawable,
     DrawError,
+    Highlight,
     cluster_path,
+    render,
+    to_dot,
     to_graph,
 )
 from kleene.engines.labels import conjuncts
@@ -146,4 +153,38 @@ def collapse(g: nx.MultiDiGraph, start: Hashable, limit: int = MAX_DRAWN_STATES
         elif source in keep and not out.has_edge(source, box):
             out.add_edge(source, box, variable=None, guard=data["guard"], name=None, label="",
                          dot={"style": "dashed", "color": "gray60"})
+    return out
+
+
+def draw(a: Drawable | nx.MultiDiGraph, fmt: str = "svg", *, title: str | None = None,
+         highlight: Highlight | None = None, states: str = "auto", guards: str = "auto",
+         rankdir: str = "LR", legend: bool = True) -> bytes:
+    """The picture of ``a`` as ``fmt`` bytes: :func:`picture_graph` (or ``a`` itself when it
+    is a graph already), :func:`to_dot`, :func:`render`."""
+    g = a if isinstance(a, nx.MultiDiGraph) else picture_graph(a, states=states, guards=guards)
+    return render(to_dot(g, highlight=highlight, title=title, rankdir=rankdir, legend=legend),
+                  fmt)
+
+
+def format_for(path: str | Path, fmt: str | None = None) -> str:
+    """``fmt`` if given, else the format named by ``path``'s suffix (``.svg .png .dot .gv``)."""
+    if fmt is not None:
+        return fmt
+    suffix = Path(path).suffix.lower().lstrip(".")
+    suffix = "dot" if suffix == "gv" else suffix
+    if suffix not in FORMATS:
+        raise DrawError(f"cannot tell the picture format of {path}; name one of "
+                        f"{', '.join(FORMATS)}")
+    return suffix
+
+
+def write(a: Drawable | nx.MultiDiGraph, path: str | Path, fmt: str | None = None,
+          **options: object) -> Path:
+    """Draw ``a`` into ``path`` (format from ``fmt`` or the suffix); returns the path."""
+    out = Path(path)
+    data = draw(a, format_for(out, fmt), **options)  # type: ignore[arg-type]
+    try:
+        out.write_bytes(data)
+    except OSError as err:
+        raise DrawError(f"cannot write {out}: {err.strerror or err}") from None
     return out

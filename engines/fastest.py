@@ -5,7 +5,7 @@ reference semantics (docs/architecture.md, "Engines").
 Example::
 
     from kleene.engines.fastest import find_matches
-    from kleene.reference.loaders import load_events
+    from kleene.data.loaders import load_events
 
     found = find_matches(open("examples/chemo/q1.ses").read(),
                          load_events("examples/chemo/chemo.csv", time_unit="h"),

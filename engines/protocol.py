@@ -31,6 +31,7 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
+from kleene.data.source import time_unit_of
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
@@ -38,7 +39,7 @@ from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.query import Feature, Query, WindowReading, all_features
 
-__all__ = ["Compiled", "Counters", "Engine", "Feature", "Pictured", "Query", "Transition",
+__all__ = ["Compiled", "Counters", "Engine", "Feature", "Query", "Transition",
            "WindowReading", "all_features", "claims", "claims_policy", "missing", "require",
            "window_in_units"]
 
@@ -147,17 +148,6 @@ class Counters:
         return dict(vars(self))
 
 
-class Pictured:
-    """A compiled automaton that shows its picture in a notebook (Jupyter calls
-    ``_repr_svg_``): the drawing of :mod:`kleene.engines.draw`, read through
-    ``iter_transitions`` like every picture. Compiled classes inherit it."""
-
-    def _repr_svg_(self) -> str:
-        from kleene.engines.draw import draw
-
-        return draw(self, "svg").decode("utf-8")  # type: ignore[arg-type]
-
-
 @runtime_checkable
 class Compiled(Protocol):
     """A pattern compiled by an engine: transitions as data, an incremental run, counters.
@@ -230,5 +220,5 @@ def window_in_units(window: Duration, compiled_unit: str | None,
     iterable of events carries none, and a window with a unit then raises the
     reference's clear :class:`~kleene.reference.errors.PatternError`.
     """
-    unit = compiled_unit if compiled_unit is not None else getattr(events, "time_unit", None)
+    unit = compiled_unit if compiled_unit is not None else time_unit_of(events)
     return window.bound(unit, reading)

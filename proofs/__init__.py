@@ -15,10 +15,11 @@ Shared by every language and engine:
 Particular to a language or an engine family (docs/proofs.md):
 
 - :mod:`.ses`       SES patterns and the SES automaton (seeds 000, 001);
-- :mod:`.patterns`  satisfiability of operator patterns and SREMO: dead variables,
-  branches, transitions, register reads no path has written (seeds 003, 004);
-- :mod:`.nfa`       bounded equivalence of the seed 003 NFAs and the reference over the
-  classes of streams a pattern tells apart, witnesses and coverage;
-- :mod:`.srt`       the DSRT's minterms, determinism, completeness, ``srt = dsrt`` and the
-  complement, on symbolic strings with registers (seed 004, report Algs. 7, 8).
+- :mod:`.nfa`       operator patterns' satisfiability (dead variables and branches) and
+  bounded equivalence of the seed 003 NFAs and the reference over the classes of
+  streams a pattern tells apart, witnesses and coverage;
+- :mod:`.srt`       SREMO's satisfiability (dead branches and transitions, register
+  reads no path has written), the DSRT's minterms, determinism, completeness,
+  ``srt = dsrt`` and the complement, on symbolic strings with registers (seed 004,
+  report Algs. 7, 8).
 """

@@ -31,7 +31,15 @@ from itertools import combinations
 
 from kleene.engines.labels import canonical, group_variables, transition_name, variable_label
 from kleene.engines.protocol import Compiled, Transition
-from kleene.proofs.encode import Member, SymEvent, as_z3, holds_over, symbolic_event
+from kleene.proofs.encode import (
+    Member,
+    SymEvent,
+    as_z3,
+    concrete_event,
+    holds_over,
+    symbolic_event,
+    true_in,
+)
 from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
 from kleene.proofs.solver import TIMEOUT_MS, solve
@@ -82,8 +90,6 @@ class _Run:
         return [c for e in events for c in e.constraints]
 
     def stream(self, model: object) -> Stream:
-        from kleene.proofs.encode import concrete_event, true_in
-
         chosen = [e for pairs in self.bound.values() for lit, e in pairs
                   if true_in(model, lit)]  # type: ignore[arg-type]
         events = [concrete_event(model, e, 0) for e in [*chosen, self.now]]  # type: ignore[arg-type]

@@ -80,7 +80,7 @@ class Stream(Sequence[Event]):
 
     A stream holds either its events (``Stream(events, time_unit)``) or their
     columns (:meth:`from_columns`, what the loaders build: Arrow columns,
-    :mod:`kleene.reference.columnar`); then an event is built only when it is
+    :mod:`kleene.data.columnar`); then an event is built only when it is
     read (``s[i]``, iteration, ``s.events``), and engines that read
     :attr:`columns` evaluate conditions over them without building events.
     Both forms give the same events.
@@ -104,14 +104,14 @@ class Stream(Sequence[Event]):
 
     @classmethod
     def from_columns(cls, columns: Any, time_unit: str | None = None) -> Stream:
-        """A stream over validated :class:`~kleene.reference.columnar.Columns`."""
+        """A stream over validated :class:`~kleene.data.columnar.Columns`."""
         s = cls.__new__(cls)
         s._events, s._columns, s.time_unit = None, columns, time_unit
         return s
 
     @property
     def columns(self) -> Any:
-        """The :class:`~kleene.reference.columnar.Columns` of a loaded stream, else ``None``."""
+        """The :class:`~kleene.data.columnar.Columns` of a loaded stream, else ``None``."""
         return self._columns
 
     @property

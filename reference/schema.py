@@ -2,7 +2,7 @@
 
 A schema is a mapping from column name to the *kinds* of its values
 (``num``, ``str``, ``bool``; the kinds of :func:`kleene.reference.conditions.compare`);
-:func:`kinds_of` reads it from a :class:`~kleene.reference.events.Stream`, and
+:func:`kleene.data.kinds.kinds_of` reads it from a stream's events or columns, and
 any other backend (a Spark or Arrow schema) can build the same mapping.
 :func:`check_pattern` then refuses, before any matching:
 
@@ -32,9 +32,8 @@ from typing import Any
 from kleene.reference.condition_text import format_term
 from kleene.reference.conditions import Agg, Attr, Cmp, Const, Prev, Term
 from kleene.reference.errors import KleeneError, PatternError, PatternSyntaxError
-from kleene.reference.events import Stream
 from kleene.reference.query import Query
-from kleene.reference.syntax import check_prev
+from kleene.reference.syntax import check_prev, tokenize
 
 #: A schema: column name → the kinds of its values (empty: only missing values).
 Schema = Mapping[str, frozenset[str]]
@@ -51,53 +50,6 @@ def kind(value: object) -> str | None:
     if isinstance(value, (int, float)):
         return "num"
     return "str"
-
-
-def kinds_of(s: Stream) -> dict[str, frozenset[str]]:
-    """The schema of ``s``: every attribute any event has, with the kinds of its values;
-    ``ts`` is a number and ``type`` text. Read from the columns when the stream has
-    them (no event is built), from the first batch of a source read in batches."""
-    from kleene.reference.columnar import column_batches
-
-    batches = column_batches(s, 1 << 62)
-    if batches is not None:
-        first = next(iter(batches), None)
-        return {} if first is None else columns_kinds(first[1])
-    found: dict[str, set[str]] = {"ts": {"num"}, "type": set()}
-    for e in s:
-        if e.type is not None:
-            found["type"].add("str")
-        for name, value in e.attrs.items():
-            kinds = found.setdefault(name, set())
-            k = kind(value)
-            if k is not None:
-                kinds.add(k)
-    if not found["type"] and not any(e.type is not None for e in s):
-        del found["type"]
-    return {name: frozenset(k) for name, k in found.items()}
-
-
-def columns_kinds(columns: Any) -> dict[str, frozenset[str]]:
-    """:func:`kinds_of` of a :class:`~kleene.reference.columnar.Columns`: each column's
-    kind, a *text* column's from its cells (numbers and strings), an all-null column
-    none."""
-    from kleene.reference.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
-
-    found: dict[str, frozenset[str]] = {"ts": frozenset({"num"})}
-    if columns.types is not None and columns.types.null_count < len(columns.types):
-        found["type"] = frozenset({"str"})
-    for name, k in columns.kinds.items():
-        col = columns.attrs.column(name)
-        if col.null_count == len(col):
-            found[name] = frozenset()
-        elif k == TEXT_KIND:
-            nums, _, strs = text_kinds(col)
-            found[name] = frozenset(k for k, seen in (("num", nums.any()), ("str", strs.any()))
-                                    if seen)
-        else:
-            found[name] = frozenset({"str" if k == STR_KIND else "bool" if k == BOOL_KIND
-                                     else "num"})
-    return found
 
 
 def nodes(pattern: Any) -> Iterator[Any]:
@@ -214,8 +166,6 @@ def _error(message: str, t: Term, text: str | None,
 
 def locate(t: Term, text: str, source: str = "<pattern>") -> tuple[int, int] | None:
     """Line and column of the first ``var.attr`` (or a constant) of ``t`` in ``text``."""
-    from kleene.reference.syntax import tokenize
-
     try:
         tokens = tokenize(text, source)
     except PatternSyntaxError:

@@ -13,4 +13,4 @@ ln -s "$root" "$tmp/kleene"
 cd "$tmp"
 MYPYPATH="$tmp" "$root/.venv/bin/mypy" --config-file "$root/pyproject.toml" \
   --cache-dir "$root/.mypy_cache" \
-  -p kleene.reference -p kleene.engines -p kleene.conformance -p kleene.proofs -p kleene.cli
+  -p kleene.reference -p kleene.data -p kleene.engines -p kleene.conformance -p kleene.proofs -p kleene.cli

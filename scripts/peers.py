@@ -26,7 +26,7 @@ from types import SimpleNamespace
 from kleene.conformance.adapters import direct, engines, mr
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
-from kleene.conformance.runner import conform
+from kleene.conformance.generated import conform
 
 #: Triage of findings: (engine, skip mode, a text the finding's pattern or source
 #: contains) → (class, explanation). Filled from real runs; see docs/peers.md.

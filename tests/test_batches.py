@@ -1,4 +1,4 @@
-"""Events read in batches (kleene.reference.batches): the same events as the whole
+"""Events read in batches (kleene.data.batches): the same events as the whole
 file, errors naming the row of the file, and engines reporting the reference's
 matches while reading in bounded memory.
 
@@ -15,10 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from kleene.data.batches import Batched, open_events
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
-from kleene.reference.batches import Batched
 from kleene.reference.errors import StreamError
-from kleene.reference.loaders import load_events, open_events
 from kleene.reference.query import Query
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses

@@ -16,8 +16,8 @@ if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the pac
 
 from bench import peers  # noqa: E402
 from bench.__main__ import BENCHMARKS  # noqa: E402
+from kleene.data.loaders import load_events  # noqa: E402
 from kleene.engines.registry import engine  # noqa: E402
-from kleene.reference.loaders import load_events  # noqa: E402
 from kleene.reference.query import Query  # noqa: E402
 from kleene.reference.ses.policies import matches  # noqa: E402
 from kleene.reference.ses.text import parse_ses  # noqa: E402

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 

@@ -89,14 +89,14 @@ def test_an_operator_pattern_imports_its_engines_only(tmp_path):
     (tmp_path / "q.op").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
     (tmp_path / "e.csv").write_text("ts,type\n0,A\n1,B\n2,A\n3,B\n")
     # The chain over columns shares the windows family's Arrow column reader
-    # (engines/windows/columns.py), not its engine: the framework is never imported.
-    watch = ("kleene.engines.nfa", "kleene.engines.windows.columns",
+    # (engines/columns.py), not its engine: the framework is never imported.
+    watch = ("kleene.engines.nfa", "kleene.engines.columns",
              "kleene.engines.windows.framework", "kleene.engines.windows.engine",
              "kleene.engines.ses", "kleene.engines.srt", "kleene.reference.sremo", "pyspark",
              *HEAVY)
     out, imported = program("match", "--pattern", str(tmp_path / "q.op"), "--events",
                             str(tmp_path / "e.csv"), "--count", watch=watch)
-    assert (out, imported) == (["3"], ["kleene.engines.nfa", "kleene.engines.windows.columns"])
+    assert (out, imported) == (["3"], ["kleene.engines.nfa", "kleene.engines.columns"])
     # a condition between two variables: the chain takes candidates' rows and values
     # (by index arrays that must not go through pa.array, which imports numpy.ma)
     (tmp_path / "q2.op").write_text("PATTERN SEQ(A a, B b) WHERE b.x > a.x WITHIN 10\n")
@@ -104,7 +104,7 @@ def test_an_operator_pattern_imports_its_engines_only(tmp_path):
     out, imported = program("match", "--pattern", str(tmp_path / "q2.op"), "--events",
                             str(tmp_path / "e2.csv"), "--policy", "any", watch=watch)
     assert out == ['{"a": [0], "b": [3]}', '{"a": [2], "b": [3]}']    # (0, 1): 1 > 1.5 fails
-    assert imported == ["kleene.engines.nfa", "kleene.engines.windows.columns"]
+    assert imported == ["kleene.engines.nfa", "kleene.engines.columns"]
 
 
 def test_convert_then_match_without_pandas(tmp_path):

@@ -1,4 +1,4 @@
-"""The columnar event plane (kleene.reference.columnar): a stream held as Arrow
+"""The columnar event plane (kleene.data.columnar): a stream held as Arrow
 columns gives the reference exactly the events of the rows, and every engine
 reports on it exactly the reference's matches (the oracle reads the events
 built from the same columns; the engines read the columns).
@@ -16,11 +16,11 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
 from kleene.conformance.strategies import ses_patterns, streams
+from kleene.data.columnar import columns_of
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import claims_policy
 from kleene.engines.registry import engine, engine_names
-from kleene.engines.windows.columns import ArrowColumns
 from kleene.reference.budget import Budget
-from kleene.reference.columnar import columns_of
 from kleene.reference.conditions import And, Attr, Cmp, Const, Not, Or, holds
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event, Stream
@@ -111,7 +111,7 @@ _CELLS = st.one_of(
 def test_a_text_column_is_typed_as_text_value_types_each_cell(cells):
     import pyarrow as pa
 
-    from kleene.reference.textvalues import TEXT_KIND, text_value, typed_column
+    from kleene.data.textvalues import TEXT_KIND, text_value, typed_column
 
     arr, kind = typed_column(pa.array(cells, pa.string()))
     got = [v if v is None or kind != TEXT_KIND else text_value(v) for v in arr.to_pylist()]

@@ -22,10 +22,11 @@ import pytest
 
 from kleene.cli import main
 from kleene.conformance import backends
-from kleene.conformance.backends import BackendError, UnknownBackend, find_backend
+from kleene.conformance.backends import find_backend
 from kleene.conformance.cases import case_id, iter_tests, load_case_files
-from kleene.conformance.generated import check_language
-from kleene.conformance.runner import FAIL, PASS, SKIP, conform
+from kleene.conformance.generated import check_language, conform
+from kleene.conformance.outcome import BackendError, UnknownBackend
+from kleene.conformance.runner import FAIL, PASS, SKIP
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.errors import KleeneError
 

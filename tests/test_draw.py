@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.engines import draw
+from kleene.engines import draw, drawers
 from kleene.engines.labels import guard_set, state_label
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
+from kleene.engines.ses.trace import view_of
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
@@ -75,7 +76,7 @@ def test_fig_3_prints_its_guard_in_full():
 
 def test_fig_4_set_automata():
     p = parse_ses(Q1)
-    n1, n2 = (draw.to_graph(draw.view_of(set_automaton(p, i))) for i in (0, 1))
+    n1, n2 = (draw.to_graph(view_of(set_automaton(p, i))) for i in (0, 1))
     assert (n1.number_of_nodes(), n1.number_of_edges()) == (8, 16)
     assert (n2.number_of_nodes(), n2.number_of_edges()) == (2, 1)
     # N2 alone: Θ17 without the time constraints of the concatenation
@@ -131,17 +132,17 @@ def test_dot_parses_and_svg_png_render():
     source = draw.to_dot(draw.to_graph(c))
     canon = subprocess.run(["dot", "-Tcanon"], input=source.encode(), capture_output=True)
     assert canon.returncode == 0, canon.stderr
-    svg = draw.draw(c, "svg").decode()
+    svg = drawers.draw(c, "svg").decode()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "cdp+b" in svg
-    png = draw.draw(c, "png")
+    png = drawers.draw(c, "png")
     assert png.startswith(PNG_MAGIC) and len(png) > 5000
 
 
 def test_missing_graphviz_says_how_to_install(monkeypatch):
     monkeypatch.setattr(draw.shutil, "which", lambda _: None)
     with pytest.raises(draw.GraphvizMissing, match="install Graphviz"):
-        draw.draw(compiled(FIG3), "svg")
-    assert draw.draw(compiled(FIG3), "dot").startswith(b"digraph")   # DOT needs no program
+        drawers.draw(compiled(FIG3), "svg")
+    assert drawers.draw(compiled(FIG3), "dot").startswith(b"digraph")   # DOT needs no program
 
 
 def test_bad_options_fail_loudly():
@@ -150,7 +151,7 @@ def test_bad_options_fail_loudly():
     with pytest.raises(draw.DrawError, match="guard style"):
         draw.to_graph(compiled(FIG3), guards="short")
     with pytest.raises(draw.DrawError, match="picture format"):
-        draw.format_for("q1.jpeg")
+        drawers.format_for("q1.jpeg")
 
 # ---------------------------------------------------------------- kleene draw
 

@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import run_engine
 from kleene.conformance.strategies import ses_patterns, streams
+from kleene.engines.columns import Columns, PropertyBits, paper_bits
 from kleene.engines.registry import engine
-from kleene.engines.windows.columns import Columns, PropertyBits, paper_bits
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.framework import MatchWindows
 from kleene.engines.windows.matching import AnchoredMatcher, EngineMatcher

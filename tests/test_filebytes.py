@@ -1,4 +1,4 @@
-"""reference/filebytes.py: whole-file bytes, gunzip of every member, reading ahead on a thread.
+"""data/filebytes.py: whole-file bytes, gunzip of every member, reading ahead on a thread.
 
 Expected values are the bytes written by the tests themselves (hand-made gzip members).
 """
@@ -11,10 +11,10 @@ import zlib
 
 import pytest
 
-from kleene.reference import filebytes
+from kleene.data import filebytes
+from kleene.data.filebytes import file_bytes, format_of, gunzip, prefetch, prefetched
+from kleene.data.loaders import load_events, read_bytes
 from kleene.reference.errors import StreamError
-from kleene.reference.filebytes import file_bytes, format_of, gunzip, prefetch, prefetched
-from kleene.reference.loaders import load_events, read_bytes
 
 STOCK = (b"BUY(id=1,name=INTC,price=27.5,stock_time=10)\n"
          b"SELL(id=2,name=RIMM,price=3,stock_time=12)\n")
@@ -55,7 +55,7 @@ def test_the_loader_takes_the_prefetched_bytes(tmp_path, monkeypatch):
     path.write_bytes(STOCK)
     assert prefetch(path)
     monkeypatch.setattr(filebytes, "file_bytes", lambda p: pytest.fail("read twice"))
-    monkeypatch.setattr("kleene.reference.loaders.file_bytes",
+    monkeypatch.setattr("kleene.data.loaders.file_bytes",
                         lambda p: pytest.fail("read twice"))
     s = load_events(path)
     assert [e.value("price") for e in s.events] == [27.5, 3]
@@ -96,7 +96,7 @@ def test_the_kleene_program_reads_its_events_ahead(tmp_path, monkeypatch, capsys
     (tmp_path / "q.op").write_text("PATTERN SEQ(BUY b, SELL s) WITHIN 5\n")
     path = tmp_path / "s.stream.gz"
     path.write_bytes(gzip.compress(STOCK))
-    monkeypatch.setattr("kleene.reference.loaders.file_bytes",
+    monkeypatch.setattr("kleene.data.loaders.file_bytes",
                         lambda p: pytest.fail("not read ahead"))
     monkeypatch.setattr("sys.argv", ["kleene", "match", "--pattern", str(tmp_path / "q.op"),
                                      *spelling.format(path).split(), "--count"])
@@ -109,7 +109,7 @@ def test_the_kleene_program_reads_its_events_ahead(tmp_path, monkeypatch, capsys
 
 
 def test_stock_lines_are_read_further_on_the_thread(tmp_path, monkeypatch):
-    from kleene.reference import stock
+    from kleene.data import stock
 
     path = tmp_path / "s.stream.gz"
     path.write_bytes(gzip.compress(b"\xef\xbb\xbf" + STOCK))     # a BOM, as the loader takes it

@@ -1,4 +1,4 @@
-"""Event loaders (kleene.reference.loaders): every format on tiny files written
+"""Event loaders (kleene.data.loaders): every format on tiny files written
 here, gzip by magic bytes, malformed rows as StreamError(row, field); hostile
 input is tests/test_loaders_hostile.py.
 
@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kleene.reference.errors import StreamError
-from kleene.reference.loaders import (
+from kleene.data.loaders import (
     detect_format,
     load_events,
     parse_stock_line,
@@ -24,6 +23,7 @@ from kleene.reference.loaders import (
     read_stock,
     text_value,
 )
+from kleene.reference.errors import StreamError
 
 STOCKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "stocks.stream.gz"
 
@@ -238,7 +238,7 @@ COLUMN_LINES = [
 
 
 def test_stock_lines_read_by_column_are_typed_as_the_line_rule_types_them(tmp_path):
-    from kleene.reference.stock import stock_table
+    from kleene.data.stock import stock_table
 
     text = "\n".join(COLUMN_LINES) + "\n"
     table, sparse = stock_table(text.encode(), "s.stream", None)

@@ -1,8 +1,8 @@
-"""Event loaders (kleene.reference.loaders) on hostile input: non-finite and mixed
+"""Event loaders (kleene.data.loaders) on hostile input: non-finite and mixed
 timestamps, duplicate keys, unterminated quotes, unsorted rows, empty, huge and
 non-ASCII files, Parquet's nanoseconds and nested values. Each is one StreamError
 naming the file, the row (from 0) and the field, or a documented rule of
-kleene.reference.loaders (README, "Bad input").
+kleene.data.loaders (README, "Bad input").
 
 Expected values are read off the file contents written in each test.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from kleene.data.loaders import load_events, read_csv, read_jsonl, read_parquet, text_value
 from kleene.reference.errors import StreamError
-from kleene.reference.loaders import load_events, read_csv, read_jsonl, read_parquet, text_value
 
 
 def write(path: Path, text: str, *, gz: bool = False) -> Path:
@@ -131,7 +131,7 @@ def test_unicode_attribute_names_and_values(tmp_path):
 
 
 def test_unicode_digits_stay_strings(tmp_path):
-    # Digits are ASCII (kleene.reference.textvalues): Arabic-Indic ١٢ is text.
+    # Digits are ASCII (kleene.data.textvalues): Arabic-Indic ١٢ is text.
     s = read_csv(write(tmp_path / "e.csv", "ts,V\n0,١٢\n"))
     assert s[0].attrs["V"] == "١٢"
     assert text_value("١٢") == "١٢"

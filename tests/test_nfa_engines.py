@@ -73,7 +73,7 @@ def test_conjunction_counts_every_pair_once_either_way(columnar: bool) -> None:
     ``n + 2P`` eager, ``n_B + 2P`` lazy (P pairs in the window), whatever the
     selectivity; so for 2-slot conjuncts the lazy gain is at most ``1 + n_A / (n_B + 2P)``
     (README, Seed 003). Over columns (join.py) the chain counts the same."""
-    from kleene.reference.columnar import columns_of
+    from kleene.data.columnar import columns_of
 
     text = "PATTERN AND(A a, B b) WHERE a.v <= b.v WITHIN 10"
     s = stream("A A B A", v=[1, 2, 1, 0])
@@ -288,7 +288,7 @@ def test_rows_no_variable_can_take_never_become_events(name: str) -> None:
     """columns.py: over a loaded stream every engine (the eager and the tree NFA too)
     drops, with Arrow kernels, the rows of no slot's type and those failing every unary
     condition of their type's slots; the matches are the reference's (hand-computed)."""
-    from kleene.reference.columnar import columns_of
+    from kleene.data.columnar import columns_of
 
     s = stream("A B C A B C D", V=[1, 0, 2, 3, 1, 5, 9])
     columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
@@ -305,7 +305,7 @@ def test_columnar_iteration_counts_its_subsets_against_the_budget() -> None:
     """join.py builds an iterated slot's subsets at once: 30 B's in one window give
     C(30,1) + … + C(30,8) ≈ 8.6 M subsets of at most 8, counted first and refused with
     the instance budget's error, not built (hand-computed)."""
-    from kleene.reference.columnar import columns_of
+    from kleene.data.columnar import columns_of
 
     s = stream("A " + "B " * 30 + "C")
     columnar = Stream.from_columns(columns_of(s.events), s.time_unit)

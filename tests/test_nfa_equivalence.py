@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
+from kleene.data.columnar import Columns, columns_of
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Feature
 from kleene.engines.registry import engine
-from kleene.reference.columnar import Columns, columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.query import Query

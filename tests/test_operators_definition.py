@@ -25,13 +25,14 @@ from kleene.reference.operators.pattern import (
     Conj,
     Disj,
     Kleene,
+    MalformedPattern,
     Node,
     OperatorPattern,
     Primitive,
     Seq,
+    check_condition,
     positive_variables,
 )
-from kleene.reference.operators.wellformed import MalformedPattern, check_condition
 
 Gamma = Mapping[str, tuple[int, ...]]
 

@@ -15,17 +15,18 @@ from kleene.reference.operators.pattern import (
     Conj,
     Disj,
     Kleene,
+    MalformedPattern,
     Neg,
     Node,
     OperatorPattern,
     Primitive,
     Seq,
+    check_condition,
     iterated_variables,
     negations,
     variables,
 )
 from kleene.reference.operators.text import format_operator, parse_operator
-from kleene.reference.operators.wellformed import MalformedPattern, check_condition
 
 # ---------------------------------------------------------------- the paper's patterns
 
@@ -162,7 +163,7 @@ def operator_patterns(draw: st.DrawFn, max_depth: int = 3) -> OperatorPattern:
 
 
 def conditions_over(expr: Node) -> st.SearchStrategy[Condition]:
-    """Conditions on the variables of ``expr`` that :mod:`.wellformed` accepts."""
+    """Conditions on the variables of ``expr`` that :func:`.pattern.check` accepts."""
     names = sorted(variables(expr))
     iterated = sorted(iterated_variables(expr))
     attrs = [st.builds(Attr, st.sampled_from(names), st.sampled_from(["x", "price"])),

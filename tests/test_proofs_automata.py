@@ -107,8 +107,9 @@ def test_transitions_are_named_with_the_pictures_numbers():
     Fig. 4 numbers Q1's transitions Θ1..Θ17 in the same order)."""
     from pathlib import Path
 
-    from kleene.engines.draw import to_graph, view_of
+    from kleene.engines.draw import to_graph
     from kleene.engines.ses.automaton import ses_automaton
+    from kleene.engines.ses.trace import view_of
     from kleene.proofs.automata import names
 
     q1 = parse_ses((Path(__file__).parent.parent / "examples/chemo/q1.ses").read_text())

@@ -1,5 +1,6 @@
-"""Satisfiability of operator patterns and SREMO (proofs/patterns/): dead variables and
-branches, empty languages, register reads no path has written, dead transitions.
+"""Satisfiability of operator patterns and SREMO (proofs/nfa/satisfiability.py,
+proofs/srt/satisfiability.py): dead variables and branches, empty languages, register
+reads no path has written, dead transitions.
 
 Expected verdicts by hand: ``a.V > 3 AND a.V < 2`` leaves a no event; the first
 branch of ``OR(SEQ(A a, B b), C c)`` needs ``a.V > b.V`` and ``b.V > a.V``; in
@@ -10,14 +11,14 @@ read of ``r`` without writing it (Def. 13 case 2: the comparison is false there)
 from __future__ import annotations
 
 from kleene.engines.srt.compile import compile_sremo
-from kleene.proofs.patterns.operator import dead_branches, dead_variables, no_match
-from kleene.proofs.patterns.sremo import dead_branches as dead_choices
-from kleene.proofs.patterns.sremo import (
+from kleene.proofs.nfa.satisfiability import dead_branches, dead_variables, no_match
+from kleene.proofs.results import CounterExample, Proved
+from kleene.proofs.srt.satisfiability import dead_branches as dead_choices
+from kleene.proofs.srt.satisfiability import (
     dead_transitions,
     nonempty,
     unwritten_reads,
 )
-from kleene.proofs.results import CounterExample, Proved
 from kleene.reference.operators.policies import matches
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.sremo import parse_sremo

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
+from kleene.data.loaders import load_events
 from kleene.engines.fastest import find_matches
 from kleene.reference.errors import PatternError
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 
 #: A@0, B@5, C@9 (ts in timestamp units, no unit).

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the pac
     sys.path.insert(0, str(ROOT))
 
 from bench.spark_bench import STOCKS, replicated  # noqa: E402
-from kleene.reference.loaders import parse_stock_line  # noqa: E402
+from kleene.data.loaders import parse_stock_line  # noqa: E402
 
 
 def test_copies_are_shifted_past_each_other(tmp_path):

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.engines.spark import split_cache
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.layout import extent, slice_column
 from kleene.engines.spark.runner import collect_matches, prepare
 from kleene.reference.languages import detect_language
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.engines.spark import direct_write
 from kleene.engines.spark.frames import read_events
@@ -17,7 +18,6 @@ from kleene.engines.spark.runner import collect_matches, prepare, write_matches
 from kleene.engines.spark.worker import FAIL_ONCE
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark

@@ -17,14 +17,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, run_engine
+from kleene.conformance.sremo_strategies import gapped_sremo_expressions, windowed_sremo_expressions
 from kleene.conformance.strategies import (
-    gapped_sremo_expressions,
     keyed_operator_patterns,
     operator_patterns,
     streams,
     typed_streams,
-    windowed_sremo_expressions,
 )
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_dataframe
 from kleene.engines.spark.frames import read_events
@@ -33,7 +33,6 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark

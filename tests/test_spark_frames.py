@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
+from kleene.data.loaders import load_events
 from kleene.engines.spark import SparkJobFailed, collect_matches, match_dataframe
 from kleene.engines.spark.frames import from_dataframe, read_events
 from kleene.engines.spark.session import (
@@ -23,7 +24,6 @@ from kleene.engines.spark.session import (
     settings,
 )
 from kleene.reference.errors import PatternError, StreamError
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark

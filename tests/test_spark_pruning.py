@@ -16,13 +16,12 @@ import pytest
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
+from kleene.conformance.sremo_strategies import gapped_sremo_expressions, windowed_sremo_expressions
 from kleene.conformance.strategies import (
-    gapped_sremo_expressions,
     keyed_operator_patterns,
     operator_patterns,
     streams,
     typed_streams,
-    windowed_sremo_expressions,
 )
 from kleene.engines.spark.layout import owner
 from kleene.reference.conditions import Attr, Cmp, Const, Or, holds

@@ -22,6 +22,7 @@ from pyspark import cloudpickle
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
 from kleene.conformance.strategies import ses_patterns, streams
+from kleene.data.loaders import load_events
 from kleene.engines.protocol import Counters, Engine, Feature, all_features, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark import collect_matches, match_dataframe, write_matches
@@ -32,7 +33,6 @@ from kleene.engines.spark.worker import FAIL_ONCE, match_id
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Event, Stream
-from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.text import parse_ses

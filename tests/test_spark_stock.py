@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from kleene.data.loaders import load_events
 from kleene.engines.spark import stock_arrow
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.text_splits import Splits, read_split
 from kleene.reference.errors import StreamError
-from kleene.reference.loaders import load_events
 
 pytestmark = pytest.mark.spark
 
@@ -182,7 +182,7 @@ def test_flags_say_what_the_cell_rule_says(cells):
     # stock reader's cells are never null: a missing value is the empty string)
     import pyarrow as pa
 
-    from kleene.reference.textvalues import text_value
+    from kleene.data.textvalues import text_value
 
     typed = [text_value(c) for c in cells]
     no_int, no_num, numbers = stock_arrow._flags(pa.array(cells, pa.string()))

@@ -60,7 +60,7 @@ def test_the_head_filtered_table_on_a_tiny_stream():
     """BUY INTC 10 @0, BUY QQQ @50, SELL INTC 9 @100, SELL QQQ @150, SELL INTC 8 @400:
     INTC BUY → cheaper SELL within 300 ms is {0, 2} only (the SELL @400 is 400 ms after
     the BUY); the head filter keeps the 3 INTC events and srt finds the same match."""
-    from kleene.reference.columnar import columns_of
+    from kleene.data.columnar import columns_of
 
     rows = [("BUY", "INTC", 10.0, 0), ("BUY", "QQQ", 30.0, 50), ("SELL", "INTC", 9.0, 100),
             ("SELL", "QQQ", 29.0, 150), ("SELL", "INTC", 8.0, 400)]

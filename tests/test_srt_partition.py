@@ -12,9 +12,9 @@ from hypothesis import strategies as st
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
+from kleene.data.columnar import columns_of
 from kleene.engines.registry import engine
 from kleene.engines.srt.partition import split
-from kleene.reference.columnar import columns_of
 from kleene.reference.errors import PatternSyntaxError, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.query import Query

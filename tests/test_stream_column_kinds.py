@@ -4,7 +4,7 @@ cells is known (integers beside decimals: floats; numbers or strings beside mixe
 text cells: text), the batches are retyped so and the matches are the whole file's;
 otherwise one line naming the file, the row and the field, never a traceback.
 
-The file is stock lines read in blocks of 4 MiB (:data:`kleene.reference.batches._BLOCK`,
+The file is stock lines read in blocks of 4 MiB (:data:`kleene.data.batches._BLOCK`,
 Arrow's streaming CSV reader: a block holds the lines wholly inside it); ``volume``
 is a number in every line of the first block; the chain reads ``volume`` in a
 joint condition, so it meets the second block's kind there (its first row counted
@@ -16,7 +16,7 @@ from __future__ import annotations
 import pytest
 
 from kleene.cli import main
-from kleene.reference.batches import _BLOCK
+from kleene.data.batches import _BLOCK
 
 PATTERN = "PATTERN SEQ(BUY a, SELL b) WHERE a.volume = b.volume WITHIN 100"
 

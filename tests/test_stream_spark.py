@@ -36,7 +36,7 @@ PATTERN = ("PATTERN <{a, b+}, {c}> WHERE a.type = 'A' AND b.type = 'B' AND c.typ
 
 
 def as_stream(table: pa.Table) -> Stream:
-    from kleene.reference.columnar import validated
+    from kleene.data.columnar import validated
 
     columns, _ = validated(table, ts="ts", type="type", source="<test>")
     return Stream.from_columns(columns, None)

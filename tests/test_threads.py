@@ -1,4 +1,4 @@
-"""reference/threads.py and its use by the loaders: typing a large table's columns on
+"""data/threads.py and its use by the loaders: typing a large table's columns on
 threads gives the serial result, and the same first error (by row).
 
 Expected values are written by hand (the rows of each test)."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import pyarrow as pa
 import pytest
 
-from kleene.reference import threads
-from kleene.reference.columnar import validated
+from kleene.data import threads
+from kleene.data.columnar import validated
+from kleene.data.threads import PARALLEL_ROWS, each
 from kleene.reference.errors import StreamError
-from kleene.reference.threads import PARALLEL_ROWS, each
 
 
 def boom() -> int:
@@ -65,7 +65,7 @@ def stock_text(n: int, odd: int | None = None) -> bytes:
 
 @pytest.mark.parametrize("cores", [1, 2])
 def test_stock_lines_are_cut_alike_on_threads(cores, monkeypatch):
-    from kleene.reference.stock import regular_lines
+    from kleene.data.stock import regular_lines
 
     monkeypatch.setattr(threads, "cores", lambda: cores)
     n = PARALLEL_ROWS + 10

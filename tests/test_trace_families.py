@@ -160,7 +160,7 @@ Q1 = (Path(__file__).resolve().parents[1] / "examples" / "chemo" / "q1.ses").rea
 @needs_dot
 @pytest.mark.parametrize("text", [Q1, EX11, SREMO1], ids=["ses", "operator", "sremo"])
 def test_every_engine_that_compiles_a_pattern_draws_it_and_the_automata_trace_it(text):
-    from kleene.engines.draw import draw
+    from kleene.engines.drawers import draw
     from kleene.engines.trace import tracer_of
 
     pattern = detect_language(text, "<t>").parse(text, "<t>")

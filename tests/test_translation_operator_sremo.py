@@ -31,16 +31,17 @@ from kleene.reference.match import Match
 from kleene.reference.operators.pattern import (
     Disj,
     Kleene,
+    MalformedPattern,
     Node,
     OperatorPattern,
     Primitive,
     Seq,
+    check_condition,
     positive_variables,
 )
 from kleene.reference.operators.policies import matches as operator_matches
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.operators.to_sremo import project, to_sremo, window_width
-from kleene.reference.operators.wellformed import MalformedPattern, check_condition
 from kleene.reference.sremo import format_sremo, parse_sremo
 from kleene.reference.sremo.expressions import Atom, reads, walk
 from kleene.reference.sremo.semantics import Semantics

@@ -1,6 +1,6 @@
 """A ``MATCH_RECOGNIZE`` engine as a conformance backend, run in its own virtual environment.
 
-:class:`MRBackend` is a :class:`kleene.conformance.backends.Backend`: it
+:class:`MRBackend` is a :class:`kleene.conformance.outcome.Backend`: it
 parses each request in Kleene's process, translates it with :mod:`.mr`, and
 sends the query text and the rows to a *worker* (a small script run by the
 peer's own Python under ``.peers/<name>/``, speaking one JSON line each way:
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kleene.conformance.adapters import mr
-from kleene.conformance.backends import Outcome
+from kleene.conformance.outcome import Outcome
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.errors import KleeneError

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.conformance.adapters import mr, mr_oracle
-from kleene.conformance.backends import Outcome
 from kleene.conformance.cases import CaseFile, iter_tests
+from kleene.conformance.outcome import Outcome
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget

@@ -2,7 +2,8 @@
 
 Modules, one per construct and one per NFA:
 
-- :mod:`.shape`        the slots, order and negations of a pattern without ``OR``;
+- :mod:`.shape`        the slots, order and negations of a pattern without ``OR``
+  (:mod:`.construct` builds them from the construct modules below);
 - :mod:`.sequence`     ``SEQ`` (Sec. 4.1); :mod:`.conjunction` ``AND`` and partial
   sequences (Secs. 4.2, 4.3); :mod:`.iteration` ``B+``, ``B{l,m}`` (Sec. 4.5);
   :mod:`.negation` ``NOT`` (Sec. 4.4); :mod:`.disjunction` ``OR`` via DNF (Sec. 5);

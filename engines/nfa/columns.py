@@ -5,7 +5,7 @@ type of the pattern, or one that satisfies none of the unary conditions of
 the slots of its type, can enable no edge: no instance takes it, no buffer
 read admits it. Over a loaded stream (:attr:`~kleene.reference.events.Stream.columns`,
 or a source read in batches) those rows are dropped with Arrow's kernels
-(:class:`~kleene.engines.windows.columns.ArrowColumns`, the reference's
+(:class:`~kleene.engines.columns.ArrowColumns`, the reference's
 three-valued semantics) and only the others become events, their positions
 preserved, as the SES engines do (:func:`kleene.engines.ses.filter.candidates`).
 
@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 import pyarrow.compute as pc
 
+from kleene.data.columnar import Columns as EventColumns
+from kleene.data.source import column_batches
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
-from kleene.reference.columnar import Columns as EventColumns
-from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import Condition, subterms
 from kleene.reference.events import Event
 
@@ -90,8 +91,6 @@ def _projected(part: EventColumns, read: frozenset[str]) -> EventColumns:
 
 def _rows(batches: Iterable[tuple[int, Any]], checks: list[Test], read: frozenset[str],
           counters: Counters) -> Iterator[Event]:
-    from kleene.engines.windows.columns import ArrowColumns
-
     for start, part in batches:
         n = len(part)
         kept = np.zeros(n, dtype=bool)

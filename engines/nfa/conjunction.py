@@ -11,16 +11,13 @@ allows around the match, unless an enclosing ``SEQ`` narrows it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from kleene.engines.nfa.negation import negated_part
+from kleene.engines.nfa.shape import Builder
 from kleene.reference.operators.pattern import Conj, Neg, Node
 
-if TYPE_CHECKING:
-    from kleene.engines.nfa.shape import _Builder
 
-
-def build(b: _Builder, p: Conj, build_part: Callable[[Node], list[int]]) -> list[int]:
+def build(b: Builder, p: Conj, build_part: Callable[[Node], list[int]]) -> list[int]:
     """Add the slots of ``p``'s parts (unordered) and its negations (unbounded)."""
     out: list[int] = []
     for q in p.parts:

@@ -37,18 +37,18 @@ from kleene.engines.nfa import join, replan
 from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.columns import kept_events
 from kleene.engines.nfa.conditions import place
+from kleene.engines.nfa.construct import shape_of
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.pieces import pieces
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.selection import FILTERED, Selection, select
-from kleene.engines.nfa.shape import shape_of
 from kleene.engines.nfa.tree import TreeRunner
+from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
     Counters,
     Feature,
-    Pictured,
     Query,
     Transition,
     WindowReading,

@@ -7,7 +7,7 @@ events. Two pieces work on those arrays:
 
 - :class:`InstanceColumns`: a condition over several single-event variables,
   evaluated for every instance at once with the three-valued semantics of the
-  reference (:class:`~kleene.engines.windows.columns.ArrowColumns`, whose
+  reference (:class:`~kleene.engines.columns.ArrowColumns`, whose
   comparisons this reuses): each ``v.A`` is the column ``A`` of ``v``'s
   candidates gathered at the instances' indices. With one event per variable
   a relationship has one instantiation, so "holds" is "true" there
@@ -27,12 +27,12 @@ from functools import lru_cache
 import numpy as np
 import pyarrow as pa
 
-from kleene.engines.windows.columns import ArrowColumns, kind_code
-from kleene.reference.columnar import Columns as EventColumns
+from kleene.data.columnar import Columns as EventColumns
+from kleene.data.timestamps import int64_array, numeric_array
+from kleene.engines.columns import ArrowColumns, kind_code
 from kleene.reference.conditions import And as CondAnd
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Not, Term, Truth
 from kleene.reference.conditions import Or as CondOr
-from kleene.reference.timestamps import int64_array, numeric_array
 
 
 def columnar(c: Condition) -> bool:

@@ -23,19 +23,16 @@ An iteration of a sub-pattern (``SEQ(A a, B b)+``) is outside the fragment.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
+from kleene.engines.nfa.shape import Builder
 from kleene.reference.conditions import Attr, Cmp, Condition, Prev
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.operators.pattern import Kleene, Primitive
 from kleene.reference.policies import partition_key
 
-if TYPE_CHECKING:
-    from kleene.engines.nfa.shape import _Builder
 
-
-def slot(b: _Builder, p: Kleene) -> list[int]:
+def slot(b: Builder, p: Kleene) -> list[int]:
     """The slot of ``p`` (a Kleene operator over a primitive)."""
     if not isinstance(p.part, Primitive):
         raise Unsupported("the NFA engines iterate single events only: seed 003 Sec. 4.5 "

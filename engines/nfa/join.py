@@ -51,8 +51,10 @@ from typing import Any
 
 import numpy as np
 
+from kleene.data.source import columns_of_source, reads_in_batches
 from kleene.engines.match_columns import MatchColumns, offsets_of
 from kleene.engines.nfa.chain import chain_order
+from kleene.engines.nfa.gather import InstanceColumns, columnar, count_subsets, subsets
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition
@@ -73,8 +75,6 @@ def joint(plan: Plan) -> list[tuple[Condition, tuple[int, ...]]]:
 
 def eligible(plan: Plan, policy: str) -> bool:
     """Whether :func:`run` may compute ``plan`` (see the module docstring)."""
-    from kleene.engines.nfa.gather import columnar
-
     slots = plan.shape.slots
     if (policy not in ("any", "contiguous") or plan.bound is None or plan.shape.negations
             or plan.placed.final):
@@ -92,10 +92,10 @@ def eligible(plan: Plan, policy: str) -> bool:
 
 def typed(events: Any) -> bool:
     """Whether ``events`` has columns (loaded, or read in batches) with a type column."""
-    columns = getattr(events, "columns", None)
+    columns = columns_of_source(events)
     if columns is not None:
         return columns.types is not None
-    return callable(getattr(events, "batches", None))
+    return reads_in_batches(events)
 
 
 @dataclass
@@ -124,8 +124,6 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         contiguous: bool) -> Iterator[MatchColumns]:
     """Every match of ``plan`` over the piece ``found`` by the chain σ whose first
     timestamp is in ``[found.lo, found.hi)``, as columns (none, or one batch)."""
-    from kleene.engines.nfa.gather import InstanceColumns, count_subsets, subsets
-
     slots = plan.shape.slots
     shared = _sharing(plan)
     bound = plan.bound

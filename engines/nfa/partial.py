@@ -32,7 +32,7 @@ from kleene.engines.nfa.negation import forbidden, interval
 from kleene.engines.nfa.shape import Shape
 from kleene.engines.protocol import Counters
 from kleene.reference.budget import Budget
-from kleene.reference.conditions import holds
+from kleene.reference.conditions import holds, variables
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -173,7 +173,6 @@ class Plan:
         if not neg.lo or not neg.hi:
             return None
         index = {s.var: s.index for s in self.shape.slots}
-        from kleene.reference.conditions import variables
 
         needed = set(neg.lo) | set(neg.hi)
         for cond in self.placed.negation[k]:

@@ -32,14 +32,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kleene.data.columnar import Columns as EventColumns
+from kleene.data.source import column_batches, source_name
+from kleene.data.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
+from kleene.data.timestamps import int64_array
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.nfa.columns import read_attributes
+from kleene.engines.nfa.gather import Candidates
+from kleene.engines.nfa.join import Scan, joint, unary
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
-from kleene.reference.columnar import Columns as EventColumns
-from kleene.reference.columnar import column_batches
 from kleene.reference.errors import StreamError
-from kleene.reference.textvalues import FLOAT_KIND, INT_KIND, STR_KIND, TEXT_KIND
-from kleene.reference.timestamps import int64_array
 
 #: Rows per batch of a loaded stream.
 ROWS = 65_536
@@ -59,14 +62,11 @@ def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Ite
     batches = column_batches(events, rows)
     if batches is None:
         return None
-    return _pieces(batches, plan, counters, getattr(events, "source", "<events>"))
+    return _pieces(batches, plan, counters, source_name(events))
 
 
 def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
             counters: Counters, source: str = "<events>") -> Iterator[Any]:
-    from kleene.engines.nfa.join import Scan, joint, unary
-    from kleene.engines.windows.columns import ArrowColumns
-
     bound = plan.bound
     assert bound is not None
     slots = plan.shape.slots
@@ -133,8 +133,6 @@ def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, E
 
 def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
           held: dict[int, EventColumns | None], lo: float, hi: float) -> Any:
-    from kleene.engines.nfa.gather import Candidates
-
     columns = {i: Candidates(c) for i, c in held.items() if c is not None}
     return scan(list(pos), list(times), columns, lo, hi)
 
@@ -150,9 +148,9 @@ def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventCol
 def _widened(part: EventColumns, other: dict[str, str]) -> EventColumns:
     """``part`` with a column retyped where the other side's kinds (``other``) differ as
     the whole file would type the union of their cells (the text rule,
-    :func:`kleene.reference.textvalues.typed_column`): integers beside floats are
+    :func:`kleene.data.textvalues.typed_column`): integers beside floats are
     floats; integers, floats or strings beside text cells are text cells (each cell
-    written so that :func:`~kleene.reference.textvalues.text_value` reads it back as
+    written so that :func:`~kleene.data.textvalues.text_value` reads it back as
     the same value: ``str`` of an int, ``repr`` of a float). Other changes stay
     changes (:func:`_joined` refuses them)."""
     attrs, kinds = part.attrs, dict(part.kinds)

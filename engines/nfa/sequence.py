@@ -13,16 +13,13 @@ its neighbours (the enclosing ``SEQ`` narrows the interval).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from kleene.engines.nfa.negation import negated_part
+from kleene.engines.nfa.shape import Builder
 from kleene.reference.operators.pattern import Neg, Node, Seq
 
-if TYPE_CHECKING:
-    from kleene.engines.nfa.shape import _Builder
 
-
-def build(b: _Builder, p: Seq, build_part: Callable[[Node], list[int]]) -> list[int]:
+def build(b: Builder, p: Seq, build_part: Callable[[Node], list[int]]) -> list[int]:
     """Add the slots of ``p``'s parts, their order, and the negations' places."""
     groups: list[list[int]] = []
     own_negations: list[tuple[int, Neg]] = []  # (number of positive parts before it, NOT)

@@ -7,7 +7,8 @@ Sec. 4.3, is a partial order), iterated types (Sec. 4.5, a slot that binds
 ``l`` to ``m`` events) and negated types with the places where they are
 forbidden (Sec. 4.4). A :class:`Shape` is that common description; the eager
 NFA (:mod:`.eager`) and the lazy chain (:mod:`.chain`) are two ways of
-running it. The construct modules fill it in:
+running it. :func:`kleene.engines.nfa.construct.shape_of` builds it; the construct
+modules fill it in:
 
 - :mod:`.sequence` and :mod:`.conjunction`: the slots and their strict
   ``ts`` order (``SEQ`` orders every event of part i before every event of
@@ -28,8 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kleene.reference.errors import Unsupported
-from kleene.reference.operators.pattern import Conj, Disj, Kleene, Neg, Node, Primitive, Seq
+from kleene.reference.operators.pattern import Neg, Primitive
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +77,9 @@ class Shape:
 
 
 @dataclass
-class _Builder:
+class Builder:
+    """A :class:`Shape` being filled in by the construct modules (:mod:`.construct`)."""
+
     slots: list[Slot]
     order: set[tuple[int, int]]
     negations: list[tuple[Neg, set[int], set[int]]]
@@ -86,33 +88,3 @@ class _Builder:
         i = len(self.slots)
         self.slots.append(Slot(i, p.var, p.type, low, high))
         return [i]
-
-
-def shape_of(expr: Node) -> Shape:
-    """The :class:`Shape` of ``expr`` (no ``OR``; see :mod:`.disjunction` for those)."""
-    from kleene.engines.nfa import conjunction, iteration, sequence
-
-    b = _Builder([], set(), [])
-
-    def build(p: Node) -> list[int]:
-        if isinstance(p, Primitive):
-            return b.primitive(p)
-        if isinstance(p, Kleene):
-            return iteration.slot(b, p)
-        if isinstance(p, Seq):
-            return sequence.build(b, p, build)
-        if isinstance(p, Conj):
-            return conjunction.build(b, p, build)
-        if isinstance(p, Disj):
-            raise Unsupported("OR needs the multi-chain NFA (nfa-multichain, seed 003 Sec. 5)")
-        raise Unsupported("NOT must be a part of a SEQ or AND")
-
-    build(expr)
-    n = len(b.slots)
-    before = tuple(frozenset(i for i, j in b.order if j == k) for k in range(n))
-    after = tuple(frozenset(j for i, j in b.order if i == k) for k in range(n))
-    negs = []
-    for neg, lo, hi in b.negations:
-        assert isinstance(neg.part, Primitive)
-        negs.append(NegSpec(neg.part.var, neg.part.type, tuple(sorted(lo)), tuple(sorted(hi))))
-    return Shape(tuple(b.slots), before, after, tuple(negs))

@@ -42,10 +42,10 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import permutations, product
 
+from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
     Counters,
     Feature,
-    Pictured,
     Query,
     Transition,
     require,

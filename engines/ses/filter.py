@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from kleene.data.source import column_batches
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import Counters
-from kleene.reference.columnar import column_batches
 from kleene.reference.conditions import Condition, conjunction, holds, rename
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -53,7 +54,7 @@ def candidates(pattern: SESPattern, mode: str, events: Iterable[Event],
     """The events to drive and the filter left to apply to them.
 
     Over a loaded stream (:attr:`Stream.columns`) the filter of Sec. 4.5 is
-    evaluated over the columns (:class:`~kleene.engines.windows.columns.ArrowColumns`)
+    evaluated over the columns (:class:`~kleene.engines.columns.ArrowColumns`)
     and only the rows it keeps become events (positions preserved). A dropped
     event changes no instance: it enables no transition, and an instance it
     would expire expires on the next kept event or at the end with the same
@@ -77,8 +78,6 @@ ROWS = 65_536
 def _rows(batches: Iterable[tuple[int, Any]], tests: Sequence[Condition],
           counters: Counters) -> Iterator[Event]:
     """The events of the batches of columns that satisfy one of ``tests``."""
-    from kleene.engines.windows.columns import ArrowColumns
-
     for start, part in batches:
         cols = ArrowColumns(part)
         kept = np.zeros(len(part), dtype=bool)

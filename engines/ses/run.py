@@ -40,10 +40,10 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
 
+from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
     Counters,
     Feature,
-    Pictured,
     Query,
     Transition,
     require,

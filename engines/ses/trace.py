@@ -18,6 +18,9 @@ transitions it took, or none), Ω after it and the matches reported.
 :func:`to_html` print a trace; the page shows the transition graph of every
 step with Fig. 6's marks (:class:`~kleene.engines.draw.Highlight`).
 
+:func:`view_of` gives an automaton ``N`` of Def. 3 that does not run on its own (N1 and
+N2 of Fig. 4) as a picture's :class:`~kleene.engines.draw.Drawable`.
+
 Conventions: ``e`` an event, ``inst`` an automaton instance ``Ñ = (q_c, β)``.
 Events are named as in the papers, ``e1`` for position 0.
 """
@@ -30,11 +33,11 @@ from dataclasses import dataclass, field
 
 import networkx as nx
 
-from kleene.engines.draw import Highlight, to_graph
+from kleene.engines.draw import AutomatonView, Highlight, to_graph
 from kleene.engines.labels import group_variables, state_label, variable_label
 from kleene.engines.pages import page, svg_of, table
-from kleene.engines.protocol import window_in_units
-from kleene.engines.ses.automaton import SESTransition
+from kleene.engines.protocol import Transition, window_in_units
+from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.filter import event_filter
 from kleene.engines.ses.run import CompiledSES, Execution, Instance
 from kleene.engines.trace import (
@@ -288,3 +291,11 @@ def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
                        for m in s.reported)
     picture = svg_of(names.graph, highlight=rs.highlight, legend=False)
     return f"<div class='step'><h3>{head}</h3>{moves}{reported}{picture}</div>"
+
+
+def view_of(n: SESAutomaton) -> AutomatonView:
+    """``N = (Q, Δ, q_s, q_f, τ)`` of seed 000 Def. 3 as a :class:`Drawable`."""
+    return AutomatonView(
+        initial=frozenset({n.start}), accepting=frozenset({n.accepting}),
+        transitions=tuple(Transition(d.source, d.target, d.variable, d.guard)
+                          for d in n.transitions))

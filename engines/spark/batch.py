@@ -31,6 +31,7 @@ from typing import Any
 
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine
+from kleene.engines.spark.session import worker_python
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -122,8 +123,6 @@ def _run_rows(pairs: Sequence[Pair], batches: Iterator[Any]) -> Iterator[Any]:
 def match_many(spark: Any, pairs: Sequence[Pair], *, tasks: int | None = None) -> list[Answer]:
     """The answer of every pair, in order, computed in one Spark job (see the module
     docstring); ``tasks`` is the number of Spark partitions (default: the cores)."""
-    from kleene.engines.spark.session import worker_python
-
     answers: list[Answer | None] = [None] * len(pairs)
     sent = []
     for i, pair in enumerate(pairs):

@@ -11,7 +11,7 @@ slice's extended range itself (:func:`.stock_arrow.split_events`: the batch
 the reading job parsed, or the text parsed again where that is not here), keep
 the rows in the range (:func:`.layout.extent`, the rows :func:`.layout.slice_column`
 would send to slice ``j``), apply the Thm 1 filter over the Arrow columns
-(:class:`kleene.engines.windows.columns.ArrowColumns`, the reference's truth of
+(:class:`kleene.engines.columns.ArrowColumns`, the reference's truth of
 the condition), and run the engine on them (:func:`.worker.run_partition`, as
 in the general path). The engine sees the same rows in the same order — the
 rows of slice ``j`` sorted by position — so it reports the same matches.
@@ -110,10 +110,11 @@ def slice_rows(slices: Slices, task: Task, j: int) -> Any:
     :func:`.stock_arrow.split_events`), sorted by position: the columns the engine stage
     reads and the slice number (a bad value is named as the engine stage names it,
     :func:`.worker.group_stream`)."""
+    # lazy: NumPy and Arrow in the task that cuts a slice, not on the driver
     import numpy as np
     import pyarrow as pa
 
-    from kleene.engines.windows.columns import ArrowColumns
+    from kleene.engines.columns import ArrowColumns
 
     source = slices.source
     first, last = extent(slices.bounds, slices.reach, slices.tau, j)

@@ -1,7 +1,7 @@
 """Events as a Spark DataFrame: read, typed like the loaders, validated, numbered.
 
 docs/architecture.md, "Layers": ``events (CSV/JSONL/Parquet/Spark DataFrame) ──validate──▶``.
-:func:`read_events` reads a file in the formats of :mod:`kleene.reference.loaders`
+:func:`read_events` reads a file in the formats of :mod:`kleene.data.loaders`
 (the same extensions, the same defaults: ``ts``, or ``stock_time`` in ms for
 stock lines) and :func:`from_dataframe` takes a DataFrame; both return an
 :class:`EventFrame` whose timestamp column is numeric (datetimes become epoch
@@ -38,6 +38,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kleene.data.loaders import STOCK_TS, detect_format, is_gzip, load_events
+from kleene.data.stock import stock_layout
 from kleene.engines.spark.direct import Source
 from kleene.engines.spark.index import PROBLEM, SAMPLE_EVERY, problem, with_positions
 from kleene.engines.spark.parquet_files import ROW_INDEX, checked, converted_time_unit
@@ -53,7 +55,6 @@ from kleene.engines.spark.text_columns import (
 from kleene.engines.spark.text_splits import local_path
 from kleene.reference.errors import PatternError, StreamError
 from kleene.reference.events import Stream
-from kleene.reference.loaders import STOCK_TS, detect_format, is_gzip, load_events
 
 #: The position column of an :class:`EventFrame` (internal; matches carry ``position``).
 POSITION = "_kleene_position"
@@ -92,7 +93,7 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
                 type: str | None = "type", time_unit: str | None = None,
                 schema: str | None = None, require: Iterable[str] = (),
                 stock: str = "arrow", limit: int | None = None) -> EventFrame:
-    """The events of ``path`` (options as :func:`kleene.reference.loaders.load_events`;
+    """The events of ``path`` (options as :func:`kleene.data.loaders.load_events`;
     ``schema`` a DDL string that replaces inference for CSV and JSON Lines;
     ``require`` the attributes a pattern reads, checked before any job;
     ``limit`` keeps the first events only)."""
@@ -367,7 +368,6 @@ def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_uni
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    from kleene.reference.stock import stock_layout
 
     lines = first_lines(spark, source)
     keys = stock_layout(lines[0].rstrip("\r\n") if lines else None)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from kleene.data.loaders import _written_by_convert
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import local_path
 
@@ -93,7 +94,7 @@ def nanosecond_columns(path: str) -> list[str]:
 
 def converted_time_unit(path: str) -> str | None:
     """The time unit ``kleene convert`` recorded in a local Parquet file's metadata
-    (what :func:`kleene.reference.loaders.load_events` reads), else ``None``."""
+    (what :func:`kleene.data.loaders.load_events` reads), else ``None``."""
     local = local_path(path)
     if local is None:
         return None
@@ -103,6 +104,5 @@ def converted_time_unit(path: str) -> str | None:
         arrow = ds.dataset(local, format="parquet").schema
     except Exception:  # not readable by pyarrow: Spark's own error will say why
         return None
-    from kleene.reference.loaders import _written_by_convert
 
     return _written_by_convert(arrow.empty_table(), None)[2]

@@ -288,7 +288,7 @@ def match_file(spark: Any, path: str, pattern: str | Pattern | Query, *,
                explain: Explain = None) -> Any:
     """The matches of ``pattern`` (as :func:`match_dataframe`) on the events of a CSV,
     JSON Lines, Parquet or stock file (options as
-    :func:`kleene.reference.loaders.load_events`; ``schema`` a DDL string declaring the
+    :func:`kleene.data.loaders.load_events`; ``schema`` a DDL string declaring the
     columns of a CSV or JSON Lines file)."""
     query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
     eng = checked_engine(engine, query)   # before any job

@@ -5,8 +5,8 @@ stream with Spark SQL (:mod:`.text_columns`) parses the text three times —
 an aggregation to infer the column types, the numbering pass
 (:mod:`.index`), and the filter/slice stage. Here the lines are parsed by the
 vectorised reader of the single-process loader
-(:func:`kleene.reference.stock.regular_lines`, cells typed by
-:func:`kleene.reference.textvalues.typed_column`), inside ``mapInArrow``.
+(:func:`kleene.data.stock.regular_lines`, cells typed by
+:func:`kleene.data.textvalues.typed_column`), inside ``mapInArrow``.
 Each task reads its split of a local file itself (:mod:`.text_splits`: no
 JVM reading, no lines shipped to Python); any other path is read by
 ``spark.read.text`` and its lines handed over in Arrow batches. Two steps:
@@ -46,9 +46,12 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from kleene.data import textvalues as tv
+from kleene.data.stock import regular_lines
 from kleene.engines.spark import split_cache
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import Splits, frame, local_splits, read_split
+from kleene.engines.spark.worker import task_threads
 
 #: Rows per Arrow batch sent back to Spark.
 _BATCH = 1 << 16
@@ -119,8 +122,6 @@ def _fields(lines: Any, keys: Sequence[str]) -> Any:
 
 def _parse(data: Any, keys: Sequence[str]) -> Any:
     """Lines of text (bytes) as :func:`_fields` says."""
-    from kleene.reference.stock import regular_lines
-
     return regular_lines(data, list(keys))
 
 
@@ -154,7 +155,6 @@ def _flags(column: Any) -> tuple[bool, bool, Any]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from kleene.reference import textvalues as tv
 
     arr, kind = tv.typed_column(column)
     if kind == tv.INT_KIND:
@@ -176,7 +176,6 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
     import numpy as np
     import pyarrow as pa
 
-    from kleene.engines.spark.worker import task_threads
 
     task_threads()
     part = _partition()
@@ -360,8 +359,6 @@ def split_events(scanned: Scanned, part: int, schema: Any, within: Within | None
 
 def _typed(scanned: Scanned, schema: Any, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function of :func:`events`: the typed columns and positions."""
-    from kleene.engines.spark.worker import task_threads
-
     task_threads()
     if scanned.splits is not None:
         for batch in batches:

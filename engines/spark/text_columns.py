@@ -1,4 +1,4 @@
-"""Text values typed like :func:`kleene.reference.loaders.text_value`, in Spark SQL,
+"""Text values typed like :func:`kleene.data.loaders.text_value`, in Spark SQL,
 and stock lines parsed in Spark SQL.
 
 The loaders type a CSV cell or a stock-line value on its own: an integer
@@ -10,7 +10,7 @@ otherwise (an integer literal beyond 64 bits makes the column ``double``).
 The regular expressions are the loaders' (``_NUMBER``).
 
 :func:`stock_columns` reads ``BUY(id=8,name=INTC,...,stock_time=25263126)``
-lines (:func:`kleene.reference.loaders.parse_stock_line`) with a regular
+lines (:func:`kleene.data.loaders.parse_stock_line`) with a regular
 expression, ``split`` and ``map_from_arrays``: the word before the parenthesis
 is the ``type`` column, each ``key=value`` a column named by the keys of the
 first lines. Lines that do not parse become per-row problems (:mod:`.index`),
@@ -23,11 +23,11 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
+from kleene.data.loaders import open_text, parse_stock_line
 from kleene.engines.spark.index import problem
 from kleene.engines.spark.text_splits import local_path
-from kleene.reference.loaders import open_text, parse_stock_line
 
-#: An integer literal, and any number literal (``kleene.reference.loaders._NUMBER``).
+#: An integer literal, and any number literal (``kleene.data.loaders._NUMBER``).
 INTEGER = r"^\s*[+-]?\d+\s*$"
 NUMBER = r"^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$"
 

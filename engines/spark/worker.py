@@ -29,6 +29,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from kleene.data.columnar import validated
 from kleene.engines.match_columns import MatchColumns, digest, match_batches
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.layout import owners
@@ -111,8 +112,6 @@ def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...
 def group_stream(task: Task, group: Any) -> tuple[Stream, Any]:
     """A group's events as a stream over its columns (renumbered 0..n−1), and the
     stream positions of its rows."""
-    from kleene.reference.columnar import validated
-
     positions = group.column(task.position).to_numpy()
     names = [task.ts, *([task.type] if task.type else []), *task.attributes]
     try:

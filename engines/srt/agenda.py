@@ -47,6 +47,7 @@ import numpy as np
 
 from kleene.engines.srt import columns
 from kleene.engines.srt.columns import candidates
+from kleene.engines.srt.marks import ROOT, reported, union
 from kleene.engines.srt.skip import head_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.match import Match
@@ -316,8 +317,6 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
     """Run ``ex`` over ``(offset, columns)`` batches with sleeping groups (module
     docstring; ``moves`` from :func:`waiting_moves`), yielding the reports of each
     woken row as it is read."""
-    from kleene.engines.srt.marks import union
-
     masks = ex.memo("masks", lambda: state_masks(ex))
     expiry = ex.memo("expiry", lambda: state_expiry(ex))
     need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves) \
@@ -345,8 +344,6 @@ def sleep_batch(ex: Any, moves: list[Waiting], masks: list[int], expiry: list[Ex
     """:func:`drive_sleeping` on the batch ``part`` (rows from position ``start``), the
     groups ``carried`` from the previous batch woken first; returns the groups alive
     after its last row (what it built for its rows is freed before the next batch's)."""
-    from kleene.engines.srt.marks import ROOT, reported, union
-
     a = ex.a
     fresh_key = (a.start, ex.empty)
     n = len(part)

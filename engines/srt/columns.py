@@ -6,9 +6,9 @@ no register, :func:`kleene.engines.srt.skip.skipping`). Such an element only
 moves the live runs along their ``TRUE`` transitions (unmarked, writing
 nothing, clocks tested on its timestamp) and, when no run is alive, changes
 nothing at all. Over a loaded stream (:attr:`~kleene.reference.events.Stream.columns`,
-:func:`~kleene.reference.columnar.column_batches`) this module finds the
+:func:`~kleene.data.source.column_batches`) this module finds the
 *candidates*, the rows satisfying some head-only conjunct, with Arrow's
-vector kernels (:class:`~kleene.engines.windows.columns.ArrowColumns`, the
+vector kernels (:class:`~kleene.engines.columns.ArrowColumns`, the
 reference's three-valued comparisons), builds events for those rows only
 (positions preserved), and hands the other rows to
 :meth:`~kleene.engines.srt.execution.Execution.skip_rows` by their timestamps. The
@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from kleene.engines.columns import ArrowColumns
 from kleene.reference.conditions import Condition, conjuncts
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -44,8 +45,6 @@ def candidates(part: Any, relevant: Sequence[Condition]) -> tuple[np.ndarray, np
     """The rows of the columns ``part`` where one of ``relevant`` holds (sorted indexes),
     and for each such row the bits of the conditions it satisfies (bit ``i``:
     ``relevant[i]``; all bits set beyond :data:`MAX_BITS` conditions)."""
-    from kleene.engines.windows.columns import ArrowColumns
-
     cols = ArrowColumns(part, HEAD)
     bits = np.zeros(len(part), dtype=np.int64)
     seen: dict[Condition, np.ndarray] = {}   # conjuncts shared by several conditions

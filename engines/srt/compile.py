@@ -32,6 +32,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kleene.engines.srt.automaton import SRT, Edge, trim
+from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
+from kleene.engines.srt.product import intersect
+from kleene.engines.srt.unroll import boundary_marked, longest_walk, unroll
+from kleene.engines.srt.windows import count_window, time_window
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import (
     Atom,
@@ -137,9 +141,6 @@ def compile_sremo(e: Expr, options: Options | None = None) -> SRT:
 
 
 def _compile(e: Expr, o: Options, counter: list[int]) -> SRT:
-    from kleene.engines.srt.product import intersect
-    from kleene.engines.srt.windows import count_window, time_window
-
     if isinstance(e, Epsilon):
         out = epsilon()
     elif isinstance(e, Empty):
@@ -179,9 +180,6 @@ def _negation(e: Not, o: Options, counter: list[int]) -> SRT:
     length when it is boundary-marked (then Def. 39's span is the length), else to
     the longest walk of the windowed body when it has no cycle (an unmarked body:
     the window bounds no length, the structure does); otherwise refused."""
-    from kleene.engines.srt.complement import complement, complement_with_copies, reads_written
-    from kleene.engines.srt.unroll import boundary_marked, longest_walk, unroll
-
     body = e.body
     if isinstance(body, Window) and isinstance(body.width, int):
         inner = _compile(body.body, o, counter)

@@ -34,7 +34,16 @@ of compilation; beyond them a one-line :class:`Unsupported` names the cap.
 from __future__ import annotations
 
 from kleene.engines.srt.automaton import HIDDEN, SRT, Edge, trim
-from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction, rename
+from kleene.reference.conditions import (
+    TRUE,
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    conjunction,
+    conjuncts,
+    rename,
+)
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import HEAD, reads
 
@@ -91,7 +100,6 @@ def _head_equality(c: Condition) -> tuple[str, object] | None:
 
 
 def _conjuncts(c: Condition) -> list[Condition]:
-    from kleene.reference.conditions import conjuncts
     return list(conjuncts(c))
 
 

@@ -26,7 +26,8 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kleene.engines.protocol import Counters, Feature, Pictured, Query, Transition
+from kleene.engines.pictured import Pictured
+from kleene.engines.protocol import Counters, Feature, Query, Transition
 from kleene.engines.registry import register
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo

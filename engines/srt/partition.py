@@ -25,11 +25,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.reference.columnar import Columns
+from kleene.data.columnar import Columns
+from kleene.data.source import columns_of_source, time_unit_of
+from kleene.data.textvalues import BOOL_KIND, INT_KIND, STR_KIND
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.policies import part_of
-from kleene.reference.textvalues import BOOL_KIND, INT_KIND, STR_KIND
 
 #: Column kinds whose distinct values are exactly the parts of ``part_of``.
 SPLIT_KINDS = (STR_KIND, INT_KIND, BOOL_KIND)
@@ -72,11 +73,11 @@ def stream_order(m: Match) -> tuple[float, tuple[int, ...]]:
 def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event]) -> Iterator[Match]:
     """The matches of ``compiled`` (a :class:`~kleene.engines.srt.run.CompiledSRT` of the
     body) on every part of ``events`` (module docstring)."""
-    columns = getattr(events, "columns", None)
+    columns = columns_of_source(events)
     groups = split(columns, by) if columns is not None and len(columns) else None
     if groups is not None:
         assert columns is not None
-        unit = getattr(events, "time_unit", None)
+        unit = time_unit_of(events)
         found: list[Match] = []
         together = rows_of(columns, np.concatenate(groups))   # one take, parts in a row
         start = 0

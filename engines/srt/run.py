@@ -26,7 +26,9 @@ from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from kleene.engines.protocol import Counters, Feature, Pictured, Query, Transition, WindowReading
+from kleene.data.source import column_batches
+from kleene.engines.pictured import Pictured
+from kleene.engines.protocol import Counters, Feature, Query, Transition, WindowReading
 from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, trim
@@ -35,9 +37,9 @@ from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.execution import Execution
 from kleene.engines.srt.partition import run_parts
 from kleene.engines.srt.skip import key_index
-from kleene.reference.columnar import column_batches
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
+from kleene.reference.languages import language_named
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import Partition, check
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
@@ -157,8 +159,6 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
 def claimed(language: str) -> frozenset[Feature]:
     """What ``srt`` claims for ``language``: both policies, every construct, both window
     readings (negation and determinization beyond their fragment raise Unsupported)."""
-    from kleene.reference.languages import language_named
-
     labels = (*POLICIES, *CONSTRUCTS)
     if "strict" in language_named(language).readings:
         labels += ("window-strict",)

@@ -1,9 +1,8 @@
 """The match-window framework of seed 001 (Sec. 4–5, Algorithm 1) around any engine.
 
-Modules:
+Modules (Thm 1's filter and the event bit vectors ē of Sec. 5 over Arrow columns are
+:mod:`kleene.engines.columns`, shared with the other families):
 
-- :mod:`.columns`     Thm 1's filter and the event bit vectors ē of Sec. 5,
-  evaluated over the attribute columns of a batch of events (numpy);
 - :mod:`.statistics`  Def. 5 summary statistics as counters and bit vectors
   (Thm 3), corrected, and the update rule as printed;
 - :mod:`.soundness`   which policies each step preserves, and the attributes

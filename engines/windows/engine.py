@@ -28,12 +28,13 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from kleene.data.source import time_unit_of
+from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
     Compiled,
     Counters,
     Engine,
     Feature,
-    Pictured,
     Query,
     Transition,
     WindowReading,
@@ -98,8 +99,7 @@ class CompiledWindows(Pictured):
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """Algorithm 1 over ``events``, one pass; matches as their windows complete."""
         self.counters.reset()
-        unit = self.time_unit if self.time_unit is not None else getattr(events, "time_unit",
-                                                                          None)
+        unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
         tau = window_in_units(self.pattern.window, unit, events, self.reading)
         if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
             return

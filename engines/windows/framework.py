@@ -5,7 +5,7 @@ lazily. Per event ``e`` in stream order (``foreach e ∈ E ordered by T``):
 
 - *filtering* (Thm 1, ``if Θp_v1(e) or ... or Θp_vm(e)``): ``e`` is dropped
   unless it has the properties of some variable, ē ≠ 0
-  (:class:`~kleene.engines.windows.columns.PropertyBits`, evaluated over the
+  (:class:`~kleene.engines.columns.PropertyBits`, evaluated over the
   columns of a batch of events at once);
 - *partitioning* (Def. 6, ``K′ ← (e.X1, ..., e.Xk)``): the hash table H maps
   the partition key (``e``'s values of the partitioning attributes, compared
@@ -48,13 +48,13 @@ from itertools import islice
 
 import numpy as np
 
+from kleene.data.columnar import Columns as EventColumns
+from kleene.data.source import column_batches
+from kleene.engines.columns import PropertyBits
 from kleene.engines.protocol import Counters
-from kleene.engines.windows.columns import PropertyBits
 from kleene.engines.windows.matching import WindowMatcher
 from kleene.engines.windows.pruning import Candidates
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
-from kleene.reference.columnar import Columns as EventColumns
-from kleene.reference.columnar import column_batches
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.partitioning import partition_key
@@ -109,7 +109,7 @@ class MatchWindows:
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
 
-        Over the columns of a loaded stream (:func:`~kleene.reference.columnar.column_batches`),
+        Over the columns of a loaded stream (:func:`~kleene.data.source.column_batches`),
         batch by batch, the filter reads the columns, and events are built only
         for the rows that pass it and can be in a window A is called on
         (:mod:`kleene.engines.windows.pruning`; positions preserved).

@@ -15,7 +15,7 @@ policy's matches, and a policy selects per first event, see
   the set of matches starting at e1: a run started at e binds e first, and
   a later run binds nothing before its start. The properties in a
   transition's Θ_δ are read off the events' ē (the pre-processing evaluated
-  them already, :mod:`kleene.engines.windows.columns`); the other conditions
+  them already, :mod:`kleene.engines.columns`); the other conditions
   are evaluated by the engine as usual.
 
 Both keep :class:`~kleene.engines.protocol.Counters` of what A did over all

@@ -16,9 +16,9 @@ import pstats
 import time
 from collections.abc import Sequence
 
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.reference.events import Event
-from kleene.reference.loaders import load_events
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 

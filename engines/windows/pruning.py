@@ -28,8 +28,8 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from kleene.data.columnar import Columns
 from kleene.engines.windows.statistics import Layout
-from kleene.reference.columnar import Columns
 from kleene.reference.events import Event
 
 #: A released run of events: the events (positions preserved), their ē, and the

@@ -2,7 +2,7 @@
 Def. 5, Theorem 3 and the bit-vector form of Sec. 5 (Example 13).
 
 The engine's form of :mod:`kleene.reference.ses.statistics`: events come in
-as their timestamp and ē (:class:`~kleene.engines.windows.columns.PropertyBits`,
+as their timestamp and ē (:class:`~kleene.engines.columns.PropertyBits`,
 bit ``j`` for variable v_{j+1}), so no property is evaluated twice, and the
 statistics keep ``positive``, the bit vector with bit ``j`` set iff
 ``cnt_j > 0``. The paper's s̄ is its complement ("a 0 bit means that the

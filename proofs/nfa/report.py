@@ -28,7 +28,7 @@ from kleene.proofs.nfa.equivalence import (
     coverage_results,
     equivalence,
 )
-from kleene.proofs.patterns.operator import dead_branches, dead_variables
+from kleene.proofs.nfa.satisfiability import dead_branches, dead_variables
 from kleene.proofs.results import Check, Proved, Unknown
 from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from kleene.engines.draw import view_of
 from kleene.engines.protocol import Transition
 from kleene.engines.ses.automaton import ses_automaton
+from kleene.engines.ses.trace import view_of
 from kleene.proofs.automata import name_of, names
 from kleene.proofs.results import Check
 from kleene.proofs.schema import Schema, schema_for

@@ -29,19 +29,19 @@ from kleene.engines.srt.draw import edge_name, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, compile_dsrt
 from kleene.engines.srt.run import CompiledSRT
 from kleene.proofs.automata import name_of, names, register_namer
-from kleene.proofs.patterns.sremo import (
-    BOUND,
-    dead_branches,
-    dead_transitions,
-    nonempty,
-    unwritten_reads,
-)
 from kleene.proofs.results import Check, Proved, Result, Unknown
 from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS
 from kleene.proofs.srt.clocks import time_window_exact
 from kleene.proofs.srt.dsrt import complete, deterministic, dsrt_equivalence
 from kleene.proofs.srt.negation import negation_exact
+from kleene.proofs.srt.satisfiability import (
+    BOUND,
+    dead_branches,
+    dead_transitions,
+    nonempty,
+    unwritten_reads,
+)
 from kleene.proofs.srt.symbolic import schema_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Expr, Window, walk

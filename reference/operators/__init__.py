@@ -3,8 +3,8 @@
 Modules, one per definition:
 
 - :mod:`.pattern`     Sec. 2.1 and Secs. 4.1–4.5, 5.1: the AST (``SEQ``, ``AND``,
-  ``OR``, ``NOT``, Kleene ``+`` and repetition ``{l,m}``, ``WHERE``, ``WITHIN``);
-- :mod:`.wellformed`  which patterns mean something, with the errors for the rest;
+  ``OR``, ``NOT``, Kleene ``+`` and repetition ``{l,m}``, ``WHERE``, ``WITHIN``),
+  and which patterns mean something, with the errors for the rest;
 - :mod:`.text`        the SASE+-like text syntax: parser and round-tripping printer;
 - :mod:`.derivations` how each operator lays its parts over the stream;
 - :mod:`.negation`    when a negated part forbids a match (docs/architecture.md, "Negation");

@@ -17,7 +17,7 @@ such that
    across iterations, ``prev`` for consecutive events of one variable, an
    aggregate over the whole sequence, Sec. 4.5.1). A condition over a
    variable the match does not bind (an ``OR`` branch not taken) does not
-   apply; :mod:`.wellformed` rejects those that could never apply;
+   apply; :func:`.pattern.check` rejects those that could never apply;
 3. the window: ``max ts − min ts ≤ τ`` over γ's events (docs/architecture.md,
    "Windows"); ``reading="strict"`` asks for ``< τ`` instead;
 4. no pending negation of that derivation forbids γ (:mod:`.negation`).

@@ -26,7 +26,7 @@ which also reads SASE+'s ``b[i].x`` and ``b[i-1].x``)::
 are the top-level ``AND``-separated parts of ``WHERE`` (Θ, as for SES
 patterns). :func:`format_operator` prints a pattern that
 :func:`parse_operator` reads back to an equal AST; every error, also a
-malformed-pattern one (:mod:`.wellformed`), carries a line and column.
+malformed-pattern one (:func:`.pattern.check`), carries a line and column.
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from kleene.reference.operators.pattern import (
     Conj,
     Disj,
     Kleene,
+    MalformedPattern,
     Neg,
     Node,
     OperatorPattern,
@@ -48,7 +49,6 @@ from kleene.reference.operators.pattern import (
     Seq,
     primitives,
 )
-from kleene.reference.operators.wellformed import MalformedPattern
 from kleene.reference.partition_by import partition_by, partition_equalities, split_partition
 from kleene.reference.syntax import Parser, Token, duration, where_conditions
 

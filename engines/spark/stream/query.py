@@ -40,8 +40,9 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from kleene.data.loaders import detect_format
 from kleene.engines.protocol import Engine, Query
-from kleene.engines.spark.frames import _check_columns, check_ddl
+from kleene.engines.spark.frames import _check_columns, _csv, check_ddl
 from kleene.engines.spark.plan import attributes_read
 from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.runner import engine_for
@@ -50,7 +51,6 @@ from kleene.engines.spark.stream.contract import StreamSetupError, finality
 from kleene.engines.spark.stream.step import CORRUPT, Progress, Setup, run_batch
 from kleene.engines.spark.stream.store import StateStore, _join
 from kleene.reference.errors import StreamError
-from kleene.reference.loaders import detect_format
 from kleene.reference.pattern import Pattern
 
 #: The source formats (``--format``), as the loaders name them.
@@ -101,7 +101,6 @@ def source_schema(spark: Any, source: str, fmt: str, ddl: str | None) -> Any:
             raise StreamSetupError(f"{source}: no such directory")
         raise StreamSetupError(f"{source}: no file yet to read the columns from; declare "
                                "them with --schema, e.g. 'ts BIGINT, type STRING'")
-    from kleene.engines.spark.frames import _csv
 
     if fmt == "csv":
         df = _csv(spark, source, None)[0]

@@ -17,6 +17,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from kleene.data.loaders import load_events
+
 #: Modification time of the first file written (seconds since the epoch).
 EPOCH = 1_700_000_000
 
@@ -65,10 +67,9 @@ __all__ = ["EPOCH", "arrive", "chop", "cuts", "stock_table", "write_part"]
 
 def stock_table(path: str, limit: int | None = None) -> Any:
     """The stock stream of ``path`` as an Arrow table: ``ts`` (ms), ``type`` and the
-    attributes, in stream order (read by :func:`kleene.reference.loaders.load_events`)."""
+    attributes, in stream order (read by :func:`kleene.data.loaders.load_events`)."""
     import pyarrow as pa
 
-    from kleene.reference.loaders import load_events
 
     s = load_events(path, ts="stock_time", limit=limit)
     cols = s.columns

@@ -1,7 +1,7 @@
 """Independent column work on the machine's cores.
 
 Arrow's compute kernels release the GIL while they run, so typing the columns
-of a large table (:func:`kleene.reference.columnar.validated`: a dozen kernels
+of a large table (:func:`kleene.data.columnar.validated`: a dozen kernels
 per column over every row) runs on several cores when each column is a thread's
 work. The results are the serial ones, in the same order: each call is a pure
 function of its column; only when they run changes.

@@ -3,7 +3,7 @@
 A line is ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``.
 
 The word before the parenthesis is the event type, the ``key=value`` pairs are
-attributes (values typed by :func:`~kleene.reference.textvalues.text_value`),
+attributes (values typed by :func:`~kleene.data.textvalues.text_value`),
 and ``stock_time`` (milliseconds since midnight) is the timestamp. This is the
 format of the stock stream of seed 004 Sec. 5.3 (and of Wayeb's examples).
 
@@ -27,12 +27,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from kleene.data.filebytes import read_further
+from kleene.data.textvalues import text_value
+from kleene.data.threads import PARALLEL_ROWS, each
+from kleene.data.timestamps import int64_array
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Value
-from kleene.reference.filebytes import read_further
-from kleene.reference.textvalues import text_value
-from kleene.reference.threads import PARALLEL_ROWS, each
-from kleene.reference.timestamps import int64_array
 
 #: The timestamp field of stock lines.
 STOCK_TS = "stock_time"
@@ -73,7 +73,7 @@ def stock_table(data: bytes, source: str, limit: int | None,
                 regular: tuple[object] | None = None) -> tuple[pa.Table, frozenset[str]]:
     """The stock lines of ``data`` as string columns (``type`` first), and the sparse
     columns (keys some lines lack). ``regular``: what :func:`read_regular` made of the
-    same bytes on the read-ahead thread (:mod:`kleene.reference.filebytes`), if it ran."""
+    same bytes on the read-ahead thread (:mod:`kleene.data.filebytes`), if it ran."""
     data = _without_bom(data)
     if regular is None:
         table = _regular(data, limit)
@@ -158,7 +158,7 @@ def split_fields(raw: pa.Table, keys: list[str]) -> pa.Table | None:
     """Lines cut at their commas (``TYPE(k1=v1``, ``k2=v2``, ..., ``kn=vn)``) as the
     columns ``type``, ``k1``, ..., ``kn`` (text); ``None`` if a line has another layout.
     The first cell and each other column are cut independently (on threads for a large
-    table: :func:`kleene.reference.threads.each`)."""
+    table: :func:`kleene.data.threads.each`)."""
     width = len(keys)
     calls = [lambda: _head(raw.column(0).combine_chunks(), keys[0], width == 1)]
     calls += [partial(_cut, raw.column(i), key, i == width - 1) for i, key in enumerate(keys)

@@ -25,10 +25,10 @@ exactly as the reference compares them. A property that reads something else
 event with :func:`~kleene.reference.conditions.holds`.
 
 The same evaluation runs over the Arrow columns of a loaded stream
-(:class:`ArrowColumns`, :class:`kleene.reference.columnar.Columns`) without
+(:class:`ArrowColumns`, :class:`kleene.data.columnar.Columns`) without
 building events: a column's kinds come from its type (``int``/``float`` are
 numbers, strings, booleans; a *text* column's cells are numbers or strings
-one by one, :func:`kleene.reference.textvalues.text_kinds`), nulls are
+one by one, :func:`kleene.data.textvalues.text_kinds`), nulls are
 missing, and each comparison runs with Arrow's kernels on the rows where both
 sides have the same kind. Numbers are compared as floats there, so two
 integers beyond 2**53 apart by less than their spacing may compare as the
@@ -47,7 +47,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.reference.columnar import Columns as EventColumns
+from kleene.data.columnar import Columns as EventColumns
+from kleene.data.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
+from kleene.data.timestamps import numeric_array
 from kleene.reference.conditions import (
     And,
     Attr,
@@ -65,8 +67,6 @@ from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
-from kleene.reference.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
-from kleene.reference.timestamps import numeric_array
 
 #: Kleene's strong logic on int8: false, unknown, true.
 F, U, T = 0, 1, 2

@@ -2,7 +2,7 @@
 
 docs/architecture.md, "Layers": ``events (CSV/JSONL/Parquet/...) ──validate──▶ Stream``.
 CSV, Parquet and stock lines are read by Arrow's readers into columns and
-validated by vector operations (:func:`kleene.reference.columnar.validated`:
+validated by vector operations (:func:`kleene.data.columnar.validated`:
 missing, non-numeric or non-finite ``ts``, numbers mixed with ISO dates,
 unsorted ``ts`` unless ``sort=True``, a type field other than ``type`` that no
 row has, values that are not strings, numbers or booleans); no Python loop
@@ -33,7 +33,7 @@ Value typing. CSV cells and stock-line values are text: a value that is
 entirely an integer literal (``-12``) becomes an ``int``, one that is entirely
 a decimal literal (``27.8500``, ``1e3``) a ``float`` (surrounding ASCII spaces
 are ignored; digits are ASCII; ``nan``, ``inf`` and ``1_000`` stay strings;
-:mod:`kleene.reference.textvalues`), an empty CSV cell is missing (``None``),
+:mod:`kleene.data.textvalues`), an empty CSV cell is missing (``None``),
 anything else is a string. JSON and Parquet values keep their own types (a
 float NaN is missing). ISO datetimes in the timestamp field become epoch
 milliseconds (``time_unit`` ``ms``); so do Parquet timestamps of any unit
@@ -63,21 +63,20 @@ import json
 import os
 import zlib
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import IO, Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from kleene.reference.columnar import validated
+from kleene.data.columnar import validated
+from kleene.data.filebytes import EXTENSIONS, GZIP_MAGIC, file_bytes, format_of, prefetched
+from kleene.data.stock import STOCK_TS, parse_stock_line, stock_table
+from kleene.data.textvalues import text_value
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Stream, type_name
-from kleene.reference.filebytes import EXTENSIONS, GZIP_MAGIC, file_bytes, format_of, prefetched
-from kleene.reference.stock import STOCK_TS, parse_stock_line, stock_table
-from kleene.reference.textvalues import text_value
+from kleene.reference.events import Stream, canonical_unit, type_name
 
 __all__ = ["EXTENSIONS", "FORMATS", "STOCK_TS", "detect_format", "is_gzip", "load_events",
-           "open_events", "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
+           "open_text", "parse_stock_line", "read_csv", "read_jsonl", "read_parquet",
            "read_stock", "text_value"]
 
 #: The formats :func:`load_events` reads.
@@ -121,13 +120,13 @@ def _opened(path: PathLike, opener: Callable[[PathLike], IO[Any]]) -> IO[Any]:
 
 def read_bytes(path: PathLike) -> bytes:
     """The bytes of ``path``, decompressed when it is gzip (by magic bytes); the bytes a
-    :func:`~kleene.reference.filebytes.prefetch` read ahead, if any."""
+    :func:`~kleene.data.filebytes.prefetch` read ahead, if any."""
     return read_bytes_further(path)[0]
 
 
 def read_bytes_further(path: PathLike) -> tuple[bytes, tuple[object] | None]:
     """:func:`read_bytes`, and what the format's reader made of them on the read-ahead
-    thread (:func:`~kleene.reference.filebytes.read_further`; ``None``: nothing)."""
+    thread (:func:`~kleene.data.filebytes.read_further`; ``None``: nothing)."""
     ahead = prefetched(path)
     if ahead is not None:
         return ahead
@@ -163,7 +162,6 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
         time_unit = time_unit or "ms"
     ts = ts or "ts"
     source = str(path)
-    from kleene.reference.events import canonical_unit
     unit = canonical_unit(time_unit) if time_unit else None
     if fmt == "jsonl":
         return Stream.from_rows(_jsonl_rows(path, limit), ts=ts, type=type, time_unit=time_unit,
@@ -181,26 +179,6 @@ def load_events(path: PathLike, *, format: str | None = None, ts: str | None = N
     columns, converted = validated(table, ts=ts, type=type, source=source, text=text,
                                    sparse=sparse, sort=sort)
     return Stream.from_columns(columns, "ms" if converted else unit)
-
-
-def open_events(path: PathLike, *, format: str | None = None, ts: str | None = None,
-                type: str | None = "type", time_unit: str | None = None,
-                limit: int | None = None, sort: bool = False) -> Stream | Any:
-    """The events of ``path`` read in batches when the format allows it (stock lines and
-    Parquet, not sorted: a :class:`kleene.reference.batches.Batched` source, iterated
-    in bounded memory); otherwise :func:`load_events`."""
-    fmt = (format or detect_format(path)).lower()
-    if fmt not in ("stock", "parquet") or sort:
-        return load_events(path, format=format, ts=ts, type=type, time_unit=time_unit,
-                           limit=limit, sort=sort)
-    from kleene.reference.batches import open_batches
-
-    if fmt == "stock":
-        ts, time_unit = ts or STOCK_TS, time_unit or "ms"
-    if not Path(path).exists():
-        raise StreamError("cannot read the events: No such file or directory",
-                          source=str(path))
-    return open_batches(path, fmt, ts=ts or "ts", type=type, time_unit=time_unit, limit=limit)
 
 
 def read_csv(path: PathLike, **options: Any) -> Stream:

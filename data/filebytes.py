@@ -1,7 +1,7 @@
 """The bytes of an events file: read whole, gunzipped by magic bytes, perhaps ahead of time.
 
 The text readers that parse a whole file at once (stock lines and CSV,
-:mod:`kleene.reference.loaders`) start from its bytes. Reading and
+:mod:`kleene.data.loaders`) start from its bytes. Reading and
 decompressing them needs neither NumPy nor pyarrow, and both release the GIL,
 so the ``kleene`` program starts them on a second thread (:func:`prefetch`)
 before it imports those libraries (about 0.2 s), and the loader takes the

@@ -17,8 +17,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kleene.data.textvalues import INT_KIND, NUM_RE, text_value, typed_column
 from kleene.reference.errors import StreamError
-from kleene.reference.textvalues import INT_KIND, NUM_RE, text_value, typed_column
 
 
 def first_row(mask: Any) -> int | None:

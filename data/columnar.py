@@ -8,7 +8,7 @@ event at position ``i``, seed 000 Sec. 3.1's total order). An
 :class:`~kleene.reference.events.Event` is built only for the rows that reach
 the reference or an engine (:meth:`Columns.events`), and it is exactly the
 event the row-by-row rule gives (:meth:`~kleene.reference.events.Stream.from_rows`):
-text cells typed by :func:`~kleene.reference.textvalues.text_value`, missing
+text cells typed by :func:`~kleene.data.textvalues.text_value`, missing
 values ``None``, and an attribute absent from a row (a *sparse* column: stock
 lines with different keys) absent from its ``attrs``.
 
@@ -32,9 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.reference.errors import StreamError
-from kleene.reference.events import Event
-from kleene.reference.textvalues import (
+from kleene.data.textvalues import (
     BOOL_KIND,
     FLOAT_KIND,
     INT_KIND,
@@ -45,8 +43,10 @@ from kleene.reference.textvalues import (
     text_value,
     typed_column,
 )
-from kleene.reference.threads import PARALLEL_ROWS, each
-from kleene.reference.timestamps import combined, first_row, int64_array, timestamps
+from kleene.data.threads import PARALLEL_ROWS, each
+from kleene.data.timestamps import combined, first_row, int64_array, timestamps
+from kleene.reference.errors import StreamError
+from kleene.reference.events import Event
 
 #: Rows converted to events at once when a whole stream is iterated.
 ROWS = 65_536
@@ -57,7 +57,7 @@ class Columns:
     """Events as columns: ``ts``, ``types`` (``None``: no type field) and ``attrs``.
 
     ``kinds`` says what each attribute column holds (``int float str bool
-    text``, :mod:`kleene.reference.textvalues`); ``sparse`` names the columns
+    text``, :mod:`kleene.data.textvalues`); ``sparse`` names the columns
     whose nulls mean "absent from the row" rather than "missing value".
     """
 
@@ -192,21 +192,6 @@ def _column_of(values: list[Any], name: str) -> tuple[pa.Array, str]:
         return pa.array([None if v is None else v if isinstance(v, str) else repr(v)
                          for v in values], pa.string()), TEXT_KIND
     raise ValueError(f"attribute {name!r} mixes kinds that one column cannot hold")
-
-
-def column_batches(events: Any, rows: int) -> Iterator[tuple[int, Columns]] | None:
-    """The columns of ``events`` in batches ``(offset, columns)`` of about ``rows`` rows:
-    a source read in batches (:meth:`~kleene.reference.batches.Batched.batches`), or a
-    loaded stream's columns cut; ``None`` for events without columns."""
-    more = getattr(events, "batches", None)
-    if more is not None:
-        return more()
-    columns = getattr(events, "columns", None)
-    if columns is None:
-        return None
-    rows = max(1, rows)
-    return ((s, columns.slice(s, min(s + rows, len(columns))))
-            for s in range(0, len(columns), rows))
 
 
 # ---------------------------------------------------------------- validation

@@ -1,10 +1,10 @@
 """Events read in batches of columns: a file larger than memory, in bounded memory.
 
 docs/architecture.md, "Layers": the same ``events ──validate──▶ stream`` as
-:func:`kleene.reference.loaders.load_events`, batch by batch. A
+:func:`kleene.data.loaders.load_events`, batch by batch. A
 :class:`Batched` source reads Parquet row groups, or stock lines through
 Arrow's streaming CSV reader (gzip decompressed as it goes), validates each
-batch with :func:`kleene.reference.columnar.validated` (errors name the row
+batch with :func:`kleene.data.columnar.validated` (errors name the row
 of the file: the batch's offset is added) and checks the order of timestamps
 across batches. Engines read :meth:`Batched.batches` (the windows framework
 keeps only the last 2τ of filtered events, :mod:`kleene.engines.windows.pruning`;
@@ -12,23 +12,26 @@ the SES automaton only its instances), so memory is bounded by the batch and
 the window, not by the stream. Iterating a source yields its events.
 
 Stock lines must all have the first line's layout (the fast layout of
-:mod:`kleene.reference.stock`); CSV and JSON Lines are not read in batches
-(``--stream`` loads them whole); ``--sort`` needs the whole file.
+:mod:`kleene.data.stock`); CSV and JSON Lines are not read in batches
+(``--stream`` loads them whole); ``--sort`` needs the whole file. :func:`open_events`
+picks: a :class:`Batched` source where the format allows it, else the whole file.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
-from kleene.reference.columnar import Columns, validated
+from kleene.data.columnar import Columns, validated
+from kleene.data.loaders import PathLike, _written_by_convert, detect_format, is_gzip, load_events
+from kleene.data.stock import STOCK_TS, first_line, read_options, split_fields, stock_layout
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Event, canonical_unit
-from kleene.reference.stock import first_line, read_options, split_fields
+from kleene.reference.events import Event, Stream, canonical_unit
 
 #: Rows per batch of a Parquet file (stock lines: 4 MB blocks of text, about 58,000 lines).
 ROWS = 262_144
@@ -104,8 +107,6 @@ class Batched:
                 return
 
     def _stock(self) -> Iterator[tuple[pa.Table, list[str], frozenset[str]]]:
-        from kleene.reference.loaders import is_gzip
-
         compression = "gzip" if is_gzip(self.path) else None
         with pa.input_stream(self.source, compression=compression) as f:
             head = f.read(65_536)
@@ -131,8 +132,6 @@ class Batched:
     def _parquet(self) -> Iterator[tuple[pa.Table, list[str], frozenset[str]]]:
         import pyarrow.parquet as pq
 
-        from kleene.reference.loaders import _written_by_convert
-
         try:
             parquet = pq.ParquetFile(self.source)
         except (pa.ArrowException, OSError) as err:
@@ -148,8 +147,6 @@ class Batched:
 def read_layout(head: bytes, source: str) -> list[str] | None:
     """The keys of the first stock line in ``head``; an error if the fast layout cannot
     read it (streaming reads no other)."""
-    from kleene.reference.stock import stock_layout
-
     keys = stock_layout(first_line(head))
     if keys is None:
         raise _layout_error(source, 0)
@@ -166,3 +163,21 @@ def _layout_error(source: str, row: int, detail: str = "") -> StreamError:
 def open_batches(path: str | os.PathLike[str], fmt: str, **options: Any) -> Batched:
     """A :class:`Batched` source (``fmt`` ``stock`` or ``parquet``)."""
     return Batched(path, fmt, **options)
+
+
+def open_events(path: PathLike, *, format: str | None = None, ts: str | None = None,
+                type: str | None = "type", time_unit: str | None = None,
+                limit: int | None = None, sort: bool = False) -> Stream | Any:
+    """The events of ``path`` read in batches when the format allows it (stock lines and
+    Parquet, not sorted: a :class:`Batched` source, iterated
+    in bounded memory); otherwise :func:`~kleene.data.loaders.load_events`."""
+    fmt = (format or detect_format(path)).lower()
+    if fmt not in ("stock", "parquet") or sort:
+        return load_events(path, format=format, ts=ts, type=type, time_unit=time_unit,
+                           limit=limit, sort=sort)
+    if fmt == "stock":
+        ts, time_unit = ts or STOCK_TS, time_unit or "ms"
+    if not Path(path).exists():
+        raise StreamError("cannot read the events: No such file or directory",
+                          source=str(path))
+    return open_batches(path, fmt, ts=ts or "ts", type=type, time_unit=time_unit, limit=limit)
