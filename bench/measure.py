@@ -99,9 +99,7 @@ def measure(name: str, pattern: Any, events: Stream | Sequence[Event], *,
         return out
     try:
         compiled = engine(name).compile(Query.of(pattern, policy=policy,
-                                                 time_unit=getattr(events, "time_unit", None)))
-        compiled = engine(name).compile(pattern, policy=policy,
-                                        time_unit=time_unit_of(events))
+                                                 time_unit=time_unit_of(events)))
     except KleeneError as err:
         out.error = f"unsupported: {err}"
         return out

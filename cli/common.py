@@ -205,10 +205,12 @@ def query_of(args: argparse.Namespace) -> Query:
 
 
 def say_query(command: str, query: Query) -> None:
-    """Say on stderr which window and reading ``query`` uses (``kleene COMMAND: window
-    264 hours, read inclusive (...)``): every command that matches says it, alike, once
-    the input is checked and matching starts."""
-    print(f"kleene {command}: {query.said()}", file=sys.stderr)
+    """Say on stderr which window and reading ``query`` uses when it is not the papers'
+    reading of a window written in the pattern (``kleene COMMAND: time window 500 (the
+    file's), read strict (...)``): a ``.sre`` file's window, or a strict reading. Every
+    command that matches says it alike, once the input is checked and matching starts."""
+    if query.reading != "inclusive" or query.lang.windowed is not None:
+        print(f"kleene {command}: {query.said()}", file=sys.stderr)
 
 
 def _window_value(text: str) -> int | float:

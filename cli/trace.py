@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kleene.cli.common import add_event_options, load_stream
+from kleene.cli.common import add_event_options, load_stream, say_query
 from kleene.cli.draw import add_pattern_options, compile_pattern
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
@@ -80,11 +80,12 @@ def run_start(text: str | None, events: int) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
-    compiled, _ = compile_pattern(args)
+    compiled, query = compile_pattern(args)
     if tracer_of(compiled) is None:
         raise Unsupported(f"engine {args.engine} runs no automaton a trace follows: choose "
                           "an SES automaton (ses-automaton*), an NFA (nfa-*) or an SRT (srt*)")
     stream = load_stream(args)
+    say_query(NAME, query)
     first = run_start(args.run_from, len(stream))
     t = trace(compiled, stream)
     fmt = args.format or ("html" if args.output else "text")

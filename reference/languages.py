@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import importlib
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -139,7 +139,7 @@ class _Builtin:
         return language
 
 
-class Registry(Mapping[str, Language]):
+class Registry(MutableMapping[str, Language]):
     """The registered languages by name, in registration order; a built-in entry is
     built (its modules imported) the first time it is read."""
 
@@ -152,6 +152,17 @@ class Registry(Mapping[str, Language]):
         if isinstance(entry, _Builtin):
             entry = self._entries[name] = entry.build()
         return entry
+
+    def __setitem__(self, name: str, language: Language) -> None:
+        """Replace a registered language's entry (its ``detect`` stays): what a test
+        does to plug in a variant; a new language goes through :func:`register`."""
+        if name not in self._detect:
+            raise KeyError(f"language {name!r} is not registered; use register()")
+        self._entries[name] = language
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
+        del self._detect[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)

@@ -79,7 +79,7 @@ def test_window_options_apply_to_sre_patterns_only(capsys, tmp_path, files):
     pattern = tmp_path / "p.sremo"
     pattern.write_text("mark {~.type = 'SELL'}\n")
     code = main(["match", "--pattern", str(pattern), "--events", files[1], "--window", "3"])
-    assert code != 0 and "apply to Wayeb .sre patterns" in capsys.readouterr().err
+    assert code != 0 and "applies to Wayeb .sre patterns" in capsys.readouterr().err
 
 
 def test_dsrt_runs_a_fully_marked_sre_query_and_refuses_a_strategy(capsys, tmp_path, files):
@@ -91,4 +91,4 @@ def test_dsrt_runs_a_fully_marked_sre_query_and_refuses_a_strategy(capsys, tmp_p
     assert "count window [1..2] (the file's)" in err
     code, _, err = _run(capsys, files, "--window", "3", "--window-type", "count",
                         "--engine", "dsrt")
-    assert code != 0 and "sremo:strategy" in err
+    assert code != 0 and "wayeb:strategy" in err
