@@ -73,7 +73,7 @@ def needed_features(request: Request) -> frozenset[Feature]:
     for a pattern the reference rejects, the language and the policy."""
     try:
         return Query.parse(request.pattern, language=request.language, policy=request.policy,
-                           window=request.window,  # type: ignore[arg-type]
+                           reading=request.window,
                            time_unit=request.time_unit).features()
     except KleeneError:
         out = {Feature(request.language)}

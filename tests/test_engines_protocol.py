@@ -133,7 +133,7 @@ def test_compiled_transitions_are_data(name):
 def test_compile_refuses_what_an_engine_cannot_do():
     ses = engine("ses-automaton")
     with pytest.raises(Unsupported, match="SES patterns"):
-        ses.compile(Query.of("PATTERN <{a}> WITHIN 1"))
+        ses.compile(Query.parse("PATTERN SEQ(A a, B b) WITHIN 1"))   # an operator pattern
     with pytest.raises(Unsupported, match="earliest-maximal"):
         ses.compile(Query.of(GROUP, policy="earliest-maximal"))
     with pytest.raises(Unsupported, match="policy next only"):

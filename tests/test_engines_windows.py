@@ -392,14 +392,14 @@ def test_an_empty_stream_and_a_pattern_of_one_variable():
 
 
 def test_compile_rejects_what_it_cannot_run():
-    from kleene.reference.errors import Unsupported
+    from kleene.reference.errors import PatternError, Unsupported
     eng = engine("windows+ses")
     with pytest.raises(Unsupported, match="SES patterns"):
-        eng.compile(Query.of("not a pattern"))
+        eng.compile(Query.parse("PATTERN SEQ(A a, B b) WITHIN 1"))   # an operator pattern
     with pytest.raises(Unsupported):
         eng.compile(Query.of(P1, policy="contiguous"))      # the SES automaton has no contiguity
-    with pytest.raises(Unsupported, match="unknown policy"):
-        eng.compile(Query.of(P1, policy="bogus"))
+    with pytest.raises(PatternError, match="unknown policy 'bogus'"):
+        Query.of(P1, policy="bogus")                        # refused before any engine
 
 
 def test_events_passed_to_a_keep_their_positions():

@@ -20,7 +20,7 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
-from kleene.reference.errors import Unsupported
+from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.query import Query
 
 STREAMS = streams(min_size=1, max_size=6)
@@ -132,8 +132,8 @@ def test_a_negation_that_reads_what_it_writes_over_an_unmarked_loop_is_refused()
 def test_an_unknown_policy_is_refused_naming_the_choices():
     from kleene.reference.sremo import parse_sremo
 
-    with pytest.raises(Unsupported, match="stream or literal"):
-        engine("srt").compile(Query.of(parse_sremo("mark {TRUE}"), policy="any"))
+    with pytest.raises(PatternError, match="choose one of stream, literal"):
+        Query.of(parse_sremo("mark {TRUE}"), policy="any")   # refused before any engine
 
 
 def test_srt_claims_every_sremo_construct_and_both_readings():
