@@ -38,6 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 
@@ -117,16 +118,30 @@ class Window:
             return np.array([self.earliest(x) for x in lasts.tolist()], dtype=object)
         return -self.latests(-lasts.astype(np.float64))
 
-    def ends(self, ts: np.ndarray, firsts: np.ndarray | int | float) -> np.ndarray:
-        """For sorted ``ts``: the index past the last element that fits with each first."""
-        firsts = np.asarray(firsts, dtype=ts.dtype if ts.dtype.kind != "O" else None)
-        return np.searchsorted(ts, self.latests(firsts), side="right")
+    def ends(self, ts: np.ndarray, firsts: np.ndarray | int | float) -> Any:
+        """For sorted ``ts``: the index past the last element that fits with each first
+        (an int for one first; a first of +∞ ends past every element, −∞ before all)."""
+        return self._index(ts, firsts, "right")
 
-    def starts(self, ts: np.ndarray, lasts: np.ndarray | int | float) -> np.ndarray:
-        """For sorted ``ts``: the index of the first element that fits with each last."""
-        lasts = np.asarray(lasts, dtype=ts.dtype if ts.dtype.kind != "O" else None)
-        return np.searchsorted(ts, self.earliests(lasts), side="left")
+    def starts(self, ts: np.ndarray, lasts: np.ndarray | int | float) -> Any:
+        """For sorted ``ts``: the index of the first element that fits with each last
+        (an int for one last; a last of +∞ starts past every element, −∞ at 0)."""
+        return self._index(ts, lasts, "left")
 
+    def _index(self, ts: np.ndarray, values: np.ndarray | int | float,
+               side: Literal["left", "right"]) -> Any:
+        v = np.atleast_1d(np.asarray(values))
+        infinite = np.zeros(len(v), dtype=bool)
+        if ts.dtype.kind in "iu" and v.dtype.kind == "f":
+            infinite = ~np.isfinite(v)
+            v = np.where(infinite, 0, v)
+        if ts.dtype.kind != "O":
+            v = v.astype(ts.dtype)
+        bound = self.latests(v) if side == "right" else self.earliests(v)
+        out = np.searchsorted(ts, bound, side=side)
+        if infinite.any():
+            out = np.where(infinite, np.where(np.asarray(values) > 0, len(ts), 0), out)
+        return out if np.ndim(values) else int(out[0])
 
 _BIAS = np.uint64(2**63)
 _U64_MAX = 2**64 - 1
