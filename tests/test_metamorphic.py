@@ -35,7 +35,7 @@ from kleene.conformance.strategies import (
     streams,
     typed_streams,
 )
-from kleene.engines.protocol import Query, compile_query
+from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.columnar import columns_of
 from kleene.reference.durations import Duration
@@ -80,7 +80,7 @@ def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: str
                  how: str) -> None:
     """Every engine of ``family`` that claims the query equals the reference on the
     transformed input; with the integer shift, also the untransformed answer."""
-    query = Query.of(pattern, policy=policy, window=reading)  # type: ignore[arg-type]
+    query = Query.of(pattern, policy=policy, reading=reading)
     names = [n for n in FAMILIES[family]
              if query.features() <= engine(n).capabilities]
     if not names:
@@ -90,11 +90,11 @@ def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: str
     if how == "shift":
         assert expected == reference_or_reject(pattern, s, policy, steps=40_000,
                                                window=reading)  # type: ignore[arg-type]
-    q2 = Query.of(p2, policy=policy, window=reading)  # type: ignore[arg-type]
+    q2 = Query.of(p2, policy=policy, reading=reading)
     for name in names:
         for form in (s2, loaded(s2)):
             try:
-                got = list(compile_query(engine(name), q2).run(form))
+                got = list(engine(name).compile(q2).run(form))
             except (BudgetExceeded, Unsupported):
                 continue  # an instance budget, or a fragment the engine refuses
             assert_same_matches(engine(name), pattern=p2, stream=form, got=got,

@@ -20,9 +20,8 @@ from hypothesis import strategies as st
 from kleene.engines.spark.layout import extent
 from kleene.reference.durations import fits
 from kleene.reference.events import Stream
-from kleene.reference.languages import language_of
 from kleene.reference.match import Match
-from kleene.reference.operators.text import parse_operator
+from kleene.reference.query import Query
 
 STOCK = 25_263_126
 REACHES = ((0, 1), (1, 1), (0, 2), (2, 1))
@@ -83,10 +82,10 @@ def test_spark_slices_at_a_decimal_edge_lose_no_match(spark, reading: str,
     text = "PATTERN SEQ(NOT(B b), A a) WITHIN 1"
     want = {Match.of({"a": a}) for a in expected}
     s = Stream.from_rows([{"ts": t, "type": k} for t, k in rows])
-    pattern = parse_operator(text)
-    assert language_of(pattern).reference(pattern, s, "any", reading=reading) == want
+    query = Query.parse(text, policy="any", reading=reading)
+    assert query.reference(s) == want
     df = spark.createDataFrame(rows, "ts DOUBLE, type STRING")
     for name in ("nfa-chain", "nfa-eager"):
         found = collect_matches(match_dataframe(df, text, engine=name, policy="any",
-                                                slices=[1.1, 2.0], window=reading))
+                                                slices=[1.1, 2.0], reading=reading))
         assert sorted(found) == sorted(want), name
