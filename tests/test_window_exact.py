@@ -228,13 +228,22 @@ def test_the_strict_reading_never_admits_a_span_equal_to_tau(first: int) -> None
     every_engine("PATTERN SEQ(A a, C c) WITHIN 500", rows, "inclusive", {m(0, 1), m(0, 2)})
 
 
-@pytest.mark.parametrize(("reading", "expected"), [("inclusive", [{"a": [0], "c": [1]}]),
-                                                   ("strict", [])])
-def test_kleene_match_gives_the_reference_answer(tmp_path: Path, capsys, reading: str,
+STOCK_ROWS = [{"ts": STOCK + d, "type": t} for d, t in ((0, "A"), (499, "C"), (500, "C"))]
+
+
+@pytest.mark.parametrize(("text", "rows", "reading", "expected"), [
+    ("PATTERN SEQ(A a, C c) WITHIN 1", EXAMPLE_1, "inclusive", [{"a": [0], "c": [1]}]),
+    ("PATTERN SEQ(A a, C c) WITHIN 1", EXAMPLE_1, "strict", []),
+    ("PATTERN SEQ(A a, C c) WITHIN 500", STOCK_ROWS, "strict", [{"a": [0], "c": [1]}]),
+    ("PATTERN SEQ(A a, C c) WITHIN 500", STOCK_ROWS, "inclusive",
+     [{"a": [0], "c": [1]}, {"a": [0], "c": [2]}]),
+])
+def test_kleene_match_gives_the_reference_answer(tmp_path: Path, capsys, text: str,
+                                                 rows: list[dict], reading: str,
                                                  expected: list[dict]) -> None:
     pattern, events = tmp_path / "q.txt", tmp_path / "e.jsonl"
-    pattern.write_text("PATTERN SEQ(A a, C c) WITHIN 1\n")
-    events.write_text("".join(json.dumps(r) + "\n" for r in EXAMPLE_1))
+    pattern.write_text(text + "\n")
+    events.write_text("".join(json.dumps(r) + "\n" for r in rows))
     code = main(["match", "--pattern", str(pattern), "--events", str(events),
                  "--window-reading", reading])
     out, err = capsys.readouterr()
