@@ -37,7 +37,7 @@ from kleene.conformance.strategies import (
 )
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
-from kleene.reference.columnar import columns_of
+from kleene.data.columnar import columns_of
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream

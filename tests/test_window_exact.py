@@ -23,7 +23,7 @@ from kleene.cli import main
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
 from kleene.engines.spans import Window, within_bound
-from kleene.reference.columnar import columns_of
+from kleene.data.columnar import columns_of
 from kleene.reference.durations import (
     earliest_fitting,
     fits,
