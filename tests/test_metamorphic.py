@@ -35,9 +35,9 @@ from kleene.conformance.strategies import (
     streams,
     typed_streams,
 )
+from kleene.data.columnar import columns_of
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
-from kleene.data.columnar import columns_of
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream

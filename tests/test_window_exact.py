@@ -20,10 +20,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kleene.cli import main
+from kleene.data.columnar import columns_of
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
 from kleene.engines.spans import Window, within_bound
-from kleene.data.columnar import columns_of
 from kleene.reference.durations import (
     earliest_fitting,
     fits,
