@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from kleene.data.source import time_unit_of
+from kleene.engines.spans import Window
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
@@ -211,14 +212,14 @@ def require(engine: Engine, needed: Iterable[Feature]) -> None:
 
 
 def window_in_units(window: Duration, compiled_unit: str | None,
-                    events: Iterable[Event], reading: str = "inclusive") -> int | float:
-    """τ in timestamp units as the inclusive bound of ``reading``
-    (:meth:`~kleene.reference.durations.Duration.bound`): the unit given to
-    ``compile`` wins, else the stream's own.
+                    events: Iterable[Event], reading: str = "inclusive") -> Window:
+    """The run's :class:`~kleene.engines.spans.Window`: τ in timestamp units and
+    ``reading`` (decided by :func:`~kleene.reference.durations.fits`): the unit
+    given to ``compile`` wins, else the stream's own.
 
     A :class:`~kleene.reference.events.Stream` carries ``time_unit``; a plain
     iterable of events carries none, and a window with a unit then raises the
     reference's clear :class:`~kleene.reference.errors.PatternError`.
     """
     unit = compiled_unit if compiled_unit is not None else time_unit_of(events)
-    return window.bound(unit, reading)
+    return Window(window.in_units_of(unit), reading)

@@ -163,8 +163,8 @@ def test_counters_reset_and_track_the_peak():
 def test_the_window_unit_comes_from_compile_or_from_the_stream():
     days = Duration(2, "d")
     stream = Stream.from_rows([{"ts": 0}], time_unit="h")
-    assert window_in_units(days, None, stream) == 48
-    assert window_in_units(days, "d", stream) == 2
+    assert window_in_units(days, None, stream).tau == 48
+    assert window_in_units(days, "d", stream).tau == 2
     with pytest.raises(PatternError, match="no declared unit"):
         window_in_units(days, None, [Event(0, 0)])
 
@@ -190,9 +190,10 @@ def test_counters_are_an_open_mapping_with_the_shared_names():
     assert set(c.as_dict().values()) == {0} and "calls_to_a" in c.as_dict()
 
 
-def test_the_strict_window_is_the_largest_span_below_tau():
+def test_the_strict_window_admits_every_span_below_tau_and_not_tau():
     days = Duration(2, "d")
     stream = Stream.from_rows([{"ts": 0}], time_unit="h")
-    bound = window_in_units(days, None, stream, "strict")
-    assert bound < 48 and 47.99999 < bound
-    assert window_in_units(days, None, stream, "inclusive") == 48
+    strict = window_in_units(days, None, stream, "strict")
+    assert strict.fits(47) and strict.fits(47.99999) and not strict.fits(48)
+    inclusive = window_in_units(days, None, stream, "inclusive")
+    assert inclusive.fits(48) and not inclusive.fits(48.000001)

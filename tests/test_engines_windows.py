@@ -16,6 +16,7 @@ from kleene.conformance.differential import run_engine
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.engines.columns import Columns, PropertyBits, paper_bits
 from kleene.engines.registry import engine
+from kleene.engines.spans import Window
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.framework import MatchWindows
 from kleene.engines.windows.matching import AnchoredMatcher, EngineMatcher
@@ -194,7 +195,7 @@ def test_anchored_a_equals_the_engine_run_over_the_window(pattern, stream, polic
     # keeping the matches at W[0] agree; under `any` both are Def. 4's A.
     tau = window_of(pattern, stream)
     compiled = engine("ses-automaton").compile(Query.of(pattern, policy=policy))
-    anchored = AnchoredMatcher(compiled, tau, prefiltered=False, properties=pattern)
+    anchored = AnchoredMatcher(compiled, Window(tau), prefiltered=False, properties=pattern)
     generic = EngineMatcher(compiled)
     properties = PropertyBits(pattern)
     for i in range(len(stream)):
@@ -351,7 +352,7 @@ def test_an_old_partition_is_completed_when_time_passes_and_forgotten():
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' AND a.ID = b.ID WITHIN 5")
     s = labelled("A@0", "B@1", *(f"A@{t}" for t in range(10, 40, 3)), ID=[1, 1] + [2] * 10)
     A = EngineMatcher(engine("ses-automaton").compile(Query.of(p, policy="any")))
-    windows = MatchWindows(p, A, tau=5, attributes=("ID",), batch=1)
+    windows = MatchWindows(p, A, win=Window(5), attributes=("ID",), batch=1)
     held, emitted_at = [], {}
 
     def events():

@@ -16,6 +16,7 @@ from kleene.conformance.strategies import LABELS, ses_patterns, streams
 from kleene.engines.protocol import Counters
 from kleene.engines.ses.automaton import ses_automaton
 from kleene.engines.ses.run import Execution
+from kleene.engines.spans import Window
 from kleene.proofs.results import CounterExample, Proved
 from kleene.proofs.ses.exclusivity import (
     LEMMA_1,
@@ -78,7 +79,7 @@ def _run_counting(p: SESPattern, s: Stream) -> tuple[int, int]:
     a start event at any time)."""
     n = ses_automaton(p)
     counters = Counters()
-    ex = Execution(n, tau=n.window.in_units_of(s.time_unit), policy="next",
+    ex = Execution(n, win=Window(n.window.in_units_of(s.time_unit)), policy="next",
                    variant="corrected", counters=counters)
     most = 0
     for e in s:

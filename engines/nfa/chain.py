@@ -94,7 +94,7 @@ class ChainRunner(Runner):
             b = self.buffers.get(e.type)
             if b is not None:
                 bound = self.plan.bound
-                if bound is not None and e.ts - self._pruned > bound / 2:
+                if bound is not None and e.ts - self._pruned > bound.tau / 2:
                     self._pruned = e.ts
                     self.expire(e.ts)
                 b.add(e)
@@ -105,7 +105,7 @@ class ChainRunner(Runner):
     def expire(self, ts: float) -> None:
         if self.plan.bound is not None:
             for b in self.buffers.values():
-                b.prune(ts - self.plan.bound, self.c)
+                b.prune(self.plan.bound.earliest(ts), self.c)
 
     def remember(self, e: Event) -> None:
         for t, b in self.buffers.items():
@@ -167,7 +167,7 @@ class ChainRunner(Runner):
         if plan.bound is None:
             low, high = -_INF, _INF
         else:
-            low, high = q.last - plan.bound, q.first + plan.bound
+            low, high = plan.bound.earliest(q.last), plan.bound.latest(q.first)
         found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
         if self._free[s]:
             # admits() would hold: between() bounds ts by the order and the window
@@ -188,7 +188,7 @@ class ChainRunner(Runner):
             c.subsets += 1
             if len(subset) > 1:
                 c.predicate_evaluations += 1
-                if (plan.bound is not None and max(q.last, subset[-1].ts)
-                        - min(q.first, subset[0].ts) > plan.bound):
+                if (plan.bound is not None and not plan.bound.fits(
+                        max(q.last, subset[-1].ts) - min(q.first, subset[0].ts))):
                     continue
             self._enter(plan.bind(q, s, subset, k + 1, c), s)

@@ -18,6 +18,7 @@ import heapq
 import itertools
 from collections.abc import Sequence
 
+from kleene.engines.spans import Window
 from kleene.reference.conditions import Condition, variables
 from kleene.reference.errors import Unsupported
 from kleene.reference.match import Match
@@ -99,7 +100,7 @@ class Seen:
     event at ``ts`` a match whose first event is more than τ earlier is final.
     """
 
-    def __init__(self, bound: float | None) -> None:
+    def __init__(self, bound: Window | None) -> None:
         self.bound = bound
         self.seen: set[Match] = set()
         self.heap: list[tuple[float, int, Match]] = []
@@ -117,5 +118,5 @@ class Seen:
     def forget(self, ts: float) -> None:
         if self.bound is None:
             return
-        while self.heap and ts - self.heap[0][0] > self.bound:
+        while self.heap and not self.bound.fits(ts - self.heap[0][0]):
             self.seen.discard(heapq.heappop(self.heap)[2])

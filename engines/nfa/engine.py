@@ -32,6 +32,8 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
+import numpy as np
+
 from kleene.engines.match_columns import MatchColumns, gathered
 from kleene.engines.nfa import join, replan
 from kleene.engines.nfa.chain import ChainRunner, chain_order
@@ -41,7 +43,7 @@ from kleene.engines.nfa.construct import shape_of
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
-from kleene.engines.nfa.pieces import pieces
+from kleene.engines.nfa.pieces import exact_floats, pieces
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.tree import TreeRunner
@@ -56,6 +58,7 @@ from kleene.engines.protocol import (
     window_in_units,
 )
 from kleene.engines.registry import register
+from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, conjunction
 from kleene.reference.errors import Unsupported
@@ -168,7 +171,7 @@ class CompiledNFA(Pictured):
         columns = self._over_columns(events)
         return gathered(self._run(events)) if columns is None else columns
 
-    def _bound(self, events: Iterable[Event]) -> int | float | None:
+    def _bound(self, events: Iterable[Event]) -> Window | None:
         return (None if self.pattern.window is None else
                 window_in_units(self.pattern.window, self.time_unit, events, self.reading))
 
@@ -178,6 +181,9 @@ class CompiledNFA(Pictured):
         self.counters.reset()
         if self.kind == "eager" or len(self.plans) != 1 or not join.typed(events):
             return None
+        loaded = getattr(events, "columns", None)
+        if loaded is not None and not exact_floats(np.asarray(loaded.ts)):
+            return None  # integers past 2**53: the chain event by event keeps them exact
         plan = replace(self.plans[0], bound=self._bound(events), budget=self.budget)
         if not join.eligible(plan, self.policy):
             return None
@@ -254,7 +260,7 @@ class CompiledNFA(Pictured):
                 yield m, b
 
     def _drive(self, runners: list[Runner], stream: Iterator[Event],
-               bound: float | None) -> Iterator[Match]:
+               bound: Window | None) -> Iterator[Match]:
         """The matches of the runners, each once (a match two conjuncts report, Sec. 5.2)."""
         if len(runners) == 1:
             (r,) = runners
@@ -277,7 +283,10 @@ class CompiledNFA(Pictured):
                         yield m
             seen.forget(e.ts)
             if bound is not None:
-                while times and e.ts - times[0][1] > 2 * bound:
+                # a match still to come or to be reported again starts at or
+                # after the earliest first event that fits with e (Seen.forget)
+                oldest = bound.earliest(bound.earliest(e.ts))
+                while times and times[0][1] < oldest:
                     del ts_of[times.popleft()[0]]
         for r in runners:
             for m in r.close():

@@ -147,13 +147,12 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         for t in plan.shape.after[s]:
             if t in idx:
                 upto = np.minimum(upto, lo_ts[t])
-        lo = np.maximum(np.searchsorted(buf, after, "right"),
-                        np.searchsorted(buf, last - bound, "left"))
-        hi = np.minimum(np.searchsorted(buf, upto, "left"),
-                        np.searchsorted(buf, first + bound, "right"))
-        if k == 0:  # σ's first event is within τ after the match's first one
+        if k == 0:  # σ's first event fits with the match's first one, in [lo, hi)
             lo = np.searchsorted(buf, np.full(1, found.lo), "left")
-            hi = np.searchsorted(buf, np.full(1, found.hi + bound), "right")
+            hi = bound.ends(buf, np.full(1, found.hi))
+        else:  # the events that fit with the instance's first and last (spans.py)
+            lo = np.maximum(np.searchsorted(buf, after, "right"), bound.starts(buf, last))
+            hi = np.minimum(np.searchsorted(buf, upto, "left"), bound.ends(buf, first))
         if slot.iterated:
             assert slot.high is not None
             # the state's instances are held at once: the instance budget bounds them
@@ -173,8 +172,9 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         first = np.minimum(first[rep], new_lo)
         last = np.maximum(last[rep], new_hi)
         # the window; a match of another piece: its first ts is before lo already, or
-        # after hi (it is at least last - bound)
-        keep = (last - first <= bound) & (first >= found.lo) & (last - bound < found.hi)
+        # at or after hi (it fits with last: at least earliest(last))
+        keep = (bound.fits_array(last - first) & (first >= found.lo)
+                & (bound.earliests(last) < found.hi))
         # counted in the piece that holds the instance's first ts only (pieces overlap)
         ours = (first >= found.lo) & (first < found.hi)
         if slot.iterated:

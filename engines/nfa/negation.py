@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from kleene.engines.spans import Window
 from kleene.reference.conditions import Condition, holds
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -48,17 +49,17 @@ def interval(binds: Sequence[tuple[Event, ...]], lo: Iterable[int],
 
 def forbidden(candidates: Iterable[Event], gamma: Mapping[str, Sequence[Event]], var: str,
               conditions: Sequence[Condition], low: float, high: float, first: float,
-              last: float, bound: float | None, taken: frozenset[int],
+              last: float, bound: Window | None, taken: frozenset[int],
               evaluations: list[int]) -> bool:
     """Whether some candidate ``N`` event forbids the (partial) match ``gamma``.
 
-    ``first``/``last``: the match's ts span; ``bound``: the window's inclusive
-    bound (``None``: no window); ``evaluations`` counts predicate evaluations.
+    ``first``/``last``: the match's ts span; ``bound``: the window
+    (``None``: none); ``evaluations`` counts predicate evaluations.
     """
     for e in candidates:
         if not (low < e.ts < high) or e.position in taken:
             continue
-        if bound is not None and max(last, e.ts) - min(first, e.ts) > bound:
+        if bound is not None and not bound.fits(max(last, e.ts) - min(first, e.ts)):
             continue
         joint = {**gamma, var: (e,)}
         evaluations[0] += len(conditions) or 1

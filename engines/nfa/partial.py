@@ -14,8 +14,8 @@ the lazy NFAs:
   possibly after the window has passed (a negation open to the future);
 - the negation buffers, pending matches, counters and the instance budget.
 
-Under a window τ (inclusive bound ``bound``), an instance whose first event is
-more than ``bound`` before the current event can take nothing more and dies.
+Under a window (``bound``, a :class:`~kleene.engines.spans.Window`), an instance
+whose first event does not fit with the current event can take nothing more and dies.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from kleene.engines.nfa.iteration import group_attribute, same_group
 from kleene.engines.nfa.negation import forbidden, interval
 from kleene.engines.nfa.shape import Shape
 from kleene.engines.protocol import Counters
+from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import holds, variables
 from kleene.reference.errors import BudgetExceeded
@@ -71,7 +72,7 @@ class Plan:
 
     shape: Shape
     placed: Placed
-    bound: float | None
+    bound: Window | None
     contiguous: bool = False
     first_chance: bool = False
     max_instances: int = DEFAULT_MAX_INSTANCES
@@ -111,7 +112,7 @@ class Plan:
         if have and group is not None and not same_group(group, have, new):
             return False
         lo, hi = new[0].ts, new[-1].ts
-        if self.bound is not None and max(p.last, hi) - min(p.first, lo) > self.bound:
+        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
             return False
         taken = p.taken
         for e in new:
@@ -162,7 +163,7 @@ class Plan:
 
     def alive(self, p: Partial, ts: float) -> bool:
         """Whether ``p`` can still take an event at ``ts`` (the window)."""
-        return self.bound is None or ts - p.first <= self.bound
+        return self.bound is None or self.bound.fits(ts - p.first)
 
     # ------------------------------------------------------------ negation
 
@@ -290,8 +291,11 @@ class NegationBuffers:
         bound = self.plan.bound
         if bound is None:
             return
+        # an instance alive at ts, or a match pending at ts, has its first event f
+        # at or after earliest(ts); an N event forbids it only if it fits with f too
+        oldest = bound.earliest(bound.earliest(ts))
         for q in self.events.values():
-            while q and ts - q[0].ts > 2 * bound:
+            while q and q[0].ts < oldest:
                 q.popleft()
                 self.c.buffer_operations += 1
 
@@ -305,7 +309,8 @@ class Pending:
         self.tick = itertools.count()
 
     def push(self, p: Partial) -> None:
-        deadline = _INF if self.plan.bound is None else p.first + self.plan.bound
+        # due once an event at ts > deadline arrives: exactly when ts no longer fits
+        deadline = _INF if self.plan.bound is None else self.plan.bound.latest(p.first)
         heapq.heappush(self.heap, (deadline, next(self.tick), p))
 
     def due(self, ts: float) -> Iterator[Partial]:

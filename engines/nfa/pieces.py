@@ -8,13 +8,18 @@ slot's *candidates* (positions, timestamps, the columns of the joint
 conditions) only while a match can still need them:
 
 - timestamps do not decrease, so once a batch ending at ``T`` is read, every
-  match whose first event has ``ts < T − τ`` lies wholly in the rows read
-  (its events are within τ of its first one);
+  match whose first event does not fit with ``T`` (``ts < earliest(T)``,
+  :meth:`~kleene.engines.spans.Window.earliest`) lies wholly in the rows read
+  (its events fit with its first one, so they are before ``T``);
 - a *piece* is the candidates held; :func:`pieces` yields one, with the range
   ``[lo, hi)`` of first timestamps whose matches it reports, once the held
   candidates span at least 2τ (so each piece reports at least a window), then
-  keeps only the candidates at or after ``hi`` (``hi = T − τ``: a later match
-  starts there); the last piece reports every remaining match (``hi = ∞``).
+  keeps only the candidates at or after ``hi`` (``hi = earliest(T)``: a later
+  match starts there); the last piece reports every remaining match (``hi = ∞``).
+
+Timestamps are read as float64: exact for integers up to 2**53. A column of
+larger integers is not rounded: :func:`pieces` refuses it (:func:`exact_floats`),
+and the chain then runs event by event on Python ints.
 
 Every match is reported by exactly one piece (the one whose range holds its
 first timestamp), with the same events: the pieces overlap by τ, the reports
@@ -42,7 +47,7 @@ from kleene.engines.nfa.gather import Candidates
 from kleene.engines.nfa.join import Scan, joint, unary
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
-from kleene.reference.errors import StreamError
+from kleene.reference.errors import StreamError, Unsupported
 
 #: Rows per batch of a loaded stream.
 ROWS = 65_536
@@ -81,7 +86,11 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
     for start, part in _steps(batches):
         n = len(part)
         counters.events_read += n
-        stamps = np.asarray(part.ts.to_numpy(), dtype=float)
+        native = part.ts.to_numpy()
+        if not exact_floats(native):
+            raise Unsupported(f"{source}: integer timestamps past 2**53 are not read as "
+                              "columns (floats would round them)")
+        stamps = np.asarray(native, dtype=float)
         by_type: dict[str | None, np.ndarray] = {}
         taken = np.zeros(n, dtype=bool)
         for s in slots:
@@ -108,9 +117,9 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
         counters.peak_candidates = max(counters.peak_candidates, sum(len(p) for p in pos))
         last = float(stamps[-1])
         earliest = min((float(t[0]) for t in times if len(t)), default=last)
-        if last - earliest < 2 * bound:
+        if last - earliest < 2 * bound.tau:
             continue
-        hi = last - bound
+        hi = float(bound.earliest(last))
         yield _scan(Scan, pos, times, held, lo, hi)
         lo = hi
         for i in range(len(slots)):
@@ -121,6 +130,14 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
                 assert whole is not None
                 held[i] = whole.slice(cut, len(whole))
     yield _scan(Scan, pos, times, held, lo, _INF)
+
+
+def exact_floats(ts: np.ndarray) -> bool:
+    """Whether float64 holds every timestamp of ``ts`` exactly (floats, or integers
+    of magnitude at most 2**53)."""
+    if ts.dtype.kind not in "iu" or not len(ts):
+        return True
+    return bool(-(2**53) <= int(ts.min()) and int(ts.max()) <= 2**53)
 
 
 def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, EventColumns]]:

@@ -42,10 +42,10 @@ class Runner:
         if bound is not None:
             if self.negbuf.events:
                 self.negbuf.prune(ts)
-            if ts - self._oldest > bound:
-                self.live = [p for p in self.live if ts - p.first <= bound]
+            if not bound.fits(ts - self._oldest):
+                self.live = [p for p in self.live if bound.fits(ts - p.first)]
                 self._oldest = min((p.first for p in self.live), default=float("inf"))
-            if ts - self._pruned > bound / 2:
+            if ts - self._pruned > bound.tau / 2:
                 self._pruned = ts
                 self.expire(ts)
         added: list[Partial] = []

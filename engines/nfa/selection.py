@@ -36,6 +36,7 @@ import itertools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import cast, overload
 
+from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
@@ -48,6 +49,7 @@ from kleene.reference.operators.derivations import (
     Parts,
     Taken,
     Tree,
+    WindowReading,
 )
 from kleene.reference.operators.pattern import (
     Conj,
@@ -136,7 +138,7 @@ class Recent(Sequence[Event]):
 class Selection:
     """Applies ``policy`` (one of :data:`FILTERED`) to the matches of one run."""
 
-    def __init__(self, pattern: OperatorPattern, policy: str, bound: float | None,
+    def __init__(self, pattern: OperatorPattern, policy: str, bound: Window | None,
                  relevant: frozenset[str | None] | None,
                  choices: Sequence[Sequence[tuple[int, ...]]] = ((),)) -> None:
         """``choices[b]``: the ``OR`` choices conjunct ``b``'s runs stand for."""
@@ -146,8 +148,10 @@ class Selection:
         self.relevant = relevant
         self.choices = choices
         self.recent = Recent()
-        # within(start, ts) iff ts − start ≤ bound: ``bound`` is the reading's inclusive bound
-        self.ctx = Context(cast(Stream, self.recent), bound, "inclusive", (), Budget())
+        self.ctx = (Context(cast(Stream, self.recent), None, "inclusive", (), Budget())
+                    if bound is None else
+                    Context(cast(Stream, self.recent), bound.tau,
+                            cast(WindowReading, bound.reading), (), Budget()))
         self.held: list[tuple[float, int, Match]] = []
         self.runs: dict[Match, list[Tree]] = {}
         self.tick = itertools.count()
@@ -166,11 +170,11 @@ class Selection:
         held, bound = self.held, self.bound
         # every report of a match comes at the latest while the first event past its
         # window is stepped (the previous one, ``last_ts``)
-        while held and bound is not None and self.last_ts - held[0][0] > bound:
+        while held and bound is not None and not bound.fits(self.last_ts - held[0][0]):
             self._decide(heapq.heappop(held)[2])
         if bound is not None:
-            # later matches start at most ``bound`` before the last event the NFA stepped
-            low = self.last_relevant - bound
+            # later matches start where they still fit with the last event the NFA stepped
+            low = bound.earliest(self.last_relevant)
             self.recent.forget_before(min(low, held[0][0]) if held else low)
         self.recent.add(e)
         self.last_ts = ts

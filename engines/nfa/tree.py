@@ -95,7 +95,7 @@ class TreeRunner(ChainRunner):
         # a root of epoch k is done once switch k+1 is out of the window
         if len(self.roots) > 1:
             self.roots = [k for k in self.roots if k == len(self.switches) - 1
-                          or e.ts - self.switches[k + 1][2] <= plan.bound]
+                          or plan.bound.fits(e.ts - self.switches[k + 1][2])]
         self._starts = frozenset(plan.types[self.switches[k][0]] for k in self.roots)
 
     def _epoch_ok(self, epoch: int, slot: int, first: Event) -> bool:
@@ -173,7 +173,7 @@ class TreeRunner(ChainRunner):
         after = max((q.binds[t][-1].ts for t in shape.before[s] if q.binds[t]), default=-_INF)
         upto = min((q.binds[t][0].ts for t in shape.after[s] if q.binds[t]), default=_INF)
         low, high = ((-_INF, _INF) if plan.bound is None
-                     else (q.last - plan.bound, q.first + plan.bound))
+                     else (plan.bound.earliest(q.last), plan.bound.latest(q.first)))
         found = self.buffers[shape.slots[s].type].between(after, upto, low, high)
         if self._free[s]:  # as the chain: admits() would hold
             c.predicate_evaluations += len(found)
@@ -197,7 +197,7 @@ class TreeRunner(ChainRunner):
                 continue
             if len(subset) > 1:
                 c.predicate_evaluations += 1
-                if (plan.bound is not None and max(q.last, subset[-1].ts)
-                        - min(q.first, subset[0].ts) > plan.bound):
+                if (plan.bound is not None and not plan.bound.fits(
+                        max(q.last, subset[-1].ts) - min(q.first, subset[0].ts))):
                     continue
             self._enter(self._bind(q, s, subset, epoch), s)

@@ -137,10 +137,10 @@ class CompiledBruteForce(Pictured):
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """All automata over one pass of the events; each reports as the SES automaton does."""
         self.counters.reset()
-        tau = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
-        if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
+        win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
+        if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
-        executions = [Execution(n, tau=tau, policy=self.policy, variant=self.variant,
+        executions = [Execution(n, win=win, policy=self.policy, variant=self.variant,
                                 counters=self.counters) for _, n in self.automata]
         events, keep = candidates(self.pattern, self.filter, events, self.counters)
         yield from drive(executions, events, keep, self.counters)

@@ -59,6 +59,7 @@ from kleene.engines.ses.automaton import (
 )
 from kleene.engines.ses.evaluation import PROPERTY, comparison_holds, plan
 from kleene.engines.ses.filter import candidates
+from kleene.engines.spans import Window
 from kleene.reference.conditions import (
     Condition,
     holds,
@@ -141,13 +142,13 @@ class Execution:
     the same automaton and kind).
     """
 
-    def __init__(self, n: SESAutomaton, *, tau: int | float, policy: str, variant: str,
+    def __init__(self, n: SESAutomaton, *, win: Window, policy: str, variant: str,
                  counters: Counters, observer: Observer | None = None,
                  moves: dict[State, tuple[Move, ...]] | None = None) -> None:
         if n.preceding:
             raise Unsupported("only the automaton of a whole pattern runs; this one "
                               f"expects {sorted(n.preceding)} to be bound already")
-        self.n, self.tau, self.counters = n, tau, counters
+        self.n, self.win, self.counters = n, win, counters
         self.skips = policy == "any"
         self.faithful = variant == "faithful"
         self.omega: list[Instance] = []   # Ω, ordered by the first event of β
@@ -202,7 +203,7 @@ class Execution:
         Ω is ordered by first event, so the expired instances are a prefix.
         """
         k = 0
-        while k < len(self.omega) and e.ts - self.omega[k].first.ts > self.tau:
+        while k < len(self.omega) and not self.win.fits(e.ts - self.omega[k].first.ts):
             k += 1
         expired, self.omega = self.omega[:k], self.omega[k:]
         if self.observer is not None:
@@ -360,10 +361,10 @@ class CompiledSES(Pictured):
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
         """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final."""
         self.counters.reset()
-        tau = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
-        if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
+        win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
+        if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
-        ex = Execution(self.automaton, tau=tau, policy=self.policy, variant=self.variant,
+        ex = Execution(self.automaton, win=win, policy=self.policy, variant=self.variant,
                        counters=self.counters)
         events, keep = candidates(self.pattern, self.filter, events, self.counters)
         yield from drive([ex], events, keep, self.counters)

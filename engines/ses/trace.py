@@ -131,9 +131,10 @@ class _Recorder:
 def trace_ses(compiled: CompiledSES, events: Iterable[Event]) -> Trace:
     """The SES automaton's trace: every instance's move at every event (Fig. 6)."""
     compiled.counters.reset()
-    tau = window_in_units(compiled.pattern.window, compiled.time_unit, events)
+    win = window_in_units(compiled.pattern.window, compiled.time_unit, events,
+                          compiled.reading)
     recorder = _Recorder()
-    ex = Execution(compiled.automaton, tau=tau, policy=compiled.policy,
+    ex = Execution(compiled.automaton, win=win, policy=compiled.policy,
                    variant=compiled.variant, counters=compiled.counters, observer=recorder)
     keep = event_filter(compiled.pattern, compiled.filter, compiled.counters)
     steps = []

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.engines.spark.plan import Plan
+from kleene.reference.durations import reach_after, reach_before
 
 #: Internal columns added by the layout.
 SLICE = "_kleene_slice"
@@ -157,11 +158,16 @@ def slice_column(ts: Any, bounds: Sequence[int | float], reach: tuple[int, int],
 
 def thresholds(bounds: Sequence[int | float], reach: tuple[int, int], tau: int | float
                ) -> tuple[list[int | float], list[int | float]]:
-    """The ends ``b_{j+1} + A·τ`` and the starts ``b_j − L·τ`` of the extended slices
-    (widened by one ulp when floats): slice ``j`` holds ``[high[j−1], low[j]]``."""
+    """The ends ``b_{j+1} + A·τ`` and the starts ``b_j − L·τ`` of the extended slices:
+    slice ``j`` holds ``[high[j−1], low[j]]``. Each end is the larger of the sum
+    (widened by one ulp when a float) and the exact reach of ``A`` window steps
+    (:func:`~kleene.reference.durations.reach_after`, decided by ``fits``), each
+    start the smaller of the mirrors: a slice may hold more events, never fewer."""
     back, ahead = reach
-    low = [_widen(b + ahead * tau, math.inf) for b in bounds]     # slice j ends at b_{j+1}+Aτ
-    high = [_widen(b - back * tau, -math.inf) for b in bounds]    # slice j starts at b_j−Lτ
+    low = [max(_widen(b + ahead * tau, math.inf), reach_after(b, tau, ahead))
+           for b in bounds]                                       # slice j ends at b_{j+1}+Aτ
+    high = [min(_widen(b - back * tau, -math.inf), reach_before(b, tau, back))
+            for b in bounds]                                      # slice j starts at b_j−Lτ
     return low, high
 
 

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from kleene.engines.spans import within_bound
 from kleene.engines.srt import columns
 from kleene.engines.srt.columns import candidates
 from kleene.engines.srt.marks import ROOT, reported, union
@@ -166,7 +167,7 @@ def live_rows(expiry: Expiry, written: set[int], t: np.ndarray, t0: np.ndarray) 
         if all(slot in written for slot, _ in clocks):
             ok = np.ones(len(t), dtype=bool)
             for _, bound in clocks:
-                ok &= t - t0 <= bound
+                ok &= within_bound(t - t0, bound)
             live |= ok
     return live
 
@@ -230,7 +231,7 @@ def fresh_rows(ex: Any, moves: list[Waiting], masks: list[int],
                     alive[:] = False
                     break
                 t = stamps[np.where(alive, row - 1 if target == q else r + 1, 0)]
-                alive &= t - stamps[j0] <= bound
+                alive &= within_bound(t - stamps[j0], bound)
             if target == q:
                 if stamps is not None:
                     alive &= (row >= n) | live_rows(expiry[q], written,

@@ -100,15 +100,15 @@ class CompiledWindows(Pictured):
         """Algorithm 1 over ``events``, one pass; matches as their windows complete."""
         self.counters.reset()
         unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
-        tau = window_in_units(self.pattern.window, unit, events, self.reading)
-        if tau < 0:   # WITHIN 0 read strictly: no span is below 0, nothing matches
+        win = window_in_units(self.pattern.window, unit, events, self.reading)
+        if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
         inner = self.inner if unit == self.time_unit else self.engine.inner_engine.compile(
             self.inner_query.with_time_unit(unit))
         steps = self.engine
-        A = matcher(inner, tau, prefiltered=steps.filtering, properties=self.pattern,
+        A = matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
                     anchored=steps.anchored)
-        windows = MatchWindows(self.pattern, A, tau=tau, attributes=self.attributes,
+        windows = MatchWindows(self.pattern, A, win=win, attributes=self.attributes,
                                filtering=steps.filtering, conditions=steps.conditions,
                                paper_faithful=steps.paper_faithful, counters=self.counters,
                                batch=steps.batch, rows=steps.rows)

@@ -36,7 +36,8 @@ Corrected reading (default), against the algorithm as printed
   a partition's window only when an event of that partition arrives. The
   windows passed to A are the same.
 
-Conventions: ``e`` an event, ``W`` a match window, ``tau`` τ in timestamp units.
+Conventions: ``e`` an event, ``W`` a match window, ``win`` the window
+(:class:`~kleene.engines.spans.Window`: τ in timestamp units and its reading).
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ from kleene.data.columnar import Columns as EventColumns
 from kleene.data.source import column_batches
 from kleene.engines.columns import PropertyBits
 from kleene.engines.protocol import Counters
+from kleene.engines.spans import Window
 from kleene.engines.windows.matching import WindowMatcher
 from kleene.engines.windows.pruning import Candidates
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
@@ -88,12 +90,12 @@ class MatchWindows:
     loaded stream's columns.
     """
 
-    def __init__(self, pattern: SESPattern, A: WindowMatcher, *, tau: int | float,
+    def __init__(self, pattern: SESPattern, A: WindowMatcher, *, win: Window,
                  attributes: Sequence[str] = (), filtering: bool = True,
                  conditions: bool = True, paper_faithful: bool = False,
                  counters: Counters | None = None, batch: int = BATCH,
                  rows: int = ROWS) -> None:
-        self.A, self.tau, self.attributes = A, tau, tuple(attributes)
+        self.A, self.win, self.attributes = A, win, tuple(attributes)
         self.filtering, self.conditions, self.faithful = filtering, conditions, paper_faithful
         self.counters = counters if counters is not None else Counters()
         self.batch, self.rows = max(1, batch), max(1, rows)
@@ -127,7 +129,7 @@ class MatchWindows:
         """:meth:`run` over batches of columns ``(offset, columns)``."""
         prune = self.filtering and self.conditions and not self.faithful \
             and self.properties is not None
-        pending = Candidates(self.layout, self.tau, prune)
+        pending = Candidates(self.layout, self.win, prune)
         counters = self.counters
         for offset, part in batches:
             n = len(part)
@@ -154,13 +156,13 @@ class MatchWindows:
     def _loop(self, passing: Iterable[tuple[Event, int]], last: int | float | None) -> list[Match]:
         """The main loop for each event that passed the filter; ``last`` is the timestamp
         of the batch's last event (filtered or not)."""
-        tau, out = self.tau, []
+        win, out = self.win, []
         for e, bits in passing:
             entry = self._entry(e)
             if entry is None:
                 continue
             window = entry.window
-            while window and e.ts - window[0].ts > tau:    # W exceeds τ with e
+            while window and not win.fits(e.ts - window[0].ts):    # W exceeds τ with e
                 out += self._complete(entry)
             self._enqueue(entry, e, bits)
         if not self.faithful and last is not None:
@@ -231,16 +233,17 @@ class MatchWindows:
         out: list[Match] = []
         if not self.attributes:
             entry = self.table.get(())
-            while entry is not None and entry.window and now - entry.window[0].ts > self.tau:
+            while (entry is not None and entry.window
+                   and not self.win.fits(now - entry.window[0].ts)):
                 out += self._complete(entry)
             return out
         heads, table = self.heads, self.table
-        while heads and now - heads[0][0] > self.tau:
+        while heads and not self.win.fits(now - heads[0][0]):
             _, position, key = heapq.heappop(heads)
             entry = table.get(key)
             if entry is None or not entry.window or entry.window[0].position != position:
                 continue                                     # a stale head
-            while entry.window and now - entry.window[0].ts > self.tau:
+            while entry.window and not self.win.fits(now - entry.window[0].ts):
                 out += self._complete(entry)
             if not entry.window:
                 del table[key]

@@ -39,6 +39,7 @@ from kleene.engines.ses.run import (
     drive,
     steps,
 )
+from kleene.engines.spans import Window
 from kleene.reference.conditions import Condition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -117,11 +118,11 @@ class AnchoredExecution(Execution):
     ``wants`` caches, per state, the bits of the variables it has transitions for.
     """
 
-    def __init__(self, n: SESAutomaton, *, anchor: Event, tau: int | float, policy: str,
+    def __init__(self, n: SESAutomaton, *, anchor: Event, win: Window, policy: str,
                  variant: str, counters: Counters, bits: Mapping[int, int] | None = None,
                  split: Split | None = None, wants: dict[Hashable, int] | None = None,
                  moves: dict[State, tuple[Move, ...]] | None = None) -> None:
-        super().__init__(n, tau=tau, policy=policy, variant=variant, counters=counters,
+        super().__init__(n, win=win, policy=policy, variant=variant, counters=counters,
                          moves=moves)
         self.anchor = anchor.position
         self.bits, self.split = bits, split if split is not None else {}
@@ -220,10 +221,10 @@ class AnchoredMatcher:
     any other filter is the engine's own.
     """
 
-    def __init__(self, compiled: CompiledSES | CompiledBruteForce, tau: int | float, *,
+    def __init__(self, compiled: CompiledSES | CompiledBruteForce, win: Window, *,
                  prefiltered: bool, properties: SESPattern | None = None) -> None:
         self.compiled = compiled
-        self.tau = tau
+        self.win = win
         self.counters = Counters()
         self.automata: list[SESAutomaton] = compiled.ses_automata
         self.filtered = prefiltered and compiled.filter in ("sound", "none")
@@ -246,7 +247,7 @@ class AnchoredMatcher:
         if known is not None and keep is not None and c.filter == "sound":
             keep = lambda e: known[e.position] != 0   # noqa: E731
         kind = known is not None
-        runs = [AnchoredExecution(n, anchor=W[0], tau=self.tau, policy=c.policy,
+        runs = [AnchoredExecution(n, anchor=W[0], win=self.win, policy=c.policy,
                                   variant=c.variant, counters=self.counters, bits=known,
                                   split=self.split,
                                   wants=self.wants.setdefault((i, kind), {}),
@@ -255,11 +256,11 @@ class AnchoredMatcher:
         return list(drive(runs, W, keep, self.counters))
 
 
-def matcher(compiled: Compiled, tau: int | float, *, prefiltered: bool,
+def matcher(compiled: Compiled, win: Window, *, prefiltered: bool,
             properties: SESPattern | None = None, anchored: bool = True) -> WindowMatcher:
     """A for ``compiled``: anchored for the SES engines (unless ``anchored=False``),
     else the generic run-and-keep. ``properties``: see :class:`AnchoredMatcher`."""
     if anchored and hasattr(compiled, "ses_automata"):   # CompiledSES, CompiledBruteForce
-        return AnchoredMatcher(compiled, tau,  # type: ignore[arg-type]
+        return AnchoredMatcher(compiled, win,  # type: ignore[arg-type]
                                prefiltered=prefiltered, properties=properties)
     return EngineMatcher(compiled)

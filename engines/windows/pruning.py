@@ -16,9 +16,9 @@ monotone), so the windows A sees, and the matches, are the same.
 The decision about event p needs the events up to τ after it (the windows
 that start at p) and the decisions about the events up to τ before it (the
 windows that contain p): :class:`Candidates` keeps the filtered events of
-the last 2τ of the stream, and releases an event once an event more than τ
-later has been read. Memory is bounded by the batch and the window, not by
-the stream.
+the last 2τ of the stream, and releases an event once an event that does not
+fit with it (:func:`kleene.reference.durations.fits`) has been read. Memory
+is bounded by the batch and the window, not by the stream.
 """
 
 from __future__ import annotations
@@ -29,25 +29,26 @@ from collections.abc import Iterator
 import numpy as np
 
 from kleene.data.columnar import Columns
+from kleene.engines.spans import Window
 from kleene.engines.windows.statistics import Layout
 from kleene.reference.events import Event
 
 #: A released run of events: the events (positions preserved), their ē, and the
 #: timestamp of the last (time has passed it: no event earlier will follow).
-Released = tuple[list[Event], list[int], float]
+Released = tuple[list[Event], list[int], int | float]
 
 
 class Candidates:
     """The filtered events not yet released, as columns; ``prune`` applies the weak test."""
 
-    def __init__(self, layout: Layout, tau: int | float, prune: bool) -> None:
-        self.layout, self.tau, self.prune = layout, tau, prune
-        self.ts = np.zeros(0, dtype=np.float64)
+    def __init__(self, layout: Layout, win: Window, prune: bool) -> None:
+        self.layout, self.win, self.prune = layout, win, prune
+        self.ts: np.ndarray = np.zeros(0, dtype=np.float64)  # the batches' own dtype once read
         self.bits = np.zeros(0, dtype=np.int64)
         self.rows = np.zeros(0, dtype=np.int64)        # row within its batch
         self.batch = np.zeros(0, dtype=np.int64)       # which batch
         self.batches: dict[int, tuple[int, Columns]] = {}
-        self.carry = -math.inf     # the latest start released that passed the weak test
+        self.carry: int | float = -math.inf  # the latest start released that passed the weak test
         self.count = 0
 
     def push(self, offset: int, part: Columns, kept: np.ndarray,
@@ -59,21 +60,22 @@ class Candidates:
         ident = self.count
         self.count += 1
         self.batches[ident] = (offset, part)
-        stamps = part.ts.to_numpy().astype(np.float64)
-        self.ts = np.concatenate((self.ts, stamps[kept]))
+        stamps = np.asarray(part.ts.to_numpy())   # ints stay ints (exact past 2**53)
+        held = self.ts if len(self.ts) else self.ts.astype(stamps.dtype)
+        self.ts = np.concatenate((held, stamps[kept]))
         self.bits = np.concatenate((self.bits, bits))
         self.rows = np.concatenate((self.rows, kept))
         self.batch = np.concatenate((self.batch, np.full(len(kept), ident, dtype=np.int64)))
-        return self._release(float(stamps[-1]))
+        return self._release(stamps[-1].item())
 
     def finish(self) -> Iterator[Released]:
         """The end of the stream: release everything."""
         return self._release(math.inf)
 
-    def _release(self, last: float) -> Iterator[Released]:
-        # p is decided once an event more than τ after it was read: ts[p] + τ < last.
-        k = int(np.searchsorted(self.ts, last - self.tau, side="left")) if self.prune \
-            else len(self.ts)
+    def _release(self, last: int | float) -> Iterator[Released]:
+        # p is decided once an event that does not fit with it was read: the
+        # candidates before the first that fits with ``last`` (spans.Window.starts)
+        k = int(self.win.starts(self.ts, last)) if self.prune else len(self.ts)
         if k == 0:
             return iter(())
         keep = self._weak_test(k) if self.prune else np.ones(k, dtype=bool)
@@ -89,7 +91,7 @@ class Candidates:
         """Which of the first ``k`` candidates lie in some W_i passing the weak test."""
         layout, ts, bits = self.layout, self.ts, self.bits
         start = np.arange(k)
-        end = np.searchsorted(ts, ts[:k] + self.tau, side="right")
+        end = self.win.ends(ts, ts[:k])
         ok = ((end - start) >= layout.m) & ((bits[:k] & layout.b1) != 0)
         for j in range(layout.m):
             has = np.concatenate(([0], np.cumsum((bits >> j) & 1)))
@@ -97,9 +99,9 @@ class Candidates:
         cover = np.zeros(len(ts) + 1, dtype=np.int64)
         np.add.at(cover, start[ok], 1)
         np.add.at(cover, end[ok], -1)
-        covered = (np.cumsum(cover[:k]) > 0) | (ts[:k] <= self.carry + self.tau)
+        covered = (np.cumsum(cover[:k]) > 0) | (ts[:k] <= self.win.latest(self.carry))
         if ok.any():
-            self.carry = max(self.carry, float(ts[:k][ok].max()))
+            self.carry = max(self.carry, ts[:k][ok].max().item())
         return covered
 
     def _events(self, index: np.ndarray) -> Iterator[Released]:
@@ -111,4 +113,4 @@ class Candidates:
         for run in np.split(index, cuts):
             offset, part = self.batches[int(self.batch[run[0]])]
             events = part.events(self.rows[run], offset=offset)
-            yield events, self.bits[run].tolist(), float(self.ts[run[-1]])
+            yield events, self.bits[run].tolist(), self.ts[run[-1]].item()

@@ -24,6 +24,7 @@ import itertools
 from kleene.engines.protocol import Counters
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.run import CompiledSES, Execution
+from kleene.engines.spans import Window
 from kleene.proofs.encode import Lit, concrete_event, conj, disj, holds_for, symbolic_event
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
@@ -77,7 +78,7 @@ def determinism_certificate(pattern: SESPattern, *, schema: Schema | None = None
 def branches(n: SESAutomaton, s: Stream) -> int:
     """How many extra instances the engine creates on ``s`` by branching (0: never branched)."""
     counters = Counters()
-    ex = Execution(n, tau=n.window.in_units_of(s.time_unit), policy="next",
+    ex = Execution(n, win=Window(n.window.in_units_of(s.time_unit)), policy="next",
                    variant="corrected", counters=counters)
     for e in s:
         ex.step(e)

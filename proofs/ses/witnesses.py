@@ -27,6 +27,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from kleene.engines.protocol import Counters
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition, ses_automaton
 from kleene.engines.ses.run import CompiledSES, Execution
+from kleene.engines.spans import Window
 from kleene.proofs.encode import symbolic_event
 from kleene.proofs.results import CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema, schema_for
@@ -70,7 +71,7 @@ def _pairs(beta: Mapping[str, Sequence[Event]] | Match) -> list[tuple[int, str]]
 
 def fired_transitions(n: SESAutomaton, s: Stream) -> set[SESTransition]:
     """Every transition the engine (``next``, corrected, unfiltered) takes on ``s``."""
-    ex = Execution(n, tau=n.window.in_units_of(s.time_unit), policy="next",
+    ex = Execution(n, win=Window(n.window.in_units_of(s.time_unit)), policy="next",
                    variant="corrected", counters=Counters())
     buffers: list[Mapping[str, Sequence[Event]] | Match] = []
     for e in s:

@@ -45,6 +45,7 @@ from typing import Literal
 
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Agg, Condition, Prev, holds, subterms, variables
+from kleene.reference.durations import fits
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match, substitution
 from kleene.reference.operators.pattern import Conj, Disj, Kleene, Neg, Node, Primitive, Seq
@@ -128,7 +129,7 @@ class Context:
         """The window: ``last − first ≤ τ`` (inclusive) or ``< τ`` (strict)."""
         if self.tau is None:
             return True
-        return last - first < self.tau if self.reading == "strict" else last - first <= self.tau
+        return fits(last - first, self.tau, self.reading)
 
     def spans(self, m: Match) -> bool:
         """Whether the events of ``m`` fit in the window."""

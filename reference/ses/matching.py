@@ -25,6 +25,7 @@ from collections.abc import Iterator, Sequence
 
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Condition, holds, variables
+from kleene.reference.durations import fits
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
@@ -32,18 +33,20 @@ from kleene.reference.ses.pattern import SESPattern
 Gamma = dict[str, tuple[Event, ...]]
 
 
-def window_of(pattern: SESPattern, s: Stream, reading: str = "inclusive") -> int | float:
-    """τ in the stream's timestamp units, as the inclusive bound of ``reading``
-    (``strict``: the largest span below τ, :meth:`~kleene.reference.durations.Duration.bound`)."""
-    return pattern.window.bound(s.time_unit, reading)
+def window_of(pattern: SESPattern, s: Stream) -> int | float:
+    """τ in the stream's timestamp units (a reading decides it with
+    :func:`~kleene.reference.durations.fits`)."""
+    return pattern.window.in_units_of(s.time_unit)
 
 
-def match_window(s: Stream, f: int, tau: int | float) -> tuple[Event, ...]:
-    """W_f of seed 001 Def. 3: events from position ``f`` on with ``e.ts − s[f].ts ≤ τ``."""
+def match_window(s: Stream, f: int, tau: int | float,
+                 reading: str = "inclusive") -> tuple[Event, ...]:
+    """W_f of seed 001 Def. 3: events from position ``f`` on with ``e.ts − s[f].ts ≤ τ``
+    (``< τ`` under the strict reading: :func:`~kleene.reference.durations.fits`)."""
     start = s[f].ts
     out = []
     for e in s.events[f:]:
-        if e.ts - start > tau:
+        if not fits(e.ts - start, tau, reading):
             break
         out.append(e)
     return tuple(out)
@@ -131,7 +134,7 @@ def matches_starting_at(pattern: SESPattern, s: Stream, f: int, *,
     "First" is the least position; every other event of such a match lies in
     W_f (Def. 3), which gives condition 3.
     """
-    window = match_window(s, f, window_of(pattern, s, reading))
+    window = match_window(s, f, window_of(pattern, s), reading)
     return {m for m in matches_in(pattern, window, anchor=s[f], budget=budget) if m.first == f}
 
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Sequence
 
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import holds, variables
+from kleene.reference.durations import fits
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match, substitution
@@ -85,13 +86,14 @@ def _prefix(gamma: Gamma, before: int) -> Gamma:
     return out
 
 
-def is_next(pattern: SESPattern, s: Stream, m: Match, tau: int | float) -> bool:
+def is_next(pattern: SESPattern, s: Stream, m: Match, tau: int | float,
+            reading: str = "inclusive") -> bool:
     """Whether the run that produced ``m`` never skipped an event it could take."""
     gamma = substitution(m, s.events)
     start = s[m.first]
     bound = set(m.positions)
     for e in s.events[m.first + 1:]:
-        if e.ts - start.ts > tau:
+        if not fits(e.ts - start.ts, tau, reading):
             break
         if e.position not in bound and can_take(pattern, _prefix(gamma, e.position), e):
             return False
@@ -100,8 +102,8 @@ def is_next(pattern: SESPattern, s: Stream, m: Match, tau: int | float) -> bool:
 
 def _next(pattern: SESPattern, s: Stream, gamma_all: set[Match],
           reading: str = "inclusive") -> set[Match]:
-    tau = window_of(pattern, s, reading)
-    return {m for m in gamma_all if is_next(pattern, s, m, tau)}
+    tau = window_of(pattern, s)
+    return {m for m in gamma_all if is_next(pattern, s, m, tau, reading)}
 
 
 def _contained(small: Match, big: Match) -> bool:

@@ -37,6 +37,7 @@ import itertools
 from collections.abc import Sequence
 
 from kleene.reference.budget import Budget
+from kleene.reference.durations import fits
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
@@ -65,11 +66,13 @@ def check_order(events: Sequence[Event]) -> None:
                               f"{before.ts}", row=after.position, field="ts")
 
 
-def window_at(events: Sequence[Event], i: int, tau: int | float) -> tuple[Event, ...]:
+def window_at(events: Sequence[Event], i: int, tau: int | float,
+              reading: str = "inclusive") -> tuple[Event, ...]:
     """W_i of Def. 3 over the subsequence ``events``: ``events[i]`` and the events
-    after it whose timestamp is at most τ later (``i`` indexes ``events``)."""
+    after it whose timestamp is at most τ later (``i`` indexes ``events``; the
+    window decided by :func:`~kleene.reference.durations.fits`)."""
     start = events[i].ts
-    return tuple(itertools.takewhile(lambda e: e.ts - start <= tau, events[i:]))
+    return tuple(itertools.takewhile(lambda e: fits(e.ts - start, tau, reading), events[i:]))
 
 
 def windows(events: Sequence[Event], tau: int | float) -> list[tuple[Event, ...]]:

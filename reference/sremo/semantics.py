@@ -37,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kleene.reference.budget import Budget
+from kleene.reference.durations import fits
 from kleene.reference.events import Event
 from kleene.reference.sremo.expressions import (
     Atom,
@@ -106,12 +107,12 @@ class Semantics:
         if isinstance(e, Star):
             return self._star(e, i, j, v)
         if isinstance(e, Window):
-            if isinstance(e.width, int):
+            if isinstance(e.width, int):  # report Def. 39: max M − min M + 1 ≤ w
                 return frozenset(r for r in self.relate(e.body, i, j, v)
-                                 if span(r[0]) <= e.width)
-            bound = e.width.bound(self.time_unit, self.reading)
+                                 if fits(span(r[0]) - 1, e.width - 1))
+            tau = e.width.in_units_of(self.time_unit)
             return frozenset(r for r in self.relate(e.body, i, j, v)
-                             if not r[0] or self.duration(r[0]) <= bound)
+                             if not r[0] or fits(self.duration(r[0]), tau, self.reading))
         if isinstance(e, Intersect):
             return self._intersect(e, i, j, v)
         if isinstance(e, Not):

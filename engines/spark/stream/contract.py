@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.plan import Plan, plan_for
-from kleene.reference.durations import Duration
+from kleene.reference.durations import Duration, reach_before
 from kleene.reference.errors import KleeneError, PatternError, Unsupported
 
 
@@ -61,12 +61,21 @@ class Finality:
         return max(previous, max_ts - self.delay)
 
     def frontier(self, watermark: float) -> float:
-        """Matches whose first event has ``ts`` below this are final."""
-        return watermark - self.reach[1] * self.tau if math.isfinite(watermark) else watermark
+        """Matches whose first event has ``ts`` below this are final: the smaller of
+        ``W − A·τ`` and the exact ``reach_before(W, τ, A)`` (a first event below it
+        reaches no event at or after ``W`` in ``A`` window steps: ``fits`` decides)."""
+        if not math.isfinite(watermark):
+            return watermark
+        return min(watermark - self.reach[1] * self.tau,
+                   reach_before(watermark, self.tau, self.reach[1]))
 
     def keep_from(self, frontier: float) -> float:
-        """Events with ``ts`` from here on can still be read by a match not yet final."""
-        return frontier - self.reach[0] * self.tau if math.isfinite(frontier) else frontier
+        """Events with ``ts`` from here on can still be read by a match not yet final
+        (the smaller of ``frontier − L·τ`` and ``reach_before(frontier, τ, L)``)."""
+        if not math.isfinite(frontier):
+            return frontier
+        return min(frontier - self.reach[0] * self.tau,
+                   reach_before(frontier, self.tau, self.reach[0]))
 
     def explain(self, unit: str | None = None) -> list[str]:
         """What a continuous run does, one line each: the plan's notes that hold for it
