@@ -226,7 +226,7 @@ def _wanted(args: argparse.Namespace, sections: Sequence[str]) -> Sequence[str]:
     if unknown:
         raise PatternError(f"no section {', '.join(unknown)} for this language; choose from "
                            f"{', '.join(sections)}")
-    return args.check  # type: ignore[no-any-return]
+    return args.check
 
 
 #: The languages with proofs of their own, each with its report and sections.

@@ -111,7 +111,7 @@ def check_language(backend: Backend, language: str, examples: int, *,
         s = data.draw(streams())
         policy = data.draw(st.sampled_from(policies))
         reading = data.draw(st.sampled_from(readings))
-        query = Query.of(pattern, policy=policy, window=reading)  # type: ignore[arg-type]
+        query = Query.of(pattern, policy=policy, window=reading)
         assume(not (query.features() - backend.capabilities))
         try:
             expected = lang.reference(pattern, s, policy, budget=Budget(limit=STEPS),

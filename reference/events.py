@@ -17,7 +17,7 @@ import datetime as _dt
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from kleene.reference.errors import StreamError
 
@@ -124,7 +124,13 @@ class Stream(Sequence[Event]):
     def __len__(self) -> int:
         return len(self._events) if self._events is not None else len(self._columns)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Event, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Event | tuple[Event, ...]:
         if self._events is None and isinstance(i, int):
             n = len(self._columns)
             j = i + n if i < 0 else i

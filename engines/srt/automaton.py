@@ -213,7 +213,7 @@ def _three(c: Condition, slots: Mapping[str, int]) -> Callable[[Event, Registers
             v = part(u, regs)
             return None if v is None else not v
         return neg
-    parts = [_three(p, slots) for p in c.parts]  # type: ignore[union-attr]
+    parts = [_three(p, slots) for p in c.parts]
     if isinstance(c, And):
         def conj(u: Event, regs: Registers) -> bool | None:
             out: bool | None = True

@@ -65,7 +65,7 @@ def in_units(e: Expr, time_unit: str | None = None) -> Expr:
             return Window(parts[0], in_timestamp_units(x.width, unit))
         if not parts or parts == children(x):
             return x
-        return replace(x, **({"body": parts[0]} if hasattr(x, "body") else  # type: ignore[arg-type]
+        return replace(x, **({"body": parts[0]} if hasattr(x, "body") else
                              {"parts": parts}))
     return rebuilt(e)
 
