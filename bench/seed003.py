@@ -111,7 +111,7 @@ def skewed(settings: Settings) -> Table:
     w = settings.window
     for r in settings.ratios:
         s = skewed_stream(settings.events, r)
-        freqs = {k: float(v) for k, v in Counter(e.type for e in s).items()}
+        freqs = {k: float(v) for k, v in Counter(e.type for e in s).items() if k is not None}
         for name, text in SKEWED.items():
             text = text.format(w=w, half=w // 2)
             eager, ce, _ = _run(engine("nfa-eager"), text, s)
@@ -136,7 +136,7 @@ def grouped(settings: Settings) -> Table:
     text = GROUPED.format(half=settings.window // 2)
     for r in settings.ratios:
         s = skewed_stream(settings.events, r)
-        freqs = {k: float(v) for k, v in Counter(e.type for e in s).items()}
+        freqs = {k: float(v) for k, v in Counter(e.type for e in s).items() if k is not None}
         runs = [_run(NFAEngine("nfa-chain", "chain", frequencies=freqs, group_by=g), text, s)
                 for g in (False, True)]
         (off, c0, t0), (on, c1, t1) = runs

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import OUT_DIR, Table, emit, ratio
+from bench.stream import shift_stock_times
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark.frames import read_events
@@ -117,8 +118,7 @@ def replicated(copies: int, out_dir: Path = OUT_DIR) -> Path:
     with open(partial, "w", encoding="utf-8") as out:
         for c in range(copies):
             shift = c * span
-            out.writelines(_TS.sub(lambda m, s=shift: f"stock_time={int(m.group(1)) + s}", line)
-                           for line in lines)
+            out.writelines(shift_stock_times(line, shift) for line in lines)
     partial.rename(path)
     return path
 

@@ -67,7 +67,8 @@ def test_table_rejects_a_row_of_the_wrong_width_and_formats_cells():
 def test_measure_reports_a_missing_engine_and_caps_a_run():
     s = chemo_stream(TINY)
     p = seed000.ses_pattern(2, exclusive=True)
-    assert measure("no-such-engine", p, s).error.startswith("not available")
+    missing = measure("no-such-engine", p, s).error
+    assert missing is not None and missing.startswith("not available")
     capped = measure("ses-automaton", p, s, budget=Budget(instances=0))
     assert capped.capped and capped.events == 0
     full = measure("ses-automaton", p, s)

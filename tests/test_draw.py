@@ -189,6 +189,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 def make_pictures():
     spec = importlib.util.spec_from_file_location("make_pictures", DOCS / "make_pictures.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["make_pictures"] = module   # dataclasses look their module up
     spec.loader.exec_module(module)

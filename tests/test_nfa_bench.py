@@ -115,5 +115,6 @@ def test_drift_table_over_columns_agrees() -> None:
     table = columns_table(segments=3, segment=3000, window=10, repeat=1)
     assert "the same matches for every NFA: yes" in table.header[0]
     assert [row[0] for row in table.rows] == ["1", "2", "3", "whole"]
-    assert table.rows[-1][7] >= 2  # the tree re-planned at each change of the rarest type
+    replans = table.rows[-1][7]     # the tree re-planned at each change of the rarest type
+    assert isinstance(replans, int) and replans >= 2
     assert all(len(row) == len(table.columns) for row in table.rows)

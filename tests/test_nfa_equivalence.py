@@ -17,12 +17,13 @@ from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
-from kleene.engines.nfa.engine import NFAEngine
+from kleene.engines.nfa.engine import CompiledNFA, NFAEngine
 from kleene.engines.protocol import Feature
 from kleene.engines.registry import engine
 from kleene.reference.columnar import Columns, columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
+from kleene.reference.operators.pattern import OperatorPattern
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 CLAIMED = [(name, policy) for name in ENGINES
@@ -64,34 +65,34 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
 
 @given(pattern=operator_patterns(disjunction=False), stream=typed_streams(),
        orders=st.lists(frequencies, min_size=2, max_size=3))
-def test_sec6_chain_equals_eager_for_every_order(pattern: object, stream: object,
+def test_sec6_chain_equals_eager_for_every_order(pattern: OperatorPattern, stream: Stream,
                                                  orders: list[dict[str, int]]) -> None:
     """Sec. 6: the chain's matches do not depend on its order, and equal the eager NFA's."""
-    eager = list(engine("nfa-eager").compile(pattern).run(stream))  # type: ignore[arg-type]
+    eager = list(engine("nfa-eager").compile(pattern).run(stream))
     assert len(eager) == len(set(eager))
     for freqs in orders:
         for name in ("nfa-chain", "nfa-chain-fc"):
-            got = list(variant(name, freqs).compile(pattern).run(stream))  # type: ignore[arg-type]
+            got = list(variant(name, freqs).compile(pattern).run(stream))
             assert sorted(got) == sorted(eager), (name, freqs)
 
 
 @given(pattern=operator_patterns(subpattern_kleene=True), stream=typed_streams(max_size=5))
-def test_outside_the_fragment_is_unsupported(pattern: object, stream: object) -> None:
+def test_outside_the_fragment_is_unsupported(pattern: OperatorPattern, stream: Stream) -> None:
     """Never a wrong answer: either the reference's matches or Unsupported with a reason."""
     e = engine("nfa-multichain")
     try:
-        compiled = e.compile(pattern)  # type: ignore[arg-type]
+        compiled = e.compile(pattern)
     except Unsupported as why:
         assert str(why)
         return
     expected = reference_or_reject(pattern, stream, "any")
-    got = list(compiled.run(stream))  # type: ignore[arg-type]
+    got = list(compiled.run(stream))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy="any")
 
 
 @st.composite
-def drifting_streams(draw: st.DrawFn) -> object:
+def drifting_streams(draw: st.DrawFn) -> Stream:
     """Two or three phases, each with its own type weights, so the rarest type changes
     and the Tree NFA switches its root (Sec. 7)."""
     from kleene.reference.events import Stream
@@ -111,15 +112,15 @@ def drifting_streams(draw: st.DrawFn) -> object:
 @settings(max_examples=max(10, settings().max_examples // 3))
 @given(pattern=operator_patterns(windows=st.integers(1, 4), optional_window=False),
        stream=drifting_streams())
-def test_sec7_tree_equals_eager_while_it_switches(pattern: object, stream: object) -> None:
+def test_sec7_tree_equals_eager_while_it_switches(pattern: OperatorPattern, stream: Stream) -> None:
     """The Tree NFA's matches do not depend on when it switches: they equal the
     multi-chain's (itself equal to the reference above), without duplicates."""
-    tree = engine("nfa-tree").compile(pattern)  # type: ignore[arg-type]
+    tree = engine("nfa-tree").compile(pattern)
     try:
-        got = list(tree.run(stream))  # type: ignore[arg-type]
+        got = list(tree.run(stream))
     except Unsupported:
         return
-    expected = list(engine("nfa-multichain").compile(pattern).run(stream))  # type: ignore[arg-type]
+    expected = list(engine("nfa-multichain").compile(pattern).run(stream))
     assert len(got) == len(set(got))
     assert set(got) == set(expected)
 
@@ -228,6 +229,7 @@ def test_tree_over_columns_costs_the_chain_between_replans() -> None:
     p = parse_operator("PATTERN SEQ(A a, B b, C c) WITHIN 5")
     tree = engine("nfa-tree").compile(p)
     chain = variant("nfa-chain", {"A": 1, "B": 2, "C": 3}).compile(p)
+    assert isinstance(tree, CompiledNFA) and isinstance(chain, CompiledNFA)
     assert sorted(tree.run(columnar)) == sorted(chain.run(columnar))
     assert tree.counters.switches == 0 and tree.orders == chain.orders == ((0, 1, 2),)
     for name in ("predicate_evaluations", "instances_created"):
@@ -335,7 +337,7 @@ def test_tree_over_columns_in_batches_cut_anywhere_equals_reference(
     e = engine("nfa-tree")
     tree = e.compile(pattern)
     tree.block = block  # type: ignore[attr-defined]
-    got = list(tree.run(Cut(stream, cuts)))  # type: ignore[arg-type]
+    got = list(tree.run(Cut(stream, cuts)))
     assert len(got) == len(set(got))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy="any")

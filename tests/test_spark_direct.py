@@ -65,7 +65,7 @@ def test_direct_slices_equal_the_general_layout_and_one_process(spark, small_spl
     s = load_events(STOCKS, limit=limit)
     pattern = detect_language(text).parse(text, label)
     expected = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit,
-                                            window=window).run(s))  # type: ignore[arg-type]
+                                            window=window).run(s))
     assert len(expected) >= 5
     assert direct == general == expected
     shutil.rmtree(cache)        # the engine stage parses the text again
@@ -97,7 +97,7 @@ def test_a_frame_whose_dataframe_was_changed_is_not_read_from_the_splits(spark):
     s = load_events(STOCKS, limit=600)
     pattern = detect_language(SREMO).parse(SREMO, "<sremo>")
     expected = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit
-                                            ).run(s))  # type: ignore[arg-type]
+                                            ).run(s))
     assert got == expected and len(expected) < len(_matches(frame, SREMO, "inclusive")[0])
 
 

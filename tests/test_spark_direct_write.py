@@ -33,7 +33,7 @@ def expected():
     s = load_events(STOCKS)
     pattern = detect_language(SREMO).parse(SREMO, "<sremo>")
     found = sorted(engine("srt").compile(pattern, policy="stream", time_unit=s.time_unit
-                                         ).run(s))  # type: ignore[arg-type]
+                                         ).run(s))
     assert len(found) >= 5
     return found
 

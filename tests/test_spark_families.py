@@ -133,7 +133,7 @@ def test_one_pattern_per_family_on_the_stock_stream(stocks, name, text, policy, 
     got = collect_matches(match_frame(frame, pattern, engine=name, policy=policy, window=window,
                                       explain=said.append))
     compiled = engine(name).compile(pattern, policy=policy, time_unit=s.time_unit,
-                                    window=window)  # type: ignore[arg-type]
+                                    window=window)
     expected = set(compiled.run(s))
     assert len(expected) > 20
     assert sorted(got) == sorted(expected)

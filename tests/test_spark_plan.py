@@ -9,10 +9,11 @@ against the reference in tests/test_pruning.py; here: what only the plan adds
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import pytest
 
-from kleene.engines.protocol import Feature, all_features
+from kleene.engines.protocol import Engine, Feature, all_features
 from kleene.engines.spark.layout import boundaries, murmur3_int, owner, surrogates
 from kleene.engines.spark.plan import (
     attributes_read,
@@ -27,18 +28,23 @@ class Claims:
     """An engine stub that claims every policy (``plan_for`` reads only claims)."""
 
     name: str = "claims-everything"
-    capabilities: frozenset = all_features()
+    capabilities: frozenset[Feature] = all_features()
+
+
+def claims(capabilities: frozenset[Feature] = all_features()) -> Engine:
+    """The stub as the engine ``plan_for`` is given."""
+    return cast(Engine, Claims(capabilities=capabilities))
 
 
 def test_an_engine_that_does_not_claim_the_policy_runs_whole():
     pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.ID = b.ID WITHIN 5")
-    plan = plan_for(Claims(capabilities=frozenset({Feature("ses")})), pattern, "next", tau=5)
+    plan = plan_for(claims(frozenset({Feature("ses")})), pattern, "next", tau=5)
     assert plan.whole and plan.filter is None and "does not claim" in plan.explain()
 
 
 def test_unknown_policy_is_an_error():
     with pytest.raises(PatternError, match="unknown policy"):
-        plan_for(Claims(), parse_ses("PATTERN <{a}> WITHIN 5"), "latest", tau=5)
+        plan_for(claims(), parse_ses("PATTERN <{a}> WITHIN 5"), "latest", tau=5)
 
 
 def test_attributes_read():

@@ -159,6 +159,7 @@ def test_a_negated_event_of_another_key_forbids_the_match():
 def test_the_filter_keeps_the_types_and_properties_of_every_variable():
     p = parse_operator("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.V > 1 WITHIN 5")
     f = language_of(p).pruning(p, "any").filter
+    assert f is not None
     typed = [Stream.from_rows([{"ts": 0, "type": t, "V": v}])[0]
              for t, v in (("A", 2), ("A", 0), ("C", 0), ("B", 0), ("D", 9))]
     assert [holds(f, {EVENT: (e,)}) for e in typed] == [True, False, True, True, False]

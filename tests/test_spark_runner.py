@@ -22,7 +22,14 @@ from pyspark import cloudpickle
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import Counters, Engine, Feature, all_features, claims_policy
+from kleene.engines.protocol import (
+    Counters,
+    Engine,
+    Feature,
+    WindowReading,
+    all_features,
+    claims_policy,
+)
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark import collect_matches, match_dataframe, write_matches
 from kleene.engines.spark.frames import EventFrame, read_events
@@ -34,6 +41,7 @@ from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.loaders import load_events
 from kleene.reference.match import Match
+from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.text import parse_ses
 
@@ -55,13 +63,13 @@ UNKEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.pric
 class ReferenceRun:
     """The reference semantics behind the :class:`~kleene.engines.protocol.Compiled` API."""
 
-    pattern: object
+    pattern: SESPattern
     policy: str
     time_unit: str | None
     counters: Counters = field(default_factory=Counters)
     initial: frozenset = frozenset()
     accepting: frozenset = frozenset()
-    reading: str = "inclusive"
+    reading: WindowReading = "inclusive"
 
     def iter_transitions(self) -> Iterator:
         return iter(())
@@ -80,7 +88,7 @@ class ReferenceEngine:
     capabilities: frozenset = all_features()
 
     def compile(self, pattern, *, policy: str = "next", time_unit: str | None = None,
-                window: str = "inclusive"):
+                window: WindowReading = "inclusive") -> ReferenceRun:
         return ReferenceRun(pattern, policy, time_unit, reading=window)
 
 
@@ -179,6 +187,10 @@ def test_each_slice_is_its_own_spark_partition(spark):
 # ---------------------------------------------------------------- the stock stream
 
 
+#: the stock events as Spark reads them and as the loader does
+Stocks = tuple[EventFrame, Stream]
+
+
 @pytest.fixture(scope="module")
 def stocks(spark):
     """The first events of the stock stream: read by Spark (SQL reader) and by the loader."""
@@ -194,7 +206,7 @@ def first(frame: EventFrame, s: Stream, n: int) -> tuple[EventFrame, Stream]:
             Stream(s.events[:n], s.time_unit))
 
 
-def test_stock_slice_equals_every_engine_under_each_claimed_policy(spark, stocks):
+def test_stock_slice_equals_every_engine_under_each_claimed_policy(spark, stocks: Stocks):
     frame, s = first(*stocks, EVERY_ENGINE_EVENTS)
     pattern = parse_ses(KEYED)
     for eng, policy in _claimed():
@@ -238,7 +250,7 @@ def test_match_ids_are_canonical_and_columns_are_copied(stocks):
     assert all(ident == match_id(Match.of(m)) for ident, m in by_id.items())
 
 
-def test_a_failed_task_is_retried_without_duplicates(spark, stocks, tmp_path, monkeypatch):
+def test_a_failed_task_is_retried_without_duplicates(spark, stocks: Stocks, tmp_path, monkeypatch):
     frame, s = first(*stocks, EVERY_ENGINE_EVENTS)
     pattern = parse_ses(KEYED)
     clean = collect_matches(match_frame(frame, pattern, policy="any"))

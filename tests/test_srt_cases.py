@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kleene.engines.registry import engine
+from kleene.engines.srt.run import CompiledSRT
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import matches_from_json
@@ -56,7 +57,9 @@ def test_transitions_are_named_with_top_never_true():
     from kleene.engines.srt.draw import edge_name
 
     def names(text: str) -> list[str]:
-        return [edge_name(e) for e in engine("srt").compile(parse_sremo(text)).srt.edges]
+        compiled = engine("srt").compile(parse_sremo(text))
+        assert isinstance(compiled, CompiledSRT)
+        return [edge_name(e) for e in compiled.srt.edges]
 
     assert names("NEXT(mark {~.L = 'A'}, mark {~.L = 'B'})") == [
         "q0 --~.L = 'A' ↑ ●--> q1", "q2 --NOT ~.L = 'B' ↑ ⊗--> q2",

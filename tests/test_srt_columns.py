@@ -13,6 +13,7 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
+from kleene.engines.srt.run import CompiledSRT
 from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
@@ -82,6 +83,7 @@ def test_register_patterns_take_the_sleeping_path(text):
     from kleene.engines.srt.execution import Execution
 
     compiled = engine("srt").compile(parse_sremo(text), window="strict")
+    assert isinstance(compiled, CompiledSRT)
     ex = Execution(compiled.srt, compiled.policy, compiled.counters)
     moves = waiting_moves(ex)
     assert moves is not None

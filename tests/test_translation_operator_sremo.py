@@ -28,6 +28,7 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.operators.derivations import WindowReading
 from kleene.reference.operators.pattern import (
     Disj,
     Kleene,
@@ -160,9 +161,11 @@ def test_windows_agree_only_with_ts_equal_to_position():
     assert window_width(parse_operator(text)) == 2
     # ts = position: inclusive WITHIN 1 is [1..2], strict WITHIN 2 also; strict 0 is EMPTY.
     s = stream("AXB")
-    for reading, tau, expected in [("inclusive", 1, set()), ("inclusive", 2, {(0, 2)}),
-                                   ("strict", 2, set()), ("strict", 3, {(0, 2)}),
-                                   ("strict", 2.5, {(0, 2)}), ("inclusive", 1.5, set())]:
+    cases: list[tuple[WindowReading, float, set[tuple[int, ...]]]] = [
+        ("inclusive", 1, set()), ("inclusive", 2, {(0, 2)}),
+        ("strict", 2, set()), ("strict", 3, {(0, 2)}),
+        ("strict", 2.5, {(0, 2)}), ("inclusive", 1.5, set())]
+    for reading, tau, expected in cases:
         p = OperatorPattern(parse_operator("PATTERN SEQ(A a, B b)").expr, (), Duration(tau))
         op = {project(m) for m in operator_matches(p, s, "any", reading=reading)}
         assert op == stream_matches(to_sremo(p, reading=reading), s)
