@@ -12,12 +12,16 @@ import argparse
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 from kleene.reference.budget import DEFAULT_STEPS, Budget
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.loaders import FORMATS, load_events, open_events
 from kleene.reference.match import Match
+
+#: What a subcommand's ``add_parser`` is given: the ``kleene`` parser's subcommands.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 #: The one budget the reference semantics draw from (see :mod:`kleene.reference.budget`).
 BUDGET_NAME = "steps"

@@ -8,6 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from kleene.cli.common import Commands
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, Backend, find_backend
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.report import header, line, summary, write_html, write_junit
@@ -32,7 +33,7 @@ Exit codes: 0 every applicable case passes, 1 some case failed (or the protocol
 check found a problem), 2 a user mistake (unknown backend, ...)."""
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene conform`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

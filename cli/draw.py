@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kleene.cli.common import _time_unit, read_pattern
+from kleene.cli.common import Commands, _time_unit, read_pattern
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -147,7 +147,7 @@ def parse_frequencies(text: str) -> dict[str, float]:
     return out
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene draw`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

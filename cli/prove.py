@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from typing import TextIO
 
-from kleene.cli.common import _time_unit, non_negative
+from kleene.cli.common import Commands, _time_unit, non_negative
 from kleene.cli.draw import pattern_text
 from kleene.engines.protocol import Query, compile_query
 from kleene.engines.registry import engine, fastest_engine
@@ -91,7 +91,7 @@ ALL_SECTIONS = tuple(dict.fromkeys(x for names in LANGUAGE_SECTIONS.values() for
 SCHEMA_ROWS = 10_000
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene prove`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -16,7 +16,7 @@ import sys
 import time
 from typing import Any
 
-from kleene.cli.common import plural, read_pattern
+from kleene.cli.common import Commands, plural, read_pattern
 from kleene.cli.spark import spark_errors
 from kleene.engines.spark.stream.query import FORMATS
 from kleene.reference.languages import LANGUAGES, detect_language, language_named
@@ -39,7 +39,7 @@ after S seconds without a new file; otherwise it runs until interrupted
 (Ctrl-C keeps the state: run again to continue)."""
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene stream`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -286,7 +286,7 @@ class Pictured:
     def _repr_svg_(self) -> str:
         from kleene.engines.draw import draw
 
-        return draw(self, "svg").decode("utf-8")
+        return draw(self, "svg").decode("utf-8")  # type: ignore[arg-type]
 
 
 @runtime_checkable

@@ -16,7 +16,10 @@ trap 'rm -rf "$tmp"' EXIT
 ln -s "$root" "$tmp/kleene"
 ln -s "$root/tests" "$tmp/tests"
 ln -s "$root/bench" "$tmp/bench"
+ln -s "$root/scripts" "$tmp/scripts"
+ln -s "$root/docs" "$tmp/docs"
 cd "$tmp"
 MYPYPATH="$tmp" "$root/.venv/bin/mypy" --config-file "$root/pyproject.toml" \
   --cache-dir "$root/.mypy_cache" --explicit-package-bases \
-  kleene/reference kleene/engines kleene/conformance kleene/proofs kleene/cli bench tests
+  kleene/__init__.py kleene/__main__.py kleene/reference kleene/engines kleene/conformance \
+  kleene/proofs kleene/cli bench tests scripts/peers.py docs/make_pictures.py

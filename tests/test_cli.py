@@ -166,7 +166,7 @@ def test_console_script(files):
 
 # ---------------------------------------------------------------- demo
 
-def case_file(expected: list[dict[str, list[int]]]) -> dict:
+def case_file(expected: list[dict[str, list[int]]]) -> dict[str, object]:
     """A one-test case file: PATTERN on EVENTS under `any` with ``expected``."""
     return {
         "language": "ses", "description": "a tiny case",

@@ -27,7 +27,7 @@ from kleene.conformance.backends import BackendError, UnknownBackend, find_backe
 from kleene.conformance.cases import case_id, iter_tests, load_case_files
 from kleene.conformance.generated import check_language
 from kleene.conformance.runner import FAIL, PASS, SKIP, Report, conform
-from kleene.engines.protocol import Feature, Query
+from kleene.engines.protocol import Feature, Query, WindowReading
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
 
@@ -41,7 +41,7 @@ FRAGMENT = frozenset({Feature("ses"), Feature("ses", "any")})
 
 
 def claimed(capabilities: frozenset[Feature]
-            ) -> dict[str, list[tuple[str, frozenset[Match] | str | None]]]:
+            ) -> dict[str, list[tuple[WindowReading, frozenset[Match] | str | None]]]:
     """For every test: the (reading, expected set or error) pairs a backend with
     ``capabilities`` is sent, from the case files (the runner is not consulted)."""
     out = {}
@@ -50,7 +50,7 @@ def claimed(capabilities: frozenset[Feature]
         for e in test.expectations():
             try:
                 needed = Query.parse(case.pattern, language=case.language, policy=test.policy,
-                                     window=e.reading).features()  # type: ignore[arg-type]
+                                     window=e.reading).features()
             except KleeneError:
                 needed = frozenset({Feature(case.language), Feature(case.language, test.policy)})
             if needed <= capabilities:

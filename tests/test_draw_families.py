@@ -15,6 +15,7 @@ the marking S-transition into the final state).
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 
 import networkx as nx
 import pytest
@@ -22,6 +23,7 @@ import pytest
 from kleene.cli import main
 from kleene.engines import draw, drawers
 from kleene.engines.nfa.draw import IGNORE
+from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Query, compile_query
 from kleene.engines.registry import engine
 from kleene.reference.languages import detect_language
@@ -36,15 +38,16 @@ SREMO1 = "mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1
 WINDOWED = f"({SREMO1})[1..4]"
 
 
-def compiled(text: str, name: str, frequencies: dict[str, float] | None = None):
+def compiled(text: str, name: str, frequencies: Mapping[str, float] | None = None):
     pattern = detect_language(text, "<t>").parse(text, "<t>")
     eng = engine(name)
     if frequencies is not None:
-        eng.frequencies = frequencies  # type: ignore[attr-defined]
+        assert isinstance(eng, NFAEngine)       # only the lazy NFAs take an order
+        eng.frequencies = frequencies
     return compile_query(eng, Query.of(pattern)), pattern
 
 
-def graph(text: str, name: str, frequencies: dict[str, float] | None = None) -> nx.MultiDiGraph:
+def graph(text: str, name: str, frequencies: Mapping[str, float] | None = None) -> nx.MultiDiGraph:
     return drawers.picture_graph(compiled(text, name, frequencies)[0])
 
 

@@ -24,7 +24,7 @@ from kleene.engines.ses.automaton import (
     ses_automaton,
 )
 from kleene.engines.ses.bruteforce import BruteForceEngine, orderings
-from kleene.reference.conditions import TRUE, Attr, Cmp, Const
+from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const
 from kleene.reference.durations import Duration
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
@@ -74,7 +74,7 @@ def q(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def conditions(*texts: str) -> frozenset:
+def conditions(*texts: str) -> frozenset[Condition]:
     return frozenset(parse_condition(t) for t in texts)
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from kleene.reference.errors import StreamError
+from kleene.reference.events import Stream
 from kleene.reference.loaders import (
     detect_format,
     load_events,
@@ -37,7 +38,7 @@ def write(path: Path, text: str, *, gz: bool = False) -> Path:
     return path
 
 
-def rows(stream) -> list[tuple]:
+def rows(stream: Stream) -> list[tuple[object, ...]]:
     return [(e.position, e.ts, e.type, dict(e.attrs)) for e in stream]
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kleene.reference.errors import StreamError
+from kleene.reference.events import Stream
 from kleene.reference.loaders import load_events, read_csv, read_jsonl, read_parquet, text_value
 
 
@@ -26,7 +27,7 @@ def write(path: Path, text: str, *, gz: bool = False) -> Path:
     return path
 
 
-def rows(stream) -> list[tuple]:
+def rows(stream: Stream) -> list[tuple[object, ...]]:
     return [(e.position, e.ts, e.type, dict(e.attrs)) for e in stream]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kleene.conformance.cases import iter_tests, load_case_files
+from kleene.conformance.cases import Case, CaseTest, iter_tests, load_case_files
 from kleene.engines.protocol import Query, claims, compile_query, missing
 from kleene.engines.registry import engine
 
@@ -28,7 +28,7 @@ def _id(item: tuple[object, object]) -> str:
 
 @pytest.mark.parametrize("name", ENGINES)
 @pytest.mark.parametrize("item", TESTS, ids=[_id(t) for t in TESTS])
-def test_worked_example(name: str, item: tuple) -> None:
+def test_worked_example(name: str, item: tuple[Case, CaseTest]) -> None:
     case, test = item
     e = engine(name)
     ran = 0

@@ -8,12 +8,14 @@ or done. Each expectation below is worked out run by run in the comments.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.policies import run_text
 
 
-def stream(*specs: str | tuple) -> Stream:
+def stream(*specs: str | tuple[str, float, Mapping[str, object]]) -> Stream:
     rows = []
     for i, spec in enumerate(specs):
         kind, ts, attrs = (spec, i, {}) if isinstance(spec, str) else spec

@@ -9,6 +9,7 @@ written ``"A"`` (type A at ts = its position) or ``("A", ts, attrs)``.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 
 import pytest
 
@@ -21,7 +22,8 @@ from kleene.reference.operators.policies import matches, run_text
 from kleene.reference.operators.text import parse_operator
 
 
-def stream(*specs: str | tuple, time_unit: str | None = None) -> Stream:
+def stream(*specs: str | tuple[str, float, Mapping[str, object]],
+           time_unit: str | None = None) -> Stream:
     rows = []
     for i, spec in enumerate(specs):
         kind, ts, attrs = (spec, i, {}) if isinstance(spec, str) else spec

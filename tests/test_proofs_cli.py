@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,7 +33,7 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def _printed(out: str, marker: str) -> tuple[dict | None, list[dict]]:
+def _printed(out: str, marker: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The match and the JSON rows printed under the first line containing ``marker``."""
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if marker in line)

@@ -26,7 +26,7 @@ from kleene.engines.spark.plan import plan_for
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Prev, holds
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.policies import partition_key
@@ -48,7 +48,7 @@ def decomposed(pattern, s: Stream, policy: str, bounds: tuple[int, ...], *,
     keys = pruning.keys if "keys" in steps else ()
     reach = pruning.reach if "slices" in steps else None
     events = [e for e in s if keep is None or holds(keep, {EVENT: (e,)})]
-    parts: dict[object, list] = {}
+    parts: dict[object, list[Event]] = {}
     for e in events:
         k = partition_key(e, keys) if keys else ()
         if k is not None:

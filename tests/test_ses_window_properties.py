@@ -160,7 +160,7 @@ def gamma(pattern: SESPattern, s: Stream) -> set[Match]:
 # ---------------------------------------------------------------- hand-picked examples
 
 
-def _labels(*rows: tuple[str, int], **attrs: dict) -> Stream:
+def _labels(*rows: tuple[str, int], **attrs: dict[str, object]) -> Stream:
     return Stream.from_rows([{"ts": ts, "L": lab, **attrs.get(f"e{i}", {})}
                              for i, (lab, ts) in enumerate(rows)])
 
@@ -233,7 +233,7 @@ def test_def6_matching_per_partition_gives_all_matches(instance, drop):
 # ---------------------------------------------------------------- Thm 2
 
 
-def _windows_holding(pattern: SESPattern, s: Stream, f: int) -> list[tuple]:
+def _windows_holding(pattern: SESPattern, s: Stream, f: int) -> list[tuple[Event, ...]]:
     """W_f of the stream, of the filtered stream, and its Def. 6 part that holds f."""
     tau = pattern.window.in_units_of(None)
     passing = filtered(pattern, s)

@@ -18,7 +18,7 @@ import pytest
 from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, Or
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.filtering import (
     filter_condition,
@@ -71,7 +71,7 @@ def positions(events) -> list[int]:
     return [e.position for e in events]
 
 
-def at(*ps: int) -> list:
+def at(*ps: int) -> list[Event]:
     return [S[p] for p in ps]
 
 

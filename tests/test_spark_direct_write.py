@@ -18,6 +18,7 @@ from kleene.engines.spark.worker import FAIL_ONCE
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language
 from kleene.reference.loaders import load_events
+from kleene.reference.match import Match
 
 pytestmark = pytest.mark.spark
 
@@ -45,7 +46,7 @@ def _run(spark, tasks=4):
     return run.matches()
 
 
-def _written(spark, path: Path) -> list:
+def _written(spark, path: Path) -> list[Match]:
     return sorted(collect_matches(spark.read.parquet(str(path))))
 
 

@@ -28,7 +28,7 @@ from kleene.engines.spark.layout import owner
 from kleene.reference.conditions import Attr, Cmp, Const, Or, holds
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
@@ -52,7 +52,7 @@ def decomposed(pattern, s: Stream, policy: str, cuts: tuple[int, ...], steps: se
     reach = pruning.reach if "slices" in steps else None
     window = pruning.window if pruning.window is not None else lang.window(pattern)
     events = [e for e in s if keep is None or holds(keep, {EVENT: (e,)})]
-    parts: dict[object, list] = {}
+    parts: dict[object, list[Event]] = {}
     for e in events:
         k = partition_key(e, keys) if keys else ()
         if k is not None:

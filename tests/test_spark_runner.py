@@ -11,7 +11,7 @@ are exercised on Spark, not only those of the policies the engines implement.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
@@ -26,6 +26,7 @@ from kleene.engines.protocol import (
     Counters,
     Engine,
     Feature,
+    Transition,
     WindowReading,
     all_features,
     claims_policy,
@@ -67,11 +68,11 @@ class ReferenceRun:
     policy: str
     time_unit: str | None
     counters: Counters = field(default_factory=Counters)
-    initial: frozenset = frozenset()
-    accepting: frozenset = frozenset()
+    initial: frozenset[Hashable] = frozenset()
+    accepting: frozenset[Hashable] = frozenset()
     reading: WindowReading = "inclusive"
 
-    def iter_transitions(self) -> Iterator:
+    def iter_transitions(self) -> Iterator[Transition]:
         return iter(())
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
@@ -85,7 +86,7 @@ class ReferenceEngine:
     """The reference as an engine that claims every policy."""
 
     name: str = "reference"
-    capabilities: frozenset = all_features()
+    capabilities: frozenset[Feature] = all_features()
 
     def compile(self, pattern, *, policy: str = "next", time_unit: str | None = None,
                 window: WindowReading = "inclusive") -> ReferenceRun:
