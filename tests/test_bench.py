@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import csv
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
-    sys.path.insert(0, str(ROOT))
-
-from bench import seed000, seed001  # noqa: E402
-from bench.__main__ import BENCHMARKS, main  # noqa: E402
-from bench.chemo import ChemoConfig, chemo_stream, repeat, window_size  # noqa: E402
-from bench.measure import Budget, measure  # noqa: E402
-from bench.report import Table, fmt, render, write_csv  # noqa: E402
-from kleene.reference.events import Stream  # noqa: E402
+from bench import seed000, seed001
+from bench.__main__ import BENCHMARKS, main
+from bench.chemo import ChemoConfig, chemo_stream, repeat, window_size
+from bench.measure import Budget, measure
+from bench.report import Table, fmt, render, write_csv
+from kleene.reference.events import Stream
 
 TINY = ChemoConfig(patients=2, cycles=1, start_spread_days=2)
 

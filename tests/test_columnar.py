@@ -25,13 +25,9 @@ from kleene.reference.conditions import And, Attr, Cmp, Const, Not, Or, holds
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event, Stream
 from kleene.reference.ses.filtering import EVENT
+from tests.helpers import columnar
 
 SES_ENGINES = [n for n in engine_names() if n.startswith(("ses-", "windows"))]
-
-
-def columnar(s: Stream) -> Stream:
-    """``s`` as a stream over Arrow columns."""
-    return Stream.from_columns(columns_of(s.events), s.time_unit)
 
 
 @given(stream=streams(min_size=0, max_size=12))

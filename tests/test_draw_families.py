@@ -27,6 +27,7 @@ from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Query, compile_query
 from kleene.engines.registry import engine
 from kleene.reference.languages import detect_language
+from tests.helpers import node_labels
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` not installed")
 
@@ -51,17 +52,13 @@ def graph(text: str, name: str, frequencies: Mapping[str, float] | None = None) 
     return drawers.picture_graph(compiled(text, name, frequencies)[0])
 
 
-def labels(g: nx.MultiDiGraph) -> set[str]:
-    return {d["label"] for _, d in g.nodes(data=True)}
-
-
 def edge_labels(g: nx.MultiDiGraph) -> list[str]:
     return [d["label"] for _, _, d in g.edges(data=True)]
 
 
 def test_eager_nfa_is_fig_1():
     g = graph(EX11, "nfa-eager")
-    assert labels(g) == {"∅", "a", "ab", "abc"}
+    assert node_labels(g) == {"∅", "a", "ab", "abc"}
     takes = sorted(lab.split("\n")[0] for lab in edge_labels(g) if lab.startswith("take"))
     assert takes == ["take A a", "take B b", "take C c"]
     assert edge_labels(g).count("ignore") == 3          # no ignore loop on the accepting state
@@ -146,7 +143,7 @@ def test_srt_views_unrolled_dsrt_complement():
     legend = dict(d.graph["legend"])
     assert legend["φ1"] == "~.type = 'B'"
     assert {"φ1\n↓ r1@0", "¬φ1", "⊤"} <= set(edge_labels(d))          # minterms; the sink loop
-    assert "∅" in labels(d)
+    assert "∅" in node_labels(d)
     plain, p2 = compiled("mark {~.type = 'A'} ; mark {~.type = 'B'}", "srt")
     comp = drawers.view(plain, "complement", p2)
     dsrt = drawers.view(plain, "dsrt", p2)

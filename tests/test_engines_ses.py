@@ -32,6 +32,7 @@ from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.syntax import parse_condition
+from tests.helpers import labelled
 
 Q1 = parse_ses("""PATTERN <{c, p+, d}, {b}>
 WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B'
@@ -58,10 +59,6 @@ def e(k: int) -> int:
 Q1_NEXT = {Match.of({"c": [e(1)], "d": [e(3)], "p": [e(4), e(9)], "b": [e(12)]}),
            Match.of({"p": [e(6), e(10), e(11)], "d": [e(7)], "c": [e(8)], "b": [e(13)]}),
            Match.of({"d": [e(7)], "c": [e(8)], "p": [e(10), e(11)], "b": [e(13)]})}
-
-
-def labelled(*rows: tuple[str, int]) -> Stream:
-    return Stream.from_rows([{"ts": ts, "L": label} for label, ts in rows])
 
 
 def run(name: str, pattern, stream: Stream, policy: str = "next") -> list[Match]:

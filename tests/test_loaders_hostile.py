@@ -9,26 +9,13 @@ Expected values are read off the file contents written in each test.
 
 from __future__ import annotations
 
-import gzip
 import json
-from pathlib import Path
 
 import pytest
 
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Stream
 from kleene.reference.loaders import load_events, read_csv, read_jsonl, read_parquet, text_value
-
-
-def write(path: Path, text: str, *, gz: bool = False) -> Path:
-    """Write ``text`` to ``path`` (gzip-compressed when ``gz``)."""
-    data = text.encode("utf-8")
-    path.write_bytes(gzip.compress(data) if gz else data)
-    return path
-
-
-def rows(stream: Stream) -> list[tuple[object, ...]]:
-    return [(e.position, e.ts, e.type, dict(e.attrs)) for e in stream]
+from tests.helpers import rows, write
 
 
 @pytest.mark.parametrize("stamp", ["nan", "NaN", "inf", "-inf", "Infinity", "1e999"])

@@ -3,15 +3,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
-    sys.path.insert(0, str(ROOT))
-
-from bench import seed003  # noqa: E402
-from bench.__main__ import BENCHMARKS  # noqa: E402
+from bench import seed003
+from bench.__main__ import BENCHMARKS
 
 
 def test_registered() -> None:

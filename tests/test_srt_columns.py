@@ -14,10 +14,10 @@ from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
 from kleene.engines.srt.run import CompiledSRT
-from kleene.reference.columnar import columns_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.sremo import parse_sremo
+from tests.helpers import columnar
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -29,11 +29,6 @@ def vector_path_on_small_streams():
     kept, columns.SMALL = columns.SMALL, 0
     yield
     columns.SMALL = kept
-
-
-def columnar(s: Stream) -> Stream:
-    """The same stream held as Arrow columns (what the loaders build)."""
-    return Stream.from_columns(columns_of(list(s)), s.time_unit)
 
 
 def _check(e, s, policy, reading):
