@@ -28,6 +28,9 @@ from kleene.reference.ses.text import parse_ses
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "conformance" / "cases"
 
+#: The SREMO case files.
+SREMO_FILES = sorted(CASES.glob("sremo-*.json"))
+
 #: Seed 000's Q1 (Fig. 1's treatments, Fig. 4's automaton), as its case file states it.
 Q1 = parse_ses(json.loads((CASES / "ses-q1.json").read_text())["cases"][0]["pattern"])
 
@@ -74,6 +77,16 @@ def write(path: Path, text: str, *, gz: bool = False) -> Path:
     data = text.encode("utf-8")
     path.write_bytes(gzip.compress(data) if gz else data)
     return path
+
+
+def sremo_case_params() -> Iterator[Any]:
+    """Every test of :data:`SREMO_FILES` as ``pytest.param(case, test)``, named by its file
+    and description."""
+    for path in SREMO_FILES:
+        data = json.loads(path.read_text())
+        for case in data["cases"]:
+            for test in case["tests"]:
+                yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
 
 # ---------------------------------------------------------------- the kleene command
 

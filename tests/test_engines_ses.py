@@ -32,12 +32,7 @@ from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.syntax import parse_condition
-from tests.helpers import labelled
-
-Q1 = parse_ses("""PATTERN <{c, p+, d}, {b}>
-WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B'
-  AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID
-WITHIN 264 hours""")
+from tests.helpers import Q1, labelled
 
 # Fig. 1 as (ID, L, ts) with ts = hours since 1 July 00:00 (9am 3 Jul = 57).
 FIG1 = [(1, "C", 57), (1, "B", 58), (1, "D", 59), (1, "P", 81), (2, "B", 105),

@@ -41,17 +41,7 @@ from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.windows import as_stream, restore
-
-STREAMS = streams(min_size=2, max_size=9)
-PATTERNS = ses_patterns(max_sets=3, max_vars=4)
-
-
-STEPS = 60_000
-
-
-def reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match]:
-    """The reference result, or a rejected example when it would be too slow."""
-    return reference_or_reject(pattern, stream, policy, steps=STEPS)
+from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, ses_reference
 
 
 def windows_engines() -> list[WindowsEngine]:
@@ -79,9 +69,9 @@ def test_the_engines_claim_next_and_any():
 
 
 @pytest.mark.parametrize("policy", ["any", "next"])
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_claimed_engines_equal_the_reference(policy, pattern, stream):
-    expected = reference(pattern, stream, policy)
+    expected = ses_reference(pattern, stream, policy)
     for eng in ENGINES:
         if claims_policy(eng, "ses", policy):
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
@@ -117,7 +107,7 @@ class CompiledReference:
         if not window:
             return
         s, origin = as_stream(window, self.time_unit)
-        for m in matches(self.pattern, s, self.policy, budget=budget(STEPS)):
+        for m in matches(self.pattern, s, self.policy, budget=budget(SES_STEPS)):
             yield restore(m, origin)
 
 
@@ -154,7 +144,7 @@ def test_the_framework_claims_what_soundness_says():
 @pytest.mark.parametrize("policy", POLICIES)
 @given(pattern=ses_patterns(max_sets=3, max_vars=3), stream=streams(min_size=2, max_size=7))
 def test_each_policy_through_the_framework(policy, pattern, stream):
-    expected, gamma = reference(pattern, stream, policy), None
+    expected, gamma = ses_reference(pattern, stream, policy), None
     for eng in FRAMEWORKS:
         try:
             got = run_engine(eng, policy, pattern, stream)
@@ -164,7 +154,7 @@ def test_each_policy_through_the_framework(policy, pattern, stream):
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                                 expected=expected)
         else:
-            gamma = gamma if gamma is not None else reference(pattern, stream, "any")
+            gamma = gamma if gamma is not None else ses_reference(pattern, stream, "any")
             assert_matches_between(eng, pattern=pattern, stream=stream, policy=policy,
                                    got=got, at_least=expected, at_most=gamma)
 
@@ -198,10 +188,10 @@ def test_filtered_contiguous_gains_a_match():
 
 
 @pytest.mark.parametrize("policy", ["any", "next"])
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_claimed_engines_equal_the_reference_under_the_strict_window(policy, pattern, stream):
     # the match windows W_f of Def. 3 read with max ts − min ts < τ
-    expected = reference_or_reject(pattern, stream, policy, steps=STEPS, window="strict")
+    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
     for eng in ENGINES:
         if claims_policy(eng, "ses", policy) and \
                 Feature("ses", "window-strict") in eng.capabilities:

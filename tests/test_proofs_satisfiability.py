@@ -24,11 +24,7 @@ from kleene.reference.ses.filtering import satisfies
 from kleene.reference.ses.matching import all_matches
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
-
-Q1 = parse_ses("""PATTERN <{c, p+, d}, {b}>
-WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B'
-  AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID
-WITHIN 264 hours""")
+from tests.helpers import Q1
 
 GROUPS = parse_ses("""PATTERN <{a, b+}, {c}>
 WHERE a.L = 'A' AND b.L != 'A' AND prev(b.V) < b.V AND a.V < b.V AND c.V = a.V

@@ -10,8 +10,6 @@ Hypothesis budgets are small because a Spark job costs ~0.3 s.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,31 +32,13 @@ from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language, language_of
 from kleene.reference.loaders import load_events
+from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
 STOCKS = "/work/shared/data/stocks.stream.gz"
 STOCK_EVENTS = 5_000
 CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
-
-
-@contextmanager
-def small_jobs(spark):
-    """Adaptive query execution off for tiny jobs (as in tests/test_spark_runner.py)."""
-    before = spark.conf.get("spark.sql.adaptive.enabled")
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try:
-        yield
-    finally:
-        spark.conf.set("spark.sql.adaptive.enabled", before)
-
-
-def frame_of(spark, cases: list[Stream], columns: tuple[str, ...]):
-    """One DataFrame of every stream: ``case`` names it, ``pos`` numbers its events."""
-    rows = [(k, e.position, e.ts, *(e.value(c) for c in columns))
-            for k, s in enumerate(cases) for e in s]
-    types = ", ".join(f"{c} {'string' if c in ('type', 'L') else 'bigint'}" for c in columns)
-    return spark.createDataFrame(rows, f"case int, pos bigint, ts bigint, {types}")
 
 
 def check(spark, name: str, pattern, policy: str, cases: list[Stream], cuts: list[int],

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Hashable, Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -45,6 +44,7 @@ from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.text import parse_ses
+from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
@@ -117,14 +117,6 @@ def expected_matches(eng: str | Engine, policy: str, pattern, s: Stream) -> set[
     return reference_matches(pattern, s, policy, budget=Budget(limit=200_000))
 
 
-def cases_frame(spark, cases: list[Stream]):
-    """One DataFrame holding every stream, ``case`` naming it, ``pos`` its positions."""
-    rows = [(k, e.position, e.ts, e.attrs["L"], e.attrs["ID"], e.attrs["V"])
-            for k, s in enumerate(cases) for e in s]
-    return spark.createDataFrame(rows, "case int, pos bigint, ts bigint, L string, "
-                                       "ID bigint, V bigint")
-
-
 #: Two patterns per example, each on up to six streams; the minimal example
 #: (single-variable patterns, which Hypothesis tries first) is not worth a job each.
 BATCH = st.lists(st.tuples(ses_patterns(max_sets=3, max_vars=3),
@@ -132,18 +124,6 @@ BATCH = st.lists(st.tuples(ses_patterns(max_sets=3, max_vars=3),
                            st.lists(st.integers(0, 16), max_size=2, unique=True)),
                  min_size=2, max_size=2).filter(
     lambda batch: all(len(p.names) >= 2 for p, _, _ in batch))
-
-
-@contextmanager
-def small_jobs(spark):
-    """Adaptive query execution off: it re-plans after every tiny shuffle (0.4 s a job
-    here instead of 0.15 s); the runner's results do not depend on it."""
-    before = spark.conf.get("spark.sql.adaptive.enabled")
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try:
-        yield
-    finally:
-        spark.conf.set("spark.sql.adaptive.enabled", before)
 
 
 @settings(max_examples=2, deadline=None)
@@ -156,7 +136,7 @@ def test_generated_cases_equal_the_single_process_results(spark, batch):
 def check_batch(spark, batch) -> None:
     """Every run of :data:`RUNS` on every case of ``batch`` equals its single-process result."""
     for pattern, cases, cuts in batch:
-        df = cases_frame(spark, cases).coalesce(1).cache()
+        df = frame_of(spark, cases, ("L", "ID", "V")).coalesce(1).cache()
         for eng, policy in RUNS:
             try:
                 want = [expected_matches(eng, policy, pattern, s) for s in cases]
