@@ -160,7 +160,7 @@ def seed004_pictures() -> Iterator[Picture]:
                   {"title": "SREMO (1)[1..4] unrolled (report Algs. 3-6)"})
     yield Picture("seed004-dsrt", drawers.view(srt, "dsrt", pattern),
                   {"title": "The DSRT of SREMO (1)[1..4] (report Alg. 7)"})
-    negated, npattern = compiled_as(NEGATED, "srt")
+    negated, _ = compiled_as(NEGATED, "srt")
     yield Picture("seed004-negation-srt", negated,
                   {"title": "A B, no S, then an S of the same id: the SRT (!e compiled by "
                             "Alg. 8 inside)"})

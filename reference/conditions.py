@@ -338,8 +338,3 @@ def instances(c: Condition, gamma: Mapping[str, Sequence[Event]]) -> Iterator[In
 def holds(c: Condition, gamma: Mapping[str, Sequence[Event]]) -> bool:
     """Whether ``c`` is satisfied by ``gamma``: every instantiation is ``True``."""
     return all(evaluate(c, inst) is True for inst in instances(c, gamma))
-
-
-def holds_for_event(c: Condition, var: str, e: Event) -> bool:
-    """Whether property ``c`` of ``var`` holds for the single event ``e``."""
-    return holds(c, {var: (e,)})

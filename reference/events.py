@@ -24,9 +24,6 @@ from kleene.reference.errors import StreamError
 #: An attribute value. ``None`` means "missing" and makes comparisons unknown.
 Value = str | int | float | bool | None
 
-#: Names that address the event itself rather than an attribute.
-RESERVED = ("ts", "type")
-
 #: Milliseconds per time unit; durations in patterns carry one of these units.
 UNIT_MS: dict[str, float] = {
     "ms": 1, "millisecond": 1, "milliseconds": 1,

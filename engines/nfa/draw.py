@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from kleene.engines.drawers import beside, guard_style, register_drawer
+from kleene.engines.drawers import guard_style, register_drawer
 from kleene.engines.labels import EMPTY, guard_lines, guard_set
 from kleene.engines.nfa.disjunction import dnf
 from kleene.engines.nfa.engine import CompiledNFA
@@ -357,12 +357,6 @@ class _Builder:
         label = "\n".join([f"take {neg.type or 'ANY'} {neg.var} ({how})", *lines])
         self.g.add_edge(state, "R", variable=neg.var, guard=guard, name=None, label=label,
                         dot=REJECT)
-
-
-def side_by_side(named: list[tuple[str, CompiledNFA]], guards: str = "auto") -> nx.MultiDiGraph:
-    """The NFAs of one pattern side by side (the eager NFA beside the Chain NFA, seed 003
-    Fig. 1 beside Fig. 4), one cluster each."""
-    return beside([(name, nfa_graph(c, guards=guards)) for name, c in named])
 
 
 register_drawer(CompiledNFA, nfa_graph)
