@@ -29,6 +29,7 @@ test: $(STAMP) $(SYSTEM)
 lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@bash scripts/mypy.sh
+	@$(PY) scripts/house.py
 
 bench: $(STAMP) $(SYSTEM)
 	@$(PY) -m bench

@@ -22,4 +22,4 @@ cd "$tmp"
 MYPYPATH="$tmp" "$root/.venv/bin/mypy" --config-file "$root/pyproject.toml" \
   --cache-dir "$root/.mypy_cache" --explicit-package-bases \
   kleene/__init__.py kleene/__main__.py kleene/reference kleene/engines kleene/conformance \
-  kleene/proofs kleene/cli bench tests scripts/peers.py docs/make_pictures.py
+  kleene/proofs kleene/cli bench tests scripts/peers.py scripts/house.py docs/make_pictures.py
