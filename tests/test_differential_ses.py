@@ -18,7 +18,7 @@ from kleene.conformance.differential import (
     budget,
     check_engine,
     reference_or_reject,
-    run_engine,
+    reported_matches,
 )
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
@@ -58,7 +58,7 @@ def test_faithful_reports_exactly_the_next_matches_that_expire(pattern, stream):
     expected = {m for m in ses_reference(pattern, stream, "next")
                 if last - stream[m.first].ts > tau}
     assert_same_matches(faithful, pattern=pattern, stream=stream, policy="next",
-                        got=run_engine(faithful, "next", pattern, stream), expected=expected)
+                        got=reported_matches(faithful, "next", pattern, stream), expected=expected)
 
 
 @given(pattern=SES_PATTERNS, stream=SES_STREAMS)
@@ -68,7 +68,7 @@ def test_paper_filter_changes_next_only_without_properties(pattern, stream):
     # Otherwise runs skip events they would have taken: matches are lost and
     # others appear, all still in Γ (docs/errata.md).
     paper = engine("ses-automaton-paper-filter")
-    got = run_engine(paper, "next", pattern, stream)
+    got = reported_matches(paper, "next", pattern, stream)
     if all(pattern.properties(v) for v in pattern.names):
         assert_same_matches(paper, pattern=pattern, stream=stream, policy="next", got=got,
                             expected=ses_reference(pattern, stream, "next"))
@@ -83,7 +83,7 @@ def test_bruteforce_next_lies_between_next_and_any(pattern, stream):
     # (module docstring of kleene.engines.ses.bruteforce), inside Γ.
     bf = engine("ses-bruteforce")
     assert_matches_between(bf, pattern=pattern, stream=stream, policy="next",
-                           got=run_engine(bf, "next", pattern, stream),
+                           got=reported_matches(bf, "next", pattern, stream),
                            at_least=ses_reference(pattern, stream, "next"),
                            at_most=ses_reference(pattern, stream, "any"))
 
@@ -94,7 +94,7 @@ def test_paper_bruteforce_reports_only_matches(pattern, stream):
     # conditions 1-3 (Γ), never one twice; what they miss is in docs/errata.md.
     bf = engine("ses-bruteforce-paper")
     assert_matches_between(bf, pattern=pattern, stream=stream, policy="next",
-                           got=run_engine(bf, "next", pattern, stream),
+                           got=reported_matches(bf, "next", pattern, stream),
                            at_least=set(), at_most=ses_reference(pattern, stream, "any"))
 
 
@@ -108,7 +108,7 @@ def test_engine_equals_the_reference_under_the_strict_window(name, policy, patte
     # max ts − min ts < τ (the peers' reading, docs/semantics.md "Windows")
     expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
     eng = engine(name)
-    got = run_engine(eng, policy, pattern, stream, window="strict")
+    got = reported_matches(eng, policy, pattern, stream, window="strict")
     assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                         expected=expected)
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kleene.conformance.differential import run_engine
+from kleene.conformance.differential import reported_matches
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.engines.registry import engine
 from kleene.engines.ses.run import CompiledSES
@@ -65,7 +65,7 @@ def labelled(*rows: str, **attrs: Sequence[object]) -> Stream:
 
 def run(name: str | WindowsEngine, policy: str, pattern, stream) -> set[Match]:
     eng = engine(name) if isinstance(name, str) else name
-    got = run_engine(eng, policy, pattern, stream)
+    got = reported_matches(eng, policy, pattern, stream)
     assert len(got) == len(set(got)), "a match reported twice"
     return set(got)
 
