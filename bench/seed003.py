@@ -49,7 +49,7 @@ from bench.seed003_figs import tables as figure_tables
 from bench.seed003_stock import stock_table
 from kleene.cli.demo import default_data
 from kleene.engines.nfa.engine import NFAEngine
-from kleene.engines.protocol import Counters
+from kleene.engines.protocol import Counters, Engine
 from kleene.engines.registry import engine
 from kleene.reference.events import Stream
 from kleene.reference.loaders import read_stock
@@ -93,8 +93,8 @@ def skewed_stream(n: int, r: int, seed: int = SEED) -> Stream:
                             for i, t in enumerate(types))
 
 
-def _run(e: object, text: str, s: Stream) -> tuple[list[Match], Counters, float]:
-    compiled = e.compile(parse_operator(text))  # type: ignore[attr-defined]
+def _run(e: Engine, text: str, s: Stream) -> tuple[list[Match], Counters, float]:
+    compiled = e.compile(parse_operator(text))
     started = time.perf_counter()
     got = list(compiled.run(s))
     return got, compiled.counters, time.perf_counter() - started

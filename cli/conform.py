@@ -12,7 +12,7 @@ from kleene.cli.common import Commands
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, Backend, find_backend
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.report import header, line, summary, write_html, write_junit
-from kleene.conformance.runner import conform
+from kleene.conformance.runner import Result, conform, new_report
 from kleene.reference.errors import KleeneError, Unsupported
 
 NAME = "conform"
@@ -103,9 +103,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(file=out)
 
-    def progress(result: object) -> None:
+    def progress(result: Result) -> None:
         if not args.quiet:
-            print(line(result), file=out, flush=True)  # type: ignore[arg-type]
+            print(line(result), file=out, flush=True)
 
     try:
         report = conform(backend, files, timeout=args.timeout, generated=args.generated,
@@ -142,8 +142,6 @@ def spark_backend(args: argparse.Namespace) -> Backend:
     return SparkBackend(spark, name)
 
 
-def header_of(backend: object) -> str:
+def header_of(backend: Backend) -> str:
     """The header of a run (the backend's name, version, origin, capabilities)."""
-    from kleene.conformance.runner import new_report
-
-    return header(new_report(backend))  # type: ignore[arg-type]
+    return header(new_report(backend))

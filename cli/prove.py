@@ -8,7 +8,7 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import TextIO
+from typing import TextIO, TypedDict
 
 from kleene.cli.common import Commands, _time_unit, non_negative
 from kleene.cli.draw import pattern_text
@@ -38,6 +38,7 @@ from kleene.proofs.srt.report import prove as prove_sremo
 from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
+from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language, language_named
 from kleene.reference.loaders import FORMATS, load_events
 from kleene.reference.ses.text import parse_ses
@@ -180,7 +181,15 @@ def _unit(args: argparse.Namespace) -> str:
     return f"; ts in {args.time_unit}" if args.time_unit else ""
 
 
-def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, object]:
+class SchemaSources(TypedDict):
+    """Where a schema's sorts come from (``schema_of``'s keyword arguments)."""
+
+    declared: dict[str, str]
+    stream: Stream | None
+    required: tuple[str, ...]
+
+
+def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> SchemaSources:
     """The schema's sources the options name: --sort, --events, --no-missing."""
     stream = (load_events(args.events, format=args.events_format, ts=args.ts,
                           limit=SCHEMA_ROWS) if args.events else None)
@@ -194,7 +203,7 @@ def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
     if pattern.window is not None:
         pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
         query = replace(query, pattern=pattern)
-    schema = operator_schema(pattern, **_schema_options(  # type: ignore[arg-type]
+    schema = operator_schema(pattern, **_schema_options(
         args, attributes(pattern.conditions) | {"ts"}))
     bound = NFA_BOUND if args.bound is None else args.bound
     print(f"schema {schema}{_unit(args)}; bound {bound}")

@@ -148,10 +148,12 @@ def overlapping_guards(compiled: Compiled, *, schema: Schema | None = None,
     return out
 
 
-def deterministic(compiled: Compiled, **options: object) -> Result:
+def deterministic(compiled: Compiled, *, schema: Schema | None = None,
+                  timeout_ms: int = TIMEOUT_MS) -> Result:
     """:class:`Proved` when every pair of outgoing guards is exclusive; else the first
     counterexample (or unknown)."""
-    results: Iterable[Result] = overlapping_guards(compiled, **options).values()  # type: ignore[arg-type]
+    results: Iterable[Result] = overlapping_guards(compiled, schema=schema,
+                                                   timeout_ms=timeout_ms).values()
     for r in results:
         if not isinstance(r, Proved):
             return r

@@ -11,14 +11,16 @@ import gzip
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from kleene.cli import main
 from kleene.conformance.differential import reference_or_reject
 from kleene.conformance.strategies import ses_patterns, streams
+from kleene.engines.protocol import Engine, Feature, all_features
 from kleene.reference.columnar import columns_of
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -87,6 +89,21 @@ def sremo_case_params() -> Iterator[Any]:
         for case in data["cases"]:
             for test in case["tests"]:
                 yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
+
+# ---------------------------------------------------------------- engines
+
+
+@dataclass(frozen=True)
+class _Claims:
+    name: str
+    capabilities: frozenset[Feature]
+
+
+def claiming(capabilities: frozenset[Feature] | None = None) -> Engine:
+    """An engine stub that claims ``capabilities`` (default: every feature) and nothing
+    else: for what reads only an engine's claims (``plan_for``, ``require``)."""
+    claims = all_features() if capabilities is None else capabilities
+    return cast(Engine, _Claims("claims-everything", claims))
 
 # ---------------------------------------------------------------- the kleene command
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import pytest
 
 from kleene.engines.protocol import (
@@ -23,6 +21,7 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.ses.text import parse_ses
+from tests.helpers import claiming
 
 SES_ENGINES = ("ses-automaton", "ses-automaton-unfiltered", "ses-automaton-paper-filter",
                "ses-automaton-faithful", "ses-bruteforce", "ses-bruteforce-paper")
@@ -144,11 +143,7 @@ def test_compile_refuses_what_an_engine_cannot_do():
 
 
 def test_require_names_the_missing_features():
-    class Plain:
-        name = "plain"
-        capabilities = frozenset({Feature("ses")})
-
-    plain = cast(Engine, Plain())        # require reads only the name and the claims
+    plain = claiming(frozenset({Feature("ses")}))
     require(plain, {Feature("ses")})
     with pytest.raises(Unsupported, match="ses:group-variables, ses:prev"):
         require(plain, {Feature("ses"), Feature("ses", "prev"),

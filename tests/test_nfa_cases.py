@@ -21,9 +21,9 @@ TESTS = [(case, test) for case, test in iter_tests(load_case_files())
          if case.language == "operator" and test.check == "matches"]
 
 
-def _id(item: tuple[object, object]) -> str:
+def _id(item: tuple[Case, CaseTest]) -> str:
     case, test = item
-    return f"{case.file}:{case.description[:40]}:{test.description[:40]}"  # type: ignore[attr-defined]
+    return f"{case.file}:{case.description[:40]}:{test.description[:40]}"
 
 
 @pytest.mark.parametrize("name", ENGINES)

@@ -195,7 +195,8 @@ def test_tree_over_columns_replans_and_equals_reference(stream: Stream, text: st
     on_columns = columnar(stream)
     e = engine("nfa-tree")
     tree = e.compile(pattern, policy=policy)
-    tree.block = block  # type: ignore[attr-defined]
+    assert isinstance(tree, CompiledNFA)
+    tree.block = block
     got = list(tree.run(on_columns))
     assert len(got) == len(set(got))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
@@ -209,7 +210,8 @@ def test_tree_over_columns_switches_on_drift() -> None:
     s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
     p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
     tree = engine("nfa-tree").compile(p)
-    tree.block = 4  # type: ignore[attr-defined]
+    assert isinstance(tree, CompiledNFA)
+    tree.block = 4
     got = list(tree.run(columnar(s)))
     assert tree.counters.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(p).run(s))
@@ -317,7 +319,8 @@ def test_tree_over_columns_in_batches_cut_anywhere_equals_reference(
     expected = reference_or_reject(pattern, stream, "any")
     e = engine("nfa-tree")
     tree = e.compile(pattern)
-    tree.block = block  # type: ignore[attr-defined]
+    assert isinstance(tree, CompiledNFA)
+    tree.block = block
     got = list(tree.run(Cut(stream, cuts)))
     assert len(got) == len(set(got))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,

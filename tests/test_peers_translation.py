@@ -29,9 +29,11 @@ def rows(types: str, ts: list[int] | None = None, **attrs: list[Value]) -> list[
     return out
 
 
-def plan(text: str, rs: list[dict[str, Value]], policy: str = "contiguous",
-         **kw: object) -> mr.Plan:
-    return mr.plan(parse_operator(text), policy, rs, **kw)  # type: ignore[arg-type]
+def plan(text: str, rs: list[dict[str, Value]], policy: str = "contiguous", *,
+         window: str = "inclusive", time_unit: str | None = None,
+         skip: str = "TO NEXT ROW") -> mr.Plan:
+    return mr.plan(parse_operator(text), policy, rs, window=window, time_unit=time_unit,
+                   skip=skip)
 
 
 def test_a_sequence_becomes_a_row_pattern_with_defines() -> None:

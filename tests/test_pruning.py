@@ -19,10 +19,10 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import all_features
 from kleene.engines.registry import engine
 from kleene.engines.spark.layout import owner
 from kleene.engines.spark.plan import plan_for
+from kleene.engines.windows.engine import CompiledWindows
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Prev, holds
 from kleene.reference.errors import BudgetExceeded
@@ -37,6 +37,7 @@ from kleene.reference.ses.pruning import next_partitioning_attributes
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import as_stream, restore
 from kleene.reference.sremo import parse_sremo
+from tests.helpers import claiming
 
 
 def decomposed(pattern, s: Stream, policy: str, bounds: tuple[int, ...], *,
@@ -134,13 +135,8 @@ def test_the_windows_engines_and_spark_read_the_same_decision(policy):
     decision = language_of(KEYED).pruning(KEYED, policy)
     if policy in ("any", "next"):  # the policies the SES automaton inside implements
         compiled = engine("windows+ses").compile(KEYED, policy=policy)
-        assert compiled.attributes == decision.keys  # type: ignore[attr-defined]
-
-    class Everything:
-        name = "claims-everything"
-        capabilities = all_features()
-
-    plan = plan_for(Everything(), KEYED, policy, tau=5)  # type: ignore[arg-type]
+        assert isinstance(compiled, CompiledWindows) and compiled.attributes == decision.keys
+    plan = plan_for(claiming(), KEYED, policy, tau=5)
     assert (plan.filter, plan.keys, plan.reach) == (decision.filter, decision.keys,
                                                     decision.reach)
 

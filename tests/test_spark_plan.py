@@ -8,12 +8,9 @@ against the reference in tests/test_pruning.py; here: what only the plan adds
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import cast
-
 import pytest
 
-from kleene.engines.protocol import Engine, Feature, all_features
+from kleene.engines.protocol import Feature
 from kleene.engines.spark.layout import boundaries, murmur3_int, owner, surrogates
 from kleene.engines.spark.plan import (
     attributes_read,
@@ -21,30 +18,18 @@ from kleene.engines.spark.plan import (
 )
 from kleene.reference.errors import PatternError
 from kleene.reference.ses.text import parse_ses
-
-
-@dataclass(frozen=True)
-class Claims:
-    """An engine stub that claims every policy (``plan_for`` reads only claims)."""
-
-    name: str = "claims-everything"
-    capabilities: frozenset[Feature] = all_features()
-
-
-def claims(capabilities: frozenset[Feature] = all_features()) -> Engine:
-    """The stub as the engine ``plan_for`` is given."""
-    return cast(Engine, Claims(capabilities=capabilities))
+from tests.helpers import claiming
 
 
 def test_an_engine_that_does_not_claim_the_policy_runs_whole():
     pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.ID = b.ID WITHIN 5")
-    plan = plan_for(claims(frozenset({Feature("ses")})), pattern, "next", tau=5)
+    plan = plan_for(claiming(frozenset({Feature("ses")})), pattern, "next", tau=5)
     assert plan.whole and plan.filter is None and "does not claim" in plan.explain()
 
 
 def test_unknown_policy_is_an_error():
     with pytest.raises(PatternError, match="unknown policy"):
-        plan_for(claims(), parse_ses("PATTERN <{a}> WITHIN 5"), "latest", tau=5)
+        plan_for(claiming(), parse_ses("PATTERN <{a}> WITHIN 5"), "latest", tau=5)
 
 
 def test_attributes_read():

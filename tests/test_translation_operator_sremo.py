@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ from kleene.reference.operators.text import parse_operator
 from kleene.reference.operators.to_sremo import project, to_sremo, window_width
 from kleene.reference.operators.wellformed import MalformedPattern, check_condition
 from kleene.reference.sremo import format_sremo, parse_sremo
-from kleene.reference.sremo.expressions import Atom, reads, walk
+from kleene.reference.sremo.expressions import Atom, Expr, reads, walk
 from kleene.reference.sremo.semantics import Semantics
 from kleene.reference.sremo.streaming import stream_matches
 
@@ -310,10 +311,11 @@ def some_streams(data: st.DataObject, p: OperatorPattern, max_size: int = 7, *,
                      label="stream")
 
 
-def translated(p: OperatorPattern, **kw: object):
+def translated(p: OperatorPattern, *, reading: WindowReading = "inclusive",
+               marked: Collection[str] | None = None) -> Expr:
     """``to_sremo(p)``, or a rejected example when ``p`` is outside the fragment."""
     try:
-        return to_sremo(p, **kw)  # type: ignore[arg-type]
+        return to_sremo(p, reading=reading, marked=marked)
     except Unsupported:
         assume(False)
         raise
