@@ -30,6 +30,7 @@ lint: $(STAMP)
 	@$(VENV)/bin/ruff check .
 	@bash scripts/mypy.sh
 	@$(VENV)/bin/lint-imports --no-cache --no-logo
+	@$(PY) scripts/house.py
 
 bench: $(STAMP) $(SYSTEM)
 	@$(PY) -m bench

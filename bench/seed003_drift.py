@@ -75,7 +75,7 @@ def _run(compiled: Compiled, s: Stream, every: int,
     """Matches, computations and CPU seconds per ``every`` events, CPU seconds."""
     marks: list[tuple[int, float]] = []
     started = time.process_time()
-    got = list(compiled.run(_sampled(s, compiled.counters, every, marks)))  # type: ignore[arg-type]
+    got = list(compiled.run(_sampled(s, compiled.counters, every, marks)))
     pairs = list(itertools.pairwise(marks))
     return (got, [b[0] - a[0] for a, b in pairs], [b[1] - a[1] for a, b in pairs],
             time.process_time() - started)

@@ -48,6 +48,7 @@ from bench.report import Table, ratio
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Stream
+from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.query import Query
 
@@ -129,7 +130,7 @@ def stream_for(types: Sequence[str], n: int, skew: int, seed: int = SEED) -> Str
 class Run:
     """One engine's run: matches, counters, CPU seconds."""
 
-    matches: list[object]
+    matches: list[Match]
     counters: Counters
     cpu: float
 
@@ -144,7 +145,7 @@ def _run(e: NFAEngine, text: str, s: Stream) -> Run:
     compiled = e.compile(Query.of(parse_operator("PATTERN " + text)))
     started = time.process_time()
     got = sorted(compiled.run(s))
-    return Run(got, compiled.counters, time.process_time() - started)  # type: ignore[arg-type]
+    return Run(got, compiled.counters, time.process_time() - started)
 
 
 def engines(name: str, s: Stream) -> list[tuple[str, NFAEngine]]:

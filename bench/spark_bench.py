@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import OUT_DIR, Table, emit, ratio
+from bench.stream import shift_stock_times
 from kleene.data.loaders import load_events
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
@@ -118,8 +119,7 @@ def replicated(copies: int, out_dir: Path = OUT_DIR) -> Path:
     with open(partial, "w", encoding="utf-8") as out:
         for c in range(copies):
             shift = c * span
-            out.writelines(_TS.sub(lambda m, s=shift: f"stock_time={int(m.group(1)) + s}", line)
-                           for line in lines)
+            out.writelines(shift_stock_times(line, shift) for line in lines)
     partial.rename(path)
     return path
 
@@ -157,7 +157,7 @@ def single_process(path: Path, run: Run, limit: int | None) -> tuple[float, floa
     loaded = time.perf_counter()
     pattern = detect_language(run.text).parse(run.text, run.label)
     compiled = engine(run.engine).compile(Query.of(pattern, policy=run.policy,
-                                                   time_unit=s.time_unit, reading=run.window))  # type: ignore[arg-type]
+                                                   time_unit=s.time_unit, reading=run.window))
     found = list(compiled.run(s))
     done = time.perf_counter()
     ids = {match_id(m) for m in found}
@@ -326,7 +326,7 @@ def engines_table(settings: Settings, spark: Any) -> Table:
             continue
         policy = next((p for p in (POLICY, "any") if claims_policy(eng, "ses", p)), POLICY)
         try:
-            run = prepare(frame, KEYED, engine=name, policy=policy, tasks=TASKS)
+            run = prepare(frame, Query.ask(KEYED, policy=policy), engine=name, tasks=TASKS)
         except Exception as err:  # an engine that cannot run this pattern
             table.add(name, policy, f"unsupported: {err}", None, None)
             continue
@@ -348,8 +348,8 @@ def skew_table(settings: Settings, spark: Any) -> Table:
     frame = read_events(spark, str(STOCKS), limit=settings.limit)
     frame.df.cache().count()
     for label, slices in (("by ticker only", 1), ("ticker × time slices", None)):
-        run = prepare(frame, KEYED, engine="ses-automaton", policy=POLICY, tasks=TASKS,
-                      slices=slices)
+        run = prepare(frame, Query.ask(KEYED, policy=POLICY), engine="ses-automaton",
+                      tasks=TASKS, slices=slices)
         sizes = [r["count"] for r in run.events.groupBy(F.spark_partition_id()).count()
                  .collect()]
         sizes += [0] * (run.layout.partitions - len(sizes))

@@ -25,6 +25,12 @@ from bench.report import OUT_DIR, Table, emit
 from kleene.cli.demo import default_data
 
 SHIFT_MS = 50_000_000
+_STOCK_TIME = re.compile(r"stock_time=(\d+)")
+
+
+def shift_stock_times(text: str, by: int) -> str:
+    """Stock lines with every ``stock_time`` moved ``by`` later."""
+    return _STOCK_TIME.sub(lambda m: f"stock_time={int(m.group(1)) + by}", text)
 
 
 def replicated(source: Path, copies: int, out: Path) -> Path:
@@ -32,13 +38,11 @@ def replicated(source: Path, copies: int, out: Path) -> Path:
     if out.exists():
         return out
     text = gzip.open(source, "rt", newline="").read()
-    stamp = re.compile(r"stock_time=(\d+)")
     part = out.with_suffix(".part")
     with gzip.open(part, "wt", compresslevel=1, newline="") as f:
         for k in range(copies):
             shift = k * SHIFT_MS
-            f.write(text if k == 0 else
-                    stamp.sub(lambda m, s=shift: f"stock_time={int(m.group(1)) + s}", text))
+            f.write(text if k == 0 else shift_stock_times(text, shift))
     part.rename(out)
     return out
 

@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TypeAlias
 
 from kleene.data.batches import open_events
 from kleene.data.loaders import FORMATS, load_events
@@ -22,6 +23,9 @@ from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.languages import LANGUAGES, WINDOW_READINGS
 from kleene.reference.match import Match
 from kleene.reference.query import Query
+
+#: What a subcommand's ``add_parser`` is given: the ``kleene`` parser's subcommands.
+Commands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
 #: The one budget the reference semantics draw from (see :mod:`kleene.reference.budget`).
 BUDGET_NAME = "steps"

@@ -8,12 +8,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from kleene.cli.common import Commands
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
-from kleene.conformance.runner import new_report
+from kleene.conformance.runner import Result, new_report
 from kleene.engines.registry import engine_names
 from kleene.reference.errors import KleeneError, Unsupported
 
@@ -35,7 +36,7 @@ Exit codes: 0 every applicable case passes, 1 some case failed (or the protocol
 check found a problem), 2 a user mistake (unknown backend, ...)."""
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene conform`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -106,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(file=out)
 
-    def progress(result: object) -> None:
+    def progress(result: Result) -> None:
         if not args.quiet:
-            print(line(result), file=out, flush=True)  # type: ignore[arg-type]
+            print(line(result), file=out, flush=True)
 
     try:
         report = conform(backend, files, timeout=args.timeout, generated=args.generated,
@@ -145,6 +146,6 @@ def spark_backend(args: argparse.Namespace) -> Backend:
     return SparkBackend(spark, name)
 
 
-def header_of(backend: object) -> str:
+def header_of(backend: Backend) -> str:
     """The header of a run (the backend's name, version, origin, capabilities)."""
-    return header(new_report(backend))  # type: ignore[arg-type]
+    return header(new_report(backend))

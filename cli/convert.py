@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from kleene.cli.common import add_event_options, load_stream, plural
+from kleene.cli.common import Commands, add_event_options, load_stream, plural
 from kleene.cli.results import OutputError, check_output
 from kleene.data.columnar import columns_of
 from kleene.reference.errors import StreamError
@@ -21,7 +21,7 @@ NAME = "convert"
 HELP = "validate events and write them as Parquet (for data loaded many times)"
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene convert EVENTS -o FILE.parquet``."""
     parser = commands.add_parser(NAME, help=HELP, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -25,7 +25,7 @@ from typing import TextIO
 
 import kleene
 from kleene.cli import demo_engines, demo_nfa, demo_spark, demo_srt, demo_stream
-from kleene.cli.common import add_budget_option, non_negative, plural
+from kleene.cli.common import Commands, add_budget_option, non_negative, plural
 from kleene.cli.demo_cases import CROSS, Tally, summary, worked_examples
 from kleene.cli.demo_engines import Row, claiming_engines
 from kleene.cli.demo_report import print_table, write_report
@@ -82,7 +82,7 @@ class CasesError(KleeneError):
         return str(self.args[0])
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene demo`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -63,10 +63,10 @@ def claiming_engines() -> list[str]:
             if any(f.kind == "policy" for f in engine(name).capabilities)]
 
 
-def run_engine(e: Engine, pattern: SESPattern, events: Sequence[Event], policy: str,
-               time_unit: str | None,
-               progress: Callable[[Iterable[Event]], Iterable[Event]] | None = None
-               ) -> tuple[list[Match], float, int]:
+def timed_run(e: Engine, pattern: SESPattern, events: Sequence[Event], policy: str,
+              time_unit: str | None,
+              progress: Callable[[Iterable[Event]], Iterable[Event]] | None = None
+              ) -> tuple[list[Match], float, int]:
     """Compile and run; the matches (duplicates kept), seconds, peak instances."""
     compiled = e.compile(Query.of(pattern, policy=policy, time_unit=time_unit))
     feed: Iterable[Event] = progress(events) if progress else events
@@ -147,7 +147,7 @@ def stock_prefix(pattern: SESPattern, head: Stream, names: Sequence[str],
             e = engine(name)
             if not _claims(e, policy):
                 continue
-            found, seconds, peak = run_engine(e, pattern, head.events, policy, head.time_unit)
+            found, seconds, peak = timed_run(e, pattern, head.events, policy, head.time_unit)
             ok, why = _verdict(found, expected)
             rows.append(Row(name, "local", f"stock, first {len(head):,}", policy, len(found), ok,
                             len(head), seconds, peak, why))
@@ -165,7 +165,7 @@ def stock_full(pattern: SESPattern, s: Stream, names: Sequence[str], policy: str
         e = engine(name)
         if not _claims(e, policy):
             continue
-        found, seconds, peak = run_engine(e, pattern, s.events, policy, s.time_unit,
+        found, seconds, peak = timed_run(e, pattern, s.events, policy, s.time_unit,
                                           progress(name, len(s)))
         ok, why = _verdict(found, expected)
         if expected is None:

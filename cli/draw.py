@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from kleene.cli.common import _time_unit, read_pattern
+from kleene.cli.common import Commands, _time_unit, read_pattern
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -126,7 +126,7 @@ def configured(name: str, args: argparse.Namespace) -> Engine:
     if not (dataclasses.is_dataclass(eng) and hasattr(eng, "frequencies")):
         raise Unsupported(f"--frequencies: engine {name!r} has no evaluation order to fix "
                           "(the lazy NFAs of seed 003 have one)")
-    return dataclasses.replace(eng, frequencies=parse_frequencies(text))  # type: ignore[type-var]
+    return dataclasses.replace(eng, frequencies=parse_frequencies(text))
 
 
 def parse_frequencies(text: str) -> dict[str, float]:
@@ -145,7 +145,7 @@ def parse_frequencies(text: str) -> dict[str, float]:
     return out
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene draw`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -191,8 +191,8 @@ def run(args: argparse.Namespace) -> int:
         others = [(name, picture_graph(compile_pattern(argparse.Namespace(
             **{**vars(args), "engine": name}))[0], states=args.states, guards=args.guards))
             for name in args.beside]
-        picture = beside([(args.engine or "this engine", first), *others])  # type: ignore[list-item]
-    data = draw(picture, fmt, title=args.title, states=args.states,  # type: ignore[arg-type]
+        picture = beside([(args.engine or "this engine", first), *others])
+    data = draw(picture, fmt, title=args.title, states=args.states,
                 guards=args.guards, rankdir=args.rankdir)
     if args.output:
         try:

@@ -16,6 +16,7 @@ from typing import Any
 
 from kleene.cli import progress, results
 from kleene.cli.common import (
+    Commands,
     QueryHelpFormatter,
     add_budget_option,
     add_engine_options,
@@ -60,7 +61,7 @@ text column with a number is an error."""
 
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene match`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=QueryHelpFormatter)

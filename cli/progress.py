@@ -80,7 +80,7 @@ def steps(what: str) -> Iterator[Callable[[int], None]]:
 
 
 @contextmanager
-def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
+def spark_tasks(spark: Any, what: str = "Spark") -> Iterator[None]:
     """A bar of the tasks of Spark's active stages (Spark's own console bar is off), fed
     by a thread polling the status tracker; nothing when bars are off."""
     if not enabled():
@@ -91,7 +91,7 @@ def spark_tasks(spark: object, what: str = "Spark") -> Iterator[None]:
     from tqdm import tqdm
 
     done = threading.Event()
-    tracker = spark.sparkContext.statusTracker()  # type: ignore[attr-defined]
+    tracker = spark.sparkContext.statusTracker()
 
     def poll(bar: tqdm) -> None:
         while not done.wait(0.5):

@@ -8,9 +8,9 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
-from typing import TextIO, cast
+from typing import TextIO, TypedDict, cast
 
-from kleene.cli.common import _time_unit, non_negative
+from kleene.cli.common import Commands, _time_unit, non_negative
 from kleene.cli.draw import pattern_text
 from kleene.data.loaders import FORMATS, load_events
 from kleene.engines.protocol import Query
@@ -39,6 +39,7 @@ from kleene.proofs.srt.satisfiability import BOUND as SREMO_BOUND
 from kleene.proofs.srt.symbolic import schema_of as sremo_schema
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
+from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language, language_named
 from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.ses.text import parse_ses
@@ -94,7 +95,7 @@ ALL_SECTIONS = tuple(dict.fromkeys(x for names in LANGUAGE_SECTIONS.values() for
 SCHEMA_ROWS = 10_000
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene prove`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -183,7 +184,15 @@ def _unit(args: argparse.Namespace) -> str:
     return f"; ts in {args.time_unit}" if args.time_unit else ""
 
 
-def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> dict[str, object]:
+class SchemaSources(TypedDict):
+    """Where a schema's sorts come from (``schema_of``'s keyword arguments)."""
+
+    declared: dict[str, str]
+    stream: Stream | None
+    required: tuple[str, ...]
+
+
+def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> SchemaSources:
     """The schema's sources the options name: --sort, --events, --no-missing."""
     stream = (load_events(args.events, format=args.events_format, ts=args.ts,
                           limit=SCHEMA_ROWS) if args.events else None)
@@ -198,7 +207,7 @@ def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
     if pattern.window is not None:
         pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
         query = replace(query, pattern=pattern)
-    schema = operator_schema(pattern, **_schema_options(  # type: ignore[arg-type]
+    schema = operator_schema(pattern, **_schema_options(
         args, attributes(pattern.conditions) | {"ts"}))
     bound = NFA_BOUND if args.bound is None else args.bound
     print(f"schema {schema}{_unit(args)}; bound {bound}")
@@ -233,7 +242,7 @@ def _wanted(args: argparse.Namespace, sections: Sequence[str]) -> Sequence[str]:
     if unknown:
         raise PatternError(f"no section {', '.join(unknown)} for this language; choose from "
                            f"{', '.join(sections)}")
-    return args.check  # type: ignore[no-any-return]
+    return args.check
 
 
 #: The languages with proofs of their own, each with its report and sections.

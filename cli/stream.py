@@ -16,7 +16,14 @@ import sys
 import time
 from typing import Any
 
-from kleene.cli.common import QueryHelpFormatter, add_query_options, plural, query_of, say_query
+from kleene.cli.common import (
+    Commands,
+    QueryHelpFormatter,
+    add_query_options,
+    plural,
+    query_of,
+    say_query,
+)
 from kleene.cli.spark import spark_errors
 from kleene.engines.spark.session import session
 from kleene.engines.spark.stream import ContinuousMatch
@@ -40,7 +47,7 @@ after S seconds without a new file; otherwise it runs until interrupted
 (Ctrl-C keeps the state: run again to continue)."""
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene stream`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=QueryHelpFormatter)

@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kleene.cli.common import add_event_options, load_stream, say_query
+from kleene.cli.common import Commands, add_event_options, load_stream, say_query
 from kleene.cli.draw import add_pattern_options, compile_pattern
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
@@ -47,7 +47,7 @@ examples:
   kleene trace table1.sremo --engine srt --events table1.csv"""
 
 
-def add_parser(commands: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(commands: Commands) -> argparse.ArgumentParser:
     """Declare ``kleene trace`` and its options."""
     parser = commands.add_parser(NAME, help=HELP, description=DESCRIPTION,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)

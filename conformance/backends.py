@@ -191,7 +191,7 @@ def from_factory(obj: Any, origin: str) -> Backend:
         except Exception as err:
             raise BackendError(f"{origin}: the factory failed: {crash_summary(err)}") from None
     if hasattr(obj, "run") and hasattr(obj, "capabilities") and hasattr(obj, "version"):
-        return obj  # type: ignore[no-any-return]
+        return obj
     if hasattr(obj, "compile") and hasattr(obj, "capabilities"):
         return EngineBackend(obj, origin=origin,
                              version=str(getattr(obj, "version", "unknown")))

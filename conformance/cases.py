@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kleene.conformance.validation import problems
+from kleene.engines.protocol import WindowReading
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.languages import LANGUAGES as REGISTRY
@@ -146,7 +147,7 @@ class CaseTest:
     errata: tuple[str, ...]
     matches: tuple[Mapping[str, list[int]], ...] | None
     data: Mapping[str, Any]  # the JSON object, for the fields of other check kinds
-    reading: str = "inclusive"
+    reading: WindowReading = "inclusive"   # the case schema's enum
     error: str | None = None
 
     def expectations(self) -> tuple[Expectation, ...]:
@@ -168,7 +169,7 @@ class CaseTest:
 class Expectation:
     """Under window reading ``reading``: the match set, or the stable code of the error."""
 
-    reading: str
+    reading: WindowReading
     matches: frozenset[Match] | None
     error: str | None
 
@@ -297,7 +298,7 @@ def case_id(case: Case, test: CaseTest) -> str:
 
 def computed_matches(case: Case, test: CaseTest,
                      implementation: Reference | None = None,
-                     reading: str = "inclusive") -> set[Match]:
+                     reading: WindowReading = "inclusive") -> set[Match]:
     """What ``implementation`` (default: the reference of the case's language,
     under window reading ``reading``) computes for a ``matches`` test."""
     if implementation is not None:
@@ -335,7 +336,7 @@ def run_case(case: Case, test: CaseTest) -> None:
 
 
 def explain(case: Case, test: CaseTest, *, got: set[Match], expected: set[Match],
-            reading: str = "inclusive") -> str:
+            reading: WindowReading = "inclusive") -> str:
     """A copy-paste reproduction of a disagreement (docs/architecture.md, Style 7): the pattern, the
     policy, the events, and what is missing and what is extra."""
     rows = case.events_of(test)

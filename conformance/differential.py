@@ -120,8 +120,8 @@ def assert_matches_between(engine: Engine, *, pattern: object, stream: Stream,
             ("reported more than once (a defect)", twice)]))
 
 
-def run_engine(engine: Engine, policy: str, pattern: Pattern, stream: Stream, *,
-               window: WindowReading = "inclusive") -> list[Match]:
+def reported_matches(engine: Engine, policy: str, pattern: Pattern, stream: Stream, *,
+                     window: WindowReading = "inclusive") -> list[Match]:
     """Compile ``pattern`` for ``policy`` and run it over ``stream``: every reported match."""
     query = Query.of(pattern, policy=policy, reading=window, time_unit=stream.time_unit)
     return list(engine.compile(query).run(stream))
@@ -136,7 +136,7 @@ def check_engine(engine: Engine, policy: str, pattern: Pattern, stream: Stream, 
     """
     __tracebackhide__ = True
     expected = reference_matches(pattern, stream, policy, budget=budget)
-    got = run_engine(engine, policy, pattern, stream)
+    got = reported_matches(engine, policy, pattern, stream)
     assert_same_matches(engine, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
     return got

@@ -20,6 +20,7 @@ Conventions: ``L`` a label, ``ID`` a key with two values, ``V`` a small number.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 from hypothesis import strategies as st
@@ -80,13 +81,13 @@ def events(*, ts: st.SearchStrategy[int] = _TIMES,
 
 @st.composite
 def streams(draw: st.DrawFn, *, min_size: int = 0, max_size: int = 8,
-            attributes: st.SearchStrategy[dict[str, str | int]] = _ATTRIBUTES,
+            attributes: st.SearchStrategy[Mapping[str, object]] = _ATTRIBUTES,
             gaps: st.SearchStrategy[int] = _GAPS,
             time_unit: str | None = None) -> Stream:
     """A stream: ``ts`` starts at 0 and grows by a drawn gap (0 makes a tie)."""
     rows = draw(st.lists(st.tuples(gaps, attributes), min_size=min_size, max_size=max_size))
     ts = 0
-    out: list[dict[str, str | int]] = []
+    out: list[dict[str, object]] = []
     for gap, attrs in rows:
         ts += gap if out else 0
         out.append({"ts": ts, **attrs})

@@ -321,8 +321,9 @@ def _written_by_convert(table: pa.Table, unit: str | None
 
 # ---------------------------------------------------------------- JSON Lines
 
-def _no_duplicates(row: int, source: str) -> Callable[[list[tuple[str, Any]]], dict]:
-    def hook(pairs: list[tuple[str, Any]]) -> dict:
+def _no_duplicates(row: int, source: str
+                   ) -> Callable[[list[tuple[str, Any]]], dict[str, Any]]:
+    def hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         out: dict[str, Any] = {}
         for key, value in pairs:
             if key in out:

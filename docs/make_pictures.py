@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kleene.engines import drawers
+from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Compiled, Query
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import set_automaton
@@ -100,17 +101,18 @@ def stream(c: dict[str, Any]) -> Stream:
     return stream_of(c["events"], time_unit=c["time_unit"])
 
 
-def compiled_as(text: str, name: str, frequencies: dict[str, float] | None = None) -> Any:
+def compiled_as(text: str, name: str, frequencies: Mapping[str, float] | None = None) -> Any:
     """``text`` (any language) compiled by engine ``name`` (with ``frequencies``, the lazy
     NFAs' order), and the parsed pattern."""
     pattern = detect_language(text, "<pattern>").parse(text, "<pattern>")
     eng = engine(name)
     if frequencies is not None:
-        eng.frequencies = frequencies  # type: ignore[attr-defined]
+        assert isinstance(eng, NFAEngine)       # only the lazy NFAs take an order
+        eng.frequencies = frequencies
     return eng.compile(Query.of(pattern)), pattern
 
 
-def beside(text: str, names: tuple[str, ...], frequencies: dict[str, float]) -> Any:
+def beside(text: str, names: tuple[str, ...], frequencies: Mapping[str, float]) -> Any:
     """The automata of ``text`` under ``names``, side by side."""
     return drawers.beside([(n, drawers.picture_graph(compiled_as(text, n, frequencies)[0]))
                         for n in names])
@@ -158,7 +160,7 @@ def seed004_pictures() -> Iterator[Picture]:
                   {"title": "SREMO (1)[1..4] unrolled (report Algs. 3-6)"})
     yield Picture("seed004-dsrt", drawers.view(srt, "dsrt", pattern),
                   {"title": "The DSRT of SREMO (1)[1..4] (report Alg. 7)"})
-    negated, npattern = compiled_as(NEGATED, "srt")
+    negated, _ = compiled_as(NEGATED, "srt")
     yield Picture("seed004-negation-srt", negated,
                   {"title": "A B, no S, then an S of the same id: the SRT (!e compiled by "
                             "Alg. 8 inside)"})

@@ -39,7 +39,7 @@ def split_state(q: Hashable) -> tuple[str | None, Hashable]:
     return None, q
 
 
-def state_key(q: Hashable) -> tuple:
+def state_key(q: Hashable) -> tuple[object, ...]:
     """A sort key for any state: sets by size then names, pairs by parts, the rest as text."""
     if isinstance(q, (frozenset, set)):
         return (0, len(q), tuple(sorted(map(str, q))))
@@ -63,7 +63,7 @@ def canonical(transitions: Iterable[Transition]) -> list[Transition]:
         size = len(q) if isinstance(q, (frozenset, set)) else 0
         depth[name, t.variable] = min(depth.get((name, t.variable), size), size)
 
-    def key(t: Transition) -> tuple:
+    def key(t: Transition) -> tuple[object, ...]:
         name, q = split_state(t.source)
         return (name or "", depth[name, t.variable], state_key(q), t.variable or "")
     return sorted(ts, key=key)

@@ -13,4 +13,4 @@ class Pictured:
         # floor of `kleene match`, tests/test_cli_imports.py)
         from kleene.engines.drawers import draw
 
-        return draw(self, "svg").decode("utf-8")  # type: ignore[arg-type]
+        return draw(self, "svg").decode("utf-8")

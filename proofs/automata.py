@@ -71,7 +71,7 @@ class _Run:
             self.bound[variable] = [(z3.Bool(f"{variable}#{i}?"),
                                      symbolic_event(self.schema, f"{variable}#{i}"))
                                     for i in range(2)]
-        return list(self.bound[variable])  # type: ignore[arg-type]
+        return list(self.bound[variable])
 
     def guard(self, t: Transition) -> object:
         """The guard holds for the event read now, given that the run holds at least
@@ -91,8 +91,8 @@ class _Run:
 
     def stream(self, model: object) -> Stream:
         chosen = [e for pairs in self.bound.values() for lit, e in pairs
-                  if true_in(model, lit)]  # type: ignore[arg-type]
-        events = [concrete_event(model, e, 0) for e in [*chosen, self.now]]  # type: ignore[arg-type]
+                  if true_in(model, lit)]
+        events = [concrete_event(model, e, 0) for e in [*chosen, self.now]]
         events.sort(key=lambda e: e.ts)
         return Stream(tuple(Event(i, e.ts, e.type, e.attrs) for i, e in enumerate(events)))
 
@@ -117,7 +117,7 @@ def unsatisfiable_guards(compiled: Compiled, *, schema: Schema | None = None,
     for t in transitions:
         claim = f"no event satisfies the guard of {t.source} -> {t.target}"
         run = _Run(schema)
-        outcome = solve([run.guard(t), *run.constraints()], timeout_ms)  # type: ignore[list-item]
+        outcome = solve([run.guard(t), *run.constraints()], timeout_ms)
         if outcome.status == "unsat":
             out[t] = Proved(claim)
         elif outcome.status == "sat":
@@ -142,7 +142,7 @@ def overlapping_guards(compiled: Compiled, *, schema: Schema | None = None,
         for t1, t2 in combinations(outgoing, 2):
             claim = f"no event enables both {t1.source} -> {t1.target} and -> {t2.target}"
             run = _Run(schema)
-            outcome = solve([run.guard(t1), run.guard(t2), *run.constraints()],  # type: ignore[list-item]
+            outcome = solve([run.guard(t1), run.guard(t2), *run.constraints()],
                             timeout_ms)
             if outcome.status == "unsat":
                 out[(t1, t2)] = Proved(claim)
@@ -154,10 +154,12 @@ def overlapping_guards(compiled: Compiled, *, schema: Schema | None = None,
     return out
 
 
-def deterministic(compiled: Compiled, **options: object) -> Result:
+def deterministic(compiled: Compiled, *, schema: Schema | None = None,
+                  timeout_ms: int = TIMEOUT_MS) -> Result:
     """:class:`Proved` when every pair of outgoing guards is exclusive; else the first
     counterexample (or unknown)."""
-    results: Iterable[Result] = overlapping_guards(compiled, **options).values()  # type: ignore[arg-type]
+    results: Iterable[Result] = overlapping_guards(compiled, schema=schema,
+                                                   timeout_ms=timeout_ms).values()
     for r in results:
         if not isinstance(r, Proved):
             return r

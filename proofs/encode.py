@@ -219,7 +219,7 @@ def _number(v: SymValue) -> tuple[Lit, z3.ArithRef] | None:
     """(is a number, the number) of ``v``: present and of kind ``num``; ``None`` if never."""
     for kind, flag, val in v.kinds:
         if kind == "num":
-            return conj(v.present, flag), val  # type: ignore[return-value]
+            return conj(v.present, flag), val
     return None
 
 

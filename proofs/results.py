@@ -19,7 +19,7 @@ Existential questions are asked as the claim that nothing exists: "transition
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -73,7 +73,7 @@ Result = Proved | CounterExample | Unknown
 
 
 #: What a check's outcome means for the pattern or the engine.
-STATUSES = ("ok", "problem", "info", "unknown")
+Status = Literal["ok", "problem", "info", "unknown"]
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ class Check:
     section: str
     subject: str
     result: Result
-    if_proved: str = "ok"
-    if_refuted: str = "problem"
+    if_proved: Status = "ok"
+    if_refuted: Status = "problem"
     proved_says: str = ""
     refuted_says: str = ""
 
@@ -105,7 +105,7 @@ class Check:
         return (self.refuted_says or f"refuted: {r.claim}{note}") + ", for example:"
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
         """``ok``, ``problem``, ``info`` or ``unknown``."""
         if isinstance(self.result, Unknown):
             return "unknown"

@@ -23,8 +23,10 @@ holds only when it is ``True``. Spark's filter pushdown has the same reading.
 from __future__ import annotations
 
 import itertools
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Value
@@ -234,6 +236,11 @@ class Instance:
     sequences: Mapping[str, Sequence[Event]]
 
 
+#: The order comparisons, on two values of one kind.
+_ORDER: dict[str, Callable[[Any, Any], bool]] = {
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
 def _kind(v: Value) -> str:
     if isinstance(v, bool):
         return "bool"
@@ -251,13 +258,7 @@ def compare(op: str, a: Value, b: Value) -> bool | None:
         return a == b
     if op == "!=":
         return a != b
-    if op == "<":
-        return a < b  # type: ignore[operator]
-    if op == "<=":
-        return a <= b  # type: ignore[operator]
-    if op == ">":
-        return a > b  # type: ignore[operator]
-    return a >= b  # type: ignore[operator]
+    return _ORDER[op](a, b)      # two strings, two numbers or two booleans
 
 
 def aggregate(func: str, events: Sequence[Event], attr: str | None) -> Value:
@@ -338,8 +339,3 @@ def instances(c: Condition, gamma: Mapping[str, Sequence[Event]]) -> Iterator[In
 def holds(c: Condition, gamma: Mapping[str, Sequence[Event]]) -> bool:
     """Whether ``c`` is satisfied by ``gamma``: every instantiation is ``True``."""
     return all(evaluate(c, inst) is True for inst in instances(c, gamma))
-
-
-def holds_for_event(c: Condition, var: str, e: Event) -> bool:
-    """Whether property ``c`` of ``var`` holds for the single event ``e``."""
-    return holds(c, {var: (e,)})

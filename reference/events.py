@@ -17,15 +17,12 @@ import datetime as _dt
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from kleene.reference.errors import StreamError
 
 #: An attribute value. ``None`` means "missing" and makes comparisons unknown.
 Value = str | int | float | bool | None
-
-#: Names that address the event itself rather than an attribute.
-RESERVED = ("ts", "type")
 
 #: Milliseconds per time unit; durations in patterns carry one of these units.
 UNIT_MS: dict[str, float] = {
@@ -124,7 +121,13 @@ class Stream(Sequence[Event]):
     def __len__(self) -> int:
         return len(self._events) if self._events is not None else len(self._columns)
 
-    def __getitem__(self, i):  # type: ignore[override]
+    @overload
+    def __getitem__(self, i: int) -> Event: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Event, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Event | tuple[Event, ...]:
         if self._events is None and isinstance(i, int):
             n = len(self._columns)
             j = i + n if i < 0 else i

@@ -20,13 +20,16 @@ import json
 import re
 import sys
 import time
+from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
-from types import SimpleNamespace
 
 from kleene.conformance.adapters import direct, engines, mr
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.generated import conform
+from kleene.conformance.runner import Report
+from kleene.reference.match import Match
 
 #: Triage of findings: (engine, skip mode, a text the finding's pattern or source
 #: contains) → (class, explanation). Filled from real runs; see docs/peers.md.
@@ -66,11 +69,11 @@ DIRECT: dict[tuple[str, str], tuple[str, str]] = {
 }
 
 
-def classify(engine: str, f: Finding) -> tuple[str, str]:
-    """The class and explanation of a finding (``unclassified`` when none is recorded)."""
-    for eng, skip, needle, cls, why in CLASSIFIED:
-        if eng == engine and skip in (f.skip, "*") and (needle in f.request.pattern
-                                                        or needle in f.source):
+def classify(engine: str, skip: str, pattern: str, source: str) -> tuple[str, str]:
+    """The class and explanation of a finding of ``engine`` (under ``skip``, on ``pattern``
+    from ``source``): ``unclassified`` when none is recorded."""
+    for eng, skipped, needle, cls, why in CLASSIFIED:
+        if eng == engine and skipped in (skip, "*") and (needle in pattern or needle in source):
             return cls, why
     return "unclassified", "not yet triaged"
 
@@ -87,11 +90,9 @@ def reclassify(text: str) -> str:
             source = re.search(r"(?m)^- from: (.*)$", block)
             pattern = re.search(r"(?m)^- Kleene pattern .*?: `(.*)`$", block)
             skip = re.search(r"(?m)^- `AFTER MATCH SKIP (.*?)`", block)
-            probe_like = SimpleNamespace(
-                skip=skip.group(1) if skip else "",
-                source=source.group(1) if source else "",
-                request=SimpleNamespace(pattern=pattern.group(1) if pattern else ""))
-            cls, why = classify(engine, probe_like)  # type: ignore[arg-type]
+            cls, why = classify(engine, skip.group(1) if skip else "",
+                                pattern.group(1) if pattern else "",
+                                source.group(1) if source else "")
             first, _, rest = block.partition("\n")
             block = f"#### {engine} finding {head.group(2)}: {cls}\n" + re.sub(
                 r"(?m)^- classification: .*$", f"- classification: **{cls}** — {why}"
@@ -100,7 +101,7 @@ def reclassify(text: str) -> str:
     return "".join(out)
 
 
-def _matches(ms: list | None) -> str:  # type: ignore[type-arg]
+def _matches(ms: Sequence[Match] | None) -> str:
     if ms is None:
         return "(no answer)"
     if not ms:
@@ -110,7 +111,7 @@ def _matches(ms: list | None) -> str:  # type: ignore[type-arg]
 
 def finding_md(engine: str, k: int, f: Finding) -> list[str]:
     """A finding as markdown: the reproduction and its class."""
-    cls, why = classify(engine, f)
+    cls, why = classify(engine, f.skip, f.request.pattern, f.source)
     out = [f"#### {engine} finding {k}: {cls}", "",
            f"- from: {f.source}",
            f"- Kleene pattern (operator language, policy `{f.request.policy}`, "
@@ -140,10 +141,10 @@ def direct_md(name: str, verdicts: list[tuple[direct.Check, str]]) -> list[str]:
     return out
 
 
-def engine_section(name: str, report: object, tallies: dict[str, Tally],
+def engine_section(name: str, report: Report, tallies: dict[str, Tally],
                    version: str) -> list[str]:
     """The section of one engine."""
-    results = report.results  # type: ignore[attr-defined]
+    results = report.results
     passed = [r for r in results if r.status == "pass"]
     failed = [r for r in results if r.status == "fail"]
     skipped = [r for r in results if r.status == "skip"]
@@ -155,7 +156,7 @@ def engine_section(name: str, report: object, tallies: dict[str, Tally],
            "### `kleene conform` (claimed fragment, `AFTER MATCH SKIP TO NEXT ROW`"
            + (", hand-written case files only" if hand else "") + ")", "",
            f"{len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped "
-           f"({len(results)} tests, {report.seconds:.0f} s).", ""]  # type: ignore[attr-defined]
+           f"({len(results)} tests, {report.seconds:.0f} s).", ""]
     if passed:
         out += ["Passed: " + ", ".join(f"`{r.id}`" for r in passed), ""]
     for r in failed:
@@ -214,7 +215,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"peers: {name}: probe, AFTER MATCH SKIP {skip}", file=sys.stderr, flush=True)
             b = getattr(engines, name)(skip=skip, probe=True)
             try:
-                tallies[skip] = probe(lambda r, b=b: b.run(r, timeout=120), skip, files,
+                tallies[skip] = probe(partial(b.run, timeout=120), skip, files,
                                       budget=args.shrink, limit=limits.get(name), ne=b.ne)
             finally:
                 b.close()

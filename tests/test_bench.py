@@ -8,21 +8,16 @@ from __future__ import annotations
 
 import csv
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
-    sys.path.insert(0, str(ROOT))
-
-from bench import seed000, seed001  # noqa: E402
-from bench.__main__ import BENCHMARKS, main  # noqa: E402
-from bench.chemo import ChemoConfig, chemo_stream, repeat, window_size  # noqa: E402
-from bench.measure import Budget, measure  # noqa: E402
-from bench.report import Table, fmt, render, write_csv  # noqa: E402
-from kleene.reference.events import Stream  # noqa: E402
+from bench import seed000, seed001
+from bench.__main__ import BENCHMARKS, main
+from bench.chemo import ChemoConfig, chemo_stream, repeat, window_size
+from bench.measure import Budget, measure
+from bench.report import Table, fmt, render, write_csv
+from kleene.reference.events import Stream
 
 TINY = ChemoConfig(patients=2, cycles=1, start_spread_days=2)
 
@@ -67,7 +62,8 @@ def test_table_rejects_a_row_of_the_wrong_width_and_formats_cells():
 def test_measure_reports_a_missing_engine_and_caps_a_run():
     s = chemo_stream(TINY)
     p = seed000.ses_pattern(2, exclusive=True)
-    assert measure("no-such-engine", p, s).error.startswith("not available")
+    missing = measure("no-such-engine", p, s).error
+    assert missing is not None and missing.startswith("not available")
     capped = measure("ses-automaton", p, s, budget=Budget(instances=0))
     assert capped.capped and capped.events == 0
     full = measure("ses-automaton", p, s)

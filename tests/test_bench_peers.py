@@ -7,20 +7,15 @@ Never checks a wall time or a speed-up (performance is measured, not asserted).
 from __future__ import annotations
 
 import gzip
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
-    sys.path.insert(0, str(ROOT))
-
-from bench import peers  # noqa: E402
-from bench.__main__ import BENCHMARKS  # noqa: E402
-from kleene.data.loaders import load_events  # noqa: E402
-from kleene.engines.registry import engine  # noqa: E402
-from kleene.reference.query import Query  # noqa: E402
-from kleene.reference.ses.policies import matches  # noqa: E402
-from kleene.reference.ses.text import parse_ses  # noqa: E402
+from bench import peers
+from bench.__main__ import BENCHMARKS
+from kleene.data.loaders import load_events
+from kleene.engines.registry import engine
+from kleene.reference.query import Query
+from kleene.reference.ses.policies import matches
+from kleene.reference.ses.text import parse_ses
 
 # x: SELL INTC at 10.0; y: BUY RIMM; z: BUY QQQ at 11.0 > 10.0, all within 3 ms;
 # then a QQQ at 9.0, not above x's price.

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kleene.cli import main
 from kleene.cli.demo import STOCK_FILE, default_data
 from kleene.reference.languages import detect_language
+from tests.helpers import run_cli
 
 PATTERN = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
 EVENTS = "ts,L\n0,A\n1,B\n2,A\n3,B\n"
@@ -33,12 +33,6 @@ def files(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def match(files: Path, *extra: str) -> list[str]:
     return ["match", "--pattern", str(files / "q.ses"), "--events", str(files / "e.csv"), *extra]
 
@@ -50,19 +44,19 @@ def chosen(policy: str) -> str:
 
 
 def test_jsonl_lines_are_the_canonical_matches(capsys, files):
-    code, out, err = run(capsys, *match(files))
+    code, out, err = run_cli(capsys, *match(files))
     assert (code, out.splitlines(), err) == (0, ANY_LINES, chosen("any"))
-    code, out, err = run(capsys, *match(files, "--engine", "reference"))
+    code, out, err = run_cli(capsys, *match(files, "--engine", "reference"))
     assert (code, out.splitlines(), err) == (0, ANY_LINES, "")
 
 
 def test_policy_next(capsys, files):
-    code, out, _ = run(capsys, *match(files, "--policy", "next"))
+    code, out, _ = run_cli(capsys, *match(files, "--policy", "next"))
     assert (code, out.splitlines()) == (0, NEXT_LINES)
 
 
 def test_table_has_one_column_per_variable(capsys, files):
-    code, out, _ = run(capsys, *match(files, "--format", "table"))
+    code, out, _ = run_cli(capsys, *match(files, "--format", "table"))
     assert code == 0
     assert [line.split() for line in out.splitlines()[:4]] == [
         ["#", "a", "b"], ["1", "0", "1"], ["2", "0", "3"], ["3", "2", "3"]]
@@ -76,7 +70,7 @@ def test_event_options(capsys, tmp_path):
                                     "WITHIN 2 hours\n")
     rows = [{"T": 0, "kind": "A"}, {"T": 2, "kind": "B"}, {"T": 3, "kind": "B"}]
     (tmp_path / "e.log").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    code, out, err = run(capsys, "match", "--pattern", str(tmp_path / "q.ses"),
+    code, out, err = run_cli(capsys, "match", "--pattern", str(tmp_path / "q.ses"),
                          "--events", str(tmp_path / "e.log"), "--events-format", "jsonl",
                          "--ts", "T", "--type-field", "", "--time-unit", "h")
     assert (code, out.splitlines(), err) == (0, ['{"a": [0], "b": [1]}'], chosen("any"))
@@ -85,7 +79,7 @@ def test_event_options(capsys, tmp_path):
 def test_syntax_error_exits_2_with_line_and_column(capsys, files):
     # Line 2, "WHERE a.L = = 'A'": the second '=' is column 13 where a term is expected.
     (files / "q.ses").write_text("PATTERN <{a}, {b}>\nWHERE a.L = = 'A'\nWITHIN 10\n")
-    code, out, err = run(capsys, *match(files))
+    code, out, err = run_cli(capsys, *match(files))
     assert code == 2 and out == ""
     assert f"{files / 'q.ses'}:2:13:" in err
     assert err.splitlines()[-1] == " " * 14 + "^"  # two spaces of indent, then column 13
@@ -93,14 +87,14 @@ def test_syntax_error_exits_2_with_line_and_column(capsys, files):
 
 
 def test_budget_error_names_the_budget(capsys, files):
-    code, out, err = run(capsys, *match(files, "--budget", "1", "--engine", "reference"))
+    code, out, err = run_cli(capsys, *match(files, "--budget", "1", "--engine", "reference"))
     assert code == 2 and out == ""
     assert "budget steps=1 exceeded" in err and "Traceback" not in err
 
 
 def test_budget_can_be_named(capsys, files):
-    assert run(capsys, *match(files, "--budget", "steps=1000", "--engine", "reference"))[0] == 0
-    code, _, err = run(capsys, *match(files, "--budget", "time=5"))
+    assert run_cli(capsys, *match(files, "--budget", "steps=1000", "--engine", "reference"))[0] == 0
+    code, _, err = run_cli(capsys, *match(files, "--budget", "time=5"))
     assert code == 2 and "unknown budget 'time'" in err
 
 
@@ -109,28 +103,28 @@ def test_budget_can_be_named(capsys, files):
     (["--time-unit", "fortnight"], "unknown time unit"),
 ])
 def test_bad_options(capsys, files, extra, needle):
-    code, _, err = run(capsys, *match(files, *extra))
+    code, _, err = run_cli(capsys, *match(files, *extra))
     assert code == 2 and needle in err and "Traceback" not in err
 
 
 def test_missing_files(capsys, files):
-    code, _, err = run(capsys, "match", "--pattern", str(files / "nope.ses"),
+    code, _, err = run_cli(capsys, "match", "--pattern", str(files / "nope.ses"),
                        "--events", str(files / "e.csv"))
     assert code == 2 and "nope.ses" in err
-    code, _, err = run(capsys, "match", "--pattern", str(files / "q.ses"),
+    code, _, err = run_cli(capsys, "match", "--pattern", str(files / "q.ses"),
                        "--events", str(files / "nope.csv"))
     assert code == 2 and "nope.csv" in err and "Traceback" not in err
 
 
 def test_stream_error_names_row_and_field(capsys, files):
     (files / "e.csv").write_text("ts,L\n0,A\n2,B\n1,B\n")
-    code, _, err = run(capsys, *match(files))
+    code, _, err = run_cli(capsys, *match(files))
     assert code == 2 and "row 2, field 'ts'" in err
 
 
 def test_window_with_a_unit_needs_a_time_unit(capsys, files):
     (files / "q.ses").write_text("PATTERN <{a}> WHERE a.L = 'A' WITHIN 10 hours\n")
-    code, _, err = run(capsys, *match(files))
+    code, _, err = run_cli(capsys, *match(files))
     assert code == 2 and "--time-unit" in err
 
 
@@ -140,19 +134,19 @@ def test_language_detection():
 
 def test_unknown_language_asks_for_one(capsys, files):
     (files / "q.ses").write_text("SELECT * FROM events\n")
-    code, _, err = run(capsys, *match(files))
+    code, _, err = run_cli(capsys, *match(files))
     assert code == 2 and "cannot tell the pattern language" in err
 
 
 def test_help(capsys):
-    code, out, _ = run(capsys, "--help")
+    code, out, _ = run_cli(capsys, "--help")
     assert code == 0 and "match" in out and "demo" in out
-    code, out, _ = run(capsys, "match", "--help")
+    code, out, _ = run_cli(capsys, "match", "--help")
     assert code == 0 and "--policy" in out and "next-literal" in out
 
 
 def test_no_command_is_a_usage_error(capsys):
-    code, _, err = run(capsys)
+    code, _, err = run_cli(capsys)
     assert code == 2 and "COMMAND" in err
 
 
@@ -166,7 +160,7 @@ def test_console_script(files):
 
 # ---------------------------------------------------------------- demo
 
-def case_file(expected: list[dict[str, list[int]]]) -> dict:
+def case_file(expected: list[dict[str, list[int]]]) -> dict[str, object]:
     """A one-test case file: PATTERN on EVENTS under `any` with ``expected``."""
     return {
         "language": "ses", "description": "a tiny case",
@@ -185,7 +179,7 @@ def test_demo_reports_agreement(capsys, tmp_path, correct):
     if not correct:
         expected = expected[:2]  # (a2, b3) is left out: the reference finds it as extra
     (tmp_path / "ses-tiny.json").write_text(json.dumps(case_file(expected)))
-    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--no-spark",
+    code, out, _ = run_cli(capsys, "demo", "--cases", str(tmp_path), "--no-spark",
                        "--out", str(tmp_path / "out"),
                        "--data", str(tmp_path / "absent.stream.gz"))
     assert code == (0 if correct else 1)
@@ -217,7 +211,7 @@ def test_demo_stock_section(capsys, tmp_path):
     # INTC, MSFT and CSCO within 400 ms: the demo's 3-variable set pattern
     # (500 ms window) matches them once; the IBM tick is bound to no variable.
     (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
-    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--data",
+    code, out, _ = run_cli(capsys, "demo", "--cases", str(tmp_path), "--data",
                        str(tmp_path / "s.stream"), "--no-spark", "--out", str(tmp_path / "out"))
     assert code == 0 and "4 events loaded" in out
     prefix = _table_rows(out, "stock, first 4")
@@ -233,7 +227,7 @@ def test_demo_stock_section(capsys, tmp_path):
 @pytest.mark.spark
 def test_demo_runs_the_engines_on_spark(capsys, tmp_path, spark):
     (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
-    code, out, _ = run(capsys, "demo", "--cases", str(tmp_path), "--data",
+    code, out, _ = run_cli(capsys, "demo", "--cases", str(tmp_path), "--data",
                        str(tmp_path / "s.stream"), "--out", str(tmp_path / "out"),
                        "--no-stream")   # the continuous run: tests/test_stream_spark.py
     rows = [r for r in _table_rows(out, "stock, all 4") if " spark " in r]
@@ -252,6 +246,6 @@ def test_other_languages_are_recognised_from_the_text(capsys, tmp_path, text, ex
     (tmp_path / "p.txt").write_text(text + "\n")
     (tmp_path / "e.jsonl").write_text("".join(
         f'{{"ts": {i}, "type": "{t}"}}\n' for i, t in enumerate("AABBC")))
-    code, out, err = run(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
+    code, out, err = run_cli(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
                          "--events", str(tmp_path / "e.jsonl"), "--engine", "reference")
     assert (code, out.splitlines(), err) == (0, expected, "")

@@ -14,24 +14,21 @@ import pytest
 from hypothesis import given, reject
 from hypothesis import strategies as st
 
-from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
+from kleene.conformance.differential import assert_same_matches, reference_matches, reported_matches
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.data.columnar import columns_of
 from kleene.engines.columns import ArrowColumns
-from kleene.engines.protocol import claims_policy
+from kleene.engines.protocol import Engine, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import And, Attr, Cmp, Const, Not, Or, holds
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event, Stream
 from kleene.reference.ses.filtering import EVENT
+from kleene.reference.ses.pattern import SESPattern
+from tests.helpers import columnar
 
 SES_ENGINES = [n for n in engine_names() if n.startswith(("ses-", "windows"))]
-
-
-def columnar(s: Stream) -> Stream:
-    """``s`` as a stream over Arrow columns."""
-    return Stream.from_columns(columns_of(s.events), s.time_unit)
 
 
 @given(stream=streams(min_size=0, max_size=12))
@@ -83,6 +80,19 @@ def test_conditions_over_arrow_columns_are_three_valued_as_holds(stream, c):
     assert got.tolist() == expected.tolist()
 
 
+def equals_the_reference_on_columns(eng: Engine, pattern: SESPattern, stream: Stream,
+                                    policy: str) -> None:
+    """``eng`` over ``stream``'s columns reports the reference's matches."""
+    try:
+        expected = reference_matches(pattern, stream, policy, budget=Budget(limit=60_000))
+    except BudgetExceeded:
+        reject()
+    s = columnar(stream)
+    assert_same_matches(eng, pattern=pattern, stream=s,
+                        got=reported_matches(eng, policy, pattern, s), expected=expected,
+                        policy=policy)
+
+
 @pytest.mark.parametrize("name", SES_ENGINES)
 @given(pattern=ses_patterns(max_sets=3, max_vars=4), stream=streams(min_size=1, max_size=9),
        policy=st.sampled_from(["any", "next"]))
@@ -90,13 +100,7 @@ def test_engines_on_columns_report_the_references_matches(name, pattern, stream,
     eng = engine(name)
     if not claims_policy(eng, "ses", policy):
         return
-    try:
-        expected = reference_matches(pattern, stream, policy, budget=Budget(limit=60_000))
-    except BudgetExceeded:
-        reject()
-    s = columnar(stream)
-    assert_same_matches(eng, pattern=pattern, stream=s, got=run_engine(eng, policy, pattern, s),
-                        expected=expected, policy=policy)
+    equals_the_reference_on_columns(eng, pattern, stream, policy)
 
 
 _CELLS = st.one_of(
@@ -131,10 +135,4 @@ def test_windows_over_small_batches_of_columns(rows, pattern, stream, policy):
     eng = WindowsEngine(name="windows+ses-small", rows=rows)
     if not claims_policy(eng, "ses", policy):
         return
-    try:
-        expected = reference_matches(pattern, stream, policy, budget=Budget(limit=60_000))
-    except BudgetExceeded:
-        reject()
-    s = columnar(stream)
-    assert_same_matches(eng, pattern=pattern, stream=s, got=run_engine(eng, policy, pattern, s),
-                        expected=expected, policy=policy)
+    equals_the_reference_on_columns(eng, pattern, stream, policy)

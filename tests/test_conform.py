@@ -17,6 +17,7 @@ import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 from importlib.metadata import EntryPoint
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,9 +27,10 @@ from kleene.conformance.backends import find_backend
 from kleene.conformance.cases import case_id, iter_tests, load_case_files
 from kleene.conformance.generated import check_language, conform
 from kleene.conformance.outcome import BackendError, UnknownBackend
-from kleene.conformance.runner import FAIL, PASS, SKIP
-from kleene.engines.protocol import Feature, Query
+from kleene.conformance.runner import FAIL, PASS, SKIP, Report
+from kleene.engines.protocol import Feature, Query, WindowReading
 from kleene.reference.errors import KleeneError
+from kleene.reference.match import Match
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "conformance" / "examples"
@@ -39,7 +41,8 @@ FILES = load_case_files()
 FRAGMENT = frozenset({Feature("ses"), Feature("ses", "any")})
 
 
-def claimed(capabilities: frozenset[Feature]) -> dict[str, list[tuple[str, frozenset]]]:
+def claimed(capabilities: frozenset[Feature]
+            ) -> dict[str, list[tuple[WindowReading, frozenset[Match] | str | None]]]:
     """For every test: the (reading, expected set or error) pairs a backend with
     ``capabilities`` is sent, from the case files (the runner is not consulted)."""
     out = {}
@@ -61,7 +64,7 @@ def verdicts(report) -> dict[str, str]:
     return {r.id: r.status for r in report.results}
 
 
-def run(spec: str, **options) -> object:
+def run(spec: str, **options: Any) -> Report:
     backend = find_backend(spec, timeout=options.pop("timeout", 30))
     try:
         return conform(backend, options.pop("files", FILES), **options)
@@ -294,6 +297,12 @@ class _Tags(HTMLParser):
         self.tags.append(tag)
 
 
+def child(element: ET.Element, tag: str) -> ET.Element:
+    found = element.find(tag)
+    assert found is not None, tag
+    return found
+
+
 def test_junit_and_html_reports_are_written_and_parse(tmp_path: Path) -> None:
     junit, page = tmp_path / "out" / "conform.xml", tmp_path / "out" / "conform.html"
     code = main(["conform", "--backend", BROKEN, "-q", "--case", "ses-q1",
@@ -305,9 +314,10 @@ def test_junit_and_html_reports_are_written_and_parse(tmp_path: Path) -> None:
     assert {c.get("name") for c in cases} == ids
     failed = [c for c in cases if c.find("failure") is not None]
     skipped = [c for c in cases if c.find("skipped") is not None]
-    assert int(root.get("failures")) == len(failed) > 0
-    assert all("missing (expected, not reported)" in c.find("failure").text for c in failed)
-    assert all(c.find("skipped").get("message").startswith("needs ") for c in skipped)
+    assert int(root.get("failures", "")) == len(failed) > 0
+    assert all("missing (expected, not reported)" in (child(c, "failure").text or "")
+               for c in failed)
+    assert all(child(c, "skipped").get("message", "").startswith("needs ") for c in skipped)
     props = {p.get("name"): p.get("value") for p in root.iter("property")}
     assert props["backend"] == "broken-drop-last"
     text = page.read_text(encoding="utf-8")
@@ -379,7 +389,7 @@ class _Misbehaving:
     def __init__(self, how: str) -> None:
         self.name, self.how = f"in-process-{how}", how
 
-    def compile(self, pattern: object, **options: object) -> object:
+    def compile(self, query: Query) -> object:
         if self.how == "crash":
             raise RuntimeError("boom")
         if self.how == "hang":

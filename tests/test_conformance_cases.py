@@ -226,7 +226,7 @@ def test_a_test_with_both_readings_is_checked_under_each() -> None:
     doc = _valid()
     doc["cases"][0]["pattern"] = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 1"
     doc["cases"][0]["events"] = [{"ts": 0, "L": "A"}, {"ts": 0, "L": "B"}, {"ts": 1, "L": "B"}]
-    test = {"description": "B at the edge", "readings": {
+    test: dict[str, Any] = {"description": "B at the edge", "readings": {
         "inclusive": [{"a": [0], "b": [2]}], "strict": []}}
     doc["cases"][0]["tests"] = [test]
     run_case(*_one(doc))   # the tied B never follows A; the B at 1 is inside <= 1 only

@@ -18,30 +18,15 @@ from kleene.conformance.differential import (
     budget,
     check_engine,
     reference_or_reject,
-    run_engine,
+    reported_matches,
 )
-from kleene.conformance.strategies import ses_patterns, streams
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
-from kleene.reference.match import Match
 from kleene.reference.ses.matching import window_of
-from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES
-
-#: Streams of at most 9 events keep the brute-force reference fast.
-STREAMS = streams(min_size=2, max_size=9)
-PATTERNS = ses_patterns(max_sets=3, max_vars=4)
-
-
-STEPS = 60_000
-
-
-def reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match]:
-    """The reference result, or a rejected example when it would be too slow."""
-    return reference_or_reject(pattern, stream, policy, steps=STEPS)
-
+from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, ses_reference
 
 #: The SES engines (the match-window engines have their own differential tests,
 #: tests/test_engines_windows_differential.py, which run every configuration).
@@ -55,61 +40,62 @@ def test_every_ses_policy_has_an_engine():
 
 
 @pytest.mark.parametrize(("name", "policy"), CLAIMED, ids=[f"{n}-{p}" for n, p in CLAIMED])
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_engine_equals_the_reference(name, policy, pattern, stream):
     try:
-        check_engine(engine(name), policy, pattern, stream, budget=budget(STEPS))
+        check_engine(engine(name), policy, pattern, stream, budget=budget(SES_STEPS))
     except BudgetExceeded:
         reject()
 
 
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_faithful_reports_exactly_the_next_matches_that_expire(pattern, stream):
     # Seed 000 Alg. 1 reports a buffer only when an event more than τ after its
     # first event arrives; every other `next` match is lost (docs/errata.md).
     faithful = engine("ses-automaton-faithful")
     tau = window_of(pattern, stream)
     last = stream[-1].ts
-    expected = {m for m in reference(pattern, stream, "next") if last - stream[m.first].ts > tau}
+    expected = {m for m in ses_reference(pattern, stream, "next")
+                if last - stream[m.first].ts > tau}
     assert_same_matches(faithful, pattern=pattern, stream=stream, policy="next",
-                        got=run_engine(faithful, "next", pattern, stream), expected=expected)
+                        got=reported_matches(faithful, "next", pattern, stream), expected=expected)
 
 
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_paper_filter_changes_next_only_without_properties(pattern, stream):
     # Sec. 4.5's filter keeps an event satisfying any property; when every
     # variable has a property it drops only events no transition can take.
     # Otherwise runs skip events they would have taken: matches are lost and
     # others appear, all still in Γ (docs/errata.md).
     paper = engine("ses-automaton-paper-filter")
-    got = run_engine(paper, "next", pattern, stream)
+    got = reported_matches(paper, "next", pattern, stream)
     if all(pattern.properties(v) for v in pattern.names):
         assert_same_matches(paper, pattern=pattern, stream=stream, policy="next", got=got,
-                            expected=reference(pattern, stream, "next"))
+                            expected=ses_reference(pattern, stream, "next"))
     else:
         assert_matches_between(paper, pattern=pattern, stream=stream, policy="next", got=got,
-                               at_least=set(), at_most=reference(pattern, stream, "any"))
+                               at_least=set(), at_most=ses_reference(pattern, stream, "any"))
 
 
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_bruteforce_next_lies_between_next_and_any(pattern, stream):
     # Sec. 5.2 with skip-till-next-match per ordering: a superset of `next`
     # (module docstring of kleene.engines.ses.bruteforce), inside Γ.
     bf = engine("ses-bruteforce")
     assert_matches_between(bf, pattern=pattern, stream=stream, policy="next",
-                           got=run_engine(bf, "next", pattern, stream),
-                           at_least=reference(pattern, stream, "next"),
-                           at_most=reference(pattern, stream, "any"))
+                           got=reported_matches(bf, "next", pattern, stream),
+                           at_least=ses_reference(pattern, stream, "next"),
+                           at_most=ses_reference(pattern, stream, "any"))
 
 
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_paper_bruteforce_reports_only_matches(pattern, stream):
     # The paper's orderings of singleton sets give substitutions that satisfy
     # conditions 1-3 (Γ), never one twice; what they miss is in docs/errata.md.
     bf = engine("ses-bruteforce-paper")
     assert_matches_between(bf, pattern=pattern, stream=stream, policy="next",
-                           got=run_engine(bf, "next", pattern, stream),
-                           at_least=set(), at_most=reference(pattern, stream, "any"))
+                           got=reported_matches(bf, "next", pattern, stream),
+                           at_least=set(), at_most=ses_reference(pattern, stream, "any"))
 
 
 STRICT = [(name, policy) for name, policy in CLAIMED
@@ -117,12 +103,12 @@ STRICT = [(name, policy) for name, policy in CLAIMED
 
 
 @pytest.mark.parametrize(("name", "policy"), STRICT, ids=[f"{n}-{p}" for n, p in STRICT])
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_engine_equals_the_reference_under_the_strict_window(name, policy, pattern, stream):
     # max ts − min ts < τ (the peers' reading, docs/semantics.md "Windows")
-    expected = reference_or_reject(pattern, stream, policy, steps=STEPS, window="strict")
+    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
     eng = engine(name)
-    got = run_engine(eng, policy, pattern, stream, window="strict")
+    got = reported_matches(eng, policy, pattern, stream, window="strict")
     assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                         expected=expected)
 

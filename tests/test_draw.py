@@ -28,6 +28,7 @@ from kleene.engines.ses.automaton import set_automaton
 from kleene.engines.ses.trace import view_of
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
+from tests.helpers import node_labels
 
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
 Q1 = json.loads((CASES / "ses-q1.json").read_text())["cases"][0]["pattern"]
@@ -42,14 +43,10 @@ def compiled(text: str, name: str = "ses-automaton"):
     return engine(name).compile(Query.of(parse_ses(text), policy="next"))
 
 
-def labels(g) -> set[str]:
-    return {d["label"] for _, d in g.nodes(data=True)}
-
-
 def test_q1_is_fig_5_nine_states_seventeen_transitions():
     g = draw.to_graph(compiled(Q1))
     assert (g.number_of_nodes(), g.number_of_edges()) == (9, 17)
-    assert labels(g) == {"∅", "c", "d", "p+", "cd", "cp+", "dp+", "cdp+", "cdp+b"}
+    assert node_labels(g) == {"∅", "c", "d", "p+", "cd", "cp+", "dp+", "cdp+", "cdp+b"}
     assert [d["label"] for _, d in g.nodes(data=True) if d["initial"]] == ["∅"]
     assert [d["label"] for _, d in g.nodes(data=True) if d["accepting"]] == ["cdp+b"]
     loops = sorted(d["label"] for u, v, d in g.edges(data=True) if u == v)
@@ -90,12 +87,12 @@ def test_state_styles():
     assert state_label(q, order="cdp", groups={"p"}, style="concat") == "cdp+"
     assert state_label(frozenset(), style="set") == "∅"
     g = draw.to_graph(compiled(Q1), states="set")
-    assert "{c, d, p+, b}" in labels(g)
+    assert "{c, d, p+, b}" in node_labels(g)
 
 
 def test_long_names_are_written_as_sets():
     g = draw.to_graph(compiled("PATTERN <{chemo, pred+}> WHERE chemo.L = 'C' WITHIN 5"))
-    assert labels(g) == {"∅", "{chemo}", "{pred+}", "{chemo, pred+}"}
+    assert node_labels(g) == {"∅", "{chemo}", "{pred+}", "{chemo, pred+}"}
 
 
 def test_dot_marks_start_and_accepting_states():
@@ -191,6 +188,7 @@ DOCS = Path(__file__).resolve().parents[1] / "docs"
 
 def make_pictures():
     spec = importlib.util.spec_from_file_location("make_pictures", DOCS / "make_pictures.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["make_pictures"] = module   # dataclasses look their module up
     spec.loader.exec_module(module)

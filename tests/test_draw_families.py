@@ -14,8 +14,8 @@ the marking S-transition into the final state).
 
 from __future__ import annotations
 
-import re
 import shutil
+from collections.abc import Mapping
 
 import networkx as nx
 import pytest
@@ -23,9 +23,11 @@ import pytest
 from kleene.cli import main
 from kleene.engines import draw, drawers
 from kleene.engines.nfa.draw import IGNORE
+from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine
 from kleene.reference.languages import detect_language
+from tests.helpers import node_labels
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` not installed")
 
@@ -37,20 +39,17 @@ SREMO1 = "mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1
 WINDOWED = f"({SREMO1})[1..4]"
 
 
-def compiled(text: str, name: str, frequencies: dict[str, float] | None = None):
+def compiled(text: str, name: str, frequencies: Mapping[str, float] | None = None):
     pattern = detect_language(text, "<t>").parse(text, "<t>")
     eng = engine(name)
     if frequencies is not None:
-        eng.frequencies = frequencies  # type: ignore[attr-defined]
+        assert isinstance(eng, NFAEngine)       # only the lazy NFAs take an order
+        eng.frequencies = frequencies
     return eng.compile(Query.of(pattern)), pattern
 
 
-def graph(text: str, name: str, frequencies: dict[str, float] | None = None) -> nx.MultiDiGraph:
+def graph(text: str, name: str, frequencies: Mapping[str, float] | None = None) -> nx.MultiDiGraph:
     return drawers.picture_graph(compiled(text, name, frequencies)[0])
-
-
-def labels(g: nx.MultiDiGraph) -> set[str]:
-    return {d["label"] for _, d in g.nodes(data=True)}
 
 
 def edge_labels(g: nx.MultiDiGraph) -> list[str]:
@@ -59,7 +58,7 @@ def edge_labels(g: nx.MultiDiGraph) -> list[str]:
 
 def test_eager_nfa_is_fig_1():
     g = graph(EX11, "nfa-eager")
-    assert labels(g) == {"∅", "a", "ab", "abc"}
+    assert node_labels(g) == {"∅", "a", "ab", "abc"}
     takes = sorted(lab.split("\n")[0] for lab in edge_labels(g) if lab.startswith("take"))
     assert takes == ["take A a", "take B b", "take C c"]
     assert edge_labels(g).count("ignore") == 3          # no ignore loop on the accepting state
@@ -81,7 +80,7 @@ def test_chain_nfa_is_fig_4_states_in_evaluation_order_and_buffers():
 
 
 def test_negation_post_processing_is_fig_6_and_first_chance_fig_7():
-    freqs = {"C": 1, "A": 2, "D": 3, "B": 10}
+    freqs: dict[str, float] = {"C": 1, "A": 2, "D": 3, "B": 10}
     post = graph(NEG, "nfa-chain", freqs)
     edges = {(post.nodes[a]["label"], d["label"].split("\n")[0], post.nodes[b]["label"])
              for a, b, d in post.edges(data=True)}
@@ -118,7 +117,7 @@ def test_tree_nfa_bolds_its_current_order_and_a_large_one_is_collapsed():
     assert bold == {"∅", "c", "ca", "cab", "cabd", "cabde"}
     states = [d for q, d in g.nodes(data=True) if q[0] not in ("buffer", "more")]
     boxes = [d for q, d in g.nodes(data=True) if q[0] == "more"]
-    hidden = sum(int(re.match(r"\+(\d+)", d["label"]).group(1)) for d in boxes)
+    hidden = sum(int(d["label"].split()[0].removeprefix("+")) for d in boxes)   # "+n states"
     assert len(states) + hidden == 2 ** 5 and boxes and len(states) <= 20
     small = graph(EX11, "nfa-tree")
     assert not any(q[0] == "more" for q in small.nodes)      # 8 states: all drawn
@@ -144,7 +143,7 @@ def test_srt_views_unrolled_dsrt_complement():
     legend = dict(d.graph["legend"])
     assert legend["φ1"] == "~.type = 'B'"
     assert {"φ1\n↓ r1@0", "¬φ1", "⊤"} <= set(edge_labels(d))          # minterms; the sink loop
-    assert "∅" in labels(d)
+    assert "∅" in node_labels(d)
     plain, p2 = compiled("mark {~.type = 'A'} ; mark {~.type = 'B'}", "srt")
     comp = drawers.view(plain, "complement", p2)
     dsrt = drawers.view(plain, "dsrt", p2)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from kleene.cli import main
 from kleene.engines.registry import engine, engine_names
+from tests.helpers import run_cli
 
 Q1 = (Path(__file__).resolve().parents[1] / "examples" / "chemo" / "q1.ses").read_text()
 
@@ -43,12 +43,6 @@ def compiling(language: str) -> list[str]:
             if any(f.language == language for f in engine(n).capabilities)]
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_draw_trace_and_prove_with_every_engine(language: str, tmp_path: Path,
                                                 capsys) -> None:
@@ -59,10 +53,10 @@ def test_draw_trace_and_prove_with_every_engine(language: str, tmp_path: Path,
     engines = compiling(language)
     assert tracing <= set(engines)
     for e in engines:
-        code, out, err = run(capsys, "draw", pattern, "--engine", e, "--format", "dot")
+        code, out, err = run_cli(capsys, "draw", pattern, "--engine", e, "--format", "dot")
         assert (code, err) == (0, ""), e
         assert out.startswith("digraph"), e
-        code, out, err = run(capsys, "trace", pattern, "--engine", e, "--events", stream,
+        code, out, err = run_cli(capsys, "trace", pattern, "--engine", e, "--events", stream,
                              "--time-unit", "h", "--format", "text")
         if e in tracing:
             assert (code, err) == (0, "") and out.startswith("e1 (ts 0"), e
@@ -70,7 +64,7 @@ def test_draw_trace_and_prove_with_every_engine(language: str, tmp_path: Path,
             assert code == 2 and err.count("\n") == 1, e
             assert f"engine {e} runs no automaton a trace follows" in err
     checks = [x for s in sections for x in ("--check", s)]
-    code, out, err = run(capsys, "prove", pattern, *checks)
+    code, out, err = run_cli(capsys, "prove", pattern, *checks)
     assert (code, err) == (0, "")
     last = out.rstrip().splitlines()[-1]
     assert last.endswith(" ok, 0 problem, 0 info, 0 unknown") and not last.startswith("0 ")
@@ -86,7 +80,7 @@ def test_an_engine_of_another_language_is_one_line_naming_those_that_compile(
     for argv in (("draw", str(tmp_path / name), "--engine", other, "--format", "dot"),
                  ("trace", str(tmp_path / name), "--engine", other, "--events",
                   str(tmp_path / "events.csv"), "--time-unit", "h")):
-        code, out, err = run(capsys, *argv)
+        code, out, err = run_cli(capsys, *argv)
         assert code == 2 and out == "" and err.count("\n") == 1
         assert f"engine {other} does not run" in err
         assert f"engines that do: {', '.join(compiling(language))}" in err
@@ -99,10 +93,10 @@ def test_a_sremo_time_window_is_drawn_and_traced_in_the_given_unit(tmp_path: Pat
     (tmp_path / "tw.sremo").write_text("(mark {~.type = 'B'} ; mark {~.type = 'S'})"
                                        "[WITHIN 1 hour]\n")
     (tmp_path / "e.csv").write_text("ts,type\n0,B\n30,S\n")
-    code, out, err = run(capsys, "draw", str(tmp_path / "tw.sremo"), "--format", "dot",
+    code, out, err = run_cli(capsys, "draw", str(tmp_path / "tw.sremo"), "--format", "dot",
                          "--time-unit", "min")
     assert (code, err) == (0, "") and "@w1.ts <= 60" in out and "@w1.ts <= 1 " not in out
-    code, out, err = run(capsys, "trace", str(tmp_path / "tw.sremo"), "--events",
+    code, out, err = run_cli(capsys, "trace", str(tmp_path / "tw.sremo"), "--events",
                          str(tmp_path / "e.csv"), "--time-unit", "min", "--format", "text")
     assert (code, err) == (0, "")
     assert "e2 (ts 30, type=S)" in out and '{"~": [0, 1]}' in out
@@ -112,7 +106,7 @@ def test_the_dsrt_view_of_a_time_window_says_why_there_is_none(tmp_path: Path, c
     # With the unit given, the view must not ask for it again: a time window has no DSRT.
     (tmp_path / "tw.sremo").write_text("(mark {~.type = 'B'} ; mark {~.type = 'S'})"
                                        "[WITHIN 2 h]\n")
-    code, out, err = run(capsys, "draw", str(tmp_path / "tw.sremo"), "--engine", "srt",
+    code, out, err = run_cli(capsys, "draw", str(tmp_path / "tw.sremo"), "--engine", "srt",
                          "--view", "dsrt", "--time-unit", "h", "--format", "dot")
     assert (code, out) == (2, "") and err.count("\n") == 1
     assert "determinizing a time window is not implemented" in err

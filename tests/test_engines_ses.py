@@ -24,7 +24,7 @@ from kleene.engines.ses.automaton import (
     ses_automaton,
 )
 from kleene.engines.ses.bruteforce import BruteForceEngine, orderings
-from kleene.reference.conditions import TRUE, Attr, Cmp, Const
+from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const
 from kleene.reference.durations import Duration
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
@@ -33,11 +33,7 @@ from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.syntax import parse_condition
-
-Q1 = parse_ses("""PATTERN <{c, p+, d}, {b}>
-WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B'
-  AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID
-WITHIN 264 hours""")
+from tests.helpers import Q1, labelled
 
 # Fig. 1 as (ID, L, ts) with ts = hours since 1 July 00:00 (9am 3 Jul = 57).
 FIG1 = [(1, "C", 57), (1, "B", 58), (1, "D", 59), (1, "P", 81), (2, "B", 105),
@@ -61,10 +57,6 @@ Q1_NEXT = {Match.of({"c": [e(1)], "d": [e(3)], "p": [e(4), e(9)], "b": [e(12)]})
            Match.of({"d": [e(7)], "c": [e(8)], "p": [e(10), e(11)], "b": [e(13)]})}
 
 
-def labelled(*rows: tuple[str, int]) -> Stream:
-    return Stream.from_rows([{"ts": ts, "L": label} for label, ts in rows])
-
-
 def run(name: str, pattern, stream: Stream, policy: str = "next") -> list[Match]:
     return list(engine(name).compile(Query.of(pattern, policy=policy)).run(stream))
 
@@ -75,7 +67,7 @@ def q(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-def conditions(*texts: str) -> frozenset:
+def conditions(*texts: str) -> frozenset[Condition]:
     return frozenset(parse_condition(t) for t in texts)
 
 

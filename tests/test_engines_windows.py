@@ -8,14 +8,17 @@ explained in a comment for the paper-faithful variants.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kleene.conformance.differential import run_engine
+from kleene.conformance.differential import reported_matches
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.engines.columns import Columns, PropertyBits, paper_bits
 from kleene.engines.registry import engine
+from kleene.engines.ses.run import CompiledSES
 from kleene.engines.spans import Window
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.framework import MatchWindows
@@ -23,7 +26,7 @@ from kleene.engines.windows.matching import AnchoredMatcher, EngineMatcher
 from kleene.engines.windows.soundness import preserved_policies
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
 from kleene.reference.conditions import And, Attr, Cmp, Condition, Const, Not, Or, Truth, holds
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.query import Query
 from kleene.reference.ses.filtering import EVENT, passes_filter
@@ -53,7 +56,7 @@ def chemo() -> Stream:
                              for label, pid, v, d in CHEMO], time_unit="d")
 
 
-def labelled(*rows: str, **attrs: list[object]) -> Stream:
+def labelled(*rows: str, **attrs: Sequence[object]) -> Stream:
     """``labelled("A@0", "B@1")``: events with label ``L`` at ts, extra columns by keyword."""
     out = []
     for k, row in enumerate(rows):
@@ -64,15 +67,17 @@ def labelled(*rows: str, **attrs: list[object]) -> Stream:
 
 def run(name: str | WindowsEngine, policy: str, pattern, stream) -> set[Match]:
     eng = engine(name) if isinstance(name, str) else name
-    got = run_engine(eng, policy, pattern, stream)
+    got = reported_matches(eng, policy, pattern, stream)
     assert len(got) == len(set(got)), "a match reported twice"
     return set(got)
 
 # ---------------------------------------------------------------- columns (Thm 1, ē)
 
 
-VALUES = st.one_of(st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([0.5, 1.0]),
+_CONSTANT_KINDS = (st.booleans(), st.integers(-2, 2), st.sampled_from([0.5, 1.0]),
                    st.sampled_from(["A", "B", "1"]))
+CONSTANTS = st.one_of(*_CONSTANT_KINDS)
+VALUES = st.one_of(st.none(), *_CONSTANT_KINDS)
 ROWS = st.lists(st.fixed_dictionaries({"x": VALUES, "y": VALUES}), min_size=1, max_size=12)
 
 
@@ -81,8 +86,7 @@ def conditions(draw: st.DrawFn, depth: int = 2) -> Condition:
     """Conditions over the single event ``e``: comparisons of ``x``, ``y``, ``ts``,
     constants of every kind, and their connectives."""
     terms = st.one_of(st.sampled_from([Attr(EVENT, "x"), Attr(EVENT, "y"), Attr(EVENT, "ts"),
-                                       Attr(EVENT, "missing")]), VALUES.filter(
-        lambda v: v is not None).map(Const))
+                                       Attr(EVENT, "missing")]), CONSTANTS.map(Const))
     kind = draw(st.sampled_from(["cmp", "cmp", "and", "or", "not", "truth"] if depth else ["cmp"]))
     if kind == "cmp":
         return Cmp(draw(st.sampled_from(["=", "!=", "<", "<=", ">", ">="])), draw(terms),
@@ -129,7 +133,8 @@ def traces(draw: st.DrawFn):
     enqueued in order, and before each enqueue some first events are dequeued."""
     pattern = draw(ses_patterns(max_sets=3, max_vars=4), label="pattern")
     stream = draw(streams(min_size=1, max_size=10), label="stream")
-    steps, window = [], 0
+    steps: list[tuple[str, Event | None]] = []
+    window = 0
     for e in stream:
         drop = draw(st.integers(0, window), label="dequeues")
         steps += [("dequeue", None)] * drop
@@ -195,6 +200,7 @@ def test_anchored_a_equals_the_engine_run_over_the_window(pattern, stream, polic
     # keeping the matches at W[0] agree; under `any` both are Def. 4's A.
     tau = window_of(pattern, stream)
     compiled = engine("ses-automaton").compile(Query.of(pattern, policy=policy))
+    assert isinstance(compiled, CompiledSES)
     anchored = AnchoredMatcher(compiled, Window(tau), prefiltered=False, properties=pattern)
     generic = EngineMatcher(compiled)
     properties = PropertyBits(pattern)

@@ -28,7 +28,7 @@ from kleene.conformance.differential import (
     assert_same_matches,
     budget,
     reference_or_reject,
-    run_engine,
+    reported_matches,
 )
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.engines.protocol import Counters, Feature, Transition, claims_policy
@@ -38,20 +38,11 @@ from kleene.engines.windows.soundness import preserved_policies
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
+from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.windows import as_stream, restore
-
-STREAMS = streams(min_size=2, max_size=9)
-PATTERNS = ses_patterns(max_sets=3, max_vars=4)
-
-
-STEPS = 60_000
-
-
-def reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match]:
-    """The reference result, or a rejected example when it would be too slow."""
-    return reference_or_reject(pattern, stream, policy, steps=STEPS)
+from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, ses_reference
 
 
 def windows_engines() -> list[WindowsEngine]:
@@ -79,19 +70,20 @@ def test_the_engines_claim_next_and_any():
 
 
 @pytest.mark.parametrize("policy", ["any", "next"])
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_claimed_engines_equal_the_reference(policy, pattern, stream):
-    expected = reference(pattern, stream, policy)
+    expected = ses_reference(pattern, stream, policy)
     for eng in ENGINES:
         if claims_policy(eng, "ses", policy):
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
-                                got=run_engine(eng, policy, pattern, stream), expected=expected)
+                                got=reported_matches(eng, policy, pattern, stream),
+                                expected=expected)
     if policy == "any":
         # The paper's Algorithm 1 (unclaimed) reports only matches of Γ: its update
         # rule and final loop lose some (docs/errata.md; `next`: tests/test_engines_windows.py).
         paper = engine("windows-paper+ses")
         assert_matches_between(paper, pattern=pattern, stream=stream, policy=policy,
-                               got=run_engine(paper, policy, pattern, stream), at_least=set(),
+                               got=reported_matches(paper, policy, pattern, stream), at_least=set(),
                                at_most=expected)
 
 
@@ -117,7 +109,7 @@ class CompiledReference:
         if not window:
             return
         s, origin = as_stream(window, self.time_unit)
-        for m in matches(self.pattern, s, self.policy, budget=budget(STEPS)):
+        for m in matches(self.pattern, s, self.policy, budget=budget(SES_STEPS)):
             yield restore(m, origin)
 
 
@@ -130,10 +122,9 @@ class ReferenceEngine:
         {Feature("ses"), Feature("ses", "group-variables"), Feature("ses", "prev")}
         | {Feature.policy("ses", p) for p in POLICIES})
 
-    def compile(self, pattern: object, *, policy: str = "any", time_unit: str | None = None,
-                window: str = "inclusive") -> CompiledReference:
-        assert isinstance(pattern, SESPattern)
-        return CompiledReference(pattern, policy, time_unit)
+    def compile(self, query: Query) -> CompiledReference:
+        assert isinstance(query.pattern, SESPattern)
+        return CompiledReference(query.pattern, query.policy, query.time_unit)
 
 
 FRAMEWORKS = [WindowsEngine("windows (unfiltered) + reference", ReferenceEngine(),
@@ -154,17 +145,17 @@ def test_the_framework_claims_what_soundness_says():
 @pytest.mark.parametrize("policy", POLICIES)
 @given(pattern=ses_patterns(max_sets=3, max_vars=3), stream=streams(min_size=2, max_size=7))
 def test_each_policy_through_the_framework(policy, pattern, stream):
-    expected, gamma = reference(pattern, stream, policy), None
+    expected, gamma = ses_reference(pattern, stream, policy), None
     for eng in FRAMEWORKS:
         try:
-            got = run_engine(eng, policy, pattern, stream)
+            got = reported_matches(eng, policy, pattern, stream)
         except BudgetExceeded:
             reject()
         if claims_policy(eng, "ses", policy):
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                                 expected=expected)
         else:
-            gamma = gamma if gamma is not None else reference(pattern, stream, "any")
+            gamma = gamma if gamma is not None else ses_reference(pattern, stream, "any")
             assert_matches_between(eng, pattern=pattern, stream=stream, policy=policy,
                                    got=got, at_least=expected, at_most=gamma)
 
@@ -180,7 +171,7 @@ def test_per_window_next_literal_gains_a_match():
     s = Stream.from_rows([{"ts": t, "L": label, "ID": i} for t, label, i in
                           [(0, "A", 2), (1, "A", 1), (2, "B", 2), (3, "B", 1)]])
     assert matches(p, s, "next-literal") == {Match.of({"a": [0], "b": [2]})}
-    got = set(run_engine(FRAMEWORKS[1], "next-literal", p, s))
+    got = set(reported_matches(FRAMEWORKS[1], "next-literal", p, s))
     assert got == {Match.of({"a": [0], "b": [2]}), Match.of({"a": [1], "b": [3]})}
 
 
@@ -192,19 +183,19 @@ def test_filtered_contiguous_gains_a_match():
     s = Stream.from_rows([{"ts": t, "L": label} for t, label in [(0, "A"), (1, "X"),
                                                                    (2, "B")]])
     assert matches(p, s, "contiguous") == set()
-    assert set(run_engine(FRAMEWORKS[0], "contiguous", p, s)) == set()
-    assert set(run_engine(FRAMEWORKS[1], "contiguous", p, s)) == {
+    assert set(reported_matches(FRAMEWORKS[0], "contiguous", p, s)) == set()
+    assert set(reported_matches(FRAMEWORKS[1], "contiguous", p, s)) == {
         Match.of({"a": [0], "b": [2]})}
 
 
 @pytest.mark.parametrize("policy", ["any", "next"])
-@given(pattern=PATTERNS, stream=STREAMS)
+@given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_claimed_engines_equal_the_reference_under_the_strict_window(policy, pattern, stream):
     # the match windows W_f of Def. 3 read with max ts − min ts < τ
-    expected = reference_or_reject(pattern, stream, policy, steps=STEPS, window="strict")
+    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
     for eng in ENGINES:
         if claims_policy(eng, "ses", policy) and \
                 Feature("ses", "window-strict") in eng.capabilities:
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
-                                got=run_engine(eng, policy, pattern, stream, window="strict"),
+                                got=reported_matches(eng, policy, pattern, stream, window="strict"),
                                 expected=expected)

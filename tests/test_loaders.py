@@ -24,21 +24,11 @@ from kleene.data.loaders import (
     text_value,
 )
 from kleene.reference.errors import StreamError
+from tests.helpers import rows, write
 
 STOCKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "stocks.stream.gz"
 
 CSV = "ts,type,name,price,volume,note\n0,BUY,INTC,27.85,100,\n5,SELL,MSFT,30,-7,x y\n"
-
-
-def write(path: Path, text: str, *, gz: bool = False) -> Path:
-    """Write ``text`` to ``path`` (gzip-compressed when ``gz``)."""
-    data = text.encode("utf-8")
-    path.write_bytes(gzip.compress(data) if gz else data)
-    return path
-
-
-def rows(stream) -> list[tuple]:
-    return [(e.position, e.ts, e.type, dict(e.attrs)) for e in stream]
 
 
 # ---------------------------------------------------------------- CSV

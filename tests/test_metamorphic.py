@@ -35,12 +35,12 @@ from kleene.conformance.strategies import (
     streams,
     typed_streams,
 )
-from kleene.data.columnar import columns_of
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
+from tests.helpers import columnar
 
 STOCK = 25_263_126
 TRANSFORMS = ("shift", "scale", "scale+shift")
@@ -72,8 +72,6 @@ def transformed(pattern: Any, s: Stream, how: str) -> tuple[Any, Stream]:
     return with_windows_scaled(pattern, 0.1), Stream.from_rows(rows, time_unit=s.time_unit)
 
 
-def loaded(s: Stream) -> Stream:
-    return Stream.from_columns(columns_of(s.events), time_unit=s.time_unit)
 
 
 def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: str,
@@ -92,7 +90,7 @@ def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: str
                                                window=reading)  # type: ignore[arg-type]
     q2 = Query.of(p2, policy=policy, reading=reading)
     for name in names:
-        for form in (s2, loaded(s2)):
+        for form in (s2, columnar(s2)):
             try:
                 got = list(engine(name).compile(q2).run(form))
             except (BudgetExceeded, Unsupported):

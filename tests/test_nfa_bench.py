@@ -3,15 +3,8 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:          # bench/ is a plain folder beside the package
-    sys.path.insert(0, str(ROOT))
-
-from bench import seed003  # noqa: E402
-from bench.__main__ import BENCHMARKS  # noqa: E402
+from bench import seed003
+from bench.__main__ import BENCHMARKS
 
 
 def test_registered() -> None:
@@ -115,5 +108,6 @@ def test_drift_table_over_columns_agrees() -> None:
     table = columns_table(segments=3, segment=3000, window=10, repeat=1)
     assert "the same matches for every NFA: yes" in table.header[0]
     assert [row[0] for row in table.rows] == ["1", "2", "3", "whole"]
-    assert table.rows[-1][7] >= 2  # the tree re-planned at each change of the rarest type
+    replans = table.rows[-1][7]     # the tree re-planned at each change of the rarest type
+    assert isinstance(replans, int) and replans >= 2
     assert all(len(row) == len(table.columns) for row in table.rows)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from kleene.conformance.cases import iter_tests, load_case_files
+from kleene.conformance.cases import Case, CaseTest, iter_tests, load_case_files
 from kleene.engines.protocol import Query, claims, missing
 from kleene.engines.registry import engine
 
@@ -21,14 +21,14 @@ TESTS = [(case, test) for case, test in iter_tests(load_case_files())
          if case.language == "operator" and test.check == "matches"]
 
 
-def _id(item: tuple[object, object]) -> str:
+def _id(item: tuple[Case, CaseTest]) -> str:
     case, test = item
-    return f"{case.file}:{case.description[:40]}:{test.description[:40]}"  # type: ignore[attr-defined]
+    return f"{case.file}:{case.description[:40]}:{test.description[:40]}"
 
 
 @pytest.mark.parametrize("name", ENGINES)
 @pytest.mark.parametrize("item", TESTS, ids=[_id(t) for t in TESTS])
-def test_worked_example(name: str, item: tuple) -> None:
+def test_worked_example(name: str, item: tuple[Case, CaseTest]) -> None:
     case, test = item
     e = engine(name)
     ran = 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal, cast
+
 import pytest
 
 from kleene.engines.nfa.engine import NFAEngine
@@ -12,6 +14,7 @@ from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.query import Query
+from tests.helpers import columnar
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 
@@ -60,8 +63,8 @@ def test_example_1_1_counts() -> None:
                                      ((0, 2), (0, 3), "a")]
 
 
-@pytest.mark.parametrize("columnar", [False, True])
-def test_conjunction_counts_every_pair_once_either_way(columnar: bool) -> None:
+@pytest.mark.parametrize("on_columns", [False, True])
+def test_conjunction_counts_every_pair_once_either_way(on_columns: bool) -> None:
     """Sec. 4.2 on a0(v=1) a1(v=2) b2(v=1) a3(v=0), ``AND(A a, B b) WHERE a.v <= b.v``:
     matches (a0, b2) and (a3, b2). The eager NFA accepts either arrival order (states
     {a} and {b}): each event is one edge try from the initial state (4 evaluations,
@@ -73,7 +76,6 @@ def test_conjunction_counts_every_pair_once_either_way(columnar: bool) -> None:
     ``n + 2P`` eager, ``n_B + 2P`` lazy (P pairs in the window), whatever the
     selectivity; so for 2-slot conjuncts the lazy gain is at most ``1 + n_A / (n_B + 2P)``
     (README, Seed 003). Over columns (join.py) the chain counts the same."""
-    from kleene.data.columnar import columns_of
 
     text = "PATTERN AND(A a, B b) WHERE a.v <= b.v WITHIN 10"
     s = stream("A A B A", v=[1, 2, 1, 0])
@@ -81,12 +83,12 @@ def test_conjunction_counts_every_pair_once_either_way(columnar: bool) -> None:
     got, eager = run(engine("nfa-eager"), text, s)
     assert set(got) == expected
     assert (eager.counters.predicate_evaluations, eager.counters.instances_created) == (10, 6)
-    if columnar:
-        s = Stream.from_columns(columns_of(s.events), s.time_unit)
+    if on_columns:
+        s = columnar(s)
     got, chain = run(NFAEngine("lazy", "chain", frequencies={"A": 3, "B": 1}), text, s)
     assert set(got) == expected
     assert (chain.counters.predicate_evaluations, chain.counters.instances_created) == (7, 3)
-    assert chain.counters.peak_instances == (0 if columnar else 1)
+    assert chain.counters.peak_instances == (0 if on_columns else 1)
 
 
 def test_eager_states_are_order_ideals() -> None:
@@ -94,7 +96,8 @@ def test_eager_states_are_order_ideals() -> None:
     compiled = engine("nfa-eager").compile(
         Query.of(parse_operator("PATTERN AND(SEQ(A a, B b), C c)")))
     states = {t.source for t in compiled.iter_transitions()}
-    assert {frozenset(s[1]) for s in states} == {
+    assert all(isinstance(s, tuple) for s in states)
+    assert {frozenset(cast(tuple[int, frozenset[str]], s)[1]) for s in states} == {
         frozenset(), frozenset("a"), frozenset("c"), frozenset("ac"), frozenset("ab"),
         frozenset("abc")}
 
@@ -237,7 +240,7 @@ def test_first_chance_waits_for_a_slot_of_the_negated_type() -> None:
 
 
 @pytest.mark.parametrize("kind", ["chain", "tree"])
-def test_group_by_attribute(kind: str) -> None:
+def test_group_by_attribute(kind: Literal["chain", "tree"]) -> None:
     """Sec. 4.5.3 on A B B B C with x = 1 2 1 for the B's (hand-computed): under
     prev(b.x) = b.x the matches bind {b1}, {b2}, {b3}, {b1 b3}. Without grouping the
     iterate edge builds all 7 subsets of the three B's; hashed by x, only 3 + 1."""
@@ -288,15 +291,14 @@ def test_rows_no_variable_can_take_never_become_events(name: str) -> None:
     """columns.py: over a loaded stream every engine (the eager and the tree NFA too)
     drops, with Arrow kernels, the rows of no slot's type and those failing every unary
     condition of their type's slots; the matches are the reference's (hand-computed)."""
-    from kleene.data.columnar import columns_of
 
     s = stream("A B C A B C D", V=[1, 0, 2, 3, 1, 5, 9])
-    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    on_columns = columnar(s)
     text = "PATTERN SEQ(A a, B b, C c) WHERE b.V = 1 AND c.V > a.V WITHIN 6"
-    got, compiled = run(engine(name), text, columnar)
+    got, compiled = run(engine(name), text, on_columns)
     # B at 1 (V=0) and D at 6 are dropped: no slot of their type takes them
-    assert compiled.counters.events_read == 7  # type: ignore[attr-defined]
-    assert compiled.counters.events_filtered == 2  # type: ignore[attr-defined]
+    assert compiled.counters.events_read == 7
+    assert compiled.counters.events_filtered == 2
     assert sorted(got) == sorted([Match.of({"a": (0,), "b": (4,), "c": (5,)}),
                                   Match.of({"a": (3,), "b": (4,), "c": (5,)})])
 
@@ -305,12 +307,11 @@ def test_columnar_iteration_counts_its_subsets_against_the_budget() -> None:
     """join.py builds an iterated slot's subsets at once: 30 B's in one window give
     C(30,1) + … + C(30,8) ≈ 8.6 M subsets of at most 8, counted first and refused with
     the instance budget's error, not built (hand-computed)."""
-    from kleene.data.columnar import columns_of
 
     s = stream("A " + "B " * 30 + "C")
-    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    on_columns = columnar(s)
     e = NFAEngine("nfa-chain", "chain", max_instances=1000)
     with pytest.raises(BudgetExceeded, match="nfa-instances"):
-        run(e, "PATTERN SEQ(A a, B{1,8} b[], C c) WITHIN 40", columnar)
-    got, _ = run(e, "PATTERN SEQ(A a, B{1,2} b[], C c) WITHIN 40", columnar)
+        run(e, "PATTERN SEQ(A a, B{1,8} b[], C c) WITHIN 40", on_columns)
+    got, _ = run(e, "PATTERN SEQ(A a, B{1,2} b[], C c) WITHIN 40", on_columns)
     assert len(got) == 30 + 435  # C(30,1) + C(30,2) subsets, each one match

@@ -18,12 +18,15 @@ from hypothesis import strategies as st
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
 from kleene.data.columnar import Columns, columns_of
-from kleene.engines.nfa.engine import NFAEngine
+from kleene.engines.nfa.engine import CompiledNFA, NFAEngine
 from kleene.engines.protocol import Feature
 from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
+from kleene.reference.operators.pattern import OperatorPattern
+from kleene.reference.operators.text import parse_operator
 from kleene.reference.query import Query
+from tests.helpers import columnar
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 CLAIMED = [(name, policy) for name in ENGINES
@@ -52,12 +55,13 @@ def test_claims(name: str, policy: str) -> None:
 def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) -> None:
     multi = name in ("nfa-multichain", "nfa-tree")
     pattern = data.draw(operator_patterns(disjunction=multi), label="pattern")
+    assert isinstance(pattern, OperatorPattern)
     stream = data.draw(typed_streams(), label="stream")
     freqs = data.draw(st.none() | frequencies, label="frequencies")
     e = variant(name, freqs)
     expected = reference_or_reject(pattern, stream, policy)
     if data.draw(st.booleans(), label="columnar"):  # the filter over columns (columns.py)
-        stream = Stream.from_columns(columns_of(stream.events), stream.time_unit)
+        stream = columnar(stream)
     got = list(e.compile(Query.of(pattern, policy=policy)).run(stream))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
@@ -65,7 +69,7 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
 
 @given(pattern=operator_patterns(disjunction=False), stream=typed_streams(),
        orders=st.lists(frequencies, min_size=2, max_size=3))
-def test_sec6_chain_equals_eager_for_every_order(pattern: object, stream: object,
+def test_sec6_chain_equals_eager_for_every_order(pattern: OperatorPattern, stream: Stream,
                                                  orders: list[dict[str, int]]) -> None:
     """Sec. 6: the chain's matches do not depend on its order, and equal the eager NFA's."""
     eager = list(engine("nfa-eager").compile(Query.of(pattern)).run(stream))
@@ -77,7 +81,7 @@ def test_sec6_chain_equals_eager_for_every_order(pattern: object, stream: object
 
 
 @given(pattern=operator_patterns(subpattern_kleene=True), stream=typed_streams(max_size=5))
-def test_outside_the_fragment_is_unsupported(pattern: object, stream: object) -> None:
+def test_outside_the_fragment_is_unsupported(pattern: OperatorPattern, stream: Stream) -> None:
     """Never a wrong answer: either the reference's matches or Unsupported with a reason."""
     e = engine("nfa-multichain")
     try:
@@ -86,17 +90,15 @@ def test_outside_the_fragment_is_unsupported(pattern: object, stream: object) ->
         assert str(why)
         return
     expected = reference_or_reject(pattern, stream, "any")
-    got = list(compiled.run(stream))  # type: ignore[arg-type]
+    got = list(compiled.run(stream))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy="any")
 
 
 @st.composite
-def drifting_streams(draw: st.DrawFn) -> object:
+def drifting_streams(draw: st.DrawFn) -> Stream:
     """Two or three phases, each with its own type weights, so the rarest type changes
     and the Tree NFA switches its root (Sec. 7)."""
-    from kleene.reference.events import Stream
-
     rows: list[dict[str, object]] = []
     ts = 0
     for _ in range(draw(st.integers(2, 3), label="phases")):
@@ -112,12 +114,12 @@ def drifting_streams(draw: st.DrawFn) -> object:
 @settings(max_examples=max(10, settings().max_examples // 3))
 @given(pattern=operator_patterns(windows=st.integers(1, 4), optional_window=False),
        stream=drifting_streams())
-def test_sec7_tree_equals_eager_while_it_switches(pattern: object, stream: object) -> None:
+def test_sec7_tree_equals_eager_while_it_switches(pattern: OperatorPattern, stream: Stream) -> None:
     """The Tree NFA's matches do not depend on when it switches: they equal the
     multi-chain's (itself equal to the reference above), without duplicates."""
     tree = engine("nfa-tree").compile(Query.of(pattern))
     try:
-        got = list(tree.run(stream))  # type: ignore[arg-type]
+        got = list(tree.run(stream))
     except Unsupported:
         return
     expected = list(engine("nfa-multichain").compile(Query.of(pattern)).run(stream))
@@ -126,9 +128,6 @@ def test_sec7_tree_equals_eager_while_it_switches(pattern: object, stream: objec
 
 
 def test_tree_switches_on_drift() -> None:
-    from kleene.reference.events import Stream
-    from kleene.reference.operators.text import parse_operator
-
     types = "A A A A A A C B A A A A A A B C " + "C C C C C C A B C C C C C A B C C"
     s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
     p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
@@ -136,6 +135,18 @@ def test_tree_switches_on_drift() -> None:
     got = list(tree.run(s))
     assert tree.counters.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(Query.of(p)).run(s))
+
+
+def chain_over_columns_equals_reference(stream: Stream, text: str, policy: str,
+                                        freqs: dict[str, int] | None) -> OperatorPattern:
+    """The chain over ``stream``'s columns reports the reference's matches of ``text``."""
+    pattern = parse_operator(text)
+    expected = reference_or_reject(pattern, stream, policy)
+    e = variant("nfa-chain", freqs)
+    got = list(e.compile(Query.of(pattern, policy=policy)).run(columnar(stream)))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+    return pattern
 
 
 JOINED = ("PATTERN SEQ(A a, B b, C c) WITHIN {w}", "PATTERN AND(A a, B b, C c) WITHIN {w}",
@@ -149,21 +160,12 @@ def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, 
                                              freqs: dict[str, int] | None) -> None:
     """The chain's lookups over a loaded stream's columns (join.py), every state at once,
     find the reference's matches, and count the instances the event-by-event chain does."""
-    from kleene.reference.operators.text import parse_operator
-
-    pattern = parse_operator(text.format(w=w))
-    expected = reference_or_reject(pattern, stream, policy)
-    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
-    e = variant("nfa-chain", freqs)
-    got = list(e.compile(Query.of(pattern, policy=policy)).run(columnar))
-    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
-                        policy=policy)
-    chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(Query.of(pattern,
-                                                                                    policy=policy))
+    pattern = chain_over_columns_equals_reference(stream, text.format(w=w), policy, freqs)
+    query = Query.of(pattern, policy=policy)
+    chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(query)
     list(chain.run(stream))
-    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(Query.of(pattern,
-                                                                                          policy=policy))
-    list(joined_freq.run(columnar))
+    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(query)
+    list(joined_freq.run(columnar(stream)))
     assert joined_freq.counters.instances_created == chain.counters.instances_created
 
 
@@ -190,15 +192,14 @@ def test_tree_over_columns_replans_and_equals_reference(stream: Stream, text: st
                                                         policy: str, block: int) -> None:
     """The Tree NFA over columns (replan.py) re-plans σ every few candidate rows as the
     rates drift: each span of one σ reports its matches, the reference's, once."""
-    from kleene.reference.operators.text import parse_operator
-
     pattern = parse_operator(text.format(w=w))
     expected = reference_or_reject(pattern, stream, policy)
-    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
+    on_columns = columnar(stream)
     e = engine("nfa-tree")
     tree = e.compile(Query.of(pattern, policy=policy))
-    tree.block = block  # type: ignore[attr-defined]
-    got = list(tree.run(columnar))
+    assert isinstance(tree, CompiledNFA)
+    tree.block = block
+    got = list(tree.run(on_columns))
     assert len(got) == len(set(got))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
@@ -207,14 +208,13 @@ def test_tree_over_columns_replans_and_equals_reference(stream: Stream, text: st
 def test_tree_over_columns_switches_on_drift() -> None:
     """The drift of test_tree_switches_on_drift over columns, blocks of 4 rows: σ
     re-planned, the eager NFA's matches."""
-    from kleene.reference.operators.text import parse_operator
-
     types = "A A A A A A C B A A A A A A B C " + "C C C C C C A B C C C C C A B C C"
     s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
     p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
     tree = engine("nfa-tree").compile(Query.of(p))
-    tree.block = 4  # type: ignore[attr-defined]
-    got = list(tree.run(Stream.from_columns(columns_of(s.events), s.time_unit)))
+    assert isinstance(tree, CompiledNFA)
+    tree.block = 4
+    got = list(tree.run(columnar(s)))
     assert tree.counters.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(Query.of(p)).run(s))
 
@@ -222,15 +222,14 @@ def test_tree_over_columns_switches_on_drift() -> None:
 def test_tree_over_columns_costs_the_chain_between_replans() -> None:
     """Steady rates (A : B : C = 1 : 2 : 3): the tree never re-plans and makes exactly
     the computations and instances of the chain A, B, C over the same columns."""
-    from kleene.reference.operators.text import parse_operator
-
     s = Stream.from_rows([{"ts": i, "type": t}
                           for i, t in enumerate("A B B C C C".split() * 400)])
-    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    on_columns = columnar(s)
     p = parse_operator("PATTERN SEQ(A a, B b, C c) WITHIN 5")
     tree = engine("nfa-tree").compile(Query.of(p))
     chain = variant("nfa-chain", {"A": 1, "B": 2, "C": 3}).compile(Query.of(p))
-    assert sorted(tree.run(columnar)) == sorted(chain.run(columnar))
+    assert isinstance(tree, CompiledNFA) and isinstance(chain, CompiledNFA)
+    assert sorted(tree.run(on_columns)) == sorted(chain.run(on_columns))
     assert tree.counters.switches == 0 and tree.orders == chain.orders == ((0, 1, 2),)
     for name in ("predicate_evaluations", "instances_created"):
         assert tree.counters[name] == chain.counters[name] > 0
@@ -243,33 +242,23 @@ def test_chain_over_columns_with_conditions_equals_reference(
         stream: Stream, text: str, w: int, policy: str, freqs: dict[str, int] | None) -> None:
     """Unary conditions as masks, joint conditions over the instances' gathered columns,
     bounded iterations as subsets of candidate ranges: the reference's matches."""
-    from kleene.reference.operators.text import parse_operator
-
-    pattern = parse_operator(text.format(w=w))
-    expected = reference_or_reject(pattern, stream, policy)
-    columnar = Stream.from_columns(columns_of(stream.events), stream.time_unit)
-    e = variant("nfa-chain", freqs)
-    got = list(e.compile(Query.of(pattern, policy=policy)).run(columnar))
-    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
-                        policy=policy)
+    chain_over_columns_equals_reference(stream, text.format(w=w), policy, freqs)
 
 
 def test_columnar_chain_counts_the_chain_instances_with_conditions() -> None:
     """A joint condition filters the new instances where its last variable is bound:
     the instances the event-by-event chain creates, the same matches."""
-    from kleene.reference.operators.text import parse_operator
-
     rows = [{"ts": i // 2, "type": t, "V": v, "ID": 0}
             for i, (t, v) in enumerate(zip("ABCABCCBA", (1, 2, 3, 0, 2, 1, 0, 3, 1),
                                            strict=True))]
     s = Stream.from_rows(rows)
-    columnar = Stream.from_columns(columns_of(s.events), s.time_unit)
+    on_columns = columnar(s)
     pattern = parse_operator("PATTERN AND(A a, B b, C c) WHERE a.V < c.V AND b.V > 1 WITHIN 2")
     freqs = dict.fromkeys("ABC", 1)
     chain = variant("nfa-chain", freqs).compile(Query.of(pattern))
     joined = variant("nfa-chain", freqs).compile(Query.of(pattern))
     by_events = sorted(chain.run(s))
-    by_columns = sorted(joined.run(columnar))
+    by_columns = sorted(joined.run(on_columns))
     assert by_columns == by_events == sorted(reference_or_reject(pattern, s, "any"))
     assert joined.counters.instances_created == chain.counters.instances_created
     assert joined.counters.peak_instances == 0  # no instance kept: the join ran
@@ -308,8 +297,6 @@ def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
         freqs: dict[str, int]) -> None:
     """Batches ending anywhere: the reference's matches, and (σ given) the instances the
     loaded stream's run creates (each piece counts those whose first event it reports)."""
-    from kleene.reference.operators.text import parse_operator
-
     pattern = parse_operator(text.format(w=w))
     expected = reference_or_reject(pattern, stream, policy)
     e = variant("nfa-chain", freqs)
@@ -318,7 +305,7 @@ def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
     whole = e.compile(Query.of(pattern, policy=policy))
-    list(whole.run(Stream.from_columns(columns_of(stream.events), stream.time_unit)))
+    list(whole.run(columnar(stream)))
     assert cut.counters.instances_created == whole.counters.instances_created
 
 
@@ -330,14 +317,13 @@ def test_tree_over_columns_in_batches_cut_anywhere_equals_reference(
         stream: Stream, text: str, w: int, cuts: list[int], block: int) -> None:
     """The re-planned tree over a source read in batches ending anywhere (its pieces
     and its spans cut independently): the reference's matches, once each."""
-    from kleene.reference.operators.text import parse_operator
-
     pattern = parse_operator(text.format(w=w))
     expected = reference_or_reject(pattern, stream, "any")
     e = engine("nfa-tree")
     tree = e.compile(Query.of(pattern))
-    tree.block = block  # type: ignore[attr-defined]
-    got = list(tree.run(Cut(stream, cuts)))  # type: ignore[arg-type]
+    assert isinstance(tree, CompiledNFA)
+    tree.block = block
+    got = list(tree.run(Cut(stream, cuts)))
     assert len(got) == len(set(got))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy="any")
@@ -348,8 +334,6 @@ def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> Non
     the candidates held at once never exceed those of 2τ of stream (21 events) plus
     the largest batch, and the matches are the event-by-event chain's."""
     import random
-
-    from kleene.reference.operators.text import parse_operator
 
     rng = random.Random(3)
     s = Stream.from_rows([{"ts": i, "type": "ABC"[i % 3], "V": rng.randrange(4)}

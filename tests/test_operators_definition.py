@@ -120,7 +120,8 @@ def small_patterns(draw: st.DrawFn) -> OperatorPattern:
                 rest.append(node(depth - 1))
             except StopIteration:
                 break
-        return {"seq": Seq, "and": Conj, "or": Disj}[kind]((leaf, *rest))
+        parts = (leaf, *rest)
+        return Seq(parts) if kind == "seq" else Conj(parts) if kind == "and" else Disj(parts)
 
     expr = node(2)
     bound = sorted(positive_variables(expr))

@@ -45,7 +45,7 @@ def test_pattern_1_of_seed_003_parses_as_written():
 def test_iteration_forms_of_patterns_5_to_7():
     # Pattern (6): AVG(b[i].x) < c.y; Pattern (7): b[i].x = b[i-1].x, i.e. prev.
     p6 = parse_operator("PATTERN SEQ(A a, B+ b[], C c) WHERE AVG(b[i].x) < c.y WITHIN 1 hour")
-    assert p6.expr.parts[1] == Kleene(Primitive("B", "b"))
+    assert isinstance(p6.expr, Seq) and p6.expr.parts[1] == Kleene(Primitive("B", "b"))
     assert p6.conditions == (Cmp("<", Agg("AVG", "b", "x"), Attr("c", "y")),)
     p7 = parse_operator("PATTERN SEQ(A a, B+ b[], C c) WHERE b[i].x = b[i-1].x WITHIN 1 hour")
     assert p7.conditions == (Cmp("=", Attr("b", "x"), Prev("b", "x")),)
@@ -55,7 +55,8 @@ def test_b_plus_is_the_iteration_of_the_event():
     assert parse_operator("PATTERN B+ b[]").expr == parse_operator("PATTERN (B b)+").expr
     assert parse_operator("PATTERN B{2,3} b[]").expr == Kleene(Primitive("B", "b"), 2, 3)
     assert parse_operator("PATTERN B{2} b[]").expr == Kleene(Primitive("B", "b"), 2, 2)
-    assert parse_operator("PATTERN SEQ(A a, B b){2,}").expr.high is None
+    loop = parse_operator("PATTERN SEQ(A a, B b){2,}").expr
+    assert isinstance(loop, Kleene) and loop.high is None
 
 
 def test_partial_sequence_and_disjunction_with_a_shared_variable():
@@ -154,7 +155,7 @@ def operator_patterns(draw: st.DrawFn, max_depth: int = 3) -> OperatorPattern:
         expr = Seq((Primitive("A", fresh()), expr))
     conditions = draw(st.lists(conditions_over(expr), max_size=3), label="conditions")
     has_negation = any(True for _ in negations(expr))
-    window = draw(st.builds(Duration, st.integers(0, 100) | st.floats(0.5, 9.5),
+    window: Duration | None = draw(st.builds(Duration, st.integers(0, 100) | st.floats(0.5, 9.5),
                             st.sampled_from([None, "s", "min", "h", "d"])), label="window")
     if not has_negation and draw(st.booleans(), label="no window"):
         window = None

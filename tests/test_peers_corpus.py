@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kleene.cli import main
 from kleene.conformance import corpus
-from kleene.conformance.cases import case_directory, iter_tests, load_case_files
+from kleene.conformance.cases import Case, CaseTest, case_directory, iter_tests, load_case_files
 from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget
 from kleene.reference.events import Stream
@@ -17,7 +17,7 @@ ROUTES = ("(operator translation)", "(SES reference)", "(SREMO translation)",
           "(operator reference)")
 
 
-def generated() -> list:
+def generated() -> list[tuple[Case, CaseTest]]:
     files = [f for f in load_case_files() if f.name.endswith("-generated.json")]
     return list(iter_tests(files))
 

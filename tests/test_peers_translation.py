@@ -14,23 +14,26 @@ from kleene.conformance.adapters.probe import oracle, requests
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.wire import Request
 from kleene.reference.errors import KleeneError
-from kleene.reference.events import Stream
+from kleene.reference.events import Stream, Value
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 
 
-def rows(types: str, ts: list[int] | None = None, **attrs: list[object]) -> list[dict]:
+def rows(types: str, ts: list[int] | None = None, **attrs: list[Value]) -> list[dict[str, Value]]:
     out = []
     for i, t in enumerate(types):
-        r: dict[str, object] = {"ts": i if ts is None else ts[i], "type": t}
+        r: dict[str, Value] = {"ts": i if ts is None else ts[i], "type": t}
         for k, vs in attrs.items():
             r[k] = vs[i]
         out.append(r)
     return out
 
 
-def plan(text: str, rs: list[dict], policy: str = "contiguous", **kw: object) -> mr.Plan:
-    return mr.plan(parse_operator(text), policy, rs, **kw)  # type: ignore[arg-type]
+def plan(text: str, rs: list[dict[str, Value]], policy: str = "contiguous", *,
+         window: str = "inclusive", time_unit: str | None = None,
+         skip: str = "TO NEXT ROW") -> mr.Plan:
+    return mr.plan(parse_operator(text), policy, rs, window=window, time_unit=time_unit,
+                   skip=skip)
 
 
 def test_a_sequence_becomes_a_row_pattern_with_defines() -> None:
@@ -121,7 +124,7 @@ def test_literals_escape_quotes() -> None:
 # ---------------------------------------------------------------- the SQL:2016 oracle
 
 
-def expected(text: str, rs: list[dict], skip: str = "TO NEXT ROW") -> set[Match]:
+def expected(text: str, rs: list[dict[str, Value]], skip: str = "TO NEXT ROW") -> set[Match]:
     return oracle(Request("operator", text, "contiguous", "inclusive", None, tuple(rs)), skip)[1]
 
 

@@ -8,11 +8,15 @@ mutual exclusivity, Lemma 1), without them any event does.
 
 from __future__ import annotations
 
-from kleene.engines.protocol import Transition
+from collections.abc import Hashable, Iterable, Iterator
+
+from kleene.engines.protocol import Counters, Transition
 from kleene.engines.registry import engine
 from kleene.proofs.automata import deterministic, overlapping_guards, unsatisfiable_guards
 from kleene.proofs.results import CounterExample, Proved
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, holds
+from kleene.reference.events import Event
+from kleene.reference.match import Match
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
@@ -54,22 +58,22 @@ def test_a_contradictory_guard_is_proved_dead():
 class _Hand:
     """A hand-made automaton of another family: SRT-like edges over the head ``~``."""
 
-    counters = None
-    initial = frozenset({0})
-    accepting = frozenset({1})
+    counters = Counters()
+    initial: frozenset[Hashable] = frozenset({0})
+    accepting: frozenset[Hashable] = frozenset({1})
 
-    def iter_transitions(self):
+    def iter_transitions(self) -> Iterator[Transition]:
         yield Transition(0, 1, None, Cmp("=", Attr("~", "type"), Const("A")), mark=True)
         yield Transition(0, 0, None, TRUE, kind="skip", mark=False)
         yield Transition(1, 1, None, TRUE, kind="epsilon")
 
-    def run(self, events):
+    def run(self, events: Iterable[Event]) -> Iterator[Match]:
         return iter(())
 
 
 def test_any_engines_transitions_are_read_alike():
     # the marked A edge and the TRUE skip edge overlap on an event of type A
-    r = deterministic(_Hand())  # type: ignore[arg-type]
+    r = deterministic(_Hand())
     assert isinstance(r, CounterExample)
     assert holds(Cmp("=", Attr("~", "type"), Const("A")), {"~": (r.stream[-1],)})
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kleene.cli import main
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.matching import all_matches
 from kleene.reference.ses.text import parse_ses
+from tests.helpers import run_cli
 
 GOOD = "PATTERN <{a}, {b+}> WHERE a.L = 'A' AND b.L = 'B' AND a.ID = b.ID WITHIN 10\n"
 DEAD = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND a.L = 'B' WITHIN 10\n"
@@ -26,13 +27,7 @@ def files(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def _printed(out: str, marker: str) -> tuple[dict | None, list[dict]]:
+def _printed(out: str, marker: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """The match and the JSON rows printed under the first line containing ``marker``."""
     lines = out.splitlines()
     start = next(i for i, line in enumerate(lines) if marker in line)
@@ -49,7 +44,7 @@ def _printed(out: str, marker: str) -> tuple[dict | None, list[dict]]:
 
 
 def test_a_healthy_pattern_proves_and_prints_its_witnesses(files: Path, capsys) -> None:
-    code, out, _ = run(capsys, "prove", str(files / "good.ses"), "--bound", "5")
+    code, out, _ = run_cli(capsys, "prove", str(files / "good.ses"), "--bound", "5")
     assert code == 0
     assert "schema ID: int?, L: str?, ts: int" in out
     assert "ok       a and b are mutually exclusive (seed 000 Def. 6)\n" in out
@@ -64,7 +59,7 @@ def test_a_healthy_pattern_proves_and_prints_its_witnesses(files: Path, capsys) 
 
 
 def test_a_dead_variable_is_a_problem(files: Path, capsys) -> None:
-    code, out, _ = run(capsys, "prove", str(files / "dead.ses"), "--check", "variables",
+    code, out, _ = run_cli(capsys, "prove", str(files / "dead.ses"), "--check", "variables",
                        "--check", "transitions")
     assert code == 1
     assert "problem  a can bind no event: the pattern has no match" in out
@@ -72,29 +67,29 @@ def test_a_dead_variable_is_a_problem(files: Path, capsys) -> None:
 
 
 def test_the_schema_comes_from_events_and_declarations(files: Path, capsys) -> None:
-    code, out, _ = run(capsys, "prove", str(files / "good.ses"), "--events",
+    code, out, _ = run_cli(capsys, "prove", str(files / "good.ses"), "--events",
                        str(files / "e.jsonl"), "--sort", "L=any", "--check", "variables")
     assert code == 0
     assert "schema ID: str, L: any, ts: real" in out
 
 
 def test_no_missing_makes_every_attribute_required(files: Path, capsys) -> None:
-    code, out, _ = run(capsys, "prove", str(files / "good.ses"), "--no-missing",
+    code, out, _ = run_cli(capsys, "prove", str(files / "good.ses"), "--no-missing",
                        "--check", "pattern")
     assert code == 0 and "schema ID: int, L: str, ts: int" in out
 
 
 def test_user_mistakes_exit_2(files: Path, capsys) -> None:
-    assert run(capsys, "prove", str(files / "good.ses"), "--sort", "L=text")[0] == 2
-    code, _, err = run(capsys, "prove", str(files / "missing.ses"))
+    assert run_cli(capsys, "prove", str(files / "good.ses"), "--sort", "L=text")[0] == 2
+    code, _, err = run_cli(capsys, "prove", str(files / "missing.ses"))
     assert code == 2 and "cannot read the pattern file" in err
-    code, _, err = run(capsys, "prove", str(files / "good.ses"), "--time-unit", "week")
+    code, _, err = run_cli(capsys, "prove", str(files / "good.ses"), "--time-unit", "week")
     assert code == 2 and err.count("\n") == 1 and "unknown time unit 'week'" in err
 
 
 def test_an_operator_pattern_is_proved_plainly(tmp_path: Path, capsys) -> None:
     (tmp_path / "dead.op").write_text("PATTERN SEQ(A a, B b) WHERE a.V > 3 AND a.V < 2\n")
-    code, out, _ = run(capsys, "prove", str(tmp_path / "dead.op"), "--check", "variables",
+    code, out, _ = run_cli(capsys, "prove", str(tmp_path / "dead.op"), "--check", "variables",
                        "--check", "branches")
     assert code == 1
     assert "problem  a can bind no event: it is in no match\n" in out
@@ -104,7 +99,7 @@ def test_an_operator_pattern_is_proved_plainly(tmp_path: Path, capsys) -> None:
 
 def test_every_nfa_engine_is_proved_equal_to_the_reference(tmp_path: Path, capsys) -> None:
     (tmp_path / "aa.op").write_text("PATTERN SEQ(A a, A b)\n")
-    code, out, _ = run(capsys, "prove", str(tmp_path / "aa.op"), "--check", "equivalence",
+    code, out, _ = run_cli(capsys, "prove", str(tmp_path / "aa.op"), "--check", "equivalence",
                        "--check", "transitions")
     assert code == 0
     for name in ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree"):
@@ -130,7 +125,7 @@ def test_every_nfa_engine_is_proved_equal_to_the_reference(tmp_path: Path, capsy
 
 def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:
     (tmp_path / "ab.sremo").write_text("(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..3]\n")
-    code, out, _ = run(capsys, "prove", str(tmp_path / "ab.sremo"))
+    code, out, _ = run_cli(capsys, "prove", str(tmp_path / "ab.sremo"))
     assert code == 0
     # named as kleene draw --engine srt labels the edge: q0 → q1, guard, output ● (marked)
     assert "ok       q0 --~.L = 'A' ↑ ●--> q1 fires, for example {\"ts\": 0, \"L\": \"A\"}" in out
@@ -145,7 +140,7 @@ def test_a_time_window_proves_its_clocks_and_names_why_dsrt_is_not_checked(
         tmp_path: Path, capsys) -> None:
     (tmp_path / "tw.sremo").write_text(
         "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 5]\n")
-    code, out, _ = run(capsys, "prove", str(tmp_path / "tw.sremo"), "--check", "window",
+    code, out, _ = run_cli(capsys, "prove", str(tmp_path / "tw.sremo"), "--check", "window",
                        "--check", "dsrt", "--check", "negation")
     assert code == 0
     assert "ok       the SRT's clocks accept exactly the strings of Lang(body) whose marks " \
@@ -155,16 +150,16 @@ def test_a_time_window_proves_its_clocks_and_names_why_dsrt_is_not_checked(
 
 def test_a_register_read_no_path_wrote_is_a_problem(tmp_path: Path, capsys) -> None:
     (tmp_path / "r.sremo").write_text("({~.L = 'A'} -> r + {~.L = 'B'}) ; mark {~.V = r.V}\n")
-    code, out, _ = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "registers")
+    code, out, _ = run_cli(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "registers")
     assert code == 1
     assert "problem  q2 --~.V = r.V ↑ ●--> q3 reads r, which no path writes before it: its " \
            "comparisons over it are false" in out
-    code, _, err = run(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "necessary")
+    code, _, err = run_cli(capsys, "prove", str(tmp_path / "r.sremo"), "--check", "necessary")
     assert code == 2 and "no section necessary for this language" in err
 
 
 def test_the_pattern_text_itself_is_proved_as_draw_and_trace_take_it(capsys) -> None:
-    code, out, err = run(capsys, "prove", "PATTERN SEQ(A a, B b) WHERE a.V > 3 AND a.V < 2",
+    code, out, err = run_cli(capsys, "prove", "PATTERN SEQ(A a, B b) WHERE a.V > 3 AND a.V < 2",
                          "--check", "variables")
     assert (code, err) == (1, "")
     assert "problem  a can bind no event: it is in no match" in out

@@ -9,6 +9,8 @@ single instantiations and for the decomposition over group variables with
 
 from __future__ import annotations
 
+from typing import Any
+
 import z3
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -39,7 +41,7 @@ from kleene.reference.conditions import (
     holds,
 )
 from kleene.reference.durations import Duration
-from kleene.reference.events import Event, Stream
+from kleene.reference.events import Event, Stream, Value
 from kleene.reference.ses.text import parse_ses
 
 ATTRS = ("L", "V", "B", "M")
@@ -69,7 +71,7 @@ def conditions(variables: tuple[str, ...] = ("v",)) -> st.SearchStrategy[Conditi
 
 
 
-def _event(ts: int, vals: tuple) -> Event:
+def _event(ts: int, vals: tuple[Value, ...]) -> Event:
     return Event(0, ts, None, {a: v for a, v in zip(ATTRS, vals, strict=True) if v is not None})
 
 
@@ -94,7 +96,7 @@ def pin(sym: SymEvent, e: Event) -> list[z3.BoolRef]:
     return out
 
 
-def value_of(lit, constraints: list) -> bool:
+def value_of(lit, constraints: list[Any]) -> bool:
     solver = z3.Solver()
     solver.add(*constraints)
     assert solver.check() == z3.sat

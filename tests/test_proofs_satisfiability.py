@@ -10,6 +10,7 @@ from __future__ import annotations
 from kleene.conformance.differential import assert_same_matches
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import ses_automaton
+from kleene.engines.ses.run import CompiledSES
 from kleene.proofs.results import CounterExample, Proved
 from kleene.proofs.ses.satisfiability import dead_transitions, dead_variables, no_match
 from kleene.proofs.ses.witnesses import (
@@ -24,11 +25,7 @@ from kleene.reference.ses.filtering import satisfies
 from kleene.reference.ses.matching import all_matches
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import parse_ses
-
-Q1 = parse_ses("""PATTERN <{c, p+, d}, {b}>
-WHERE c.L = 'C' AND d.L = 'D' AND p.L = 'P' AND b.L = 'B'
-  AND c.ID = p.ID AND c.ID = d.ID AND d.ID = b.ID
-WITHIN 264 hours""")
+from tests.helpers import Q1
 
 GROUPS = parse_ses("""PATTERN <{a, b+}, {c}>
 WHERE a.L = 'A' AND b.L != 'A' AND prev(b.V) < b.V AND a.V < b.V AND c.V = a.V
@@ -74,7 +71,8 @@ def test_order_makes_a_transition_dead_only_through_reachability() -> None:
     p = parse_ses("PATTERN <{a, b}> WHERE a.V < b.V AND a.ts < b.ts WITHIN 5")
     n = ses_automaton(p)
     results = {(tuple(sorted(d.source)), d.variable): r for d, r in dead_transitions(n).items()}
-    assert results[(("b",), "a")].bound == 6 and isinstance(results[(("b",), "a")], Proved)
+    dead = results[(("b",), "a")]
+    assert isinstance(dead, Proved) and dead.bound == 6
     assert isinstance(results[(("a",), "b")], CounterExample)
 
 
@@ -85,6 +83,7 @@ def test_a_contradictory_guard_is_dead_for_every_stream() -> None:
     assert isinstance(results[1], Proved) and results[1].bound is None
     # the engine's compiled form
     compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
+    assert isinstance(compiled, CompiledSES)
     assert list(dead_transitions(compiled).values())[1] == results[1]
 
 
@@ -93,7 +92,7 @@ def test_every_transition_has_a_witness_that_the_engine_fires() -> None:
         n = ses_automaton(p)
         for d, r in dead_transitions(n).items():
             assert isinstance(r, CounterExample), d
-            assert d in fired_transitions(n, r.stream)
+            assert d in fired_transitions(n, r.stream) and r.match is not None
             assert len(r.stream) == len(r.match.positions)
 
 

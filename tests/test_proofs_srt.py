@@ -14,8 +14,9 @@ import pytest
 
 from kleene.engines.srt.automaton import SRT, Edge, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, compile_sremo
-from kleene.engines.srt.complement import determinize, minterms
+from kleene.engines.srt.complement import Minterm, determinize, minterms
 from kleene.engines.srt.dsrt import compile_dsrt
+from kleene.engines.srt.run import CompiledSRT
 from kleene.proofs.results import CounterExample, Proved
 from kleene.proofs.srt.dsrt import (
     complete,
@@ -29,6 +30,7 @@ from kleene.proofs.srt.symbolic import accepts
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const
 from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
+from kleene.reference.sremo.expressions import Window
 from kleene.reference.sremo.semantics import accepts as reference_accepts
 
 A_THEN_B = "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..3]"
@@ -56,7 +58,7 @@ def test_dropping_a_minterm_leaves_an_element_uncovered():
 
 
 def test_forgetting_the_not_half_makes_minterms_overlap():
-    terms = [(yes, frozenset()) for yes, _ in minterms((IS_A, IS_B))]
+    terms: list[Minterm] = [(yes, frozenset()) for yes, _ in minterms((IS_A, IS_B))]
     disjoint, _ = minterms_partition((IS_A, IS_B), terms)
     assert isinstance(disjoint, CounterExample)   # {} overlaps {A} on an element A
     assert disjoint.stream[-1].value("L") in ("A", "B")
@@ -65,6 +67,7 @@ def test_forgetting_the_not_half_makes_minterms_overlap():
 @pytest.mark.parametrize("text", WINDOWED)
 def test_the_dsrt_is_deterministic_complete_and_equals_the_srt(text):
     e = parse_sremo(text)
+    assert isinstance(e, Window)
     d = compile_dsrt(e).dsrt
     assert isinstance(deterministic(d), Proved)
     assert isinstance(complete(d), Proved)
@@ -135,7 +138,9 @@ def test_prove_names_each_srt_edge_as_the_picture_labels_it():
     from kleene.engines.srt.draw import compiled_srt_graph, edge_name
 
     e = parse_sremo("({~.L = 'A'} -> r ; mark {~.V > r.V AND ~.L = 'B'})[1..3]")
-    g = compiled_srt_graph(engine("srt").compile(Query.of(e, policy="literal")), guards="full")
+    compiled = engine("srt").compile(Query.of(e, policy="literal"))
+    assert isinstance(compiled, CompiledSRT)
+    g = compiled_srt_graph(compiled, guards="full")
     drawn = [(u, v, d) for u, v, d in g.edges(data=True) if isinstance(d.get("ident"), Edge)]
     assert len(drawn) == 2
     for u, v, d in drawn:

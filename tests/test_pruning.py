@@ -19,14 +19,14 @@ from hypothesis import given, reject
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.engines.protocol import all_features
 from kleene.engines.registry import engine
 from kleene.engines.spark.layout import owner
 from kleene.engines.spark.plan import plan_for
+from kleene.engines.windows.engine import CompiledWindows
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Prev, holds
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.policies import partition_key
@@ -38,6 +38,7 @@ from kleene.reference.ses.pruning import next_partitioning_attributes
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import as_stream, restore
 from kleene.reference.sremo import parse_sremo
+from tests.helpers import claiming
 
 
 def decomposed(pattern, s: Stream, policy: str, bounds: tuple[int, ...], *,
@@ -49,7 +50,7 @@ def decomposed(pattern, s: Stream, policy: str, bounds: tuple[int, ...], *,
     keys = pruning.keys if "keys" in steps else ()
     reach = pruning.reach if "slices" in steps else None
     events = [e for e in s if keep is None or holds(keep, {EVENT: (e,)})]
-    parts: dict[object, list] = {}
+    parts: dict[object, list[Event]] = {}
     for e in events:
         k = partition_key(e, keys) if keys else ()
         if k is not None:
@@ -135,13 +136,8 @@ def test_the_windows_engines_and_spark_read_the_same_decision(policy):
     decision = language_of(KEYED).pruning(KEYED, policy)
     if policy in ("any", "next"):  # the policies the SES automaton inside implements
         compiled = engine("windows+ses").compile(Query.of(KEYED, policy=policy))
-        assert compiled.attributes == decision.keys  # type: ignore[attr-defined]
-
-    class Everything:
-        name = "claims-everything"
-        capabilities = all_features()
-
-    plan = plan_for(Everything(), Query.of(KEYED, policy=policy), tau=5)  # type: ignore[arg-type]
+        assert isinstance(compiled, CompiledWindows) and compiled.attributes == decision.keys
+    plan = plan_for(claiming(), Query.of(KEYED, policy=policy), tau=5)
     assert (plan.filter, plan.keys, plan.reach) == (decision.filter, decision.keys,
                                                     decision.reach)
 

@@ -13,36 +13,33 @@ from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.policies import matches
 from kleene.reference.ses.text import format_ses, parse_ses
-
-
-def stream(*rows: tuple[str, int]) -> Stream:
-    return Stream.from_rows([{"ts": ts, "L": label} for label, ts in rows])
+from tests.helpers import labelled
 
 
 def test_set_matches_any_permutation():
     # <{a, b}> within 10: a and b in either order; events 0:A 1:B 2:A
     p = parse_ses("PATTERN <{a, b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
-    got = matches(p, stream(("A", 0), ("B", 1), ("A", 2)))
+    got = matches(p, labelled(("A", 0), ("B", 1), ("A", 2)))
     assert got == {Match.of({"a": [0], "b": [1]}), Match.of({"a": [2], "b": [1]})}
 
 
 def test_sets_are_strictly_ordered_in_time():
     # <{a}, {b}>: b must be strictly later than a; a tie in ts is not later.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
-    assert matches(p, stream(("A", 5), ("B", 5))) == set()
-    assert matches(p, stream(("A", 4), ("B", 5))) == {Match.of({"a": [0], "b": [1]})}
+    assert matches(p, labelled(("A", 5), ("B", 5))) == set()
+    assert matches(p, labelled(("A", 4), ("B", 5))) == {Match.of({"a": [0], "b": [1]})}
 
 
 def test_group_variable_binds_every_nonempty_subset_under_any():
     # docs/architecture.md, "Kleene": under `any` every non-empty subset counts: 3 events -> 7.
     p = parse_ses("PATTERN <{b+}> WHERE b.L = 'B' WITHIN 10")
-    assert len(matches(p, stream(("B", 0), ("B", 1), ("B", 2)))) == 7
+    assert len(matches(p, labelled(("B", 0), ("B", 1), ("B", 2)))) == 7
 
 
 def test_window_is_inclusive():
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 3")
-    assert matches(p, stream(("A", 0), ("B", 3))) == {Match.of({"a": [0], "b": [1]})}
-    assert matches(p, stream(("A", 0), ("B", 4))) == set()
+    assert matches(p, labelled(("A", 0), ("B", 3))) == {Match.of({"a": [0], "b": [1]})}
+    assert matches(p, labelled(("A", 0), ("B", 4))) == set()
 
 
 def test_prev_ranges_over_consecutive_pairs():
@@ -56,7 +53,7 @@ def test_prev_ranges_over_consecutive_pairs():
 def test_next_takes_every_event_it_can():
     # A run started at the A takes both Bs: skip-till-next-match with maximality.
     p = parse_ses("PATTERN <{a}, {b+}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
-    got = matches(p, stream(("A", 0), ("B", 1), ("C", 2), ("B", 3)), "next")
+    got = matches(p, labelled(("A", 0), ("B", 1), ("C", 2), ("B", 3)), "next")
     assert got == {Match.of({"a": [0], "b": [1, 3]})}
 
 
@@ -72,7 +69,7 @@ def test_text_round_trip_and_error_position():
 
 def test_budget_error_names_the_budget():
     p = parse_ses("PATTERN <{b+}> WHERE b.L = 'B' WITHIN 100")
-    s = stream(*[("B", i) for i in range(20)])
+    s = labelled(*[("B", i) for i in range(20)])
     with pytest.raises(BudgetExceeded) as err:
         matches(p, s, budget=Budget(limit=1000))
     assert "steps=1000" in str(err.value)

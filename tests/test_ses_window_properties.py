@@ -25,7 +25,7 @@ rejected. Hand-picked ``@example``s pin the counterexamples of
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from hypothesis import example, given, reject
@@ -35,7 +35,7 @@ from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Prev
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.filtering import FILTER_INVARIANT_POLICIES, filtered, filtered_matches
 from kleene.reference.ses.matching import all_matches, match_window
@@ -120,7 +120,7 @@ def patterns(draw: st.DrawFn, max_sets: int = 3, max_variables: int = 4,
     ``v.L = 'X'``, relationships ``v.K = w.K`` and ``prev(v.V) < v.V``; ``keyed``
     patterns chain all variables by ``K`` equalities (Def. 6's X = {K} when m ≥ 2)."""
     names = iter("uvwxyz")
-    sets = []
+    sets: list[tuple[Variable, ...]] = []
     for k in range(draw(st.integers(1, max_sets), label="sets")):
         room = max_variables - sum(map(len, sets)) - (max_sets - k - 1)
         size = draw(st.integers(1, max(1, min(2, room))), label="set size")
@@ -139,6 +139,11 @@ def patterns(draw: st.DrawFn, max_sets: int = 3, max_variables: int = 4,
     return SESPattern(tuple(sets), tuple(conditions), Duration(tau))
 
 
+def in_window(pattern: SESPattern, W: Sequence[Event]) -> Callable[[Budget], set[Match]]:
+    """A(P, W) of Def. 4 under a budget."""
+    return lambda b: window_matches(pattern, W, budget=b)
+
+
 def bounded(compute: Callable[[Budget], T]) -> T:
     """``compute(budget)``, rejecting the example if the brute force runs out."""
     try:
@@ -155,7 +160,7 @@ def gamma(pattern: SESPattern, s: Stream) -> set[Match]:
 # ---------------------------------------------------------------- hand-picked examples
 
 
-def _labels(*rows: tuple[str, int], **attrs: dict) -> Stream:
+def _labels(*rows: tuple[str, int], **attrs: dict[str, object]) -> Stream:
     return Stream.from_rows([{"ts": ts, "L": lab, **attrs.get(f"e{i}", {})}
                              for i, (lab, ts) in enumerate(rows)])
 
@@ -228,7 +233,7 @@ def test_def6_matching_per_partition_gives_all_matches(instance, drop):
 # ---------------------------------------------------------------- Thm 2
 
 
-def _windows_holding(pattern: SESPattern, s: Stream, f: int) -> list[tuple]:
+def _windows_holding(pattern: SESPattern, s: Stream, f: int) -> list[tuple[Event, ...]]:
     """W_f of the stream, of the filtered stream, and its Def. 6 part that holds f."""
     tau = pattern.window.in_units_of(None)
     passing = filtered(pattern, s)
@@ -253,7 +258,7 @@ def test_thm2_a_window_that_is_no_candidate_has_no_match(instance):
     for f in range(len(s)):
         W = match_window(s, f, tau)
         if not is_candidate_window(pattern, W):
-            assert bounded(lambda b, w=W: window_matches(pattern, w, budget=b)) == set()
+            assert bounded(in_window(pattern, W)) == set()
 
 # ---------------------------------------------------------------- Def. 5 and Thm 3
 

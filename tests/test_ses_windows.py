@@ -18,7 +18,7 @@ import pytest
 from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, Or
 from kleene.reference.errors import StreamError
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.ses.filtering import (
     filter_condition,
@@ -46,6 +46,7 @@ from kleene.reference.ses.statistics import (
 )
 from kleene.reference.ses.text import parse_ses
 from kleene.reference.ses.windows import match_window, window_at, window_matches, window_of
+from tests.helpers import labelled
 
 # Fig. 1 of seed 001: (PID, L, V, day of July) for e1..e14.
 CHEMO = [(1, "C", 1672.5, 3), (1, "B", 7100, 4), (1, "P", 111.5, 5), (2, "B", 10100, 6),
@@ -62,16 +63,11 @@ CASES = (Path(__file__).resolve().parents[1] / "conformance" / "cases" / "option
          / "ses-match-windows.json")
 
 
-def labels(*rows: tuple[str, int]) -> Stream:
-    """A stream of events ``L@ts``."""
-    return Stream.from_rows([{"ts": ts, "L": lab} for lab, ts in rows])
-
-
 def positions(events) -> list[int]:
     return [e.position for e in events]
 
 
-def at(*ps: int) -> list:
+def at(*ps: int) -> list[Event]:
     return [S[p] for p in ps]
 
 
@@ -95,7 +91,7 @@ def test_example_7_a_returns_every_match_that_starts_at_e1():
 
 
 def test_a_ignores_events_beyond_tau_and_needs_stream_order():
-    s = labels(("A", 0), ("B", 11))
+    s = labelled(("A", 0), ("B", 11))
     assert window_matches(AB, s.events) == set()  # B is 11 > 10 after A
     with pytest.raises(StreamError):
         window_matches(AB, [s[1], s[0]])
@@ -103,7 +99,7 @@ def test_a_ignores_events_beyond_tau_and_needs_stream_order():
 
 def test_def_3_window_starts_at_its_event_under_ties():
     # docs/errata.md#seed-001-def-3-ties: A@0, B@0; the window at position 1 is <B>.
-    s = labels(("A", 0), ("B", 0))
+    s = labelled(("A", 0), ("B", 0))
     assert positions(window_at(s.events, 1, 10)) == [1]
 
 # ---------------------------------------------------------------- Thm 1
@@ -135,7 +131,7 @@ def test_filter_drops_an_event_missing_the_attribute():
 def test_filtering_changes_contiguous_matches():
     # docs/errata.md#seed-001-filter-contiguous: A X B has no contiguous match;
     # behind the filter X is gone and {a/0, b/2} is contiguous.
-    s = labels(("A", 0), ("X", 1), ("B", 2))
+    s = labelled(("A", 0), ("X", 1), ("B", 2))
     assert matches(AB, s, "contiguous") == set()
     assert filtered_matches(AB, s, "contiguous") == {Match.of({"a": [0], "b": [2]})}
     assert filtered_matches(AB, s, "next") == matches(AB, s, "next")
@@ -153,8 +149,8 @@ def test_example_9_candidate_windows():
 
 
 def test_condition_7_is_strict_in_time():
-    assert necessary_conditions(AB, labels(("A", 0), ("B", 0)).events)[7] is False
-    assert necessary_conditions(AB, labels(("A", 0), ("B", 1)).events)[7] is True
+    assert necessary_conditions(AB, labelled(("A", 0), ("B", 0)).events)[7] is False
+    assert necessary_conditions(AB, labelled(("A", 0), ("B", 1)).events)[7] is True
 
 
 def test_empty_window_is_no_candidate():
@@ -205,7 +201,7 @@ def test_example_13_bit_vectors():
 
 def test_paper_rule_counts_a_tie_but_definition_does_not():
     # docs/errata.md#seed-001-statistics-update-rule: A@0, B@0; B does not follow A.
-    s = labels(("A", 0), ("B", 0))
+    s = labelled(("A", 0), ("B", 0))
     trace = [("enqueue", e) for e in s]
     assert replay(PaperStatistics(AB), trace) == {"a": 1, "b": 1}
     assert replay(SummaryStatistics(AB), trace) == {"a": 1, "b": 0}
@@ -214,7 +210,7 @@ def test_paper_rule_counts_a_tie_but_definition_does_not():
 
 def test_paper_rule_keeps_a_stale_count_after_dequeue():
     # A@0, B@1, A@2, then A@0 leaves: B@1 follows no A of W = <B@1, A@2>.
-    s = labels(("A", 0), ("B", 1), ("A", 2))
+    s = labelled(("A", 0), ("B", 1), ("A", 2))
     trace = [("enqueue", e) for e in s] + [("dequeue", s[0])]
     assert replay(PaperStatistics(AB), trace) == {"a": 1, "b": 1}
     assert replay(SummaryStatistics(AB), trace) == {"a": 1, "b": 0}
@@ -231,7 +227,7 @@ def test_paper_rule_would_lose_a_match():
     # WITHIN 5: B@0 A@1 B@2 C@6. When C@6 arrives B@0 leaves; its decrement zeroes b
     # (B@2 was the counted one), so C@6 is not counted: counters (1, 0, 0) on a
     # window <A@1, B@2, C@6> that holds the match {a/1, b/2, c/3}.
-    s = labels(("B", 0), ("A", 1), ("B", 2), ("C", 6))
+    s = labelled(("B", 0), ("A", 1), ("B", 2), ("C", 6))
     trace = [("enqueue", e) for e in s[:3]] + [("dequeue", s[0]), ("enqueue", s[3])]
     assert replay(PaperStatistics(ABC5), trace) == {"a": 1, "b": 0, "c": 0}
     assert replay(SummaryStatistics(ABC5), trace) == {"a": 1, "b": 1, "c": 1}
@@ -239,7 +235,7 @@ def test_paper_rule_would_lose_a_match():
 
 
 def test_replay_rejects_a_wrong_dequeue_and_an_out_of_order_enqueue():
-    s = labels(("A", 0), ("B", 1))
+    s = labelled(("A", 0), ("B", 1))
     with pytest.raises(StreamError):
         replay(SummaryStatistics(AB), [("enqueue", s[0]), ("dequeue", s[1])])
     with pytest.raises(StreamError):

@@ -13,7 +13,7 @@ import pytest
 from kleene.cli import demo_engines
 from kleene.cli.demo_spark import SparkBackend, worked_examples
 from kleene.conformance.backends import EngineBackend
-from kleene.conformance.cases import load_case_files
+from kleene.conformance.cases import Case, CaseTest, load_case_files
 from kleene.conformance.runner import PASS, claimed_requests, run_test
 from kleene.engines.registry import engine
 from kleene.engines.spark.batch import Pair, match_many
@@ -24,7 +24,7 @@ CASES = Path(__file__).resolve().parent.parent / "conformance" / "cases"
 ENGINES = ("windows+ses", "nfa-chain", "nfa-tree", "srt")
 
 
-def worked() -> list:
+def worked() -> list[tuple[Case, CaseTest]]:
     files = [f for f in load_case_files(CASES) if not f.name.endswith("-generated.json")]
     return [(case, test) for f in files for case in f.cases for test in case.tests]
 

@@ -21,6 +21,7 @@ from kleene.engines.spark.layout import extent, slice_column
 from kleene.engines.spark.runner import collect_matches, prepare
 from kleene.reference.languages import detect_language
 from kleene.reference.query import Query
+from tests.helpers import small_splits
 
 pytestmark = pytest.mark.spark
 
@@ -35,15 +36,10 @@ RUNS = [("time window", SREMO, "inclusive", "time slices"),
 
 
 @pytest.fixture
-def small_splits(spark):
+def eight_kib_splits(spark):
     """Files read in splits of 8 KiB: the 69 KB file is nine Spark partitions."""
-    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    old = [spark.conf.get(k) for k in keys]
-    for k in keys:
-        spark.conf.set(k, "8192")
-    yield
-    for k, v in zip(keys, old, strict=True):
-        spark.conf.set(k, v)
+    with small_splits(spark, 8192):
+        yield
 
 
 def _matches(frame, text, window, *, tasks=6):
@@ -54,7 +50,7 @@ def _matches(frame, text, window, *, tasks=6):
 
 @pytest.mark.parametrize("limit", [None, 700])
 @pytest.mark.parametrize(("label", "text", "window", "cut"), RUNS)
-def test_direct_slices_equal_the_general_layout_and_one_process(spark, small_splits, label,
+def test_direct_slices_equal_the_general_layout_and_one_process(spark, eight_kib_splits, label,
                                                                  text, window, cut, limit):
     frame = read_events(spark, str(STOCKS), limit=limit)
     assert frame.splits is not None and len(frame.splits.scanned.spans) > 5
@@ -74,7 +70,7 @@ def test_direct_slices_equal_the_general_layout_and_one_process(spark, small_spl
     assert _matches(frame, text, window)[0] == expected
 
 
-def test_splits_are_parsed_again_where_the_scratch_directory_is_not_seen(spark, small_splits,
+def test_splits_are_parsed_again_where_the_scratch_directory_is_not_seen(spark, eight_kib_splits,
                                                                            monkeypatch,
                                                                            tmp_path):
     """An executor on another machine: the driver's directory does not exist there, so

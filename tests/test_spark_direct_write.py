@@ -18,6 +18,7 @@ from kleene.engines.spark.runner import collect_matches, prepare, write_matches
 from kleene.engines.spark.worker import FAIL_ONCE
 from kleene.reference.errors import PatternError
 from kleene.reference.languages import detect_language
+from kleene.reference.match import Match
 from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark
@@ -41,12 +42,12 @@ def expected():
 
 def _run(spark, tasks=4):
     frame = read_events(spark, str(STOCKS))
-    run = prepare(frame, SREMO, engine="srt", policy="stream", tasks=tasks)
+    run = prepare(frame, Query.ask(SREMO, policy="stream"), engine="srt", tasks=tasks)
     assert run.direct is not None          # the plan reads the parsed splits
     return run.matches()
 
 
-def _written(spark, path: Path) -> list:
+def _written(spark, path: Path) -> list[Match]:
     return sorted(collect_matches(spark.read.parquet(str(path))))
 
 
@@ -107,7 +108,7 @@ def test_a_task_that_fails_after_writing_leaves_every_match_once(spark, tmp_path
 def test_no_match_writes_one_empty_file_with_the_schema(spark, tmp_path):
     frame = read_events(spark, str(STOCKS))
     never = SREMO.replace("'INTC'", "'NO-SUCH-TICKER'")
-    matches = prepare(frame, never, engine="srt", policy="stream", tasks=4).matches()
+    matches = prepare(frame, Query.ask(never, policy="stream"), engine="srt", tasks=4).matches()
     write_matches(matches, str(tmp_path / "none.parquet"))
     write_matches(matches.filter("true"), str(tmp_path / "spark.parquet"))  # Spark's writer
     back = spark.read.parquet(str(tmp_path / "none.parquet"))
@@ -136,7 +137,7 @@ def test_overwriting_the_folder_of_the_events_is_one_line_and_deletes_nothing(sp
     events = folder / "stocks.stream"
     events.write_bytes(STOCKS.read_bytes())
     frame = read_events(spark, str(events))
-    matches = prepare(frame, SREMO, engine="srt", policy="stream", tasks=4).matches()
+    matches = prepare(frame, Query.ask(SREMO, policy="stream"), engine="srt", tasks=4).matches()
     for fmt in ("parquet", "jsonl"):
         with pytest.raises(PatternError, match="would delete the events"):
             write_matches(matches, str(folder), format=fmt, mode="overwrite")

@@ -10,13 +10,11 @@ Hypothesis budgets are small because a Spark job costs ~0.3 s.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kleene.conformance.differential import assert_same_matches, run_engine
+from kleene.conformance.differential import assert_same_matches, reported_matches
 from kleene.conformance.sremo_strategies import gapped_sremo_expressions, windowed_sremo_expressions
 from kleene.conformance.strategies import (
     keyed_operator_patterns,
@@ -34,6 +32,7 @@ from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language
 from kleene.reference.query import Query
+from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
@@ -42,32 +41,13 @@ STOCK_EVENTS = 5_000
 CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
 
 
-@contextmanager
-def small_jobs(spark):
-    """Adaptive query execution off for tiny jobs (as in tests/test_spark_runner.py)."""
-    before = spark.conf.get("spark.sql.adaptive.enabled")
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try:
-        yield
-    finally:
-        spark.conf.set("spark.sql.adaptive.enabled", before)
-
-
-def frame_of(spark, cases: list[Stream], columns: tuple[str, ...]):
-    """One DataFrame of every stream: ``case`` names it, ``pos`` numbers its events."""
-    rows = [(k, e.position, e.ts, *(e.value(c) for c in columns))
-            for k, s in enumerate(cases) for e in s]
-    types = ", ".join(f"{c} {'string' if c in ('type', 'L') else 'bigint'}" for c in columns)
-    return spark.createDataFrame(rows, f"case int, pos bigint, ts bigint, {types}")
-
-
 def check(spark, name: str, pattern, policy: str, cases: list[Stream], cuts: list[int],
           columns: tuple[str, ...]) -> None:
     """Spark's matches of every case equal the engine's single-process run and the
     reference's (an engine that rejects the pattern is checked elsewhere)."""
     eng = engine(name)
     try:
-        local = [set(run_engine(eng, policy, pattern, s)) for s in cases]
+        local = [set(reported_matches(eng, policy, pattern, s)) for s in cases]
         oracle = [Query.of(pattern, policy=policy).reference(s, budget=Budget(limit=100_000))
                   for s in cases]
     except (Unsupported, BudgetExceeded):

@@ -19,13 +19,14 @@ import random
 import pytest
 from pyspark.sql import functions as F
 
-from kleene.conformance.differential import run_engine
+from kleene.conformance.differential import reported_matches
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_frame
 from kleene.engines.spark.frames import from_stream
 from kleene.engines.spark.worker import FAIL_ONCE
 from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language
+from kleene.reference.query import Query
 
 pytestmark = pytest.mark.spark
 
@@ -75,7 +76,7 @@ def test_skewed_keys_and_a_failed_task_give_the_single_process_matches(
         spark, stream_and_frame, monkeypatch, name, policy, text):
     s, frame = stream_and_frame
     pattern = detect_language(text).parse(text, "<test>")
-    expected = set(run_engine(engine(name), policy, pattern, s))
+    expected = set(reported_matches(engine(name), policy, pattern, s))
     assert len(expected) >= 20                    # the stream is not trivially empty
     layouts = {"default": None, "keys only": 1}
     for label, slices in layouts.items():
@@ -103,7 +104,8 @@ def test_keys_only_puts_the_hot_key_in_one_task(spark, stream_and_frame):
     from kleene.engines.spark.runner import prepare
 
     s, frame = stream_and_frame
-    run = prepare(frame, FAMILIES[0][2], engine="windows+ses", policy="any", tasks=4, slices=1)
+    run = prepare(frame, Query.ask(FAMILIES[0][2], policy="any"), engine="windows+ses",
+                  tasks=4, slices=1)
     sizes = [r["count"] for r in run.events.groupBy(F.spark_partition_id()).count().collect()]
     hot = sum(1 for e in s if e.value("name") == "HOT")
     assert max(sizes) >= hot * 0.8 and "by name" in run.explain()

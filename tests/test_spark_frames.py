@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -32,7 +33,7 @@ ROWS = 1500
 Q1_CASE = Path(__file__).parent.parent / "conformance" / "cases" / "ses-q1.json"
 
 
-def rows(n: int = ROWS) -> list[dict]:
+def rows(n: int = ROWS) -> list[dict[str, object]]:
     """Rows with ints, floats, words, a mixed column and gaps; ts ties every third row."""
     return [{"ts": i // 3, "id": i, "price": i / 4, "word": f"w{i % 7}",
              "mixed": i if i % 5 else f"x{i}", "gap": "" if i % 4 == 0 else i % 3}
@@ -88,7 +89,7 @@ def test_positions_and_values_equal_the_loaders(spark, files, fmt):
             assert row["mixed"] == str(e.attrs["mixed"])       # one type per column
 
 
-def write_csv(path: Path, data: list[dict]) -> str:
+def write_csv(path: Path, data: Sequence[Mapping[str, object]]) -> str:
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, list(data[0]))
         w.writeheader()

@@ -8,11 +8,9 @@ against the reference in tests/test_pruning.py; here: what only the plan adds
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
 
-from kleene.engines.protocol import Feature, all_features
+from kleene.engines.protocol import Feature
 from kleene.engines.spark.layout import boundaries, murmur3_int, owner, surrogates
 from kleene.engines.spark.plan import (
     attributes_read,
@@ -21,26 +19,18 @@ from kleene.engines.spark.plan import (
 from kleene.reference.errors import PatternError
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
-
-
-@dataclass(frozen=True)
-class Claims:
-    """An engine stub that claims every policy (``plan_for`` reads only claims)."""
-
-    name: str = "claims-everything"
-    capabilities: frozenset = all_features()
+from tests.helpers import claiming
 
 
 def test_an_engine_that_does_not_claim_the_policy_runs_whole():
     pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.ID = b.ID WITHIN 5")
-    claims_language = Claims(capabilities=frozenset({Feature("ses")}))
-    plan = plan_for(claims_language, Query.of(pattern, policy="next"), tau=5)
+    plan = plan_for(claiming(frozenset({Feature("ses")})), Query.of(pattern, policy="next"), tau=5)
     assert plan.whole and plan.filter is None and "does not claim" in plan.explain()
 
 
 def test_unknown_policy_is_an_error():
     with pytest.raises(PatternError, match="unknown policy"):
-        plan_for(Claims(), Query.of(parse_ses("PATTERN <{a}> WITHIN 5"), policy="latest"), tau=5)
+        plan_for(claiming(), Query.of(parse_ses("PATTERN <{a}> WITHIN 5"), policy="latest"), tau=5)
 
 
 def test_attributes_read():

@@ -27,7 +27,7 @@ from kleene.engines.spark.layout import owner
 from kleene.reference.conditions import Attr, Cmp, Const, Or, holds
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.languages import language_of
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
@@ -52,7 +52,7 @@ def decomposed(pattern, s: Stream, policy: str, cuts: tuple[int, ...], steps: se
     reach = pruning.reach if "slices" in steps else None
     window = pruning.window if pruning.window is not None else lang.window(pattern)
     events = [e for e in s if keep is None or holds(keep, {EVENT: (e,)})]
-    parts: dict[object, list] = {}
+    parts: dict[object, list[Event]] = {}
     for e in events:
         k = partition_key(e, keys) if keys else ()
         if k is not None:
@@ -159,6 +159,7 @@ def test_a_negated_event_of_another_key_forbids_the_match():
 def test_the_filter_keeps_the_types_and_properties_of_every_variable():
     p = parse_operator("PATTERN SEQ(A a, NOT(C b), B c) WHERE a.V > 1 WITHIN 5")
     f = language_of(p).pruning(p, "any").filter
+    assert f is not None
     typed = [Stream.from_rows([{"ts": 0, "type": t, "V": v}])[0]
              for t, v in (("A", 2), ("A", 0), ("C", 0), ("B", 0), ("D", 9))]
     assert [holds(f, {EVENT: (e,)}) for e in typed] == [True, False, True, True, False]

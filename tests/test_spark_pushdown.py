@@ -3,6 +3,8 @@ three-valued evaluation on generated conditions and rows, NULLs and mixed kinds 
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -41,7 +43,7 @@ conditions = st.recursive(
 
 @settings(max_examples=4, deadline=None)
 @given(st.lists(conditions, min_size=80, max_size=80), st.lists(rows, min_size=25, max_size=25))
-def test_pushdown_equals_reference(spark, batch: list[Condition], data: list[dict]):
+def test_pushdown_equals_reference(spark, batch: list[Condition], data: list[dict[str, Any]]):
     df = spark.createDataFrame([tuple(r[k] for k in SCHEMA) for r in data], DDL)
     cols = [to_column(c, SCHEMA).alias(f"c{i}") for i, c in enumerate(batch)]
     got = df.select(*cols).collect()

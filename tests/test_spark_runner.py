@@ -11,8 +11,7 @@ are exercised on Spark, not only those of the policies the engines implement.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -20,10 +19,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pyspark import cloudpickle
 
-from kleene.conformance.differential import assert_same_matches, reference_matches, run_engine
+from kleene.conformance.differential import assert_same_matches, reference_matches, reported_matches
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.data.loaders import load_events
-from kleene.engines.protocol import Counters, Engine, Feature, all_features, claims_policy
+from kleene.engines.protocol import (
+    Counters,
+    Engine,
+    Feature,
+    Transition,
+    WindowReading,
+    all_features,
+    claims_policy,
+)
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark import collect_matches, match_dataframe, write_matches
 from kleene.engines.spark.frames import EventFrame, read_events
@@ -34,8 +41,11 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
+from kleene.reference.query import Query
+from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.text import parse_ses
+from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
@@ -55,15 +65,15 @@ UNKEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.pric
 class ReferenceRun:
     """The reference semantics behind the :class:`~kleene.engines.protocol.Compiled` API."""
 
-    pattern: object
+    pattern: SESPattern
     policy: str
     time_unit: str | None
     counters: Counters = field(default_factory=Counters)
-    initial: frozenset = frozenset()
-    accepting: frozenset = frozenset()
-    reading: str = "inclusive"
+    initial: frozenset[Hashable] = frozenset()
+    accepting: frozenset[Hashable] = frozenset()
+    reading: WindowReading = "inclusive"
 
-    def iter_transitions(self) -> Iterator:
+    def iter_transitions(self) -> Iterator[Transition]:
         return iter(())
 
     def run(self, events: Iterable[Event]) -> Iterator[Match]:
@@ -77,11 +87,11 @@ class ReferenceEngine:
     """The reference as an engine that claims every policy."""
 
     name: str = "reference"
-    capabilities: frozenset = all_features()
+    capabilities: frozenset[Feature] = all_features()
 
-    def compile(self, pattern, *, policy: str = "next", time_unit: str | None = None,
-                window: str = "inclusive"):
-        return ReferenceRun(pattern, policy, time_unit, reading=window)
+    def compile(self, query: Query) -> ReferenceRun:
+        assert isinstance(query.pattern, SESPattern)
+        return ReferenceRun(query.pattern, query.policy, query.time_unit, reading=query.reading)
 
 
 def _claimed() -> list[tuple[str, str]]:
@@ -104,16 +114,8 @@ RUNS: list[tuple[str | Engine, str]] = [*_claimed(), *_unclaimed(),
 def expected_matches(eng: str | Engine, policy: str, pattern, s: Stream) -> set[Match]:
     """What a single process computes: the engine's run, or the reference."""
     if isinstance(eng, str):
-        return set(run_engine(engine(eng), policy, pattern, s))
+        return set(reported_matches(engine(eng), policy, pattern, s))
     return reference_matches(pattern, s, policy, budget=Budget(limit=200_000))
-
-
-def cases_frame(spark, cases: list[Stream]):
-    """One DataFrame holding every stream, ``case`` naming it, ``pos`` its positions."""
-    rows = [(k, e.position, e.ts, e.attrs["L"], e.attrs["ID"], e.attrs["V"])
-            for k, s in enumerate(cases) for e in s]
-    return spark.createDataFrame(rows, "case int, pos bigint, ts bigint, L string, "
-                                       "ID bigint, V bigint")
 
 
 #: Two patterns per example, each on up to six streams; the minimal example
@@ -123,18 +125,6 @@ BATCH = st.lists(st.tuples(ses_patterns(max_sets=3, max_vars=3),
                            st.lists(st.integers(0, 16), max_size=2, unique=True)),
                  min_size=2, max_size=2).filter(
     lambda batch: all(len(p.names) >= 2 for p, _, _ in batch))
-
-
-@contextmanager
-def small_jobs(spark):
-    """Adaptive query execution off: it re-plans after every tiny shuffle (0.4 s a job
-    here instead of 0.15 s); the runner's results do not depend on it."""
-    before = spark.conf.get("spark.sql.adaptive.enabled")
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    try:
-        yield
-    finally:
-        spark.conf.set("spark.sql.adaptive.enabled", before)
 
 
 @settings(max_examples=2, deadline=None)
@@ -147,7 +137,7 @@ def test_generated_cases_equal_the_single_process_results(spark, batch):
 def check_batch(spark, batch) -> None:
     """Every run of :data:`RUNS` on every case of ``batch`` equals its single-process result."""
     for pattern, cases, cuts in batch:
-        df = cases_frame(spark, cases).coalesce(1).cache()
+        df = frame_of(spark, cases, ("L", "ID", "V")).coalesce(1).cache()
         for eng, policy in RUNS:
             try:
                 want = [expected_matches(eng, policy, pattern, s) for s in cases]
@@ -179,6 +169,10 @@ def test_each_slice_is_its_own_spark_partition(spark):
 # ---------------------------------------------------------------- the stock stream
 
 
+#: the stock events as Spark reads them and as the loader does
+Stocks = tuple[EventFrame, Stream]
+
+
 @pytest.fixture(scope="module")
 def stocks(spark):
     """The first events of the stock stream: read by Spark (SQL reader) and by the loader."""
@@ -194,14 +188,14 @@ def first(frame: EventFrame, s: Stream, n: int) -> tuple[EventFrame, Stream]:
             Stream(s.events[:n], s.time_unit))
 
 
-def test_stock_slice_equals_every_engine_under_each_claimed_policy(spark, stocks):
+def test_stock_slice_equals_every_engine_under_each_claimed_policy(spark, stocks: Stocks):
     frame, s = first(*stocks, EVERY_ENGINE_EVENTS)
     pattern = parse_ses(KEYED)
     for eng, policy in _claimed():
         with small_jobs(spark):
             got = collect_matches(match_frame(frame, pattern, engine=eng, policy=policy,
                                               tasks=3))
-        want = set(run_engine(engine(eng), policy, pattern, s))
+        want = set(reported_matches(engine(eng), policy, pattern, s))
         assert want, (eng, policy)
         assert_same_matches(engine(eng), pattern=pattern, stream=s, got=got, expected=want,
                             policy=policy)
@@ -212,7 +206,7 @@ def test_stock_stream_next(stocks, text):
     frame, s = stocks
     pattern = parse_ses(text)
     got = collect_matches(match_frame(frame, pattern, policy="next"))
-    want = set(run_engine(engine("ses-automaton"), "next", pattern, s))
+    want = set(reported_matches(engine("ses-automaton"), "next", pattern, s))
     assert len(want) > 1000
     assert_same_matches(engine("ses-automaton"), pattern=pattern, stream=s, got=got,
                         expected=want, policy="next")
@@ -238,7 +232,7 @@ def test_match_ids_are_canonical_and_columns_are_copied(stocks):
     assert all(ident == match_id(Match.of(m)) for ident, m in by_id.items())
 
 
-def test_a_failed_task_is_retried_without_duplicates(spark, stocks, tmp_path, monkeypatch):
+def test_a_failed_task_is_retried_without_duplicates(spark, stocks: Stocks, tmp_path, monkeypatch):
     frame, s = first(*stocks, EVERY_ENGINE_EVENTS)
     pattern = parse_ses(KEYED)
     clean = collect_matches(match_frame(frame, pattern, policy="any"))
@@ -258,4 +252,4 @@ def test_a_failed_task_is_retried_without_duplicates(spark, stocks, tmp_path, mo
     written = collect_matches(spark.read.parquet(str(tmp_path / "m.parquet")))
     assert sorted(written) == sorted(clean)       # nothing lost, nothing twice
     assert len(set(written)) == len(written)
-    assert set(written) == set(run_engine(engine("ses-automaton"), "any", pattern, s))
+    assert set(written) == set(reported_matches(engine("ses-automaton"), "any", pattern, s))

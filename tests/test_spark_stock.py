@@ -15,24 +15,11 @@ from kleene.engines.spark import stock_arrow
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.text_splits import Splits, read_split
 from kleene.reference.errors import StreamError
+from tests.helpers import small_splits
 
 pytestmark = pytest.mark.spark
 
 STOCKS = Path(__file__).parent.parent / "examples" / "stocks" / "stocks.stream"
-
-
-@contextmanager
-def small_splits(spark, size: int = 8192):
-    """Files read in splits of ``size`` bytes: many partitions for a small file."""
-    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
-    old = [spark.conf.get(k) for k in keys]
-    for k in keys:
-        spark.conf.set(k, str(size))
-    try:
-        yield
-    finally:
-        for k, v in zip(keys, old, strict=True):
-            spark.conf.set(k, v)
 
 
 _GROUPS = itertools.count()

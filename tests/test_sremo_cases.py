@@ -13,26 +13,18 @@ from jsonschema import Draft202012Validator
 from kleene.reference.events import Stream
 from kleene.reference.match import matches_from_json
 from kleene.reference.sremo import run_text
+from tests.helpers import SREMO_FILES, sremo_case_params
 
 ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted((ROOT / "conformance" / "cases").glob("sremo-*.json"))
 SCHEMA = json.loads((ROOT / "conformance" / "case.schema.json").read_text())
 ERRATA = (ROOT / "docs" / "errata.md").read_text()
 
 
-def _tests():
-    for path in FILES:
-        data = json.loads(path.read_text())
-        for case in data["cases"]:
-            for test in case["tests"]:
-                yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
-
-
 def test_there_are_sremo_case_files():
-    assert {p.stem for p in FILES} >= {"sremo-table-1", "sremo-strategies", "sremo-windows"}
+    assert {p.stem for p in SREMO_FILES} >= {"sremo-table-1", "sremo-strategies", "sremo-windows"}
 
 
-@pytest.mark.parametrize("path", FILES, ids=[p.stem for p in FILES])
+@pytest.mark.parametrize("path", SREMO_FILES, ids=[p.stem for p in SREMO_FILES])
 def test_case_file_is_valid_and_descriptions_are_unique(path):
     data = json.loads(path.read_text())
     Draft202012Validator(SCHEMA).validate(data)
@@ -47,7 +39,7 @@ def test_case_file_is_valid_and_descriptions_are_unique(path):
                 assert f'<a id="{anchor.split("#")[1]}"></a>' in ERRATA
 
 
-@pytest.mark.parametrize("case, test", list(_tests()))
+@pytest.mark.parametrize("case, test", list(sremo_case_params()))
 def test_reference_gives_the_expected_matches(case, test):
     s = Stream.from_rows(test.get("events", case.get("events")))
     got = run_text(case["pattern"], s, test.get("policy", "stream"))

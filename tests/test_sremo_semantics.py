@@ -17,6 +17,7 @@ from kleene.reference.sremo.streaming import detect, literal_matches, stream_mat
 from kleene.reference.sremo.text import parse_sremo
 from kleene.reference.sremo.valuations import EMPTY, satisfies, update
 from kleene.reference.syntax import parse_condition
+from tests.helpers import letters
 
 E1 = "mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1.id}"
 TABLE_1 = [("B", 1, 22, 300), ("B", 1, 24, 225), ("B", 2, 32, 1210), ("S", 1, 70, 760),
@@ -26,10 +27,6 @@ TABLE_1 = [("B", 1, 22, 300), ("B", 1, 24, 225), ("B", 2, 32, 1210), ("S", 1, 70
 def table_1(n: int = 6) -> Stream:
     return Stream.from_rows([{"ts": i + 1, "type": t, "id": d, "price": p, "volume": v}
                              for i, (t, d, p, v) in enumerate(TABLE_1[:n])])
-
-
-def letters(*types: str) -> Stream:
-    return Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types)])
 
 
 def marked(*sets: tuple[int, ...]) -> set[Match]:

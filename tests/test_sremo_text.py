@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kleene.reference.conditions import Attr, Cmp, Const
+from kleene.reference.conditions import And, Attr, Cmp, Const
 from kleene.reference.errors import PatternError, PatternSyntaxError
 from kleene.reference.sremo.expressions import (
     SKIP,
@@ -38,6 +38,7 @@ def test_expression_1_of_the_paper_parses_to_its_ast():
     assert skip == Star(SKIP)
     assert isinstance(last, Atom) and last.marked and last.write is None
     # The register convention: r1.id is Attr("r1", "id"), the head's id is Attr("~", "id").
+    assert isinstance(last.condition, And)
     assert Cmp("=", Attr("~", "id"), Attr("r1", "id")) in last.condition.parts
 
 

@@ -23,6 +23,7 @@ from kleene.reference.sremo.expressions import (
 from kleene.reference.sremo.streaming import matches, stream_matches
 from kleene.reference.sremo.text import format_sremo, parse_sremo
 from kleene.reference.sremo.wayeb import SreUnsupported, parse_sre, read_sre
+from tests.helpers import letters
 
 QUERIES = Path("/work/shared/data/wayeb-queries")
 FILES = sorted(QUERIES.glob("*.sre")) if QUERIES.is_dir() else []
@@ -30,10 +31,6 @@ FILES = sorted(QUERIES.glob("*.sre")) if QUERIES.is_dir() else []
 
 def head(attr: str) -> Attr:
     return Attr("~", attr)
-
-
-def letters(*types: str) -> Stream:
-    return Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types)])
 
 
 @pytest.mark.skipif(not FILES, reason=f"{QUERIES} is not available")

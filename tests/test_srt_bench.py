@@ -38,6 +38,7 @@ def test_seed004_table_on_a_tiny_stream(tmp_path: Path):
     # leaves unmarked gaps, which an output-agnostic DSRT cannot report)
     assert row[-2] == ("not built: time window (no finite DSRT); selection strategy "
                        "(its gaps are unmarked)")
+    assert isinstance(row[-1], str)
     assert row[-1].endswith(" mt")         # at [1..10], unrolled with register copies
 
 

@@ -4,34 +4,22 @@ expression with a reason (:class:`Unsupported`) — never a wrong answer."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
 from kleene.engines.registry import engine
+from kleene.engines.srt.run import CompiledSRT
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import matches_from_json
 from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
-
-ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted((ROOT / "conformance" / "cases").glob("sremo-*.json"))
+from tests.helpers import sremo_case_params
 
 #: Cases the engine refuses, with the reason it must give (none today).
 REFUSED: dict[str, str] = {}
 
 
-def _tests():
-    for path in FILES:
-        data = json.loads(path.read_text())
-        for case in data["cases"]:
-            for test in case["tests"]:
-                yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
-
-
-@pytest.mark.parametrize("case, test", list(_tests()))
+@pytest.mark.parametrize("case, test", list(sremo_case_params()))
 def test_srt_gives_the_expected_matches(case, test):
     s = Stream.from_rows(test.get("events", case.get("events")),
                          time_unit=test.get("time_unit", case.get("time_unit")))
@@ -57,7 +45,9 @@ def test_transitions_are_named_with_top_never_true():
     from kleene.engines.srt.draw import edge_name
 
     def names(text: str) -> list[str]:
-        return [edge_name(e) for e in engine("srt").compile(Query.of(parse_sremo(text))).srt.edges]
+        compiled = engine("srt").compile(Query.of(parse_sremo(text)))
+        assert isinstance(compiled, CompiledSRT)
+        return [edge_name(e) for e in compiled.srt.edges]
 
     assert names("NEXT(mark {~.L = 'A'}, mark {~.L = 'B'})") == [
         "q0 --~.L = 'A' ↑ ●--> q1", "q2 --NOT ~.L = 'B' ↑ ⊗--> q2",

@@ -12,12 +12,13 @@ from hypothesis import strategies as st
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
-from kleene.data.columnar import columns_of
 from kleene.engines.registry import engine
+from kleene.engines.srt.run import CompiledSRT
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.query import Query
 from kleene.reference.sremo import parse_sremo
+from tests.helpers import columnar
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -29,11 +30,6 @@ def vector_path_on_small_streams():
     kept, columns.SMALL = columns.SMALL, 0
     yield
     columns.SMALL = kept
-
-
-def columnar(s: Stream) -> Stream:
-    """The same stream held as Arrow columns (what the loaders build)."""
-    return Stream.from_columns(columns_of(list(s)), s.time_unit)
 
 
 def _check(e, s, policy, reading):
@@ -83,6 +79,7 @@ def test_register_patterns_take_the_sleeping_path(text):
     from kleene.engines.srt.execution import Execution
 
     compiled = engine("srt").compile(Query.of(parse_sremo(text), reading="strict"))
+    assert isinstance(compiled, CompiledSRT)
     ex = Execution(compiled.srt, compiled.policy, compiled.counters)
     moves = waiting_moves(ex)
     assert moves is not None

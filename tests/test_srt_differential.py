@@ -21,7 +21,9 @@ from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
 from kleene.engines.registry import engine
 from kleene.reference.errors import PatternError, Unsupported
+from kleene.reference.events import Stream
 from kleene.reference.query import Query
+from kleene.reference.sremo import matches, parse_sremo
 
 STREAMS = streams(min_size=1, max_size=6)
 EXPRESSIONS = sremo_expressions(max_depth=3, time_windows=True)
@@ -76,9 +78,20 @@ def test_srt_equals_the_reference_literal(e, s):
 ])
 @given(s=streams(min_size=1, max_size=8))
 def test_srt_equals_the_reference_on_register_patterns(text, s):
-    from kleene.reference.sremo import parse_sremo
 
     _check(parse_sremo(text), s, "stream", "inclusive")
+
+
+def marked_between_a_and_b(text: str, values: list[int]) -> set[tuple[int, ...]]:
+    """The marked positions the SRT engine reports for ``text`` on an A (V 0), C events
+    of ``values``, a B (V 0); asserted equal to the reference's."""
+    e = parse_sremo(text)
+    s = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}]
+                         + [{"ts": i + 1, "L": "C", "V": v} for i, v in enumerate(values)]
+                         + [{"ts": 9, "L": "B", "V": 0}])
+    got = {m["~"] for m in engine("srt").compile(Query.of(e)).run(s)}
+    assert got == {m["~"] for m in matches(e, s)}
+    return got
 
 
 @pytest.mark.parametrize("values, expected", [
@@ -87,16 +100,9 @@ def test_srt_equals_the_reference_on_register_patterns(text, s):
 ])
 def test_a_negation_whose_body_writes_then_reads_compiles_with_register_copies(values,
                                                                                expected):
-    from kleene.reference.events import Stream
-    from kleene.reference.sremo import matches, parse_sremo
-
-    e = parse_sremo("(mark {~.L = 'A'} ; !(mark {TRUE} -> s ; mark {~.V < s.V})[1..2] ; "
-                    "mark {~.L = 'B'})[1..5]")
-    s = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}]
-                         + [{"ts": i + 1, "L": "C", "V": v} for i, v in enumerate(values)]
-                         + [{"ts": 9, "L": "B", "V": 0}])
-    got = {m["~"] for m in engine("srt").compile(Query.of(e)).run(s)}
-    assert got == {m["~"] for m in matches(e, s)} == expected
+    assert marked_between_a_and_b(
+        "(mark {~.L = 'A'} ; !(mark {TRUE} -> s ; mark {~.V < s.V})[1..2] ; "
+        "mark {~.L = 'B'})[1..5]", values) == expected
 
 
 @pytest.mark.parametrize("values, expected", [
@@ -106,22 +112,14 @@ def test_a_negation_whose_body_writes_then_reads_compiles_with_register_copies(v
     ([3, 2, 1], {(0, 4)}),
 ])
 def test_a_negation_whose_unmarked_body_writes_then_reads_is_exact(values, expected):
-    from kleene.reference.events import Stream
-    from kleene.reference.sremo import matches, parse_sremo
-
-    e = parse_sremo("(mark {~.L = 'A'} ; !({TRUE} -> s ; {~.V < s.V})[1..3] ; "
-                    "mark {~.L = 'B'})[1..5]")
-    s = Stream.from_rows([{"ts": 0, "L": "A", "V": 0}]
-                         + [{"ts": i + 1, "L": "C", "V": v} for i, v in enumerate(values)]
-                         + [{"ts": 9, "L": "B", "V": 0}])
-    got = {m["~"] for m in engine("srt").compile(Query.of(e)).run(s)}
-    assert got == {m["~"] for m in matches(e, s)} == expected
+    assert marked_between_a_and_b(
+        "(mark {~.L = 'A'} ; !({TRUE} -> s ; {~.V < s.V})[1..3] ; mark {~.L = 'B'})[1..5]",
+        values) == expected
 
 
 def test_a_negation_that_reads_what_it_writes_over_an_unmarked_loop_is_refused():
     # the window bounds the marked positions only: the unmarked loop leaves the body's
     # strings unbounded, so Alg. 7's register copies (bounded walks) do not apply
-    from kleene.reference.sremo import parse_sremo
 
     e = parse_sremo("(mark {~.L = 'A'} ; !({TRUE} -> s ; ({TRUE})* ; {~.V < s.V})[1..3] ; "
                     "mark {~.L = 'B'})[1..5]")
@@ -130,7 +128,6 @@ def test_a_negation_that_reads_what_it_writes_over_an_unmarked_loop_is_refused()
 
 
 def test_an_unknown_policy_is_refused_naming_the_choices():
-    from kleene.reference.sremo import parse_sremo
 
     with pytest.raises(PatternError, match="choose one of stream, literal"):
         Query.of(parse_sremo("mark {TRUE}"), policy="any")   # refused before any engine
@@ -138,7 +135,6 @@ def test_an_unknown_policy_is_refused_naming_the_choices():
 
 def test_srt_claims_every_sremo_construct_and_both_readings():
     from kleene.engines.protocol import Feature, Query
-    from kleene.reference.sremo import parse_sremo
 
     caps = engine("srt").capabilities
     for label in ("stream", "literal", "registers", "star", "window", "intersection",
@@ -152,9 +148,7 @@ def test_srt_claims_every_sremo_construct_and_both_readings():
 def test_alg1_as_printed_kills_a_run_that_reports():
     # docs/errata.md#seed-004-alg1-kills-reporting-runs: on a, b the run that marks a
     # reports {0} and is killed, so {0, 1} (a then b, both marked) is lost.
-    from kleene.reference.events import Stream
     from kleene.reference.match import Match
-    from kleene.reference.sremo import matches, parse_sremo
 
     e = parse_sremo("mark {~.L = 'A'} ; (mark {~.L = 'B'})*")
     s = Stream.from_rows([{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}])

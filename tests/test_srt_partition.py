@@ -20,15 +20,12 @@ from kleene.reference.events import Stream
 from kleene.reference.query import Query
 from kleene.reference.sremo import format_sremo, matches, parse_sremo
 from kleene.reference.sremo.expressions import IllFormed, Partition
+from tests.helpers import columnar
 
 PATTERN = "ANY(mark {~.L = 'A'} -> r, mark {~.L = 'B' AND ~.V > r.V})[WITHIN 5] PARTITION BY ID"
 # A@0 (ID 1, V 1), A@1 (ID 2, V 5), B@2 (ID 1, V 3), B@3 (ID 2, V 3)
 ROWS = [{"ts": 0, "L": "A", "ID": 1, "V": 1}, {"ts": 1, "L": "A", "ID": 2, "V": 5},
         {"ts": 2, "L": "B", "ID": 1, "V": 3}, {"ts": 3, "L": "B", "ID": 2, "V": 3}]
-
-
-def columnar(s: Stream) -> Stream:
-    return Stream.from_columns(columns_of(list(s)), s.time_unit)
 
 
 def test_the_reference_matches_each_part_and_maps_positions_back():

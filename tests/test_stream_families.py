@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kleene.cli import main
-from kleene.conformance.differential import run_engine
+from kleene.conformance.differential import reported_matches
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import operator_patterns, streams, typed_streams
 from kleene.engines.registry import engine
@@ -67,7 +67,7 @@ def check(spark, name: str, pattern, policy: str, s: Stream, columns: tuple[str,
         reference = Query.of(pattern, policy=policy).reference(s, budget=Budget(limit=100_000))
     except BudgetExceeded:
         assume(False)
-    single = set(run_engine(engine(name), policy, pattern, s))
+    single = set(reported_matches(engine(name), policy, pattern, s))
     batch = collect_matches(match_frame(from_stream(spark, s), pattern, engine=name,
                                         policy=policy, tasks=2))
     folder = Path(tempfile.mkdtemp())

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,7 +29,7 @@ from kleene.reference.ses.text import parse_ses
 CASES = Path(__file__).resolve().parents[1] / "conformance" / "cases"
 
 
-def case(name: str) -> dict:
+def case(name: str) -> dict[str, Any]:
     return json.loads((CASES / name).read_text())["cases"][0]
 
 
@@ -36,7 +37,7 @@ Q1, P1 = case("ses-q1.json"), case("ses-p1.json")
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` not installed")
 
 
-def traced(c: dict, name: str = "ses-automaton", policy: str = "next"):
+def traced(c: dict[str, Any], name: str = "ses-automaton", policy: str = "next"):
     compiled = engine(name).compile(Query.of(parse_ses(c["pattern"]), policy=policy))
     return trace(compiled, stream_of(c["events"], time_unit=c["time_unit"]))
 

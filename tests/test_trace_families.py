@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -39,7 +40,7 @@ EX11_EVENTS = [{"ts": t, "type": k} for t, k in enumerate("AABBC")]
 SREMO1 = "mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1.id}"
 
 
-def table_1() -> list[dict]:
+def table_1() -> list[dict[str, Any]]:
     return json.loads((CASES / "sremo-table-1.json").read_text())["cases"][0]["events"]
 
 
@@ -48,7 +49,7 @@ def compiled(text: str, name: str):
     return engine(name).compile(Query.of(pattern))
 
 
-def traced(text: str, name: str, events: list[dict], unit: str | None = "min"):
+def traced(text: str, name: str, events: list[dict[str, Any]], unit: str | None = "min"):
     return trace(compiled(text, name), stream_of(events, time_unit=unit))
 
 

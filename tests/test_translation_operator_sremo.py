@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.operators.derivations import WindowReading
 from kleene.reference.operators.pattern import (
     Disj,
     Kleene,
@@ -43,7 +45,7 @@ from kleene.reference.operators.policies import matches as operator_matches
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.operators.to_sremo import project, to_sremo, window_width
 from kleene.reference.sremo import format_sremo, parse_sremo
-from kleene.reference.sremo.expressions import Atom, reads, walk
+from kleene.reference.sremo.expressions import Atom, Expr, reads, walk
 from kleene.reference.sremo.semantics import Semantics
 from kleene.reference.sremo.streaming import stream_matches
 
@@ -161,9 +163,11 @@ def test_windows_agree_only_with_ts_equal_to_position():
     assert window_width(parse_operator(text)) == 2
     # ts = position: inclusive WITHIN 1 is [1..2], strict WITHIN 2 also; strict 0 is EMPTY.
     s = stream("AXB")
-    for reading, tau, expected in [("inclusive", 1, set()), ("inclusive", 2, {(0, 2)}),
-                                   ("strict", 2, set()), ("strict", 3, {(0, 2)}),
-                                   ("strict", 2.5, {(0, 2)}), ("inclusive", 1.5, set())]:
+    cases: list[tuple[WindowReading, float, set[tuple[int, ...]]]] = [
+        ("inclusive", 1, set()), ("inclusive", 2, {(0, 2)}),
+        ("strict", 2, set()), ("strict", 3, {(0, 2)}),
+        ("strict", 2.5, {(0, 2)}), ("inclusive", 1.5, set())]
+    for reading, tau, expected in cases:
         p = OperatorPattern(parse_operator("PATTERN SEQ(A a, B b)").expr, (), Duration(tau))
         op = {project(m) for m in operator_matches(p, s, "any", reading=reading)}
         assert op == stream_matches(to_sremo(p, reading=reading), s)
@@ -308,10 +312,11 @@ def some_streams(data: st.DataObject, p: OperatorPattern, max_size: int = 7, *,
                      label="stream")
 
 
-def translated(p: OperatorPattern, **kw: object):
+def translated(p: OperatorPattern, *, reading: WindowReading = "inclusive",
+               marked: Collection[str] | None = None) -> Expr:
     """``to_sremo(p)``, or a rejected example when ``p`` is outside the fragment."""
     try:
-        return to_sremo(p, **kw)  # type: ignore[arg-type]
+        return to_sremo(p, reading=reading, marked=marked)
     except Unsupported:
         assume(False)
         raise

@@ -25,7 +25,7 @@ def test_a_lost_interruption_is_repeated():
     # The body swallows the first interruption, as a finalizer would; the watcher must
     # interrupt again (it interrupted once and left before).
     started = time.monotonic()
-    swallowed = []
+    swallowed: list[float] = []
     with pytest.raises(BudgetExceeded, match="budget seconds=0.2 exceeded"):
         with limits(0.2, None, "spinning"):
             while time.monotonic() - started < 30:

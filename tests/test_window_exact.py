@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -20,7 +21,6 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kleene.cli import main
-from kleene.data.columnar import columns_of
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names_for
 from kleene.engines.spans import Window, within_bound
@@ -33,6 +33,7 @@ from kleene.reference.durations import (
 )
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from tests.helpers import columnar, ulps
 
 READINGS = ("inclusive", "strict")
 STOCK = 25_263_126  # the first timestamp of the stock stream
@@ -43,10 +44,6 @@ def plain(span: int | float, tau: int | float, reading: str) -> bool:
     return span <= tau if reading == "inclusive" else span < tau
 
 
-def ulps(x: float, k: int) -> float:
-    for _ in range(abs(k)):
-        x = math.nextafter(x, math.inf if k > 0 else -math.inf)
-    return x
 
 
 # ---------------------------------------------------------------- strategies
@@ -142,14 +139,14 @@ def columns(draw: st.DrawFn) -> tuple[np.ndarray, int | float]:
                               min_size=n, max_size=n), label="steps")
         values = np.cumsum(np.array(steps, dtype=object)) + start
         return np.array(sorted(v for v in values if v < 2**63), dtype=np.int64), tau
-    start = draw(st.sampled_from((0.1, float(STOCK), 1e15 + 0.1, -3.3)), label="start")
+    first = draw(st.sampled_from((0.1, float(STOCK), 1e15 + 0.1, -3.3)), label="start")
     gaps = draw(st.lists(st.sampled_from((0.0, 0.1, 1.0, float(tau), ulps(float(tau), 1),
                                           ulps(float(tau), -1))), min_size=n, max_size=n),
                 label="gaps")
-    values = [start]
+    floats: list[float] = [first]
     for g in gaps:
-        values.append(values[-1] + g)
-    return np.array(values, dtype=np.float64), tau
+        floats.append(floats[-1] + g)
+    return np.array(floats, dtype=np.float64), tau
 
 
 def clip(x: int | float, ts: np.ndarray) -> int | float:
@@ -179,9 +176,6 @@ def test_every_column_bound_agrees_with_the_plain_predicate(column, reading) -> 
 # ---------------------------------------------------------------- the examples
 
 
-def _loaded(s: Stream) -> Stream:
-    """``s`` as columns, the form a loaded file has (the columnar engines read it)."""
-    return Stream.from_columns(columns_of(s.events), time_unit=s.time_unit)
 
 
 def claiming(query: Query) -> list[str]:
@@ -192,12 +186,12 @@ def claiming(query: Query) -> list[str]:
     return names
 
 
-def every_engine(text: str, rows: list[dict], reading: str, expected: set[Match]) -> None:
+def every_engine(text: str, rows: list[dict[str, Any]], reading: str, expected: set[Match]) -> None:
     query = Query.parse(text, reading=reading)
     s = Stream.from_rows(rows)
     assert query.reference(s) == expected
     for name in claiming(query):
-        for form in (s, _loaded(s)):
+        for form in (s, columnar(s)):
             got = set(engine(name).compile(query).run(form))
             assert got == expected, (name, type(form.columns).__name__)
 
@@ -239,8 +233,8 @@ STOCK_ROWS = [{"ts": STOCK + d, "type": t} for d, t in ((0, "A"), (499, "C"), (5
      [{"a": [0], "c": [1]}, {"a": [0], "c": [2]}]),
 ])
 def test_kleene_match_gives_the_reference_answer(tmp_path: Path, capsys, text: str,
-                                                 rows: list[dict], reading: str,
-                                                 expected: list[dict]) -> None:
+                                                 rows: list[dict[str, Any]], reading: str,
+                                                 expected: list[dict[str, list[int]]]) -> None:
     pattern, events = tmp_path / "q.txt", tmp_path / "e.jsonl"
     pattern.write_text(text + "\n")
     events.write_text("".join(json.dumps(r) + "\n" for r in rows))

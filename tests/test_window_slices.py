@@ -11,8 +11,6 @@ slice boundary sits where ``b + τ`` rounds below an event that fits.
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,15 +20,12 @@ from kleene.reference.durations import fits
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.query import Query
+from tests.helpers import ulps
 
 STOCK = 25_263_126
 REACHES = ((0, 1), (1, 1), (0, 2), (2, 1))
 
 
-def ulps(x: float, k: int) -> float:
-    for _ in range(abs(k)):
-        x = math.nextafter(x, math.inf if k > 0 else -math.inf)
-    return x
 
 
 @st.composite

@@ -75,7 +75,7 @@ class MRBackend:
         if not line:
             self._proc = None
             raise RuntimeError(f"the {self.name} worker exited with status {proc.wait()}")
-        return json.loads(line)  # type: ignore[no-any-return]
+        return json.loads(line)
 
     def plan(self, request: Request) -> mr.Plan:
         """The translated query (:class:`.mr.Untranslatable` outside the fragment)."""

@@ -19,6 +19,7 @@ import json
 import os
 import sys
 import tempfile
+from typing import Any
 
 TYPES = {"BIGINT": "BIGINT", "DOUBLE": "DOUBLE", "VARCHAR": "STRING", "BOOLEAN": "BOOLEAN"}
 
@@ -48,7 +49,7 @@ def main() -> None:
         out.flush()
 
 
-def run(env: object, sql: str, columns: list[list[str]], rows: list[dict[str, object]]
+def run(env: Any, sql: str, columns: list[list[str]], rows: list[dict[str, object]]
         ) -> list[dict[str, object]]:
     """The measures of every match of ``sql`` over ``rows``."""
     fd, path = tempfile.mkstemp(suffix=".json")
@@ -56,14 +57,14 @@ def run(env: object, sql: str, columns: list[list[str]], rows: list[dict[str, ob
         for r in rows:
             f.write(json.dumps(r) + "\n")
     cols = ", ".join(f"`{name}` {TYPES[t]}" for name, t in columns)
-    env.execute_sql("DROP TEMPORARY TABLE IF EXISTS events")  # type: ignore[attr-defined]
-    env.execute_sql(  # type: ignore[attr-defined]
+    env.execute_sql("DROP TEMPORARY TABLE IF EXISTS events")
+    env.execute_sql(
         f"CREATE TEMPORARY TABLE events ({cols}, "
         "rt AS TO_TIMESTAMP_LTZ(CAST(kts * 1000 AS BIGINT), 3), "
         "WATERMARK FOR rt AS rt - INTERVAL '1' SECOND) "
         f"WITH ('connector' = 'filesystem', 'path' = 'file://{path}', 'format' = 'json')")
     try:
-        result = env.execute_sql(sql.replace("ORDER BY kts, kpos", "ORDER BY rt, kpos"))  # type: ignore[attr-defined]
+        result = env.execute_sql(sql.replace("ORDER BY kts, kpos", "ORDER BY rt, kpos"))
         names = result.get_table_schema().get_field_names()
         with result.collect() as it:
             return [dict(zip(names, list(row), strict=True)) for row in it]

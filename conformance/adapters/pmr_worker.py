@@ -37,7 +37,7 @@ def main() -> None:
 
 def _plain(v: object) -> object:
     if hasattr(v, "item"):
-        v = v.item()  # type: ignore[attr-defined]
+        v = v.item()
     if isinstance(v, float) and math.isnan(v):
         return None
     return v

@@ -44,6 +44,7 @@ def tokens(text):
         if not m or m.end() == pos:
             raise Unsupported("syntax", f"unexpected character at {pos}: {text[pos]!r}")
         kind = m.lastgroup
+        assert kind is not None             # a non-empty match ends in one named group
         value = m.group(kind)
         if kind == "str":
             value = value[1:-1].replace(value[0] * 2, value[0])
@@ -106,7 +107,7 @@ class Parser:
             while self.peek()[1] == ",":
                 self.take(",")
                 keys.append(self.take())
-        condition = ("true",)
+        condition: tuple[object, ...] = ("true",)
         if self.word("WHERE"):
             self.take()
             condition = self.disjunction()

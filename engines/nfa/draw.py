@@ -38,11 +38,12 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from kleene.engines.drawers import beside, guard_style, register_drawer
+from kleene.engines.drawers import guard_style, register_drawer
 from kleene.engines.labels import EMPTY, guard_lines, guard_set
 from kleene.engines.nfa.disjunction import dnf
 from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import Plan
+from kleene.engines.protocol import Transition
 from kleene.reference.conditions import TRUE, Condition, conjunction
 from kleene.reference.operators.text import format_expr, format_repeat
 
@@ -67,13 +68,21 @@ class _Branch:
     title: str | None
 
 
-def _bound(c: CompiledNFA, b: int, state: Hashable) -> frozenset[int]:
-    """The slots bound in ``state`` of conjunct ``b`` (chain states count σ's prefix)."""
-    plan = c.plans[b]
-    if isinstance(state, int):
-        return frozenset(c.orders[b][:state])
-    assert isinstance(state, frozenset)
-    return frozenset(plan.shape.slot_of(v).index for v in state)
+def _conjunct(state: Hashable) -> int:
+    """The conjunct of a state ``(conjunct, bound)`` of :meth:`CompiledNFA.iter_transitions`."""
+    assert isinstance(state, tuple)
+    b: int = state[0]
+    return b
+
+
+def _bound(c: CompiledNFA, state: Hashable) -> frozenset[int]:
+    """The slots bound in a state ``(conjunct, bound)`` (chain states count σ's prefix)."""
+    assert isinstance(state, tuple)
+    b, bound = state
+    if isinstance(bound, int):
+        return frozenset(c.orders[b][:bound])
+    assert isinstance(bound, frozenset)
+    return frozenset(c.plans[b].shape.slot_of(v).index for v in bound)
 
 
 def _name(plan: Plan, slots: frozenset[int], order: tuple[int, ...]) -> str:
@@ -87,10 +96,9 @@ def _name(plan: Plan, slots: frozenset[int], order: tuple[int, ...]) -> str:
 def state_name(c: CompiledNFA, state: Hashable) -> str:
     """A state of :meth:`CompiledNFA.iter_transitions`, ``(conjunct, bound)``, named as
     the picture names it: its variables in evaluation order (``cb``, ``∅``)."""
-    assert isinstance(state, tuple)
-    b: int = state[0]
+    b = _conjunct(state)
     order = c.orders[b] if c.kind != "eager" else tuple(range(c.plans[b].n))
-    return _name(c.plans[b], _bound(c, b, state[1]), order)
+    return _name(c.plans[b], _bound(c, state), order)
 
 
 def nfa_graph(c: CompiledNFA, *, states: str = "auto", guards: str = "auto") -> nx.MultiDiGraph:
@@ -199,14 +207,14 @@ class _Builder:
 
     def branch(self, br: _Branch) -> None:
         c, g, plan = self.c, self.g, br.plan
-        edges = [t for t in c.iter_transitions() if t.source[0] == br.index]  # type: ignore[index]
+        edges = [t for t in c.iter_transitions() if _conjunct(t.source) == br.index]
         path = {frozenset(br.order[:k]) for k in range(plan.n + 1)}
         kept = self.kept_states(br, edges, path)
-        looping = {_bound(c, br.index, t.source[1]) for t in edges  # type: ignore[index]
+        looping = {_bound(c, t.source) for t in edges
                    if t.kind == "bind" and t.source == t.target}
         for t in edges:
-            src = _bound(c, br.index, t.source[1])  # type: ignore[index]
-            dst = _bound(c, br.index, t.target[1])  # type: ignore[index]
+            src = _bound(c, t.source)
+            dst = _bound(c, t.target)
             if src not in kept or dst not in kept:
                 self.collapsed(br, src, dst, kept)
                 continue
@@ -218,7 +226,8 @@ class _Builder:
                 g.add_edge(a, z, variable=None, guard=TRUE, name=None,
                            label=self.skip_label(br, src), dot=IGNORE)
                 continue
-            slot = plan.shape.slot_of(t.variable).index  # type: ignore[arg-type]
+            assert t.variable is not None       # a bind edge binds a variable
+            slot = plan.shape.slot_of(t.variable).index
             on_path = src in path and dst in path and c.kind == "tree"
             g.add_edge(a, z, variable=t.variable, guard=t.guard, name=None,
                        label=self.take_label(br, slot, src == dst),
@@ -240,24 +249,24 @@ class _Builder:
             self.buffers(br, path if c.kind == "tree" else None)
         self.negations(br, edges)
 
-    def kept_states(self, br: _Branch, edges: list, path: set[frozenset[int]]
+    def kept_states(self, br: _Branch, edges: list[Transition], path: set[frozenset[int]]
                     ) -> set[frozenset[int]]:
         """Every state, or (beyond :data:`MAX_STATES`) the drawn order and its successors."""
         c = self.c
-        every = {_bound(c, br.index, q[1]) for t in edges for q in (t.source, t.target)}
+        every = {_bound(c, q) for t in edges for q in (t.source, t.target)}
         if len(every) <= MAX_STATES:
             return every
         return path | {dst for t in edges
-                       if (src := _bound(c, br.index, t.source[1])) in path
-                       and (dst := _bound(c, br.index, t.target[1])) != src}
+                       if (src := _bound(c, t.source)) in path
+                       and (dst := _bound(c, t.target)) != src}
 
     def collapsed(self, br: _Branch, src: frozenset[int], dst: frozenset[int],
                   kept: set[frozenset[int]]) -> None:
         """One dashed box per layer for the states not drawn, with one edge per pair."""
         g = self.g
         c = self.c
-        every = {_bound(c, br.index, q[1]) for t in c.iter_transitions()  # type: ignore[index]
-                 if t.source[0] == br.index for q in (t.source, t.target)}  # type: ignore[index]
+        every = {_bound(c, q) for t in c.iter_transitions()
+                 if _conjunct(t.source) == br.index for q in (t.source, t.target)}
 
         def box(slots: frozenset[int]) -> Hashable:
             if slots in kept:
@@ -292,7 +301,7 @@ class _Builder:
             g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
                        dot=READ)
 
-    def negations(self, br: _Branch, edges: list) -> None:
+    def negations(self, br: _Branch, edges: list[Transition]) -> None:
         plan, g = br.plan, self.g
         negs = plan.shape.negations
         if not negs:
@@ -305,8 +314,8 @@ class _Builder:
                 needed = plan.fc[k]
                 assert needed is not None
                 for t in edges:
-                    src = _bound(self.c, br.index, t.source[1])
-                    dst = _bound(self.c, br.index, t.target[1])
+                    src = _bound(self.c, t.source)
+                    dst = _bound(self.c, t.target)
                     if needed <= dst and not needed <= src and (br.index, dst) in g:
                         self.reject(br, k, (br.index, dst), "first chance")
                         self.negation_buffer(br, k, (br.index, dst))
@@ -348,12 +357,6 @@ class _Builder:
         label = "\n".join([f"take {neg.type or 'ANY'} {neg.var} ({how})", *lines])
         self.g.add_edge(state, "R", variable=neg.var, guard=guard, name=None, label=label,
                         dot=REJECT)
-
-
-def side_by_side(named: list[tuple[str, CompiledNFA]], guards: str = "auto") -> nx.MultiDiGraph:
-    """The NFAs of one pattern side by side (the eager NFA beside the Chain NFA, seed 003
-    Fig. 1 beside Fig. 4), one cluster each."""
-    return beside([(name, nfa_graph(c, guards=guards)) for name, c in named])
 
 
 register_drawer(CompiledNFA, nfa_graph)

@@ -80,10 +80,10 @@ class InstanceColumns(ArrowColumns):
         return self._terms[t]
 
 
-def _take(values: object, idx: np.ndarray, take: pa.Array) -> object:
+def _take(values: np.ndarray | pa.Array, idx: np.ndarray, take: pa.Array) -> object:
     if isinstance(values, np.ndarray):
         return numeric_array(values[idx])
-    return values.take(take)  # type: ignore[attr-defined]
+    return values.take(take)
 
 
 @lru_cache(maxsize=256)

@@ -36,7 +36,7 @@ from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.pages import page, svg_of, table
-from kleene.engines.protocol import window_in_units
+from kleene.engines.protocol import Counters, window_in_units
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
     StepTrace,
@@ -210,9 +210,9 @@ def _observe(plan: Plan, branch: int, out: list[Created]) -> Plan:
     mine = replace(plan)
     bind = mine.bind
 
-    def recorded(p: Partial, slot: int, new: tuple[Event, ...], stage: int, c: object
+    def recorded(p: Partial, slot: int, new: tuple[Event, ...], stage: int, c: Counters
                  ) -> Partial:
-        q = bind(p, slot, new, stage, c)  # type: ignore[arg-type]
+        q = bind(p, slot, new, stage, c)
         source = frozenset(i for i, x in enumerate(p.binds) if x)
         out.append(Created(branch, source, slot, new, q))
         return q

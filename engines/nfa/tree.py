@@ -61,15 +61,10 @@ class TreeRunner(ChainRunner):
 
     # ------------------------------------------------------------ frequencies
 
-    def _count(self, slot: int) -> tuple[bool, int]:
-        """The slot's current frequency; an iterated slot counts as the most frequent
-        (Sec. 4.5: its subsets are)."""
-        s = self.plan.shape.slots[slot]
-        return s.iterated, len(self.buffers[s.type])
-
     def _counts(self) -> list[tuple[tuple[bool, int], int]]:
-        """``(_count(i), i)`` for every slot, read once (the buffers do not change
-        while one event is taken)."""
+        """``((iterated, frequency), i)`` for every slot ``i``, read once (the buffers do
+        not change while one event is taken): an iterated slot counts as the most
+        frequent (Sec. 4.5: its subsets are)."""
         return [((it, len(b.events) - b.head), i) for it, b, i in self._slot_buffers]
 
     def _next_slot(self, p: Partial) -> int:

@@ -24,11 +24,13 @@ Buffer = Mapping[str, tuple[Event, ...]]
 
 
 #: :func:`plan` of a property of the variable being bound (Sec. 4.2.1: one event alone).
-PROPERTY = (True,)
+PROPERTY: tuple[bool] = (True,)
+#: :func:`plan` of one comparison: ``(property, op, left, right)``.
+Comparison = tuple[bool, str, Attr | Const, Attr | Const]
 
 
 @lru_cache(maxsize=4096)
-def plan(theta: Condition, v: str) -> tuple | None:
+def plan(theta: Condition, v: str) -> Comparison | tuple[bool] | None:
     """How :meth:`Execution._bind` evaluates ``theta`` when ``v`` binds an event.
 
     ``(property, op, left, right)`` for one comparison of attributes and
@@ -39,15 +41,15 @@ def plan(theta: Condition, v: str) -> tuple | None:
     computed once per event.
     """
     prop = is_property_of(theta, v)
-    if isinstance(theta, Cmp) and all(isinstance(t, (Attr, Const))
-                                      for t in (theta.left, theta.right)):
+    if isinstance(theta, Cmp) and isinstance(theta.left, (Attr, Const)) \
+            and isinstance(theta.right, (Attr, Const)):
         return (prop, theta.op, theta.left, theta.right)
     if prop:
         return PROPERTY
     return None
 
 
-def comparison_holds(plan: tuple, beta: Buffer, v: str, e: Event) -> bool:
+def comparison_holds(plan: Comparison, beta: Buffer, v: str, e: Event) -> bool:
     """``holds(Cmp(op, left, right), β ∪ {v/(e,)})`` for attributes and constants: every
     pair of bound events compares true (seed 001 Sec. 3's decomposition), with ``v``
     bound to ``e`` alone (the instantiations without ``e`` were checked before)."""

@@ -235,16 +235,20 @@ def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = No
     return Prepared(df, plan, layout, task, schema, direct)
 
 
-def match_frame(frame: EventFrame, query: Query, *, engine: str | Engine | None = None,
-                columns: Sequence[str] = (), tasks: int | None = None,
-                slices: int | Sequence[float] | None = None, explain: Explain = None) -> Any:
-    """The match DataFrame of ``query`` on ``frame`` (see the module docstring).
+def match_frame(frame: EventFrame, pattern: str | Pattern | Query, *,
+                engine: str | Engine | None = None, policy: str | None = None,
+                reading: str | None = None, columns: Sequence[str] = (),
+                tasks: int | None = None, slices: int | Sequence[float] | None = None,
+                explain: Explain = None) -> Any:
+    """The match DataFrame of ``pattern`` (its text, an AST or a :class:`Query`, decided
+    here once as in :func:`match_dataframe`) on ``frame`` (see the module docstring).
 
     ``tasks`` is the number of Spark partitions (default: 2 per core); ``slices``
     the number of time slices (default ``tasks``; 1: none) or their boundaries;
     ``explain`` receives the query's window and reading, the plan and the layout in
     words.
     """
+    query = Query.ask(pattern, policy=policy, reading=reading)
     run = prepare(frame, query, engine=engine, columns=columns, tasks=tasks, slices=slices)
     if explain is not None:
         explain(f"query: {run.task.query.said()}\n{run.explain()}")
@@ -307,7 +311,8 @@ def match_file(spark: Any, path: str, pattern: str | Pattern | Query, *,
 def regroup(rows: Iterable[Any], streams: Sequence[str]) -> dict[tuple[Any, ...], list[Match]]:
     """Match rows back into canonical matches, per stream; a match whose rows
     appear k times was reported k times (a defect the caller can see)."""
-    parts: dict[tuple[Any, ...], dict[str, Counter]] = defaultdict(lambda: defaultdict(Counter))
+    parts: dict[tuple[Any, ...], dict[str, Counter[tuple[str, int]]]] = defaultdict(
+        lambda: defaultdict(Counter))
     for r in rows:
         key = tuple(r[s] for s in streams)
         parts[key][r["match_id"]][(r["variable"], r["position"])] += 1

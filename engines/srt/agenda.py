@@ -47,9 +47,11 @@ import numpy as np
 
 from kleene.engines.spans import within_bound
 from kleene.engines.srt import columns
+from kleene.engines.srt.automaton import Registers
 from kleene.engines.srt.columns import candidates
-from kleene.engines.srt.marks import ROOT, reported, union
-from kleene.engines.srt.skip import head_condition
+from kleene.engines.srt.execution import Group
+from kleene.engines.srt.marks import ROOT, Marks, reported, union
+from kleene.engines.srt.skip import ClockTests, Move, head_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.match import Match
 
@@ -58,9 +60,12 @@ from kleene.reference.match import Match
 READ = 4_096
 
 
+#: Groups ``(state, registers)`` and the marks of their runs (scheduled, or carried on).
+Asleep = dict[Group, list[Marks]]
+
 #: Per state: the clocks of its ``TRUE`` self-loop (``None``: it has none) and its
 #: ``TRUE`` transitions to other states as ``(clocks, target)``.
-Waiting = tuple[tuple | None, tuple[tuple[tuple, int], ...]]
+Waiting = tuple[ClockTests | None, tuple[Move, ...]]
 
 
 def waiting_moves(ex: Any) -> list[Waiting] | None:
@@ -143,7 +148,7 @@ def state_expiry(ex: Any) -> list[Expiry]:
     return found
 
 
-def expired(expiry: Expiry, regs: tuple, t: Any) -> bool:
+def expired(expiry: Expiry, regs: Registers, t: Any) -> bool:
     """Whether every transition of :data:`Expiry` ``expiry`` has a clock failing at ``t``."""
     if expiry is None:
         return False
@@ -254,12 +259,12 @@ class Sleepers:
                  rowl: list[int], stamps: list[Any], n: int, expiry: list[Expiry]) -> None:
         self.moves, self.cand, self.rowl, self.stamps, self.n = moves, cand, rowl, stamps, n
         self.expiry = expiry
-        self.agenda: dict[int, dict[tuple, list]] = {}
+        self.agenda: dict[int, Asleep] = {}
         self.heap: list[int] = []
-        self.carried: dict[tuple, list] = {}
+        self.carried: Asleep = {}
         self.alive = 0
 
-    def schedule(self, key: tuple, parts: list, r: int, at: int) -> None:
+    def schedule(self, key: Group, parts: list[Marks], r: int, at: int) -> None:
         """The group ``key`` (marks ``parts``) has read row ``r`` (``-1``: none of this
         batch); ``at`` is the first candidate index whose row is past ``r``. It sleeps
         until its state's next candidate row (``n``: the next batch's first row) if it
@@ -304,7 +309,7 @@ class Sleepers:
             found.extend(parts)
 
 
-def holds(clocks: tuple, regs: tuple, t: Any) -> bool:
+def holds(clocks: ClockTests, regs: Registers, t: Any) -> bool:
     """Whether the clocks ``(slot, bound, inside)`` (all inside) hold at timestamp ``t``."""
     for slot, bound, _ in clocks:
         held = regs[slot]
@@ -322,7 +327,7 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
     expiry = ex.memo("expiry", lambda: state_expiry(ex))
     need_ts = any(loop or any(clocks for clocks, _ in others) for loop, others in moves) \
         or any(x is not None for x in expiry)
-    carried: dict[tuple, list] = {}
+    carried: Asleep = {}
     for start, part in batches:
         n = len(part)
         if n < columns.SMALL:   # the vector kernels' fixed cost exceeds the rows' (a partition)
@@ -341,7 +346,7 @@ def drive_sleeping(ex: Any, moves: list[Waiting],
 
 def sleep_batch(ex: Any, moves: list[Waiting], masks: list[int], expiry: list[Expiry],
                 need_ts: bool, start: int, part: Any,
-                carried: dict[tuple, list]) -> Generator[Match, None, dict[tuple, list]]:
+                carried: Asleep) -> Generator[Match, None, Asleep]:
     """:func:`drive_sleeping` on the batch ``part`` (rows from position ``start``), the
     groups ``carried`` from the previous batch woken first; returns the groups alive
     after its last row (what it built for its rows is freed before the next batch's)."""

@@ -25,7 +25,7 @@ over a register tuple (one slot per register, ``None`` for ♯, else a :class:`H
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,7 +213,7 @@ def _three(c: Condition, slots: Mapping[str, int]) -> Callable[[Event, Registers
             v = part(u, regs)
             return None if v is None else not v
         return neg
-    parts = [_three(p, slots) for p in c.parts]  # type: ignore[union-attr]
+    parts = [_three(p, slots) for p in c.parts]
     if isinstance(c, And):
         def conj(u: Event, regs: Registers) -> bool | None:
             out: bool | None = True
@@ -304,8 +304,3 @@ def compile_edge(e: Edge, slots: Mapping[str, int]) -> Guard:
                 return False
         return True
     return test
-
-
-def guards_of(edges: Sequence[Edge]) -> tuple[Condition, ...]:
-    """The distinct guards of ``edges``, in order (the atoms of the minterms of Alg. 7)."""
-    return tuple(dict.fromkeys(e.guard for e in edges))

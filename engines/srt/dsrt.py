@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Feature, Query, Transition
 from kleene.engines.registry import register
-from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge
+from kleene.engines.srt.automaton import SRT, Edge, Held, Registers, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
 from kleene.engines.srt.unroll import boundary_marked, unroll
@@ -40,10 +40,10 @@ from kleene.reference.sremo.expressions import Atom, Expr, Not, Strategy, Window
 from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 #: A configuration of the DSRT's runs: (state, registers) → the elements the runs started at.
-Configurations = dict[tuple[int, tuple], list[int]]
+Configurations = dict[tuple[int, Registers], list[int]]
 #: ``observe(element, before, taken, after, reported)``: one step of :meth:`CompiledDSRT.run`,
 #: ``taken`` the (state, registers, transition) of every configuration before the element.
-Observe = Callable[[Event, Configurations, list[tuple[int, tuple, Edge]], Configurations,
+Observe = Callable[[Event, Configurations, list[tuple[int, Registers, Edge]], Configurations,
                     list[Match]], None]
 
 
@@ -80,7 +80,7 @@ class CompiledDSRT(Pictured):
         tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes))
                   for e in self.dsrt.out[q]] for q in range(self.dsrt.size)]
         q = self.dsrt.start
-        regs: tuple = (None,) * len(slots)
+        regs: Registers = (None,) * len(slots)
         for u in events:
             self.counters.events_read += 1
             fired = [(t, w) for test, t, w in tests[q] if test(u, regs)]
@@ -118,16 +118,16 @@ class CompiledDSRT(Pictured):
         sinks = {i for i, s in enumerate(self.subsets) if not s}
         tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes), e)
                   for e in d.out[q]] for q in range(d.size)]
-        empty: tuple = (None,) * len(slots)
+        empty: Registers = (None,) * len(slots)
         streaming = self.policy == "stream"
-        runs: dict[tuple[int, tuple], list[int]] = {} if streaming else {(d.start, empty): [0]}
+        runs: Configurations = {} if streaming else {(d.start, empty): [0]}
         k = -1
         for k, u in enumerate(events):
             k = u.position
             if streaming:
                 runs.setdefault((d.start, empty), []).append(k)
-            nxt: dict[tuple[int, tuple], list[int]] = {}
-            taken: list[tuple[int, tuple, Edge]] = []
+            nxt: Configurations = {}
+            taken: list[tuple[int, Registers, Edge]] = []
             for (q, regs), starts in runs.items():
                 c.predicate_evaluations += len(tests[q])
                 fired = next((t for t in tests[q] if t[0](u, regs)), None)

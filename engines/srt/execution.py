@@ -19,7 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.engines.protocol import Counters
-from kleene.engines.srt.automaton import SRT, Edge, Held, compile_edge, compile_guard
+from kleene.engines.srt.automaton import (
+    SRT,
+    Edge,
+    Guard,
+    Held,
+    Registers,
+    compile_edge,
+    compile_guard,
+)
 from kleene.engines.srt.marks import ROOT, Marks, expand, reported, union
 from kleene.engines.srt.skip import head_condition, skipping
 from kleene.reference.conditions import TRUE, conjunction, conjuncts
@@ -27,7 +35,9 @@ from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import reads
 
-Group = tuple[int, tuple]  # (state, registers): runs that differ only in their marks
+Group = tuple[int, Registers]  # (state, registers): runs that differ only in their marks
+#: A transition as a pass fires it: (its tests, target, marks, written slots, reports).
+Fired = tuple[Guard, int, bool, tuple[int, ...], bool]
 
 
 @dataclass
@@ -65,7 +75,7 @@ class Execution:
             self.shared[name] = make()
         return self.shared[name]
 
-    def _plan(self) -> tuple:
+    def _plan(self) -> tuple[Any, ...]:
         a = self.a
         slots = {r: i for i, r in enumerate(a.registers())}
         finals = a.finals
@@ -86,7 +96,7 @@ class Execution:
         still = [not m or (len(m) == 1 and m[0][1] == q and
                            all(inside for _, _, inside in m[0][0]))
                  for q, m in enumerate(loops)]
-        by_bits: dict[tuple[int, int], list] = {}
+        by_bits: dict[tuple[int, int], list[Fired]] = {}
         return (slots, (None,) * len(slots), out, relevant, loops, tests, by_bits, fresh_dies,
                 starting, still)
 
@@ -107,7 +117,7 @@ class Execution:
             return []
         return self.advance(u)
 
-    def edges_for(self, q: int, bits: int) -> list:
+    def edges_for(self, q: int, bits: int) -> list[Fired]:
         """The transitions out of ``q`` that an element can fire when bit ``i`` of ``bits``
         says whether it satisfies ``relevant[i]``: those whose head-only conjuncts hold,
         each tested on the rest of its guard only (a conjunction is true iff each

@@ -13,15 +13,20 @@ from kleene.engines.srt.automaton import SRT, Edge
 from kleene.reference.conditions import TRUE, Attr, Cmp, Condition, Const, conjunction, conjuncts
 from kleene.reference.sremo.expressions import HEAD, reads
 
+#: A ``TRUE`` transition's clock tests ``(register slot, bound, inside)``.
+ClockTests = tuple[tuple[int, int | float, bool], ...]
+#: A state's ``TRUE`` transition: ``(clock tests, target)``.
+Move = tuple[ClockTests, int]
 
-def skipping(a: SRT, slots: dict[str, int]) -> tuple[list[Condition] | None, list]:
+
+def skipping(a: SRT, slots: dict[str, int]) -> tuple[list[Condition] | None, list[list[Move]]]:
     """What lets a run skip an element cheaply (exact): ``relevant``, conditions over the
     head only, one of which holds for every element that can fire a transition whose guard
     is not ``TRUE`` (each guard's conjuncts that read no register); and per state its
     ``TRUE`` transitions as ``(clock tests, target)``, a clock test being
     ``(register slot, bound, inside)``. ``relevant`` is ``None`` (never skip) unless every
     ``TRUE`` transition is unmarked and writes nothing."""
-    moves: list[list] = [[] for _ in range(a.size)]
+    moves: list[list[Move]] = [[] for _ in range(a.size)]
     needs: list[Condition] = []
     for e in a.edges:
         if e.guard == TRUE and not e.unless:
@@ -46,7 +51,7 @@ def head_condition(e: Edge) -> Condition | None:
     return conjunction(head) if len(head) > 1 else head[0]
 
 
-def key_index(a: SRT) -> tuple[tuple[str, ...], frozenset] | None:
+def key_index(a: SRT) -> tuple[tuple[str, ...], frozenset[tuple[object, ...]]] | None:
     """``(attributes, keys)`` when every transition whose guard is not ``TRUE`` requires
     ``~.A = c`` (a conjunct) for each of ``attributes``, so that an element whose values of
     ``attributes`` are not in ``keys`` can only fire ``TRUE`` transitions; else ``None``."""

@@ -31,7 +31,7 @@ import networkx as nx
 from kleene.engines.draw import Highlight
 from kleene.engines.drawers import picture_graph
 from kleene.engines.pages import page, svg_of, table
-from kleene.engines.srt.automaton import Edge, Held, compile_edge
+from kleene.engines.srt.automaton import Edge, Held, Registers, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
 from kleene.engines.srt.execution import Execution
@@ -206,7 +206,7 @@ def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event]) -> SRTTrace:
                      for (q, regs), starts in sorted(configurations.items(),
                                                      key=lambda c: c[0][0]))
 
-    def observe(u: Event, before: Configurations, taken: list[tuple[int, tuple, Edge]],
+    def observe(u: Event, before: Configurations, taken: list[tuple[int, Registers, Edge]],
                 after: Configurations, reported: list[Match]) -> None:
         k = u.position
         was = runs(before, k)

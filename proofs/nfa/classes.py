@@ -129,7 +129,7 @@ def atoms(pattern: OperatorPattern, stream: list[SymEvent], *, times: bool = Tru
             out += [conj(both, gap <= tau), conj(both, gap < tau)]
     for c in dict.fromkeys(x for cond in pattern.conditions for x in comparisons(cond)):
         out += _instances(c, types, stream)
-    return [a for a in dict.fromkeys(out) if not isinstance(a, bool)]  # type: ignore[misc]
+    return [a for a in dict.fromkeys(out) if not isinstance(a, bool)]
 
 
 def _subsets(n: int) -> list[tuple[int, ...]]:

@@ -206,9 +206,10 @@ def dead_branches(pattern: OperatorPattern, *, schema: Schema | None = None,
             for b in dnf(pattern.expr)}
 
 
-def no_match(pattern: OperatorPattern, **options: object) -> Result:
+def no_match(pattern: OperatorPattern, *, schema: Schema | None = None,
+             timeout_ms: int = TIMEOUT_MS) -> Result:
     """:class:`Proved` when every branch is dead; else the first branch's example."""
-    results = list(dead_branches(pattern, **options).values())  # type: ignore[arg-type]
+    results = list(dead_branches(pattern, schema=schema, timeout_ms=timeout_ms).values())
     for r in results:
         if isinstance(r, CounterExample):
             return CounterExample("the pattern has no match", r.stream, r.match)

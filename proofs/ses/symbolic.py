@@ -132,10 +132,6 @@ def is_match(pattern: SESPattern, s: SymStream, g: Assignment) -> Lit:
     return conj(*parts)
 
 
-def starts_at_first(g: Assignment) -> Lit:
-    """γ's first event is e_0 (the match window W_{e_0} of seed 001 Def. 3)."""
-    return g.bound(0)
-
 # ---------------------------------------------------------------- solving
 
 

@@ -24,7 +24,7 @@ stay ``unknown`` with that reason.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kleene.engines.srt.automaton import SRT, Edge
@@ -65,7 +65,7 @@ def in_units(e: Expr, time_unit: str | None = None) -> Expr:
             return Window(parts[0], in_timestamp_units(x.width, unit))
         if not parts or parts == children(x):
             return x
-        return replace(x, **({"body": parts[0]} if hasattr(x, "body") else  # type: ignore[arg-type]
+        return replace(x, **({"body": parts[0]} if hasattr(x, "body") else
                              {"parts": parts}))
     return rebuilt(e)
 
@@ -78,7 +78,7 @@ def window_bound(e: Expr) -> int | float:
     return unit_less(e.width)
 
 
-def within(tau: int | float) -> object:
+def within(tau: int | float) -> Callable[[Sequence[Edge], Sequence[SymEvent]], Lit]:
     """``also`` for :func:`~kleene.proofs.srt.symbolic.acceptance`: the path's marked
     elements span at most ``tau`` (timestamps are non-decreasing: last minus first)."""
     def span(path: Sequence[Edge], string: Sequence[SymEvent]) -> Lit:
@@ -101,7 +101,7 @@ def time_window_exact(e: Expr, bound: int, *, schema: Schema | None = None,
         string = symbolic_string(schema, n)
         try:
             differ = acceptance(clocked, string, schema, "a") != acceptance(
-                body, string, schema, "b", also=within(tau))  # type: ignore[arg-type]
+                body, string, schema, "b", also=within(tau))
         except TooManyPaths as err:
             return Unknown(claim, str(err))
         out = solve([differ, *string_constraints(string)], timeout_ms)

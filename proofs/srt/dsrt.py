@@ -142,30 +142,34 @@ def minterm_edges(terms: Sequence[Minterm]) -> list[Edge]:
 
 
 def minterms_partition(atoms: tuple[Condition, ...], terms: Sequence[Minterm] | None = None,
-                       **options: object) -> tuple[Result, Result]:
+                       *, schema: Schema | None = None,
+                       timeout_ms: int = TIMEOUT_MS) -> tuple[Result, Result]:
     """(disjoint, exhaustive) for the minterms of ``atoms`` (default: Alg. 7's)."""
     edges = minterm_edges(minterms(atoms) if terms is None else terms)
-    return (pairwise_disjoint(edges, "no element satisfies two minterms", **options),  # type: ignore[arg-type]
-            exhaustive(edges, "every element satisfies some minterm", **options))  # type: ignore[arg-type]
+    return (pairwise_disjoint(edges, "no element satisfies two minterms", schema=schema,
+                              timeout_ms=timeout_ms),
+            exhaustive(edges, "every element satisfies some minterm", schema=schema,
+                       timeout_ms=timeout_ms))
 
 
-def deterministic(d: SRT, **options: object) -> Result:
+def deterministic(d: SRT, *, schema: Schema | None = None,
+                  timeout_ms: int = TIMEOUT_MS) -> Result:
     """At most one transition of each state fires per element and registers."""
-    schema = options.pop("schema", None) or schema_of(d)
+    schema = schema or schema_of(d)
     for q in range(d.size):
         r = pairwise_disjoint(d.out[q], f"at most one transition of state {q} fires per "
-                              "element", schema=schema, **options)  # type: ignore[arg-type]
+                              "element", schema=schema, timeout_ms=timeout_ms)
         if not isinstance(r, Proved):
             return r
     return Proved("at most one transition fires per state and element")
 
 
-def complete(d: SRT, **options: object) -> Result:
+def complete(d: SRT, *, schema: Schema | None = None, timeout_ms: int = TIMEOUT_MS) -> Result:
     """At least one transition of each state fires per element and registers."""
-    schema = options.pop("schema", None) or schema_of(d)
+    schema = schema or schema_of(d)
     for q in range(d.size):
         r = exhaustive(d.out[q], f"some transition of state {q} fires on every element",
-                       schema=schema, **options)  # type: ignore[arg-type]
+                       schema=schema, timeout_ms=timeout_ms)
         if not isinstance(r, Proved):
             return r
     return Proved("some transition fires per state and element")

@@ -97,9 +97,9 @@ def bound_for(e: Expr, bound: int) -> int:
     return bound
 
 
-def _or_unknown(claim: str, f: object, *args: object, **kw: object) -> Result:
+def _or_unknown(claim: str, f: Callable[..., Result], *args: object, **kw: object) -> Result:
     try:
-        return f(*args, **kw)  # type: ignore[operator, no-any-return]
+        return f(*args, **kw)
     except Unsupported as err:
         return Unknown(claim, str(err))
 

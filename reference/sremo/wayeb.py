@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Not, Or
 from kleene.reference.durations import Duration
@@ -194,8 +195,8 @@ class SreParser(Parser):
         return SreQuery(body, settings.get("order"), settings.get("partitionBy"), window,
                         settings.get("windowType", "count"), where, self.source, self.text)
 
-    def settings(self) -> tuple[dict, dict[str, Token]]:
-        values: dict = {}
+    def settings(self) -> tuple[dict[str, Any], dict[str, Token]]:
+        values: dict[str, Any] = {}   # each setting's value, of the type its name says
         where: dict[str, Token] = {}
         while self.at("{"):
             where_tok = self.advance()

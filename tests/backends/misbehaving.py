@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from typing import Any
 
 from kleene.conformance.backends import find_backend
 from kleene.conformance.serve import answer
@@ -15,7 +16,7 @@ MODE = sys.argv[1]
 BACKEND = find_backend("ses-automaton")
 
 
-def hello() -> dict:
+def hello() -> dict[str, Any]:
     reply = answer(BACKEND, {"cmd": "hello", "protocol": 1})
     assert reply is not None
     if MODE == "unknown-capability":
@@ -32,8 +33,9 @@ for line in sys.stdin:
     if message["cmd"] == "hello":
         reply = hello()
     else:
-        reply = answer(BACKEND, message)
-        assert reply is not None
+        answered = answer(BACKEND, message)
+        assert answered is not None
+        reply = answered
         if MODE == "malformed-always":
             reply = {"seq": message["seq"], "matches": [{"a": "0"}]}
         elif message["events"] and message["events"][0].get("bad"):

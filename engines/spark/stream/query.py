@@ -35,7 +35,6 @@ through Spark's own sinks.
 from __future__ import annotations
 
 import glob
-import math
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -269,10 +268,6 @@ def _spark_type(name: str) -> Any:
     from pyspark.sql.types import DoubleType, LongType
 
     return DoubleType() if name == "double" else LongType()
-
-
-def watermark_text(x: float) -> str:
-    return "∞" if x == math.inf else str(x) if isinstance(x, int) else f"{x:g}"
 
 
 __all__ = ["FORMATS", "ContinuousMatch", "check_timestamp", "source_format", "source_schema"]

@@ -1,0 +1,177 @@
+"""What several test files share (imported as ``tests.helpers``: pytest puts the
+repository root on ``sys.path``, pyproject.toml): the worked example Q1, small event
+builders, the ``kleene`` command and Spark harnesses, and the SES differential oracle.
+
+Expected values stay in the tests; these only build inputs and run the code.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from kleene.cli import main
+from kleene.conformance.differential import reference_or_reject
+from kleene.conformance.strategies import ses_patterns, streams
+from kleene.data.columnar import columns_of
+from kleene.engines.protocol import Engine, Feature, all_features
+from kleene.reference.events import Stream
+from kleene.reference.match import Match
+from kleene.reference.ses.pattern import SESPattern
+from kleene.reference.ses.text import parse_ses
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "conformance" / "cases"
+
+#: The SREMO case files.
+SREMO_FILES = sorted(CASES.glob("sremo-*.json"))
+
+#: Seed 000's Q1 (Fig. 1's treatments, Fig. 4's automaton), as its case file states it.
+Q1 = parse_ses(json.loads((CASES / "ses-q1.json").read_text())["cases"][0]["pattern"])
+
+# ---------------------------------------------------------------- events
+
+
+def labelled(*rows: tuple[str, int]) -> Stream:
+    """Events with label ``L`` at the given timestamps: ``labelled(("A", 0), ("B", 2))``."""
+    return Stream.from_rows([{"ts": ts, "L": label} for label, ts in rows])
+
+
+def letters(*types: str) -> Stream:
+    """Events of the given types at timestamps 0, 1, 2, ..."""
+    return Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types)])
+
+
+def typed_stream(*specs: str | tuple[str, float, Mapping[str, object]],
+                 time_unit: str | None = None) -> Stream:
+    """Events of a type (at ts = position), or ``(type, ts, attributes)``."""
+    rows = []
+    for i, spec in enumerate(specs):
+        kind, ts, attrs = (spec, i, {}) if isinstance(spec, str) else spec
+        rows.append({"ts": ts, "type": kind, **attrs})
+    return Stream.from_rows(rows, time_unit=time_unit)
+
+
+def m(**bindings: int | list[int]) -> Match:
+    """A match from variables to a position or a list of positions."""
+    return Match.of({v: [p] if isinstance(p, int) else p for v, p in bindings.items()})
+
+
+def columnar(s: Stream) -> Stream:
+    """``s`` held as Arrow columns (what the loaders build)."""
+    return Stream.from_columns(columns_of(list(s)), s.time_unit)
+
+
+def ulps(x: float, k: int) -> float:
+    """``x`` moved ``k`` floats up (``k > 0``) or down: the edges of a window in floating
+    point (docs/semantics.md, "Windows")."""
+    for _ in range(abs(k)):
+        x = math.nextafter(x, math.inf if k > 0 else -math.inf)
+    return x
+
+
+def rows(stream: Stream) -> list[tuple[object, ...]]:
+    """Each event as ``(position, ts, type, attributes)``."""
+    return [(e.position, e.ts, e.type, dict(e.attrs)) for e in stream]
+
+
+def write(path: Path, text: str, *, gz: bool = False) -> Path:
+    """Write ``text`` to ``path`` (gzip-compressed when ``gz``)."""
+    data = text.encode("utf-8")
+    path.write_bytes(gzip.compress(data) if gz else data)
+    return path
+
+
+def sremo_case_params() -> Iterator[Any]:
+    """Every test of :data:`SREMO_FILES` as ``pytest.param(case, test)``, named by its file
+    and description."""
+    for path in SREMO_FILES:
+        data = json.loads(path.read_text())
+        for case in data["cases"]:
+            for test in case["tests"]:
+                yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
+
+# ---------------------------------------------------------------- engines
+
+
+@dataclass(frozen=True)
+class _Claims:
+    name: str
+    capabilities: frozenset[Feature]
+
+
+def claiming(capabilities: frozenset[Feature] | None = None) -> Engine:
+    """An engine stub that claims ``capabilities`` (default: every feature) and nothing
+    else: for what reads only an engine's claims (``plan_for``, ``require``)."""
+    claims = all_features() if capabilities is None else capabilities
+    return cast(Engine, _Claims("claims-everything", claims))
+
+# ---------------------------------------------------------------- the kleene command
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """``kleene ARGV`` in this process: its exit code, stdout and stderr."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def node_labels(g: Any) -> set[str]:
+    """The labels of a picture's states (a networkx graph)."""
+    return {d["label"] for _, d in g.nodes(data=True)}
+
+# ---------------------------------------------------------------- Spark
+
+
+@contextmanager
+def small_jobs(spark: Any) -> Iterator[None]:
+    """Adaptive query execution off: it re-plans after every tiny shuffle (0.4 s a job
+    here instead of 0.15 s); the runner's results do not depend on it."""
+    before = spark.conf.get("spark.sql.adaptive.enabled")
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        yield
+    finally:
+        spark.conf.set("spark.sql.adaptive.enabled", before)
+
+
+@contextmanager
+def small_splits(spark: Any, size: int = 8192) -> Iterator[None]:
+    """Files read in splits of ``size`` bytes: many partitions for a small file."""
+    keys = ("spark.sql.files.maxPartitionBytes", "spark.sql.files.openCostInBytes")
+    old = [spark.conf.get(k) for k in keys]
+    for k in keys:
+        spark.conf.set(k, str(size))
+    try:
+        yield
+    finally:
+        for k, v in zip(keys, old, strict=True):
+            spark.conf.set(k, v)
+
+
+def frame_of(spark: Any, cases: list[Stream], columns: tuple[str, ...]) -> Any:
+    """One DataFrame of every stream: ``case`` names it, ``pos`` numbers its events."""
+    found = [(k, e.position, e.ts, *(e.value(c) for c in columns))
+             for k, s in enumerate(cases) for e in s]
+    types = ", ".join(f"{c} {'string' if c in ('type', 'L') else 'bigint'}" for c in columns)
+    return spark.createDataFrame(found, f"case int, pos bigint, ts bigint, {types}")
+
+# ---------------------------------------------------------------- SES differential tests
+
+#: Streams of at most 9 events keep the brute-force reference fast.
+SES_STREAMS = streams(min_size=2, max_size=9)
+SES_PATTERNS = ses_patterns(max_sets=3, max_vars=4)
+SES_STEPS = 60_000
+
+
+def ses_reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match]:
+    """The reference result, or a rejected example when it would be too slow."""
+    return reference_or_reject(pattern, stream, policy, steps=SES_STEPS)
