@@ -179,10 +179,11 @@ def format_for(path: str | Path, fmt: str | None = None) -> str:
 
 
 def write(a: Drawable | nx.MultiDiGraph, path: str | Path, fmt: str | None = None,
-          **options: object) -> Path:
-    """Draw ``a`` into ``path`` (format from ``fmt`` or the suffix); returns the path."""
+          **options: Any) -> Path:
+    """Draw ``a`` into ``path`` (format from ``fmt`` or the suffix; ``options`` as
+    :func:`draw`'s); returns the path."""
     out = Path(path)
-    data = draw(a, format_for(out, fmt), **options)  # type: ignore[arg-type]
+    data = draw(a, format_for(out, fmt), **options)
     try:
         out.write_bytes(data)
     except OSError as err:

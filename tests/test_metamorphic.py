@@ -40,6 +40,7 @@ from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.durations import Duration
 from kleene.reference.errors import BudgetExceeded, Unsupported
 from kleene.reference.events import Stream
+from kleene.reference.query import WindowReading
 from tests.helpers import columnar
 
 STOCK = 25_263_126
@@ -74,7 +75,7 @@ def transformed(pattern: Any, s: Stream, how: str) -> tuple[Any, Stream]:
 
 
 
-def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: str,
+def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: WindowReading,
                  how: str) -> None:
     """Every engine of ``family`` that claims the query equals the reference on the
     transformed input; with the integer shift, also the untransformed answer."""
@@ -84,10 +85,10 @@ def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: str
     if not names:
         return
     p2, s2 = transformed(pattern, s, how)
-    expected = reference_or_reject(p2, s2, policy, steps=40_000, window=reading)  # type: ignore[arg-type]
+    expected = reference_or_reject(p2, s2, policy, steps=40_000, window=reading)
     if how == "shift":
         assert expected == reference_or_reject(pattern, s, policy, steps=40_000,
-                                               window=reading)  # type: ignore[arg-type]
+                                               window=reading)
     q2 = Query.of(p2, policy=policy, reading=reading)
     for name in names:
         for form in (s2, columnar(s2)):

@@ -47,6 +47,7 @@ from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Window, check
+from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 MARKED, UNMARKED = "●", "⊗"
 
@@ -194,9 +195,10 @@ def unrolled_view(c: object, pattern: object) -> nx.MultiDiGraph:
 
 def dsrt_view(c: object, pattern: object) -> nx.MultiDiGraph:
     """The DSRT of the expression (report Alg. 7), minterms in the legend."""
-    check(pattern)  # type: ignore[arg-type]
+    assert isinstance(pattern, EXPRESSION_TYPES)    # drawn only for SREMO patterns
+    check(pattern)
     try:
-        d = compile_dsrt(pattern, time_unit=getattr(c, "time_unit", None))  # type: ignore[arg-type]
+        d = compile_dsrt(pattern, time_unit=getattr(c, "time_unit", None))
     except Unsupported as err:
         raise DrawError(f"cannot determinize: {err}") from None
     return compiled_dsrt_graph(d)
@@ -204,9 +206,10 @@ def dsrt_view(c: object, pattern: object) -> nx.MultiDiGraph:
 
 def complement_view(c: object, pattern: object) -> nx.MultiDiGraph:
     """The complement of the expression (report Alg. 8): its DSRT, finals swapped."""
-    check(pattern)  # type: ignore[arg-type]
+    assert isinstance(pattern, EXPRESSION_TYPES)    # drawn only for SREMO patterns
+    check(pattern)
     try:
-        a = compile_sremo(pattern, _options(c))  # type: ignore[arg-type]
+        a = compile_sremo(pattern, _options(c))
         d, subsets = determinize(a, MAX_STATES)
         comp = complement(a, MAX_STATES)
     except Unsupported as err:

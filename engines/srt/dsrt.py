@@ -220,7 +220,7 @@ class DSRTEngine:
         if policy not in POLICIES:
             raise Unsupported(f"the dsrt engine has no policy {policy!r}; choose "
                               f"{' or '.join(POLICIES)}")
-        e: Expr = pattern  # type: ignore[assignment]
+        e: Expr = pattern
         why = fully_marked(e)
         if why is not None:
             raise Unsupported(f"dsrt reports matches only when every element read is marked "

@@ -146,12 +146,11 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
     if policy not in POLICIES:
         raise Unsupported(f"the SRT engines have no policy {policy!r}; choose "
                           f"{' or '.join(POLICIES)}")
-    assert isinstance(e, EXPRESSION_TYPES)
-    check(e)  # type: ignore[arg-type]
+    check(e)
     by: tuple[str, ...] = ()
     if isinstance(e, Partition):
         by, e = e.by, e.body
-    srt = compile_sremo(e, Options(time_unit, window, max_states))  # type: ignore[arg-type]
+    srt = compile_sremo(e, Options(time_unit, window, max_states))
     return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by,
                        time_unit=time_unit)
 

@@ -54,5 +54,5 @@ def constructs(e: Expr) -> frozenset[str]:
 
 
 #: The classes of SREMO expressions (how the language registry recognises one).
-EXPRESSION_TYPES: tuple[type, ...] = (Epsilon, Empty, Atom, Choice, Concat, Star, Window,
-                                      Intersect, Not, Strategy, Partition)
+EXPRESSION_TYPES = (Epsilon, Empty, Atom, Choice, Concat, Star, Window, Intersect, Not, Strategy,
+                    Partition)
