@@ -179,13 +179,13 @@ class AnchoredExecution(Execution):
         self._wanted = union
         return out
 
-    def _mask(self, q: Hashable) -> int:
+    def _mask(self, q: State) -> int:
         """The bits of the variables ``q`` has transitions for (−1: some transition of
         ``q`` reads no bit)."""
         mask = self._wants.get(q)
         if mask is None:
             mask = 0
-            for _, _, bit, _ in self.moves(q):  # type: ignore[arg-type]
+            for _, _, bit, _ in self.moves(q):
                 mask |= bit if bit else -1
             self._wants[q] = mask
         return mask

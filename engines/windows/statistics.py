@@ -134,8 +134,9 @@ class BitStatistics:
                 moved.add(i + 1)
         for i in moved:
             t = self.threshold(i)
+            assert queues is not None       # a set moved: k > 1, so the queues are kept
             for j in layout.sets[i]:
-                counts[j] = 0 if t is None else _later_than(self.queues[j], t)  # type: ignore[index]
+                counts[j] = 0 if t is None else _later_than(queues[j], t)
                 self.positive = self.positive | (1 << j) if counts[j] > 0 \
                     else self.positive & ~(1 << j)
 
