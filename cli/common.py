@@ -18,9 +18,10 @@ from typing import TypeAlias
 from kleene.data.batches import open_events
 from kleene.data.loaders import FORMATS, load_events
 from kleene.reference.budget import DEFAULT_STEPS, Budget
+from kleene.reference.durations import READINGS
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
-from kleene.reference.languages import LANGUAGES, WINDOW_READINGS
+from kleene.reference.languages import LANGUAGES
 from kleene.reference.match import Match
 from kleene.reference.query import Query
 
@@ -185,7 +186,7 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
                         help="the selection policy: %(policies)s (default: the "
                              "language's: any for SES and operator patterns, every "
                              "match; stream for SREMO)")
-    parser.add_argument("--window-reading", choices=WINDOW_READINGS, default=None,
+    parser.add_argument("--window-reading", choices=READINGS, default=None,
                         help="how the window bounds a match: inclusive, max ts - min ts <= "
                              "the window (the papers' reading, the default), or strict, < "
                              "(Wayeb's; the default for .sre files)")

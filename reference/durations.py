@@ -12,6 +12,7 @@ import math
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 from kleene.reference.errors import PatternError
 from kleene.reference.events import UNIT_MS, canonical_unit
@@ -57,7 +58,12 @@ class Duration:
         return f"{self.value} {word}{plural}"
 
 
-READINGS = ("inclusive", "strict")
+#: How a window bounds a match (docs/semantics.md, "Window readings"): ``max ts − min ts``
+#: at most τ (``inclusive``, the papers') or below τ (``strict``, Wayeb's).
+WindowReading = Literal["inclusive", "strict"]
+
+#: The window readings.
+READINGS: tuple[WindowReading, ...] = ("inclusive", "strict")
 
 
 def check_reading(reading: str) -> None:

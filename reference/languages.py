@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.reference.budget import Budget
-from kleene.reference.durations import Duration
+from kleene.reference.durations import READINGS, Duration
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -40,9 +40,6 @@ from kleene.reference.pruning import Pruning, whole_stream
 
 #: Comments and white space before the first token of a pattern.
 _LEADING = r"(?:\s+|--[^\n]*|//[^\n]*)*"
-
-#: The window readings (docs/semantics.md, "Windows"): ``max − min ≤ τ`` or ``< τ``.
-WINDOW_READINGS: tuple[str, ...] = ("inclusive", "strict")
 
 #: The feature label of the strict window reading (the inclusive one is the default).
 STRICT_WINDOW = "window-strict"
@@ -82,7 +79,7 @@ class Language:
     constructs_of: Callable[[Any], frozenset[str]]
     window: Callable[[Any], Duration | None]
     pattern_types: tuple[type, ...]
-    readings: tuple[str, ...] = WINDOW_READINGS
+    readings: tuple[str, ...] = READINGS
     pruning: Callable[[Any, str], Pruning] = whole_stream
     default_reading: str = "inclusive"
     #: the selection strategy a pattern names itself (an operator pattern's ``USING``),

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import cast
 
 from kleene.reference.budget import Budget
+from kleene.reference.durations import WindowReading
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.languages import (
@@ -41,10 +42,6 @@ from kleene.reference.languages import (
 )
 from kleene.reference.match import Match
 from kleene.reference.pattern import Pattern
-
-#: How a window bounds a match (docs/semantics.md, "Window readings").
-WindowReading = Literal["inclusive", "strict"]
-
 
 # ---------------------------------------------------------------- features
 

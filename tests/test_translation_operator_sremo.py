@@ -25,11 +25,10 @@ from hypothesis import assume, event, given
 from hypothesis import strategies as st
 
 from kleene.reference.conditions import Attr, Cmp, Condition, Const, Or, Prev
-from kleene.reference.durations import Duration
+from kleene.reference.durations import Duration, WindowReading
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.operators.derivations import WindowReading
 from kleene.reference.operators.pattern import (
     Disj,
     Kleene,

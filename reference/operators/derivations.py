@@ -41,17 +41,15 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Agg, Condition, Prev, holds, subterms, variables
-from kleene.reference.durations import fits
+from kleene.reference.durations import WindowReading, fits
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match, substitution
 from kleene.reference.operators.pattern import Conj, Disj, Kleene, Neg, Node, Primitive, Seq
 
 Time = int | float
-WindowReading = Literal["inclusive", "strict"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,11 +27,11 @@ from collections.abc import Callable
 
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Attr, Cmp, Condition, variables
-from kleene.reference.durations import Duration
+from kleene.reference.durations import Duration, WindowReading
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.operators.derivations import Context, Derivation, WindowReading
+from kleene.reference.operators.derivations import Context, Derivation
 from kleene.reference.operators.matching import (
     context,
     match_derivations,

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import cast
 
+from kleene.reference.durations import WindowReading
 from kleene.reference.languages import Language
 from kleene.reference.operators import features
-from kleene.reference.operators.derivations import WindowReading
 from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.operators.policies import POLICIES, matches
 from kleene.reference.operators.pruning import pruning

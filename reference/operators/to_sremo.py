@@ -102,9 +102,9 @@ from kleene.reference.conditions import (
     prev_variables,
     variables,
 )
+from kleene.reference.durations import WindowReading
 from kleene.reference.errors import Unsupported
 from kleene.reference.match import Match
-from kleene.reference.operators.derivations import WindowReading
 from kleene.reference.operators.pattern import (
     Conj,
     Disj,

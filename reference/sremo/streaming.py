@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any, TypeAlias
 
 from kleene.reference.budget import Budget
+from kleene.reference.durations import READINGS
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream, stream_of
 from kleene.reference.match import Match
@@ -36,7 +37,6 @@ from kleene.reference.sremo.semantics import Marks, Semantics, match_sets
 from kleene.reference.sremo.text import parse_sremo
 
 #: The readings of a time window (docs/semantics.md, "SREMO time windows").
-READINGS = ("inclusive", "strict")
 
 #: The literal Def. 18 match that marks no position.
 EMPTY_MATCH = Match.of({})
