@@ -146,7 +146,7 @@ def test_conform_on_spark_runs_every_case_in_one_job(spark, capsys):
     (["conform", "--backend", "srt", "--master", "local[1]"], "--master needs --spark"),
     (["match", "--spark", "--pattern", str(EXAMPLES / "intc.sre"), "--events",
       str(EXAMPLES / "stocks.stream"), "--policy", "literal"],
-     "policy 'literal' of SREMO expressions (seed 004) does not run on Spark"),
+     "policy 'literal' of Wayeb .sre patterns (seed 004 benchmarks) does not run on Spark"),
 ])
 def test_conform_spark_mistakes_are_one_line(capsys, argv, message):
     assert main(argv) == 2
