@@ -38,6 +38,7 @@ from bench.report import Table, emit
 from kleene.cli.demo import default_data
 from kleene.data.columnar import Columns
 from kleene.data.loaders import load_events
+from kleene.data.shared import shared_data
 from kleene.engines.columns import ArrowColumns
 from kleene.engines.registry import engine
 from kleene.engines.srt.dsrt import compile_dsrt, fully_marked
@@ -52,7 +53,7 @@ from kleene.reference.sremo.expressions import Expr, Partition, Window, walk
 from kleene.reference.sremo.strategies import strict_contiguity
 from kleene.reference.sremo.wayeb import SreQuery, read_sre
 
-QUERIES = Path("/work/shared/data/wayeb-queries")
+QUERIES = shared_data("wayeb-queries")
 #: The paper's stock window (ms) per query family (Secs. 5.3–5.7).
 WINDOWS = {"reg": 500, "k": 500, "kn": 500, "other_reg": 1000}
 #: The paper's name of each query and its figure.

@@ -23,7 +23,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TextIO
 
-import kleene
 from kleene.cli import demo_engines, demo_nfa, demo_spark, demo_srt, demo_stream
 from kleene.cli.common import Commands, add_budget_option, non_negative, plural
 from kleene.cli.demo_cases import CROSS, Tally, summary, worked_examples
@@ -32,6 +31,7 @@ from kleene.cli.demo_report import print_table, write_report
 from kleene.cli.progress import Reading
 from kleene.conformance.cases import Case, CaseTest, load_case_files, optional_directory
 from kleene.data.loaders import load_events
+from kleene.data.shared import shared_data
 from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
@@ -115,7 +115,7 @@ def default_data() -> Path:
     if env:
         path = Path(env)
         return path / STOCK_FILE if path.is_dir() else path
-    return Path(kleene.__file__).resolve().parent.parent / "shared" / "data" / STOCK_FILE
+    return shared_data(STOCK_FILE)
 
 
 def run(args: argparse.Namespace) -> int:

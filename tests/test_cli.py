@@ -249,3 +249,15 @@ def test_other_languages_are_recognised_from_the_text(capsys, tmp_path, text, ex
     code, out, err = run_cli(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
                          "--events", str(tmp_path / "e.jsonl"), "--engine", "reference")
     assert (code, out.splitlines(), err) == (0, expected, "")
+
+
+def test_shared_data_lies_beside_the_repository_or_under_kleene_data(monkeypatch, tmp_path):
+    """No machine path: the shared data is found beside the clone, or where $KLEENE_DATA
+    says (a folder)."""
+    from kleene.data.shared import shared_data
+
+    monkeypatch.delenv("KLEENE_DATA", raising=False)
+    root = Path(__file__).resolve().parents[1]
+    assert shared_data("x.sre") == root.parent / "shared" / "data" / "x.sre"
+    monkeypatch.setenv("KLEENE_DATA", str(tmp_path))
+    assert shared_data("wayeb-queries") == tmp_path / "wayeb-queries"

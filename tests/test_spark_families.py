@@ -23,6 +23,7 @@ from kleene.conformance.strategies import (
     typed_streams,
 )
 from kleene.data.loaders import load_events
+from kleene.data.shared import shared_data
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_dataframe
 from kleene.engines.spark.frames import read_events
@@ -36,7 +37,7 @@ from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
-STOCKS = "/work/shared/data/stocks.stream.gz"
+STOCKS = str(shared_data("stocks.stream.gz"))
 STOCK_EVENTS = 5_000
 CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
+from kleene.data.shared import shared_data
 from kleene.reference.conditions import And, Attr, Cmp, Const, Not, Or, Truth
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
@@ -25,7 +24,7 @@ from kleene.reference.sremo.text import format_sremo, parse_sremo
 from kleene.reference.sremo.wayeb import SreUnsupported, parse_sre, read_sre
 from tests.helpers import letters
 
-QUERIES = Path("/work/shared/data/wayeb-queries")
+QUERIES = shared_data("wayeb-queries")
 FILES = sorted(QUERIES.glob("*.sre")) if QUERIES.is_dir() else []
 
 

@@ -17,12 +17,13 @@ import time
 from collections.abc import Sequence
 
 from kleene.data.loaders import load_events
+from kleene.data.shared import shared_data
 from kleene.engines.registry import engine
 from kleene.reference.events import Event
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
-STOCKS = "/work/shared/data/stocks.stream.gz"
+STOCKS = str(shared_data("stocks.stream.gz"))
 
 _NAMES = ("INTC", "MSFT", "CSCO", "ORCL", "DELL")
 
