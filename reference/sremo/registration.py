@@ -10,6 +10,7 @@ registers both by name (:func:`~kleene.reference.languages.register_builtin`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kleene.reference.budget import Budget
@@ -55,19 +56,14 @@ def _query(text: str, source: str) -> SreQuery:
     return queries[0]
 
 
-WAYEB = Language(
-    name="wayeb", title="Wayeb .sre patterns (seed 004 benchmarks)",
+#: A ``.sre`` file reads into the same expressions, so it is SREMO but for its text, its
+#: strict default reading (Wayeb's) and the window the door may replace.
+WAYEB = replace(
+    SREMO, name="wayeb", title="Wayeb .sre patterns (seed 004 benchmarks)",
     example=";(IsEventTypePredicate(BUY), IsEventTypePredicate(SELL)){window:5}",
     parse=lambda text, source: _query(text, source).to_expression(),
-    matches=_matches,
-    policies=tuple(POLICIES), default_policy="stream",
-    variables=lambda e: ("~",),
-    format=format_sremo,
-    constructs=features.CONSTRUCTS, constructs_of=features.constructs,
-    window=lambda e: None, pattern_types=features.EXPRESSION_TYPES,
-    default_reading="strict", pruning=pruning,
+    default_reading="strict",
     windowed=lambda text, source, window, kind: _query(text, source).windowed(window, kind),
     case_prefixes=("wayeb-",),
     specification=(("004", "Sec. 5.3 (Wayeb's .sre queries)"),),
-    spark_unsupported={"literal": LITERAL_ON_SPARK},
 )
