@@ -199,5 +199,6 @@ def test_claimed_engines_equal_the_reference_under_the_strict_window(policy, pat
         if claims_policy(eng, "ses", policy) and \
                 Feature("ses", "window-strict") in eng.capabilities:
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
-                                got=reported_matches(eng, policy, pattern, stream, reading="strict"),
+                                got=reported_matches(eng, policy, pattern, stream,
+                                                     reading="strict"),
                                 expected=expected)
