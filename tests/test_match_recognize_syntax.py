@@ -1,6 +1,7 @@
 """MATCH_RECOGNIZE's syntax: the lexer, the parser (hand-written ASTs of the query shapes
-of DuckDB's Oracle-checked file, written inline), error positions, the standard's
-semantic errors by code, and printing then parsing (Hypothesis)."""
+of DuckDB's Oracle-checked file, written inline), syntax error positions, what Kleene
+does not read (one ``Unsupported`` line), and printing then parsing (Hypothesis). The
+semantic errors are tests/test_match_recognize_checks.py's."""
 
 from __future__ import annotations
 
@@ -10,11 +11,7 @@ import pytest
 from hypothesis import given
 
 from kleene.conformance.recognize_strategies import match_recognize_clauses, statements
-from kleene.reference.budget import Budget
-from kleene.reference.errors import PatternSyntaxError, RecognitionError, Unsupported
-from kleene.reference.events import Stream
-from kleene.reference.languages import LANGUAGES, detect_language, language_named, language_of
-from kleene.reference.match_recognize import checks
+from kleene.reference.errors import PatternSyntaxError, Unsupported
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
     Aggregate,
@@ -52,7 +49,6 @@ from kleene.reference.match_recognize.ast import (
     Var,
     Within,
 )
-from kleene.reference.match_recognize.checks import CODES
 from kleene.reference.match_recognize.lexer import Source, tokenize
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.printer import (
@@ -61,7 +57,6 @@ from kleene.reference.match_recognize.printer import (
     format_pattern,
     format_statement,
 )
-from kleene.reference.query import Feature
 
 
 def clause_of(text: str) -> MatchRecognize:
@@ -348,64 +343,6 @@ def test_what_kleene_does_not_read_is_one_unsupported_line(text: str, what: str)
     assert "\n" not in message and what in message and message.startswith("unsupported: q.sql:")
 
 
-_CODES_TESTED = [
-    ("define-not-in-pattern", "PATTERN (A)\nDEFINE A AS x > 0, B AS x > 1", (3, 20)),
-    ("duplicate-define", "PATTERN (A)\nDEFINE A AS x > 0, \"a\" AS x > 1", (3, 20)),
-    ("subset-is-pattern-variable", "PATTERN (A B)\nSUBSET A = (A, B)", (3, 8)),
-    ("subset-unknown-variable", "PATTERN (A B)\nSUBSET U = (A, C)", (3, 8)),
-    ("duplicate-subset", "PATTERN (A B)\nSUBSET U = (A), U = (B)", (3, 17)),
-    ("skip-target-unknown", "AFTER MATCH SKIP TO FIRST C\nPATTERN (A B)", (2, 1)),
-    ("undefined-variable", "MEASURES LAST(C.x) AS y\nPATTERN (A B)", (2, 15)),
-    ("undefined-variable", "MEASURES COUNT(C.*) AS y\nPATTERN (A B)", (2, 10)),
-    ("undefined-variable", "PATTERN (A B)\nDEFINE A AS CLASSIFIER(Q) = 'A'", (3, 13)),
-    ("nested-physical-navigation", "PATTERN (A)\nDEFINE A AS PREV(NEXT(x)) > 0", (3, 18)),
-    ("nested-logical-navigation", "PATTERN (A)\nDEFINE A AS FIRST(LAST(x)) > 0", (3, 19)),
-    ("nested-logical-navigation", "PATTERN (A)\nDEFINE A AS LAST(PREV(x)) > 0", (3, 18)),
-    ("aggregate-in-navigation", "PATTERN (A)\nDEFINE A AS PREV(SUM(x)) > 0", (3, 18)),
-    ("navigation-in-aggregate", "PATTERN (A)\nDEFINE A AS SUM(PREV(x)) > 0", (3, 17)),
-    ("aggregate-in-aggregate", "MEASURES MAX(COUNT(*)) AS y\nPATTERN (A)", (2, 14)),
-    ("mixed-variables", "PATTERN (A B)\nDEFINE B AS PREV(A.x + B.x) > 0", (3, 13)),
-    ("mixed-variables", "MEASURES SUM(A.x * y) AS s\nPATTERN (A B)", (2, 10)),
-    ("negative-offset", "PATTERN (A)\nDEFINE A AS PREV(x, -1) > 0", (3, 13)),
-    ("offset-not-constant", "PATTERN (A)\nDEFINE A AS PREV(x, y) > 0", (3, 21)),
-    ("misplaced-semantics", "MEASURES FINAL PREV(x) AS p\nPATTERN (A)", (2, 16)),
-    ("final-in-define", "PATTERN (A)\nDEFINE A AS FINAL LAST(x) > 0", (3, 19)),
-    ("match-number-in-define", "PATTERN (A)\nDEFINE A AS MATCH_NUMBER() = 1", (3, 13)),
-    ("pattern-function-outside", "PARTITION BY A.x\nPATTERN (A)", (2, 14)),
-    ("pattern-function-outside", "ORDER BY PREV(x)\nPATTERN (A)", (2, 10)),
-    ("duplicate-measure", "MEASURES x AS y, x + 1 AS \"Y\"\nPATTERN (A)", (2, 18)),
-    ("exclusion-with-unmatched-rows", "ALL ROWS PER MATCH WITH UNMATCHED ROWS\n"
-     "PATTERN (A {- B -})", (3, 12)),
-]
-
-
-@pytest.mark.parametrize(("code", "body", "at"), _CODES_TESTED)
-def test_each_semantic_error_has_its_code_and_place(code: str, body: str,
-                                                    at: tuple[int, int]) -> None:
-    with pytest.raises(RecognitionError) as caught:
-        parse_statement(in_query(body), "q.sql")
-    error = caught.value
-    assert (error.code, (error.line, error.column)) == (code, at)
-    assert str(error).startswith(f"q.sql:{at[0]}:{at[1]}: ") and str(error).endswith(f"[{code}]")
-    assert "\n" not in str(error)
-
-
-def test_every_code_is_listed_and_tested() -> None:
-    tested = {args[0] for args in _CODES_TESTED}
-    assert tested == set(CODES)
-    assert all(f"``{code}``" in checks.__doc__ for code in CODES)
-
-
-def test_the_standard_s_allowances_are_not_errors() -> None:
-    """``PREV(LAST(…))`` nests a logical navigation in a physical one (TR §4.11.3), a
-    union variable qualifies a column, ``AFTER MATCH SKIP TO`` a union variable, and
-    ``CLASSIFIER``, aggregates and ``RUNNING`` may appear in ``DEFINE``."""
-    clause = clause_of(in_query(
-        "AFTER MATCH SKIP TO LAST U PATTERN (A B+) SUBSET U = (A, B)\n"
-        "DEFINE B AS PREV(LAST(U.x, 1), 2) < RUNNING AVG(U.x) AND CLASSIFIER() = 'B'"))
-    assert clause.after_match == AfterMatchSkip("TO LAST", "U")
-
-
 # ---------------------------------------------------------------- printing
 
 
@@ -447,43 +384,3 @@ def test_a_statement_prints_each_recognition_anew_and_keeps_the_rest() -> None:
     assert format_pattern(Concat((Alt((A(), A("B"))), Quantified(Concat((A(), A("B"))), 0,
                                                                   None, True)))) == \
         "(A | B) (A B)*?"
-
-
-# ---------------------------------------------------------------- the registry
-
-
-def test_the_registry_knows_match_recognize_and_the_others_do_not_claim_it() -> None:
-    text = "-- V shapes\nSELECT *\nFROM ticks MATCH_RECOGNIZE (PATTERN (A B+) DEFINE B AS x < 1)"
-    language = detect_language(text, "v.sql")
-    assert language is language_named("match_recognize")
-    assert [name for name in LANGUAGES if LANGUAGES.detects(name, text)] == ["match_recognize"]
-    for other in ("ses", "operator", "sremo", "wayeb"):
-        assert not LANGUAGES.detects("match_recognize", language_named(other).example)
-    assert not LANGUAGES.detects("match_recognize", "SELECT * FROM ticks")
-    statement = language.parse(text, "v.sql")
-    assert language_of(statement) is language
-    assert language.format(statement) == text.replace(
-        "(PATTERN (A B+) DEFINE B AS x < 1)", "(\n  PATTERN (A B+)\n  DEFINE B AS X < 1\n)")
-    assert (language.policies, language.default_policy, language.answers) == (
-        ("match_recognize",), "match_recognize", "tables")
-    assert language.window(statement) is None and language.variables(statement) == ("A", "B")
-    with pytest.raises(Unsupported, match="match_recognize answers tables"):
-        language.matches(statement, Stream.from_rows([]), "match_recognize", Budget(), "inclusive")
-
-
-def test_constructs_are_found_in_every_recognition() -> None:
-    language = language_named("match_recognize")
-    statement = language.parse(
-        "SELECT * FROM (SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY p PATTERN (^ A+? | B)))"
-        " MATCH_RECOGNIZE (MEASURES FINAL COUNT(DISTINCT x) AS n, CLASSIFIER() AS c,"
-        " MATCH_NUMBER() AS m ALL ROWS PER MATCH OMIT EMPTY MATCHES AFTER MATCH SKIP TO A"
-        " PATTERN (PERMUTE(A, {- B -}) ()) WITHIN INTERVAL '1' MINUTE SUBSET U = (A)"
-        " DEFINE A AS PREV(LAST(A.x)) > 0)", "<q>")
-    assert language.constructs_of(statement) == {
-        "subquery", "partition-by", "anchor", "quantifier", "reluctant", "alternation",
-        "measures", "aggregate", "distinct", "final", "classifier", "match-number",
-        "all-rows", "omit-empty-matches", "skip-to-variable", "permute", "exclusion",
-        "empty-pattern", "within", "subset", "navigation", "nested-navigation"}
-    assert language.constructs_of(statement) <= set(language.constructs)
-    assert "match_recognize:permute" in {str(f) for f in Feature.of(
-        "match_recognize", *language.feature_labels())}

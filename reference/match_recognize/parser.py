@@ -25,17 +25,10 @@ and Trino's manuals print the same order)::
 read after ``SUBSET``). A part out of that order (DuckDB reads them in any order) is
 :class:`~kleene.reference.errors.Unsupported`, naming it; a part written twice, or
 no ``PATTERN``, is a syntax error. ``DEFINE`` may be left out (every variable then
-matches any row, TR §4.14), as Trino and DuckDB allow. Row patterns (TR §4.7)::
-
-    pattern  := term ("|" term)*
-    term     := factor factor*
-    factor   := primary [quantifier]
-    primary  := var | "(" [pattern] ")" | "PERMUTE" "(" pattern ("," pattern)* ")"
-              | "^" | "$" | "{-" [pattern] "-}"
-    quantifier := ("*" | "+" | "?" | "{" [n] "," [m] "}" | "{" n "}") ["?"]
-
-Expressions are :mod:`~kleene.reference.match_recognize.expressions`'. Every error
-names the file, line and column (a caret under it), also inside a subquery;
+matches any row, TR §4.14), as Trino and DuckDB allow. Row patterns are read by
+:mod:`~kleene.reference.match_recognize.row_pattern`, expressions by
+:mod:`~kleene.reference.match_recognize.expressions`. Every error names the file,
+line and column (a caret under it), also inside a subquery;
 :func:`~kleene.reference.match_recognize.checks.check_clause` then applies the
 standard's semantic rules to each clause.
 """
@@ -48,16 +41,10 @@ from typing import Any
 
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
-    Alt,
-    Anchor,
-    Concat,
     Define,
     Empty,
-    Exclude,
     MatchRecognize,
     Measure,
-    Permute,
-    Quantified,
     Recognition,
     RowPattern,
     RowsPerMatch,
@@ -65,12 +52,18 @@ from kleene.reference.match_recognize.ast import (
     Statement,
     Subset,
     TableName,
-    Var,
     Within,
 )
 from kleene.reference.match_recognize.checks import check_clause
-from kleene.reference.match_recognize.expressions import RESERVED, ExpressionParser
-from kleene.reference.match_recognize.lexer import Source, Token, check_nesting, tokenize
+from kleene.reference.match_recognize.expressions import ExpressionParser
+from kleene.reference.match_recognize.lexer import (
+    RESERVED,
+    Source,
+    Token,
+    check_nesting,
+    tokenize,
+)
+from kleene.reference.match_recognize.row_pattern import RowPatternParser
 
 #: The clause's parts in the standard's order (what a part's first words are).
 PARTS = ("PARTITION BY", "ORDER BY", "MEASURES", "ROWS PER MATCH", "AFTER MATCH SKIP",
@@ -177,7 +170,7 @@ def _source(tokens: list[Token], k: int, text: str,
     return first, TableName(text[tokens[first].at:tokens[k - 1].end], at=tokens[first].at)
 
 
-class ClauseParser(ExpressionParser):
+class ClauseParser(ExpressionParser, RowPatternParser):
     """The clause and its row pattern, from the ``(`` after ``MATCH_RECOGNIZE``."""
 
     def clause(self, at: int) -> MatchRecognize:
@@ -346,65 +339,6 @@ class ClauseParser(ExpressionParser):
         if _named(self.tok):
             return str(self.advance().value)
         return None
-
-    # -- the row pattern (TR §4.7)
-    def row_pattern(self) -> RowPattern:
-        tok = self.tok
-        items = [self._pattern_term()]
-        while self.accept("|"):
-            items.append(self._pattern_term())
-        return items[0] if len(items) == 1 else Alt(tuple(items), at=tok.at)
-
-    def _pattern_term(self) -> RowPattern:
-        tok = self.tok
-        items = [self._pattern_factor()]
-        while not self.at("|", ")", "-}", ","):
-            items.append(self._pattern_factor())
-        return items[0] if len(items) == 1 else Concat(tuple(items), at=tok.at)
-
-    def _pattern_factor(self) -> RowPattern:
-        tok = self.tok
-        body = self._pattern_primary()
-        if not self.at("*", "+", "?", "{"):
-            return body
-        if self.accept("{"):
-            low = self.integer("a number or ','") if self.tok.kind == "number" else None
-            if self.accept(","):
-                high = self.integer("a number or '}'") if self.tok.kind == "number" else None
-                low = low or 0
-            elif low is None:
-                raise self.error("a number or ','")
-            else:
-                high = low
-            self.expect("}", "'}' closing the quantifier")
-            if high is not None and low > high:
-                raise self.source.syntax_error(f"a quantifier's minimum ({low}) is larger "
-                                               f"than its maximum ({high})", tok.at)
-        else:
-            low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[self.advance().text]
-        reluctant = self.accept("?") is not None
-        if self.at("*", "+", "?", "{"):
-            raise self.error("a variable, '(' or the end of the pattern (one quantifier per "
-                             "factor: group the quantified part)")
-        return Quantified(body, low, high, reluctant, at=tok.at)
-
-    def _pattern_primary(self) -> RowPattern:
-        tok = self.tok
-        if self.at("(") or self.at("{-"):
-            closing = ")" if self.advance().text == "(" else "-}"
-            inner = Empty(at=tok.at) if self.at(closing) else self.row_pattern()
-            self.expect(closing, f"'{closing}' closing the group")
-            return inner if closing == ")" else Exclude(inner, at=tok.at)
-        if self.at("^", "$"):
-            return Anchor("^" if self.advance().text == "^" else "$", at=tok.at)
-        if self.at("PERMUTE") and self.peek().text == "(":
-            self.advance()
-            self.advance()
-            items = self.list_of(self.row_pattern)
-            self.expect(")", "')' closing PERMUTE(")
-            return Permute(items, at=tok.at)
-        return Var(self.name("a pattern variable, '(', PERMUTE, '^', '$' or '{-'")[0],
-                   at=tok.at)
 
 
 def _rank(part: str) -> float:

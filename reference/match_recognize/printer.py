@@ -52,7 +52,7 @@ from kleene.reference.match_recognize.ast import (
     Unary,
     Var,
 )
-from kleene.reference.match_recognize.expressions import RESERVED
+from kleene.reference.match_recognize.lexer import RESERVED
 
 _REGULAR = re.compile(r"[A-Z_][A-Z0-9_]*")
 
