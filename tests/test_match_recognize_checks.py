@@ -1,12 +1,15 @@
 """MATCH_RECOGNIZE's static rules (reference/match_recognize/checks.py): each of the
 standard's semantic errors raises its code at the offending node's line and column, in
-one line; what the standard allows passes."""
+one line; what the standard allows passes; and any text at all either parses or is one
+Kleene error."""
 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from kleene.reference.errors import RecognitionError
+from kleene.reference.errors import KleeneError, PatternSyntaxError, RecognitionError
 from kleene.reference.match_recognize import checks
 from kleene.reference.match_recognize.ast import AfterMatchSkip
 from kleene.reference.match_recognize.checks import CODES
@@ -72,3 +75,24 @@ def test_the_standard_s_allowances_are_not_errors() -> None:
         "DEFINE B AS PREV(LAST(U.x, 1), 2) < RUNNING AVG(U.x) AND CLASSIFIER() = 'B'"
     )).recognitions
     assert recognition.clause.after_match == AfterMatchSkip("TO LAST", "U")
+
+
+#: Words and marks SQL around and inside MATCH_RECOGNIZE is made of.
+_WORDS = ("SELECT * FROM t MATCH_RECOGNIZE ( ) PATTERN DEFINE A B AS x > PREV , 1 's' {- -} + ? "
+          "{ } 2 MEASURES ORDER BY PARTITION SUBSET = AFTER MATCH SKIP TO FIRST LAST NEXT ROW "
+          "ONE ALL PER COUNT CASE WHEN THEN END CAST | ^ $ PERMUTE WITHIN INTERVAL '10' SECOND "
+          "NOT IN BETWEEN AND IS NULL . - RUNNING FINAL CLASSIFIER MATCH_NUMBER \"q\" 1.5 1e3 "
+          "DISTINCT LIKE ELSE SHOW EMPTY MATCHES WITH UNMATCHED OMIT PAST :: [ ] --c\n").split(" ")
+
+
+@given(st.sampled_from(("", QUERY.format("PATTERN (A B) DEFINE A AS")[:-2])),
+       st.lists(st.sampled_from(_WORDS), max_size=30))
+def test_any_text_parses_or_is_one_kleene_error(head: str, words: list[str]) -> None:
+    """Bad input is a ``KleeneError`` in one line naming the place (a syntax error adds
+    the line and its caret), never another exception (docs/architecture.md, "Bad input")."""
+    try:
+        parse_statement(head + " " + " ".join(words))
+    except KleeneError as error:
+        lines = str(error).splitlines()
+        assert "<query>:" in lines[0]
+        assert len(lines) == 1 or (isinstance(error, PatternSyntaxError) and len(lines) == 3)

@@ -282,6 +282,7 @@ def test_sources_aliases_and_places() -> None:
     inner = second.source
     assert isinstance(inner, Statement)
     assert inner.text == "SELECT * FROM (VALUES (1)) v(x) MATCH_RECOGNIZE (PATTERN (B)) q"
+    assert text[inner.at:].startswith(inner.text)
     (nested,) = inner.recognitions
     assert (nested.source, nested.clause.pattern, nested.alias) == (
         TableName("(VALUES (1)) v(x)"), Var("B"), "Q")
@@ -310,6 +311,7 @@ def test_sources_aliases_and_places() -> None:
      "(PATTERN (C))", 3, 49, "expected a pattern variable"),
     ("SELECT * FROM MATCH_RECOGNIZE (PATTERN (A))", 1, 15, "expected a table or a "
      "parenthesised query before MATCH_RECOGNIZE"),
+    ("SELECT 1\n  FROM x) MATCH_RECOGNIZE (PATTERN (A))", 2, 9, "')' closes no '('"),
     (in_query("PATTERN (" + "(" * 101 + "A" + ")" * 101 + ")"), 2, 108, "nesting deeper than"),
 ])
 def test_syntax_errors_name_line_column_and_caret(text: str, line: int, column: int,

@@ -90,7 +90,8 @@ def parse_statement(text: str, source: str = "<query>") -> Statement:
     return _statement(text, Source(text, source))
 
 
-def _statement(text: str, source: Source) -> Statement:
+def _statement(text: str, source: Source, at: int = 0) -> Statement:
+    """The statement ``text`` (at offset ``at`` of the text around it, if any)."""
     tokens = tokenize(text, source)
     check_nesting(tokens, source)
     found: list[Recognition] = []
@@ -113,20 +114,21 @@ def _statement(text: str, source: Source) -> Statement:
         end = tokens[parser.i - 1].end
         found.append(Recognition(node, clause, parser.alias(), start, end, at=start))
         i = parser.i
-    return Statement(text, tuple(found), at=source.base)
+    return Statement(text, tuple(found), at=at)
 
 
 def _named(tok: Token) -> bool:
     return tok.kind == "qident" or (tok.kind == "ident" and tok.word() not in _SQL_WORDS)
 
 
-def _opening(tokens: list[Token], close: int) -> int:
+def _opening(tokens: list[Token], close: int, source: Source) -> int:
+    """The index of the ``(`` that the ``)`` at ``close`` closes."""
     depth = 0
     for j in range(close, -1, -1):
         depth += {")": 1, "(": -1}.get(tokens[j].text if tokens[j].kind == "op" else "", 0)
         if depth == 0:
             return j
-    raise AssertionError("unbalanced parentheses were accepted")  # pragma: no cover
+    raise source.syntax_error("')' closes no '('", tokens[close].at)
 
 
 def _source(tokens: list[Token], k: int, text: str,
@@ -136,7 +138,7 @@ def _source(tokens: list[Token], k: int, text: str,
     j = k - 1
     correlated = False
     if j >= 0 and tokens[j].text == ")" and tokens[j].kind == "op":
-        o = _opening(tokens, j)
+        o = _opening(tokens, j, source)
         if o >= 2 and _named(tokens[o - 1]) and (
                 tokens[o - 2].word() == "AS" or tokens[o - 2].text == ")"
                 or _named(tokens[o - 2])) and tokens[o - 2].text != ".":
@@ -155,12 +157,12 @@ def _source(tokens: list[Token], k: int, text: str,
                                   "MATCH_RECOGNIZE", tokens[k].at)
     first = j
     if tokens[j].text == ")":
-        first = _opening(tokens, j)
+        first = _opening(tokens, j, source)
         if first >= 1 and _named(tokens[first - 1]):
             first -= 1
         elif not correlated:
             inner = tokens[first].end
-            sub = _statement(text[inner:tokens[j].at], source.inner(inner))
+            sub = _statement(text[inner:tokens[j].at], source.inner(inner), inner)
             return first, sub
         elif any(t.word() == "MATCH_RECOGNIZE" for t in tokens[first:j]):
             raise source.unsupported("a parenthesised source with MATCH_RECOGNIZE inside and "
