@@ -260,6 +260,24 @@ def test_expressions(text: str, expected: object) -> None:
     assert condition == expected
 
 
+def test_keywords_that_are_not_reserved_name_columns_and_variables() -> None:
+    """Function names and the clause's inner words may name a column, a measure or a
+    variable (Oracle's and DuckDB's files do: ``time``, ``running``, ``PERMUTE``); the
+    printer quotes them, and reads them back."""
+    text = in_query("ORDER BY time MEASURES first + 1 AS running, COUNT(date) AS final\n"
+                    "PATTERN (PERMUTE auto) DEFINE PERMUTE AS prev(first) > 0, auto AS TRUE")
+    clause = clause_of(text)
+    assert clause.order_by == (SortKey(Column("TIME")),)
+    assert clause.measures == (
+        Measure(Binary("+", Column("FIRST"), Literal(1)), "RUNNING"),
+        Measure(Aggregate("COUNT", Column("DATE")), "FINAL"))
+    assert clause.pattern == Concat((Var("PERMUTE"), Var("AUTO")))
+    assert [d.var for d in clause.defines] == ["PERMUTE", "AUTO"]
+    printed = format_clause(clause)
+    assert 'PATTERN ("PERMUTE" "AUTO")' in printed and 'AS "RUNNING"' in printed
+    assert clause_of(in_query(printed)) == clause
+
+
 # ---------------------------------------------------------------- statements
 
 

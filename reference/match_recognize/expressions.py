@@ -60,6 +60,8 @@ NAVIGATIONS: tuple[Choice["PREV", "NEXT", "FIRST", "LAST"], ...] = ("PREV", "NEX
 AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX"], ...] = ("COUNT", "SUM", "AVG",
                                                                        "MIN", "MAX")
 COMPARISONS = ("=", "<>", "<", "<=", ">", ">=")
+#: What ``RUNNING`` and ``FINAL`` may stand before (TR §4.13).
+_SEMANTIC = frozenset({*NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"})
 
 _TYPED_LITERALS = ("DATE", "TIME", "TIMESTAMP")
 
@@ -147,8 +149,9 @@ class ExpressionParser(Cursor):
         return self._postfix(self._primary())
 
     def _postfix(self, expr: Expr) -> Expr:
-        if self.at("::", "["):
-            what = "a '::' cast (DuckDB's)" if self.at("::") else "a '[ ]' subscript (DuckDB's)"
+        if self.at("::", "[", "->"):
+            what = {"::": "a '::' cast (DuckDB's)", "[": "a '[ ]' subscript (DuckDB's)",
+                    "->": "an arrow '->' (DuckDB's lambdas and JSON)"}[self.tok.text]
             raise self.source.unsupported(what, self.tok.at)
         return expr
 
@@ -167,10 +170,11 @@ class ExpressionParser(Cursor):
             text = self.advance()
             assert isinstance(text.value, str)
             return Cast(Literal(text.value, at=text.at), word, at=tok.at)
-        if word in ("LAMBDA", "INTERVAL", "EXISTS") or self.at("[", "?", "$") or (
+        if word in ("LAMBDA", "INTERVAL", "EXISTS") or self.at("[", "{", "?", "$") or (
                 tok.kind == "ident" and self.peek().text == "->"):
             what = {"INTERVAL": "an INTERVAL outside WITHIN", "EXISTS": "a subquery",
-                    "[": "a list literal (DuckDB's)", "?": "a prepared statement's parameter",
+                    "[": "a list literal (DuckDB's)", "{": "a struct literal (DuckDB's)",
+                    "?": "a prepared statement's parameter",
                     "$": "a prepared statement's parameter"}
             raise self.source.unsupported(what.get(word or tok.text, "a lambda (DuckDB's)"),
                                           tok.at)
@@ -184,11 +188,11 @@ class ExpressionParser(Cursor):
             return self._case()
         if word == "CAST" and self.peek().text == "(":
             return self._cast()
-        if word in ("RUNNING", "FINAL") and self.peek().kind == "ident":
+        if word in ("RUNNING", "FINAL") and self.peek().word() in _SEMANTIC and (
+                self.peek(2).text == "("):
             self.advance()
             return self._function("RUNNING" if word == "RUNNING" else "FINAL")
-        if tok.kind == "ident" and self.peek().text == "(" and word not in RESERVED - {
-                *NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"}:
+        if tok.kind == "ident" and self.peek().text == "(" and word not in RESERVED:
             return self._function(None)
         if self.at_name():
             return self._column()

@@ -243,7 +243,7 @@ class ClauseParser(ExpressionParser, RowPatternParser):
             return ("subsets", self.list_of(self._subset))
         if part == "WITHIN":
             return ("within", self._within(tok))
-        if self.at("AUTO"):
+        if self.at("AUTO") and self.peek().word() != "AS":
             raise self.source.unsupported("DEFINE AUTO (DuckDB's)", self.tok.at)
         return ("defines", self.list_of(self._define))
 
