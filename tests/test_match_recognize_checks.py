@@ -36,6 +36,7 @@ _CODES_TESTED = [
     ("aggregate-in-aggregate", "MEASURES MAX(COUNT(*)) AS y\nPATTERN (A)", (2, 14)),
     ("mixed-variables", "PATTERN (A B)\nDEFINE B AS PREV(A.x + B.x) > 0", (3, 13)),
     ("mixed-variables", "MEASURES SUM(A.x * y) AS s\nPATTERN (A B)", (2, 10)),
+    ("mixed-variables", "MEASURES NEXT(CLASSIFIER() || A.p) AS c\nPATTERN (A B)", (2, 10)),
     ("negative-offset", "PATTERN (A)\nDEFINE A AS PREV(x, -1) > 0", (3, 13)),
     ("offset-not-constant", "PATTERN (A)\nDEFINE A AS PREV(x, y) > 0", (3, 21)),
     ("misplaced-semantics", "MEASURES FINAL PREV(x) AS p\nPATTERN (A)", (2, 16)),

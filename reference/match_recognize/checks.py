@@ -36,7 +36,8 @@ included as part of the MEASURE clause").
     on each row mapped to its variable, with no navigation around or inside it).
 ``mixed-variables``
     columns of more than one variable (the universal one counts: an unqualified
-    column) in one navigation's or aggregate's argument (TR §4.9–4.10; ORA-62508).
+    column) in one navigation's or aggregate's argument, ``CLASSIFIER(v)`` reading
+    ``v``'s rows and ``CLASSIFIER()`` the universal one's (TR §4.9–4.10; ORA-62508).
 ``negative-offset``
     a navigation's offset below 0 (TR §4.10–4.11); ``offset-not-constant`` (raised by
     the parser, which reads the offset) for one that is no integer literal.
@@ -207,9 +208,9 @@ def _check_expr(e: Expr, known: set[str], source: Source, *, define: bool,
 
 
 def _columns_of(e: Expr) -> Iterator[str | None]:
-    """The variables qualifying the columns of ``e`` outside the navigations and
-    aggregates nested in it (those answer for their own)."""
-    if isinstance(e, Column):
+    """The variables whose rows ``e`` reads outside the navigations and aggregates nested
+    in it (those answer for their own): its columns' qualifiers and ``CLASSIFIER``'s."""
+    if isinstance(e, (Column, Classifier)):
         yield e.var
     for child in children(e):
         if not isinstance(child, (Navigation, Aggregate)):
