@@ -314,6 +314,8 @@ def test_sources_aliases_and_places() -> None:
 
 @pytest.mark.parametrize(("text", "line", "column", "message"), [
     (in_query("PATTERN (A B"), 3, 2, "or ')', found end of input"),
+    (in_query("PATTERN (A B\nDEFINE A AS TRUE"), 3, 1, "expected ')' closing the pattern, "
+     "found 'DEFINE'"),
     (in_query("  MEASURES x\n  PATTERN (A)"), 3, 3, "expected AS and the measure's name"),
     (in_query("PATTERN (A)\nDEFINE A"), 4, 1, "expected AS and the variable's condition"),
     (in_query("PATTERN (A{2,1})"), 2, 10, "minimum (2) is larger than its maximum (1)"),

@@ -42,7 +42,7 @@ class RowPatternParser(Cursor):
     def _pattern_term(self) -> RowPattern:
         tok = self.tok
         items = [self._pattern_factor()]
-        while not self.at("|", ")", "-}", ","):
+        while self.at_name() or self.at("(", "{-", "^", "$"):
             items.append(self._pattern_factor())
         return items[0] if len(items) == 1 else Concat(tuple(items), at=tok.at)
 
