@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
+from typing import Literal as Choice
 
 from kleene.reference.budget import Budget
 from kleene.reference.durations import READINGS, Duration
@@ -111,7 +112,7 @@ class Language:
     hooks: Mapping[str, str] = field(default_factory=dict)
     #: what the reference answers: ``matches`` (a set of :class:`Match`, ``matches``) or
     #: ``tables`` (rows: ``MATCH_RECOGNIZE``, whose ``matches`` refuses)
-    answers: str = "matches"
+    answers: Choice["matches", "tables"] = "matches"
 
     def feature_labels(self) -> tuple[str, ...]:
         """Every feature label of the language: policies, constructs, window readings."""
