@@ -1,7 +1,8 @@
 """MATCH_RECOGNIZE's static rules (reference/match_recognize/checks.py): each of the
 standard's semantic errors raises its code at the offending node's line and column, in
-one line; what the standard allows passes; and any text at all either parses or is one
-Kleene error."""
+one line; what the standard allows passes; SQL Kleene does not read is one
+``Unsupported`` line naming it; and any text at all either parses or is one Kleene
+error."""
 
 from __future__ import annotations
 
@@ -9,7 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kleene.reference.errors import KleeneError, PatternSyntaxError, RecognitionError
+from kleene.reference.errors import (
+    KleeneError,
+    PatternSyntaxError,
+    RecognitionError,
+    Unsupported,
+)
 from kleene.reference.match_recognize import checks
 from kleene.reference.match_recognize.ast import AfterMatchSkip
 from kleene.reference.match_recognize.checks import CODES
@@ -97,3 +103,22 @@ def test_any_text_parses_or_is_one_kleene_error(head: str, words: list[str]) -> 
         lines = str(error).splitlines()
         assert "<query>:" in lines[0]
         assert len(lines) == 1 or (isinstance(error, PatternSyntaxError) and len(lines) == 3)
+
+
+@pytest.mark.parametrize(("text", "what"), [
+    (QUERY.format("PATTERN (A) MEASURES x AS y"), "MEASURES after PATTERN"),
+    (QUERY.format("PATTERN (A) DEFINE AUTO"), "DEFINE AUTO (DuckDB's)"),
+    (QUERY.format("PATTERN (A) DEFINES A AS x > 0"), "DEFINES (DuckDB's spelling"),
+    (QUERY.format("PATTERN (A) DEFINE A AS list_filter(x, lambda v: v > 1)"), "a lambda"),
+    (QUERY.format("PATTERN (A) DEFINE A AS x::INTEGER > 1"), "'::' cast"),
+    (QUERY.format("PATTERN (A) DEFINE A AS x > (SELECT 1)"), "a subquery"),
+    (QUERY.format("PATTERN (A) DEFINE A AS lag(x) OVER (ORDER BY x) > 1"), "a window function"),
+    (QUERY.format("SEEK PATTERN (A)"), "SEEK"),
+    (QUERY.format("PATTERN (A)") + " MATCH_RECOGNIZE (PATTERN (B))", "over another one's output"),
+    ("SELECT * FROM a JOIN b ON true MATCH_RECOGNIZE (PATTERN (A))", "a join?"),
+])
+def test_what_kleene_does_not_read_is_one_unsupported_line(text: str, what: str) -> None:
+    with pytest.raises(Unsupported) as caught:
+        parse_statement(text, "q.sql")
+    message = str(caught.value)
+    assert "\n" not in message and what in message and message.startswith("unsupported: q.sql:")

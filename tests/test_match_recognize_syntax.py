@@ -1,7 +1,7 @@
 """MATCH_RECOGNIZE's syntax: the lexer, the parser (hand-written ASTs of the query shapes
-of DuckDB's Oracle-checked file, written inline), syntax error positions, what Kleene
-does not read (one ``Unsupported`` line), and printing then parsing (Hypothesis). The
-semantic errors are tests/test_match_recognize_checks.py's."""
+of DuckDB's Oracle-checked file, written inline), syntax error positions, and printing then
+parsing (Hypothesis). What Kleene does not read and the semantic errors are
+tests/test_match_recognize_checks.py's."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 
 from kleene.conformance.recognize_strategies import match_recognize_clauses, statements
-from kleene.reference.errors import PatternSyntaxError, Unsupported
+from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
     Aggregate,
@@ -190,6 +190,10 @@ def test_rows_per_match(rows: str, expected: str) -> None:
     assert clause_of(in_query(f"{rows} PATTERN (A)")).rows_per_match == expected
 
 
+def test_initial_is_the_default_and_said_before_pattern() -> None:
+    assert clause_of(in_query("INITIAL PATTERN (A)")) == clause_of(in_query("PATTERN (A)"))
+
+
 def test_running_final_subset_order_and_within() -> None:
     clause = clause_of(in_query("""
   PARTITION BY sym, g ORDER BY ts DESC NULLS LAST, c ASC NULLS FIRST, seq
@@ -323,6 +327,7 @@ def test_sources_aliases_and_places() -> None:
     (in_query("PATTERN (A | )"), 2, 14, "expected a pattern variable"),
     (in_query("ORDER BY ts\nMEASURES x AS y"), 4, 1, "MATCH_RECOGNIZE needs a PATTERN clause"),
     (in_query("PATTERN (A)\nPATTERN (B)"), 3, 1, "more than one PATTERN clause"),
+    (in_query("INITIAL DEFINE A AS TRUE"), 2, 9, "expected PATTERN after INITIAL"),
     (in_query("PATTERN (A) DEFINE A AS x >\n  > 1"), 3, 3, "expected an expression"),
     (in_query("PATTERN (A) DEFINE A AS PREV()"), 2, 30, "expected the expression PREV() reads"),
     (in_query("PATTERN (A) WITHIN INTERVAL 'ten' SECOND"), 2, 29, "a number in the interval"),
@@ -344,25 +349,6 @@ def test_syntax_errors_name_line_column_and_caret(text: str, line: int, column: 
     assert head.startswith(f"q.sql:{line}:{column}: ") and message in head
     assert shown == "  " + text.splitlines()[line - 1]
     assert caret == " " * (column + 1) + "^"
-
-
-@pytest.mark.parametrize(("text", "what"), [
-    (in_query("PATTERN (A) MEASURES x AS y"), "MEASURES after PATTERN"),
-    (in_query("PATTERN (A) DEFINE AUTO"), "DEFINE AUTO (DuckDB's)"),
-    (in_query("PATTERN (A) DEFINES A AS x > 0"), "DEFINES (DuckDB's spelling"),
-    (in_query("PATTERN (A) DEFINE A AS list_filter(x, lambda v: v > 1)"), "a lambda"),
-    (in_query("PATTERN (A) DEFINE A AS x::INTEGER > 1"), "'::' cast"),
-    (in_query("PATTERN (A) DEFINE A AS x > (SELECT 1)"), "a subquery"),
-    (in_query("PATTERN (A) DEFINE A AS lag(x) OVER (ORDER BY x) > 1"), "a window function"),
-    (in_query("SEEK PATTERN (A)"), "SEEK"),
-    (in_query("PATTERN (A)") + " MATCH_RECOGNIZE (PATTERN (B))", "over another one's output"),
-    ("SELECT * FROM a JOIN b ON true MATCH_RECOGNIZE (PATTERN (A))", "a join?"),
-])
-def test_what_kleene_does_not_read_is_one_unsupported_line(text: str, what: str) -> None:
-    with pytest.raises(Unsupported) as caught:
-        parse_statement(text, "q.sql")
-    message = str(caught.value)
-    assert "\n" not in message and what in message and message.startswith("unsupported: q.sql:")
 
 
 # ---------------------------------------------------------------- printing

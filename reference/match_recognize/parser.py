@@ -211,7 +211,9 @@ class ClauseParser(ExpressionParser, RowPatternParser):
             return word
         if word == "INITIAL":
             self.advance()
-            return self._part_name()
+            if not self.at("PATTERN"):
+                raise self.error("PATTERN after INITIAL")
+            return "PATTERN"
         if word == "DEFINES":
             raise self.source.unsupported("DEFINES (DuckDB's spelling of DEFINE)", self.tok.at)
         if word == "SEEK":
