@@ -114,6 +114,7 @@ def test_any_text_parses_or_is_one_kleene_error(head: str, words: list[str]) -> 
     (QUERY.format("PATTERN (A) DEFINE A AS x > (SELECT 1)"), "a subquery"),
     (QUERY.format("PATTERN (A) DEFINE A AS lag(x) OVER (ORDER BY x) > 1"), "a window function"),
     (QUERY.format("SEEK PATTERN (A)"), "SEEK"),
+    (QUERY.format("PATTERN (A) DEFINE A AS x IS NOT DISTINCT FROM y"), "IS [NOT] DISTINCT"),
     (QUERY.format("PATTERN (A)") + " MATCH_RECOGNIZE (PATTERN (B))", "over another one's output"),
     ("SELECT * FROM a JOIN b ON true MATCH_RECOGNIZE (PATTERN (A))", "a join?"),
 ])

@@ -66,7 +66,6 @@ _SEMANTIC = frozenset({*NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"})
 _TYPED_LITERALS = ("DATE", "TIME", "TIMESTAMP")
 
 
-
 class ExpressionParser(Cursor):
     """The expression grammar of the module docstring over a cursor."""
 
@@ -94,6 +93,8 @@ class ExpressionParser(Cursor):
             return Binary("<>" if op == "!=" else op, left, self.concat(), at=left.at)
         if self.accept("IS"):
             negated = self.accept("NOT") is not None
+            if self.at("DISTINCT", "TRUE", "FALSE", "UNKNOWN"):
+                raise self.source.unsupported(f"IS [NOT] {self.tok.text.upper()}", self.tok.at)
             self.expect("NULL", "NULL after IS [NOT]")
             return IsNull(left, negated, at=left.at)
         negated = self.at("NOT") and self.peek().word() in ("BETWEEN", "IN", "LIKE")
@@ -112,8 +113,6 @@ class ExpressionParser(Cursor):
             return InList(left, items, negated, at=left.at)
         if self.accept("LIKE"):
             return Like(left, self.concat(), negated, at=left.at)
-        if negated:
-            raise self.error("BETWEEN, IN or LIKE after NOT")
         return left
 
     def concat(self) -> Expr:
