@@ -137,6 +137,9 @@ def test_scalar_functions():
     assert ev(Call("NULLIF", (lit(2), lit(2)))) is None
     assert ev(Call("ABS", (lit(-3),))) == 3
     assert ev(Call("LENGTH", (lit("abc"),))) == 3
+    # A list (DuckDB's LIST column, a Python list in a Table) has as many as its elements.
+    assert evaluate(Call("LEN", (Column("L"),)), Scope([([5, 6],)], {"L": 0}, 0, "A", 1, 1, {})) \
+        == 2
     assert (ev(Call("UPPER", (lit("aB"),))), ev(Call("LOWER", (lit("aB"),)))) == ("AB", "ab")
     assert ev(Call("ROUND", (lit(2.5),))) == 3.0
     assert ev(Call("UPPER", (N,))) is None

@@ -464,6 +464,8 @@ def test_within_bounds_the_first_order_key_of_a_match():
     assert recognize(q, t).rows == (("p", 0, 3), ("p", 5, 1))
     q = replace(q, within=Within(Decimal(1), "MINUTE"))
     assert recognize(q, t).rows == (("p", 0, 4),)
+    with pytest.raises(Unsupported, match="ORDER BY"):
+        recognize(replace(q, order_by=()), t)
 
 
 def test_recognize_stops_on_the_budget_and_names_unsupported_functions():
