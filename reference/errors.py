@@ -97,3 +97,22 @@ class Unsupported(KleeneError):
     """An engine (or a policy) cannot handle this pattern; ``reason`` says why."""
 
     code = "unsupported"
+
+
+class RecognitionError(PatternError):
+    """A ``MATCH_RECOGNIZE`` clause that parses but breaks one of the standard's rules
+    (ISO/IEC 9075-2 §7.6 syntax rules; ``kleene.reference.match_recognize.checks`` lists
+    the codes): ``code`` names the rule, stable for tests and case files; ``line`` and
+    ``column`` point at the offending node."""
+
+    def __init__(self, code: str, message: str, *, line: int, column: int,
+                 source: str = "<query>") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.line = line
+        self.column = column
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}:{self.column}: {self.message} [{self.code}]"
