@@ -1,0 +1,247 @@
+"""Row pattern recognition: the output table of one ``MATCH_RECOGNIZE`` over its input.
+
+ISO/IEC 9075-2:2016 §7.6 and ISO/IEC TR 19075-5:2016 §4–5, as Oracle's "SQL for
+Pattern Matching" and Trino's ``MATCH_RECOGNIZE`` page restate them:
+
+1. **Partitions** (``PARTITION BY``): the rows with equal keys (NULLs equal, as
+   in ``GROUP BY``), each recognized on its own; partitions in the order of their
+   first row in the input.
+2. **Order** (``ORDER BY``) within a partition. Where ``NULLS FIRST/LAST`` is not
+   written the standard leaves it to the implementation (§10.10); Kleene takes
+   Oracle's: NULL sorts above every value, so last ascending, first descending
+   (DuckDB and Trino put NULLs last either way: a vendor difference). Rows equal
+   on every key keep their input order (the standard leaves their order
+   implementation-dependent: Kleene's is stable, and says so).
+3. **Matches**, from the partition's first row: the match at a row is the most
+   preferred matching (:mod:`.matchings`) whose every row satisfies its
+   variable's ``DEFINE`` condition, running (:mod:`.evaluation`). No match:
+   try the next row. After a match of at least one row, ``AFTER MATCH SKIP``
+   (TR §4.5) resumes at the row after its last (``PAST LAST ROW``, the default),
+   after its first (``TO NEXT ROW``), or at the first / last row mapped to a
+   variable (``TO FIRST v``, ``TO LAST v``; ``TO v`` is ``TO LAST v``); a skip to
+   the match's own first row would loop, and a skip to a variable that maps no
+   row has nowhere to go: both are data exceptions (Trino: "it is forbidden to
+   skip to the first row of the current match ... skipping to a pattern variable
+   which is not present in the match causes failure"; Oracle: ORA-62514), codes
+   ``skip-to-first-row`` and ``skip-to-unmapped-variable``. After an empty match
+   (no row), matching resumes at the next row whatever the skip (Trino: "skipping
+   to the next row is the default behavior after detecting an empty match").
+   ``MATCH_NUMBER`` counts a partition's matches from 1, empty ones included
+   (Trino: "empty matches are assigned sequential numbers as well").
+4. **Output** (TR §4.4). ``ONE ROW PER MATCH``: the ``PARTITION BY`` columns, then
+   the measures evaluated at the match's last row (final). ``ALL ROWS PER MATCH``:
+   the ``PARTITION BY`` columns, the ``ORDER BY`` columns, the measures (running
+   at each row, ``FINAL`` for the whole match), then the input's other columns,
+   one row per row of the match not inside ``{- … -}``. An empty match outputs one
+   row built on its starting row, its measures over no row, under ``ONE ROW PER
+   MATCH`` and ``ALL ROWS PER MATCH [SHOW EMPTY MATCHES]``, none under ``OMIT
+   EMPTY MATCHES``; ``WITH UNMATCHED ROWS`` adds, for each row that is neither
+   in a match nor the starting row of an empty match, that row with every
+   measure NULL (Trino, "Rows per match", "Evaluating expressions in empty
+   matches and unmatched rows").
+
+**WITHIN** (Flink's extension, not the standard's; Flink's "Pattern Recognition",
+"Time constraint"): ``WITHIN INTERVAL 'n' unit`` keeps a matching only if each of
+its rows lies within ``n unit`` of its first row on the first ``ORDER BY`` key
+(in a sorted partition the last row is the farthest). The key is read as time:
+a ``datetime``/``date`` key by the interval itself, a number as seconds
+(``INTERVAL '2' MINUTE`` is 120); a NULL key is never within.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+from collections.abc import Sequence
+from decimal import Decimal
+
+from kleene.reference.budget import Budget
+from kleene.reference.errors import Unsupported
+from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize, SortKey, Within
+from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
+from kleene.reference.match_recognize.matchings import Matching, matchings
+from kleene.reference.match_recognize.scalars import DataError, arithmetic, cast_number, compare
+from kleene.reference.match_recognize.table import Table
+
+Row = tuple[object, ...]
+
+#: Seconds per ``WITHIN`` unit.
+UNITS = {"MILLISECOND": Decimal("0.001"), "SECOND": Decimal(1), "MINUTE": Decimal(60),
+         "HOUR": Decimal(3600), "DAY": Decimal(86400)}
+
+
+def _column_index(e: Expr, table: Table, clause: str) -> int:
+    """The input column a ``PARTITION BY`` or ``ORDER BY`` item names."""
+    if not isinstance(e, Column) or e.var is not None:
+        raise Unsupported(f"{clause} of an expression that is not a column")
+    return table.index(e.name)
+
+
+def _row_value(e: Expr, row: Row, columns: dict[str, int]) -> object:
+    """``e`` over one input row (``PARTITION BY`` and ``ORDER BY`` keys)."""
+    return evaluate(e, Scope((row,), columns, 0, (), 0, 0, {}, pinned=0))
+
+
+def _sort_compare(keys: Sequence[SortKey], a: Sequence[object], b: Sequence[object]) -> int:
+    """-1, 0 or 1: ``a`` before, tied with or after ``b`` (module docstring, 2)."""
+    for key, x, y in zip(keys, a, b, strict=True):
+        if x is None or y is None:
+            if x is None and y is None:
+                continue
+            nulls_first = key.descending if key.nulls_first is None else key.nulls_first
+            return (-1 if x is None else 1) * (1 if nulls_first else -1)
+        if compare("=", x, y):
+            continue
+        before = bool(compare("<", x, y)) != key.descending
+        return -1 if before else 1
+    return 0
+
+
+def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
+    """The input's rows by partition (in order of first appearance), each ordered."""
+    columns = {name.upper(): i for i, name in enumerate(table.names)}
+    groups: dict[tuple[object, ...], list[Row]] = {}
+    for row in table.rows:
+        key = tuple(_row_value(e, row, columns) for e in clause.partition_by)
+        groups.setdefault(key, []).append(row)
+    keys = [k.expr for k in clause.order_by]
+
+    def order(a: Row, b: Row) -> int:
+        return _sort_compare(clause.order_by, [_row_value(e, a, columns) for e in keys],
+                             [_row_value(e, b, columns) for e in keys])
+
+    return [sorted(rows, key=functools.cmp_to_key(order)) for rows in groups.values()]
+
+
+def _within(within: Within, first: object, row: object) -> bool:
+    """``row``'s key lies within the interval of the match's first row's key."""
+    unit = within.unit.upper().removesuffix("S")
+    if unit not in UNITS:
+        raise Unsupported(f"WITHIN unit {within.unit} (supported: {', '.join(UNITS)})")
+    if first is None or row is None:
+        return False
+    if isinstance(first, datetime.date) and isinstance(row, datetime.date):
+        gap: object = Decimal(repr(abs((_instant(row) - _instant(first)).total_seconds())))
+    else:
+        gap = arithmetic("-", row, first)
+        gap = abs(cast_number(gap)) if gap is not None else None
+    return compare("<=", gap, within.amount * UNITS[unit]) is True
+
+
+def _instant(d: datetime.date) -> datetime.datetime:
+    """A date as the timestamp of its midnight (a timestamp as itself)."""
+    return d if isinstance(d, datetime.datetime) else datetime.datetime(d.year, d.month, d.day)
+
+
+class Recognizer:
+    """One recognition's fixed parts: the clause, the input's columns, the budget."""
+
+    def __init__(self, clause: MatchRecognize, table: Table, budget: Budget) -> None:
+        self.clause = clause
+        self.table = table
+        self.budget = budget
+        self.columns = {name.upper(): i for i, name in enumerate(table.names)}
+        self.defines = {d.var.upper(): d.condition for d in clause.defines}
+        self.subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars)
+                        for u in clause.subsets}
+        self.by = [_column_index(e, table, "PARTITION BY") for e in clause.partition_by]
+        ordered = [k.expr for k in clause.order_by if isinstance(k.expr, Column)]
+        order = [table.index(e.name) for e in ordered]
+        self.order = [i for i in dict.fromkeys(order) if i not in self.by]
+        shown = set(self.by) | set(self.order)
+        self.rest = [i for i in range(len(table.names)) if i not in shown]
+        self.all_rows = clause.rows_per_match != "ONE"
+
+    def names(self) -> tuple[str, ...]:
+        """The output's columns (module docstring, 4)."""
+        measures = [m.name for m in self.clause.measures]
+        if not self.all_rows:
+            return tuple([self.table.names[i] for i in self.by] + measures)
+        head = [self.table.names[i] for i in self.by + self.order]
+        return tuple(head + measures + [self.table.names[i] for i in self.rest])
+
+    def first_match(self, rows: Sequence[Row], start: int, number: int) -> Matching | None:
+        """The match at row ``start``: the most preferred matching all of whose rows
+        satisfy their conditions (running), or ``None``."""
+        within = self.clause.within
+        first_key = _row_value(self.clause.order_by[0].expr, rows[start], self.columns) \
+            if within is not None and self.clause.order_by else None
+
+        def accept(start: int, variables: Sequence[str]) -> bool:
+            row = start + len(variables) - 1
+            if within is not None and not _within(
+                    within, first_key, _row_value(self.clause.order_by[0].expr, rows[row],
+                                                  self.columns)):
+                return False
+            scope = Scope(rows, self.columns, start, variables, len(variables), number,
+                          self.subsets)
+            return holds(self.defines.get(variables[-1].upper()), scope)
+
+        return next(matchings(self.clause.pattern, len(rows), start, accept, self.budget), None)
+
+    def resume(self, m: Matching, scope: Scope) -> int:
+        """Where matching resumes after the non-empty match ``m`` (AFTER MATCH SKIP)."""
+        skip = self.clause.after_match
+        if skip.kind == "PAST LAST ROW":
+            return m.end
+        if skip.kind == "TO NEXT ROW":
+            return m.start + 1
+        rows = scope.mapped(skip.var, final=True)
+        if not rows:
+            raise DataError("skip-to-unmapped-variable", f"AFTER MATCH SKIP {skip.kind} "
+                            f"{skip.var}: the match maps no row to {skip.var}")
+        target = rows[0] if skip.kind == "TO FIRST" else rows[-1]
+        if target == m.start:
+            raise DataError("skip-to-first-row", f"AFTER MATCH SKIP {skip.kind} {skip.var} "
+                            "resumes at the match's first row, which would find it again")
+        return target
+
+    def output(self, row: Row, scope: Scope | None) -> Row:
+        """The output row built on input ``row``, the measures over ``scope`` (``None``:
+        an unmatched row, every measure NULL)."""
+        measures = [evaluate(m.expr, scope) if scope is not None else None
+                    for m in self.clause.measures]
+        if not self.all_rows:
+            return tuple([row[i] for i in self.by] + measures)
+        return tuple([row[i] for i in self.by + self.order] + measures
+                     + [row[i] for i in self.rest])
+
+    def partition(self, rows: Sequence[Row]) -> list[Row]:
+        """The output rows of one ordered partition."""
+        mode = self.clause.rows_per_match
+        out: list[Row] = []
+        pos, number, covered = 0, 0, 0
+        while pos < len(rows):
+            m = self.first_match(rows, pos, number + 1)
+            if m is None:
+                if mode == "ALL WITH UNMATCHED" and pos >= covered:
+                    out.append(self.output(rows[pos], None))
+                pos += 1
+                continue
+            number += 1
+            final = Scope(rows, self.columns, m.start, m.variables, len(m.variables), number,
+                          self.subsets)
+            if not m.variables:
+                if mode != "ALL OMIT":
+                    out.append(self.output(rows[m.start], final))
+                pos += 1
+                continue
+            if not self.all_rows:
+                out.append(self.output(rows[m.end - 1], final))
+            else:
+                out.extend(self.output(rows[m.start + i], Scope(
+                    rows, self.columns, m.start, m.variables, i + 1, number, self.subsets))
+                    for i in range(len(m.variables)) if i not in m.excluded)
+            covered = max(covered, m.end)
+            pos = self.resume(m, final)
+        return out
+
+
+def recognize(clause: MatchRecognize, table: Table, *, budget: Budget | None = None) -> Table:
+    """The row pattern output table of ``clause`` over ``table`` (module docstring)."""
+    budget = budget or Budget(what="recognizing a row pattern")
+    r = Recognizer(clause, table, budget)
+    out: list[Row] = []
+    for rows in partitions(clause, table):
+        out.extend(r.partition(rows))
+    return Table(r.names(), tuple(out))
