@@ -5,8 +5,8 @@ The rules are those of ``test/sqlite/result_helper.cpp`` of github:duckdb/duckdb
 
 - **rendering**: a value is cast to ``VARCHAR`` by DuckDB itself (so integers print as
   ``42``, a ``DECIMAL(p,s)`` with exactly ``s`` digits after the point, ``1.50``, a
-  ``DOUBLE`` in its shortest round-trip form, ``0.5``, ``1e+20``, booleans ``true`` /
-  ``false``, dates ``2024-01-31``); ``NULL`` is ``NULL`` and the empty string ``(empty)``;
+  ``DOUBLE`` in its shortest round-trip form, ``0.5``, ``1e+20``, dates ``2024-01-31``),
+  but a boolean is ``1`` or ``0``; ``NULL`` is ``NULL`` and the empty string ``(empty)``;
 - **layout**: the expected lines are rows with tab-separated values when there are more
   columns than one and as many lines as result rows, or when every line holds a tab;
   otherwise one value a line;
@@ -67,12 +67,15 @@ def render(table: pa.Table, connection: duckdb.DuckDBPyConnection) -> Rendered:
         rows = connection.execute(f"SELECT {casts} FROM {name}").fetchall()
     finally:
         connection.unregister(name)
-    return Rendered(types, tuple(tuple(_text(v) for v in row) for row in rows))
+    return Rendered(types, tuple(tuple(_text(v, t) for v, t in zip(row, types, strict=True))
+                                 for row in rows))
 
 
-def _text(value: str | None) -> str:
+def _text(value: str | None, sql_type: str) -> str:
     if value is None:
         return "NULL"
+    if sql_type == "BOOLEAN":
+        return "1" if value == "true" else "0"
     if value == "":
         return "(empty)"
     return value.replace("\0", "\\0")
