@@ -78,3 +78,16 @@ def test_what_cannot_be_read_is_one_line(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["conform", "--sqllogictest", str(path)]) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_expected_error_with_other_wording_is_said_not_failed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "w.test").write_text("statement error\nSELECT nosuch\n----\nsome wording\n")
+    assert main(["conform", "--sqllogictest", str(tmp_path / "w.test")]) == 0
+    out = capsys.readouterr().out
+    assert "━━ expected errors with another message (1)" in out
+    assert "w.test:1: the file expects the message 'some wording'; Kleene said: sql: " in out
+    assert main(["conform", "--sqllogictest", str(tmp_path / "w.test"), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "1 expected errors came with another message (listed without -q)" in out
+    assert "Kleene said" not in out
