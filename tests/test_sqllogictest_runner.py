@@ -8,6 +8,7 @@ answers) passes through Kleene's reference."""
 from __future__ import annotations
 
 import datetime
+import re
 from decimal import Decimal
 
 import duckdb
@@ -221,6 +222,17 @@ def test_a_hand_written_file(recognize: Recognize) -> None:
     assert "DEFINE AUTO" in by_line[57].reason
     assert by_line[63].reason == "skipif duckdb"
     assert (report.count("passed"), report.count("failed", recognizing=True)) == (7, 2)
+
+
+def test_a_crash_fails_its_record_and_the_file_goes_on() -> None:
+    def crashing(clause: MatchRecognize, table: Table) -> Table:
+        return Table(("x",), ((1 // 0,),))
+    text = HAND.split("# wrong on purpose")[0] + "statement ok\nSELECT 1\n"
+    report = run_text(text, "crash.test", crashing)
+    assert [o.status for o in report.outcomes] == ["passed", "passed", "failed", "passed"]
+    reason = report.outcomes[2].reason
+    assert reason.startswith("crashed: ZeroDivisionError: integer division or modulo by zero (")
+    assert re.search(r"\(test_sqllogictest_runner\.py:\d+\)$", reason)   # where: crashing()
 
 
 def test_a_missing_requirement_skips_the_rest_of_the_file() -> None:

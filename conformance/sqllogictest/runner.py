@@ -16,7 +16,8 @@ Each record has one :class:`Outcome`:
   DuckDB error counts; an expected message that differs is kept as a ``note``, not a
   failure) or either (``maybe``); a query whose rendered result is the expected one in the
   record's sort mode (:mod:`.values`);
-- ``failed``: anything else, with the reason, and for a query the rows got;
+- ``failed``: anything else, with the reason, and for a query the rows got (a crash,
+  an exception that is no Kleene error, too: ``crashed: …`` and where);
 - ``unsupported``: Kleene raised :class:`~kleene.reference.errors.Unsupported` naming a
   construct it does not run (DuckDB-only SQL inside ``MATCH_RECOGNIZE``), with the reason:
   never counted as passed, also under ``statement error`` (Kleene did not judge the SQL);
@@ -26,6 +27,7 @@ Each record has one :class:`Outcome`:
 from __future__ import annotations
 
 import re
+import traceback
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -195,7 +197,19 @@ def _missing(record: Require, connection: duckdb.DuckDBPyConnection) -> str | No
 
 def run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection,
                recognize: Recognize) -> Outcome:
-    """Run one record (module docstring)."""
+    """Run one record (module docstring); a crash (an exception that is no Kleene error) is
+    the record's failure, with where it happened, and the file goes on."""
+    try:
+        return _run_record(record, connection, recognize)
+    except Exception as err:     # a crash fails this record, not the whole run
+        frame = traceback.extract_tb(err.__traceback__)[-1]
+        return Outcome(record, "failed", f"crashed: {type(err).__name__}: {err} "
+                       f"({Path(frame.filename).name}:{frame.lineno})",
+                       recognizes=holds_recognition(record.sql))
+
+
+def _run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection,
+                recognize: Recognize) -> Outcome:
     recognizes = holds_recognition(record.sql)
     features: tuple[str, ...] = ()
     error: KleeneError | None = None
