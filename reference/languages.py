@@ -9,7 +9,9 @@ value (parser, printer, reference, policies and defaults, constructs, window,
 pruning, the variables ``prev`` may read, its case files' prefixes, the
 sections that define it, what Spark cannot run), and one line here that
 registers it: SES patterns (seeds 000/001), operator patterns (seed 003),
-SREMO (seed 004) and Wayeb's ``.sre`` files. ``detect`` looks at the pattern
+SREMO (seed 004), Wayeb's ``.sre`` files and SQL's ``MATCH_RECOGNIZE`` (a query whose
+first keyword is ``SELECT`` or ``WITH`` and that holds ``MATCH_RECOGNIZE``).
+``detect`` looks at the pattern
 text only (comments ``--`` and ``//`` and blank lines before the first keyword
 are skipped), so a file needs no particular extension.
 
@@ -100,6 +102,9 @@ class Language:
     specification: tuple[tuple[str, str], ...] = ()
     #: the policies no Spark run supports, each with the reason (said before any job)
     spark_unsupported: Mapping[str, str] = field(default_factory=dict)
+    #: what the reference answers: ``matches`` (a set of :class:`Match`, ``matches``) or
+    #: ``tables`` (rows: ``MATCH_RECOGNIZE``, whose ``matches`` refuses)
+    answers: str = "matches"
 
     def feature_labels(self) -> tuple[str, ...]:
         """Every feature label of the language: policies, constructs, window readings."""
@@ -251,6 +256,7 @@ _SES_DETECT = starts_with(r"PATTERN\s*([<⟨]|\(\s*\{)")
 _SREMO_DETECT = starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)")
 _WAYEB_DETECT = starts_with(r"[;+*#@!]\s*\(")
 _OPERATOR_DETECT = starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]")
+_MATCH_RECOGNIZE_DETECT = starts_with(r"(SELECT|WITH)\b(?=(?s:.*)\bMATCH_RECOGNIZE\b)")
 
 
 register_builtin("ses", "kleene.reference.ses.registration:LANGUAGE", _SES_DETECT,
@@ -261,3 +267,5 @@ register_builtin("wayeb", "kleene.reference.sremo.registration:WAYEB", _WAYEB_DE
                  "kleene.reference.sremo")
 register_builtin("operator", "kleene.reference.operators.registration:LANGUAGE",
                  _OPERATOR_DETECT, "kleene.reference.operators")
+register_builtin("match_recognize", "kleene.reference.match_recognize.registration:LANGUAGE",
+                 _MATCH_RECOGNIZE_DETECT, "kleene.reference.match_recognize")

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from decimal import Decimal
+from typing import Literal as Choice
 from typing import TypeVar
 
 from kleene.reference.errors import PatternSyntaxError
@@ -56,8 +57,10 @@ from kleene.reference.match_recognize.ast import (
 )
 from kleene.reference.match_recognize.lexer import Source, Token
 
-NAVIGATIONS = ("PREV", "NEXT", "FIRST", "LAST")
-AGGREGATES = ("COUNT", "SUM", "AVG", "MIN", "MAX")
+NAVIGATIONS: tuple[Choice["PREV", "NEXT", "FIRST", "LAST"], ...] = ("PREV", "NEXT", "FIRST",
+                                                                     "LAST")
+AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX"], ...] = ("COUNT", "SUM", "AVG",
+                                                                       "MIN", "MAX")
 COMPARISONS = ("=", "<>", "<", "<=", ">", ">=")
 
 #: Words that never name a column or a variable unquoted (a name spelled so is quoted).
@@ -289,7 +292,8 @@ class ExpressionParser(Cursor):
             if self.accept(","):
                 offset = self._offset()
             self.expect(")", f"')' closing {name}(")
-            return Navigation(name, operand, offset, semantics, at=tok.at)  # type: ignore[arg-type]
+            kind = next(k for k in NAVIGATIONS if k == name)
+            return Navigation(kind, operand, offset, semantics, at=tok.at)
         if name in AGGREGATES:
             return self._after_call(self._aggregate(name, semantics, tok))
         if name == "CLASSIFIER":
@@ -346,8 +350,8 @@ class ExpressionParser(Cursor):
         operand = self.expr()
         self._outside_arguments(name)
         self.expect(")", f"')' closing {name}(")
-        return Aggregate(name, operand, qualifier(operand), distinct,  # type: ignore[arg-type]
-                         semantics, at=tok.at)
+        kind = next(k for k in AGGREGATES if k == name)
+        return Aggregate(kind, operand, qualifier(operand), distinct, semantics, at=tok.at)
 
     def _case(self) -> Expr:
         tok = self.advance()

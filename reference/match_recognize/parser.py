@@ -42,7 +42,9 @@ standard's semantic rules to each clause.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal, InvalidOperation
+from typing import Any
 
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
@@ -180,7 +182,7 @@ class ClauseParser(ExpressionParser):
 
     def clause(self, at: int) -> MatchRecognize:
         self.expect("(", "'(' after MATCH_RECOGNIZE")
-        fields: dict[str, object] = {}
+        fields: dict[str, Any] = {}
         seen: list[tuple[str, Token]] = []
         while not self.at(")"):
             tok = self.tok
@@ -199,7 +201,9 @@ class ClauseParser(ExpressionParser):
         if "pattern" not in fields:
             raise self.source.syntax_error("MATCH_RECOGNIZE needs a PATTERN clause", self.tok.at)
         self.advance()
-        return MatchRecognize(at=at, **fields)  # type: ignore[arg-type]
+        pattern = fields.pop("pattern")
+        assert isinstance(pattern, RowPattern)
+        return replace(MatchRecognize(pattern, at=at), **fields)
 
     def _part_name(self) -> str:
         word = self.tok.word()
@@ -220,7 +224,7 @@ class ClauseParser(ExpressionParser):
                                           self.tok.at)
         raise self.error("a clause (" + ", ".join(PARTS) + ") or ')'")
 
-    def _part(self, part: str) -> tuple[str, object]:
+    def _part(self, part: str) -> tuple[str, Any]:
         tok = self.advance()
         if part not in ("MEASURES", "PATTERN", "SUBSET", "DEFINE", "WITHIN",
                         "ROWS PER MATCH"):
@@ -392,7 +396,7 @@ class ClauseParser(ExpressionParser):
             self.expect(closing, f"'{closing}' closing the group")
             return inner if closing == ")" else Exclude(inner, at=tok.at)
         if self.at("^", "$"):
-            return Anchor(self.advance().text, at=tok.at)  # type: ignore[arg-type]
+            return Anchor("^" if self.advance().text == "^" else "$", at=tok.at)
         if self.at("PERMUTE") and self.peek().text == "(":
             self.advance()
             self.advance()
