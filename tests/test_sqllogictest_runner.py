@@ -270,6 +270,11 @@ def test_every_query_of_the_oracle_file_passes_through_the_reference() -> None:
     assert len(queries) == 60 and all(o.recognizes for o in queries)
     assert [(o.where, o.reason) for o in report.outcomes if o.status != "passed"] == []
     assert len(report.outcomes) == 67
+    # per construct (the registry's constructs_of), against a plain search of the queries
+    features = feature_table([report])
+    for construct, written in (("permute", "PERMUTE("), ("subset", "SUBSET "),
+                               ("exclusion", "{-")):
+        assert features[construct]["passed"] == sum(written in o.record.sql for o in queries)
 
 
 def test_the_oracle_file_catches_a_recognizer_that_drops_a_row() -> None:
