@@ -371,7 +371,10 @@ class MatchRecognize(Node):
 
 @dataclass(frozen=True)
 class TableName(Node):
-    """A named table as the source of a recognition: ``t`` or ``schema.t``, as written."""
+    """A named table as the source of a recognition: ``t`` or ``schema.t``, as written,
+    with the row pattern input name and columns written after it (``ticks AS k``), or a
+    table function or a parenthesised query followed by such a name (``range(6) t(x)``,
+    ``(VALUES (1)) t(x)``): the text a SQL engine reads after ``SELECT * FROM``."""
 
     name: str
 
