@@ -9,7 +9,9 @@ value (parser, printer, reference, policies and defaults, constructs, window,
 pruning, the variables ``prev`` may read, its case files' prefixes, the
 sections that define it, what Spark cannot run), and one line here that
 registers it: SES patterns (seeds 000/001), operator patterns (seed 003),
-SREMO (seed 004) and Wayeb's ``.sre`` files. ``detect`` looks at the pattern
+SREMO (seed 004), Wayeb's ``.sre`` files and SQL's ``MATCH_RECOGNIZE`` (a query whose
+first keyword is ``SELECT`` or ``WITH`` and that holds ``MATCH_RECOGNIZE``).
+``detect`` looks at the pattern
 text only (comments ``--`` and ``//`` and blank lines before the first keyword
 are skipped), so a file needs no particular extension.
 
@@ -30,6 +32,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
+from typing import Literal as Choice
 
 from kleene.reference.budget import Budget
 from kleene.reference.durations import READINGS, Duration
@@ -100,6 +103,16 @@ class Language:
     specification: tuple[tuple[str, str], ...] = ()
     #: the policies no Spark run supports, each with the reason (said before any job)
     spark_unsupported: Mapping[str, str] = field(default_factory=dict)
+    #: what the floors above the reference provide for the language, each named
+    #: ``module:attribute`` and imported only when asked for (:func:`hook`), as a built-in
+    #: language itself is: ``generate``, a pattern generator for ``kleene conform
+    #: --generated`` (:data:`kleene.conformance.generated.Generator`); ``prove``, the
+    #: language's Z3 report for ``kleene prove`` (:class:`kleene.proofs.reports.ProofReport`).
+    #: A key absent: the language has none (said in one line where it is asked for).
+    hooks: Mapping[str, str] = field(default_factory=dict)
+    #: what the reference answers: ``matches`` (a set of :class:`Match`, ``matches``) or
+    #: ``tables`` (rows: ``MATCH_RECOGNIZE``, whose ``matches`` refuses)
+    answers: Choice["matches", "tables"] = "matches"
 
     def feature_labels(self) -> tuple[str, ...]:
         """Every feature label of the language: policies, constructs, window readings."""
@@ -209,6 +222,16 @@ def register_builtin(name: str, where: str, detect: Callable[[str], bool],
     LANGUAGES.add(name, _Builtin(where, detect, package), detect)
 
 
+def hook(language: Language, key: str) -> Any | None:
+    """What ``language``'s ``hooks[key]`` names (``module:attribute``, imported now), or
+    ``None`` when the language has no such hook."""
+    where = language.hooks.get(key)
+    if where is None:
+        return None
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute)
+
+
 def language_named(name: str) -> Language:
     """The registered language ``name``; a :class:`PatternError` lists the known ones."""
     if name not in LANGUAGES:
@@ -251,6 +274,7 @@ _SES_DETECT = starts_with(r"PATTERN\s*([<⟨]|\(\s*\{)")
 _SREMO_DETECT = starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)")
 _WAYEB_DETECT = starts_with(r"[;+*#@!]\s*\(")
 _OPERATOR_DETECT = starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]")
+_MATCH_RECOGNIZE_DETECT = starts_with(r"(SELECT|WITH)\b(?=(?s:.*)\bMATCH_RECOGNIZE\b)")
 
 
 register_builtin("ses", "kleene.reference.ses.registration:LANGUAGE", _SES_DETECT,
@@ -261,3 +285,5 @@ register_builtin("wayeb", "kleene.reference.sremo.registration:WAYEB", _WAYEB_DE
                  "kleene.reference.sremo")
 register_builtin("operator", "kleene.reference.operators.registration:LANGUAGE",
                  _OPERATOR_DETECT, "kleene.reference.operators")
+register_builtin("match_recognize", "kleene.reference.match_recognize.registration:LANGUAGE",
+                 _MATCH_RECOGNIZE_DETECT, "kleene.reference.match_recognize")

@@ -151,7 +151,8 @@ from kleene.reference.languages import LANGUAGES, detect_language, language_of
 names = list(LANGUAGES)
 ses = detect_language("-- a comment\\nPATTERN <{a}> WITHIN 3")
 before = [m for m in ("kleene.reference.ses", "kleene.reference.operators",
-                      "kleene.reference.sremo") if m in sys.modules]
+                      "kleene.reference.sremo", "kleene.reference.match_recognize")
+          if m in sys.modules]
 pattern = ses.parse("PATTERN <{a}> WITHIN 3", "<test>")
 from kleene.reference.sremo import parse_sremo
 found = [ses.name, language_of(pattern).name, language_of(parse_sremo("{~.x = 1}")).name]
@@ -163,7 +164,7 @@ def test_the_language_registry_builds_only_the_languages_asked_for():
     done = subprocess.run([sys.executable, "-c", LANGUAGE_PROGRAM], capture_output=True,
                           text=True, timeout=120, cwd=ROOT, check=True)
     names, before, found, operators = json.loads(done.stdout.splitlines()[-1])
-    assert names == ["ses", "sremo", "wayeb", "operator"]
+    assert names == ["ses", "sremo", "wayeb", "operator", "match_recognize"]
     assert before == ["kleene.reference.ses"]
     # a SREMO expression is SREMO's (registered before Wayeb, whose patterns are SREMO's)
     assert found == ["ses", "ses", "sremo"]

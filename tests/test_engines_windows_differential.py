@@ -192,10 +192,10 @@ def test_filtered_contiguous_gains_a_match():
 @given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_claimed_engines_equal_the_reference_under_the_strict_window(policy, pattern, stream):
     # the match windows W_f of Def. 3 read with max ts − min ts < τ
-    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
+    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, reading="strict")
     for eng in ENGINES:
         if claims_policy(eng, "ses", policy) and \
                 Feature("ses", "window-strict") in eng.capabilities:
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
-                                got=reported_matches(eng, policy, pattern, stream, window="strict"),
+                                got=reported_matches(eng, policy, pattern, stream, reading="strict"),
                                 expected=expected)

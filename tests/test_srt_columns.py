@@ -33,7 +33,7 @@ def vector_path_on_small_streams():
 
 
 def _check(e, s, policy, reading):
-    expected = reference_or_reject(e, s, policy, steps=40_000, window=reading)
+    expected = reference_or_reject(e, s, policy, steps=40_000, reading=reading)
     try:
         query = Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading)
         compiled = engine("srt").compile(query)

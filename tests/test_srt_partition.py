@@ -95,7 +95,7 @@ def test_srt_equals_the_reference_on_partitioned_expressions(e, s, reading, poli
     from kleene.engines.srt import columns as srt_columns
 
     p = Partition(e, ("ID",))
-    expected = reference_or_reject(p, s, policy, steps=40_000, window=reading)
+    expected = reference_or_reject(p, s, policy, steps=40_000, reading=reading)
     try:
         query = Query.of(p, policy=policy, time_unit=s.time_unit, reading=reading)
         compiled = engine("srt").compile(query)

@@ -28,7 +28,7 @@ from typing import Any
 
 from kleene.data.source import column_batches
 from kleene.engines.pictured import Pictured
-from kleene.engines.protocol import Counters, Feature, Query, Transition, WindowReading
+from kleene.engines.protocol import Counters, Feature, Query, Transition
 from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, trim
@@ -137,10 +137,11 @@ class CompiledSRT(Pictured):
         yield from ex.finish()
 
 
-def compile_expression(e: object, *, policy: str = "stream", time_unit: str | None = None,
-                       window: WindowReading = "inclusive", max_states: int = MAX_STATES,
+def compile_expression(query: Query, *, max_states: int = MAX_STATES,
                        faithful: bool = False) -> CompiledSRT:
-    """Check ``e`` and compile it for ``policy``; :class:`Unsupported` says what is not."""
+    """Check the query's expression and compile it for its policy, window reading and time
+    unit (every setting as the door decided it); :class:`Unsupported` says what is not."""
+    e, policy, time_unit = query.pattern, query.policy, query.time_unit
     if not isinstance(e, EXPRESSION_TYPES):
         raise Unsupported(f"the SRT engines run SREMO expressions, not {type(e).__name__}")
     if policy not in POLICIES:
@@ -150,7 +151,7 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
     by: tuple[str, ...] = ()
     if isinstance(e, Partition):
         by, e = e.by, e.body
-    srt = compile_sremo(e, Options(time_unit, window, max_states))
+    srt = compile_sremo(e, Options(time_unit, query.reading, max_states))
     return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by,
                        time_unit=time_unit)
 
@@ -180,8 +181,7 @@ class SRTEngine:
         return claimed("sremo") | claimed("wayeb")
 
     def compile(self, query: Query) -> CompiledSRT:
-        return compile_expression(query.pattern, policy=query.policy, time_unit=query.time_unit,
-                                  window=query.reading, faithful=self.faithful)
+        return compile_expression(query, faithful=self.faithful)
 
 
 register("srt", SRTEngine)

@@ -1,0 +1,97 @@
+"""What a ``MATCH_RECOGNIZE`` statement asks of an engine: the constructs of the row
+pattern (TR 19075-5 §4.7), of its expressions (§4.8–4.13) and of the clause (§4.4–4.5)
+beyond the plainest ``PATTERN (A B+) DEFINE …`` with ``ONE ROW PER MATCH`` and ``AFTER
+MATCH SKIP PAST LAST ROW``. The registry scopes them as ``match_recognize:permute`` and
+so on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from kleene.reference.match_recognize.ast import (
+    Aggregate,
+    Alt,
+    Anchor,
+    Classifier,
+    Empty,
+    Exclude,
+    Expr,
+    MatchNumber,
+    MatchRecognize,
+    Navigation,
+    Permute,
+    Quantified,
+    Statement,
+)
+from kleene.reference.match_recognize.checks import pattern_parts
+from kleene.reference.match_recognize.expressions import walk
+
+#: The constructs a ``MATCH_RECOGNIZE`` engine may claim.
+CONSTRUCTS: tuple[str, ...] = (
+    "alternation", "quantifier", "reluctant", "permute", "anchor", "exclusion",
+    "empty-pattern", "subset", "partition-by", "measures", "all-rows", "omit-empty-matches",
+    "unmatched-rows", "skip-to-next-row", "skip-to-variable", "navigation",
+    "nested-navigation", "aggregate", "distinct", "running", "final", "classifier",
+    "match-number", "within", "subquery",
+)
+
+_PATTERN = {Alt: "alternation", Quantified: "quantifier", Permute: "permute",
+            Anchor: "anchor", Exclude: "exclusion", Empty: "empty-pattern"}
+_ROWS = {"ALL SHOW": ("all-rows",), "ALL OMIT": ("all-rows", "omit-empty-matches"),
+         "ALL WITH UNMATCHED": ("all-rows", "unmatched-rows"), "ONE": ()}
+
+
+def constructs(statement: Statement) -> frozenset[str]:
+    """The constructs ``statement`` uses, in every recognition (a subquery's too)."""
+    out: set[str] = set()
+    for r in statement.recognitions:
+        if isinstance(r.source, Statement):
+            out |= {"subquery"} | constructs(r.source)
+        out |= clause_constructs(r.clause)
+    return frozenset(out)
+
+
+def clause_constructs(clause: MatchRecognize) -> frozenset[str]:
+    """The constructs one clause uses."""
+    out = {label for part in pattern_parts(clause.pattern)
+           for kind, label in _PATTERN.items() if isinstance(part, kind)}
+    if any(isinstance(part, Quantified) and part.reluctant
+           for part in pattern_parts(clause.pattern)):
+        out.add("reluctant")
+    out |= {"subset"} if clause.subsets else set()
+    out |= {"partition-by"} if clause.partition_by else set()
+    out |= {"measures"} if clause.measures else set()
+    out |= set(_ROWS[clause.rows_per_match])
+    out |= {"within"} if clause.within is not None else set()
+    skip = clause.after_match.kind
+    out |= {"skip-to-next-row"} if skip == "TO NEXT ROW" else set()
+    out |= {"skip-to-variable"} if skip in ("TO FIRST", "TO LAST") else set()
+    for e in _expressions(clause):
+        out |= _expression_constructs(e)
+    return frozenset(out)
+
+
+def _expressions(clause: MatchRecognize) -> Iterator[Expr]:
+    yield from clause.partition_by
+    yield from (k.expr for k in clause.order_by)
+    yield from (m.expr for m in clause.measures)
+    yield from (d.condition for d in clause.defines)
+
+
+def _expression_constructs(e: Expr) -> set[str]:
+    out: set[str] = set()
+    for x in walk(e):
+        if isinstance(x, Navigation):
+            out.add("navigation")
+            if any(isinstance(y, Navigation) for y in walk(x.operand)):
+                out.add("nested-navigation")
+        if isinstance(x, Aggregate):
+            out |= {"aggregate"} | ({"distinct"} if x.distinct else set())
+        if isinstance(x, (Navigation, Aggregate, Classifier)) and x.semantics is not None:
+            out.add(x.semantics.lower())
+        if isinstance(x, Classifier):
+            out.add("classifier")
+        if isinstance(x, MatchNumber):
+            out.add("match-number")
+    return out
