@@ -32,6 +32,11 @@ the group kleene.engines, a Python module:factory, or cmd:COMMAND ARGS for an
 external backend speaking the JSON-lines protocol of docs/backends.md
 (e.g. cmd:node conformance/examples/minimal_backend.js); default ${ENV}.
 
+With --sqllogictest PATH... it runs sqllogictest files instead (DuckDB's
+MATCH_RECOGNIZE tests when no PATH is given): every MATCH_RECOGNIZE by Kleene's
+reference, all other SQL by DuckDB, and prints a table per file and per
+construct and every failure with its FILE:LINE and query.
+
 Exit codes: 0 every applicable case passes, 1 some case failed (or the protocol
 check found a problem), 2 a user mistake (unknown backend, ...)."""
 
@@ -68,6 +73,12 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "spark://HOST:PORT")
     parser.add_argument("--quiet", "-q", action="store_true",
                         help="print failures and the summary only, not one line per test")
+    parser.add_argument("--sqllogictest", nargs="*", metavar="PATH",
+                        help="run sqllogictest files instead (a file, or a folder's *.test and "
+                             "*.test_slow; none: DuckDB's MATCH_RECOGNIZE tests shipped in "
+                             "conformance/sqllogictest/duckdb): each MATCH_RECOGNIZE by Kleene's "
+                             "reference, within --timeout seconds, all other SQL by DuckDB; "
+                             "--case TEXT keeps the records whose FILE:LINE contains TEXT")
     return parser
 
 
@@ -89,6 +100,12 @@ def run(args: argparse.Namespace) -> int:
         if not spec:
             raise UnknownBackend(f"--check-protocol needs --backend cmd:COMMAND (or ${ENV})")
         return check_protocol(spec, out, timeout=args.timeout)
+    if args.sqllogictest is not None:
+        # lazy: DuckDB and the SQL reference only with `--sqllogictest`
+        from kleene.cli.conform_sqllogic import run_sqllogictest
+
+        return run_sqllogictest(args.sqllogictest, out, time_limit=args.timeout,
+                                select=args.select, quiet=args.quiet)
     if args.generated < 0:
         raise KleeneError("--generated takes a number of cases, 0 or more")
     if args.master and not args.spark:

@@ -29,11 +29,9 @@ from kleene.reference.match_recognize.ast import (
     Navigation,
     Unary,
 )
-from kleene.reference.match_recognize.ast import (
-    Literal as Lit,
-)
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
 from kleene.reference.match_recognize.scalars import DataError
+from tests.helpers import lit
 
 #: Columns X, S, Y; rows 0-3.
 ROWS = [(10, "a", 1), (20, None, 1), (30, "c", 2), (40, "d", 2)]
@@ -49,7 +47,7 @@ def ev(e: Expr, upto: int = 3) -> object:
     return evaluate(e, scope(upto))
 
 
-T, F, N = Lit(True), Lit(False), Lit(None)
+T, F, N = lit(True), lit(False), lit(None)
 
 
 # ---------------------------------------------------------------- three-valued logic
@@ -67,82 +65,82 @@ def test_and_or_truth_tables(left: Expr, right: Expr, and_: bool | None, or_: bo
 
 def test_not_and_comparisons_with_null():
     assert [ev(Unary("NOT", x)) for x in (T, F, N)] == [False, True, None]
-    assert ev(Binary("=", Lit(1), N)) is None
+    assert ev(Binary("=", lit(1), N)) is None
     assert ev(Binary("<>", N, N)) is None
-    assert (ev(IsNull(N)), ev(IsNull(Lit(0))), ev(IsNull(N, negated=True))) == (True, False, False)
+    assert (ev(IsNull(N)), ev(IsNull(lit(0))), ev(IsNull(N, negated=True))) == (True, False, False)
 
 
 def test_in_between_like_with_null():
     # 1 IN (2, NULL): no TRUE, one UNKNOWN: UNKNOWN; 1 IN (1, NULL): TRUE; NOT IN (2, NULL):
     # UNKNOWN. 5 BETWEEN 1 AND NULL: TRUE AND UNKNOWN; 5 BETWEEN 6 AND NULL: FALSE AND …
-    assert ev(InList(Lit(1), (Lit(2), N))) is None
-    assert ev(InList(Lit(1), (Lit(1), N))) is True
-    assert ev(InList(Lit(1), (Lit(2), N), negated=True)) is None
-    assert ev(Between(Lit(5), Lit(1), N)) is None
-    assert ev(Between(Lit(5), Lit(6), N)) is False
-    assert ev(Between(Lit(5), Lit(1), Lit(9), negated=True)) is False
+    assert ev(InList(lit(1), (lit(2), N))) is None
+    assert ev(InList(lit(1), (lit(1), N))) is True
+    assert ev(InList(lit(1), (lit(2), N), negated=True)) is None
+    assert ev(Between(lit(5), lit(1), N)) is None
+    assert ev(Between(lit(5), lit(6), N)) is False
+    assert ev(Between(lit(5), lit(1), lit(9), negated=True)) is False
     # _ one character, % any run; a regular expression's "." is an ordinary character.
-    assert (ev(Like(Lit("abc"), Lit("a_c"))), ev(Like(Lit("abc"), Lit("a%"))),
-            ev(Like(Lit("abc"), Lit("a.c"))), ev(Like(N, Lit("%")))) == (True, True, False, None)
+    assert (ev(Like(lit("abc"), lit("a_c"))), ev(Like(lit("abc"), lit("a%"))),
+            ev(Like(lit("abc"), lit("a.c"))), ev(Like(N, lit("%")))) == (True, True, False, None)
 
 
 def test_case_takes_the_first_true_branch():
     # An UNKNOWN condition is not TRUE: the searched CASE falls to ELSE; the simple one
     # compares 2 = 1 (no), 2 = 2 (yes).
-    assert ev(Case(None, ((N, Lit("x")), (F, Lit("y"))), Lit("z"))) == "z"
-    assert ev(Case(Lit(2), ((Lit(1), Lit("one")), (Lit(2), Lit("two"))))) == "two"
-    assert ev(Case(None, ((F, Lit(1)),))) is None
+    assert ev(Case(None, ((N, lit("x")), (F, lit("y"))), lit("z"))) == "z"
+    assert ev(Case(lit(2), ((lit(1), lit("one")), (lit(2), lit("two"))))) == "two"
+    assert ev(Case(None, ((F, lit(1)),))) is None
 
 
 # ---------------------------------------------------------------- arithmetic, CAST, functions
 
 def test_arithmetic_kinds_and_division():
     # Exact over exact is exact: 7 / 2 = 3.5 as a Decimal; a float makes it a float.
-    assert ev(Binary("/", Lit(7), Lit(2))) == Decimal("3.5")
-    assert isinstance(ev(Binary("/", Lit(7), Lit(2))), Decimal)
-    assert ev(Binary("/", Lit(7.0), Lit(2))) == 3.5
-    assert ev(Binary("+", Lit(1), N)) is None
-    assert ev(Binary("*", Lit(Decimal("1.5")), Lit(2))) == Decimal("3.0")
+    assert ev(Binary("/", lit(7), lit(2))) == Decimal("3.5")
+    assert isinstance(ev(Binary("/", lit(7), lit(2))), Decimal)
+    assert ev(Binary("/", lit(7.0), lit(2))) == 3.5
+    assert ev(Binary("+", lit(1), N)) is None
+    assert ev(Binary("*", lit(Decimal("1.5")), lit(2))) == Decimal("3.0")
     # MOD and % take the dividend's sign: -7 = -3 * 2 - 1.
-    assert ev(Binary("%", Lit(-7), Lit(2))) == -1
-    assert ev(Call("MOD", (Lit(7), Lit(-2)))) == 1
+    assert ev(Binary("%", lit(-7), lit(2))) == -1
+    assert ev(Call("MOD", (lit(7), lit(-2)))) == 1
     with pytest.raises(DataError) as e:
-        ev(Binary("/", Lit(1), Lit(0)))
+        ev(Binary("/", lit(1), lit(0)))
     assert e.value.code == "division-by-zero"
 
 
 def test_values_of_different_kinds_do_not_compare():
-    for e in (Binary("<", Lit("a"), Lit(1)), Binary("+", Lit("a"), Lit(1))):
+    for e in (Binary("<", lit("a"), lit(1)), Binary("+", lit("a"), lit(1))):
         with pytest.raises(DataError) as err:
             ev(e)
         assert err.value.code == "type-mismatch"
 
 
 def test_cast_rounds_half_away_from_zero():
-    assert ev(Cast(Lit(2.5), "INTEGER")) == 3
-    assert ev(Cast(Lit(-2.5), "INTEGER")) == -3
-    assert ev(Cast(Lit("12"), "BIGINT")) == 12
-    assert ev(Cast(Lit(Decimal("1.005")), "DECIMAL(10, 2)")) == Decimal("1.01")
-    assert (ev(Cast(Lit(7), "VARCHAR")), ev(Cast(T, "VARCHAR"))) == ("7", "true")
+    assert ev(Cast(lit(2.5), "INTEGER")) == 3
+    assert ev(Cast(lit(-2.5), "INTEGER")) == -3
+    assert ev(Cast(lit("12"), "BIGINT")) == 12
+    assert ev(Cast(lit(Decimal("1.005")), "DECIMAL(10, 2)")) == Decimal("1.01")
+    assert (ev(Cast(lit(7), "VARCHAR")), ev(Cast(T, "VARCHAR"))) == ("7", "true")
     assert ev(Cast(N, "INTEGER")) is None
     with pytest.raises(DataError) as e:
-        ev(Cast(Lit("x"), "INTEGER"))
+        ev(Cast(lit("x"), "INTEGER"))
     assert e.value.code == "invalid-cast"
 
 
 def test_scalar_functions():
-    assert ev(Call("COALESCE", (N, N, Lit(3)))) == 3
-    assert ev(Call("NULLIF", (Lit(2), Lit(2)))) is None
-    assert ev(Call("ABS", (Lit(-3),))) == 3
-    assert ev(Call("LENGTH", (Lit("abc"),))) == 3
+    assert ev(Call("COALESCE", (N, N, lit(3)))) == 3
+    assert ev(Call("NULLIF", (lit(2), lit(2)))) is None
+    assert ev(Call("ABS", (lit(-3),))) == 3
+    assert ev(Call("LENGTH", (lit("abc"),))) == 3
     # A list (DuckDB's LIST column, a Python list in a Table) has as many as its elements.
     assert evaluate(Call("LEN", (Column("L"),)), Scope([([5, 6],)], {"L": 0}, 0, "A", 1, 1, {})) \
         == 2
-    assert (ev(Call("UPPER", (Lit("aB"),))), ev(Call("LOWER", (Lit("aB"),)))) == ("AB", "ab")
-    assert ev(Call("ROUND", (Lit(2.5),))) == 3.0
+    assert (ev(Call("UPPER", (lit("aB"),))), ev(Call("LOWER", (lit("aB"),)))) == ("AB", "ab")
+    assert ev(Call("ROUND", (lit(2.5),))) == 3.0
     assert ev(Call("UPPER", (N,))) is None
-    assert ev(Binary("||", Lit("a"), Lit(1))) == "a1"
-    assert ev(Binary("||", Lit("a"), N)) is None
+    assert ev(Binary("||", lit("a"), lit(1))) == "a1"
+    assert ev(Binary("||", lit("a"), N)) is None
     with pytest.raises(Unsupported, match="FROBNICATE"):
         ev(Call("FROBNICATE", ()))
 

@@ -29,7 +29,6 @@ from kleene.reference.match_recognize.ast import (
     Exclude,
     Expr,
     IsNull,
-    Literal,
     MatchNumber,
     MatchRecognize,
     Measure,
@@ -47,6 +46,7 @@ from kleene.reference.match_recognize.matchings import accept_all, matchings
 from kleene.reference.match_recognize.scalars import DataError
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.match_recognize.table import Table
+from tests.helpers import lit
 
 A, B, C, X, Y, Z = (Var(n) for n in "ABCXYZ")
 
@@ -70,10 +70,6 @@ def col(name: str, var: str | None = None) -> Column:
 
 def gt(left: Expr, right: Expr) -> Binary:
     return Binary(">", left, right)
-
-
-def lit(value: None | bool | int | Decimal | float | str) -> Literal:
-    return Literal(value)
 
 
 def prev(e: Expr, n: int = 1) -> Navigation:

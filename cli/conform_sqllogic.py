@@ -1,0 +1,102 @@
+"""``kleene conform --sqllogictest PATH...``: sqllogictest files, every ``MATCH_RECOGNIZE``
+by Kleene's reference and all other SQL by DuckDB (:mod:`kleene.conformance.sqllogictest`).
+
+Prints a table of the files (passed, failed, unsupported, skipped records), one of the
+constructs the ``MATCH_RECOGNIZE`` records use, then every unsupported record with its
+reason, every expected error whose message differs (only their number with ``-q``), and
+every failure with its ``file:line``, its SQL, and the expected and the rows got. Exit
+code 1 when a record failed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+import duckdb
+
+from kleene.conformance.sqllogictest import DUCKDB_FILES
+from kleene.conformance.sqllogictest.reader import Query
+from kleene.conformance.sqllogictest.runner import (
+    STATUSES,
+    FileReport,
+    Outcome,
+    feature_table,
+    files_in,
+    reference,
+    run_file,
+)
+
+
+def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
+                     select: str | None = None, quiet: bool = False) -> int:
+    """Run the files ``paths`` name (none: the shipped DuckDB files) and print the report;
+    1 when a record failed, else 0."""
+    files = files_in(paths or [DUCKDB_FILES])
+    print(f"sqllogictest: MATCH_RECOGNIZE by Kleene's reference (at most {time_limit:g} s a "
+          f"recognition), all other SQL by DuckDB {duckdb.__version__}", file=out)
+    recognize = reference(time_limit)
+    reports = []
+    for path in files:
+        report = run_file(path, recognize)
+        if select:
+            report = FileReport(report.file, tuple(o for o in report.outcomes
+                                                   if select in o.where), report.skipped)
+        reports.append(report)
+        if not quiet:
+            print(f"  {row(Path(report.file).name, report)}", file=out, flush=True)
+    print(file=out)
+    print(files_table(reports), file=out)
+    features = feature_table(reports)
+    if features:
+        print(f"\n{'construct (MATCH_RECOGNIZE records)':<44}" +
+              "".join(f"{s:>12}" for s in STATUSES[:3]), file=out)
+        for name, counts in features.items():
+            print(f"{name:<44}" + "".join(f"{counts[s]:>12}" for s in STATUSES[:3]), file=out)
+    outcomes = [o for r in reports for o in r.outcomes]
+    section(out, "unsupported", [f"{o.where}: {o.reason}" for o in outcomes
+                                 if o.status == "unsupported"])
+    notes = [f"{o.where}: {o.note}" for o in outcomes if o.note]
+    if quiet and notes:
+        print(f"\n{len(notes)} expected errors came with another message (listed without -q)",
+              file=out)
+    else:
+        section(out, "expected errors with another message", notes)
+    failures = [o for o in outcomes if o.status == "failed"]
+    section(out, "failures", [failure(o) for o in failures])
+    return 1 if failures else 0
+
+
+def row(name: str, report: FileReport) -> str:
+    """A file's line of the table."""
+    counts = "".join(f"{report.count(s):>12}" for s in STATUSES)
+    return f"{name:<44}{counts}" + (f"   ({report.skipped})" if report.skipped else "")
+
+
+def files_table(reports: Sequence[FileReport]) -> str:
+    """The table of files and their totals."""
+    lines = [f"{'file':<44}" + "".join(f"{s:>12}" for s in STATUSES)]
+    lines += [row(Path(r.file).name, r) for r in reports]
+    total = FileReport("total", tuple(o for r in reports for o in r.outcomes))
+    lines.append(row(f"total ({len(reports)} files)", total))
+    return "\n".join(lines)
+
+
+def section(out: TextIO, title: str, lines: Sequence[str]) -> None:
+    """A titled list (nothing when it is empty)."""
+    if lines:
+        print(f"\n━━ {title} ({len(lines)})\n", file=out)
+        for line in lines:
+            print(line, file=out)
+
+
+def failure(o: Outcome) -> str:
+    """A failed record: where, why, its SQL, and for a query the expected and got rows."""
+    text = [f"{o.where}: {o.reason}", *("    " + line for line in o.record.sql.splitlines())]
+    if isinstance(o.record, Query):
+        text.append("  expected:")
+        text += ["    " + line for line in o.record.expected] or ["    (no rows)"]
+        if o.got is not None:
+            text.append("  got:")
+            text += ["    " + line for line in o.got] or ["    (no rows)"]
+    return "\n".join(text) + "\n"
