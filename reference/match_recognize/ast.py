@@ -278,8 +278,9 @@ class Aggregate(Expr):
 @dataclass(frozen=True)
 class Classifier(Expr):
     """``CLASSIFIER()``: the name of the primary variable the row is mapped to
-    (``CLASSIFIER(U)``: the variable of the current row if it is in ``U``),
-    TR §4.12."""
+    (``CLASSIFIER(U)``: that of the last row mapped to ``U``, as a column reference
+    qualified by ``U`` reads it; Trino: "it limits the rows of interest, the same way
+    as with prefixed column references"), TR §4.12."""
 
     var: str | None = None
     semantics: Semantics = None
