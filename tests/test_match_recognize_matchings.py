@@ -5,7 +5,9 @@ reluctant fewer, PERMUTE lexicographically; §7.2.8: an empty iteration at or ab
 the lower bound ends the quantifier). The reference searches with an explicit stack
 instead, so that a long partition does not exhaust Python's recursion; both must give
 the same candidates in the same order. And pruning by the conditions must only filter:
-the accepted matchings are the candidates every prefix of which is accepted."""
+the accepted matchings are the candidates every prefix of which is accepted. Last, one
+property of ``recognize`` that Trino's manual states: ``ALL ROWS PER MATCH WITH UNMATCHED
+ROWS`` with ``AFTER MATCH SKIP PAST LAST ROW`` outputs each input row exactly once."""
 
 from __future__ import annotations
 
@@ -18,15 +20,25 @@ from hypothesis import strategies as st
 from kleene.reference.match_recognize.ast import (
     Alt,
     Anchor,
+    Binary,
+    Column,
     Concat,
+    Define,
     Empty,
     Exclude,
+    Literal,
+    MatchNumber,
+    MatchRecognize,
+    Measure,
     Permute,
     Quantified,
     RowPattern,
+    SortKey,
     Var,
 )
 from kleene.reference.match_recognize.matchings import matchings
+from kleene.reference.match_recognize.semantics import recognize
+from kleene.reference.match_recognize.table import Table
 
 #: A derivation: the row after it, the variables of its rows, which of them are excluded.
 Derivation = tuple[int, tuple[str, ...], tuple[bool, ...]]
@@ -138,3 +150,29 @@ def test_a_long_partition_does_not_exhaust_the_recursion():
     # A+ over 20,000 rows: one candidate per length, the longest first.
     first = next(matchings(Quantified(Var("A"), 1, None), 20_000, 0))
     assert first.end == 20_000
+
+
+def excludes(p: RowPattern) -> bool:
+    """Whether ``p`` holds an exclusion ``{- -}`` (not allowed WITH UNMATCHED ROWS)."""
+    if isinstance(p, Exclude):
+        return True
+    parts = getattr(p, "items", ()) or ((p.body,) if isinstance(p, Quantified) else ())
+    return any(excludes(q) for q in parts)
+
+
+@given(patterns().filter(lambda p: not excludes(p)),
+       st.lists(st.tuples(st.sampled_from("pq"), st.integers(0, 3)), max_size=8),
+       st.integers(0, 3), st.integers(0, 3))
+def test_with_unmatched_rows_past_last_row_outputs_every_row_once(p, rows, a, b):
+    # Trino, "Rows per match": "The combination of ALL ROWS PER MATCH WITH UNMATCHED ROWS
+    # with AFTER MATCH SKIP PAST LAST ROW is the only configuration that guarantees exactly
+    # one output row for each input row." Each row lies in one match, starts an empty
+    # one, or is unmatched; matches do not overlap.
+    table = Table(("g", "t", "x"), tuple((g, t, x) for t, (g, x) in enumerate(rows)))
+    clause = MatchRecognize(
+        pattern=p, partition_by=(Column("G"),), order_by=(SortKey(Column("T")),),
+        defines=(Define("A", Binary(">", Column("X"), Literal(a))),
+                 Define("B", Binary("<", Column("X"), Literal(b)))),
+        measures=(Measure(MatchNumber(), "mno"),), rows_per_match="ALL WITH UNMATCHED")
+    out = recognize(clause, table)
+    assert sorted(row[1] for row in out.rows) == list(range(len(rows)))
