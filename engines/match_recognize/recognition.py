@@ -1,0 +1,305 @@
+"""One ``MATCH_RECOGNIZE`` clause compiled, run over an Arrow table.
+
+:class:`CompiledRecognition` holds the clause's program (:mod:`.program`) and which
+``DEFINE`` conditions are row-local (:mod:`.conditions`). :meth:`~CompiledRecognition.
+recognize` reads an Arrow table and answers one, the reference's output table
+(:func:`kleene.reference.match_recognize.semantics.recognize`, then
+:func:`kleene.data.sql.arrow_of` as the statement runner converts it):
+
+1. the rows ordered and cut into partitions by Arrow's stable sort (:mod:`.order`);
+2. each row-local condition evaluated on whole columns, ``PREV``/``NEXT`` as columns
+   shifted within partitions (:func:`.conditions.column_truth`), the others left to the
+   reference's evaluator, row by row as the run reaches them;
+3. where the pattern cannot match without a row, the rows that satisfy no variable the
+   pattern can begin with are never start rows: matching jumps from one candidate to the
+   next (:func:`first_tests`);
+4. per partition, the match at each start row by :class:`.vm.Matcher`, then ``AFTER MATCH
+   SKIP``, the measures and the output rows by the reference's own
+   :class:`~kleene.reference.match_recognize.semantics.Recognizer` (measures are read at
+   a match's rows only: a few per match, not the bottleneck), the rows read lazily from
+   the Arrow columns a measure or an output column names (:class:`Rows`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from kleene.data.sql import arrow_of
+from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
+from kleene.engines.match_recognize.order import ordered
+from kleene.engines.match_recognize.program import (
+    AnchorAt,
+    Done,
+    Enter,
+    Jump,
+    Loop,
+    Program,
+    Split,
+    Test,
+    compile_pattern,
+)
+from kleene.engines.match_recognize.vm import Accept, Matcher
+from kleene.engines.protocol import Counters, Transition
+from kleene.reference.budget import Budget
+from kleene.reference.errors import Unsupported
+from kleene.reference.match import Match
+from kleene.reference.match_recognize.ast import Expr, MatchRecognize
+from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
+from kleene.reference.match_recognize.matchings import Matching
+from kleene.reference.match_recognize.semantics import Recognizer, _within
+from kleene.reference.match_recognize.table import Table
+
+
+class _Columns:
+    """The sorted input's columns as Python values, each converted when first read."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.cache: dict[int, list[object]] = {}
+
+    def get(self, j: int) -> list[object]:
+        values = self.cache.get(j)
+        if values is None:
+            values = self.cache[j] = self.table.column(j).to_pylist()
+        return values
+
+
+class _Row:
+    __slots__ = ("columns", "i")
+
+    def __init__(self, columns: _Columns, i: int) -> None:
+        self.columns, self.i = columns, i
+
+    def __getitem__(self, j: int) -> object:
+        return self.columns.get(j)[self.i]
+
+
+class Rows(Sequence[_Row]):
+    """Rows ``lo, …, hi − 1`` of the sorted input, as the reference's ``Scope`` reads a
+    partition (``rows[i][j]``), each value converted only if read."""
+
+    def __init__(self, columns: _Columns, lo: int, hi: int) -> None:
+        self.columns, self.lo, self.hi = columns, lo, hi
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def __getitem__(self, i: int) -> _Row:  # type: ignore[override]  # rows by int only
+        return _Row(self.columns, self.lo + i)
+
+
+class _RowCondition:
+    """A row-local condition the kernels do not compute, evaluated by the reference at
+    each row when it is first asked for (a data exception raised then, as there)."""
+
+    def __init__(self, condition: Expr, var: str, rows: Rows, columns: dict[str, int],
+                 subsets: dict[str, frozenset[str]]) -> None:
+        self.condition, self.var, self.rows = condition, var, rows
+        self.columns, self.subsets = columns, subsets
+        self.known: dict[int, bool] = {}
+
+    def __getitem__(self, row: int) -> bool:
+        known = self.known.get(row)
+        if known is None:
+            scope = Scope(self.rows, self.columns, row, (self.var,), 1, 0, self.subsets)
+            known = self.known[row] = holds(self.condition, scope)
+        return known
+
+
+def first_tests(program: Program) -> tuple[frozenset[int], bool]:
+    """The ``Test`` addresses a run may reach before mapping any row, and whether it may
+    reach ``Done`` so (a matching with no row: then every row is a start)."""
+    seen: set[int] = set()
+    tests: set[int] = set()
+    empty = False
+    todo = [0]
+    while todo:
+        pc = todo.pop()
+        if pc in seen:
+            continue
+        seen.add(pc)
+        ins = program.code[pc]
+        if isinstance(ins, Test):
+            tests.add(pc)
+        elif isinstance(ins, Done):
+            empty = True
+        elif isinstance(ins, Split):
+            todo += [ins.first, ins.second]
+        elif isinstance(ins, Jump):
+            todo.append(ins.target)
+        elif isinstance(ins, Loop):
+            todo += [ins.body, ins.exit]
+        else:
+            assert isinstance(ins, Enter | AnchorAt)
+            todo.append(pc + 1)
+    return frozenset(tests), empty
+
+
+class CompiledRecognition:
+    """A ``MATCH_RECOGNIZE`` clause compiled (module docstring)."""
+
+    def __init__(self, clause: MatchRecognize, *, memo: bool = True) -> None:
+        self.clause = clause
+        self.program = compile_pattern(clause.pattern)
+        self.counters = Counters()
+        self.subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars)
+                        for u in clause.subsets}
+        self.defines = {d.var.upper(): d.condition for d in clause.defines}
+        self.local = {v: row_local(c, v, self.subsets) for v, c in self.defines.items()}
+        self.starts, self.empty = first_tests(self.program)
+        self.memo = memo and clause.within is None and all(self.local.values())
+
+    # --- what a picture reads ----------------------------------------------------------
+
+    @property
+    def initial(self) -> frozenset[int]:
+        return self.program.initial
+
+    @property
+    def accepting(self) -> frozenset[int]:
+        return self.program.accepting
+
+    def iter_transitions(self) -> Iterator[Transition]:
+        return self.program.iter_transitions()
+
+    def run(self, events: object) -> Iterator[Match]:
+        raise Unsupported("match_recognize answers tables: use recognize(arrow_table)")
+
+    # --- the run -----------------------------------------------------------------------
+
+    def recognize(self, table: pa.Table, *, budget: Budget | None = None) -> pa.Table:
+        """The output table of the clause over ``table`` (module docstring)."""
+        budget = budget or Budget(what="recognizing a row pattern")
+        self.counters.reset()
+        names = tuple(table.column_names)
+        reference = Recognizer(self.clause, Table(names, ()), budget)
+        indices, ranks = ordered(self.clause, table)
+        sorted_table = table.take(pa.array(indices)) if len(indices) else table
+        frame = Frame({n.upper(): sorted_table.column(i).combine_chunks()
+                       for i, n in enumerate(names)}, ranks)
+        truth = self._truths(frame)
+        columns = _Columns(sorted_table)
+        bounds = np.flatnonzero(np.diff(ranks)) + 1
+        edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
+        out: list[tuple[object, ...]] = []
+        for lo, hi in zip(edges, edges[1:], strict=False):
+            out += self._partition(reference, Rows(columns, lo, hi), truth, lo, budget)
+        self.counters.events_read = table.num_rows
+        return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
+
+    def _truths(self, frame: Frame) -> dict[str, np.ndarray | None]:
+        """Each row-local condition over every row (``None``: row by row, or not local)."""
+        if self.clause.within is not None:
+            return {}
+        return {v: column_truth(c, frame) for v, c in self.defines.items() if self.local[v]}
+
+    def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
+                   lo: int, budget: Budget) -> list[tuple[object, ...]]:
+        n = len(rows)
+        masks: list[Sequence[bool] | None] = []
+        slices: dict[str, Sequence[bool] | None] = {}
+        for ins in self.program.code:
+            if not isinstance(ins, Test):
+                masks.append(None)
+                continue
+            if ins.var not in slices:
+                slices[ins.var] = self._mask(ins.var, rows, truth, lo)
+            masks.append(slices[ins.var])
+        number = [0]
+        accept = self._accept(rows, number)
+        matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
+        candidates = self._candidates(masks, n)
+        mode = self.clause.rows_per_match
+        out: list[tuple[object, ...]] = []
+        pos = covered = 0
+        while pos < n:
+            if candidates is not None:
+                nxt = candidates[bisect.bisect_left(candidates, pos)] \
+                    if candidates and candidates[-1] >= pos else n
+                if nxt > pos:
+                    if mode == "ALL WITH UNMATCHED":
+                        out += [ref.output(rows[r], None) for r in range(max(pos, covered), nxt)]
+                    pos = nxt
+                    continue
+            found = matcher.first(pos)
+            if found is None:
+                if mode == "ALL WITH UNMATCHED" and pos >= covered:
+                    out.append(ref.output(rows[pos], None))
+                pos += 1
+                continue
+            number[0] += 1
+            variables = tuple(found[0])
+            m = Matching(pos, variables, frozenset(i for i, e in enumerate(found[1]) if e))
+            self.counters.matches += 1
+            final = Scope(rows, ref.columns, m.start, variables, len(variables), number[0],
+                          ref.subsets)
+            if not variables:
+                if mode != "ALL OMIT":
+                    out.append(ref.output(rows[m.start], final))
+                pos += 1
+                continue
+            if not ref.all_rows:
+                out.append(ref.output(rows[m.end - 1], final))
+            else:
+                out += [ref.output(rows[m.start + i], Scope(
+                    rows, ref.columns, m.start, variables, i + 1, number[0], ref.subsets))
+                    for i in range(len(variables)) if i not in m.excluded]
+            covered = max(covered, m.end)
+            pos = ref.resume(m, final)
+        return out
+
+    def _mask(self, var: str, rows: Rows, truth: dict[str, np.ndarray | None],
+              lo: int) -> Sequence[bool] | None:
+        """How the ``Test`` of ``var`` decides a row of this partition (``None``: by the
+        reference over the match so far)."""
+        if self.clause.within is not None:
+            return None
+        if var not in self.defines:
+            return [True] * len(rows)  # no DEFINE: every row (TR §4.14)
+        if not self.local[var]:
+            return None
+        column = truth.get(var)
+        if column is not None:
+            return column[lo:lo + len(rows)].tolist()
+        return _RowCondition(self.defines[var], var, rows, self._columns(rows),
+                             self.subsets)  # type: ignore[return-value]
+
+    def _columns(self, rows: Rows) -> dict[str, int]:
+        return {name.upper(): i for i, name in enumerate(rows.columns.table.column_names)}
+
+    def _candidates(self, masks: list[Sequence[bool] | None], n: int) -> list[int] | None:
+        """The rows where a non-empty match may start, ascending (``None``: any row)."""
+        if self.empty:
+            return None
+        union = np.zeros(n, dtype=bool)
+        for pc in self.starts:
+            mask = masks[pc]
+            if not isinstance(mask, list):
+                return None
+            union |= np.asarray(mask, dtype=bool)
+        return np.flatnonzero(union).tolist()
+
+    def _accept(self, rows: Rows, number: list[int]) -> Accept:
+        clause, columns, subsets = self.clause, self._columns(rows), self.subsets
+        within, defines = clause.within, self.defines
+        key = clause.order_by[0].expr if within is not None and clause.order_by else None
+
+        def key_at(row: int) -> object:
+            assert key is not None
+            return evaluate(key, Scope(rows, columns, row, (), 0, 0, {}, pinned=row))
+
+        def accept(start: int, variables: Sequence[str]) -> bool:
+            row = start + len(variables) - 1
+            if within is not None and key is not None and not _within(
+                    within, key_at(start), key_at(row)):
+                return False
+            scope = Scope(rows, columns, start, variables, len(variables), number[0] + 1,
+                          subsets)
+            return holds(defines.get(variables[-1].upper()), scope)
+
+        return accept
+
