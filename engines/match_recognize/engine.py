@@ -38,7 +38,7 @@ class EngineRecognizer:
     seconds: float | None = None
 
     def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
-        budget = Budget(seconds=self.seconds, what="recognizing a row pattern")
+        budget = Budget(seconds=self.seconds)  # as the sqllogictest runner's reference
         return CompiledRecognition(clause).recognize(table, budget=budget)
 
 

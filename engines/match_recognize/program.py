@@ -54,7 +54,8 @@ from kleene.reference.match_recognize.ast import (
 
 @dataclass(frozen=True, slots=True)
 class Test:
-    """Map the current row to ``var`` (upper case) if it satisfies its ``DEFINE``."""
+    """Map the current row to ``var`` (as written; compared case-insensitively) if it
+    satisfies its ``DEFINE``."""
 
     var: str
     excluded: bool
@@ -126,7 +127,7 @@ class _Builder:
 
     def lay(self, p: RowPattern, excluded: bool) -> None:
         if isinstance(p, Var):
-            self.emit(Test(p.name.upper(), excluded))
+            self.emit(Test(p.name, excluded))
         elif isinstance(p, Empty):
             pass
         elif isinstance(p, Concat):

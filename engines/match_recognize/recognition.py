@@ -206,9 +206,10 @@ class CompiledRecognition:
             if not isinstance(ins, Test):
                 masks.append(None)
                 continue
-            if ins.var not in slices:
-                slices[ins.var] = self._mask(ins.var, rows, truth, lo)
-            masks.append(slices[ins.var])
+            var = ins.var.upper()
+            if var not in slices:
+                slices[var] = self._mask(var, rows, truth, lo)
+            masks.append(slices[var])
         number = [0]
         accept = self._accept(rows, number)
         matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)

@@ -89,12 +89,13 @@ class Matcher:
             pc, pos, counts, since = item  # type: ignore[misc]
             del variables[pos - start:], excluded[pos - start:]
             while True:
-                steps += 1
-                if steps >= PAY_EVERY:
-                    self.budget.spend(steps)
-                    steps = 0
                 ins = code[pc]
                 kind = type(ins)
+                if kind is not Jump and kind is not Enter:  # a step as the reference counts one
+                    steps += 1
+                    if steps >= PAY_EVERY:
+                        self.budget.spend(steps)
+                        steps = 0
                 if kind is Test:
                     if pos >= n:
                         break
