@@ -7,6 +7,7 @@ from Oracle Database's answers (the Oracle file) and from the lead's hand comput
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from decimal import Decimal
 
 import pyarrow as pa
@@ -21,10 +22,19 @@ from kleene.data.sql import arrow_of, match_recognize, table_of
 from kleene.engines.match_recognize.engine import MatchRecognizeEngine
 from kleene.engines.match_recognize.program import compile_pattern
 from kleene.engines.match_recognize.recognition import CompiledRecognition
-from kleene.engines.registry import engine
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
-from kleene.reference.match_recognize.ast import MatchRecognize
+from kleene.reference.match_recognize.ast import (
+    AfterMatchSkip,
+    Binary,
+    Column,
+    Define,
+    IsNull,
+    Literal,
+    MatchRecognize,
+    Navigation,
+    Unary,
+)
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.query import Query
@@ -79,6 +89,13 @@ def input_tables(draw: st.DrawFn) -> pa.Table:
     })
 
 
+def _same(got: tuple[str, object], expected: tuple[str, object]) -> None:
+    if isinstance(got[1], pa.Table) and isinstance(expected[1], pa.Table):
+        assert got[1].equals(expected[1]), (got[1].to_pylist(), expected[1].to_pylist())
+    else:
+        assert got == expected
+
+
 def _outcome(run) -> tuple[str, object]:
     try:
         return "table", run()
@@ -88,24 +105,67 @@ def _outcome(run) -> tuple[str, object]:
 
 @pytest.mark.slow
 @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(clause=match_recognize_clauses(), table=input_tables())
-def test_the_engine_answers_what_the_reference_answers(clause, table):
+@given(clause=match_recognize_clauses(), table=input_tables(), compiled=st.booleans())
+def test_the_engine_answers_what_the_reference_answers(clause, table, compiled):
+    # compiled: the numba loop where it applies (row-local conditions, a simple skip),
+    # else the Python loop everywhere
     def reference() -> pa.Table:
         return arrow_of(recognize(clause, table_of(table), budget=Budget(limit=200_000)),
                         like=table.schema)
 
+    engine = CompiledRecognition(clause, compiled=compiled)
+
     def engine_run() -> pa.Table:
-        return CompiledRecognition(clause).recognize(table, budget=Budget(limit=200_000))
+        return engine.recognize(table, budget=Budget(limit=200_000))
 
     expected = _outcome(reference)
     assume(expected[1] != ("BudgetExceeded", "budget"))
     got = _outcome(engine_run)
-    event("error" if expected[0] == "error" else
+    event("error" if not isinstance(expected[1], pa.Table) else
           "rows" if expected[1].num_rows else "no row")
-    if expected[0] == "table" and got[0] == "table":
-        assert got[1].equals(expected[1]), (got[1].to_pylist(), expected[1].to_pylist())
-    else:
-        assert got == expected
+    event("compiled loop" if engine.counters.compiled_partitions else "Python loop")
+    _same(got, expected)
+
+
+@st.composite
+def row_local_clauses(draw: st.DrawFn) -> MatchRecognize:
+    """Drawn clauses whose conditions are all row-local and of the kinds the kernels
+    compute (comparisons of X, Y, PREV/NEXT of them and integers, AND/OR/NOT, IS NULL),
+    with a skip the compiled loop runs: the compiled loop's own differential test."""
+    clause = draw(match_recognize_clauses(), label="clause")
+    operand = st.one_of(
+        st.builds(Column, st.sampled_from(("X", "T"))),
+        st.builds(lambda c, k, kind: Navigation(kind, Column(c), k),
+                  st.sampled_from(("X", "T")), st.integers(0, 2),
+                  st.sampled_from(("PREV", "NEXT"))),
+        st.integers(-2, 4).map(Literal))
+    compare = st.builds(Binary, st.sampled_from(("=", "<>", "<", "<=", ">", ">=")),
+                        operand, operand)
+    condition = st.recursive(compare | st.builds(IsNull, operand, st.booleans()),
+                             lambda inner: st.builds(Binary, st.sampled_from(("AND", "OR")),
+                                                     inner, inner)
+                             | st.builds(Unary, st.just("NOT"), inner), max_leaves=3)
+    defines = tuple(Define(d.var, draw(condition, label=f"DEFINE {d.var}"))
+                    for d in clause.defines)
+    skip = draw(st.sampled_from((AfterMatchSkip("PAST LAST ROW"),
+                                 AfterMatchSkip("TO NEXT ROW"))), label="skip")
+    return replace(clause, defines=defines, after_match=skip, within=None)
+
+
+@pytest.mark.slow
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clause=row_local_clauses(), table=input_tables())
+def test_the_compiled_loop_answers_what_the_reference_answers(clause, table):
+    expected = _outcome(lambda: arrow_of(recognize(clause, table_of(table),
+                                                   budget=Budget(limit=200_000)),
+                                         like=table.schema))
+    assume(expected[1] != ("BudgetExceeded", "budget"))
+    engine = CompiledRecognition(clause)
+    got = _outcome(lambda: engine.recognize(table, budget=Budget(limit=200_000)))
+    event("compiled loop" if engine.counters.compiled_partitions else "Python loop")
+    event("error" if not isinstance(expected[1], pa.Table) else
+          "rows" if expected[1].num_rows else "no row")
+    _same(got, expected)
 
 
 # ---------------------------------------------------------------- hand examples
@@ -117,7 +177,7 @@ def test_a_v_shape_by_the_engine():
     sql = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY id MEASURES FIRST(id) AS s, "
            "LAST(id) AS e PATTERN (STRT DOWN+ UP+) DEFINE DOWN AS v < PREV(v), "
            "UP AS v > PREV(v))")
-    got = match_recognize(data, sql, recognize=engine("match-recognize").recognizer())
+    got = match_recognize(data, sql, recognize=MatchRecognizeEngine().recognizer())
     assert got.to_pylist() == [{"S": 1, "E": 5}, {"S": 6, "E": 8}]
 
 

@@ -1,1 +1,3 @@
-"""The fast matcher of SQL row pattern recognition (``MATCH_RECOGNIZE``): docs/engines-match-recognize.md."""
+"""The fast matcher of SQL row pattern recognition (``MATCH_RECOGNIZE``).
+
+See docs/engines-match-recognize.md."""

@@ -44,8 +44,9 @@ def partition_ranks(clause: MatchRecognize, table: pa.Table) -> np.ndarray:
     for e in clause.partition_by:
         assert isinstance(e, Column)  # the reference's Recognizer refuses any other key
         keys.append(_codes(column(table, e.name)))
-    codes = np.stack(keys, axis=1)
-    _, first, inverse = np.unique(codes, axis=0, return_index=True, return_inverse=True)
+    codes = keys[0] if len(keys) == 1 else np.stack(keys, axis=1)
+    _, first, inverse = np.unique(codes, axis=0 if len(keys) > 1 else None, return_index=True,
+                                  return_inverse=True)
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first))
     return rank[np.asarray(inverse).reshape(-1)]

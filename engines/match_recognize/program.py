@@ -33,8 +33,9 @@ draw``'s generic renderer draws it.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from kleene.engines.protocol import Transition
 from kleene.reference.conditions import TRUE
@@ -134,11 +135,11 @@ class _Builder:
             for item in p.items:
                 self.lay(item, excluded)
         elif isinstance(p, Alt):
-            self.alternatives([lambda item=item: self.lay(item, excluded) for item in p.items])
+            self.alternatives([partial(self.lay, item, excluded) for item in p.items])
         elif isinstance(p, Permute):
             orders = itertools.permutations(range(len(p.items)))
-            self.alternatives([lambda order=order: [self.lay(p.items[i], excluded)
-                                                    for i in order] for order in orders])
+            self.alternatives([partial(self.sequence, [p.items[i] for i in order], excluded)
+                               for order in orders])
         elif isinstance(p, Anchor):
             self.emit(AnchorAt(p.kind))
         elif isinstance(p, Exclude):
@@ -148,13 +149,16 @@ class _Builder:
         else:
             raise Unsupported(f"row pattern {type(p).__name__} is not supported")
 
-    def alternatives(self, parts: list[object]) -> None:
+    def sequence(self, items: list[RowPattern], excluded: bool) -> None:
+        for item in items:
+            self.lay(item, excluded)
+
+    def alternatives(self, parts: list[Callable[[], None]]) -> None:
         """``parts`` (callables laying each out) as an ordered choice."""
         jumps: list[int] = []
         for i, part in enumerate(parts):
             last = i == len(parts) - 1
             split = -1 if last else self.emit(None)
-            assert callable(part)
             part()
             if not last:
                 jumps.append(self.emit(None))

@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 
 from kleene.data.sql import arrow_of
+from kleene.engines.match_recognize import kernel
 from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
 from kleene.engines.match_recognize.order import ordered
 from kleene.engines.match_recognize.program import (
@@ -68,17 +70,22 @@ class _Columns:
         return values
 
 
-class _Row:
+class _Row(Sequence[object]):
+    """Row ``i`` of the sorted input, its values read when asked for."""
+
     __slots__ = ("columns", "i")
 
     def __init__(self, columns: _Columns, i: int) -> None:
         self.columns, self.i = columns, i
 
-    def __getitem__(self, j: int) -> object:
+    def __len__(self) -> int:
+        return self.columns.table.num_columns
+
+    def __getitem__(self, j: int) -> object:  # type: ignore[override]  # by int only
         return self.columns.get(j)[self.i]
 
 
-class Rows(Sequence[_Row]):
+class Rows(Sequence[Sequence[object]]):
     """Rows ``lo, …, hi − 1`` of the sorted input, as the reference's ``Scope`` reads a
     partition (``rows[i][j]``), each value converted only if read."""
 
@@ -88,8 +95,9 @@ class Rows(Sequence[_Row]):
     def __len__(self) -> int:
         return self.hi - self.lo
 
-    def __getitem__(self, i: int) -> _Row:  # type: ignore[override]  # rows by int only
-        return _Row(self.columns, self.lo + i)
+    def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
+        # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
+        return cast(tuple[object, ...], _Row(self.columns, self.lo + i))
 
 
 class _RowCondition:
@@ -142,7 +150,8 @@ def first_tests(program: Program) -> tuple[frozenset[int], bool]:
 class CompiledRecognition:
     """A ``MATCH_RECOGNIZE`` clause compiled (module docstring)."""
 
-    def __init__(self, clause: MatchRecognize, *, memo: bool = True) -> None:
+    def __init__(self, clause: MatchRecognize, *, memo: bool = True,
+                 compiled: bool = True) -> None:
         self.clause = clause
         self.program = compile_pattern(clause.pattern)
         self.counters = Counters()
@@ -152,6 +161,9 @@ class CompiledRecognition:
         self.local = {v: row_local(c, v, self.subsets) for v, c in self.defines.items()}
         self.starts, self.empty = first_tests(self.program)
         self.memo = memo and clause.within is None and all(self.local.values())
+        simple_skip = clause.after_match.kind in ("PAST LAST ROW", "TO NEXT ROW")
+        self.encoded = kernel.encode(self.program) if compiled and self.memo and simple_skip \
+            else None
 
     # --- what a picture reads ----------------------------------------------------------
 
@@ -210,6 +222,8 @@ class CompiledRecognition:
             if var not in slices:
                 slices[var] = self._mask(var, rows, truth, lo)
             masks.append(slices[var])
+        if self.encoded is not None and all(isinstance(m, list) for m in slices.values()):
+            return self._scanned(ref, rows, slices, budget)
         number = [0]
         accept = self._accept(rows, number)
         matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
@@ -233,24 +247,74 @@ class CompiledRecognition:
                 pos += 1
                 continue
             number[0] += 1
-            variables = tuple(found[0])
-            m = Matching(pos, variables, frozenset(i for i, e in enumerate(found[1]) if e))
-            self.counters.matches += 1
-            final = Scope(rows, ref.columns, m.start, variables, len(variables), number[0],
-                          ref.subsets)
-            if not variables:
-                if mode != "ALL OMIT":
-                    out.append(ref.output(rows[m.start], final))
+            m = Matching(pos, tuple(found[0]), frozenset(i for i, e in enumerate(found[1]) if e))
+            final = self._emit(ref, rows, m, number[0], out)
+            if not m.variables:
                 pos += 1
                 continue
-            if not ref.all_rows:
-                out.append(ref.output(rows[m.end - 1], final))
-            else:
-                out += [ref.output(rows[m.start + i], Scope(
-                    rows, ref.columns, m.start, variables, i + 1, number[0], ref.subsets))
-                    for i in range(len(variables)) if i not in m.excluded]
             covered = max(covered, m.end)
             pos = ref.resume(m, final)
+        return out
+
+    def _emit(self, ref: Recognizer, rows: Rows, m: Matching, number: int,
+              out: list[tuple[object, ...]]) -> Scope:
+        """The output rows of match ``m`` (the reference's rules); its final scope."""
+        self.counters.matches += 1
+        variables = m.variables
+        final = Scope(rows, ref.columns, m.start, variables, len(variables), number,
+                      ref.subsets)
+        mode = self.clause.rows_per_match
+        if not variables:
+            if mode != "ALL OMIT":
+                out.append(ref.output(rows[m.start], final))
+        elif not ref.all_rows:
+            out.append(ref.output(rows[m.end - 1], final))
+        else:
+            out += [ref.output(rows[m.start + i], Scope(
+                rows, ref.columns, m.start, variables, i + 1, number, ref.subsets))
+                for i in range(len(variables)) if i not in m.excluded]
+        return final
+
+    def _scanned(self, ref: Recognizer, rows: Rows, slices: dict[str, Sequence[bool] | None],
+                 budget: Budget) -> list[tuple[object, ...]]:
+        """A partition by the compiled loop (:mod:`.kernel`): its matches, then their
+        output in the reference's order (unmatched rows among them)."""
+        assert self.encoded is not None
+        self.counters.compiled_partitions += 1
+        n = len(rows)
+        masks = np.array([slices[v] for v in self.encoded.variables], dtype=bool) \
+            .reshape(len(self.encoded.variables), n)
+        next_row = self.clause.after_match.kind == "TO NEXT ROW"
+        starts, lengths, pcs, steps, _ = kernel.scan(self.encoded, masks, n, next_row,
+                                                     budget.limit - budget.used)
+        budget.spend(steps)  # raises when the run ran out of steps
+        code = self.program.code
+        tests = [(ins.var, ins.excluded) if isinstance(ins, Test) else ("", False)
+                 for ins in code]
+        offsets = np.concatenate(([0], np.cumsum(lengths))).tolist()
+        flat = pcs.tolist()
+        matches: dict[int, Matching] = {}
+        for i, start in enumerate(starts.tolist()):
+            path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
+            matches[start] = Matching(start, tuple(v for v, _ in path),
+                                      frozenset(j for j, (_, e) in enumerate(path) if e))
+        out: list[tuple[object, ...]] = []
+        if self.clause.rows_per_match != "ALL WITH UNMATCHED":
+            for number, m in enumerate(matches.values(), 1):
+                self._emit(ref, rows, m, number, out)
+            return out
+        pos = covered = number = 0
+        while pos < n:
+            found = matches.get(pos)
+            if found is None:
+                if pos >= covered:
+                    out.append(ref.output(rows[pos], None))
+                pos += 1
+                continue
+            number += 1
+            self._emit(ref, rows, found, number, out)
+            covered = max(covered, found.end)
+            pos = pos + 1 if not found.variables or next_row else found.end
         return out
 
     def _mask(self, var: str, rows: Rows, truth: dict[str, np.ndarray | None],

@@ -76,17 +76,20 @@ class Matcher:
         code, n, masks, accept = self.code, self.n, self.masks, self.accept
         memo, failed = self.memo, self.failed
         zero = (0,) * self.slots
-        stack: list[tuple[int, int, tuple[int, ...], tuple[int, ...]] | tuple[object, ...]]
+        # a thread (pc, row, counts, since); pc -1: a sentinel, row the index of its state
+        # in ``pending`` (module docstring)
+        stack: list[tuple[int, int, tuple[int, ...], tuple[int, ...]]]
         stack = [(0, start, zero, (-1,) * self.slots)]
+        pending: list[tuple[object, ...]] = []
         variables: list[str] = []
         excluded: list[bool] = []
         steps = 0
+        key: tuple[object, ...] = ()
         while stack:
-            item = stack.pop()
-            if len(item) == 1:
-                failed.add(item[0])  # type: ignore[arg-type]  # a sentinel: subtree failed
+            pc, pos, counts, since = stack.pop()
+            if pc < 0:
+                failed.add(pending[pos])  # the state's subtree was searched: no matching
                 continue
-            pc, pos, counts, since = item  # type: ignore[misc]
             del variables[pos - start:], excluded[pos - start:]
             while True:
                 ins = code[pc]
@@ -112,7 +115,8 @@ class Matcher:
                             failed.add(key)
                         break
                     if memo:
-                        stack.append((key,))
+                        stack.append((-1, len(pending), counts, since))
+                        pending.append(key)
                     pos += 1
                     pc += 1
                 elif kind is Loop:
