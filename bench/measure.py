@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.data.source import time_unit_of
-from kleene.engines.protocol import Compiled, Counters
+from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
@@ -73,15 +73,16 @@ def available(name: str) -> bool:
     return name in engine_names()
 
 
-def _fed(events: Sequence[Event], compiled: Compiled, budget: Budget,
+def _fed(events: Sequence[Event], counters: Counters, budget: Budget,
          out: Measured, started: float) -> Iterator[Event]:
-    """The events, one by one, until the budget runs out (then ``out.capped`` says why)."""
+    """The events, one by one, until the budget runs out (then ``out.capped`` says why);
+    ``counters`` are the run's, read as it goes."""
     timed = math.isfinite(budget.seconds)
     for i, e in enumerate(events):
         if timed and time.process_time() - started > budget.seconds:
             out.capped = f"time budget {budget.seconds:g} s"
             return
-        if budget.instances is not None and compiled.counters.peak_instances >= budget.instances:
+        if budget.instances is not None and counters.peak_instances >= budget.instances:
             out.capped = f"more than {budget.instances} instances"
             return
         out.events = i + 1
@@ -103,18 +104,19 @@ def measure(name: str, pattern: Any, events: Stream | Sequence[Event], *,
     except KleeneError as err:
         out.error = f"unsupported: {err}"
         return out
+    counters = Counters()
     started = time.process_time()
     if budget is None:                 # no per-event checks: the engine reads the stream itself
         out.events = len(events)
         feed: Iterable[Event] = events
     else:
-        feed = _fed(events, compiled, budget, out, started)
+        feed = _fed(events, counters, budget, out, started)
     kept = []
-    for m in compiled.run(feed):
+    for m in compiled.run(feed, counters=counters):
         out.found += 1
         if keep_matches:
             kept.append(m)
     out.seconds = time.process_time() - started
-    out.counters = compiled.counters
+    out.counters = counters
     out.matches = frozenset(kept)
     return out

@@ -143,9 +143,10 @@ class Run:
 
 def _run(e: NFAEngine, text: str, s: Stream) -> Run:
     compiled = e.compile(Query.of(parse_operator("PATTERN " + text)))
+    counters = Counters()
     started = time.process_time()
-    got = sorted(compiled.run(s))
-    return Run(got, compiled.counters, time.process_time() - started)
+    got = sorted(compiled.run(s, counters=counters))
+    return Run(got, counters, time.process_time() - started)
 
 
 def engines(name: str, s: Stream) -> list[tuple[str, NFAEngine]]:

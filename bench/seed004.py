@@ -40,6 +40,7 @@ from kleene.data.columnar import Columns
 from kleene.data.loaders import load_events
 from kleene.data.shared import shared_data
 from kleene.engines.columns import ArrowColumns
+from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.engines.srt.dsrt import compile_dsrt, fully_marked
 from kleene.reference.errors import KleeneError
@@ -98,10 +99,11 @@ def family(name: str) -> str:
 def run_srt(e: Expr, s: Stream, reading: str) -> tuple[int, int, float, int]:
     """``srt`` on ``s``: matches, events, CPU seconds, peak groups."""
     compiled = engine("srt").compile(Query.of(e, time_unit=s.time_unit, reading=reading))
+    c = Counters()
     started = time.process_time()
-    found = sum(1 for _ in compiled.run(s))
+    found = sum(1 for _ in compiled.run(s, counters=c))
     seconds = time.process_time() - started
-    return found, compiled.counters.events_read, seconds, compiled.counters.peak_instances
+    return found, c.events_read, seconds, c.peak_instances
 
 
 def peak_mb(e: Expr, s: Stream, reading: str, name: str = "srt") -> float:
@@ -286,15 +288,15 @@ def filtered_table(s: Stream) -> Table:
         best = float("inf")
         for _ in range(ROUNDS):
             compiled = engine("srt").compile(Query.of(e, time_unit=st.time_unit))
+            c = Counters()
             started = time.process_time()
-            got = list(compiled.run(st))
+            got = list(compiled.run(st, counters=c))
             best = min(best, time.process_time() - started)
         if name == "whole":
             whole = best
         else:
             got = [restore(m, rows.tolist()) for m in got]
         found.append(set(got))
-        c = compiled.counters
         t.add(name, len(st), c.events_read - c.events_filtered, c.instances_created,
               len(got), round(best, 3), round(best / whole, 2) if whole else float("nan"))
     if found[0] != found[1]:

@@ -21,7 +21,7 @@ from kleene.conformance.backends import EngineBackend
 from kleene.conformance.cases import Case, CaseTest
 from kleene.conformance.outcome import Backend
 from kleene.conformance.runner import FAIL, SKIP, run_test
-from kleene.engines.protocol import Engine, Query, claims_policy
+from kleene.engines.protocol import Counters, Engine, Query, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
@@ -70,10 +70,11 @@ def timed_run(e: Engine, pattern: SESPattern, events: Sequence[Event], policy: s
     """Compile and run; the matches (duplicates kept), seconds, peak instances."""
     compiled = e.compile(Query.of(pattern, policy=policy, time_unit=time_unit))
     feed: Iterable[Event] = progress(events) if progress else events
+    counters = Counters()
     start = time.perf_counter()
-    found = list(compiled.run(feed))
+    found = list(compiled.run(feed, counters=counters))
     seconds = time.perf_counter() - start
-    return found, seconds, compiled.counters.peak_instances
+    return found, seconds, counters.peak_instances
 
 
 def _verdict(found: list[Match], expected: set[Match] | None) -> tuple[bool | None, str]:

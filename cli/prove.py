@@ -4,47 +4,23 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import replace
-from typing import TextIO, TypedDict, cast
+from collections.abc import Iterable
+from typing import TextIO, cast
 
 from kleene.cli.common import Commands, _time_unit, non_negative
 from kleene.cli.draw import pattern_text
 from kleene.data.loaders import FORMATS, load_events
-from kleene.engines.protocol import Query
-from kleene.engines.registry import engine, fastest_engine
-from kleene.engines.srt.compile import compile_sremo
-from kleene.proofs.automata import checks
-from kleene.proofs.nfa.classes import schema_of as operator_schema
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
-from kleene.proofs.nfa.report import SECTIONS as OPERATOR_SECTIONS
-from kleene.proofs.nfa.report import prove as prove_operator
+from kleene.proofs.reports import AUTOMATON_ONLY, ProofOptions, ProofReport
 from kleene.proofs.results import Check, CounterExample
-from kleene.proofs.schema import (
-    SORTS,
-    attributes,
-    in_timestamp_units,
-    schema_for,
-    timestamp_unit,
-)
-from kleene.proofs.ses.report import SECTIONS, prove
+from kleene.proofs.schema import SORTS
 from kleene.proofs.ses.witnesses import BOUND
-from kleene.proofs.srt.clocks import in_units, time_windows
-from kleene.proofs.srt.report import SECTIONS as SREMO_SECTIONS
-from kleene.proofs.srt.report import bound_for
-from kleene.proofs.srt.report import prove as prove_sremo
 from kleene.proofs.srt.satisfiability import BOUND as SREMO_BOUND
-from kleene.proofs.srt.symbolic import schema_of as sremo_schema
-from kleene.reference.durations import Duration
-from kleene.reference.errors import PatternError
-from kleene.reference.events import Stream
-from kleene.reference.languages import detect_language, language_named
-from kleene.reference.operators.pattern import OperatorPattern
-from kleene.reference.ses.text import parse_ses
-from kleene.reference.sremo.expressions import Expr
-from kleene.reference.sremo.features import EXPRESSION_TYPES
+from kleene.reference.languages import LANGUAGES, Language, detect_language, hook, language_named
+from kleene.reference.query import Query
 
 NAME = "prove"
 HELP = "prove properties of a pattern and its automaton with Z3"
@@ -84,12 +60,15 @@ of integer seconds with --time-unit s.
 
 Exit codes: 0 no problem found, 1 some check found a problem, 2 a user mistake."""
 
-#: The section of the language-neutral checks of the fastest engine's automaton.
-AUTOMATON = "automaton"
-#: The sections of each language's report.
-LANGUAGE_SECTIONS = {"ses": SECTIONS, "operator": (*OPERATOR_SECTIONS, AUTOMATON),
-                     "sremo": (*SREMO_SECTIONS, AUTOMATON)}
-ALL_SECTIONS = tuple(dict.fromkeys(x for names in LANGUAGE_SECTIONS.values() for x in names))
+#: Every language's report: its sections, and the automaton's generic checks.
+def _reports() -> dict[str, ProofReport]:
+    return {name: _report_of(LANGUAGES[name]) for name in LANGUAGES}
+
+
+def _report_of(lang: Language) -> ProofReport:
+    found = hook(lang, "prove")
+    return cast(ProofReport, found) if found is not None else AUTOMATON_ONLY
+
 
 #: How many rows of --events are read to infer the schema.
 SCHEMA_ROWS = 10_000
@@ -120,10 +99,12 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              f"{SREMO_BOUND} for SREMO; equivalence uses at least 5)")
     parser.add_argument("--timeout", type=non_negative, default=10, metavar="SECONDS",
                         help="Z3's time limit per query (default 10)")
-    parser.add_argument("--check", action="append", choices=ALL_SECTIONS, metavar="SECTION",
+    reports = _reports()
+    every = tuple(dict.fromkeys(x for r in reports.values() for x in r.sections))
+    parser.add_argument("--check", action="append", choices=every, metavar="SECTION",
                         help="run only these sections (repeatable): "
-                             + "; ".join(f"{lang}: {', '.join(names)}"
-                                         for lang, names in LANGUAGE_SECTIONS.items()))
+                             + "; ".join(f"{lang}: {', '.join(r.sections)}"
+                                         for lang, r in reports.items()))
     return parser
 
 
@@ -139,134 +120,19 @@ def run(args: argparse.Namespace) -> int:
     """Parse, build the schema, run the checks, print each as it is decided."""
     text, source = pattern_text(args.pattern)
     lang = language_named(args.language) if args.language else detect_language(text, source)
-    if lang.name in REPORTS:
-        query = Query.parse(text, language=lang.name, source=source)
-        report, sections = REPORTS[lang.name]
-        wanted = _wanted(args, sections)
-        print(f"pattern {args.pattern}; language {lang.name}")
-        return _report(args, report(query, args, wanted))
-    if lang.name != "ses":   # no proofs of its own: the automaton's guards
-        return _report(args, _automaton_checks(args, Query.parse(
-            text, language=lang.name, time_unit=args.time_unit, source=source)))
-    pattern = parse_ses(text, source)
-    pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
-    args.bound = BOUND if args.bound is None else args.bound
-    wanted = _wanted(args, SECTIONS)
-    stream = None
+    report = _report_of(lang)
+    query = Query.parse(text, language=lang.name, source=source,
+                        time_unit=args.time_unit if report is AUTOMATON_ONLY else None)
+    wanted = report.wanted(args.check)
+    print(f"pattern {args.pattern}; language {lang.name}")
+    events = None
     if args.events:
-        stream = load_events(args.events, format=args.events_format, ts=args.ts,
-                             limit=SCHEMA_ROWS)
-    names = attributes(pattern.conditions) | {"ts"}
-    schema = schema_for(pattern.conditions, pattern.window, declared=dict(args.sort),
-                        stream=stream, required=names if args.no_missing else ())
-    if args.bound < 1:
-        raise PatternError("--bound must be at least 1")
-    print(f"pattern {args.pattern}; schema {schema}{_unit(args)}; bound {args.bound}")
-    return _report(args, prove(pattern, schema=schema, bound=args.bound,
-                               sections=wanted,
-                               timeout_ms=1000 * args.timeout))
-
-
-def _unit_less(args: argparse.Namespace, windows: Sequence[Duration]) -> list[Duration]:
-    """``windows`` in timestamp units (:func:`~kleene.proofs.schema.timestamp_unit`); the
-    unit chosen is kept in ``args.time_unit`` for the header. A unit taken from the
-    window makes ``ts`` real unless declared (every finer unit is a fraction of it:
-    integer hours would forbid three increasing timestamps in WITHIN 1 hour)."""
-    if args.time_unit is None and any(w.unit for w in windows) and not any(
-            a == "ts" for a, _ in args.sort):
-        args.sort.append(("ts", "real"))
-    args.time_unit = timestamp_unit(windows, args.time_unit)
-    return [in_timestamp_units(w, args.time_unit) for w in windows]
-
-
-def _unit(args: argparse.Namespace) -> str:
-    """The header's note of the timestamps' unit, if any."""
-    return f"; ts in {args.time_unit}" if args.time_unit else ""
-
-
-class SchemaSources(TypedDict):
-    """Where a schema's sorts come from (``schema_of``'s keyword arguments)."""
-
-    declared: dict[str, str]
-    stream: Stream | None
-    required: tuple[str, ...]
-
-
-def _schema_options(args: argparse.Namespace, names: Iterable[str]) -> SchemaSources:
-    """The schema's sources the options name: --sort, --events, --no-missing."""
-    stream = (load_events(args.events, format=args.events_format, ts=args.ts,
-                          limit=SCHEMA_ROWS) if args.events else None)
-    return {"declared": dict(args.sort), "stream": stream,
-            "required": tuple(names) if args.no_missing else ()}
-
-
-def _operator(query: Query, args: argparse.Namespace, wanted: Sequence[str]
-              ) -> Iterator[Check]:
-    pattern = query.pattern
-    assert isinstance(pattern, OperatorPattern)
-    if pattern.window is not None:
-        pattern = replace(pattern, window=_unit_less(args, [pattern.window])[0])
-        query = replace(query, pattern=pattern)
-    schema = operator_schema(pattern, **_schema_options(
-        args, attributes(pattern.conditions) | {"ts"}))
-    bound = NFA_BOUND if args.bound is None else args.bound
-    print(f"schema {schema}{_unit(args)}; bound {bound}")
-    yield from prove_operator(pattern, schema=schema, bound=bound, sections=wanted,
-                              timeout_ms=1000 * args.timeout)
-    if AUTOMATON in wanted:
-        yield from _automaton_checks(args, query)
-
-
-def _sremo(query: Query, args: argparse.Namespace, wanted: Sequence[str]
-           ) -> Iterator[Check]:
-    assert isinstance(query.pattern, EXPRESSION_TYPES)
-    e = cast(Expr, query.pattern)
-    _unit_less(args, time_windows(e))
-    e = in_units(e, args.time_unit)
-    query = replace(query, pattern=e)
-    a = compile_sremo(e)
-    guards = [c for e in a.edges for c in (e.guard, *e.unless)]
-    schema = sremo_schema(a, **_schema_options(args, attributes(guards) | {"ts"}))
-    bound = SREMO_BOUND if args.bound is None else args.bound
-    print(f"schema {schema}{_unit(args)}; bound {bound_for(e, bound)}")
-    yield from prove_sremo(e, schema=schema, bound=bound, sections=wanted,
-                           timeout_ms=1000 * args.timeout)
-    if AUTOMATON in wanted:
-        yield from _automaton_checks(args, query)
-
-
-def _wanted(args: argparse.Namespace, sections: Sequence[str]) -> Sequence[str]:
-    if not args.check:   # the automaton's generic checks only when asked for
-        return [x for x in sections if x != AUTOMATON]
-    unknown = [c for c in args.check if c not in sections]
-    if unknown:
-        raise PatternError(f"no section {', '.join(unknown)} for this language; choose from "
-                           f"{', '.join(sections)}")
-    return args.check
-
-
-#: The languages with proofs of their own, each with its report and sections.
-REPORTS: dict[str, tuple[Callable[[Query, argparse.Namespace, Sequence[str]],
-                               Iterator[Check]], Sequence[str]]] = {
-    "operator": (_operator, (*OPERATOR_SECTIONS, AUTOMATON)),
-    "sremo": (_sremo, (*SREMO_SECTIONS, AUTOMATON)),
-    "wayeb": (_sremo, (*SREMO_SECTIONS, AUTOMATON)),   # a Wayeb query is a SREMO
-}
-
-
-def _automaton_checks(args: argparse.Namespace, query: Query) -> Iterator[Check]:
-    """The language-neutral checks of the automaton of the engine that runs ``query``."""
-    choice = fastest_engine(query)
-    if choice is None:
-        raise PatternError(f"kleene prove checks an automaton, and no registered engine "
-                           f"compiles {query.lang.title} yet")
-    compiled = engine(choice.name).compile(query)
-    guards = [t.guard for t in compiled.iter_transitions()]
-    stream = (load_events(args.events, format=args.events_format, ts=args.ts,
-                          limit=SCHEMA_ROWS) if args.events else None)
-    schema = schema_for(guards, declared=dict(args.sort), stream=stream)
-    print(f"pattern {args.pattern}; engine {choice.name}; schema {schema}")
-    return checks(compiled, schema=schema, timeout_ms=1000 * args.timeout)
+        events = functools.partial(load_events, args.events, format=args.events_format,
+                                   ts=args.ts, limit=SCHEMA_ROWS)
+    options = ProofOptions(sorts=list(args.sort), events=events, time_unit=args.time_unit,
+                           no_missing=args.no_missing, bound=args.bound,
+                           timeout=args.timeout)
+    return _report(args, report.run(query, options, wanted))
 
 
 def _report(args: argparse.Namespace, found: Iterable[Check]) -> int:

@@ -39,7 +39,7 @@ from kleene import __version__
 from kleene.conformance.command import CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import Request
-from kleene.engines.protocol import Engine, Feature, Query, all_features
+from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
@@ -115,7 +115,8 @@ class EngineBackend:
                                     time_unit=request.time_unit)
                 s = Stream.from_rows(request.events, time_unit=request.time_unit)
                 compiled = self.engine.compile(query)
-                found = tuple(compiled.run(s))
+                counters = Counters()
+                found = tuple(compiled.run(s, counters=counters))
             strange = [m for m in found if not isinstance(m, Match)]
             if strange:
                 return Outcome(broken=f"the engine yielded {type(strange[0]).__name__} "
@@ -129,8 +130,8 @@ class EngineBackend:
         except (Exception, SystemExit) as err:  # a defect of the engine: a verdict
             return Outcome(broken=crash_summary(err), verdict="crashed",
                            seconds=time.perf_counter() - start)
-        peak = getattr(getattr(compiled, "counters", None), "peak_instances", None)
-        return Outcome(matches=found, seconds=time.perf_counter() - start, peak=peak)
+        return Outcome(matches=found, seconds=time.perf_counter() - start,
+                       peak=counters.peak_instances)
 
     def close(self) -> None:
         """Nothing to release."""

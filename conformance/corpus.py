@@ -41,6 +41,7 @@ from kleene.engines.protocol import Feature, Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
+from kleene.reference.languages import language_named
 from kleene.reference.match import Match
 from kleene.reference.operators.from_ses import from_ses
 from kleene.reference.operators.pattern import OperatorPattern
@@ -242,8 +243,8 @@ def generate(seed: int = SEED, target: int = 2100, limit: int = 20_000) -> Corpu
 def files(corpus: Corpus, seed: int) -> Iterator[tuple[str, dict[str, Any]]]:
     """The case files of ``corpus``."""
     for language, cases in corpus.cases.items():
-        prefix = "op" if language == "operator" else language
-        yield f"{prefix}-generated.json", {
+        prefix = language_named(language).case_prefixes[0]
+        yield f"{prefix}generated.json", {
             "language": language,
             "description": f"Generated {language} tests (conformance/corpus.py, seed {seed}): "
                            "drawn, shrunk, deduplicated by behaviour, each expected match set "

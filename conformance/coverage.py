@@ -37,9 +37,7 @@ def markdown() -> str:
     lines = []
     for language, (n, single, pairs) in sorted(tally().items()):
         lang = language_named(language)
-        labels = [*lang.policies, *lang.constructs]
-        if language != "sremo":
-            labels.append("window-strict")
+        labels = list(lang.feature_labels())
         lines += [f"**{language}** ({n} tests). Diagonal: tests needing the feature; "
                   "elsewhere: tests needing both.", "",
                   "| | " + " | ".join(labels) + " |",

@@ -30,19 +30,20 @@ from kleene.reference.pattern import Pattern
 
 def reference_matches(pattern: Pattern, stream: Stream, policy: str, *,
                       budget: Budget | None = None,
-                      window: WindowReading = "inclusive") -> set[Match]:
-    """The reference result of ``pattern`` on ``stream`` under ``policy``."""
-    return Query.of(pattern, policy=policy, reading=window).reference(stream, budget=budget)
+                      reading: WindowReading | None = None) -> set[Match]:
+    """The reference result of ``pattern`` on ``stream`` under ``policy``: the query a
+    test door builds (:meth:`Query.of`; ``reading`` ``None`` is the language's)."""
+    return Query.of(pattern, policy=policy, reading=reading).reference(stream, budget=budget)
 
 
 def reference_or_reject(pattern: Pattern, stream: Stream, policy: str, *, steps: int = 20_000,
-                        window: WindowReading = "inclusive") -> set[Match]:
+                        reading: WindowReading | None = None) -> set[Match]:
     """The reference result within a small budget, or a Hypothesis ``reject()`` when
     the drawn example is too large to enumerate (generated tests only)."""
     from hypothesis import reject
 
     try:
-        return reference_matches(pattern, stream, policy, budget=budget(steps), window=window)
+        return reference_matches(pattern, stream, policy, budget=budget(steps), reading=reading)
     except BudgetExceeded:
         reject()
         raise  # unreachable: reject() raises
@@ -121,9 +122,10 @@ def assert_matches_between(engine: Engine, *, pattern: object, stream: Stream,
 
 
 def reported_matches(engine: Engine, policy: str, pattern: Pattern, stream: Stream, *,
-                     window: WindowReading = "inclusive") -> list[Match]:
-    """Compile ``pattern`` for ``policy`` and run it over ``stream``: every reported match."""
-    query = Query.of(pattern, policy=policy, reading=window, time_unit=stream.time_unit)
+                     reading: WindowReading | None = None) -> list[Match]:
+    """Compile ``pattern`` for ``policy`` and run it over ``stream``: every reported match
+    (the query built as :func:`reference_matches` builds it)."""
+    query = Query.of(pattern, policy=policy, reading=reading, time_unit=stream.time_unit)
     return list(engine.compile(query).run(stream))
 
 

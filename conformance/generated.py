@@ -4,16 +4,13 @@
 ``N`` drawn queries the backend claims (pattern, stream, policy, window
 reading), each compared with the reference. On a disagreement Hypothesis
 shrinks the example and the :class:`~kleene.conformance.runner.Result`
-carries the reproduction of the minimal counterexample. Generators:
-
-- ``ses``: :func:`kleene.conformance.strategies.ses_patterns` over
-  :func:`~kleene.conformance.strategies.streams` (group variables only if
-  the backend claims ``ses:group-variables``);
-- ``operator``: the same SES patterns translated to ``SEQ(AND(...), ...)``
-  (:func:`kleene.reference.operators.from_ses.from_ses`), an operator
-  pattern with the same matches.
-
-SREMO has no generator yet: its result says so (a skip with that reason).
+carries the reproduction of the minimal counterexample. A language's pattern
+generator is its registry hook ``generate`` (:func:`kleene.reference.languages.hook`):
+SES patterns and their operator translations
+(:func:`kleene.conformance.strategies.ses_pattern_for`,
+:func:`~kleene.conformance.strategies.operator_pattern_for`), over
+:func:`~kleene.conformance.strategies.streams`. A language without one (SREMO,
+Wayeb's files) gets a skip that says so.
 
 :func:`conform` is the whole run: the case files (:func:`kleene.conformance.runner.run_cases`),
 then the generated cases.
@@ -24,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from kleene.conformance.cases import CaseFile
 from kleene.conformance.outcome import Backend
@@ -43,7 +40,8 @@ from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded
-from kleene.reference.languages import language_named
+from kleene.reference.languages import LANGUAGES, hook, language_named
+from kleene.reference.pattern import Pattern
 
 #: Reference steps per generated example (larger examples are rejected, not run).
 STEPS = 20_000
@@ -61,28 +59,9 @@ class _Failure(AssertionError):
         return self.reason
 
 
-def _ses_pattern(draw: Any, backend: Backend) -> Any:
-    # lazy: Hypothesis only with `--generated`
-    from hypothesis import strategies as st
-
-    from kleene.conformance.strategies import ses_patterns
-
-    groups = Feature("ses", "group-variables") in backend.capabilities
-    return draw(ses_patterns(groups=st.booleans() if groups else st.just(False)))
-
-
-def _operator_pattern(draw: Any, backend: Backend) -> Any:
-    # lazy: the operator reference only when operator patterns are drawn
-    from kleene.reference.operators.from_ses import from_ses
-
-    return from_ses(_ses_pattern(draw, backend))
-
-
-#: The pattern generator of each language: ``(draw, backend) -> parsed pattern``.
-GENERATORS: dict[str, Callable[[Any, Backend], Any]] = {
-    "ses": _ses_pattern,
-    "operator": _operator_pattern,
-}
+#: A language's pattern generator (its registry hook ``generate``): given Hypothesis'
+#: ``draw`` and the backend's claimed features, a parsed pattern of the language.
+Generator = Callable[[Any, frozenset[Feature]], Pattern]
 
 
 def _claimed(backend: Backend, language: str) -> tuple[list[str], list[str]]:
@@ -107,7 +86,8 @@ def check_language(backend: Backend, language: str, examples: int, *,
     if Feature(language) not in backend.capabilities or not policies:
         result.status, result.reason = SKIP, f"needs {language} and one of its policies"
         return result
-    if language not in GENERATORS:
+    generator = cast("Generator | None", hook(language_named(language), "generate"))
+    if generator is None:
         result.status, result.reason = SKIP, f"no generator for {language} patterns yet"
         return result
     # lazy: Hypothesis only with `--generated`
@@ -123,7 +103,7 @@ def check_language(backend: Backend, language: str, examples: int, *,
     def check(data: Any) -> None:
         from hypothesis import assume, reject
 
-        pattern = GENERATORS[language](data.draw, backend)
+        pattern = generator(data.draw, backend.capabilities)
         s = data.draw(streams())
         policy = data.draw(st.sampled_from(policies))
         reading = data.draw(st.sampled_from(readings))
@@ -170,8 +150,9 @@ def check_language(backend: Backend, language: str, examples: int, *,
 
 def run_generated(backend: Backend, examples: int, *,
                   timeout: float | None = None) -> Iterator[Result]:
-    """:func:`check_language` for every registered language the case files use."""
-    for language in ("ses", "operator", "sremo"):
+    """:func:`check_language` for every registered language (a skip with the reason for
+    one without a generator)."""
+    for language in LANGUAGES:
         yield check_language(backend, language, examples, timeout=timeout)
 
 

@@ -108,12 +108,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         return
     # lazy: every pytest run loads this plug-in; Kleene only with --kleene-backend
     from kleene.conformance.cases import case_id, iter_tests, load_case_files
+    from kleene.reference.languages import LANGUAGES
 
     for case, test in iter_tests(load_case_files()):
         if test.check == "matches":
             items.append(KleeneCase.from_parent(session, name=f"kleene/{case_id(case, test)}",
                                                 case=case, test=test))
     if config.getoption("--kleene-generated") > 0:
-        for language in ("ses", "operator", "sremo"):
+        for language in LANGUAGES:
             items.append(KleeneCase.from_parent(session, name=f"kleene/generated/{language}",
                                                 language=language))

@@ -257,8 +257,10 @@ def conditions(draw: st.DrawFn, scope: _Scope, depth: int = 2) -> Expr:
 
 @st.composite
 def match_recognize_clauses(draw: st.DrawFn, *, variables: tuple[str, ...] = VARIABLES,
-                            max_depth: int = 3, max_measures: int = 3) -> MatchRecognize:
-    """A well-formed clause over :data:`COLUMNS` with every construct."""
+                            max_depth: int = 3, max_measures: int = 3,
+                            within: bool = True) -> MatchRecognize:
+    """A well-formed clause over :data:`COLUMNS` with every construct (``within``:
+    Flink's ``WITHIN`` too, sometimes)."""
     rows: RowsPerMatch = draw(st.sampled_from(("ONE", "ALL SHOW", "ALL OMIT",
                                                "ALL WITH UNMATCHED")), label="rows per match")
     pattern = draw(row_patterns(variables=variables, max_depth=max_depth,
@@ -286,10 +288,11 @@ def match_recognize_clauses(draw: st.DrawFn, *, variables: tuple[str, ...] = VAR
                         draw(st.sampled_from((None, True, False)), label="nulls first")),)
     skips = [AfterMatchSkip("PAST LAST ROW"), AfterMatchSkip("TO NEXT ROW")]
     skips += [AfterMatchSkip(kind, v) for kind in ("TO FIRST", "TO LAST") for v in known]
-    within = draw(st.none() | st.builds(Within, st.integers(1, 60).map(Decimal),
-                                        st.sampled_from(_UNITS)), label="within")
+    bound = draw(st.none() | st.builds(Within, st.integers(1, 60).map(Decimal),
+                                       st.sampled_from(_UNITS)) if within else st.none(),
+                 label="within")
     return MatchRecognize(pattern, defines, partition_by, order_by, measures, rows,
-                          draw(st.sampled_from(skips), label="skip"), tuple(unions), within)
+                          draw(st.sampled_from(skips), label="skip"), tuple(unions), bound)
 
 
 @st.composite

@@ -29,6 +29,7 @@ from kleene.reference.conditions import Agg, Attr, Cmp, Condition, Const, Or, Pr
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Stream
+from kleene.reference.operators.from_ses import from_ses
 from kleene.reference.operators.pattern import (
     Conj,
     Disj,
@@ -44,6 +45,7 @@ from kleene.reference.operators.pattern import (
     primitives,
     scopes,
 )
+from kleene.reference.query import Feature
 from kleene.reference.ses.pattern import SESPattern, Variable
 
 #: Labels of the default alphabet (attribute ``L``).
@@ -275,3 +277,18 @@ def keyed_operator_patterns(draw: st.DrawFn, *, max_depth: int = 2) -> object:
     names = sorted({v.var for v in primitives(p.expr)})
     extra = [Cmp("=", Attr(names[0], "ID"), Attr(v, "ID")) for v in names[1:]]
     return OperatorPattern(p.expr, p.conditions + tuple(extra), p.window or Duration(4))
+
+
+def ses_pattern_for(draw: Any, capabilities: frozenset[Feature]) -> SESPattern:
+    """The SES language's ``generate`` hook (:mod:`kleene.conformance.generated`): a drawn
+    pattern, with group variables only if ``ses:group-variables`` is claimed."""
+    groups = Feature("ses", "group-variables") in capabilities
+    pattern: SESPattern = draw(ses_patterns(groups=st.booleans() if groups else st.just(False)))
+    return pattern
+
+
+def operator_pattern_for(draw: Any, capabilities: frozenset[Feature]) -> OperatorPattern:
+    """The operator language's ``generate`` hook: a drawn SES pattern translated to
+    ``SEQ(AND(...), ...)`` (:func:`~kleene.reference.operators.from_ses.from_ses`), an
+    operator pattern with the same matches (seed 003 Sec. 4.3)."""
+    return from_ses(ses_pattern_for(draw, capabilities))

@@ -54,7 +54,8 @@ def choose(query: Query) -> tuple[str, str]:
 def run_engine(name: str, query: Query, source: Iterable[Event], *,
                budget: Budget | None = None) -> tuple[set[Match], Counters]:
     """The matches of the registered engine ``name`` on ``source`` (a stream, or an
-    iterable reading it, e.g. a progress bar) and its counters: the one way Kleene runs a
+    iterable reading it, e.g. a progress bar) and the counters of its run (made here,
+    :meth:`~kleene.engines.protocol.Compiled.run`): the one way Kleene runs a
     named engine. ``Unsupported`` (one line, naming what is not claimed) when the engine
     does not claim ``query``. A ``budget`` is spent one step per match reported (its
     deadline and memory ceiling are watched by the caller), so an exponential match set
@@ -68,16 +69,15 @@ def run_engine(name: str, query: Query, source: Iterable[Event], *,
                           f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
                           "--engine or --policy")
     compiled = eng.compile(query)
+    counters = Counters()
     if budget is None:
-        return set(compiled.run(source)), compiled.counters
-    if hasattr(compiled, "budget"):
-        compiled.budget = budget  # an engine that draws on it (engines/nfa: live instances)
+        return set(compiled.run(source, counters=counters)), counters
     budget.what = f"running engine {name}"
     found: set[Match] = set()
-    for m in compiled.run(source):
+    for m in compiled.run(source, counters=counters, budget=budget):
         budget.spend()
         found.add(m)
-    return found, compiled.counters
+    return found, counters
 
 
 def find_matches(pattern: str | Pattern | Query, stream: Stream, *,

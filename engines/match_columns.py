@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from kleene.engines.protocol import Counters
+from kleene.reference.budget import Budget
 from kleene.reference.match import Match, plain_name
 
 #: Matches gathered per batch from an engine that reports them one by one.
@@ -152,8 +154,12 @@ def gathered(matches: Iterable[Match]) -> Iterator[MatchColumns]:
         yield from MatchColumns.of(chunk)
 
 
-def match_batches(compiled: Any, events: Any) -> Iterator[MatchColumns]:
+def match_batches(compiled: Any, events: Any, *, counters: Counters | None = None,
+                  budget: Budget | None = None) -> Iterator[MatchColumns]:
     """The matches of a compiled engine over ``events`` as columns: its own
-    ``run_columns`` where it has one, else its ``run`` :func:`gathered`."""
+    ``run_columns`` where it has one, else its ``run`` :func:`gathered` (counted into
+    ``counters``, within ``budget``, as :meth:`~kleene.engines.protocol.Compiled.run`)."""
     columnar = getattr(compiled, "run_columns", None)
-    return columnar(events) if columnar is not None else gathered(compiled.run(events))
+    if columnar is not None:
+        return columnar(events, counters=counters, budget=budget)
+    return gathered(compiled.run(events, counters=counters, budget=budget))

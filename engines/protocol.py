@@ -19,8 +19,11 @@ reference computes. A compiled automaton
   and proofs (``proofs/automata.py``) read SES, NFA and SRT edges alike;
 - runs incrementally (:meth:`Compiled.run`): one pass over the events, each
   match emitted as soon as it is final, memory bounded by the window;
-- keeps :class:`Counters` of its last run (an open mapping; the shared names
-  are listed there).
+- keeps no run state: a run counts into the :class:`Counters` its caller passes
+  (``counters=``, an open mapping; the shared names are listed there) and draws
+  on the caller's :class:`~kleene.reference.budget.Budget` (``budget=``), so one
+  compiled automaton runs any number of times at once (threads, the tasks of a
+  Spark job) and no run sees another's state.
 
 Engines are found by name in the registry, :mod:`kleene.engines.registry`.
 """
@@ -33,6 +36,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from kleene.data.source import time_unit_of
 from kleene.engines.spans import Window
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import Condition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
@@ -72,8 +76,9 @@ class Transition:
 
 
 class Counters:
-    """What the last run did, counted where it happens (never estimated): an open
-    mapping from counter name to count.
+    """What a run did, counted where it happens (never estimated): an open mapping
+    from counter name to count. The caller of a run makes it and reads it once the
+    run's iterator is exhausted (:meth:`Compiled.run`); a run adds to it.
 
     Shared names (every engine that does the thing counts it under this name):
 
@@ -134,11 +139,6 @@ class Counters:
     def __repr__(self) -> str:
         return f"Counters({', '.join(f'{k}={v}' for k, v in vars(self).items())})"
 
-    def reset(self) -> None:
-        """Set every counter back to zero (a run starts with this)."""
-        for name in vars(self):
-            setattr(self, name, 0)
-
     def observe_active(self, active: int) -> None:
         """Record that ``active`` instances are alive now (updates the peak)."""
         if active > self.peak_instances:
@@ -151,13 +151,15 @@ class Counters:
 
 @runtime_checkable
 class Compiled(Protocol):
-    """A pattern compiled by an engine: transitions as data, an incremental run, counters.
+    """A pattern compiled by an engine: transitions as data and an incremental run.
 
     ``initial`` and ``accepting`` are sets of states (a set of automata run in
     parallel, like the brute force of seed 000 Sec. 5.2, has several starts).
+    The automaton holds what compiling decided, never what a run did: :meth:`run`
+    counts into ``counters`` (the caller's, to read once the iterator is exhausted;
+    ``None``: a fresh one nobody reads) and bounds the engine's own work by
+    ``budget`` where its family draws on one (the NFAs' live instances).
     """
-
-    counters: Counters
 
     @property
     def initial(self) -> frozenset[Hashable]: ...
@@ -167,7 +169,8 @@ class Compiled(Protocol):
 
     def iter_transitions(self) -> Iterator[Transition]: ...
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]: ...
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]: ...
 
 
 @runtime_checkable

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from kleene.engines.pages import table
 from kleene.engines.protocol import Compiled, Counters
+from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -36,6 +37,9 @@ class Traced(Protocol):
     @property
     def matches(self) -> tuple[Match, ...]: ...
 
+    @property
+    def counters(self) -> Counters: ...
+
     def text(self, first: int | None = None) -> list[str]: ...
 
     def html(self, first: int | None = None, *, title: str = "Kleene trace",
@@ -47,11 +51,13 @@ class Traced(Protocol):
 class StepTrace:
     """What the traces recorded step by step (the NFAs', the SRTs') share: ``steps``
     (each with the matches it ``reported``), ``final`` (reported at the end of the
-    stream), the ``compiled`` automaton's counters, and a family's ``step_text(k)``."""
+    stream), the ``compiled`` automaton, what the run counted (``counters``) and a
+    family's ``step_text(k)``."""
 
     steps: Sequence[Any]
     final: tuple[Match, ...]
     compiled: Any
+    counters: Counters
 
     def step_text(self, k: int) -> list[str]:
         raise NotImplementedError
@@ -67,7 +73,7 @@ class StepTrace:
         every_run(first)
         lines = [line for k in range(len(self.steps)) for line in self.step_text(k)]
         lines += [f"end of stream, reported: {match_text(m)}" for m in self.final]
-        lines.append(counters_text(self.compiled.counters))
+        lines.append(counters_text(self.counters))
         return lines
 
     def _repr_html_(self) -> str:
@@ -85,8 +91,13 @@ def every_run(first: int | None) -> None:
                           "this trace shows every run")
 
 
-#: A family's tracer: the compiled automaton and the events → its trace.
-Tracer = Callable[[Any, Iterable[Event]], Traced]
+class Tracer(Protocol):
+    """A family's tracer: the compiled automaton and the events → its trace, the run
+    counted into ``counters`` and bounded by ``budget`` as :meth:`Compiled.run` is."""
+
+    def __call__(self, compiled: Any, events: Iterable[Event], *,
+                 counters: Counters | None = None, budget: Budget | None = None) -> Traced: ...
+
 _TRACERS: dict[type, Tracer] = {}
 
 
@@ -108,17 +119,18 @@ def tracer_of(compiled: object) -> Tracer | None:
     return None
 
 
-def trace(compiled: Compiled, events: Iterable[Event]) -> Any:
-    """Run ``compiled`` over ``events`` and record every step (as ``compiled.run`` does),
-    with the tracer of its family (:class:`~kleene.engines.ses.trace.Trace` for the SES
-    automaton)."""
+def trace(compiled: Compiled, events: Iterable[Event], *, counters: Counters | None = None,
+          budget: Budget | None = None) -> Any:
+    """Run ``compiled`` over ``events`` and record every step (as ``compiled.run`` does,
+    counting into ``counters``; the trace keeps them), with the tracer of its family
+    (:class:`~kleene.engines.ses.trace.Trace` for the SES automaton)."""
     tracer = tracer_of(compiled)
     if tracer is None:
         raise Unsupported("a trace follows the instances of one SES automaton (seed 000 "
                           "Def. 4), of an NFA (seed 003) or the runs of an SRT (seed 004); "
                           f"{type(compiled).__name__} is none of them (use an engine "
                           "ses-automaton*, nfa-*, srt or dsrt)")
-    return tracer(compiled, events)
+    return tracer(compiled, events, counters=counters, budget=budget)
 
 
 # ---------------------------------------------------------------- printing

@@ -32,6 +32,7 @@ import re
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
+from typing import Literal as Choice
 
 from kleene.reference.budget import Budget
 from kleene.reference.durations import READINGS, Duration
@@ -102,9 +103,16 @@ class Language:
     specification: tuple[tuple[str, str], ...] = ()
     #: the policies no Spark run supports, each with the reason (said before any job)
     spark_unsupported: Mapping[str, str] = field(default_factory=dict)
+    #: what the floors above the reference provide for the language, each named
+    #: ``module:attribute`` and imported only when asked for (:func:`hook`), as a built-in
+    #: language itself is: ``generate``, a pattern generator for ``kleene conform
+    #: --generated`` (:data:`kleene.conformance.generated.Generator`); ``prove``, the
+    #: language's Z3 report for ``kleene prove`` (:class:`kleene.proofs.reports.ProofReport`).
+    #: A key absent: the language has none (said in one line where it is asked for).
+    hooks: Mapping[str, str] = field(default_factory=dict)
     #: what the reference answers: ``matches`` (a set of :class:`Match`, ``matches``) or
     #: ``tables`` (rows: ``MATCH_RECOGNIZE``, whose ``matches`` refuses)
-    answers: str = "matches"
+    answers: Choice["matches", "tables"] = "matches"
 
     def feature_labels(self) -> tuple[str, ...]:
         """Every feature label of the language: policies, constructs, window readings."""
@@ -212,6 +220,16 @@ def register_builtin(name: str, where: str, detect: Callable[[str], bool],
     if name in LANGUAGES:
         raise ValueError(f"language {name!r} is already registered")
     LANGUAGES.add(name, _Builtin(where, detect, package), detect)
+
+
+def hook(language: Language, key: str) -> Any | None:
+    """What ``language``'s ``hooks[key]`` names (``module:attribute``, imported now), or
+    ``None`` when the language has no such hook."""
+    where = language.hooks.get(key)
+    if where is None:
+        return None
+    module, _, attribute = where.partition(":")
+    return getattr(importlib.import_module(module), attribute)
 
 
 def language_named(name: str) -> Language:

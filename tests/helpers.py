@@ -13,6 +13,7 @@ import math
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, cast
 
@@ -25,6 +26,7 @@ from kleene.data.columnar import columns_of
 from kleene.engines.protocol import Engine, Feature, all_features
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.match_recognize.ast import Literal
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.text import parse_ses
 
@@ -175,3 +177,8 @@ SES_STEPS = 60_000
 def ses_reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match]:
     """The reference result, or a rejected example when it would be too slow."""
     return reference_or_reject(pattern, stream, policy, steps=SES_STEPS)
+
+
+def lit(value: None | bool | int | Decimal | float | str) -> Literal:
+    """A MATCH_RECOGNIZE constant (ISO/IEC 9075-2 §5.3 <literal>) built by hand."""
+    return Literal(value)

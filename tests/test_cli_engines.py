@@ -12,6 +12,7 @@ import pytest
 
 from kleene.cli import main
 from kleene.data.loaders import load_events
+from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
@@ -59,8 +60,9 @@ def test_counters_go_to_stderr_as_json(capsys, files):
     assert code == 0 and out
     counters = json.loads(err)
     compiled = engine("windows+ses").compile(Query.of(parse_ses(PATTERN), policy="next"))
-    list(compiled.run(load_events(files / "e.csv")))
-    assert counters == compiled.counters.as_dict()
+    counted = Counters()
+    list(compiled.run(load_events(files / "e.csv"), counters=counted))
+    assert counters == counted.as_dict()
     assert counters["events_read"] == len(ROWS) and counters["events_filtered"] == 1   # X
 
 

@@ -106,9 +106,9 @@ STRICT = [(name, policy) for name, policy in CLAIMED
 @given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_engine_equals_the_reference_under_the_strict_window(name, policy, pattern, stream):
     # max ts − min ts < τ (the peers' reading, docs/semantics.md "Windows")
-    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
+    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, reading="strict")
     eng = engine(name)
-    got = reported_matches(eng, policy, pattern, stream, window="strict")
+    got = reported_matches(eng, policy, pattern, stream, reading="strict")
     assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy, got=got,
                         expected=expected)
 

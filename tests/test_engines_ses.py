@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kleene.conformance.strategies import LABELS, ses_patterns, streams
-from kleene.engines.protocol import Feature
+from kleene.engines.protocol import Counters, Feature
 from kleene.engines.registry import engine
 from kleene.engines.ses.automaton import (
     InvalidAutomaton,
@@ -201,10 +201,11 @@ def test_q1_counters_lemma1_and_the_peak():
     # Peak: the 9 C/D/P events before e12 each start a run, none expires
     # (153 - 57 < 264) and none completes before e12: |Ω| = 9 after e11.
     compiled = engine("ses-automaton").compile(Query.of(Q1, policy="next"))
-    list(compiled.run(fig1()))
-    assert compiled.counters.instances_created == 14
-    assert compiled.counters.peak_instances == 9
-    assert compiled.counters.events_read == 14 and compiled.counters.events_filtered == 0
+    c = Counters()
+    list(compiled.run(fig1(), counters=c))
+    assert c.instances_created == 14
+    assert c.peak_instances == 9
+    assert c.events_read == 14 and c.events_filtered == 0
 
 
 def test_counters_on_a_small_stream_by_hand():
@@ -214,16 +215,17 @@ def test_counters_on_a_small_stream_by_hand():
     # final at once; start tests a.L (1). Evaluations 1 + 2 + 5 = 8.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10")
     compiled = engine("ses-automaton-unfiltered").compile(Query.of(p, policy="next"))
-    got = list(compiled.run(labelled(("A", 0), ("A", 1), ("B", 2))))
+    c = Counters()
+    got = list(compiled.run(labelled(("A", 0), ("A", 1), ("B", 2)), counters=c))
     assert got == [Match.of({"a": [0], "b": [2]}), Match.of({"a": [1], "b": [2]})]
-    c = compiled.counters
     assert (c.instances_created, c.peak_instances, c.predicate_evaluations,
             c.buffer_operations) == (3, 2, 8, 4)
     # The sound filter adds its own evaluations: A passes a's property (1 each),
     # B fails a's and passes b's (2): 4 more, and filters nothing here.
     filtered = engine("ses-automaton").compile(Query.of(p, policy="next"))
-    list(filtered.run(labelled(("A", 0), ("A", 1), ("B", 2))))
-    assert filtered.counters.predicate_evaluations == 12
+    c = Counters()
+    list(filtered.run(labelled(("A", 0), ("A", 1), ("B", 2)), counters=c))
+    assert c.predicate_evaluations == 12
 
 
 def test_branching_without_mutual_exclusion():
@@ -232,10 +234,11 @@ def test_branching_without_mutual_exclusion():
     # pair completes on the next event, so |Ω| is 2 after each event.
     p = parse_ses("PATTERN <{a, b}> WITHIN 10")
     compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
-    got = set(compiled.run(labelled(("x", 0), ("x", 1), ("x", 2))))
+    c = Counters()
+    got = set(compiled.run(labelled(("x", 0), ("x", 1), ("x", 2)), counters=c))
     assert got == {Match.of({"a": [0], "b": [1]}), Match.of({"b": [0], "a": [1]}),
                    Match.of({"a": [1], "b": [2]}), Match.of({"b": [1], "a": [2]})}
-    assert (compiled.counters.instances_created, compiled.counters.peak_instances) == (6, 2)
+    assert (c.instances_created, c.peak_instances) == (6, 2)
 
 
 @given(data=st.data())
@@ -249,15 +252,17 @@ def test_lemma1_mutually_exclusive_variables_never_branch(data):
     p = SESPattern(drawn.sets, own + drawn.relationships, drawn.window)
     stream = data.draw(streams(max_size=9), label="stream")
     compiled = engine("ses-automaton-unfiltered").compile(Query.of(p, policy="next"))
-    list(compiled.run(stream))
-    assert compiled.counters.instances_created == len(stream)
+    c = Counters()
+    list(compiled.run(stream, counters=c))
+    assert c.instances_created == len(stream)
 
 
 def test_the_filter_counts_and_changes_nothing():
     compiled = engine("ses-automaton").compile(Query.of(Q1, policy="next"))
     noisy = fig1((1, "X", 322), (2, "Y", 323))
-    assert set(compiled.run(noisy)) == Q1_NEXT
-    assert compiled.counters.events_filtered == 2
+    c = Counters()
+    assert set(compiled.run(noisy, counters=c)) == Q1_NEXT
+    assert c.events_filtered == 2
 
 # ---------------------------------------------------------------- incremental runs
 
@@ -282,8 +287,10 @@ def test_memory_is_bounded_by_the_window_not_the_stream():
     # are those started in the last τ = 2 time units: at most 3.
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 2")
     compiled = engine("ses-automaton").compile(Query.of(p, policy="next"))
-    assert list(compiled.run(Event(i, i, None, {"L": "A"}) for i in range(1000))) == []
-    assert compiled.counters.peak_instances == 3
+    c = Counters()
+    assert list(compiled.run((Event(i, i, None, {"L": "A"}) for i in range(1000)),
+                             counters=c)) == []
+    assert c.peak_instances == 3
 
 
 def test_an_endless_stream_yields_matches():
@@ -320,8 +327,9 @@ def test_q1_bruteforce_paths_and_its_instances():
     # Sec. 5.3: with mutually exclusive variables each start instance of the
     # SES automaton becomes (|V1| - 1)! = 2 in the brute force (Table 1).
     compiled = engine("ses-bruteforce").compile(Query.of(Q1, policy="next"))
-    assert set(compiled.run(fig1())) == Q1_NEXT
-    assert compiled.counters.peak_instances == 2 * 9
+    c = Counters()
+    assert set(compiled.run(fig1(), counters=c)) == Q1_NEXT
+    assert c.peak_instances == 2 * 9
     assert len(compiled.initial) == 6
 
 

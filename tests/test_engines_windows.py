@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from kleene.conformance.differential import reported_matches
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.engines.columns import Columns, PropertyBits, paper_bits
+from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.engines.ses.run import CompiledSES
 from kleene.engines.spans import Window
@@ -262,9 +263,9 @@ def reference_candidates(pattern, s: Stream, tau) -> tuple[int, int]:
 def test_p1_on_fig1_equals_the_reference_with_its_counters(policy):
     s = chemo()
     compiled = engine("windows+ses").compile(Query.of(P1, policy=policy, time_unit="d"))
-    got = list(compiled.run(s))
+    c = Counters()
+    got = list(compiled.run(s, counters=c))
     assert set(got) == matches(P1, s, policy) and len(got) == len(set(got))
-    c = compiled.counters
     assert (c.events_read, c.events_filtered) == (14, 1)          # Example 8: e6 only
     if policy == "any":                                            # partitioned by PID
         assert (c.calls_to_a, c.events_to_a) == reference_candidates(P1, s, 15)
@@ -275,8 +276,9 @@ def test_the_steps_change_only_the_counters():
     counts = {}
     for name in ("windows-plain+ses", "windows-f+ses", "windows-fp+ses", "windows+ses"):
         compiled = engine(name).compile(Query.of(P1, policy="any", time_unit="d"))
-        assert set(compiled.run(s)) == matches(P1, s, "any")
-        counts[name] = compiled.counters.calls_to_a
+        c = Counters()
+        assert set(compiled.run(s, counters=c)) == matches(P1, s, "any")
+        counts[name] = c.calls_to_a
     # plain: one window per event; f: per event that passes Thm 1; p: the same windows
     # (partitioned); c: only the candidate windows.
     assert counts["windows-plain+ses"] == 14

@@ -18,15 +18,15 @@ reference (docs/architecture.md, "Engines"; the harness of :mod:`kleene.conforma
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 from hypothesis import given, reject
 
+from kleene.conformance import differential
 from kleene.conformance.differential import (
     assert_matches_between,
     assert_same_matches,
-    budget,
     reference_or_reject,
     reported_matches,
 )
@@ -35,6 +35,7 @@ from kleene.engines.protocol import Counters, Feature, Transition, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.windows.engine import WindowsEngine
 from kleene.engines.windows.soundness import preserved_policies
+from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
@@ -97,19 +98,20 @@ class CompiledReference:
     pattern: SESPattern
     policy: str
     time_unit: str | None
-    counters: Counters = field(default_factory=Counters)
     initial: frozenset[Hashable] = frozenset()
     accepting: frozenset[Hashable] = frozenset()
 
     def iter_transitions(self) -> Iterator[Transition]:
         return iter(())
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
         window = list(events)
         if not window:
             return
         s, origin = as_stream(window, self.time_unit)
-        for m in matches(self.pattern, s, self.policy, budget=budget(SES_STEPS)):
+        # each window its own search budget (the run's ``budget`` is not drawn on)
+        for m in matches(self.pattern, s, self.policy, budget=differential.budget(SES_STEPS)):
             yield restore(m, origin)
 
 
@@ -192,10 +194,11 @@ def test_filtered_contiguous_gains_a_match():
 @given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_claimed_engines_equal_the_reference_under_the_strict_window(policy, pattern, stream):
     # the match windows W_f of Def. 3 read with max ts − min ts < τ
-    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, window="strict")
+    expected = reference_or_reject(pattern, stream, policy, steps=SES_STEPS, reading="strict")
     for eng in ENGINES:
         if claims_policy(eng, "ses", policy) and \
                 Feature("ses", "window-strict") in eng.capabilities:
             assert_same_matches(eng, pattern=pattern, stream=stream, policy=policy,
-                                got=reported_matches(eng, policy, pattern, stream, window="strict"),
+                                got=reported_matches(eng, policy, pattern, stream,
+                                                     reading="strict"),
                                 expected=expected)

@@ -25,13 +25,13 @@ from kleene.reference.match_recognize.ast import (
     InList,
     IsNull,
     Like,
-    Literal,
     MatchNumber,
     Navigation,
     Unary,
 )
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
 from kleene.reference.match_recognize.scalars import DataError
+from tests.helpers import lit
 
 #: Columns X, S, Y; rows 0-3.
 ROWS = [(10, "a", 1), (20, None, 1), (30, "c", 2), (40, "d", 2)]
@@ -45,10 +45,6 @@ def scope(upto: int = 3, variables: str = "AAB", start: int = 0) -> Scope:
 
 def ev(e: Expr, upto: int = 3) -> object:
     return evaluate(e, scope(upto))
-
-
-def lit(value: None | bool | int | Decimal | float | str) -> Literal:
-    return Literal(value)
 
 
 T, F, N = lit(True), lit(False), lit(None)
@@ -137,6 +133,9 @@ def test_scalar_functions():
     assert ev(Call("NULLIF", (lit(2), lit(2)))) is None
     assert ev(Call("ABS", (lit(-3),))) == 3
     assert ev(Call("LENGTH", (lit("abc"),))) == 3
+    # A list (DuckDB's LIST column, a Python list in a Table) has as many as its elements.
+    assert evaluate(Call("LEN", (Column("L"),)), Scope([([5, 6],)], {"L": 0}, 0, "A", 1, 1, {})) \
+        == 2
     assert (ev(Call("UPPER", (lit("aB"),))), ev(Call("LOWER", (lit("aB"),)))) == ("AB", "ab")
     assert ev(Call("ROUND", (lit(2.5),))) == 3.0
     assert ev(Call("UPPER", (N,))) is None

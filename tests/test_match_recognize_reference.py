@@ -29,7 +29,6 @@ from kleene.reference.match_recognize.ast import (
     Exclude,
     Expr,
     IsNull,
-    Literal,
     MatchNumber,
     MatchRecognize,
     Measure,
@@ -47,6 +46,7 @@ from kleene.reference.match_recognize.matchings import accept_all, matchings
 from kleene.reference.match_recognize.scalars import DataError
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.match_recognize.table import Table
+from tests.helpers import lit
 
 A, B, C, X, Y, Z = (Var(n) for n in "ABCXYZ")
 
@@ -70,10 +70,6 @@ def col(name: str, var: str | None = None) -> Column:
 
 def gt(left: Expr, right: Expr) -> Binary:
     return Binary(">", left, right)
-
-
-def lit(value: None | bool | int | Decimal | float | str) -> Literal:
-    return Literal(value)
 
 
 def prev(e: Expr, n: int = 1) -> Navigation:
@@ -464,6 +460,8 @@ def test_within_bounds_the_first_order_key_of_a_match():
     assert recognize(q, t).rows == (("p", 0, 3), ("p", 5, 1))
     q = replace(q, within=Within(Decimal(1), "MINUTE"))
     assert recognize(q, t).rows == (("p", 0, 4),)
+    with pytest.raises(Unsupported, match="ORDER BY"):
+        recognize(replace(q, order_by=()), t)
 
 
 def test_recognize_stops_on_the_budget_and_names_unsupported_functions():

@@ -85,10 +85,10 @@ def check_family(family: str, pattern: Any, s: Stream, policy: str, reading: Win
     if not names:
         return
     p2, s2 = transformed(pattern, s, how)
-    expected = reference_or_reject(p2, s2, policy, steps=40_000, window=reading)
+    expected = reference_or_reject(p2, s2, policy, steps=40_000, reading=reading)
     if how == "shift":
         assert expected == reference_or_reject(pattern, s, policy, steps=40_000,
-                                               window=reading)
+                                               reading=reading)
     q2 = Query.of(p2, policy=policy, reading=reading)
     for name in names:
         for form in (s2, columnar(s2)):

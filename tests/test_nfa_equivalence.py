@@ -19,7 +19,7 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
 from kleene.data.columnar import Columns, columns_of
 from kleene.engines.nfa.engine import CompiledNFA, NFAEngine
-from kleene.engines.protocol import Feature
+from kleene.engines.protocol import Counters, Feature
 from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
@@ -132,8 +132,9 @@ def test_tree_switches_on_drift() -> None:
     s = Stream.from_rows([{"ts": i, "type": t} for i, t in enumerate(types.split())])
     p = parse_operator("PATTERN AND(A a, B b, C c) WITHIN 6")
     tree = engine("nfa-tree").compile(Query.of(p))
-    got = list(tree.run(s))
-    assert tree.counters.switches >= 1
+    counted = Counters()
+    got = list(tree.run(s, counters=counted))
+    assert counted.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(Query.of(p)).run(s))
 
 
@@ -163,10 +164,10 @@ def test_chain_over_columns_equals_reference(stream: Stream, text: str, w: int, 
     pattern = chain_over_columns_equals_reference(stream, text.format(w=w), policy, freqs)
     query = Query.of(pattern, policy=policy)
     chain = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(query)
-    list(chain.run(stream))
-    joined_freq = variant("nfa-chain", freqs or dict.fromkeys("ABC", 1)).compile(query)
-    list(joined_freq.run(columnar(stream)))
-    assert joined_freq.counters.instances_created == chain.counters.instances_created
+    by_events, by_columns = Counters(), Counters()
+    list(chain.run(stream, counters=by_events))
+    list(chain.run(columnar(stream), counters=by_columns))
+    assert by_columns.instances_created == by_events.instances_created
 
 
 #: Patterns the columnar chain runs with conditions and iterations (join.py, gather.py),
@@ -214,8 +215,9 @@ def test_tree_over_columns_switches_on_drift() -> None:
     tree = engine("nfa-tree").compile(Query.of(p))
     assert isinstance(tree, CompiledNFA)
     tree.block = 4
-    got = list(tree.run(columnar(s)))
-    assert tree.counters.switches >= 1
+    counted = Counters()
+    got = list(tree.run(columnar(s), counters=counted))
+    assert counted.switches >= 1
     assert sorted(got) == sorted(engine("nfa-eager").compile(Query.of(p)).run(s))
 
 
@@ -229,10 +231,13 @@ def test_tree_over_columns_costs_the_chain_between_replans() -> None:
     tree = engine("nfa-tree").compile(Query.of(p))
     chain = variant("nfa-chain", {"A": 1, "B": 2, "C": 3}).compile(Query.of(p))
     assert isinstance(tree, CompiledNFA) and isinstance(chain, CompiledNFA)
-    assert sorted(tree.run(on_columns)) == sorted(chain.run(on_columns))
-    assert tree.counters.switches == 0 and tree.orders == chain.orders == ((0, 1, 2),)
+    by_tree, by_chain = Counters(), Counters()
+    tree_run = tree.run(on_columns, counters=by_tree)
+    chain_run = chain.run(on_columns, counters=by_chain)
+    assert sorted(tree_run) == sorted(chain_run)
+    assert by_tree.switches == 0 and tree_run.orders == chain_run.orders == ((0, 1, 2),)
     for name in ("predicate_evaluations", "instances_created"):
-        assert tree.counters[name] == chain.counters[name] > 0
+        assert by_tree[name] == by_chain[name] > 0
 
 
 @given(stream=typed_streams(max_size=12), text=st.sampled_from(CONDITIONED),
@@ -256,12 +261,12 @@ def test_columnar_chain_counts_the_chain_instances_with_conditions() -> None:
     pattern = parse_operator("PATTERN AND(A a, B b, C c) WHERE a.V < c.V AND b.V > 1 WITHIN 2")
     freqs = dict.fromkeys("ABC", 1)
     chain = variant("nfa-chain", freqs).compile(Query.of(pattern))
-    joined = variant("nfa-chain", freqs).compile(Query.of(pattern))
-    by_events = sorted(chain.run(s))
-    by_columns = sorted(joined.run(on_columns))
+    counted, joined = Counters(), Counters()
+    by_events = sorted(chain.run(s, counters=counted))
+    by_columns = sorted(chain.run(on_columns, counters=joined))
     assert by_columns == by_events == sorted(reference_or_reject(pattern, s, "any"))
-    assert joined.counters.instances_created == chain.counters.instances_created
-    assert joined.counters.peak_instances == 0  # no instance kept: the join ran
+    assert joined.instances_created == counted.instances_created
+    assert joined.peak_instances == 0  # no instance kept: the join ran
 
 
 class Cut:
@@ -300,13 +305,13 @@ def test_chain_over_columns_in_batches_cut_anywhere_equals_reference(
     pattern = parse_operator(text.format(w=w))
     expected = reference_or_reject(pattern, stream, policy)
     e = variant("nfa-chain", freqs)
-    cut = e.compile(Query.of(pattern, policy=policy))
-    got = list(cut.run(Cut(stream, cuts)))
+    compiled = e.compile(Query.of(pattern, policy=policy))
+    cut, whole = Counters(), Counters()
+    got = list(compiled.run(Cut(stream, cuts), counters=cut))
     assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
                         policy=policy)
-    whole = e.compile(Query.of(pattern, policy=policy))
-    list(whole.run(columnar(stream)))
-    assert cut.counters.instances_created == whole.counters.instances_created
+    list(compiled.run(columnar(stream), counters=whole))
+    assert cut.instances_created == whole.instances_created
 
 
 @settings(max_examples=max(10, settings().max_examples // 3))
@@ -341,12 +346,12 @@ def test_chain_over_columns_holds_candidates_of_two_windows_and_a_batch() -> Non
     cuts = [rng.randint(1, 40) for _ in range(3000)]
     pattern = parse_operator("PATTERN SEQ(A a, B b, C c) WHERE a.V < c.V WITHIN 10")
     chain = variant("nfa-chain", dict.fromkeys("ABC", 1))
-    by_events = chain.compile(Query.of(pattern))
-    expected = sorted(by_events.run(s))
+    compiled = chain.compile(Query.of(pattern))
+    by_events, joined = Counters(), Counters()
+    expected = sorted(compiled.run(s, counters=by_events))
     source = Cut(s, cuts)
-    joined = chain.compile(Query.of(pattern))
-    got = sorted(joined.run(source))
+    got = sorted(compiled.run(source, counters=joined))
     assert got == expected and len(expected) > 1000
-    assert joined.counters.peak_instances == 0  # the join ran, not the event-by-event chain
-    assert joined.counters.peak_candidates <= 21 + max(source.sizes)
-    assert joined.counters.instances_created == by_events.counters.instances_created
+    assert joined.peak_instances == 0  # the join ran, not the event-by-event chain
+    assert joined.peak_candidates <= 21 + max(source.sizes)
+    assert joined.instances_created == by_events.instances_created

@@ -14,6 +14,7 @@ from kleene.engines.protocol import Counters, Transition
 from kleene.engines.registry import engine
 from kleene.proofs.automata import deterministic, overlapping_guards, unsatisfiable_guards
 from kleene.proofs.results import CounterExample, Proved
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, Attr, Cmp, Const, holds
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -58,7 +59,6 @@ def test_a_contradictory_guard_is_proved_dead():
 class _Hand:
     """A hand-made automaton of another family: SRT-like edges over the head ``~``."""
 
-    counters = Counters()
     initial: frozenset[Hashable] = frozenset({0})
     accepting: frozenset[Hashable] = frozenset({1})
 
@@ -67,7 +67,8 @@ class _Hand:
         yield Transition(0, 0, None, TRUE, kind="skip", mark=False)
         yield Transition(1, 1, None, TRUE, kind="epsilon")
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
         return iter(())
 
 

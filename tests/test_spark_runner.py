@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Hashable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import pytest
 from hypothesis import given, settings
@@ -69,7 +69,6 @@ class ReferenceRun:
     pattern: SESPattern
     policy: str
     time_unit: str | None
-    counters: Counters = field(default_factory=Counters)
     initial: frozenset[Hashable] = frozenset()
     accepting: frozenset[Hashable] = frozenset()
     reading: WindowReading = "inclusive"
@@ -77,7 +76,8 @@ class ReferenceRun:
     def iter_transitions(self) -> Iterator[Transition]:
         return iter(())
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
         s = Stream(tuple(events), self.time_unit)
         yield from sorted(matches(self.pattern, s, self.policy, budget=Budget(limit=10**6),
                                   reading=self.reading))

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
+from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.engines.srt.run import CompiledSRT
 from kleene.reference.errors import Unsupported
@@ -33,7 +34,7 @@ def vector_path_on_small_streams():
 
 
 def _check(e, s, policy, reading):
-    expected = reference_or_reject(e, s, policy, steps=40_000, window=reading)
+    expected = reference_or_reject(e, s, policy, steps=40_000, reading=reading)
     try:
         query = Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading)
         compiled = engine("srt").compile(query)
@@ -41,9 +42,11 @@ def _check(e, s, policy, reading):
         reject()
     c = columnar(s)
     assert c.columns is not None
-    assert_same_matches(engine("srt"), pattern=e, stream=s, got=list(compiled.run(c)),
+    counted = Counters()
+    assert_same_matches(engine("srt"), pattern=e, stream=s,
+                        got=list(compiled.run(c, counters=counted)),
                         expected=expected, policy=policy)
-    assert compiled.counters.events_read == len(s)
+    assert counted.events_read == len(s)
 
 
 @given(e=sremo_expressions(max_depth=3, time_windows=True), s=streams(min_size=1, max_size=8),
@@ -80,7 +83,7 @@ def test_register_patterns_take_the_sleeping_path(text):
 
     compiled = engine("srt").compile(Query.of(parse_sremo(text), reading="strict"))
     assert isinstance(compiled, CompiledSRT)
-    ex = Execution(compiled.srt, compiled.policy, compiled.counters)
+    ex = Execution(compiled.srt, compiled.policy, Counters())
     moves = waiting_moves(ex)
     assert moves is not None
     if text == REGISTER_PATTERNS[-1]:   # a state with a self-loop and another move
@@ -126,9 +129,8 @@ def head_filtered(e, s: Stream) -> tuple[Stream, list[int]]:
     return f, rows.tolist()
 
 
-def woken(compiled) -> int:
+def woken(c: Counters) -> int:
     """Rows an ``srt`` run read (built an event for): those it did not skip."""
-    c = compiled.counters
     return c.events_read - c.events_filtered
 
 
@@ -152,12 +154,12 @@ def test_a_head_filtered_stream_gives_the_whole_streams_matches():
     e = parse_sremo(CHEAPER)
     expected = reference_or_reject(e, s, "stream")
     assert sorted(m.positions for m in expected) == [(0, 2), (10, 12)]
-    whole = engine("srt").compile(Query.of(e))
-    assert set(whole.run(columnar(s))) == expected
+    compiled = engine("srt").compile(Query.of(e))
+    whole, filtered = Counters(), Counters()
+    assert set(compiled.run(columnar(s), counters=whole)) == expected
     f, origin = head_filtered(e, s)
     assert origin == [0, 2, 4, 9, 10, 11, 12]
-    filtered = engine("srt").compile(Query.of(e))
-    assert {restore(m, origin) for m in filtered.run(f)} == expected
+    assert {restore(m, origin) for m in compiled.run(f, counters=filtered)} == expected
     assert woken(filtered) <= woken(whole)
 
 

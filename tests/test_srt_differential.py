@@ -30,7 +30,7 @@ EXPRESSIONS = sremo_expressions(max_depth=3, time_windows=True)
 
 
 def _check(e, s, policy, reading):
-    expected = reference_or_reject(e, s, policy, steps=40_000, window=reading)
+    expected = reference_or_reject(e, s, policy, steps=40_000, reading=reading)
     srt = engine("srt")
     try:
         compiled = srt.compile(Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading))

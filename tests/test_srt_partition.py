@@ -13,6 +13,7 @@ from kleene.conformance.differential import assert_same_matches, reference_or_re
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import streams
 from kleene.data.columnar import columns_of
+from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.engines.srt.partition import split
 from kleene.reference.errors import PatternSyntaxError, Unsupported
@@ -95,17 +96,18 @@ def test_srt_equals_the_reference_on_partitioned_expressions(e, s, reading, poli
     from kleene.engines.srt import columns as srt_columns
 
     p = Partition(e, ("ID",))
-    expected = reference_or_reject(p, s, policy, steps=40_000, window=reading)
+    expected = reference_or_reject(p, s, policy, steps=40_000, reading=reading)
     try:
         query = Query.of(p, policy=policy, time_unit=s.time_unit, reading=reading)
         compiled = engine("srt").compile(query)
     except Unsupported:
         reject()
     kept, srt_columns.SMALL = srt_columns.SMALL, 0
+    counted = Counters()
     try:
-        got = list(compiled.run(columnar(s) if columns else s))
+        got = list(compiled.run(columnar(s) if columns else s, counters=counted))
     finally:
         srt_columns.SMALL = kept
     assert_same_matches(engine("srt"), pattern=p, stream=s, got=got, expected=expected,
                         policy=policy)
-    assert compiled.counters.events_read == len(s)
+    assert counted.events_read == len(s)

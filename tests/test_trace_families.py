@@ -58,7 +58,7 @@ def test_eager_nfa_is_fig_3():
     assert [len(s.live) for s in t.steps] == [1, 2, 4, 6, 6]
     assert [len(s.created) for s in t.steps] == [1, 1, 2, 2, 4]
     assert len(t.steps[-1].reported) == 4
-    c = t.compiled.counters
+    c = t.counters
     assert (c.instances_created, c.peak_instances) == (10, 6)
     assert all(not s.buffers for s in t.steps)                  # the eager NFA buffers nothing
 
@@ -70,7 +70,7 @@ def test_chain_nfa_reads_early_and_evaluates_late():
     lines = t.text()
     assert any("a/e1 (buffer: read at e1, evaluated at e5)" in line for line in lines)
     assert any("∅ --c--> c ← c/e5 (arrival)" in line for line in lines)
-    c = t.compiled.counters
+    c = t.counters
     assert (c.instances_created, c.peak_instances) == (7, 0)
     assert len(t.matches) == 4
 

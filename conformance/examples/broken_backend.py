@@ -12,8 +12,9 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from kleene.engines.protocol import Compiled, Feature, Query
+from kleene.engines.protocol import Compiled, Counters, Feature, Query
 from kleene.engines.registry import engine as builtin
+from kleene.reference.budget import Budget
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 
@@ -23,14 +24,14 @@ class DropLast:
 
     def __init__(self, inner: Compiled) -> None:
         self.inner = inner
-        self.counters = inner.counters
         self.initial, self.accepting = inner.initial, inner.accepting
 
     def iter_transitions(self) -> Iterator[Any]:
         return self.inner.iter_transitions()
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        found = list(self.inner.run(events))
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
+        found = list(self.inner.run(events, counters=counters, budget=budget))
         yield from found[:-1]
 
 

@@ -29,8 +29,8 @@ from __future__ import annotations
 import itertools
 from collections import Counter, deque
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 
@@ -68,10 +68,31 @@ from kleene.reference.match import Match
 from kleene.reference.operators.pattern import OperatorPattern
 
 Kind = Literal["eager", "chain", "tree"]
+T = TypeVar("T")
 
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
            STRICT_WINDOW, "any", "contiguous", "next", "partition-contiguous")
+
+
+class NFARun(Iterator[T]):
+    """One run of a compiled NFA: an iterator of what it finds, and ``orders``, the chain
+    order σ of each conjunct this run follows, current as far as it has gone: the
+    compiled one when frequencies are given, else the one the first ``sample`` events
+    imply (over columns: each piece's, re-planned by the Tree NFA as counts drift).
+
+    ``iter()`` gives the iterator of the matches itself (no step through this object
+    per match); ``next()`` advances the same iterator."""
+
+    def __init__(self, orders: tuple[tuple[int, ...], ...]) -> None:
+        self.orders = orders
+        self.found: Iterator[T] = iter(())
+
+    def __iter__(self) -> Iterator[T]:
+        return self.found
+
+    def __next__(self) -> T:
+        return next(self.found)
 
 
 @dataclass
@@ -87,11 +108,8 @@ class CompiledNFA(Pictured):
     sample: int = 1000
     #: ``next`` or ``partition-contiguous``: a filter on Γ applied while running (:mod:`.selection`)
     policy: str = "any"
-    #: the run's search budget (``kleene match --budget``): its limit bounds the instances
-    #: alive at once, in place of ``max_instances`` (:meth:`.partial.Plan.check_budget`)
-    budget: Budget | None = None
-    counters: Counters = field(default_factory=Counters)
-    #: the order σ of each chain in the last run (or the one given frequencies imply)
+    #: the order σ of each chain that the given frequencies imply (the picture's; a run
+    #: without frequencies chooses its own, :attr:`NFARun.orders`)
     orders: tuple[tuple[int, ...], ...] = ()
     #: per plan, the choices of OR parts its runs stand for (:func:`.disjunction.dnf_choices`)
     choices: tuple[tuple[tuple[int, ...], ...], ...] = ((),)
@@ -159,85 +177,97 @@ class CompiledNFA(Pictured):
 
     # ------------------------------------------------------------ running
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        columns = self._over_columns(events)
-        if columns is not None:
-            return (m for batch in columns for m in batch.matches())
-        return self._run(events)
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> NFARun[Match]:
+        """The matches, counted into ``counters``; ``budget``'s limit bounds the instances
+        alive at once, in place of ``max_instances`` (:meth:`.partial.Plan.check_budget`).
+        The run's own chain orders σ are its :attr:`NFARun.orders`."""
+        c = Counters() if counters is None else counters
+        out = NFARun[Match](self.orders)
+        columns = self._over_columns(events, c, budget, out)
+        out.found = (self._run(events, c, budget, out) if columns is None
+                     else (m for batch in columns for m in batch.matches()))
+        return out
 
-    def run_columns(self, events: Iterable[Event]) -> Iterator[MatchColumns]:
+    def run_columns(self, events: Iterable[Event], *, counters: Counters | None = None,
+                    budget: Budget | None = None) -> NFARun[MatchColumns]:
         """:meth:`run`'s matches as columns (:mod:`kleene.engines.match_columns`):
         as the chain over columns finds them, else gathered from :meth:`run`."""
-        columns = self._over_columns(events)
-        return gathered(self._run(events)) if columns is None else columns
+        c = Counters() if counters is None else counters
+        out = NFARun[MatchColumns](self.orders)
+        columns = self._over_columns(events, c, budget, out)
+        out.found = gathered(self._run(events, c, budget, out)) if columns is None else columns
+        return out
 
     def _bound(self, events: Iterable[Event]) -> Window | None:
         return (None if self.pattern.window is None else
                 window_in_units(self.pattern.window, self.time_unit, events, self.reading))
 
-    def _over_columns(self, events: Iterable[Event]) -> Iterator[MatchColumns] | None:
+    def _over_columns(self, events: Iterable[Event], c: Counters, budget: Budget | None,
+                      out: NFARun[Any]) -> Iterator[MatchColumns] | None:
         """The matches by the chain over the stream's columns (:mod:`.join`), where it
-        applies; ``None`` elsewhere. Resets the counters."""
-        self.counters.reset()
+        applies; ``None`` elsewhere."""
         if self.kind == "eager" or len(self.plans) != 1 or not join.typed(events):
             return None
         loaded = getattr(events, "columns", None)
         if loaded is not None and not exact_floats(np.asarray(loaded.ts)):
             return None  # integers past 2**53: the chain event by event keeps them exact
-        plan = replace(self.plans[0], bound=self._bound(events), budget=self.budget)
+        plan = replace(self.plans[0], bound=self._bound(events), budget=budget)
         if not join.eligible(plan, self.policy):
             return None
-        found = pieces(events, plan, self.counters)
-        return None if found is None else self._pieces(found, plan)
+        found = pieces(events, plan, c)
+        return None if found is None else self._pieces(found, plan, c, out)
 
-    def _run(self, events: Iterable[Event]) -> Iterator[Match]:
+    def _run(self, events: Iterable[Event], c: Counters, budget: Budget | None,
+             out: NFARun[Any]) -> Iterator[Match]:
         """The event-by-event chain, tree or eager NFA."""
         bound = self._bound(events)
-        plans = [replace(p, bound=bound, budget=self.budget) for p in self.plans]
+        plans = [replace(p, bound=bound, budget=budget) for p in self.plans]
         kept = (None if self.policy == "partition-contiguous"
-                else kept_events(events, plans, self.pattern.conditions, self.counters))
+                else kept_events(events, plans, self.pattern.conditions, c))
         stream: Iterator[Event] = iter(events) if kept is None else kept
         if self.kind != "eager" and self.frequencies is None:
             head = list(itertools.islice(stream, self.sample))
             counts = Counter(e.type for e in head if e.type is not None)
             freqs: Mapping[str, float] = {t: float(k) for t, k in counts.items()}
-            self.orders = tuple(chain_order(p, freqs) for p in plans)
+            out.orders = tuple(chain_order(p, freqs) for p in plans)
             stream = itertools.chain(head, stream)
         lazy = {"chain": ChainRunner, "tree": TreeRunner}
         runners: list[Runner] = [
-            EagerRunner(p, self.counters) if self.kind == "eager"
-            else lazy[self.kind](p, self.counters, self.orders[b])
+            EagerRunner(p, c) if self.kind == "eager"
+            else lazy[self.kind](p, c, out.orders[b])
             for b, p in enumerate(plans)]
         sel = (Selection(self.pattern, self.policy, bound, self.relevant(), self.choices)
                if self.policy in FILTERED else None)
         if sel is not None:
             stream = sel.watch(stream)  # every event the NFA is given, for the policy
         if kept is None:
-            stream = self._filtered(stream, self.relevant())
+            stream = self._filtered(stream, self.relevant(), c)
         if sel is not None and self.policy == "next":
             return select(sel, self._reports(runners, stream))  # every report: its runs
         found = self._drive(runners, stream, bound)
         return found if sel is None else select(sel, ((m, 0) for m in found))
 
-    def _pieces(self, found: Iterator[join.Scan], plan: Plan) -> Iterator[MatchColumns]:
+    def _pieces(self, found: Iterator[join.Scan], plan: Plan, c: Counters,
+                out: NFARun[Any]) -> Iterator[MatchColumns]:
         """The chain over columns, piece by piece (:mod:`.pieces`); σ by the given
         frequencies, else by each piece's candidate counts (its own "event types'"
         frequencies: the order changes the cost only, Sec. 6); the tree re-plans σ
         within a piece as the counts drift (:mod:`.replan`, ``switches`` counts the
-        re-plans); ``orders`` the last."""
+        re-plans); the run's ``orders`` the current one."""
         current: tuple[int, ...] | None = None
         if self.kind == "tree":
-            self.counters.switches = 0
+            c.switches = 0
         for piece in found:
             parts = (list(replan.spans(plan, piece, current, self.block))
                      if self.kind == "tree" else
                      [(piece.lo, piece.hi, join.order(plan, piece, self.frequencies))])
             for lo, hi, sigma in parts:
                 if self.kind == "tree" and current is not None and sigma != current:
-                    self.counters.switches += 1
+                    c.switches += 1
                 current = sigma
-                self.orders = (sigma,)
-                yield from join.run(replace(piece, lo=lo, hi=hi), plan, sigma, self.counters,
+                out.orders = (sigma,)
+                yield from join.run(replace(piece, lo=lo, hi=hi), plan, sigma, c,
                                     self.policy == "contiguous")
 
     def relevant(self) -> frozenset[str | None] | None:
@@ -294,13 +324,12 @@ class CompiledNFA(Pictured):
                     yield m
 
     def _filtered(self, stream: Iterator[Event], relevant: frozenset[str | None] | None,
-                  ) -> Iterator[Event]:
+                  c: Counters) -> Iterator[Event]:
         """The events of the pattern's types (``None``: all), the others counted as filtered.
 
         Skipping an event of another type changes no match: it is in no slot, and
         a window only delays what it would have released or expired.
         """
-        c = self.counters
         for e in stream:
             c.events_read += 1
             if relevant is None or e.type in relevant:

@@ -48,6 +48,7 @@ from kleene.engines.trace import (
     register_tracer,
     substitution_text,
 )
+from kleene.reference.budget import Budget
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.operators.text import format_operator
@@ -80,12 +81,14 @@ class NFAStep:
 
 @dataclass
 class NFATrace(StepTrace):
-    """A run of a compiled NFA, one :class:`NFAStep` per event, and the matches the end of
-    the stream released (``final``)."""
+    """A run of a compiled NFA, one :class:`NFAStep` per event, the matches the end of
+    the stream released (``final``) and what the run counted; ``compiled`` has the chain
+    orders σ the run followed (its picture's)."""
 
     compiled: CompiledNFA
     steps: tuple[NFAStep, ...]
     final: tuple[Match, ...]
+    counters: Counters
     graph: nx.MultiDiGraph = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -220,33 +223,39 @@ def _observe(plan: Plan, branch: int, out: list[Created]) -> Plan:
     return mine
 
 
-def trace_nfa(compiled: CompiledNFA, events: Iterable[Event]) -> NFATrace:
-    """Run ``compiled`` over ``events`` as its ``run`` does, recording every step."""
+def trace_nfa(compiled: CompiledNFA, events: Iterable[Event], *,
+              counters: Counters | None = None, budget: Budget | None = None) -> NFATrace:
+    """Run ``compiled`` over ``events`` as its ``run`` does (counted into ``counters``,
+    the instances alive bounded by ``budget``), recording every step. The trace's
+    automaton is ``compiled`` with the orders σ this run chose (``compiled`` is left as
+    it is)."""
     c = compiled
-    c.counters.reset()
+    counted = Counters() if counters is None else counters
     stream = list(events)
     bound = (None if c.pattern.window is None else
              window_in_units(c.pattern.window, c.time_unit, events, c.reading))
     created: list[Created] = []
-    plans = [_observe(replace(p, bound=bound), b, created) for b, p in enumerate(c.plans)]
+    plans = [_observe(replace(p, bound=bound, budget=budget), b, created)
+             for b, p in enumerate(c.plans)]
     if c.kind != "eager" and c.frequencies is None:
         counts = Counter(e.type for e in itertools.islice(stream, c.sample)
                          if e.type is not None)
-        c.orders = tuple(chain_order(p, {t: float(k) for t, k in counts.items()})
-                         for p in plans)
+        c = replace(c, orders=tuple(chain_order(p, {t: float(k) for t, k in counts.items()})
+                                    for p in plans))
+
     def runner(b: int, p: Plan) -> Runner:
         if c.kind == "eager":
-            return EagerRunner(p, c.counters)
+            return EagerRunner(p, counted)
         if c.kind == "tree":
-            return TreeRunner(p, c.counters, c.orders[b], observed=True)
-        return ChainRunner(p, c.counters, c.orders[b], observed=True)
+            return TreeRunner(p, counted, c.orders[b], observed=True)
+        return ChainRunner(p, counted, c.orders[b], observed=True)
 
     runners = [runner(b, p) for b, p in enumerate(plans)]
     relevant = c.relevant()
     seen: set[Match] = set()
     steps = []
     for e in stream:
-        c.counters.events_read += 1
+        counted.events_read += 1
         ok = relevant is None or e.type in relevant
         reported: list[Match] = []
         if ok:
@@ -254,13 +263,13 @@ def trace_nfa(compiled: CompiledNFA, events: Iterable[Event]) -> NFATrace:
                 reported += [m for m in r.step(e) if m not in seen]
                 seen.update(reported)
         else:
-            c.counters.events_filtered += 1
+            counted.events_filtered += 1
         steps.append(NFAStep(e, ok, _buffers(runners), tuple(created),
                              tuple((b, p) for b, r in enumerate(runners) for p in r.live),
                              tuple(dict.fromkeys(reported))))
         created.clear()
     final = [m for r in runners for m in r.close() if m not in seen]
-    return NFATrace(c, tuple(steps), tuple(dict.fromkeys(final)))
+    return NFATrace(c, tuple(steps), tuple(dict.fromkeys(final)), counted)
 
 
 def _buffers(runners: Sequence[Runner]) -> tuple[tuple[str, tuple[Event, ...]], ...]:

@@ -39,7 +39,7 @@ The differential tests check this, since a duplicate is a defect.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import permutations, product
 
 from kleene.engines.pictured import Pictured
@@ -55,6 +55,7 @@ from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, State, required_features, ses_automaton
 from kleene.engines.ses.filter import candidates
 from kleene.engines.ses.run import Execution, check_options, drive
+from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW
@@ -113,7 +114,6 @@ class CompiledBruteForce(Pictured):
     filter: str = "sound"
     time_unit: str | None = None
     reading: str = "inclusive"
-    counters: Counters = field(default_factory=Counters)
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -134,16 +134,18 @@ class CompiledBruteForce(Pictured):
         """The SES automata run side by side: one per ordering (Sec. 5.2)."""
         return [n for _, n in self.automata]
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        """All automata over one pass of the events; each reports as the SES automaton does."""
-        self.counters.reset()
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
+        """All automata over one pass of the events; each reports as the SES automaton
+        does, counted into ``counters`` (no ``budget`` drawn on)."""
+        c = Counters() if counters is None else counters
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
         executions = [Execution(n, win=win, policy=self.policy, variant=self.variant,
-                                counters=self.counters) for _, n in self.automata]
-        events, keep = candidates(self.pattern, self.filter, events, self.counters)
-        yield from drive(executions, events, keep, self.counters)
+                                counters=c) for _, n in self.automata]
+        events, keep = candidates(self.pattern, self.filter, events, c)
+        yield from drive(executions, events, keep, c)
 
 
 @dataclass(frozen=True)

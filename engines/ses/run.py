@@ -35,7 +35,7 @@ Conventions: ``n`` the automaton, ``e`` an event, ``beta`` a match buffer.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
@@ -60,6 +60,7 @@ from kleene.engines.ses.automaton import (
 from kleene.engines.ses.evaluation import PROPERTY, comparison_holds, plan
 from kleene.engines.ses.filter import candidates
 from kleene.engines.spans import Window
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import (
     Condition,
     holds,
@@ -338,7 +339,6 @@ class CompiledSES(Pictured):
     filter: str = "sound"
     time_unit: str | None = None
     reading: str = "inclusive"
-    counters: Counters = field(default_factory=Counters)
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -358,16 +358,18 @@ class CompiledSES(Pictured):
         seed 001, runs them anchored at a window's first event)."""
         return [self.automaton]
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final."""
-        self.counters.reset()
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
+        """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final,
+        counted into ``counters`` (the SES automaton draws on no ``budget``)."""
+        c = Counters() if counters is None else counters
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
         ex = Execution(self.automaton, win=win, policy=self.policy, variant=self.variant,
-                       counters=self.counters)
-        events, keep = candidates(self.pattern, self.filter, events, self.counters)
-        yield from drive([ex], events, keep, self.counters)
+                       counters=c)
+        events, keep = candidates(self.pattern, self.filter, events, c)
+        yield from drive([ex], events, keep, c)
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ import networkx as nx
 from kleene.engines.draw import AutomatonView, Highlight, to_graph
 from kleene.engines.labels import group_variables, state_label, variable_label
 from kleene.engines.pages import page, svg_of, table
-from kleene.engines.protocol import Transition, window_in_units
+from kleene.engines.protocol import Counters, Transition, window_in_units
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.filter import event_filter
 from kleene.engines.ses.run import CompiledSES, Execution, Instance
@@ -49,6 +49,7 @@ from kleene.engines.trace import (
     register_tracer,
     substitution_text,
 )
+from kleene.reference.budget import Budget
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.text import format_ses
@@ -83,11 +84,12 @@ class Step:
 @dataclass(frozen=True)
 class Trace:
     """A whole run of a compiled SES automaton: one :class:`Step` per event, and the
-    matches reported at the end of the stream (``final``)."""
+    matches reported at the end of the stream (``final``), and what the run counted."""
 
     compiled: CompiledSES
     steps: tuple[Step, ...]
     final: tuple[Match, ...]
+    counters: Counters
 
     @property
     def matches(self) -> tuple[Match, ...]:
@@ -128,15 +130,17 @@ class _Recorder:
         return out
 
 
-def trace_ses(compiled: CompiledSES, events: Iterable[Event]) -> Trace:
-    """The SES automaton's trace: every instance's move at every event (Fig. 6)."""
-    compiled.counters.reset()
+def trace_ses(compiled: CompiledSES, events: Iterable[Event], *,
+              counters: Counters | None = None, budget: Budget | None = None) -> Trace:
+    """The SES automaton's trace: every instance's move at every event (Fig. 6), counted
+    into ``counters`` as :meth:`~kleene.engines.ses.run.CompiledSES.run` counts."""
+    c = Counters() if counters is None else counters
     win = window_in_units(compiled.pattern.window, compiled.time_unit, events,
                           compiled.reading)
     recorder = _Recorder()
     ex = Execution(compiled.automaton, win=win, policy=compiled.policy,
-                   variant=compiled.variant, counters=compiled.counters, observer=recorder)
-    keep = event_filter(compiled.pattern, compiled.filter, compiled.counters)
+                   variant=compiled.variant, counters=c, observer=recorder)
+    keep = event_filter(compiled.pattern, compiled.filter, c)
     steps = []
     for e in events:
         passed = keep is None or keep(e)
@@ -144,7 +148,7 @@ def trace_ses(compiled: CompiledSES, events: Iterable[Event]) -> Trace:
         reported = tuple(ex.step(e, passed))
         expired, moves = recorder.flush()
         steps.append(Step(e, passed, before, expired, moves, tuple(ex.omega), reported))
-    return Trace(compiled, tuple(steps), tuple(ex.finish()))
+    return Trace(compiled, tuple(steps), tuple(ex.finish()), c)
 
 
 register_tracer(CompiledSES, trace_ses)

@@ -24,7 +24,7 @@ determinized (they do not bound the length of a string).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Feature, Query, Transition
@@ -33,6 +33,7 @@ from kleene.engines.srt.automaton import SRT, Edge, Held, Registers, compile_edg
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
 from kleene.engines.srt.unroll import boundary_marked, unroll
+from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -53,7 +54,6 @@ class CompiledDSRT(Pictured):
 
     dsrt: SRT
     subsets: tuple[frozenset[int], ...]
-    counters: Counters = field(default_factory=Counters)
     #: ``stream`` or ``literal`` when compiled by the engine (then :meth:`run` reports)
     policy: str = ""
 
@@ -74,17 +74,19 @@ class CompiledDSRT(Pictured):
         for e in self.dsrt.edges:
             yield Transition(e.source, e.target, None, e.shown_guard(), "bind", None, ())
 
-    def accepts(self, events: Iterable[Event]) -> bool:
-        """Whether the string ``events`` is in ``Lang(e)``: the one run ends in a final state."""
+    def accepts(self, events: Iterable[Event], *, counters: Counters | None = None) -> bool:
+        """Whether the string ``events`` is in ``Lang(e)``: the one run ends in a final
+        state (counted into ``counters``)."""
+        c = Counters() if counters is None else counters
         slots = {r: i for i, r in enumerate(self.dsrt.registers())}
         tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes))
                   for e in self.dsrt.out[q]] for q in range(self.dsrt.size)]
         q = self.dsrt.start
         regs: Registers = (None,) * len(slots)
         for u in events:
-            self.counters.events_read += 1
+            c.events_read += 1
             fired = [(t, w) for test, t, w in tests[q] if test(u, regs)]
-            self.counters.predicate_evaluations += len(tests[q])
+            c.predicate_evaluations += len(tests[q])
             if len(fired) > 1:  # pragma: no cover - the minterms are exclusive
                 raise AssertionError(f"state {q} is not deterministic on {u}")
             if len(fired) != 1:  # pragma: no cover - the minterms cover every element
@@ -97,7 +99,9 @@ class CompiledDSRT(Pictured):
                 regs = tuple(cells)
         return q in self.dsrt.finals
 
-    def run(self, events: Iterable[Event], observe: Observe | None = None) -> Iterator[Match]:
+    def run(self, events: Iterable[Event], observe: Observe | None = None, *,
+            counters: Counters | None = None, budget: Budget | None = None,
+            ) -> Iterator[Match]:
         """The matches of a *fully marked* expression (:func:`fully_marked`; refused at
         compile time otherwise): Alg. 1 over the DSRT. Under ``stream`` a run starts at
         every element ``j`` and is deterministic, so it is one configuration per start;
@@ -108,12 +112,11 @@ class CompiledDSRT(Pictured):
         first element, the whole stream reported at the end if accepted. ``observe``
         (the trace, :mod:`kleene.engines.srt.trace`) is called after every element with
         the configurations before it, the transition each took, those after it and the
-        matches reported."""
+        matches reported. Counted into ``counters`` (no ``budget`` drawn on)."""
         if not self.policy:
             raise Unsupported("an output-agnostic DSRT (report Thm 41) recognizes strings; "
                               "compile it with the dsrt engine to report matches")
-        self.counters.reset()
-        d, c = self.dsrt, self.counters
+        d, c = self.dsrt, Counters() if counters is None else counters
         slots = {r: i for i, r in enumerate(d.registers())}
         sinks = {i for i, s in enumerate(self.subsets) if not s}
         tests = [[(compile_edge(e, slots), e.target, tuple(slots[r] for r in e.writes), e)

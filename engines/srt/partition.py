@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 from kleene.data.columnar import Columns
 from kleene.data.source import columns_of_source, time_unit_of
 from kleene.data.textvalues import BOOL_KIND, INT_KIND, STR_KIND
+from kleene.engines.protocol import Counters
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.policies import part_of
@@ -70,9 +71,10 @@ def stream_order(m: Match) -> tuple[float, tuple[int, ...]]:
     return (m.positions[-1] if m.positions else math.inf, m.positions)
 
 
-def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event]) -> Iterator[Match]:
+def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event],
+              counters: Counters) -> Iterator[Match]:
     """The matches of ``compiled`` (a :class:`~kleene.engines.srt.run.CompiledSRT` of the
-    body) on every part of ``events`` (module docstring)."""
+    body) on every part of ``events`` (module docstring), counted into ``counters``."""
     columns = columns_of_source(events)
     groups = split(columns, by) if columns is not None and len(columns) else None
     if groups is not None:
@@ -86,7 +88,7 @@ def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event]) -> It
             start += len(rows)
             back = rows.tolist()
             found.extend(Match.marked(back[i] for i in m.positions) if m.positions else m
-                         for m in compiled.run_one(sub))
+                         for m in compiled.run_one(sub, counters))
         yield from sorted(set(found), key=stream_order)
         return
     runs: dict[object, Any] = {}
@@ -95,7 +97,7 @@ def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event]) -> It
             key = part_of(u, by)
             ex = runs.get(key)
             if ex is None:
-                ex = runs[key] = compiled.execution()
+                ex = runs[key] = compiled.execution(counters)
             reported = ex.step(u)
             if reported:
                 ex.flush()

@@ -28,7 +28,7 @@ from typing import Any
 
 from kleene.data.source import column_batches
 from kleene.engines.pictured import Pictured
-from kleene.engines.protocol import Counters, Feature, Query, Transition, WindowReading
+from kleene.engines.protocol import Counters, Feature, Query, Transition
 from kleene.engines.registry import register
 from kleene.engines.srt.agenda import drive_sleeping, waiting_moves
 from kleene.engines.srt.automaton import SRT, trim
@@ -37,6 +37,7 @@ from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.execution import Execution
 from kleene.engines.srt.partition import run_parts
 from kleene.engines.srt.skip import key_index
+from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.languages import language_named
@@ -64,7 +65,6 @@ class CompiledSRT(Pictured):
 
     srt: SRT
     policy: str
-    counters: Counters = field(default_factory=Counters)
     faithful: bool = False
     by: tuple[str, ...] = ()
     shared: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
@@ -84,22 +84,25 @@ class CompiledSRT(Pictured):
             yield Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark,
                              e.writes)
 
-    def execution(self) -> Execution:
-        """A fresh pass of Alg. 1 that counts into :attr:`counters` (what passes share
+    def execution(self, counters: Counters) -> Execution:
+        """A fresh pass of Alg. 1 that counts into ``counters`` (what passes share
         computed once: one pass per part of ``e PARTITION BY a``)."""
-        return Execution(self.srt, self.policy, self.counters, faithful=self.faithful,
+        return Execution(self.srt, self.policy, counters, faithful=self.faithful,
                          shared=self.shared)
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        self.counters.reset()
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
+        """Alg. 1 over ``events`` (one pass per part under ``PARTITION BY``), counted
+        into ``counters`` (the SRT draws on no ``budget``)."""
+        c = Counters() if counters is None else counters
         if self.by:
-            yield from run_parts(self, self.by, events)
+            yield from run_parts(self, self.by, events, c)
         else:
-            yield from self.run_one(events)
+            yield from self.run_one(events, c)
 
-    def run_one(self, events: Iterable[Event]) -> Iterator[Match]:
+    def run_one(self, events: Iterable[Event], counters: Counters) -> Iterator[Match]:
         """One run over ``events`` (the whole stream, or one part of it)."""
-        ex = self.execution()
+        ex = self.execution(counters)
         step = ex.step
         batches = column_batches(events, ROWS) if ex.relevant is not None else None
         index = key_index(self.srt) if batches is None and ex.tests is not None \
@@ -137,10 +140,11 @@ class CompiledSRT(Pictured):
         yield from ex.finish()
 
 
-def compile_expression(e: object, *, policy: str = "stream", time_unit: str | None = None,
-                       window: WindowReading = "inclusive", max_states: int = MAX_STATES,
+def compile_expression(query: Query, *, max_states: int = MAX_STATES,
                        faithful: bool = False) -> CompiledSRT:
-    """Check ``e`` and compile it for ``policy``; :class:`Unsupported` says what is not."""
+    """Check the query's expression and compile it for its policy, window reading and time
+    unit (every setting as the door decided it); :class:`Unsupported` says what is not."""
+    e, policy, time_unit = query.pattern, query.policy, query.time_unit
     if not isinstance(e, EXPRESSION_TYPES):
         raise Unsupported(f"the SRT engines run SREMO expressions, not {type(e).__name__}")
     if policy not in POLICIES:
@@ -150,7 +154,7 @@ def compile_expression(e: object, *, policy: str = "stream", time_unit: str | No
     by: tuple[str, ...] = ()
     if isinstance(e, Partition):
         by, e = e.by, e.body
-    srt = compile_sremo(e, Options(time_unit, window, max_states))
+    srt = compile_sremo(e, Options(time_unit, query.reading, max_states))
     return CompiledSRT(reporting(srt, policy), policy, faithful=faithful, by=by,
                        time_unit=time_unit)
 
@@ -180,8 +184,7 @@ class SRTEngine:
         return claimed("sremo") | claimed("wayeb")
 
     def compile(self, query: Query) -> CompiledSRT:
-        return compile_expression(query.pattern, policy=query.policy, time_unit=query.time_unit,
-                                  window=query.reading, faithful=self.faithful)
+        return compile_expression(query, faithful=self.faithful)
 
 
 register("srt", SRTEngine)

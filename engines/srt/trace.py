@@ -31,6 +31,7 @@ import networkx as nx
 from kleene.engines.draw import Highlight
 from kleene.engines.drawers import picture_graph
 from kleene.engines.pages import page, svg_of, table
+from kleene.engines.protocol import Counters
 from kleene.engines.srt.automaton import Edge, Held, Registers, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
@@ -47,6 +48,7 @@ from kleene.engines.trace import (
     match_text,
     register_tracer,
 )
+from kleene.reference.budget import Budget
 from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.events import Event
@@ -86,12 +88,14 @@ def _q(state: int) -> str:
 @dataclass
 class SRTTrace(StepTrace):
     """A run of a compiled SRT or DSRT, one :class:`SRTStep` per element; ``name`` the
-    automaton (``SRT``, ``DSRT``), ``state_name`` how its picture names a state."""
+    automaton (``SRT``, ``DSRT``), ``state_name`` how its picture names a state,
+    ``counters`` what the run counted."""
 
     compiled: Any
     registers: tuple[str, ...]
     steps: tuple[SRTStep, ...]
     final: tuple[Match, ...]
+    counters: Counters
     name: str = "SRT"
     state_name: Callable[[int], str] = _q
     graph: nx.MultiDiGraph = field(init=False, repr=False)
@@ -176,11 +180,13 @@ def _runs(groups: dict[Group, Marks]) -> tuple[Run, ...]:
                  for (q, regs), m in sorted(groups.items(), key=lambda g: g[0][0]))
 
 
-def trace_srt(compiled: CompiledSRT, events: Iterable[Event]) -> SRTTrace:
-    """Run ``compiled`` over ``events`` (every element stepped), recording every step."""
+def trace_srt(compiled: CompiledSRT, events: Iterable[Event], *,
+              counters: Counters | None = None, budget: Budget | None = None) -> SRTTrace:
+    """Run ``compiled`` over ``events`` (every element stepped), recording every step
+    (counted into ``counters``; no ``budget`` drawn on)."""
     c = compiled
-    c.counters.reset()
-    ex = Execution(c.srt, c.policy, c.counters, faithful=c.faithful)
+    counted = Counters() if counters is None else counters
+    ex = Execution(c.srt, c.policy, counted, faithful=c.faithful)
     tests = {e: compile_edge(e, ex.slots) for e in c.srt.edges}
     steps = []
     for u in events:
@@ -194,11 +200,14 @@ def trace_srt(compiled: CompiledSRT, events: Iterable[Event]) -> SRTTrace:
         reported = tuple(ex.step(u))
         steps.append(SRTStep(u, before, fired, _runs(ex.groups), reported))
     ex.flush()
-    return SRTTrace(c, tuple(ex.slots), tuple(steps), tuple(ex.finish()))
+    return SRTTrace(c, tuple(ex.slots), tuple(steps), tuple(ex.finish()), counted)
 
 
-def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event]) -> SRTTrace:
-    """Run the DSRT engine's ``compiled`` over ``events``, recording every step."""
+def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event], *,
+               counters: Counters | None = None, budget: Budget | None = None) -> SRTTrace:
+    """Run the DSRT engine's ``compiled`` over ``events``, recording every step (counted
+    into ``counters``)."""
+    counted = Counters() if counters is None else counters
     steps: list[SRTStep] = []
 
     def runs(configurations: Configurations, read: int) -> tuple[Run, ...]:
@@ -214,11 +223,11 @@ def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event]) -> SRTTrace:
                       for q, regs, e in taken)
         steps.append(SRTStep(u, was, fired, runs(after, k + 1), tuple(reported)))
 
-    found = list(compiled.run(events, observe))
+    found = list(compiled.run(events, observe, counters=counted))
     final = tuple(found[sum(len(s.reported) for s in steps):])
     slots = tuple(compiled.dsrt.registers())
     subsets = compiled.subsets
-    return SRTTrace(compiled, slots, tuple(steps), final, name="DSRT",
+    return SRTTrace(compiled, slots, tuple(steps), final, counted, name="DSRT",
                     state_name=lambda q: subset_label(subsets[q]))
 
 

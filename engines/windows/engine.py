@@ -26,7 +26,7 @@ claims no policy).
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from kleene.data.source import time_unit_of
 from kleene.engines.pictured import Pictured
@@ -46,6 +46,7 @@ from kleene.engines.ses.automaton import required_features
 from kleene.engines.windows.framework import BATCH, ROWS, MatchWindows
 from kleene.engines.windows.matching import absorb, matcher
 from kleene.engines.windows.soundness import preserved_policies
+from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -70,7 +71,7 @@ class CompiledWindows(Pictured):
     """A pattern compiled for the framework: the inner engine compiled for A.
 
     ``initial``, ``accepting`` and ``iter_transitions`` are A's (the framework
-    itself has no states); ``counters`` add A's counts to the framework's
+    itself has no states); a run's counters add A's counts to the framework's
     (``calls_to_a``, ``events_to_a``, ``events_read``, ``events_filtered``).
     """
 
@@ -83,7 +84,6 @@ class CompiledWindows(Pictured):
     inner: Compiled
     time_unit: str | None = None
     reading: WindowReading = "inclusive"
-    counters: Counters = field(default_factory=Counters)
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -96,9 +96,11 @@ class CompiledWindows(Pictured):
     def iter_transitions(self) -> Iterator[Transition]:
         return self.inner.iter_transitions()
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
-        """Algorithm 1 over ``events``, one pass; matches as their windows complete."""
-        self.counters.reset()
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
+        """Algorithm 1 over ``events``, one pass; matches as their windows complete,
+        counted into ``counters``; each call of A runs within ``budget``."""
+        c = Counters() if counters is None else counters
         unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
         win = window_in_units(self.pattern.window, unit, events, self.reading)
         if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
@@ -107,15 +109,15 @@ class CompiledWindows(Pictured):
             self.inner_query.with_time_unit(unit))
         steps = self.engine
         A = matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
-                    anchored=steps.anchored)
+                    anchored=steps.anchored, budget=budget)
         windows = MatchWindows(self.pattern, A, win=win, attributes=self.attributes,
                                filtering=steps.filtering, conditions=steps.conditions,
-                               paper_faithful=steps.paper_faithful, counters=self.counters,
+                               paper_faithful=steps.paper_faithful, counters=c,
                                batch=steps.batch, rows=steps.rows)
         try:
             yield from windows.run(events)
         finally:
-            absorb(self.counters, A.counters)
+            absorb(c, A.counters)
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from kleene.engines.ses.run import (
     steps,
 )
 from kleene.engines.spans import Window
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import Condition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -74,18 +75,22 @@ class WindowMatcher(Protocol):
 
 
 class EngineMatcher:
-    """A(P, W) by any compiled engine: its matches over W that start at W[0]."""
+    """A(P, W) by any compiled engine: its matches over W that start at W[0], each call
+    a run of its own (counted apart, then absorbed; within ``budget``)."""
 
     reads_bits = False
 
-    def __init__(self, compiled: Compiled) -> None:
+    def __init__(self, compiled: Compiled, budget: Budget | None = None) -> None:
         self.compiled = compiled
+        self.budget = budget
         self.counters = Counters()
 
     def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]:
         first = W[0].position
-        out = [m for m in self.compiled.run(W) if m.first == first]
-        absorb(self.counters, self.compiled.counters)   # run() resets them on each call
+        counted = Counters()
+        out = [m for m in self.compiled.run(W, counters=counted, budget=self.budget)
+               if m.first == first]
+        absorb(self.counters, counted)
         return out
 
 
@@ -257,10 +262,12 @@ class AnchoredMatcher:
 
 
 def matcher(compiled: Compiled, win: Window, *, prefiltered: bool,
-            properties: SESPattern | None = None, anchored: bool = True) -> WindowMatcher:
-    """A for ``compiled``: anchored for the SES engines (unless ``anchored=False``),
-    else the generic run-and-keep. ``properties``: see :class:`AnchoredMatcher`."""
+            properties: SESPattern | None = None, anchored: bool = True,
+            budget: Budget | None = None) -> WindowMatcher:
+    """A for ``compiled`` (one run's: its counters are its own): anchored for the SES
+    engines (unless ``anchored=False``, they draw on no budget), else the generic
+    run-and-keep, each run within ``budget``. ``properties``: see :class:`AnchoredMatcher`."""
     if anchored and hasattr(compiled, "ses_automata"):   # CompiledSES, CompiledBruteForce
         return AnchoredMatcher(compiled, win,  # type: ignore[arg-type]
                                prefiltered=prefiltered, properties=properties)
-    return EngineMatcher(compiled)
+    return EngineMatcher(compiled, budget)

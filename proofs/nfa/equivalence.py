@@ -114,7 +114,7 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
                 if name in found or name in twin:
                     continue
                 if p not in expected:
-                    expected[p] = reference_matches(pattern, s, p, window=reading)
+                    expected[p] = reference_matches(pattern, s, p, reading=reading)
                 match, note = _difference(list(c.run(s)), expected[p])
                 if note:
                     found[name] = CounterExample(claims_of[name], s, match, note)
@@ -188,7 +188,7 @@ def coverage(pattern: OperatorPattern, streams: Iterable[Stream], *,
     witnesses: dict[Transition, Stream | None] = dict.fromkeys(transitions)
     index = {(t.source, t.target, t.variable): t for t in transitions}
     for s in streams:
-        for m in reference_matches(pattern, s, policy, window=reading):
+        for m in reference_matches(pattern, s, policy, reading=reading):
             for key in driven(m):
                 t = index.get(key)
                 if t is not None and witnesses[t] is None:

@@ -4,11 +4,13 @@ A clause that parses may still break a syntax rule of ISO/IEC 9075-2 §7.6 and
 §6.26 (<row pattern navigation operation>) as TR 19075-5 §4 explains them; each
 rule is a stable code on :class:`~kleene.reference.errors.RecognitionError`,
 raised at the offending node's line and column. Names compare case-insensitively.
-Where the manuals word a rule, they are cited: Oracle's error messages ORA-62503
-to ORA-62512 ("SQL for Pattern Matching") and Trino's "Row pattern recognition".
+Where Oracle's error messages word a rule (docs.oracle.com, "ORA-62506" and so on),
+they are cited; ``MATCH_NUMBER()`` outside ``MEASURES`` follows Oracle's "SQL Pattern
+Matching deep dive, part 2" (blogs.oracle.com: "These two functions can only be
+included as part of the MEASURE clause").
 
 ``define-not-in-pattern``
-    ``DEFINE`` names a variable that ``PATTERN`` does not use (TR §4.14; ORA-62503).
+    ``DEFINE`` names a variable that ``PATTERN`` does not use (TR §4.14).
 ``duplicate-define``
     a variable defined twice (TR §4.14).
 ``subset-is-pattern-variable``
@@ -34,7 +36,8 @@ to ORA-62512 ("SQL for Pattern Matching") and Trino's "Row pattern recognition".
     on each row mapped to its variable, with no navigation around or inside it).
 ``mixed-variables``
     columns of more than one variable (the universal one counts: an unqualified
-    column) in one navigation's or aggregate's argument (TR §4.9–4.10; ORA-62508).
+    column) in one navigation's or aggregate's argument, ``CLASSIFIER(v)`` reading
+    ``v``'s rows and ``CLASSIFIER()`` the universal one's (TR §4.9–4.10; ORA-62508).
 ``negative-offset``
     a navigation's offset below 0 (TR §4.10–4.11); ``offset-not-constant`` (raised by
     the parser, which reads the offset) for one that is no integer literal.
@@ -44,14 +47,14 @@ to ORA-62512 ("SQL for Pattern Matching") and Trino's "Row pattern recognition".
 ``final-in-define``
     ``FINAL`` in ``DEFINE`` (TR §4.13: a condition sees the match so far; ORA-62509).
 ``match-number-in-define``
-    ``MATCH_NUMBER()`` in ``DEFINE`` (TR §4.12: the number is not known while matching).
+    ``MATCH_NUMBER()`` in ``DEFINE`` (TR §4.12; Oracle, above; DuckDB reads it there).
 ``pattern-function-outside``
     a qualified column, navigation, aggregate, ``CLASSIFIER`` or ``MATCH_NUMBER`` in
     ``PARTITION BY`` or ``ORDER BY``, which read the input rows (§7.6 SR).
 ``duplicate-measure``
     two measures of one name (the output's columns, §7.6 SR).
 ``exclusion-with-unmatched-rows``
-    ``{- … -}`` with ``ALL ROWS PER MATCH WITH UNMATCHED ROWS`` (TR §4.7.4; ORA-62512).
+    ``{- … -}`` with ``ALL ROWS PER MATCH WITH UNMATCHED ROWS`` (TR §4.7.4; ORA-62515).
 """
 
 from __future__ import annotations
@@ -205,9 +208,9 @@ def _check_expr(e: Expr, known: set[str], source: Source, *, define: bool,
 
 
 def _columns_of(e: Expr) -> Iterator[str | None]:
-    """The variables qualifying the columns of ``e`` outside the navigations and
-    aggregates nested in it (those answer for their own)."""
-    if isinstance(e, Column):
+    """The variables whose rows ``e`` reads outside the navigations and aggregates nested
+    in it (those answer for their own): its columns' qualifiers and ``CLASSIFIER``'s."""
+    if isinstance(e, (Column, Classifier)):
         yield e.var
     for child in children(e):
         if not isinstance(child, (Navigation, Aggregate)):

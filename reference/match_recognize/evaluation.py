@@ -1,13 +1,13 @@
 """The value of a ``DEFINE`` or ``MEASURES`` expression over a (partial) match.
 
-ISO/IEC TR 19075-5:2016 §4.8–4.13 and §5 (as Oracle's "SQL for Pattern Matching",
+ISO/IEC TR 19075-5:2016 §4.8–4.14 (as Oracle's "SQL for Pattern Matching",
 "Expressions in MEASURES and DEFINE", and Trino's "Row pattern recognition
 expressions" restate them). An expression is evaluated in a :class:`Scope`: the
 partition's rows in order, the rows of the match mapped so far to their primary
 variables, and how much of the match is visible:
 
 - **running** (``upto`` rows of the match, from its first): a ``DEFINE`` condition
-  sees the match up to and including the row it decides (TR §5.6; Trino: "only
+  sees the match up to and including the row it decides (TR §4.13; Trino: "only
   the preceding part of the match (plus the current row) is visible"); a measure
   of ``ALL ROWS PER MATCH`` sees the match up to the row it is output with;
 - **final** (the whole match): ``FINAL`` before ``FIRST``, ``LAST``, an aggregate

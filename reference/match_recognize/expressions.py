@@ -30,12 +30,10 @@ DuckDB's own syntax (lambdas, ``::`` casts, ``[ ]`` subscripts) and subqueries a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from decimal import Decimal
 from typing import Literal as Choice
-from typing import TypeVar
 
-from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.match_recognize.ast import (
     Aggregate,
     Between,
@@ -55,87 +53,17 @@ from kleene.reference.match_recognize.ast import (
     Semantics,
     Unary,
 )
-from kleene.reference.match_recognize.lexer import Source, Token
+from kleene.reference.match_recognize.lexer import RESERVED, Cursor, Token
 
 NAVIGATIONS: tuple[Choice["PREV", "NEXT", "FIRST", "LAST"], ...] = ("PREV", "NEXT", "FIRST",
                                                                      "LAST")
 AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX"], ...] = ("COUNT", "SUM", "AVG",
                                                                        "MIN", "MAX")
 COMPARISONS = ("=", "<>", "<", "<=", ">", ">=")
-
-#: Words that never name a column or a variable unquoted (a name spelled so is quoted).
-RESERVED = frozenset({
-    "AND", "OR", "NOT", "IS", "NULL", "TRUE", "FALSE", "BETWEEN", "IN", "LIKE", "CASE",
-    "WHEN", "THEN", "ELSE", "END", "CAST", "AS", "DISTINCT", "RUNNING", "FINAL", "PREV",
-    "NEXT", "FIRST", "LAST", "CLASSIFIER", "MATCH_NUMBER", "PARTITION", "ORDER", "BY",
-    "MEASURES", "ONE", "ALL", "ROW", "ROWS", "PER", "MATCH", "AFTER", "SKIP", "PATTERN",
-    "SUBSET", "DEFINE", "WITHIN", "PERMUTE", "ASC", "DESC", "NULLS", "SELECT", "FROM",
-    "WITH", "INTERVAL", "DATE", "TIME", "TIMESTAMP", "MATCH_RECOGNIZE", "INITIAL", "SEEK",
-    "TO", "PAST", "SHOW", "OMIT", "EMPTY", "UNMATCHED", "LAMBDA", "EXISTS", "COUNT", "SUM",
-    "AVG", "MIN", "MAX",
-})
+#: What ``RUNNING`` and ``FINAL`` may stand before (TR §4.13).
+_SEMANTIC = frozenset({*NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"})
 
 _TYPED_LITERALS = ("DATE", "TIME", "TIMESTAMP")
-
-T = TypeVar("T")
-
-
-class Cursor:
-    """A position in a list of tokens, with the helpers the parsers here share."""
-
-    def __init__(self, tokens: list[Token], source: Source) -> None:
-        self.tokens = tokens
-        self.source = source
-        self.i = 0
-
-    @property
-    def tok(self) -> Token:
-        return self.tokens[self.i]
-
-    def peek(self, k: int = 1) -> Token:
-        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
-
-    def advance(self) -> Token:
-        tok = self.tokens[self.i]
-        self.i = min(self.i + 1, len(self.tokens) - 1)
-        return tok
-
-    def error(self, expected: str, tok: Token | None = None) -> PatternSyntaxError:
-        tok = tok or self.tok
-        found = "end of input" if tok.kind == "end" else repr(tok.text)
-        return self.source.syntax_error(f"expected {expected}, found {found}", tok.at)
-
-    def at(self, *texts: str) -> bool:
-        """Whether the current token is one of the operators or keywords ``texts``."""
-        tok = self.tok
-        return (tok.text if tok.kind == "op" else tok.word()) in texts
-
-    def accept(self, *texts: str) -> Token | None:
-        return self.advance() if self.at(*texts) else None
-
-    def expect(self, text: str, what: str | None = None) -> Token:
-        if not self.at(text):
-            raise self.error(what or repr(text))
-        return self.advance()
-
-    def at_name(self) -> bool:
-        tok = self.tok
-        return tok.kind == "qident" or (tok.kind == "ident" and tok.word() not in RESERVED)
-
-    def name(self, what: str = "a name") -> tuple[str, Token]:
-        """A name: a regular identifier (upper case) or a quoted one (as written)."""
-        if not self.at_name():
-            raise self.error(what)
-        tok = self.advance()
-        assert isinstance(tok.value, str)
-        return tok.value, tok
-
-    def integer(self, what: str) -> int:
-        tok = self.tok
-        if tok.kind != "number" or not isinstance(tok.value, int):
-            raise self.error(what)
-        self.advance()
-        return tok.value
 
 
 class ExpressionParser(Cursor):
@@ -165,6 +93,8 @@ class ExpressionParser(Cursor):
             return Binary("<>" if op == "!=" else op, left, self.concat(), at=left.at)
         if self.accept("IS"):
             negated = self.accept("NOT") is not None
+            if self.at("DISTINCT", "TRUE", "FALSE", "UNKNOWN"):
+                raise self.source.unsupported(f"IS [NOT] {self.tok.text.upper()}", self.tok.at)
             self.expect("NULL", "NULL after IS [NOT]")
             return IsNull(left, negated, at=left.at)
         negated = self.at("NOT") and self.peek().word() in ("BETWEEN", "IN", "LIKE")
@@ -183,8 +113,6 @@ class ExpressionParser(Cursor):
             return InList(left, items, negated, at=left.at)
         if self.accept("LIKE"):
             return Like(left, self.concat(), negated, at=left.at)
-        if negated:
-            raise self.error("BETWEEN, IN or LIKE after NOT")
         return left
 
     def concat(self) -> Expr:
@@ -220,8 +148,9 @@ class ExpressionParser(Cursor):
         return self._postfix(self._primary())
 
     def _postfix(self, expr: Expr) -> Expr:
-        if self.at("::", "["):
-            what = "a '::' cast (DuckDB's)" if self.at("::") else "a '[ ]' subscript (DuckDB's)"
+        if self.at("::", "[", "->"):
+            what = {"::": "a '::' cast (DuckDB's)", "[": "a '[ ]' subscript (DuckDB's)",
+                    "->": "an arrow '->' (DuckDB's lambdas and JSON)"}[self.tok.text]
             raise self.source.unsupported(what, self.tok.at)
         return expr
 
@@ -240,10 +169,11 @@ class ExpressionParser(Cursor):
             text = self.advance()
             assert isinstance(text.value, str)
             return Cast(Literal(text.value, at=text.at), word, at=tok.at)
-        if word in ("LAMBDA", "INTERVAL", "EXISTS") or self.at("[", "?", "$") or (
+        if word in ("LAMBDA", "INTERVAL", "EXISTS") or self.at("[", "{", "?", "$") or (
                 tok.kind == "ident" and self.peek().text == "->"):
             what = {"INTERVAL": "an INTERVAL outside WITHIN", "EXISTS": "a subquery",
-                    "[": "a list literal (DuckDB's)", "?": "a prepared statement's parameter",
+                    "[": "a list literal (DuckDB's)", "{": "a struct literal (DuckDB's)",
+                    "?": "a prepared statement's parameter",
                     "$": "a prepared statement's parameter"}
             raise self.source.unsupported(what.get(word or tok.text, "a lambda (DuckDB's)"),
                                           tok.at)
@@ -257,11 +187,11 @@ class ExpressionParser(Cursor):
             return self._case()
         if word == "CAST" and self.peek().text == "(":
             return self._cast()
-        if word in ("RUNNING", "FINAL") and self.peek().kind == "ident":
+        if word in ("RUNNING", "FINAL") and self.peek().word() in _SEMANTIC and (
+                self.peek(2).text == "("):
             self.advance()
             return self._function("RUNNING" if word == "RUNNING" else "FINAL")
-        if tok.kind == "ident" and self.peek().text == "(" and word not in RESERVED - {
-                *NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"}:
+        if tok.kind == "ident" and self.peek().text == "(" and word not in RESERVED:
             return self._function(None)
         if self.at_name():
             return self._column()
@@ -384,13 +314,6 @@ class ExpressionParser(Cursor):
             raise self.error("a type")
         self.expect(")", "')' closing CAST(")
         return Cast(operand, " ".join(words), at=tok.at)
-
-    def list_of(self, item: Callable[[], T]) -> tuple[T, ...]:
-        """``item ("," item)*``, ``item`` a parsing method."""
-        items = [item()]
-        while self.accept(","):
-            items.append(item())
-        return tuple(items)
 
 
 def children(e: Expr) -> Iterator[Expr]:

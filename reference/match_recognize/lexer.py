@@ -16,17 +16,23 @@ the whole statement). Kinds:
   parse) always tokenizes and only the clause's parser decides what it accepts;
 - ``end``.
 
-Comments ``--`` (to the end of the line) and ``/* */`` are white space.
+Comments ``--`` (to the end of the line) and ``/* */`` are white space. A
+:class:`Cursor` walks the tokens for the parsers (row patterns, expressions, the
+clause); :data:`RESERVED` are the words it never takes for a name.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TypeVar
 
 from kleene.reference.errors import PatternSyntaxError, RecognitionError, Unsupported
 from kleene.reference.syntax import MAX_NESTING
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,3 +170,80 @@ def check_nesting(tokens: list[Token], source: Source) -> None:
                                       "(brackets and chains of NOT, - or +); flatten the query",
                                       tok.at)
 
+
+#: Words that never name a column or a variable unless quoted: SQL's operators and
+#: literals, the words that start a clause's part, and SQL's own (a query inside).
+#: Function names (``PREV``, ``COUNT``), ``RUNNING``, ``PERMUTE``, ``DATE`` and the
+#: clause's inner words (``ROWS``, ``SKIP``) may name a column or a variable, as in
+#: Oracle and DuckDB; the printer quotes them all the same.
+RESERVED = frozenset({
+    "AND", "OR", "NOT", "IS", "NULL", "TRUE", "FALSE", "BETWEEN", "IN", "LIKE", "CASE",
+    "WHEN", "THEN", "ELSE", "END", "CAST", "AS", "DISTINCT", "SELECT", "FROM", "WITH",
+    "EXISTS", "INTERVAL", "LAMBDA", "MATCH_RECOGNIZE", "PARTITION", "ORDER", "MEASURES",
+    "ALL", "AFTER", "PATTERN", "SUBSET", "DEFINE", "WITHIN",
+})
+
+
+class Cursor:
+    """A position in a list of tokens, with the helpers the parsers here share."""
+
+    def __init__(self, tokens: list[Token], source: Source) -> None:
+        self.tokens = tokens
+        self.source = source
+        self.i = 0
+
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.i]
+
+    def peek(self, k: int = 1) -> Token:
+        return self.tokens[min(self.i + k, len(self.tokens) - 1)]
+
+    def advance(self) -> Token:
+        tok = self.tokens[self.i]
+        self.i = min(self.i + 1, len(self.tokens) - 1)
+        return tok
+
+    def error(self, expected: str, tok: Token | None = None) -> PatternSyntaxError:
+        tok = tok or self.tok
+        found = "end of input" if tok.kind == "end" else repr(tok.text)
+        return self.source.syntax_error(f"expected {expected}, found {found}", tok.at)
+
+    def at(self, *texts: str) -> bool:
+        """Whether the current token is one of the operators or keywords ``texts``."""
+        tok = self.tok
+        return (tok.text if tok.kind == "op" else tok.word()) in texts
+
+    def accept(self, *texts: str) -> Token | None:
+        return self.advance() if self.at(*texts) else None
+
+    def expect(self, text: str, what: str | None = None) -> Token:
+        if not self.at(text):
+            raise self.error(what or repr(text))
+        return self.advance()
+
+    def at_name(self) -> bool:
+        tok = self.tok
+        return tok.kind == "qident" or (tok.kind == "ident" and tok.word() not in RESERVED)
+
+    def name(self, what: str = "a name") -> tuple[str, Token]:
+        """A name: a regular identifier (upper case) or a quoted one (as written)."""
+        if not self.at_name():
+            raise self.error(what)
+        tok = self.advance()
+        assert isinstance(tok.value, str)
+        return tok.value, tok
+
+    def integer(self, what: str) -> int:
+        tok = self.tok
+        if tok.kind != "number" or not isinstance(tok.value, int):
+            raise self.error(what)
+        self.advance()
+        return tok.value
+
+    def list_of(self, item: Callable[[], T]) -> tuple[T, ...]:
+        """``item ("," item)*``, ``item`` a parsing method."""
+        items = [item()]
+        while self.accept(","):
+            items.append(item())
+        return tuple(items)

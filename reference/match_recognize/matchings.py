@@ -48,10 +48,11 @@ counts.
 ``accept(start, variables)`` says whether the last row of a partial matching
 satisfies its variable's condition; a matching is yielded only if every row
 was accepted when it was mapped. This prunes the search but does not change the
-order: a row's condition reads only the rows mapped so far (the running
-semantics of ``DEFINE``, TR §5.6; Trino: "only the preceding part of the match
-(plus the current row) is visible"), so rejecting a prefix rejects exactly the
-matchings that extend it. Every step draws from a
+order: a row's condition depends only on the rows mapped so far and on the
+partition's values (the running semantics of ``DEFINE``, TR §4.13; Trino: "only
+the preceding part of the match (plus the current row) is visible"; ``PREV`` and
+``NEXT`` read rows by position, whatever they are mapped to), so rejecting a
+prefix rejects exactly the matchings that extend it. Every step draws from a
 :class:`~kleene.reference.budget.Budget`: an exponential pattern stops with
 :class:`~kleene.reference.errors.BudgetExceeded`.
 """

@@ -52,13 +52,25 @@ from kleene.reference.match_recognize.ast import (
     Unary,
     Var,
 )
-from kleene.reference.match_recognize.expressions import RESERVED
+from kleene.reference.match_recognize.expressions import AGGREGATES, NAVIGATIONS
+from kleene.reference.match_recognize.lexer import RESERVED
 
 _REGULAR = re.compile(r"[A-Z_][A-Z0-9_]*")
+
+#: Words a name spelled so is quoted for: the reserved ones and every other keyword of
+#: the clause, so that no printed name reads as a keyword (``PERMUTE ()``, ``TO LAST``).
+KEYWORDS = RESERVED | {
+    "PREV", "NEXT", "FIRST", "LAST", "CLASSIFIER", "MATCH_NUMBER", "COUNT", "SUM", "AVG",
+    "MIN", "MAX", "RUNNING", "FINAL", "PERMUTE", "DATE", "TIME", "TIMESTAMP", "BY", "ONE",
+    "ROW", "ROWS", "PER", "MATCH", "SKIP", "TO", "PAST", "SHOW", "OMIT", "EMPTY",
+    "UNMATCHED", "ASC", "DESC", "NULLS", "INITIAL", "SEEK", "AUTO", "DEFINES",
+}
 
 #: How tightly each binary operator binds (higher: tighter); see expressions.py.
 _BINARY = {"OR": 1, "AND": 2, "||": 5, "+": 6, "-": 6, "*": 7, "/": 7, "%": 7,
            **{op: 4 for op in ("=", "<>", "<", "<=", ">", ">=")}}
+#: Names that never read back as a :class:`Call`.
+_NOT_CALLS = RESERVED | {*NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"}
 _PREDICATE = 4
 _UNARY = 8
 _ATOM = 9
@@ -70,7 +82,7 @@ _ROWS = {"ALL SHOW": "ALL ROWS PER MATCH", "ALL OMIT": "ALL ROWS PER MATCH OMIT 
 def name(text: str) -> str:
     """A name as SQL reads it back: bare if it is a regular identifier in upper case and
     no keyword, else quoted."""
-    if _REGULAR.fullmatch(text) and text not in RESERVED:
+    if _REGULAR.fullmatch(text) and text not in KEYWORDS:
         return text
     return '"' + text.replace('"', '""') + '"'
 
@@ -248,7 +260,7 @@ def _atom(e: Expr) -> str:
     if isinstance(e, Cast):
         return f"CAST({format_expr(e.operand)} AS {e.type})"
     if isinstance(e, Call):
-        if not _REGULAR.fullmatch(e.name) or e.name in RESERVED:
+        if not _REGULAR.fullmatch(e.name) or e.name in _NOT_CALLS:
             raise ValueError(f"a function's name is a regular identifier, not {e.name!r}")
         return f"{e.name}({', '.join(format_expr(x) for x in e.args)})"
     raise TypeError(f"not an expression: {e!r}")

@@ -287,6 +287,12 @@ def _substring(s: object, start: object, length: object = None) -> str:
     return chars[first - 1:max(last - 1, first - 1)]
 
 
+def _length(s: object) -> int:
+    """The characters of a string; the elements of a list (DuckDB's LIST type, which
+    reaches a :class:`~kleene.reference.match_recognize.table.Table` as a Python list)."""
+    return len(s) if isinstance(s, list | tuple) else len(text(s))
+
+
 #: The scalar functions with NULL in, NULL out (any NULL argument makes the result NULL).
 STRICT: dict[str, Callable[..., object]] = {
     "ABS": lambda x: abs(_numbers("ABS", x, 0)[0]),
@@ -298,9 +304,9 @@ STRICT: dict[str, Callable[..., object]] = {
     "CEILING": lambda x: _integral(x, ROUND_CEILING),
     "POWER": lambda a, b: float(a) ** float(b),
     "SQRT": lambda x: math.sqrt(x),
-    "LENGTH": lambda s: len(text(s)),
-    "CHAR_LENGTH": lambda s: len(text(s)),
-    "LEN": lambda s: len(text(s)),
+    "LENGTH": lambda s: _length(s),
+    "CHAR_LENGTH": lambda s: _length(s),
+    "LEN": lambda s: _length(s),
     "UPPER": lambda s: text(s).upper(),
     "LOWER": lambda s: text(s).lower(),
     "TRIM": lambda s: text(s).strip(" "),

@@ -104,13 +104,16 @@ def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
     for row in table.rows:
         key = tuple(_row_value(e, row, columns) for e in clause.partition_by)
         groups.setdefault(key, []).append(row)
-    keys = [k.expr for k in clause.order_by]
 
-    def order(a: Row, b: Row) -> int:
-        return _sort_compare(clause.order_by, [_row_value(e, a, columns) for e in keys],
-                             [_row_value(e, b, columns) for e in keys])
+    def order(a: tuple[list[object], Row], b: tuple[list[object], Row]) -> int:
+        return _sort_compare(clause.order_by, a[0], b[0])
 
-    return [sorted(rows, key=functools.cmp_to_key(order)) for rows in groups.values()]
+    def ordered(rows: list[Row]) -> list[Row]:
+        keyed = [([_row_value(k.expr, row, columns) for k in clause.order_by], row)
+                 for row in rows]
+        return [row for _, row in sorted(keyed, key=functools.cmp_to_key(order))]
+
+    return [ordered(rows) for rows in groups.values()]
 
 
 def _within(within: Within, first: object, row: object) -> bool:
@@ -151,6 +154,8 @@ class Recognizer:
         shown = set(self.by) | set(self.order)
         self.rest = [i for i in range(len(table.names)) if i not in shown]
         self.all_rows = clause.rows_per_match != "ONE"
+        if clause.within is not None and not clause.order_by:
+            raise Unsupported("WITHIN without ORDER BY: the interval bounds the first ORDER BY key")
 
     def names(self) -> tuple[str, ...]:
         """The output's columns (module docstring, 4)."""

@@ -33,4 +33,6 @@ LANGUAGE = Language(
     repeated=lambda p: frozenset(repeated(p.expr)),
     case_prefixes=("op-", "operator-"),
     specification=(("003", "Sec. 2.1"), ("003", "Sec. 4")),
+    hooks={"prove": "kleene.proofs.reports:OPERATOR",
+           "generate": "kleene.conformance.strategies:operator_pattern_for"},
 )

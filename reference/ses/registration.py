@@ -28,4 +28,6 @@ LANGUAGE = Language(
     repeated=lambda p: frozenset(v.name for b in p.sets for v in b if v.group),
     case_prefixes=("ses-",),
     specification=(("000", "Def. 2"), ("001", "Def. 2")),
+    hooks={"prove": "kleene.proofs.reports:SES",
+           "generate": "kleene.conformance.strategies:ses_pattern_for"},
 )

@@ -45,6 +45,7 @@ SREMO = Language(
     case_prefixes=("sremo-",),
     specification=(("004", "Def. 17"),),
     spark_unsupported={"literal": LITERAL_ON_SPARK},
+    hooks={"prove": "kleene.proofs.reports:SREMO"},
 )
 
 
