@@ -22,6 +22,7 @@ from kleene.data.sql import arrow_of, match_recognize, table_of
 from kleene.engines.match_recognize.engine import MatchRecognizeEngine
 from kleene.engines.match_recognize.program import compile_pattern
 from kleene.engines.match_recognize.recognition import CompiledRecognition
+from kleene.engines.protocol import Counters
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
 from kleene.reference.match_recognize.ast import (
@@ -114,16 +115,17 @@ def test_the_engine_answers_what_the_reference_answers(clause, table, compiled):
                         like=table.schema)
 
     engine = CompiledRecognition(clause, compiled=compiled)
+    counters = Counters()
 
     def engine_run() -> pa.Table:
-        return engine.recognize(table, budget=Budget(limit=200_000))
+        return engine.recognize(table, budget=Budget(limit=200_000), counters=counters)
 
     expected = _outcome(reference)
     assume(expected[1] != ("BudgetExceeded", "budget"))
     got = _outcome(engine_run)
     event("error" if not isinstance(expected[1], pa.Table) else
           "rows" if expected[1].num_rows else "no row")
-    event("compiled loop" if engine.counters.compiled_partitions else "Python loop")
+    event("compiled loop" if counters.compiled_partitions else "Python loop")
     _same(got, expected)
 
 
@@ -160,9 +162,10 @@ def test_the_compiled_loop_answers_what_the_reference_answers(clause, table):
                                                    budget=Budget(limit=200_000)),
                                          like=table.schema))
     assume(expected[1] != ("BudgetExceeded", "budget"))
-    engine = CompiledRecognition(clause)
-    got = _outcome(lambda: engine.recognize(table, budget=Budget(limit=200_000)))
-    event("compiled loop" if engine.counters.compiled_partitions else "Python loop")
+    counters = Counters()
+    got = _outcome(lambda: CompiledRecognition(clause).recognize(
+        table, budget=Budget(limit=200_000), counters=counters))
+    event("compiled loop" if counters.compiled_partitions else "Python loop")
     event("error" if not isinstance(expected[1], pa.Table) else
           "rows" if expected[1].num_rows else "no row")
     _same(got, expected)

@@ -23,7 +23,7 @@ recognize` reads an Arrow table and answers one, the reference's output table
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import cast
 
 import numpy as np
@@ -48,6 +48,7 @@ from kleene.engines.match_recognize.vm import Accept, Matcher
 from kleene.engines.protocol import Counters, Transition
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.match_recognize.ast import Expr, MatchRecognize
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
@@ -154,7 +155,6 @@ class CompiledRecognition:
                  compiled: bool = True) -> None:
         self.clause = clause
         self.program = compile_pattern(clause.pattern)
-        self.counters = Counters()
         self.subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars)
                         for u in clause.subsets}
         self.defines = {d.var.upper(): d.condition for d in clause.defines}
@@ -178,15 +178,19 @@ class CompiledRecognition:
     def iter_transitions(self) -> Iterator[Transition]:
         return self.program.iter_transitions()
 
-    def run(self, events: object) -> Iterator[Match]:
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
         raise Unsupported("match_recognize answers tables: use recognize(arrow_table)")
 
     # --- the run -----------------------------------------------------------------------
 
-    def recognize(self, table: pa.Table, *, budget: Budget | None = None) -> pa.Table:
-        """The output table of the clause over ``table`` (module docstring)."""
+    def recognize(self, table: pa.Table, *, budget: Budget | None = None,
+                  counters: Counters | None = None) -> pa.Table:
+        """The output table of the clause over ``table`` (module docstring); what the run
+        did counted into ``counters`` (``matches``, ``compiled_partitions``,
+        ``events_read``)."""
         budget = budget or Budget(what="recognizing a row pattern")
-        self.counters.reset()
+        counters = counters if counters is not None else Counters()
         names = tuple(table.column_names)
         reference = Recognizer(self.clause, Table(names, ()), budget)
         indices, ranks = ordered(self.clause, table)
@@ -199,8 +203,9 @@ class CompiledRecognition:
         edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
         out: list[tuple[object, ...]] = []
         for lo, hi in zip(edges, edges[1:], strict=False):
-            out += self._partition(reference, Rows(columns, lo, hi), truth, lo, budget)
-        self.counters.events_read = table.num_rows
+            out += self._partition(reference, Rows(columns, lo, hi), truth, lo, budget,
+                                   counters)
+        counters.events_read = table.num_rows
         return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
 
     def _truths(self, frame: Frame) -> dict[str, np.ndarray | None]:
@@ -210,7 +215,7 @@ class CompiledRecognition:
         return {v: column_truth(c, frame) for v, c in self.defines.items() if self.local[v]}
 
     def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
-                   lo: int, budget: Budget) -> list[tuple[object, ...]]:
+                   lo: int, budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
         n = len(rows)
         masks: list[Sequence[bool] | None] = []
         slices: dict[str, Sequence[bool] | None] = {}
@@ -223,7 +228,7 @@ class CompiledRecognition:
                 slices[var] = self._mask(var, rows, truth, lo)
             masks.append(slices[var])
         if self.encoded is not None and all(isinstance(m, list) for m in slices.values()):
-            return self._scanned(ref, rows, slices, budget)
+            return self._scanned(ref, rows, slices, budget, counters)
         number = [0]
         accept = self._accept(rows, number)
         matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
@@ -248,7 +253,7 @@ class CompiledRecognition:
                 continue
             number[0] += 1
             m = Matching(pos, tuple(found[0]), frozenset(i for i, e in enumerate(found[1]) if e))
-            final = self._emit(ref, rows, m, number[0], out)
+            final = self._emit(ref, rows, m, number[0], out, counters)
             if not m.variables:
                 pos += 1
                 continue
@@ -257,9 +262,9 @@ class CompiledRecognition:
         return out
 
     def _emit(self, ref: Recognizer, rows: Rows, m: Matching, number: int,
-              out: list[tuple[object, ...]]) -> Scope:
+              out: list[tuple[object, ...]], counters: Counters) -> Scope:
         """The output rows of match ``m`` (the reference's rules); its final scope."""
-        self.counters.matches += 1
+        counters.matches += 1
         variables = m.variables
         final = Scope(rows, ref.columns, m.start, variables, len(variables), number,
                       ref.subsets)
@@ -276,11 +281,11 @@ class CompiledRecognition:
         return final
 
     def _scanned(self, ref: Recognizer, rows: Rows, slices: dict[str, Sequence[bool] | None],
-                 budget: Budget) -> list[tuple[object, ...]]:
+                 budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
         """A partition by the compiled loop (:mod:`.kernel`): its matches, then their
         output in the reference's order (unmatched rows among them)."""
         assert self.encoded is not None
-        self.counters.compiled_partitions += 1
+        counters.compiled_partitions += 1
         n = len(rows)
         masks = np.array([slices[v] for v in self.encoded.variables], dtype=bool) \
             .reshape(len(self.encoded.variables), n)
@@ -301,7 +306,7 @@ class CompiledRecognition:
         out: list[tuple[object, ...]] = []
         if self.clause.rows_per_match != "ALL WITH UNMATCHED":
             for number, m in enumerate(matches.values(), 1):
-                self._emit(ref, rows, m, number, out)
+                self._emit(ref, rows, m, number, out, counters)
             return out
         pos = covered = number = 0
         while pos < n:
@@ -312,7 +317,7 @@ class CompiledRecognition:
                 pos += 1
                 continue
             number += 1
-            self._emit(ref, rows, found, number, out)
+            self._emit(ref, rows, found, number, out, counters)
             covered = max(covered, found.end)
             pos = pos + 1 if not found.variables or next_row else found.end
         return out
