@@ -32,6 +32,7 @@ import pyarrow as pa
 from kleene.data.sql import arrow_of
 from kleene.engines.match_recognize import kernel
 from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
+from kleene.engines.match_recognize.measures import Reader, reader
 from kleene.engines.match_recognize.order import ordered
 from kleene.engines.match_recognize.program import (
     AnchorAt,
@@ -230,6 +231,7 @@ class CompiledRecognition:
         if self.encoded is not None and all(isinstance(m, list) for m in slices.values()):
             return self._scanned(ref, rows, slices, budget, counters)
         number = [0]
+        readers = self._readers(ref)
         accept = self._accept(rows, number)
         matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
         candidates = self._candidates(masks, n)
@@ -253,7 +255,7 @@ class CompiledRecognition:
                 continue
             number[0] += 1
             m = Matching(pos, tuple(found[0]), frozenset(i for i, e in enumerate(found[1]) if e))
-            final = self._emit(ref, rows, m, number[0], out, counters)
+            final = self._emit(ref, rows, m, number[0], out, counters, readers)
             if not m.variables:
                 pos += 1
                 continue
@@ -262,7 +264,8 @@ class CompiledRecognition:
         return out
 
     def _emit(self, ref: Recognizer, rows: Rows, m: Matching, number: int,
-              out: list[tuple[object, ...]], counters: Counters) -> Scope:
+              out: list[tuple[object, ...]], counters: Counters,
+              readers: list[Reader] | None) -> Scope:
         """The output rows of match ``m`` (the reference's rules); its final scope."""
         counters.matches += 1
         variables = m.variables
@@ -273,12 +276,20 @@ class CompiledRecognition:
             if mode != "ALL OMIT":
                 out.append(ref.output(rows[m.start], final))
         elif not ref.all_rows:
-            out.append(ref.output(rows[m.end - 1], final))
+            last = rows[m.end - 1]
+            out.append(ref.output(last, final) if readers is None else tuple(
+                [last[i] for i in ref.by]
+                + [read(rows, m.start, variables, number) for read in readers]))
         else:
             out += [ref.output(rows[m.start + i], Scope(
                 rows, ref.columns, m.start, variables, i + 1, number, ref.subsets))
                 for i in range(len(variables)) if i not in m.excluded]
         return final
+
+    def _readers(self, ref: Recognizer) -> list[Reader] | None:
+        """Every measure as a :data:`.measures.Reader`, or ``None`` if one is not."""
+        readers = [reader(m.expr, ref.columns, ref.subsets) for m in self.clause.measures]
+        return None if any(r is None for r in readers) else [r for r in readers if r]
 
     def _scanned(self, ref: Recognizer, rows: Rows, slices: dict[str, Sequence[bool] | None],
                  budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
@@ -286,6 +297,7 @@ class CompiledRecognition:
         output in the reference's order (unmatched rows among them)."""
         assert self.encoded is not None
         counters.compiled_partitions += 1
+        readers = self._readers(ref)
         n = len(rows)
         masks = np.array([slices[v] for v in self.encoded.variables], dtype=bool) \
             .reshape(len(self.encoded.variables), n)
@@ -306,7 +318,7 @@ class CompiledRecognition:
         out: list[tuple[object, ...]] = []
         if self.clause.rows_per_match != "ALL WITH UNMATCHED":
             for number, m in enumerate(matches.values(), 1):
-                self._emit(ref, rows, m, number, out, counters)
+                self._emit(ref, rows, m, number, out, counters, readers)
             return out
         pos = covered = number = 0
         while pos < n:
@@ -317,7 +329,7 @@ class CompiledRecognition:
                 pos += 1
                 continue
             number += 1
-            self._emit(ref, rows, found, number, out, counters)
+            self._emit(ref, rows, found, number, out, counters, readers)
             covered = max(covered, found.end)
             pos = pos + 1 if not found.variables or next_row else found.end
         return out
