@@ -221,6 +221,16 @@ def test_row_local_conditions_of_every_kind_decide_as_the_reference():
     assert CompiledRecognition(clause).recognize(data).equals(expected)
 
 
+def test_a_bound_beyond_machine_integers_runs_as_the_reference_runs_it():
+    # {2^70}: no compiled loop (its counter would not fit), the Python loop: no match
+    data = pa.table({"x": [1, 2, 3]})
+    clause = clause_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES COUNT(*) AS n "
+                       f"PATTERN (A{{1,{2**70}}}) DEFINE A AS x > 1)")
+    expected = arrow_of(recognize(clause, table_of(data)), like=data.schema)
+    assert expected.to_pylist() == [{"N": 2}]
+    assert CompiledRecognition(clause).recognize(data).equals(expected)
+
+
 def test_a_data_exception_comes_where_the_reference_raises_it():
     # B is tried on row 2 only if A fails there: d = 0 on row 2 divides by zero
     data = pa.table({"x": [1, 2, 3], "d": [Decimal("1"), Decimal("0"), Decimal("2")]})

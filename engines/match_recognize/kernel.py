@@ -79,6 +79,8 @@ def encode(program: Program) -> Encoded | None:
         elif isinstance(ins, Enter):
             op[pc], args[pc, 0] = ENTER, ins.slot
         elif isinstance(ins, Loop):
+            if max(ins.low, ins.high or 0) >= MAX_STATES:
+                return None  # a counter beyond any memo row (and beyond int64, maybe)
             op[pc] = LOOP
             args[pc] = (ins.slot, ins.low, -1 if ins.high is None else ins.high,
                         int(ins.reluctant), ins.body, ins.exit)
