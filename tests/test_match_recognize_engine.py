@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from kleene.cli import main
 from kleene.conformance.recognize_strategies import match_recognize_clauses
 from kleene.conformance.sqllogictest import DUCKDB_FILES, KLEENE_FILES
 from kleene.conformance.sqllogictest.runner import engine_recognizer, run_file
@@ -261,3 +262,13 @@ def test_permute_is_laid_out_as_its_ordered_alternation():
         "DEFINE A AS TRUE)").pattern)
     tests = [ins.var for ins in program.code if hasattr(ins, "var")]
     assert tests == list("ABCACBBACBCACABCBA")
+
+
+def test_conform_runs_a_file_through_the_engine_named(capsys: pytest.CaptureFixture[str]):
+    assert main(["conform", "--sqllogictest", str(KLEENE_FILES), "--engine",
+                 "match-recognize", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "by the engine match-recognize" in out and "failures" not in out
+    assert main(["conform", "--engine", "match-recognize"]) == 2
+    assert "--engine names the MATCH_RECOGNIZE engine of --sqllogictest" in \
+        capsys.readouterr().err
