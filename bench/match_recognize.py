@@ -91,6 +91,6 @@ def run(quick: bool) -> None:
                    prefix.num_rows, equal, ref_seconds, prefix_seconds,
                    ratio(ref_seconds, prefix_seconds))
     report.notes.append("after load: the Arrow table in memory (the engine's compiled loop "
-                        "loaded by a first run on 100 rows); the reference over its own Table of Python "
-                        "rows, built beforehand; target >= 1 M rows/s")
+                        "loaded by a first run on 100 rows); the reference over its own "
+                        "Table of Python rows, built beforehand; target >= 1 M rows/s")
     emit(report, "match_recognize")
