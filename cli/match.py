@@ -30,7 +30,6 @@ from kleene.cli.common import (
     say_query,
     table,
 )
-from kleene.cli.match_table import run_table
 from kleene.cli.schema import check_schema
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
@@ -110,6 +109,10 @@ def run(args: argparse.Namespace) -> int:
     ``KleeneError``."""
     query = query_of(args)
     if query.answers_tables:
+        # lazy: DuckDB and the MATCH_RECOGNIZE modules only for a query that answers a
+        # table (the startup floor of kleene match, tests/test_cli_imports.py)
+        from kleene.cli.match_table import run_table
+
         return run_table(args, query)
     variables = list(query.lang.variables(query.pattern))
     columns = results.parse_columns(args.columns, args.layout, variables)

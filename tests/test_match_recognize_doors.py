@@ -168,10 +168,11 @@ def test_doors_that_answer_matches_name_the_doors_that_answer_tables(capsys, tmp
     assert "kleene.match_recognize" in str(err.value) and "\n" not in str(err.value)
     for argv in (["match", "--pattern", str(V_SHAPE), "--events", str(TICKS), "--spark"],
                  ["stream", "--pattern", str(V_SHAPE), "--source", str(tmp_path),
-                  "--output", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c")]):
+                  "--output", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c")],
+                 ["trace", str(V_SHAPE), "--events", str(TICKS)]):
         assert main(argv) == 2
         _, err_text = capsys.readouterr()
-        door = "kleene match --spark" if "--spark" in argv else "kleene stream"
+        door = "kleene match --spark" if "--spark" in argv else f"kleene {argv[0]}"
         assert err_text.startswith(f"kleene {argv[0]}: unsupported: {door} answers matches")
         assert err_text.count("\n") == 1
 
