@@ -26,8 +26,9 @@ row of the input``), as ``kleene match`` refuses a pattern that could never matc
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -40,7 +41,12 @@ from kleene.engines.protocol import Query, missing
 from kleene.engines.registry import engine
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError, Unsupported
-from kleene.reference.match_recognize.ast import MatchRecognize, Navigation, Statement
+from kleene.reference.match_recognize.ast import (
+    MatchRecognize,
+    Navigation,
+    Recognition,
+    Statement,
+)
 from kleene.reference.match_recognize.evaluation import Scope, holds
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.semantics import partitions
@@ -102,29 +108,45 @@ def _backend(query: Query, name: str | None, budget: Budget,
         raise Unsupported(f"engine {name!r} does not claim "
                           f"{', '.join(sorted(map(str, absent)))} (it claims: "
                           f"{', '.join(claimed) or 'nothing'}); choose another --engine")
+    compiled: list[tuple[MatchRecognize, TableRecognition]] = []
+    statement = query.pattern
+    assert isinstance(statement, Statement)
     try:
-        compiled = eng.compile(query)
+        for r in recognitions(statement):
+            one = dataclasses.replace(query, pattern=Statement(statement.text, (r,)))
+            made = eng.compile(one)
+            if not isinstance(made, TableRecognition):
+                raise Unsupported(f"engine {name!r} compiles no recognition over a table")
+            compiled.append((r.clause, made))
     except Unsupported as err:
         if reason == "named":
             raise
-        # a statement the fastest engine claims by its features but cannot compile
-        # (several recognitions): the reference answers, and says why
+        # a statement the fastest engine claims by its features but cannot compile:
+        # the reference answers, and says why
         return (REFERENCE, f"engine {name}: {err}",
                 lambda clause, table: reference_recognize(clause, table, budget=budget))
-    if not isinstance(compiled, TableRecognition):
-        raise Unsupported(f"engine {name!r} compiles no recognition over a table")
-    return name, reason, _Compiled(compiled, budget)
+    return name, reason, _Compiled(tuple(compiled), budget)
+
+
+def recognitions(statement: Statement) -> Iterator[Recognition]:
+    """Every recognition of ``statement``, those inside its subqueries' sources too."""
+    for r in statement.recognitions:
+        yield r
+        if isinstance(r.source, Statement):
+            yield from recognitions(r.source)
 
 
 @dataclass(frozen=True)
 class _Compiled:
-    """A compiled recognition as :func:`run_over`'s ``recognize`` (Arrow in, Arrow out)."""
+    """Each recognition of a statement compiled (by its clause), as :func:`run_over`'s
+    ``recognize`` (Arrow in, Arrow out)."""
 
-    compiled: TableRecognition
+    compiled: tuple[tuple[MatchRecognize, TableRecognition], ...]
     budget: Budget
 
     def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
-        return self.compiled.recognize(table, budget=self.budget)
+        made = next(c for k, c in self.compiled if k is clause)
+        return made.recognize(table, budget=self.budget)
 
 
 @dataclass(frozen=True)

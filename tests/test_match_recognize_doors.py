@@ -25,7 +25,7 @@ import kleene
 from kleene.cli import main
 from kleene.data.loaders import load_events
 from kleene.engines.fastest import find_matches
-from kleene.engines.tables import match_recognize, never_true
+from kleene.engines.tables import answer_table, match_recognize, never_true
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.query import Query
@@ -274,3 +274,31 @@ def test_warnings_are_not_raised_for_a_good_query():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert match_recognize(TICKS, V_SHAPE.read_text()).num_rows == 3
+
+
+# ---------------------------------------------------------------- statements of several
+
+
+_INNER = ("SELECT sym, start_ts FROM ticks MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts "
+          "MEASURES FIRST(ts) AS start_ts PATTERN (STRT DOWN+ UP+) "
+          "DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price))")
+
+
+@pytest.mark.parametrize("engine", [None, "reference", "match-recognize"])
+def test_each_recognition_of_a_statement_is_its_own(engine):
+    # the V shapes start at ACME 1 and 6, GLOB 1 (module docstring): the outer recognition
+    # counts them per symbol; the union puts each V's start beside the count
+    nested = (f"SELECT * FROM ({_INNER}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY "
+              "start_ts MEASURES COUNT(*) AS n PATTERN (A+) DEFINE A AS start_ts > 0) "
+              "ORDER BY sym")
+    assert match_recognize(TICKS, nested, engine=engine).to_pylist() == [
+        {"sym": "ACME", "N": 2}, {"sym": "GLOB", "N": 1}]
+    # each recognition compiled by the engine (the inner one too), not the reference
+    answered = answer_table(Query.parse(nested), TICKS, engine_name=engine)
+    assert answered.backend == (engine or "match-recognize")
+    union = (f"SELECT sym, start_ts AS x FROM ({_INNER}) UNION ALL SELECT sym, n FROM ticks "
+             "MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts MEASURES COUNT(*) AS n "
+             "PATTERN (A+) DEFINE A AS price > 0) ORDER BY sym, x")
+    assert match_recognize(TICKS, union, engine=engine).to_pylist() == [
+        {"sym": "ACME", "x": 1}, {"sym": "ACME", "x": 6}, {"sym": "ACME", "x": 8},
+        {"sym": "GLOB", "x": 1}, {"sym": "GLOB", "x": 3}]
