@@ -302,3 +302,15 @@ def test_each_recognition_of_a_statement_is_its_own(engine):
     assert match_recognize(TICKS, union, engine=engine).to_pylist() == [
         {"sym": "ACME", "x": 1}, {"sym": "ACME", "x": 6}, {"sym": "ACME", "x": 8},
         {"sym": "GLOB", "x": 1}, {"sym": "GLOB", "x": 3}]
+
+
+def test_the_docstring_example_runs(monkeypatch):
+    import doctest
+
+    monkeypatch.chdir(ROOT)
+    tests = doctest.DocTestFinder().find(match_recognize, "match_recognize")
+    assert tests and tests[0].examples
+    runner = doctest.DocTestRunner()
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
