@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -272,3 +273,15 @@ def test_conform_runs_a_file_through_the_engine_named(capsys: pytest.CaptureFixt
     assert main(["conform", "--engine", "match-recognize"]) == 2
     assert "--engine names the MATCH_RECOGNIZE engine of --sqllogictest" in \
         capsys.readouterr().err
+
+
+def test_kleene_draw_draws_the_program(tmp_path: Path):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A B+ | C) "
+                     "DEFINE B AS x > PREV(x))")
+    dot = tmp_path / "q.dot"
+    assert main(["draw", str(query), "--engine", "match-recognize", "--format", "dot",
+                 "-o", str(dot)]) == 0
+    text = dot.read_text()
+    for label in ('"first', '"second', '"A', '"B', '"C', "iterate #0 (1..∞, greedy)"):
+        assert label in text

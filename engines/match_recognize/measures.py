@@ -31,9 +31,11 @@ from kleene.reference.match_recognize.ast import (
     Navigation,
 )
 
-#: ``read(rows, start, variables, number)``: the measure of the match at partition row
-#: ``start`` whose rows are mapped to ``variables``, its match number ``number``.
-Reader = Callable[[Sequence[Sequence[object]], int, Sequence[str], int], object]
+#: ``read(value, start, variables, upper, number)``: the measure of the match at partition
+#: row ``start`` whose rows are mapped to ``variables`` (``upper``: the same in upper case),
+#: its match number ``number``; ``value(i, j)`` is column ``j`` of partition row ``i``.
+Value = Callable[[int, int], object]
+Reader = Callable[[Value, int, Sequence[str], Sequence[str], int], object]
 
 
 def reader(e: Expr, columns: Mapping[str, int],
@@ -45,34 +47,34 @@ def reader(e: Expr, columns: Mapping[str, int],
     def mapped(var: str | None) -> Callable[[Sequence[str]], list[int]]:
         wanted = members(var)
         if wanted is None:
-            return lambda variables: list(range(len(variables)))
-        return lambda variables: [i for i, v in enumerate(variables) if v.upper() in wanted]
+            return lambda upper: list(range(len(upper)))
+        return lambda upper: [i for i, v in enumerate(upper) if v in wanted]
 
     if isinstance(e, MatchNumber):
-        return lambda rows, start, variables, number: number
+        return lambda value, start, variables, upper, number: number
     if isinstance(e, Classifier):
         of = mapped(e.var)
 
-        def classifier(rows: Sequence[Sequence[object]], start: int, variables: Sequence[str],
-                       number: int) -> object:
-            found = of(variables)
+        def classifier(value: Value, start: int, variables: Sequence[str],
+                       upper: Sequence[str], number: int) -> object:
+            found = of(upper)
             return variables[found[-1]] if found else None
         return classifier
     if isinstance(e, Aggregate) and e.name == "COUNT" and e.operand is None \
             and not e.distinct:
         count = mapped(e.var)
-        return lambda rows, start, variables, number: len(count(variables))
+        return lambda value, start, variables, upper, number: len(count(upper))
     column, pick = _picked(e)
     if column is None or column.name.upper() not in columns:
         return None
     j = columns[column.name.upper()]
     of = mapped(column.var)
 
-    def value(rows: Sequence[Sequence[object]], start: int, variables: Sequence[str],
-              number: int) -> object:
-        index = pick(of(variables))
-        return rows[start + index][j] if index is not None else None
-    return value
+    def read(value: Value, start: int, variables: Sequence[str], upper: Sequence[str],
+             number: int) -> object:
+        index = pick(of(upper))
+        return value(start + index, j) if index is not None else None
+    return read
 
 
 def _picked(e: Expr) -> tuple[Column | None, Callable[[list[int]], int | None]]:

@@ -97,6 +97,10 @@ class Rows(Sequence[Sequence[object]]):
     def __len__(self) -> int:
         return self.hi - self.lo
 
+    def value(self, i: int, j: int) -> object:
+        """Column ``j`` of row ``i``."""
+        return self.columns.get(j)[self.lo + i]
+
     def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
         # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
         return cast(tuple[object, ...], _Row(self.columns, self.lo + i))
@@ -276,10 +280,12 @@ class CompiledRecognition:
             if mode != "ALL OMIT":
                 out.append(ref.output(rows[m.start], final))
         elif not ref.all_rows:
-            last = rows[m.end - 1]
-            out.append(ref.output(last, final) if readers is None else tuple(
-                [last[i] for i in ref.by]
-                + [read(rows, m.start, variables, number) for read in readers]))
+            if readers is None:
+                out.append(ref.output(rows[m.end - 1], final))
+            else:
+                upper = [v.upper() for v in variables]
+                out.append(tuple([rows.value(m.end - 1, i) for i in ref.by] + [
+                    read(rows.value, m.start, variables, upper, number) for read in readers]))
         else:
             out += [ref.output(rows[m.start + i], Scope(
                 rows, ref.columns, m.start, variables, i + 1, number, ref.subsets))
