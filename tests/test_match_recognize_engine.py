@@ -29,15 +29,22 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
+    Aggregate,
     Binary,
+    Classifier,
     Column,
+    Concat,
     Define,
     IsNull,
     Literal,
+    MatchNumber,
     MatchRecognize,
+    Measure,
     Navigation,
     Unary,
+    Var,
 )
+from kleene.reference.match_recognize.checks import pattern_variables
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.query import Query
@@ -153,7 +160,23 @@ def row_local_clauses(draw: st.DrawFn) -> MatchRecognize:
                     for d in clause.defines)
     skip = draw(st.sampled_from((AfterMatchSkip("PAST LAST ROW"),
                                  AfterMatchSkip("TO NEXT ROW"))), label="skip")
-    return replace(clause, defines=defines, after_match=skip, within=None)
+    clause = replace(clause, defines=defines, after_match=skip, within=None)
+    if not draw(st.booleans(), label="measures read straight off the matches"):
+        return clause
+    # a first row for every match (no empty match), ONE ROW PER MATCH: the measures as
+    # columns over all the matches of a partition
+    clause = replace(clause, pattern=Concat((Var("A"), clause.pattern)))
+    known = (None, *pattern_variables(clause.pattern), *(u.name for u in clause.subsets))
+    var = st.sampled_from(known)
+    column = st.builds(Column, st.sampled_from(("X", "Y", "S", "T")), var)
+    simple = st.one_of(
+        column, st.builds(Navigation, st.sampled_from(("FIRST", "LAST")), column,
+                          st.integers(0, 2), st.sampled_from((None, "RUNNING", "FINAL"))),
+        st.builds(lambda v: Aggregate("COUNT", None, v), var),
+        st.builds(Classifier, var), st.just(MatchNumber()))
+    measures = draw(st.lists(simple, max_size=3), label="simple measures")
+    return replace(clause, rows_per_match="ONE",
+                   measures=tuple(Measure(e, f"M{i}") for i, e in enumerate(measures)))
 
 
 @pytest.mark.slow
@@ -168,6 +191,7 @@ def test_the_compiled_loop_answers_what_the_reference_answers(clause, table):
     got = _outcome(lambda: CompiledRecognition(clause).recognize(
         table, budget=Budget(limit=200_000), counters=counters))
     event("compiled loop" if counters.compiled_partitions else "Python loop")
+    event("measures as columns" if counters.measured_as_columns else "measures one by one")
     event("error" if not isinstance(expected[1], pa.Table) else
           "rows" if expected[1].num_rows else "no row")
     _same(got, expected)

@@ -21,6 +21,9 @@ of its time in the evaluator's general machinery for these three kinds of measur
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from kleene.reference.match_recognize.ast import (
     Aggregate,
@@ -94,3 +97,83 @@ def _picked(e: Expr) -> tuple[Column | None, Callable[[list[int]], int | None]]:
             return found[index] if 0 <= index < len(found) else None
         return e.operand, nth
     return None, last
+
+
+@dataclass(frozen=True)
+class Matches:
+    """A partition's non-empty matches, flat (the compiled loop's output): ``upper[i]`` and
+    ``written[i]`` the variable of the ``i``-th mapped row (upper case, as written),
+    ``first[m]`` where match ``m``'s rows begin in the flat arrays, ``start[m]`` its first
+    partition row; ``column(j, rows)`` column ``j`` at partition rows ``rows``."""
+
+    upper: np.ndarray
+    written: np.ndarray
+    first: np.ndarray
+    start: np.ndarray
+    column: Callable[[int, np.ndarray], list[object]]
+
+    def ranks(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each flat row, its rank (from 1) among its match's rows in ``mask``; and
+        each match's count of them."""
+        counts = np.add.reduceat(mask.astype(np.int64), self.first)
+        running = np.cumsum(mask)
+        before = running[self.first] - mask[self.first]
+        segment = np.repeat(np.arange(len(self.first)), np.diff(
+            np.append(self.first, len(mask))))
+        return running - before[segment], counts
+
+    def pick(self, mask: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """Each match's flat row whose rank among ``mask`` is ``rank[m]`` (-1: none)."""
+        ranks, _ = self.ranks(mask)
+        segment_rank = np.repeat(rank, np.diff(np.append(self.first, len(mask))))
+        hit = mask & (ranks == segment_rank)
+        return np.maximum.reduceat(np.where(hit, np.arange(len(mask)), -1), self.first)
+
+
+def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, frozenset[str]],
+                  ) -> Callable[[Matches], list[object]] | None:
+    """The measure ``e`` (one :func:`reader` reads) for every match of a partition at once,
+    with numpy over the flat matches; ``None`` where :func:`reader` gives none."""
+    if reader(e, columns, subsets) is None:
+        return None
+
+    def members(var: str | None, m: Matches) -> np.ndarray:
+        if var is None:
+            return np.ones(len(m.upper), dtype=bool)
+        wanted = subsets.get(var.upper(), frozenset({var.upper()}))
+        return np.isin(m.upper, list(wanted))
+
+    def count(var: str | None) -> Callable[[Matches], list[object]]:
+        return lambda m: m.ranks(members(var, m))[1].tolist()
+
+    if isinstance(e, MatchNumber):
+        return lambda m: list(range(1, len(m.first) + 1))
+    if isinstance(e, Aggregate):
+        return count(e.var)
+    if isinstance(e, Classifier):
+        var = e.var
+
+        def classifier(m: Matches) -> list[object]:
+            mask = members(var, m)
+            row = m.pick(mask, m.ranks(mask)[1])
+            return [m.written[r] if r >= 0 else None for r in row.tolist()]
+        return classifier
+    column, _ = _picked(e)
+    assert column is not None
+    j = columns[column.name.upper()]
+    nav = e if isinstance(e, Navigation) else None
+
+    def values(m: Matches) -> list[object]:
+        mask = members(column.var, m)
+        total = m.ranks(mask)[1]
+        if nav is None:
+            rank = total
+        else:
+            rank = np.full(len(total), nav.offset + 1) if nav.kind == "FIRST" \
+                else total - nav.offset
+        row = m.pick(mask, rank)
+        found = row >= 0
+        rows = m.start + np.where(found, row - m.first, 0)
+        got = m.column(j, rows)
+        return [v if ok else None for v, ok in zip(got, found.tolist(), strict=True)]
+    return values

@@ -32,7 +32,7 @@ import pyarrow as pa
 from kleene.data.sql import arrow_of
 from kleene.engines.match_recognize import kernel
 from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
-from kleene.engines.match_recognize.measures import Reader, reader
+from kleene.engines.match_recognize.measures import Matches, Reader, column_reader, reader
 from kleene.engines.match_recognize.order import ordered
 from kleene.engines.match_recognize.program import (
     AnchorAt,
@@ -100,6 +100,11 @@ class Rows(Sequence[Sequence[object]]):
     def value(self, i: int, j: int) -> object:
         """Column ``j`` of row ``i``."""
         return self.columns.get(j)[self.lo + i]
+
+    def take(self, j: int, rows: np.ndarray) -> list[object]:
+        """Column ``j`` at ``rows``, as Python values."""
+        column = self.columns.table.column(j)
+        return column.take(pa.array(rows + self.lo, type=pa.int64())).to_pylist()
 
     def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
         # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
@@ -321,6 +326,20 @@ class CompiledRecognition:
             path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
             matches[start] = Matching(start, tuple(v for v, _ in path),
                                       frozenset(j for j, (_, e) in enumerate(path) if e))
+        if not ref.all_rows and len(starts) and lengths.min() > 0:
+            vectors = [column_reader(m.expr, ref.columns, ref.subsets)
+                       for m in self.clause.measures]
+            if all(v is not None for v in vectors):
+                counters.matches += len(starts)
+                counters.measured_as_columns += len(starts)
+                upper = np.array([v.upper() for v, _ in tests], dtype=object)
+                written = np.array([v for v, _ in tests], dtype=object)
+                flat_matches = Matches(upper[pcs], written[pcs], np.asarray(offsets[:-1]),
+                                       starts, rows.take)
+                last = starts + lengths - 1
+                values = [rows.take(i, last) for i in ref.by] + [
+                    v(flat_matches) for v in vectors if v is not None]
+                return list(zip(*values, strict=True))
         out: list[tuple[object, ...]] = []
         if self.clause.rows_per_match != "ALL WITH UNMATCHED":
             for number, m in enumerate(matches.values(), 1):
