@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
-from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -45,88 +44,18 @@ from kleene.engines.match_recognize.program import (
     Test,
     compile_pattern,
 )
+from kleene.engines.match_recognize.rows import Columns, RowCondition, Rows
 from kleene.engines.match_recognize.vm import Accept, Matcher
 from kleene.engines.protocol import Counters, Transition
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.match_recognize.ast import Expr, MatchRecognize
+from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
 from kleene.reference.match_recognize.matchings import Matching
 from kleene.reference.match_recognize.semantics import Recognizer, _within
 from kleene.reference.match_recognize.table import Table
-
-
-class _Columns:
-    """The sorted input's columns as Python values, each converted when first read."""
-
-    def __init__(self, table: pa.Table) -> None:
-        self.table = table
-        self.cache: dict[int, list[object]] = {}
-
-    def get(self, j: int) -> list[object]:
-        values = self.cache.get(j)
-        if values is None:
-            values = self.cache[j] = self.table.column(j).to_pylist()
-        return values
-
-
-class _Row(Sequence[object]):
-    """Row ``i`` of the sorted input, its values read when asked for."""
-
-    __slots__ = ("columns", "i")
-
-    def __init__(self, columns: _Columns, i: int) -> None:
-        self.columns, self.i = columns, i
-
-    def __len__(self) -> int:
-        return self.columns.table.num_columns
-
-    def __getitem__(self, j: int) -> object:  # type: ignore[override]  # by int only
-        return self.columns.get(j)[self.i]
-
-
-class Rows(Sequence[Sequence[object]]):
-    """Rows ``lo, …, hi − 1`` of the sorted input, as the reference's ``Scope`` reads a
-    partition (``rows[i][j]``), each value converted only if read."""
-
-    def __init__(self, columns: _Columns, lo: int, hi: int) -> None:
-        self.columns, self.lo, self.hi = columns, lo, hi
-
-    def __len__(self) -> int:
-        return self.hi - self.lo
-
-    def value(self, i: int, j: int) -> object:
-        """Column ``j`` of row ``i``."""
-        return self.columns.get(j)[self.lo + i]
-
-    def take(self, j: int, rows: np.ndarray) -> list[object]:
-        """Column ``j`` at ``rows``, as Python values."""
-        column = self.columns.table.column(j)
-        return column.take(pa.array(rows + self.lo, type=pa.int64())).to_pylist()
-
-    def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
-        # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
-        return cast(tuple[object, ...], _Row(self.columns, self.lo + i))
-
-
-class _RowCondition:
-    """A row-local condition the kernels do not compute, evaluated by the reference at
-    each row when it is first asked for (a data exception raised then, as there)."""
-
-    def __init__(self, condition: Expr, var: str, rows: Rows, columns: dict[str, int],
-                 subsets: dict[str, frozenset[str]]) -> None:
-        self.condition, self.var, self.rows = condition, var, rows
-        self.columns, self.subsets = columns, subsets
-        self.known: dict[int, bool] = {}
-
-    def __getitem__(self, row: int) -> bool:
-        known = self.known.get(row)
-        if known is None:
-            scope = Scope(self.rows, self.columns, row, (self.var,), 1, 0, self.subsets)
-            known = self.known[row] = holds(self.condition, scope)
-        return known
 
 
 def first_tests(program: Program) -> tuple[frozenset[int], bool]:
@@ -208,7 +137,7 @@ class CompiledRecognition:
         frame = Frame({n.upper(): sorted_table.column(i).combine_chunks()
                        for i, n in enumerate(names)}, ranks)
         truth = self._truths(frame)
-        columns = _Columns(sorted_table)
+        columns = Columns(sorted_table)
         bounds = np.flatnonzero(np.diff(ranks)) + 1
         edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
         out: list[tuple[object, ...]] = []
@@ -372,7 +301,7 @@ class CompiledRecognition:
         column = truth.get(var)
         if column is not None:
             return column[lo:lo + len(rows)].tolist()
-        return _RowCondition(self.defines[var], var, rows, self._columns(rows),
+        return RowCondition(self.defines[var], var, rows, self._columns(rows),
                              self.subsets)  # type: ignore[return-value]
 
     def _columns(self, rows: Rows) -> dict[str, int]:
