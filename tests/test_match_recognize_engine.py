@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from bench import match_recognize as match_recognize_bench
 from kleene.cli import main
 from kleene.conformance.recognize_strategies import match_recognize_clauses
 from kleene.conformance.sqllogictest import DUCKDB_FILES, KLEENE_FILES
@@ -309,3 +310,13 @@ def test_kleene_draw_draws_the_program(tmp_path: Path):
     text = dot.read_text()
     for label in ('"first', '"second', '"A', '"B', '"C', "iterate #0 (1..∞, greedy)"):
         assert label in text
+
+
+def test_the_bench_answers_the_references_rows_on_its_prefix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    monkeypatch.chdir(tmp_path)
+    match_recognize_bench.run(quick=True)
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    rows = [cells for cells in lines if cells and cells[0] in match_recognize_bench.QUERIES]
+    assert [cells[0] for cells in rows] == ["v-shape", "seq3"]
+    assert all(cells[6] == "yes" for cells in rows)  # the engine's rows are the reference's
