@@ -191,6 +191,12 @@ def test_aggregates_skip_nulls_and_count_rows():
 def test_classifier_and_match_number():
     assert [ev(Classifier()), ev(Classifier(), upto=2), ev(Classifier("A"))] == ["B", "A", "A"]
     assert ev(Classifier(semantics="FINAL"), upto=1) == "B"
+    # Physical navigation reads the row it reaches, whatever is visible: in MEASURES the
+    # whole match is known, so at row 0 NEXT(CLASSIFIER()) is row 1's A, at row 1 row 2's B
+    # (DuckDB's classifier tests; TR's compound example NEXT(RUNNING LAST(CLASSIFIER(U), 2), 3)).
+    assert ev(Navigation("NEXT", Classifier(), 1), upto=1) == "A"
+    assert ev(Navigation("NEXT", Classifier(), 1), upto=2) == "B"
+    assert ev(Navigation("PREV", Classifier(), 1), upto=1) is None  # before the match
     assert ev(MatchNumber()) == 7
 
 

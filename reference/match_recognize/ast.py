@@ -278,8 +278,9 @@ class Aggregate(Expr):
 @dataclass(frozen=True)
 class Classifier(Expr):
     """``CLASSIFIER()``: the name of the primary variable the row is mapped to
-    (``CLASSIFIER(U)``: the variable of the current row if it is in ``U``),
-    TR §4.12."""
+    (``CLASSIFIER(U)``: that of the last row mapped to ``U``, as a column reference
+    qualified by ``U`` reads it; Trino: "it limits the rows of interest, the same way
+    as with prefixed column references"), TR §4.12."""
 
     var: str | None = None
     semantics: Semantics = None
@@ -371,7 +372,10 @@ class MatchRecognize(Node):
 
 @dataclass(frozen=True)
 class TableName(Node):
-    """A named table as the source of a recognition: ``t`` or ``schema.t``, as written."""
+    """A named table as the source of a recognition: ``t`` or ``schema.t``, as written,
+    with the row pattern input name and columns written after it (``ticks AS k``), or a
+    table function or a parenthesised query followed by such a name (``range(6) t(x)``,
+    ``(VALUES (1)) t(x)``): the text a SQL engine reads after ``SELECT * FROM``."""
 
     name: str
 

@@ -131,7 +131,10 @@ class Scope:
         return self.rows[row][self.columns[name.upper()]]
 
     def classifier(self, row: int | None) -> str | None:
-        """The variable partition row ``row`` is mapped to, if it is a known row of the match."""
+        """The variable partition row ``row`` is mapped to, if it is a known row of the match:
+        in ``DEFINE`` the rows mapped so far, in ``MEASURES`` the whole match, even past the
+        running row (``NEXT(CLASSIFIER())``: DuckDB's classifier tests, TR's compound
+        example ``NEXT(RUNNING LAST(CLASSIFIER(U), 2), 3)``)."""
         if row is None or not 0 <= row - self.start < len(self.variables):
             return None
         return self.variables[row - self.start]

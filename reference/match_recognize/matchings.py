@@ -169,7 +169,11 @@ def _choices(head: _Todo | _Loop, pos: int, n: int, rest: _Agenda) -> list[_Agen
 def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_all,
               budget: Budget | None = None) -> Iterator[Matching]:
     """The matchings of ``pattern`` at row ``start`` of a partition of ``n`` rows whose
-    every row ``accept`` accepts, most preferred first (module docstring)."""
+    every row ``accept`` accepts, most preferred first (module docstring).
+
+    A path is followed without the stack while it has one way on (a row mapped, a group
+    opened); where there are several, they are stacked, most preferred on top, and one
+    step of the budget is spent on each taken from the stack."""
     budget = budget or Budget(what="matching a row pattern")
     variables: list[str] = []  # the variable of rows start, start + 1, … on the current path
     excluded: list[bool] = []
@@ -180,16 +184,22 @@ def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_a
         # Every choice above this one on the stack began at a row >= pos, so the path's
         # first pos - start rows are still this choice's own.
         del variables[pos - start:], excluded[pos - start:]
-        if agenda is None:
-            yield Matching(start, tuple(variables),
-                           frozenset(i for i, e in enumerate(excluded) if e))
-            continue
-        head, rest = agenda
-        if isinstance(head, _Todo) and isinstance(head.node, Var):
-            if pos < n:
+        while agenda is not None:
+            head, rest = agenda
+            if isinstance(head, _Todo) and isinstance(head.node, Var):
+                if pos == n:
+                    break
                 variables.append(head.node.name)
                 excluded.append(head.excluded)
-                if accept(start, variables):
-                    stack.append((pos + 1, rest))
-            continue
-        stack.extend((pos, choice) for choice in reversed(_choices(head, pos, n, rest)))
+                if not accept(start, variables):
+                    break
+                pos, agenda = pos + 1, rest
+                continue
+            choices = _choices(head, pos, n, rest)
+            if len(choices) != 1:
+                stack.extend((pos, choice) for choice in reversed(choices))
+                break
+            agenda = choices[0]
+        else:  # nothing left to match: a matching
+            yield Matching(start, tuple(variables),
+                           frozenset(i for i, e in enumerate(excluded) if e))
