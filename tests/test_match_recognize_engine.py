@@ -258,6 +258,15 @@ def test_a_bound_beyond_machine_integers_runs_as_the_reference_runs_it():
     assert CompiledRecognition(clause).recognize(data).equals(expected)
 
 
+def test_an_in_list_with_an_item_the_kernels_do_not_compute_is_the_references():
+    # x IN (COALESCE(x, x), y) with x = 0, y NULL: 0 = 0 is TRUE (found by Hypothesis: the
+    # kernels once dropped the COALESCE item and answered x = y, UNKNOWN)
+    data = pa.table({"x": pa.array([0], pa.int64()), "y": pa.array([None], pa.float64())})
+    clause = clause_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES x AS m "
+                       "PATTERN (A) DEFINE A AS x IN (COALESCE(x, x), y))")
+    assert CompiledRecognition(clause).recognize(data).to_pylist() == [{"M": 0}]
+
+
 def test_a_data_exception_comes_where_the_reference_raises_it():
     # B is tried on row 2 only if A fails there: d = 0 on row 2 divides by zero
     data = pa.table({"x": [1, 2, 3], "d": [Decimal("1"), Decimal("0"), Decimal("2")]})
