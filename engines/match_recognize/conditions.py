@@ -153,10 +153,10 @@ def _vector(e: Expr, f: Frame) -> Vector | None:
                         _binary("<=", e.operand, e.high, f))
         return _not(inside) if e.negated else inside
     if isinstance(e, InList):
-        found: Vector | None = None
-        for item in e.items:
-            equal = _binary("=", e.operand, item, f)
-            found = equal if found is None else _logic("OR", found, equal)
+        equals = [_binary("=", e.operand, item, f) for item in e.items]
+        found = equals[0]
+        for equal in equals[1:]:
+            found = _logic("OR", found, equal)  # None (not computed) if either is
         return _not(found) if e.negated else found
     if isinstance(e, Call) and e.name.upper() == "ABS" and len(e.args) == 1:
         inner = _vector(e.args[0], f)

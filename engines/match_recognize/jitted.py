@@ -37,12 +37,11 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget):
         pos = s_pos[top]
         counts[:] = s_cnt[top]
         since[:] = s_since[top]
+        steps += 1  # a choice taken from the stack, as vm.py counts it
+        if steps > budget:
+            return -2, steps
         while True:
             o = op[pc]
-            if o != JUMP and o != ENTER:
-                steps += 1
-                if steps > budget:
-                    return -2, steps
             if top + 2 >= cap:
                 cap *= 2
                 s_pc2 = np.empty(cap, np.int64)

@@ -23,7 +23,8 @@ machine. Where a condition reads the match so far (an aggregate, ``FIRST``/``LAS
 column of another variable, ``CLASSIFIER``, ``MATCH_NUMBER``), the same state can be
 reached with different pasts and nothing is remembered: the search is the reference's,
 exponential in the worst case, and every step is paid for from the budget, which stops
-it with the budget's message.
+it with the budget's message. A step is a choice taken from the stack, as the reference's
+search counts its steps: the engine never takes more of them than the reference.
 """
 
 from __future__ import annotations
@@ -91,14 +92,13 @@ class Matcher:
                 failed.add(pending[pos])  # the state's subtree was searched: no matching
                 continue
             del variables[pos - start:], excluded[pos - start:]
+            steps += 1  # a choice taken from the stack: never more than the reference's steps
+            if steps >= PAY_EVERY:
+                self.budget.spend(steps)
+                steps = 0
             while True:
                 ins = code[pc]
                 kind = type(ins)
-                if kind is not Jump and kind is not Enter:  # a step as the reference counts one
-                    steps += 1
-                    if steps >= PAY_EVERY:
-                        self.budget.spend(steps)
-                        steps = 0
                 if kind is Test:
                     if pos >= n:
                         break
