@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 from bench import (
+    match_recognize,
     peers,
     seed000,
     seed001,
@@ -36,6 +37,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "stream": stream.run,
     "stream-spark": stream_spark.run,
     "stream-faults": stream_faults.run,
+    "match-recognize": match_recognize.run,
 }
 
 

@@ -79,6 +79,9 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "conformance/sqllogictest/duckdb): each MATCH_RECOGNIZE by Kleene's "
                              "reference, within --timeout seconds, all other SQL by DuckDB; "
                              "--case TEXT keeps the records whose FILE:LINE contains TEXT")
+    parser.add_argument("--engine", metavar="NAME",
+                        help="with --sqllogictest: the engine that runs each MATCH_RECOGNIZE "
+                             "(match-recognize; default: Kleene's reference)")
     return parser
 
 
@@ -105,7 +108,10 @@ def run(args: argparse.Namespace) -> int:
         from kleene.cli.conform_sqllogic import run_sqllogictest
 
         return run_sqllogictest(args.sqllogictest, out, time_limit=args.timeout,
-                                select=args.select, quiet=args.quiet)
+                                select=args.select, quiet=args.quiet, engine=args.engine)
+    if args.engine:
+        raise KleeneError("--engine names the MATCH_RECOGNIZE engine of --sqllogictest; "
+                          "other runs take --backend")
     if args.generated < 0:
         raise KleeneError("--generated takes a number of cases, 0 or more")
     if args.master and not args.spark:

@@ -21,6 +21,7 @@ from kleene.conformance.sqllogictest.runner import (
     STATUSES,
     FileReport,
     Outcome,
+    engine_recognizer,
     feature_table,
     files_in,
     reference,
@@ -29,13 +30,17 @@ from kleene.conformance.sqllogictest.runner import (
 
 
 def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
-                     select: str | None = None, quiet: bool = False) -> int:
-    """Run the files ``paths`` name (none: the shipped DuckDB files) and print the report;
-    1 when a record failed, else 0."""
+                     select: str | None = None, quiet: bool = False,
+                     engine: str | None = None) -> int:
+    """Run the files ``paths`` name (none: the shipped DuckDB files) and print the report,
+    each recognition by ``engine`` (``None``: the reference); 1 when a record failed,
+    else 0."""
     files = files_in(paths or [DUCKDB_FILES])
-    print(f"sqllogictest: MATCH_RECOGNIZE by Kleene's reference (at most {time_limit:g} s a "
+    recognize = reference(time_limit) if engine is None else engine_recognizer(engine,
+                                                                                time_limit)
+    by = "Kleene's reference" if engine is None else f"the engine {engine}"
+    print(f"sqllogictest: MATCH_RECOGNIZE by {by} (at most {time_limit:g} s a "
           f"recognition), all other SQL by DuckDB {duckdb.__version__}", file=out)
-    recognize = reference(time_limit)
     reports = []
     for path in files:
         report = run_file(path, recognize)

@@ -11,7 +11,9 @@ wheel runs plain SQL in process and reads Arrow without a copy, but rejects
    parenthesised query by :func:`run_statement` itself (it may hold recognitions);
 2. the source as a reference :class:`~kleene.reference.match_recognize.table.Table`
    (:func:`table_of`: Arrow's values as Python values, so types are kept: integers, exact
-   decimals, floats, strings, dates, timestamps, booleans, NULL as ``None``);
+   decimals, floats, strings, dates, timestamps, booleans, NULL as ``None``); an
+   :class:`ArrowRecognizer` (an engine, ``engines/match_recognize/``) reads the Arrow
+   table itself and answers one, skipping this step and the conversion back;
 3. the recognition by ``recognize`` (default: the reference,
    :func:`kleene.reference.match_recognize.semantics.recognize`), its output table as Arrow
    (:func:`arrow_of`) registered in the connection under a fresh name that replaces
@@ -28,7 +30,7 @@ import os
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import duckdb
 import pyarrow as pa
@@ -41,6 +43,17 @@ from kleene.reference.match_recognize.table import Table
 
 #: One recognition: its clause and input table to its output table.
 Recognize = Callable[[MatchRecognize, Table], Table]
+
+
+
+@runtime_checkable
+class ArrowRecognizer(Protocol):
+    """A recognizer that reads and answers Arrow: the output table of ``clause`` over
+    ``table``, with the columns and values the reference's output has once converted by
+    :func:`arrow_of` (``like`` the input's schema)."""
+
+    def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table: ...
+
 
 #: How a file named to :func:`match_recognize` is read, by extension.
 READERS = {".parquet": "read_parquet", ".pq": "read_parquet", ".csv": "read_csv",
@@ -55,7 +68,7 @@ class SqlError(KleeneError):
 
 
 def run_statement(statement: Statement, connection: duckdb.DuckDBPyConnection,
-                  recognize: Recognize = reference_recognize) -> pa.Table:
+                  recognize: Recognize | ArrowRecognizer = reference_recognize) -> pa.Table:
     """The result of ``statement`` (the module's four steps) in ``connection``.
 
     The output tables stay registered, so that a view or table the statement creates
@@ -66,15 +79,23 @@ def run_statement(statement: Statement, connection: duckdb.DuckDBPyConnection,
     text = statement.text
     for recognition in sorted(statement.recognitions, key=lambda r: r.start, reverse=True):
         source = _source(recognition.source, connection, recognize)
-        output = recognize(recognition.clause, table_of(source))
-        if not output.names:
+        output = recognized(recognize, recognition.clause, source)
+        if not output.column_names:
             raise SqlError("the output of MATCH_RECOGNIZE has no column (ONE ROW PER MATCH "
                            "with neither PARTITION BY nor MEASURES): an SQL table has one or "
                            "more")
         name = fresh_name(connection, "recognition")
-        connection.register(name, arrow_of(output, like=source.schema))
+        connection.register(name, output)
         text = text[:recognition.start] + name + text[recognition.end:]
     return execute(connection, text)
+
+
+def recognized(recognize: Recognize | ArrowRecognizer, clause: MatchRecognize,
+               source: pa.Table) -> pa.Table:
+    """The output of one recognition over its ``source``, as Arrow."""
+    if isinstance(recognize, ArrowRecognizer):
+        return recognize.recognize_arrow(clause, source)
+    return arrow_of(recognize(clause, table_of(source)), like=source.schema)
 
 
 def execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
@@ -87,7 +108,7 @@ def execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
 
 
 def _source(source: TableName | Statement, connection: duckdb.DuckDBPyConnection,
-            recognize: Recognize) -> pa.Table:
+            recognize: Recognize | ArrowRecognizer) -> pa.Table:
     if isinstance(source, TableName):
         return execute(connection, f"SELECT * FROM {source.name}")
     return run_statement(source, connection, recognize)
@@ -194,7 +215,7 @@ def tables_read(statement: Statement) -> tuple[str, ...]:
 
 
 def match_recognize(data: Any, sql: str, *, name: str | None = None,
-                    recognize: Recognize = reference_recognize) -> pa.Table:
+                    recognize: Recognize | ArrowRecognizer = reference_recognize) -> pa.Table:
     """The result of ``sql`` (a ``SELECT`` holding ``MATCH_RECOGNIZE``) over ``data``: an
     Arrow table, a pandas frame or the path of a Parquet, CSV or JSON (Lines) file, known
     to the SQL as ``name`` (default: the one table its recognitions read). The columns are

@@ -42,6 +42,7 @@ BUILTIN_ENGINES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")),
     ("kleene.engines.srt.run", ("sremo", "wayeb"), ("srt", "srt-faithful")),
     ("kleene.engines.srt.dsrt", ("sremo", "wayeb"), ("dsrt",)),
+    ("kleene.engines.match_recognize.engine", ("match_recognize",), ("match-recognize",)),
 )
 
 #: Engine name → (its module, the languages it runs), from :data:`BUILTIN_ENGINES`.

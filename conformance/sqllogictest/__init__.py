@@ -9,3 +9,6 @@ from pathlib import Path
 
 #: The shipped DuckDB test files (``kleene conform --sqllogictest`` without a path).
 DUCKDB_FILES = Path(__file__).resolve().parent / "duckdb"
+
+#: Kleene's own hand-computed ``MATCH_RECOGNIZE`` file(s).
+KLEENE_FILES = Path(__file__).resolve().parent / "kleene"

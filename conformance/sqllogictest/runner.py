@@ -47,7 +47,9 @@ from kleene.conformance.sqllogictest.reader import (
     read_file,
 )
 from kleene.conformance.sqllogictest.values import Rendered, mismatch, regex_verdict, render
-from kleene.data.sql import Recognize, execute, run_statement
+from kleene.data.sql import ArrowRecognizer, Recognize, execute, run_statement
+from kleene.engines.match_recognize.engine import MatchRecognizeEngine
+from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.languages import language_of
@@ -118,6 +120,17 @@ def reference(time_limit: float | None = DEFAULT_TIME_LIMIT) -> Recognize:
     return recognize
 
 
+def engine_recognizer(name: str, time_limit: float | None = DEFAULT_TIME_LIMIT,
+                      ) -> ArrowRecognizer:
+    """The engine registered as ``name`` as a ``recognize``, each recognition under its own
+    deadline; :class:`Unsupported` when it is no ``MATCH_RECOGNIZE`` engine."""
+    found = engine(name)
+    if not isinstance(found, MatchRecognizeEngine):
+        raise Unsupported(f"engine {name!r} does not run MATCH_RECOGNIZE; the engines that do: "
+                          f"{', '.join(engine_names_for('match_recognize'))}")
+    return found.recognizer(time_limit)
+
+
 def constructs(statement: ast.Statement) -> tuple[str, ...]:
     """The constructs ``statement`` uses, as its language's registry entry names them (none
     while no registered language has such statements)."""
@@ -133,19 +146,19 @@ def holds_recognition(sql: str) -> bool:
     return any(m.group("mr") for m in _SCAN.finditer(sql))
 
 
-def run_file(path: str | Path, recognize: Recognize | None = None) -> FileReport:
+def run_file(path: str | Path, recognize: Recognize | ArrowRecognizer | None = None) -> FileReport:
     """Run the sqllogictest file at ``path`` (module docstring)."""
     return run_records(read_file(path), str(path), recognize)
 
 
 def run_text(text: str, file: str = "<sqllogictest>",
-             recognize: Recognize | None = None) -> FileReport:
+             recognize: Recognize | ArrowRecognizer | None = None) -> FileReport:
     """Run sqllogictest ``text`` as if it were the file ``file``."""
     return run_records(read(text, file), file, recognize)
 
 
 def run_records(records: Iterable[Record], file: str,
-                recognize: Recognize | None = None) -> FileReport:
+                recognize: Recognize | ArrowRecognizer | None = None) -> FileReport:
     """Run ``records`` in a fresh DuckDB connection (module docstring)."""
     recognize = recognize or reference()
     outcomes: list[Outcome] = []
@@ -196,7 +209,7 @@ def _missing(record: Require, connection: duckdb.DuckDBPyConnection) -> str | No
 
 
 def run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection,
-               recognize: Recognize) -> Outcome:
+               recognize: Recognize | ArrowRecognizer) -> Outcome:
     """Run one record (module docstring); a crash (an exception that is no Kleene error) is
     the record's failure, with where it happened, and the file goes on."""
     try:
@@ -209,7 +222,7 @@ def run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection,
 
 
 def _run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection,
-                recognize: Recognize) -> Outcome:
+                recognize: Recognize | ArrowRecognizer) -> Outcome:
     recognizes = holds_recognition(record.sql)
     features: tuple[str, ...] = ()
     error: KleeneError | None = None

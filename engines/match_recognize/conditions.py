@@ -1,0 +1,253 @@
+"""``DEFINE`` conditions over whole Arrow columns, where a condition is row-local.
+
+A condition of variable ``V`` is *row-local* when its value at a row depends on that row
+alone (and on rows a fixed distance away): every column it names is unqualified or
+qualified by ``V`` or by a union variable holding ``V`` (under running semantics the
+last row mapped to any of them is the current row, TR 19075-5 §4.8, §5.6), and it holds
+no aggregate, no ``FIRST``/``LAST``, no ``CLASSIFIER`` and no ``MATCH_NUMBER``
+(each reads the match so far). ``PREV(e, k)``/``NEXT(e, k)`` of such an ``e`` read the
+row ``k`` before/after inside the partition (TR §4.11): a column shifted within
+partitions, NULL across a partition's edge.
+
+:func:`column_truth` evaluates a row-local condition on the whole sorted input at once
+with pyarrow's kernels, where they compute exactly what the reference's scalars
+(:mod:`kleene.reference.match_recognize.scalars`) compute and can raise no data
+exception: columns and literals of integers (``int64``, overflow checked), floats,
+strings and booleans; ``+ - *`` and unary signs on numbers, ``ABS``; comparisons of two
+numbers, two strings or two booleans; ``AND OR NOT`` (three-valued, Kleene's
+``and_kleene``/``or_kleene`` are §6.39's tables), ``IS [NOT] NULL``, ``[NOT] BETWEEN``,
+``[NOT] IN``. NULL is not true (``holds``: TRUE only). Anything else (a decimal, a
+division, which may divide by zero, ``CASE``, ``CAST``, ``LIKE``, a function, two kinds
+compared, which is the reference's ``type-mismatch``) gives ``None``: the caller asks
+the reference's evaluator row by row, when the run reaches the row, so a data exception
+comes exactly where the reference's does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kleene.reference.match_recognize.ast import (
+    Aggregate,
+    Between,
+    Binary,
+    Call,
+    Classifier,
+    Column,
+    Expr,
+    InList,
+    IsNull,
+    Literal,
+    MatchNumber,
+    Navigation,
+    Unary,
+)
+from kleene.reference.match_recognize.expressions import walk
+
+#: A value over every row: its array (or scalar) and its kind (``int float str bool
+#: null``).
+Vector = tuple[pa.Array | pa.Scalar, str]
+
+_COMPARE = {"=": pc.equal, "<>": pc.not_equal, "!=": pc.not_equal, "<": pc.less,
+            "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}
+_ARITHMETIC = {"+": pc.add_checked, "-": pc.subtract_checked, "*": pc.multiply_checked}
+
+
+def row_local(e: Expr, var: str, subsets: Mapping[str, frozenset[str]]) -> bool:
+    """Whether ``e``, the ``DEFINE`` condition of ``var``, is row-local (module docstring)."""
+    for x in walk(e):
+        if isinstance(x, Aggregate | Classifier | MatchNumber):
+            return False
+        if isinstance(x, Navigation) and x.kind in ("FIRST", "LAST"):
+            return False
+        if isinstance(x, Column) and x.var is not None:
+            name = x.var.upper()
+            if name != var and var not in subsets.get(name, frozenset()):
+                return False
+    return True
+
+
+@dataclass(frozen=True)
+class Frame:
+    """The sorted input: its columns by upper-case name and each row's partition."""
+
+    columns: Mapping[str, pa.Array]
+    partition: np.ndarray
+
+    @property
+    def rows(self) -> int:
+        return len(self.partition)
+
+
+def column_truth(e: Expr, frame: Frame) -> np.ndarray | None:
+    """Whether each row satisfies the row-local condition ``e`` (TRUE; NULL and FALSE are
+    not), or ``None`` where the kernels would not compute the reference's values."""
+    try:
+        vector = _vector(e, frame)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
+        return None  # an integer overflow: the reference's integers do not overflow
+    if vector is None or vector[1] not in ("bool", "null"):
+        return None
+    value, kind = vector
+    if kind == "null":
+        return np.zeros(frame.rows, dtype=bool)
+    if isinstance(value, pa.Scalar):
+        return np.full(frame.rows, value.as_py() is True)
+    return np.asarray(pc.fill_null(value, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def _kind(t: pa.DataType) -> str | None:
+    if pa.types.is_integer(t):
+        return "int"
+    if pa.types.is_floating(t):
+        return "float"
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return "str"
+    if pa.types.is_boolean(t):
+        return "bool"
+    if pa.types.is_null(t):
+        return "null"
+    return None
+
+
+_WIDE = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(), "bool": pa.bool_()}
+
+
+def _vector(e: Expr, f: Frame) -> Vector | None:
+    if isinstance(e, Literal):
+        return _literal(e.value)
+    if isinstance(e, Column):
+        array = f.columns.get(e.name.upper())
+        kind = _kind(array.type) if array is not None else None
+        if array is None or kind is None:
+            return None
+        return (array.cast(_WIDE[kind]) if kind != "null" else array), kind
+    if isinstance(e, Navigation):
+        inner = _vector(e.operand, f)
+        if inner is None:
+            return None
+        value = inner[0]
+        if isinstance(value, pa.Scalar):  # a constant is NULL off the partition too
+            value = pa.repeat(value, f.rows)
+        return _shift(value, e.offset if e.kind == "PREV" else -e.offset, f), inner[1]
+    if isinstance(e, Unary):
+        return _unary(e, f)
+    if isinstance(e, Binary):
+        return _binary(e.op.upper(), e.left, e.right, f)
+    if isinstance(e, IsNull):
+        inner = _vector(e.operand, f)
+        if inner is None:
+            return None
+        test = pc.is_valid if e.negated else pc.is_null
+        if isinstance(inner[0], pa.Scalar):
+            return pa.scalar(inner[0].is_valid == e.negated), "bool"
+        return test(inner[0]), "bool"
+    if isinstance(e, Between):
+        inside = _logic("AND", _binary("<=", e.low, e.operand, f),
+                        _binary("<=", e.operand, e.high, f))
+        return _not(inside) if e.negated else inside
+    if isinstance(e, InList):
+        found: Vector | None = None
+        for item in e.items:
+            equal = _binary("=", e.operand, item, f)
+            found = equal if found is None else _logic("OR", found, equal)
+        return _not(found) if e.negated else found
+    if isinstance(e, Call) and e.name.upper() == "ABS" and len(e.args) == 1:
+        inner = _vector(e.args[0], f)
+        if inner is None or inner[1] not in ("int", "float", "null"):
+            return None
+        return (pc.abs_checked(inner[0]) if inner[1] != "null" else inner[0]), inner[1]
+    return None
+
+
+def _literal(value: object) -> Vector | None:
+    if value is None:
+        return pa.scalar(None), "null"
+    if isinstance(value, bool):
+        return pa.scalar(value), "bool"
+    if isinstance(value, int):
+        return (pa.scalar(value, pa.int64()), "int") if -2**63 <= value < 2**63 else None
+    if isinstance(value, float):
+        return pa.scalar(value, pa.float64()), "float"
+    if isinstance(value, str):
+        return pa.scalar(value, pa.string()), "str"
+    assert isinstance(value, Decimal)
+    return None
+
+
+def _shift(array: pa.Array, by: int, f: Frame) -> pa.Array:
+    """``array`` moved ``by`` rows later (PREV) or earlier (NEXT, ``by`` < 0) inside each
+    partition: NULL where the row read lies outside the row's partition."""
+    n = f.rows
+    source = np.arange(n) - by
+    inside = (source >= 0) & (source < n)
+    clipped = np.clip(source, 0, max(n - 1, 0))
+    inside &= f.partition[clipped] == f.partition
+    return array.take(pa.array(clipped, mask=~inside))
+
+
+def _unary(e: Unary, f: Frame) -> Vector | None:
+    inner = _vector(e.operand, f)
+    if inner is None:
+        return None
+    value, kind = inner
+    if e.op == "NOT":
+        return _not(inner)
+    if kind not in ("int", "float", "null"):
+        return None
+    if e.op == "-" and kind != "null":
+        return pc.negate_checked(value), kind
+    return inner
+
+
+def _not(v: Vector | None) -> Vector | None:
+    if v is None or v[1] not in ("bool", "null"):
+        return None
+    return (pc.invert(v[0]) if v[1] == "bool" else v[0]), v[1]
+
+
+def _logic(op: str, a: Vector | None, b: Vector | None) -> Vector | None:
+    if a is None or b is None or a[1] not in ("bool", "null") or b[1] not in ("bool", "null"):
+        return None
+    left = a[0] if a[1] == "bool" else pa.scalar(None, pa.bool_())
+    right = b[0] if b[1] == "bool" else pa.scalar(None, pa.bool_())
+    kernel = pc.and_kleene if op == "AND" else pc.or_kleene
+    return kernel(left, right), "bool"
+
+
+def _binary(op: str, left: Expr, right: Expr, f: Frame) -> Vector | None:
+    if op in ("AND", "OR"):
+        return _logic(op, _vector(left, f), _vector(right, f))
+    a, b = _vector(left, f), _vector(right, f)
+    if a is None or b is None:
+        return None
+    numbers = {"int", "float"}
+    if op in _COMPARE:
+        if a[1] == "null" or b[1] == "null":
+            return pa.scalar(None, pa.bool_()), "null"
+        if not ({a[1], b[1]} <= numbers or a[1] == b[1]):
+            return None  # the reference's type-mismatch, where both are present
+        x, y = _numeric_pair(a, b) if a[1] in numbers else (a[0], b[0])
+        return _COMPARE[op](x, y), "bool"
+    if op in _ARITHMETIC:
+        if a[1] == "null" or b[1] == "null":
+            return (pa.scalar(None), "null") if {a[1], b[1]} <= numbers | {"null"} else None
+        if not {a[1], b[1]} <= numbers:
+            return None
+        x, y = _numeric_pair(a, b)
+        kind = "int" if a[1] == b[1] == "int" else "float"
+        return _ARITHMETIC[op](x, y), kind
+    return None
+
+
+def _numeric_pair(a: Vector, b: Vector) -> tuple[pa.Array | pa.Scalar, pa.Array | pa.Scalar]:
+    """Two numbers of one Arrow type: floats if either is (the reference's rule)."""
+    if a[1] == b[1]:
+        return a[0], b[0]
+    return a[0].cast(pa.float64()), b[0].cast(pa.float64())

@@ -1,0 +1,82 @@
+"""Partitions and order of a ``MATCH_RECOGNIZE`` input, by Arrow's stable sort.
+
+The reference's rules (:mod:`kleene.reference.match_recognize.semantics`, 1 and 2):
+partitions are the rows with equal ``PARTITION BY`` keys (NULLs equal), in the order of
+their first row in the input; within one, rows in ``ORDER BY`` order, NULLs above every
+value unless ``NULLS FIRST/LAST`` says otherwise (last ascending, first descending), and
+rows tied on every key in input order. Here: each key column dictionary-encoded (codes in
+order of first appearance, NULL a code of its own), the partitions ranked by their first
+row, then one stable ``sort_indices`` over (partition rank, for each ``ORDER BY`` key
+whether it is NULL and the key itself). An ``ORDER BY`` item that is not a column falls
+back to the reference's own ordering of the rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kleene.reference.match_recognize.ast import Column, MatchRecognize
+from kleene.reference.match_recognize.semantics import partitions
+from kleene.reference.match_recognize.table import Table
+
+
+def column(table: pa.Table, name: str) -> pa.Array:
+    """The column ``name`` (case-insensitive; the reference's error otherwise)."""
+    i = Table(tuple(table.column_names), ()).index(name)
+    return table.column(i).combine_chunks()
+
+
+def _codes(array: pa.Array) -> np.ndarray:
+    encoded = pc.dictionary_encode(array)
+    missing = len(encoded.dictionary)
+    return np.asarray(pc.fill_null(encoded.indices.cast(pa.int64()), missing).to_numpy(),
+                      dtype=np.int64)
+
+
+def partition_ranks(clause: MatchRecognize, table: pa.Table) -> np.ndarray:
+    """Each input row's partition, numbered in order of the partitions' first rows."""
+    n = table.num_rows
+    if not clause.partition_by or n == 0:
+        return np.zeros(n, dtype=np.int64)
+    keys = []
+    for e in clause.partition_by:
+        assert isinstance(e, Column)  # the reference's Recognizer refuses any other key
+        keys.append(_codes(column(table, e.name)))
+    codes = keys[0] if len(keys) == 1 else np.stack(keys, axis=1)
+    _, first, inverse = np.unique(codes, axis=0 if len(keys) > 1 else None, return_index=True,
+                                  return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[np.asarray(inverse).reshape(-1)]
+
+
+def ordered(clause: MatchRecognize, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """The input rows' order (indices into ``table``) and each ordered row's partition
+    rank (non-decreasing)."""
+    ranks = partition_ranks(clause, table)
+    if not all(isinstance(k.expr, Column) for k in clause.order_by):
+        return _reference_order(clause, table, ranks)
+    arrays: list[pa.Array] = [pa.array(ranks)]
+    keys: list[tuple[str, str]] = [("rank", "ascending")]
+    for i, k in enumerate(clause.order_by):
+        assert isinstance(k.expr, Column)
+        values = column(table, k.expr.name)
+        nulls_first = k.descending if k.nulls_first is None else k.nulls_first
+        arrays += [pc.is_null(values), values]
+        keys += [(f"null{i}", "descending" if nulls_first else "ascending"),
+                 (f"key{i}", "descending" if k.descending else "ascending")]
+    names = ["rank"] + [n for i in range(len(clause.order_by)) for n in (f"null{i}", f"key{i}")]
+    indices = pc.sort_indices(pa.table(arrays, names=names), sort_keys=keys).to_numpy()
+    return indices, ranks[indices]
+
+
+def _reference_order(clause: MatchRecognize, table: pa.Table,
+                     ranks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference's partitions and order over the rows, each row carrying its index."""
+    names = (*table.column_names, "__kleene_row__")
+    rows = zip(*[c.to_pylist() for c in table.columns], range(table.num_rows), strict=True)
+    found = partitions(clause, Table(names, tuple(rows)))
+    indices = np.array([row[-1] for part in found for row in part], dtype=np.int64)
+    return indices, ranks[indices]

@@ -1,0 +1,387 @@
+"""One ``MATCH_RECOGNIZE`` clause compiled, run over an Arrow table.
+
+:class:`CompiledRecognition` holds the clause's program (:mod:`.program`) and which
+``DEFINE`` conditions are row-local (:mod:`.conditions`). :meth:`~CompiledRecognition.
+recognize` reads an Arrow table and answers one, the reference's output table
+(:func:`kleene.reference.match_recognize.semantics.recognize`, then
+:func:`kleene.data.sql.arrow_of` as the statement runner converts it):
+
+1. the rows ordered and cut into partitions by Arrow's stable sort (:mod:`.order`);
+2. each row-local condition evaluated on whole columns, ``PREV``/``NEXT`` as columns
+   shifted within partitions (:func:`.conditions.column_truth`), the others left to the
+   reference's evaluator, row by row as the run reaches them;
+3. where the pattern cannot match without a row, the rows that satisfy no variable the
+   pattern can begin with are never start rows: matching jumps from one candidate to the
+   next (:func:`first_tests`);
+4. per partition, the match at each start row by :class:`.vm.Matcher`, then ``AFTER MATCH
+   SKIP``, the measures and the output rows by the reference's own
+   :class:`~kleene.reference.match_recognize.semantics.Recognizer` (measures are read at
+   a match's rows only: a few per match, not the bottleneck), the rows read lazily from
+   the Arrow columns a measure or an output column names (:class:`Rows`).
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Iterator, Sequence
+from typing import cast
+
+import numpy as np
+import pyarrow as pa
+
+from kleene.data.sql import arrow_of
+from kleene.engines.match_recognize import kernel
+from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
+from kleene.engines.match_recognize.measures import Reader, reader
+from kleene.engines.match_recognize.order import ordered
+from kleene.engines.match_recognize.program import (
+    AnchorAt,
+    Done,
+    Enter,
+    Jump,
+    Loop,
+    Program,
+    Split,
+    Test,
+    compile_pattern,
+)
+from kleene.engines.match_recognize.vm import Accept, Matcher
+from kleene.engines.protocol import Counters, Transition
+from kleene.reference.budget import Budget
+from kleene.reference.errors import Unsupported
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.match_recognize.ast import Expr, MatchRecognize
+from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
+from kleene.reference.match_recognize.matchings import Matching
+from kleene.reference.match_recognize.semantics import Recognizer, _within
+from kleene.reference.match_recognize.table import Table
+
+
+class _Columns:
+    """The sorted input's columns as Python values, each converted when first read."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.cache: dict[int, list[object]] = {}
+
+    def get(self, j: int) -> list[object]:
+        values = self.cache.get(j)
+        if values is None:
+            values = self.cache[j] = self.table.column(j).to_pylist()
+        return values
+
+
+class _Row(Sequence[object]):
+    """Row ``i`` of the sorted input, its values read when asked for."""
+
+    __slots__ = ("columns", "i")
+
+    def __init__(self, columns: _Columns, i: int) -> None:
+        self.columns, self.i = columns, i
+
+    def __len__(self) -> int:
+        return self.columns.table.num_columns
+
+    def __getitem__(self, j: int) -> object:  # type: ignore[override]  # by int only
+        return self.columns.get(j)[self.i]
+
+
+class Rows(Sequence[Sequence[object]]):
+    """Rows ``lo, …, hi − 1`` of the sorted input, as the reference's ``Scope`` reads a
+    partition (``rows[i][j]``), each value converted only if read."""
+
+    def __init__(self, columns: _Columns, lo: int, hi: int) -> None:
+        self.columns, self.lo, self.hi = columns, lo, hi
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
+        # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
+        return cast(tuple[object, ...], _Row(self.columns, self.lo + i))
+
+
+class _RowCondition:
+    """A row-local condition the kernels do not compute, evaluated by the reference at
+    each row when it is first asked for (a data exception raised then, as there)."""
+
+    def __init__(self, condition: Expr, var: str, rows: Rows, columns: dict[str, int],
+                 subsets: dict[str, frozenset[str]]) -> None:
+        self.condition, self.var, self.rows = condition, var, rows
+        self.columns, self.subsets = columns, subsets
+        self.known: dict[int, bool] = {}
+
+    def __getitem__(self, row: int) -> bool:
+        known = self.known.get(row)
+        if known is None:
+            scope = Scope(self.rows, self.columns, row, (self.var,), 1, 0, self.subsets)
+            known = self.known[row] = holds(self.condition, scope)
+        return known
+
+
+def first_tests(program: Program) -> tuple[frozenset[int], bool]:
+    """The ``Test`` addresses a run may reach before mapping any row, and whether it may
+    reach ``Done`` so (a matching with no row: then every row is a start)."""
+    seen: set[int] = set()
+    tests: set[int] = set()
+    empty = False
+    todo = [0]
+    while todo:
+        pc = todo.pop()
+        if pc in seen:
+            continue
+        seen.add(pc)
+        ins = program.code[pc]
+        if isinstance(ins, Test):
+            tests.add(pc)
+        elif isinstance(ins, Done):
+            empty = True
+        elif isinstance(ins, Split):
+            todo += [ins.first, ins.second]
+        elif isinstance(ins, Jump):
+            todo.append(ins.target)
+        elif isinstance(ins, Loop):
+            todo += [ins.body, ins.exit]
+        else:
+            assert isinstance(ins, Enter | AnchorAt)
+            todo.append(pc + 1)
+    return frozenset(tests), empty
+
+
+class CompiledRecognition:
+    """A ``MATCH_RECOGNIZE`` clause compiled (module docstring)."""
+
+    def __init__(self, clause: MatchRecognize, *, memo: bool = True,
+                 compiled: bool = True) -> None:
+        self.clause = clause
+        self.program = compile_pattern(clause.pattern)
+        self.subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars)
+                        for u in clause.subsets}
+        self.defines = {d.var.upper(): d.condition for d in clause.defines}
+        self.local = {v: row_local(c, v, self.subsets) for v, c in self.defines.items()}
+        self.starts, self.empty = first_tests(self.program)
+        self.memo = memo and clause.within is None and all(self.local.values())
+        simple_skip = clause.after_match.kind in ("PAST LAST ROW", "TO NEXT ROW")
+        self.encoded = kernel.encode(self.program) if compiled and self.memo and simple_skip \
+            else None
+
+    # --- what a picture reads ----------------------------------------------------------
+
+    @property
+    def initial(self) -> frozenset[int]:
+        return self.program.initial
+
+    @property
+    def accepting(self) -> frozenset[int]:
+        return self.program.accepting
+
+    def iter_transitions(self) -> Iterator[Transition]:
+        return self.program.iter_transitions()
+
+    def run(self, events: Iterable[Event], *, counters: Counters | None = None,
+            budget: Budget | None = None) -> Iterator[Match]:
+        raise Unsupported("match_recognize answers tables: use recognize(arrow_table)")
+
+    # --- the run -----------------------------------------------------------------------
+
+    def recognize(self, table: pa.Table, *, budget: Budget | None = None,
+                  counters: Counters | None = None) -> pa.Table:
+        """The output table of the clause over ``table`` (module docstring); what the run
+        did counted into ``counters`` (``matches``, ``compiled_partitions``,
+        ``events_read``)."""
+        budget = budget or Budget(what="recognizing a row pattern")
+        counters = counters if counters is not None else Counters()
+        names = tuple(table.column_names)
+        reference = Recognizer(self.clause, Table(names, ()), budget)
+        indices, ranks = ordered(self.clause, table)
+        sorted_table = table.take(pa.array(indices)) if len(indices) else table
+        frame = Frame({n.upper(): sorted_table.column(i).combine_chunks()
+                       for i, n in enumerate(names)}, ranks)
+        truth = self._truths(frame)
+        columns = _Columns(sorted_table)
+        bounds = np.flatnonzero(np.diff(ranks)) + 1
+        edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
+        out: list[tuple[object, ...]] = []
+        for lo, hi in zip(edges, edges[1:], strict=False):
+            out += self._partition(reference, Rows(columns, lo, hi), truth, lo, budget,
+                                   counters)
+        counters.events_read = table.num_rows
+        return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
+
+    def _truths(self, frame: Frame) -> dict[str, np.ndarray | None]:
+        """Each row-local condition over every row (``None``: row by row, or not local)."""
+        if self.clause.within is not None:
+            return {}
+        return {v: column_truth(c, frame) for v, c in self.defines.items() if self.local[v]}
+
+    def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
+                   lo: int, budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
+        n = len(rows)
+        masks: list[Sequence[bool] | None] = []
+        slices: dict[str, Sequence[bool] | None] = {}
+        for ins in self.program.code:
+            if not isinstance(ins, Test):
+                masks.append(None)
+                continue
+            var = ins.var.upper()
+            if var not in slices:
+                slices[var] = self._mask(var, rows, truth, lo)
+            masks.append(slices[var])
+        if self.encoded is not None and all(isinstance(m, list) for m in slices.values()):
+            return self._scanned(ref, rows, slices, budget, counters)
+        number = [0]
+        readers = self._readers(ref)
+        accept = self._accept(rows, number)
+        matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
+        candidates = self._candidates(masks, n)
+        mode = self.clause.rows_per_match
+        out: list[tuple[object, ...]] = []
+        pos = covered = 0
+        while pos < n:
+            if candidates is not None:
+                nxt = candidates[bisect.bisect_left(candidates, pos)] \
+                    if candidates and candidates[-1] >= pos else n
+                if nxt > pos:
+                    if mode == "ALL WITH UNMATCHED":
+                        out += [ref.output(rows[r], None) for r in range(max(pos, covered), nxt)]
+                    pos = nxt
+                    continue
+            found = matcher.first(pos)
+            if found is None:
+                if mode == "ALL WITH UNMATCHED" and pos >= covered:
+                    out.append(ref.output(rows[pos], None))
+                pos += 1
+                continue
+            number[0] += 1
+            m = Matching(pos, tuple(found[0]), frozenset(i for i, e in enumerate(found[1]) if e))
+            final = self._emit(ref, rows, m, number[0], out, counters, readers)
+            if not m.variables:
+                pos += 1
+                continue
+            covered = max(covered, m.end)
+            pos = ref.resume(m, final)
+        return out
+
+    def _emit(self, ref: Recognizer, rows: Rows, m: Matching, number: int,
+              out: list[tuple[object, ...]], counters: Counters,
+              readers: list[Reader] | None) -> Scope:
+        """The output rows of match ``m`` (the reference's rules); its final scope."""
+        counters.matches += 1
+        variables = m.variables
+        final = Scope(rows, ref.columns, m.start, variables, len(variables), number,
+                      ref.subsets)
+        mode = self.clause.rows_per_match
+        if not variables:
+            if mode != "ALL OMIT":
+                out.append(ref.output(rows[m.start], final))
+        elif not ref.all_rows:
+            last = rows[m.end - 1]
+            out.append(ref.output(last, final) if readers is None else tuple(
+                [last[i] for i in ref.by]
+                + [read(rows, m.start, variables, number) for read in readers]))
+        else:
+            out += [ref.output(rows[m.start + i], Scope(
+                rows, ref.columns, m.start, variables, i + 1, number, ref.subsets))
+                for i in range(len(variables)) if i not in m.excluded]
+        return final
+
+    def _readers(self, ref: Recognizer) -> list[Reader] | None:
+        """Every measure as a :data:`.measures.Reader`, or ``None`` if one is not."""
+        readers = [reader(m.expr, ref.columns, ref.subsets) for m in self.clause.measures]
+        return None if any(r is None for r in readers) else [r for r in readers if r]
+
+    def _scanned(self, ref: Recognizer, rows: Rows, slices: dict[str, Sequence[bool] | None],
+                 budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
+        """A partition by the compiled loop (:mod:`.kernel`): its matches, then their
+        output in the reference's order (unmatched rows among them)."""
+        assert self.encoded is not None
+        counters.compiled_partitions += 1
+        readers = self._readers(ref)
+        n = len(rows)
+        masks = np.array([slices[v] for v in self.encoded.variables], dtype=bool) \
+            .reshape(len(self.encoded.variables), n)
+        next_row = self.clause.after_match.kind == "TO NEXT ROW"
+        starts, lengths, pcs, steps, _ = kernel.scan(self.encoded, masks, n, next_row,
+                                                     budget.limit - budget.used)
+        budget.spend(steps)  # raises when the run ran out of steps
+        code = self.program.code
+        tests = [(ins.var, ins.excluded) if isinstance(ins, Test) else ("", False)
+                 for ins in code]
+        offsets = np.concatenate(([0], np.cumsum(lengths))).tolist()
+        flat = pcs.tolist()
+        matches: dict[int, Matching] = {}
+        for i, start in enumerate(starts.tolist()):
+            path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
+            matches[start] = Matching(start, tuple(v for v, _ in path),
+                                      frozenset(j for j, (_, e) in enumerate(path) if e))
+        out: list[tuple[object, ...]] = []
+        if self.clause.rows_per_match != "ALL WITH UNMATCHED":
+            for number, m in enumerate(matches.values(), 1):
+                self._emit(ref, rows, m, number, out, counters, readers)
+            return out
+        pos = covered = number = 0
+        while pos < n:
+            found = matches.get(pos)
+            if found is None:
+                if pos >= covered:
+                    out.append(ref.output(rows[pos], None))
+                pos += 1
+                continue
+            number += 1
+            self._emit(ref, rows, found, number, out, counters, readers)
+            covered = max(covered, found.end)
+            pos = pos + 1 if not found.variables or next_row else found.end
+        return out
+
+    def _mask(self, var: str, rows: Rows, truth: dict[str, np.ndarray | None],
+              lo: int) -> Sequence[bool] | None:
+        """How the ``Test`` of ``var`` decides a row of this partition (``None``: by the
+        reference over the match so far)."""
+        if self.clause.within is not None:
+            return None
+        if var not in self.defines:
+            return [True] * len(rows)  # no DEFINE: every row (TR §4.14)
+        if not self.local[var]:
+            return None
+        column = truth.get(var)
+        if column is not None:
+            return column[lo:lo + len(rows)].tolist()
+        return _RowCondition(self.defines[var], var, rows, self._columns(rows),
+                             self.subsets)  # type: ignore[return-value]
+
+    def _columns(self, rows: Rows) -> dict[str, int]:
+        return {name.upper(): i for i, name in enumerate(rows.columns.table.column_names)}
+
+    def _candidates(self, masks: list[Sequence[bool] | None], n: int) -> list[int] | None:
+        """The rows where a non-empty match may start, ascending (``None``: any row)."""
+        if self.empty:
+            return None
+        union = np.zeros(n, dtype=bool)
+        for pc in self.starts:
+            mask = masks[pc]
+            if not isinstance(mask, list):
+                return None
+            union |= np.asarray(mask, dtype=bool)
+        return np.flatnonzero(union).tolist()
+
+    def _accept(self, rows: Rows, number: list[int]) -> Accept:
+        clause, columns, subsets = self.clause, self._columns(rows), self.subsets
+        within, defines = clause.within, self.defines
+        key = clause.order_by[0].expr if within is not None and clause.order_by else None
+
+        def key_at(row: int) -> object:
+            assert key is not None
+            return evaluate(key, Scope(rows, columns, row, (), 0, 0, {}, pinned=row))
+
+        def accept(start: int, variables: Sequence[str]) -> bool:
+            row = start + len(variables) - 1
+            if within is not None and key is not None and not _within(
+                    within, key_at(start), key_at(row)):
+                return False
+            scope = Scope(rows, columns, start, variables, len(variables), number[0] + 1,
+                          subsets)
+            return holds(defines.get(variables[-1].upper()), scope)
+
+        return accept
+
