@@ -21,7 +21,9 @@ Each record has one :class:`Outcome`:
 - ``unsupported``: Kleene raised :class:`~kleene.reference.errors.Unsupported` naming a
   construct it does not run (DuckDB-only SQL inside ``MATCH_RECOGNIZE``), with the reason:
   never counted as passed, also under ``statement error`` (Kleene did not judge the SQL);
-- ``skipped``: not run (``skipif``, ``onlyif``, ``mode skip``), with the reason.
+- ``skipped``: not run (``skipif``, ``onlyif``, ``mode skip``), with the reason;
+- ``explained``: failed or unsupported, and the folder's ``EXPLAINED.toml`` says why
+  (:mod:`.explained`, applied after the run): never counted as passed either.
 """
 
 from __future__ import annotations
@@ -58,8 +60,8 @@ from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
 from kleene.reference.match_recognize.table import Table
 
-Status = Literal["passed", "failed", "unsupported", "skipped"]
-STATUSES: tuple[Status, ...] = ("passed", "failed", "unsupported", "skipped")
+Status = Literal["passed", "failed", "explained", "unsupported", "skipped"]
+STATUSES: tuple[Status, ...] = ("passed", "failed", "explained", "unsupported", "skipped")
 
 #: The system a ``skipif``/``onlyif`` names when it means this runner.
 SYSTEMS = frozenset({"duckdb", "kleene"})
@@ -91,6 +93,8 @@ class Outcome:
     got: tuple[str, ...] | None = None
     recognizes: bool = False
     features: tuple[str, ...] = ()
+    #: why a failed or unsupported record is expected to be so (:mod:`.explained`)
+    explanation: str = ""
 
     @property
     def where(self) -> str:
