@@ -110,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         return run_sqllogictest(args.sqllogictest, out, time_limit=args.timeout,
                                 select=args.select, quiet=args.quiet, engine=args.engine)
     if args.engine:
-        raise KleeneError("--engine names the MATCH_RECOGNIZE engine of --sqllogictest; "
+        raise Unsupported("--engine names the MATCH_RECOGNIZE engine of --sqllogictest; "
                           "other runs take --backend")
     if args.generated < 0:
         raise KleeneError("--generated takes a number of cases, 0 or more")

@@ -9,12 +9,15 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from decimal import Decimal
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
+from bench import match_recognize as match_recognize_bench
+from kleene.cli import main
 from kleene.conformance.recognize_strategies import match_recognize_clauses
 from kleene.conformance.sqllogictest import DUCKDB_FILES, KLEENE_FILES
 from kleene.conformance.sqllogictest.runner import engine_recognizer, run_file
@@ -27,15 +30,22 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
+    Aggregate,
     Binary,
+    Classifier,
     Column,
+    Concat,
     Define,
     IsNull,
     Literal,
+    MatchNumber,
     MatchRecognize,
+    Measure,
     Navigation,
     Unary,
+    Var,
 )
+from kleene.reference.match_recognize.checks import pattern_variables
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.query import Query
@@ -151,7 +161,23 @@ def row_local_clauses(draw: st.DrawFn) -> MatchRecognize:
                     for d in clause.defines)
     skip = draw(st.sampled_from((AfterMatchSkip("PAST LAST ROW"),
                                  AfterMatchSkip("TO NEXT ROW"))), label="skip")
-    return replace(clause, defines=defines, after_match=skip, within=None)
+    clause = replace(clause, defines=defines, after_match=skip, within=None)
+    if not draw(st.booleans(), label="measures read straight off the matches"):
+        return clause
+    # a first row for every match (no empty match), ONE ROW PER MATCH: the measures as
+    # columns over all the matches of a partition
+    clause = replace(clause, pattern=Concat((Var("A"), clause.pattern)))
+    known = (None, *pattern_variables(clause.pattern), *(u.name for u in clause.subsets))
+    var = st.sampled_from(known)
+    column = st.builds(Column, st.sampled_from(("X", "Y", "S", "T")), var)
+    simple = st.one_of(
+        column, st.builds(Navigation, st.sampled_from(("FIRST", "LAST")), column,
+                          st.integers(0, 2), st.sampled_from((None, "RUNNING", "FINAL"))),
+        st.builds(lambda v: Aggregate("COUNT", None, v), var),
+        st.builds(Classifier, var), st.just(MatchNumber()))
+    measures = draw(st.lists(simple, max_size=3), label="simple measures")
+    return replace(clause, rows_per_match="ONE",
+                   measures=tuple(Measure(e, f"M{i}") for i, e in enumerate(measures)))
 
 
 @pytest.mark.slow
@@ -166,6 +192,7 @@ def test_the_compiled_loop_answers_what_the_reference_answers(clause, table):
     got = _outcome(lambda: CompiledRecognition(clause).recognize(
         table, budget=Budget(limit=200_000), counters=counters))
     event("compiled loop" if counters.compiled_partitions else "Python loop")
+    event("measures as columns" if counters.measured_as_columns else "measures one by one")
     event("error" if not isinstance(expected[1], pa.Table) else
           "rows" if expected[1].num_rows else "no row")
     _same(got, expected)
@@ -261,3 +288,35 @@ def test_permute_is_laid_out_as_its_ordered_alternation():
         "DEFINE A AS TRUE)").pattern)
     tests = [ins.var for ins in program.code if hasattr(ins, "var")]
     assert tests == list("ABCACBBACBCACABCBA")
+
+
+def test_conform_runs_a_file_through_the_engine_named(capsys: pytest.CaptureFixture[str]):
+    assert main(["conform", "--sqllogictest", str(KLEENE_FILES), "--engine",
+                 "match-recognize", "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "by the engine match-recognize" in out and "failures" not in out
+    assert main(["conform", "--engine", "match-recognize"]) == 2
+    assert "--engine names the MATCH_RECOGNIZE engine of --sqllogictest" in \
+        capsys.readouterr().err
+
+
+def test_kleene_draw_draws_the_program(tmp_path: Path):
+    query = tmp_path / "q.sql"
+    query.write_text("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A B+ | C) "
+                     "DEFINE B AS x > PREV(x))")
+    dot = tmp_path / "q.dot"
+    assert main(["draw", str(query), "--engine", "match-recognize", "--format", "dot",
+                 "-o", str(dot)]) == 0
+    text = dot.read_text()
+    for label in ('"first', '"second', '"A', '"B', '"C', "iterate #0 (1..∞, greedy)"):
+        assert label in text
+
+
+def test_the_bench_answers_the_references_rows_on_its_prefix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):
+    monkeypatch.chdir(tmp_path)
+    match_recognize_bench.run(quick=True)
+    lines = [line.split() for line in capsys.readouterr().out.splitlines()]
+    rows = [cells for cells in lines if cells and cells[0] in match_recognize_bench.QUERIES]
+    assert [cells[0] for cells in rows] == ["v-shape", "seq3"]
+    assert all(cells[6] == "yes" for cells in rows)  # the engine's rows are the reference's

@@ -21,6 +21,9 @@ of its time in the evaluator's general machinery for these three kinds of measur
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from kleene.reference.match_recognize.ast import (
     Aggregate,
@@ -31,9 +34,11 @@ from kleene.reference.match_recognize.ast import (
     Navigation,
 )
 
-#: ``read(rows, start, variables, number)``: the measure of the match at partition row
-#: ``start`` whose rows are mapped to ``variables``, its match number ``number``.
-Reader = Callable[[Sequence[Sequence[object]], int, Sequence[str], int], object]
+#: ``read(value, start, variables, upper, number)``: the measure of the match at partition
+#: row ``start`` whose rows are mapped to ``variables`` (``upper``: the same in upper case),
+#: its match number ``number``; ``value(i, j)`` is column ``j`` of partition row ``i``.
+Value = Callable[[int, int], object]
+Reader = Callable[[Value, int, Sequence[str], Sequence[str], int], object]
 
 
 def reader(e: Expr, columns: Mapping[str, int],
@@ -45,34 +50,34 @@ def reader(e: Expr, columns: Mapping[str, int],
     def mapped(var: str | None) -> Callable[[Sequence[str]], list[int]]:
         wanted = members(var)
         if wanted is None:
-            return lambda variables: list(range(len(variables)))
-        return lambda variables: [i for i, v in enumerate(variables) if v.upper() in wanted]
+            return lambda upper: list(range(len(upper)))
+        return lambda upper: [i for i, v in enumerate(upper) if v in wanted]
 
     if isinstance(e, MatchNumber):
-        return lambda rows, start, variables, number: number
+        return lambda value, start, variables, upper, number: number
     if isinstance(e, Classifier):
         of = mapped(e.var)
 
-        def classifier(rows: Sequence[Sequence[object]], start: int, variables: Sequence[str],
-                       number: int) -> object:
-            found = of(variables)
+        def classifier(value: Value, start: int, variables: Sequence[str],
+                       upper: Sequence[str], number: int) -> object:
+            found = of(upper)
             return variables[found[-1]] if found else None
         return classifier
     if isinstance(e, Aggregate) and e.name == "COUNT" and e.operand is None \
             and not e.distinct:
         count = mapped(e.var)
-        return lambda rows, start, variables, number: len(count(variables))
+        return lambda value, start, variables, upper, number: len(count(upper))
     column, pick = _picked(e)
     if column is None or column.name.upper() not in columns:
         return None
     j = columns[column.name.upper()]
     of = mapped(column.var)
 
-    def value(rows: Sequence[Sequence[object]], start: int, variables: Sequence[str],
-              number: int) -> object:
-        index = pick(of(variables))
-        return rows[start + index][j] if index is not None else None
-    return value
+    def read(value: Value, start: int, variables: Sequence[str], upper: Sequence[str],
+             number: int) -> object:
+        index = pick(of(upper))
+        return value(start + index, j) if index is not None else None
+    return read
 
 
 def _picked(e: Expr) -> tuple[Column | None, Callable[[list[int]], int | None]]:
@@ -92,3 +97,83 @@ def _picked(e: Expr) -> tuple[Column | None, Callable[[list[int]], int | None]]:
             return found[index] if 0 <= index < len(found) else None
         return e.operand, nth
     return None, last
+
+
+@dataclass(frozen=True)
+class Matches:
+    """A partition's non-empty matches, flat (the compiled loop's output): ``upper[i]`` and
+    ``written[i]`` the variable of the ``i``-th mapped row (upper case, as written),
+    ``first[m]`` where match ``m``'s rows begin in the flat arrays, ``start[m]`` its first
+    partition row; ``column(j, rows)`` column ``j`` at partition rows ``rows``."""
+
+    upper: np.ndarray
+    written: np.ndarray
+    first: np.ndarray
+    start: np.ndarray
+    column: Callable[[int, np.ndarray], list[object]]
+
+    def ranks(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """For each flat row, its rank (from 1) among its match's rows in ``mask``; and
+        each match's count of them."""
+        counts = np.add.reduceat(mask.astype(np.int64), self.first)
+        running = np.cumsum(mask)
+        before = running[self.first] - mask[self.first]
+        segment = np.repeat(np.arange(len(self.first)), np.diff(
+            np.append(self.first, len(mask))))
+        return running - before[segment], counts
+
+    def pick(self, mask: np.ndarray, rank: np.ndarray) -> np.ndarray:
+        """Each match's flat row whose rank among ``mask`` is ``rank[m]`` (-1: none)."""
+        ranks, _ = self.ranks(mask)
+        segment_rank = np.repeat(rank, np.diff(np.append(self.first, len(mask))))
+        hit = mask & (ranks == segment_rank)
+        return np.maximum.reduceat(np.where(hit, np.arange(len(mask)), -1), self.first)
+
+
+def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, frozenset[str]],
+                  ) -> Callable[[Matches], list[object]] | None:
+    """The measure ``e`` (one :func:`reader` reads) for every match of a partition at once,
+    with numpy over the flat matches; ``None`` where :func:`reader` gives none."""
+    if reader(e, columns, subsets) is None:
+        return None
+
+    def members(var: str | None, m: Matches) -> np.ndarray:
+        if var is None:
+            return np.ones(len(m.upper), dtype=bool)
+        wanted = subsets.get(var.upper(), frozenset({var.upper()}))
+        return np.isin(m.upper, list(wanted))
+
+    def count(var: str | None) -> Callable[[Matches], list[object]]:
+        return lambda m: m.ranks(members(var, m))[1].tolist()
+
+    if isinstance(e, MatchNumber):
+        return lambda m: list(range(1, len(m.first) + 1))
+    if isinstance(e, Aggregate):
+        return count(e.var)
+    if isinstance(e, Classifier):
+        var = e.var
+
+        def classifier(m: Matches) -> list[object]:
+            mask = members(var, m)
+            row = m.pick(mask, m.ranks(mask)[1])
+            return [m.written[r] if r >= 0 else None for r in row.tolist()]
+        return classifier
+    column, _ = _picked(e)
+    assert column is not None
+    j = columns[column.name.upper()]
+    nav = e if isinstance(e, Navigation) else None
+
+    def values(m: Matches) -> list[object]:
+        mask = members(column.var, m)
+        total = m.ranks(mask)[1]
+        if nav is None:
+            rank = total
+        else:
+            rank = np.full(len(total), nav.offset + 1) if nav.kind == "FIRST" \
+                else total - nav.offset
+        row = m.pick(mask, rank)
+        found = row >= 0
+        rows = m.start + np.where(found, row - m.first, 0)
+        got = m.column(j, rows)
+        return [v if ok else None for v, ok in zip(got, found.tolist(), strict=True)]
+    return values

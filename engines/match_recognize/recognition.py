@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
-from typing import cast
 
 import numpy as np
 import pyarrow as pa
@@ -32,7 +31,7 @@ import pyarrow as pa
 from kleene.data.sql import arrow_of
 from kleene.engines.match_recognize import kernel
 from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
-from kleene.engines.match_recognize.measures import Reader, reader
+from kleene.engines.match_recognize.measures import Matches, Reader, column_reader, reader
 from kleene.engines.match_recognize.order import ordered
 from kleene.engines.match_recognize.program import (
     AnchorAt,
@@ -45,79 +44,18 @@ from kleene.engines.match_recognize.program import (
     Test,
     compile_pattern,
 )
+from kleene.engines.match_recognize.rows import Columns, RowCondition, Rows
 from kleene.engines.match_recognize.vm import Accept, Matcher
 from kleene.engines.protocol import Counters, Transition
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.match_recognize.ast import Expr, MatchRecognize
+from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
 from kleene.reference.match_recognize.matchings import Matching
 from kleene.reference.match_recognize.semantics import Recognizer, _within
 from kleene.reference.match_recognize.table import Table
-
-
-class _Columns:
-    """The sorted input's columns as Python values, each converted when first read."""
-
-    def __init__(self, table: pa.Table) -> None:
-        self.table = table
-        self.cache: dict[int, list[object]] = {}
-
-    def get(self, j: int) -> list[object]:
-        values = self.cache.get(j)
-        if values is None:
-            values = self.cache[j] = self.table.column(j).to_pylist()
-        return values
-
-
-class _Row(Sequence[object]):
-    """Row ``i`` of the sorted input, its values read when asked for."""
-
-    __slots__ = ("columns", "i")
-
-    def __init__(self, columns: _Columns, i: int) -> None:
-        self.columns, self.i = columns, i
-
-    def __len__(self) -> int:
-        return self.columns.table.num_columns
-
-    def __getitem__(self, j: int) -> object:  # type: ignore[override]  # by int only
-        return self.columns.get(j)[self.i]
-
-
-class Rows(Sequence[Sequence[object]]):
-    """Rows ``lo, …, hi − 1`` of the sorted input, as the reference's ``Scope`` reads a
-    partition (``rows[i][j]``), each value converted only if read."""
-
-    def __init__(self, columns: _Columns, lo: int, hi: int) -> None:
-        self.columns, self.lo, self.hi = columns, lo, hi
-
-    def __len__(self) -> int:
-        return self.hi - self.lo
-
-    def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
-        # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
-        return cast(tuple[object, ...], _Row(self.columns, self.lo + i))
-
-
-class _RowCondition:
-    """A row-local condition the kernels do not compute, evaluated by the reference at
-    each row when it is first asked for (a data exception raised then, as there)."""
-
-    def __init__(self, condition: Expr, var: str, rows: Rows, columns: dict[str, int],
-                 subsets: dict[str, frozenset[str]]) -> None:
-        self.condition, self.var, self.rows = condition, var, rows
-        self.columns, self.subsets = columns, subsets
-        self.known: dict[int, bool] = {}
-
-    def __getitem__(self, row: int) -> bool:
-        known = self.known.get(row)
-        if known is None:
-            scope = Scope(self.rows, self.columns, row, (self.var,), 1, 0, self.subsets)
-            known = self.known[row] = holds(self.condition, scope)
-        return known
 
 
 def first_tests(program: Program) -> tuple[frozenset[int], bool]:
@@ -199,7 +137,7 @@ class CompiledRecognition:
         frame = Frame({n.upper(): sorted_table.column(i).combine_chunks()
                        for i, n in enumerate(names)}, ranks)
         truth = self._truths(frame)
-        columns = _Columns(sorted_table)
+        columns = Columns(sorted_table)
         bounds = np.flatnonzero(np.diff(ranks)) + 1
         edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
         out: list[tuple[object, ...]] = []
@@ -276,10 +214,12 @@ class CompiledRecognition:
             if mode != "ALL OMIT":
                 out.append(ref.output(rows[m.start], final))
         elif not ref.all_rows:
-            last = rows[m.end - 1]
-            out.append(ref.output(last, final) if readers is None else tuple(
-                [last[i] for i in ref.by]
-                + [read(rows, m.start, variables, number) for read in readers]))
+            if readers is None:
+                out.append(ref.output(rows[m.end - 1], final))
+            else:
+                upper = [v.upper() for v in variables]
+                out.append(tuple([rows.value(m.end - 1, i) for i in ref.by] + [
+                    read(rows.value, m.start, variables, upper, number) for read in readers]))
         else:
             out += [ref.output(rows[m.start + i], Scope(
                 rows, ref.columns, m.start, variables, i + 1, number, ref.subsets))
@@ -315,6 +255,20 @@ class CompiledRecognition:
             path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
             matches[start] = Matching(start, tuple(v for v, _ in path),
                                       frozenset(j for j, (_, e) in enumerate(path) if e))
+        if not ref.all_rows and len(starts) and lengths.min() > 0:
+            vectors = [column_reader(m.expr, ref.columns, ref.subsets)
+                       for m in self.clause.measures]
+            if all(v is not None for v in vectors):
+                counters.matches += len(starts)
+                counters.measured_as_columns += len(starts)
+                upper = np.array([v.upper() for v, _ in tests], dtype=object)
+                written = np.array([v for v, _ in tests], dtype=object)
+                flat_matches = Matches(upper[pcs], written[pcs], np.asarray(offsets[:-1]),
+                                       starts, rows.take)
+                last = starts + lengths - 1
+                values = [rows.take(i, last) for i in ref.by] + [
+                    v(flat_matches) for v in vectors if v is not None]
+                return list(zip(*values, strict=True))
         out: list[tuple[object, ...]] = []
         if self.clause.rows_per_match != "ALL WITH UNMATCHED":
             for number, m in enumerate(matches.values(), 1):
@@ -347,7 +301,7 @@ class CompiledRecognition:
         column = truth.get(var)
         if column is not None:
             return column[lo:lo + len(rows)].tolist()
-        return _RowCondition(self.defines[var], var, rows, self._columns(rows),
+        return RowCondition(self.defines[var], var, rows, self._columns(rows),
                              self.subsets)  # type: ignore[return-value]
 
     def _columns(self, rows: Rows) -> dict[str, int]:

@@ -1,0 +1,91 @@
+"""A partition's rows as the reference's evaluator reads them, from the sorted Arrow input.
+
+The reference's :class:`~kleene.reference.match_recognize.evaluation.Scope` reads a
+partition as ``rows[i][j]``; :class:`Rows` answers that from the sorted input's Arrow
+columns, converting a column to Python values (as :func:`kleene.data.sql.table_of` does)
+only when a measure, an output column or a condition the kernels do not compute first
+reads it. :class:`RowCondition` is such a condition, evaluated by the reference at a row
+when the run first asks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+import numpy as np
+import pyarrow as pa
+
+from kleene.reference.match_recognize.ast import Expr
+from kleene.reference.match_recognize.evaluation import Scope, holds
+
+
+class Columns:
+    """The sorted input's columns as Python values, each converted when first read."""
+
+    def __init__(self, table: pa.Table) -> None:
+        self.table = table
+        self.cache: dict[int, list[object]] = {}
+
+    def get(self, j: int) -> list[object]:
+        values = self.cache.get(j)
+        if values is None:
+            values = self.cache[j] = self.table.column(j).to_pylist()
+        return values
+
+
+class _Row(Sequence[object]):
+    """Row ``i`` of the sorted input, its values read when asked for."""
+
+    __slots__ = ("columns", "i")
+
+    def __init__(self, columns: Columns, i: int) -> None:
+        self.columns, self.i = columns, i
+
+    def __len__(self) -> int:
+        return self.columns.table.num_columns
+
+    def __getitem__(self, j: int) -> object:  # type: ignore[override]  # by int only
+        return self.columns.get(j)[self.i]
+
+
+class Rows(Sequence[Sequence[object]]):
+    """Rows ``lo, …, hi − 1`` of the sorted input, as the reference's ``Scope`` reads a
+    partition (``rows[i][j]``), each value converted only if read."""
+
+    def __init__(self, columns: Columns, lo: int, hi: int) -> None:
+        self.columns, self.lo, self.hi = columns, lo, hi
+
+    def __len__(self) -> int:
+        return self.hi - self.lo
+
+    def value(self, i: int, j: int) -> object:
+        """Column ``j`` of row ``i``."""
+        return self.columns.get(j)[self.lo + i]
+
+    def take(self, j: int, rows: np.ndarray) -> list[object]:
+        """Column ``j`` at ``rows``, as Python values."""
+        column = self.columns.table.column(j)
+        return column.take(pa.array(rows + self.lo, type=pa.int64())).to_pylist()
+
+    def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
+        # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
+        return cast(tuple[object, ...], _Row(self.columns, self.lo + i))
+
+
+class RowCondition:
+    """A row-local condition the kernels do not compute, evaluated by the reference at
+    each row when it is first asked for (a data exception raised then, as there)."""
+
+    def __init__(self, condition: Expr, var: str, rows: Rows, columns: dict[str, int],
+                 subsets: dict[str, frozenset[str]]) -> None:
+        self.condition, self.var, self.rows = condition, var, rows
+        self.columns, self.subsets = columns, subsets
+        self.known: dict[int, bool] = {}
+
+    def __getitem__(self, row: int) -> bool:
+        known = self.known.get(row)
+        if known is None:
+            scope = Scope(self.rows, self.columns, row, (self.var,), 1, 0, self.subsets)
+            known = self.known[row] = holds(self.condition, scope)
+        return known
