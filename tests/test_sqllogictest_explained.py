@@ -147,10 +147,9 @@ def test_the_shipped_entries_name_records_errata_and_lines() -> None:
 #: something the standard has, so no explanation covers them (issue 26). Each was read by
 #: hand; fixing one makes the test below fail until it leaves this list.
 KLEENE_GAPS = {
-    # the reference enumerates matchings one by one: exponential patterns over 100-row runs,
-    # and 1,500 overlapping matches of A+ (SKIP TO NEXT ROW), exceed 30 s
+    # the reference enumerates matchings one by one: exponential patterns over 100-row runs
+    # exceed 30 s
     *(("test_match_recognize_backtracking_long.test", line) for line in (22, 32, 42, 99)),
-    ("test_match_recognize_limits.test", 63), ("test_match_recognize_review_2.test", 305),
     # a parenthesised source holding another MATCH_RECOGNIZE, with an alias
     ("test_match_recognize_composition.test", 15),
     # a reference to the query around the clause (LATERAL, a correlated scalar subquery)
@@ -170,6 +169,11 @@ KLEENE_GAPS = {
     ("test_match_recognize_measures.test", 426),
 }
 
+#: Records whose outcome depends on the machine: the reference finds the 1,500 overlapping
+#: matches of A+ (SKIP TO NEXT ROW) over range(1500) in about the 30 s it is given, so the
+#: query passes or runs out of time (a Kleene gap where it does).
+SPEED = {("test_match_recognize_limits.test", 63), ("test_match_recognize_review_2.test", 305)}
+
 
 @pytest.mark.slow
 def test_every_shipped_file_runs_with_no_unexplained_failure() -> None:
@@ -184,5 +188,5 @@ def test_every_shipped_file_runs_with_no_unexplained_failure() -> None:
                  if o.status in ("failed", "unsupported")}
         stale += [(s.explanation.where, s.reason) for s in old]
     assert stale == []
-    assert sorted(left - KLEENE_GAPS) == []       # a failure nobody explained
+    assert sorted(left - KLEENE_GAPS - SPEED) == []       # a failure nobody explained
     assert sorted(KLEENE_GAPS - left) == []       # a gap fixed: take it off the list
