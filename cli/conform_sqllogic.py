@@ -1,11 +1,14 @@
 """``kleene conform --sqllogictest PATH...``: sqllogictest files, every ``MATCH_RECOGNIZE``
 by Kleene's reference and all other SQL by DuckDB (:mod:`kleene.conformance.sqllogictest`).
 
-Prints a table of the files (passed, failed, unsupported, skipped records), one of the
-constructs the ``MATCH_RECOGNIZE`` records use, then every unsupported record with its
-reason, every expected error whose message differs (only their number with ``-q``), and
-every failure with its ``file:line``, its SQL, and the expected and the rows got. Exit
-code 1 when a record failed."""
+Prints a table of the files (passed, failed, explained, unsupported, skipped records), one
+of the constructs the ``MATCH_RECOGNIZE`` records use, then every unsupported record with
+its reason, every explained record with its explanation (only their number with ``-q``;
+the ``EXPLAINED.toml`` beside a file, :mod:`kleene.conformance.sqllogictest.explained`),
+every stale explanation (its record passes, or there is none), every expected error whose
+message differs (only their number with ``-q``), and every failure with its
+``file:line``, its SQL, and the expected and the rows got. Exit code 1 when a record failed
+unexplained or an explanation is stale."""
 
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from typing import TextIO
 import duckdb
 
 from kleene.conformance.sqllogictest import DUCKDB_FILES
+from kleene.conformance.sqllogictest.explained import Stale, explain, explanations_for
 from kleene.conformance.sqllogictest.reader import Query
 from kleene.conformance.sqllogictest.runner import (
     STATUSES,
@@ -33,8 +37,8 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
                      select: str | None = None, quiet: bool = False,
                      engine: str | None = None) -> int:
     """Run the files ``paths`` name (none: the shipped DuckDB files) and print the report,
-    each recognition by ``engine`` (``None``: the reference); 1 when a record failed,
-    else 0."""
+    each recognition by ``engine`` (``None``: the reference); 1 when a record failed
+    unexplained or an explanation is stale, else 0."""
     files = files_in(paths or [DUCKDB_FILES])
     recognize = reference(time_limit) if engine is None else engine_recognizer(engine,
                                                                                 time_limit)
@@ -42,12 +46,15 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
     print(f"sqllogictest: MATCH_RECOGNIZE by {by} (at most {time_limit:g} s a "
           f"recognition), all other SQL by DuckDB {duckdb.__version__}", file=out)
     reports = []
+    stale: list[Stale] = []
     for path in files:
         report = run_file(path, recognize)
         if select:
             report = FileReport(report.file, tuple(o for o in report.outcomes
                                                    if select in o.where), report.skipped)
+        report, old = explain(report, explanations_for(path), whole=not select)
         reports.append(report)
+        stale += old
         if not quiet:
             print(f"  {row(Path(report.file).name, report)}", file=out, flush=True)
     print(file=out)
@@ -55,12 +62,22 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
     features = feature_table(reports)
     if features:
         print(f"\n{'construct (MATCH_RECOGNIZE records)':<44}" +
-              "".join(f"{s:>12}" for s in STATUSES[:3]), file=out)
+              "".join(f"{s:>12}" for s in STATUSES[:4]), file=out)
         for name, counts in features.items():
-            print(f"{name:<44}" + "".join(f"{counts[s]:>12}" for s in STATUSES[:3]), file=out)
+            print(f"{name:<44}" + "".join(f"{counts[s]:>12}" for s in STATUSES[:4]), file=out)
     outcomes = [o for r in reports for o in r.outcomes]
     section(out, "unsupported", [f"{o.where}: {o.reason}" for o in outcomes
                                  if o.status == "unsupported"])
+    explained = [f"{o.where}: {o.explanation}\n    Kleene: {o.reason}" for o in outcomes
+                 if o.status == "explained"]
+    if quiet and explained:
+        print(f"\n{len(explained)} records failed as EXPLAINED.toml says (listed without -q)",
+              file=out)
+    else:
+        section(out, "explained", explained)
+    section(out, "stale explanations", [f"{s.explanation.where}: {s.reason} "
+                                        f"({s.explanation.category}: {s.explanation.why})"
+                                        for s in stale])
     notes = [f"{o.where}: {o.note}" for o in outcomes if o.note]
     if quiet and notes:
         print(f"\n{len(notes)} expected errors came with another message (listed without -q)",
@@ -69,7 +86,7 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
         section(out, "expected errors with another message", notes)
     failures = [o for o in outcomes if o.status == "failed"]
     section(out, "failures", [failure(o) for o in failures])
-    return 1 if failures else 0
+    return 1 if failures or stale else 0
 
 
 def row(name: str, report: FileReport) -> str:

@@ -72,7 +72,7 @@ UNIONS = ("U", "W")
 NUMERIC, TEXT, PARTITION, ORDER = ("X", "Y"), "S", "P", "T"
 COLUMNS = (*NUMERIC, TEXT, PARTITION, ORDER)
 
-_QUANTIFIERS = ((0, None), (1, None), (0, 1), (2, 2), (1, 2), (0, 2), (2, None), (0, 0))
+_QUANTIFIERS = ((0, None), (1, None), (0, 1), (2, 2), (1, 2), (0, 2), (2, None))
 _TYPES = ("INTEGER", "DOUBLE", "DECIMAL(10,2)")
 _UNITS = ("SECOND", "MINUTE", "HOUR")
 

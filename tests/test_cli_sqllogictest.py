@@ -45,7 +45,7 @@ def test_a_failure_is_printed_with_its_place_query_and_rows(
     out = capsys.readouterr().out
     table = out[out.index("\nfile ") + 1:]
     assert "mine.test" in table.splitlines()[1]
-    assert table.splitlines()[1].split()[1:] == ["3", "1", "1", "0"]
+    assert table.splitlines()[1].split()[1:] == ["3", "1", "0", "1", "0"]
     assert f"{tmp_path / 'mine.test'}:13: row 2, column 2: got 1, expected 7" in out
     assert "    " + MR in out
     assert "  expected:\n    1\t2\n    2\t7\n  got:\n    1\t2\n    2\t1\n" in out
@@ -63,7 +63,7 @@ def test_case_selects_records_and_the_oracle_file_passes(
     assert main(["conform", "--sqllogictest", str(oracle), "-q"]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines()
                 if x.startswith("test_match_recognize_oracle.test"))
-    assert line.split()[1:] == ["67", "0", "0", "0"]
+    assert line.split()[1:] == ["67", "0", "0", "0", "0"]
 
 
 @pytest.mark.parametrize(("content", "says"), [

@@ -323,6 +323,10 @@ def test_sources_aliases_and_places() -> None:
     (in_query("  MEASURES x\n  PATTERN (A)"), 3, 3, "expected AS and the measure's name"),
     (in_query("PATTERN (A)\nDEFINE A"), 4, 1, "expected AS and the variable's condition"),
     (in_query("PATTERN (A{2,1})"), 2, 10, "minimum (2) is larger than its maximum (1)"),
+    # the standard's bounds ({n}: n > 0, {n,m}: 0 < m, {,m}: m > 0; Oracle lists them so)
+    (in_query("PATTERN (A{0} B)"), 2, 10, "a quantifier's maximum must be at least 1"),
+    (in_query("PATTERN (A{,0} B)"), 2, 10, "a quantifier's maximum must be at least 1"),
+    (in_query("PATTERN (A{0,0} B)"), 2, 10, "a quantifier's maximum must be at least 1"),
     (in_query("PATTERN (A**)"), 2, 12, "one quantifier per factor"),
     (in_query("PATTERN (A | )"), 2, 14, "expected a pattern variable"),
     (in_query("ORDER BY ts\nMEASURES x AS y"), 4, 1, "MATCH_RECOGNIZE needs a PATTERN clause"),

@@ -3,7 +3,8 @@
 ``conformance/sqllogictest/duckdb/PROVENANCE.md`` lists every file of the folder with its
 size and sha256, as copied; ``SOURCE.md`` (DuckDB's provenance note, shipped with the
 files) lists the test files likewise. Each file is checked against both, and the folder
-holds nothing else; the package data installs all of it.
+holds nothing else but Kleene's two notes (``PROVENANCE.md``, ``EXPLAINED.toml``); the
+package data installs all of it.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ def table(note: str) -> dict[str, tuple[int, str]]:
 
 def test_every_shipped_file_is_the_one_provenance_lists() -> None:
     listed = table("PROVENANCE.md")
-    present = {p.name for p in DUCKDB_FILES.iterdir()} - {"PROVENANCE.md"}
+    present = {p.name for p in DUCKDB_FILES.iterdir()} - {"PROVENANCE.md", "EXPLAINED.toml"}
     assert present == set(listed)
     assert len(listed) == 40     # 38 test files, LICENSE, SOURCE.md
     for name, (size, sha) in listed.items():

@@ -13,15 +13,17 @@ default, under a time limit); any other SQL goes to DuckDB as written.
 Each record has one :class:`Outcome`:
 
 - ``passed``: a statement that succeeded (``ok``) or failed (``error``: any Kleene or
-  DuckDB error counts; an expected message that differs is kept as a ``note``, not a
-  failure) or either (``maybe``); a query whose rendered result is the expected one in the
-  record's sort mode (:mod:`.values`);
+  DuckDB error counts but a spent budget, which is no verdict; an expected message that
+  differs is kept as a ``note``, not a failure) or either (``maybe``); a query whose
+  rendered result is the expected one in the record's sort mode (:mod:`.values`);
 - ``failed``: anything else, with the reason, and for a query the rows got (a crash,
   an exception that is no Kleene error, too: ``crashed: …`` and where);
 - ``unsupported``: Kleene raised :class:`~kleene.reference.errors.Unsupported` naming a
   construct it does not run (DuckDB-only SQL inside ``MATCH_RECOGNIZE``), with the reason:
   never counted as passed, also under ``statement error`` (Kleene did not judge the SQL);
-- ``skipped``: not run (``skipif``, ``onlyif``, ``mode skip``), with the reason.
+- ``skipped``: not run (``skipif``, ``onlyif``, ``mode skip``), with the reason;
+- ``explained``: failed or unsupported, and the folder's ``EXPLAINED.toml`` says why
+  (:mod:`.explained`, applied after the run): never counted as passed either.
 """
 
 from __future__ import annotations
@@ -51,15 +53,15 @@ from kleene.data.sql import ArrowRecognizer, Recognize, execute, run_statement
 from kleene.engines.match_recognize.engine import MatchRecognizeEngine
 from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.budget import Budget
-from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
 from kleene.reference.languages import language_of
 from kleene.reference.match_recognize import ast
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
 from kleene.reference.match_recognize.table import Table
 
-Status = Literal["passed", "failed", "unsupported", "skipped"]
-STATUSES: tuple[Status, ...] = ("passed", "failed", "unsupported", "skipped")
+Status = Literal["passed", "failed", "explained", "unsupported", "skipped"]
+STATUSES: tuple[Status, ...] = ("passed", "failed", "explained", "unsupported", "skipped")
 
 #: The system a ``skipif``/``onlyif`` names when it means this runner.
 SYSTEMS = frozenset({"duckdb", "kleene"})
@@ -91,6 +93,8 @@ class Outcome:
     got: tuple[str, ...] | None = None
     recognizes: bool = False
     features: tuple[str, ...] = ()
+    #: why a failed or unsupported record is expected to be so (:mod:`.explained`)
+    explanation: str = ""
 
     @property
     def where(self) -> str:
@@ -249,6 +253,8 @@ def _run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection
             return outcome("passed") if error is None else outcome("failed", _line(error))
         if error is None:
             return outcome("failed", "succeeded where an error is expected")
+        if isinstance(error, BudgetExceeded):    # Kleene gave up: no verdict on the SQL
+            return outcome("failed", f"no verdict: {_line(error)}")
         said = _message_differs(record.message, error)
         return outcome("passed", note=said)
     if error is not None:

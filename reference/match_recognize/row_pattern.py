@@ -10,7 +10,11 @@
 
 ``()`` is the empty pattern; a group is its inside (the AST has no group node); a
 trailing ``?`` makes a quantifier reluctant (TR §4.7.3); a factor takes one quantifier
-(``A**`` is an error: group it, ``(A*)*``); ``{n,m}`` with ``n > m`` is an error.
+(``A**`` is an error: group it, ``(A*)*``); ``{n,m}`` with ``n > m`` is an error, and so
+is a maximum of 0 (``{0}``, ``{,0}``, ``{0,0}``): the standard's bounds are ``{n}`` with
+n > 0, ``{n,m}`` with 0 < m, ``{,m}`` with m > 0 (TR §4.14.1, as Oracle's "SQL for Pattern
+Matching" lists them); the pattern that matches nothing is ``()``
+(docs/errata.md, "mr-zero-upper-bound").
 """
 
 from __future__ import annotations
@@ -64,6 +68,9 @@ class RowPatternParser(Cursor):
             if high is not None and low > high:
                 raise self.source.syntax_error(f"a quantifier's minimum ({low}) is larger "
                                                f"than its maximum ({high})", tok.at)
+            if high == 0:
+                raise self.source.syntax_error("a quantifier's maximum must be at least 1 "
+                                               "(() is the pattern of a match of no rows)", tok.at)
         else:
             low, high = {"*": (0, None), "+": (1, None), "?": (0, 1)}[self.advance().text]
         reluctant = self.accept("?") is not None
