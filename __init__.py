@@ -13,11 +13,11 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name: str) -> object:
-    """``kleene.match_recognize`` (:func:`kleene.data.sql.match_recognize`), imported when
+    """``kleene.match_recognize`` (:func:`kleene.engines.tables.match_recognize`), imported when
     first read: a plain ``import kleene`` (every ``kleene`` command) loads no DuckDB."""
     if name == "match_recognize":
         # lazy: DuckDB and the SQL reference only for the Python users who ask for them
-        from kleene.data.sql import match_recognize
+        from kleene.engines.tables import match_recognize
 
         return match_recognize
     raise AttributeError(f"module 'kleene' has no attribute {name!r}")

@@ -143,6 +143,22 @@ def read_pattern(path: str) -> str:
         raise PatternError(f"cannot read the pattern file {path}: {reason}") from None
 
 
+def pattern_text(arg: str) -> tuple[str, str]:
+    """``(text, source)``: the file ``arg`` if it exists, else ``arg`` itself when it reads
+    as pattern text (it has blanks or brackets), else the clear cannot-read error."""
+    if _is_file(arg) or not any(ch in arg for ch in " \t\n<{(⟨"):
+        return read_pattern(arg), arg
+    return arg, "<pattern>"
+
+
+def _is_file(arg: str) -> bool:
+    """Whether ``arg`` names a file (text too long for a file name names none)."""
+    try:
+        return Path(arg).is_file()
+    except OSError:
+        return False
+
+
 def non_negative(text: str) -> int:
     """``text`` as a whole number ≥ 0 (``_`` and ``,`` separators allowed; an argparse ``type``)."""
     try:
@@ -179,7 +195,9 @@ def add_query_options(parser: argparse.ArgumentParser) -> None:
     """``--pattern FILE`` and what decides its query besides the events: ``--language``,
     ``--policy``, ``--window-reading``, ``--window`` and ``--window-type`` (the door of
     ``kleene match`` and ``kleene stream``, :func:`query_of`)."""
-    parser.add_argument("--pattern", required=True, metavar="FILE", help="the pattern file")
+    parser.add_argument("--pattern", required=True, metavar="FILE",
+                        help="the pattern file, or the pattern's text itself (a SQL "
+                             "SELECT ... MATCH_RECOGNIZE (...) statement, for instance)")
     parser.add_argument("--language", choices=list(LANGUAGES),
                         help="the pattern language (default: recognised from the text)")
     parser.add_argument("--policy", default=None, metavar="POLICY",
@@ -203,10 +221,11 @@ def query_of(args: argparse.Namespace) -> Query:
     """The query the options of :func:`add_query_options` describe, decided once
     (:meth:`Query.parse`: the language's defaults for what is not given); a choice the
     language does not have is one line here, before any event is read."""
-    return Query.parse(read_pattern(args.pattern), language=args.language,
+    text, source = pattern_text(args.pattern)
+    return Query.parse(text, language=args.language,
                        policy=args.policy, reading=args.window_reading,
                        time_unit=args.time_unit, window=args.window,
-                       window_type=args.window_type, source=args.pattern)
+                       window_type=args.window_type, source=source)
 
 
 def say_query(command: str, query: Query) -> None:

@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, _time_unit, read_pattern
+from kleene.cli.common import Commands, _time_unit, pattern_text
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -71,14 +71,6 @@ def add_pattern_options(parser: argparse.ArgumentParser) -> None:
                         help="events per type, fixing a lazy NFA's evaluation order (seed 003 "
                              "Sec. 3: ascending frequency); default: the pattern's order, or "
                              "estimated from the stream when there is one")
-
-
-def pattern_text(arg: str) -> tuple[str, str]:
-    """``(text, source)``: the file ``arg`` if it exists, else ``arg`` itself when it reads
-    as pattern text (it has blanks or brackets), else the clear cannot-read error."""
-    if Path(arg).is_file() or not any(ch in arg for ch in " \t\n<{(⟨"):
-        return read_pattern(arg), arg
-    return arg, "<pattern>"
 
 
 def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Query]:

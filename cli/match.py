@@ -57,7 +57,13 @@ and last timestamps and the --columns var.attr,...).
 The pattern is checked against the events' columns first: an attribute the
 events lack is an error naming the columns present (--allow-missing reads it
 as missing, the three-valued reading of docs/semantics.md), and comparing a
-text column with a number is an error."""
+text column with a number is an error.
+
+A SQL statement holding MATCH_RECOGNIZE answers a table instead: the table
+its FROM names is the --events file (Parquet, CSV or JSON Lines, read by
+DuckDB), the rows are printed as CSV with a header line (or written by
+--output FILE.csv|.jsonl|.parquet), and the engine that ran the recognition
+is named on stderr."""
 
 
 
@@ -102,6 +108,12 @@ def run(args: argparse.Namespace) -> int:
     """Decide the query, load, check, match, print or write; user mistakes propagate as
     ``KleeneError``."""
     query = query_of(args)
+    if query.answers_tables:
+        # lazy: DuckDB and the MATCH_RECOGNIZE modules only for a query that answers a
+        # table (the startup floor of kleene match, tests/test_cli_imports.py)
+        from kleene.cli.match_table import run_table
+
+        return run_table(args, query)
     variables = list(query.lang.variables(query.pattern))
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and not args.output:

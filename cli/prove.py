@@ -10,8 +10,7 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO, cast
 
-from kleene.cli.common import Commands, _time_unit, non_negative
-from kleene.cli.draw import pattern_text
+from kleene.cli.common import Commands, _time_unit, non_negative, pattern_text
 from kleene.data.loaders import FORMATS, load_events
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
 from kleene.proofs.reports import AUTOMATON_ONLY, ProofOptions, ProofReport

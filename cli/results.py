@@ -23,6 +23,7 @@ import csv
 import datetime as dt
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -128,10 +129,25 @@ def _iso(ms: int | float) -> dt.datetime:
 
 
 def _text(value: Any) -> Any:
-    """A datetime as ISO 8601 text in UTC with milliseconds (JSON Lines and CSV)."""
+    """A datetime as ISO 8601 text in UTC with milliseconds (JSON Lines and CSV); a date
+    as ISO 8601 text."""
     if isinstance(value, dt.datetime):
         return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    if isinstance(value, dt.date):
+        return value.isoformat()
     return value
+
+
+def text_value(value: Any) -> Any:
+    """A value of a row as a CSV cell: a list as JSON, a datetime or date as ISO 8601, a
+    decimal as its digits, NULL as an empty cell (as ``--output FILE.csv`` writes it)."""
+    return json.dumps(value, default=_json) if isinstance(value, list) else _text(value)
+
+
+def _json(value: Any) -> Any:
+    """What ``json`` cannot write itself: a decimal (a SQL ``DECIMAL``) as a number, a
+    datetime or date as ISO 8601 text."""
+    return float(value) if isinstance(value, Decimal) else _text(value)
 
 
 def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
@@ -146,14 +162,13 @@ def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str
             with target.open("w", encoding="utf-8") as f:
                 for r in rows_:
                     f.write(json.dumps({k: _text(v) for k, v in r.items()},
-                                       ensure_ascii=False) + "\n")
+                                       ensure_ascii=False, default=_json) + "\n")
         elif fmt == "csv":
             with target.open("w", encoding="utf-8", newline="") as f:
                 writer = csv.DictWriter(f, fieldnames=list(header))
                 writer.writeheader()
                 for r in rows_:
-                    writer.writerow({k: json.dumps(v) if isinstance(v, list) else _text(v)
-                                     for k, v in r.items()})
+                    writer.writerow({k: text_value(v) for k, v in r.items()})
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq

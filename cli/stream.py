@@ -96,7 +96,7 @@ def _progress(p: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     """Start the query; print one progress line per micro-batch on stderr."""
 
-    query = query_of(args)
+    query = query_of(args).matches_at("kleene stream")
     columns = [c for c in args.columns.split(",") if c]
     with spark_errors():
         spark = session(args.master)

@@ -82,8 +82,10 @@ def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
     compiled, query = compile_pattern(args)
     if tracer_of(compiled) is None:
-        raise Unsupported(f"engine {args.engine} runs no automaton a trace follows: choose "
-                          "an SES automaton (ses-automaton*), an NFA (nfa-*) or an SRT (srt*)")
+        query.matches_at("kleene trace")   # no tracer follows a table query's run yet
+        raise Unsupported(f"engine {args.engine or 'chosen'} runs no automaton a trace "
+                          "follows: choose an SES automaton (ses-automaton*), an NFA (nfa-*) "
+                          "or an SRT (srt*)")
     stream = load_stream(args)
     say_query(NAME, query)
     first = run_start(args.run_from, len(stream))

@@ -20,13 +20,15 @@ wheel runs plain SQL in process and reads Arrow without a copy, but rejects
    ``text[start:end]``;
 4. the rewritten text by DuckDB, as an Arrow table.
 
-:func:`match_recognize` is the door for Python users (``kleene.match_recognize``): one table
-(Arrow, pandas or a file) under the name the statement's ``FROM`` gives it.
+:func:`run_over` runs a statement over one table (Arrow, pandas or a file) under the name the
+statement's ``FROM`` gives it; the doors (``kleene match``, ``kleene.match_recognize``) choose
+its recognizer in :mod:`kleene.engines.tables`.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
@@ -35,9 +37,8 @@ from typing import Any, Protocol, runtime_checkable
 import duckdb
 import pyarrow as pa
 
-from kleene.reference.errors import KleeneError
+from kleene.reference.errors import KleeneError, StreamError
 from kleene.reference.match_recognize.ast import MatchRecognize, Statement, TableName
-from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
 from kleene.reference.match_recognize.table import Table
 
@@ -55,7 +56,7 @@ class ArrowRecognizer(Protocol):
     def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table: ...
 
 
-#: How a file named to :func:`match_recognize` is read, by extension.
+#: How a file named to :func:`run_over` is read, by extension.
 READERS = {".parquet": "read_parquet", ".pq": "read_parquet", ".csv": "read_csv",
            ".tsv": "read_csv", ".json": "read_json", ".jsonl": "read_json",
            ".ndjson": "read_json"}
@@ -214,19 +215,21 @@ def tables_read(statement: Statement) -> tuple[str, ...]:
     return tuple(names)
 
 
-def match_recognize(data: Any, sql: str, *, name: str | None = None,
-                    recognize: Recognize | ArrowRecognizer = reference_recognize) -> pa.Table:
-    """The result of ``sql`` (a ``SELECT`` holding ``MATCH_RECOGNIZE``) over ``data``: an
-    Arrow table, a pandas frame or the path of a Parquet, CSV or JSON (Lines) file, known
-    to the SQL as ``name`` (default: the one table its recognitions read). The columns are
-    named as the outer ``SELECT`` names them; a measure's unquoted name is in upper case
-    (SQL's rule for regular identifiers, as Oracle reports it)."""
-    statement = parse_statement(sql)
+def run_over(data: Any, statement: Statement, *, name: str | None = None,
+             recognize: Recognize | ArrowRecognizer = reference_recognize) -> pa.Table:
+    """The result of ``statement`` (a ``SELECT`` holding ``MATCH_RECOGNIZE``) over ``data``:
+    an Arrow table, a pandas frame or the path of a Parquet, CSV or JSON (Lines) file
+    (read by DuckDB's own readers, :data:`READERS`), known to the SQL as ``name`` (default:
+    the one table its recognitions read). The columns are named as the outer ``SELECT``
+    names them; a measure's unquoted name is in upper case (SQL's rule for regular
+    identifiers, as Oracle reports it). The door that chooses ``recognize`` is
+    :func:`kleene.engines.tables.answer_table` (``kleene match``, ``kleene.match_recognize``)."""
     if name is None:
         read = tables_read(statement)
         if len(read) != 1:
-            raise KleeneError("name the table the data is in SQL: match_recognize(data, sql, "
-                              f"name=...) (the recognitions read {', '.join(read) or 'none'})")
+            raise KleeneError("name the table the data is in SQL (the recognitions read "
+                              f"{', '.join(read) or 'no table by name'}): "
+                              "match_recognize(data, sql, name=...)")
         name = read[0]
     connection = duckdb.connect()
     try:
@@ -237,17 +240,28 @@ def match_recognize(data: Any, sql: str, *, name: str | None = None,
         return run_statement(statement, connection, recognize)
     except duckdb.Error as err:
         raise SqlError(" ".join(str(err).split())) from None
+    except SqlError as err:
+        absent = _ABSENT.search(str(err))
+        if absent is None:
+            raise
+        raise SqlError(f"the statement reads a table {absent.group(1)}, and only {name} is "
+                       "given (the data, or the --events file)") from None
     finally:
         connection.close()
+
+
+#: DuckDB's message for a table that is not there.
+_ABSENT = re.compile(r"Table with name (\S+) does not exist")
 
 
 def _read_file(connection: duckdb.DuckDBPyConnection, path: Path) -> duckdb.DuckDBPyRelation:
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     reader = READERS.get(suffixes[-1] if suffixes else "")
     if reader is None:
-        raise KleeneError(f"{path}: match_recognize reads {', '.join(sorted(READERS))} "
-                          "files (gzipped too)")
+        raise StreamError(f"a table is read from {', '.join(sorted(READERS))} files "
+                          "(gzipped too)", source=str(path))
     if not path.is_file():
-        raise KleeneError(f"{path}: no such file")
+        raise StreamError("cannot read the table: No such file or directory",
+                          source=str(path))
     relation: duckdb.DuckDBPyRelation = getattr(connection, reader)(str(path))
     return relation

@@ -92,7 +92,8 @@ def find_matches(pattern: str | Pattern | Query, stream: Stream, *,
     the fastest engine that claims the query. ``events`` reads the stream otherwise (a
     progress bar); ``budget`` bounds the reference's search, or an engine's matches
     (:func:`run_engine`)."""
-    query = Query.ask(pattern, policy=policy, reading=reading).with_time_unit(stream.time_unit)
+    query = Query.ask(pattern, policy=policy, reading=reading,
+                      door="find_matches").with_time_unit(stream.time_unit)
     if engine_name is None:
         engine_name, reason = choose(query)
     else:

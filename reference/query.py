@@ -11,6 +11,13 @@ it unchanged to the reference (:meth:`Language.reference`), an engine's
 ``compile``, the Spark plan and the report; nothing below a door takes a loose
 ``policy=`` or ``window=`` argument or re-derives a default.
 
+A language answers matches or tables (its registry entry's ``answers``): a
+``MATCH_RECOGNIZE`` statement's answer is rows. Which path a door takes is decided
+here, once, by :attr:`Query.answers_tables`; a door that answers only matches
+(``kleene stream``, ``kleene match --spark``, ``find_matches``, ``match_dataframe``,
+``match_file``, ``ContinuousMatch``) asks :meth:`Query.matches_at`, which refuses a
+table query in one line naming :data:`TABLE_DOORS`, the doors that answer tables.
+
 Every default comes from the language registry (:mod:`kleene.reference.languages`):
 the language's ``default_policy`` and ``default_reading`` (a ``.sre`` file is
 read strictly, as Wayeb reads it; every other language inclusively, as the
@@ -110,6 +117,10 @@ def all_features() -> frozenset[Feature]:
 
 # ---------------------------------------------------------------- queries
 
+#: The doors that answer a query whose language answers tables (``MATCH_RECOGNIZE``).
+TABLE_DOORS = "kleene match --pattern FILE --events FILE (without --spark), or " \
+    "kleene.match_recognize(data, sql) in Python"
+
 
 @dataclass(frozen=True)
 class Query:
@@ -194,11 +205,18 @@ class Query:
     @classmethod
     def ask(cls, pattern: str | Pattern | Query, *, language: str | None = None,
             policy: str | None = None, reading: str | None = None,
-            time_unit: str | None = None) -> Query:
-        """The query of a Python API door (``find_matches``, ``match_dataframe``): a
-        :class:`Query` as it is, pattern text through :meth:`parse`, an AST through
-        :meth:`of`. A query comes with its settings: giving them again is an error,
-        not a second decision."""
+            time_unit: str | None = None, door: str = "this door") -> Query:
+        """The query of a Python API door that answers matches (``find_matches``,
+        ``match_dataframe``, named by ``door``): a :class:`Query` as it is, pattern text
+        through :meth:`parse`, an AST through :meth:`of`. A query comes with its
+        settings: giving them again is an error, not a second decision. A query that
+        answers tables is refused here (:meth:`matches_at`)."""
+        return cls._asked(pattern, language=language, policy=policy, reading=reading,
+                          time_unit=time_unit).matches_at(door)
+
+    @classmethod
+    def _asked(cls, pattern: str | Pattern | Query, *, language: str | None,
+               policy: str | None, reading: str | None, time_unit: str | None) -> Query:
         if isinstance(pattern, Query):
             given = [name for name, value in (("language", language), ("policy", policy),
                                               ("reading", reading), ("time_unit", time_unit))
@@ -217,6 +235,20 @@ class Query:
     def lang(self) -> Language:
         """The registry entry of the query's language."""
         return language_named(self.language)
+
+    @property
+    def answers_tables(self) -> bool:
+        """Whether the query's answer is a table (rows), not a set of matches: its
+        language's registry entry says so (``answers``). The one place a door asks."""
+        return self.lang.answers == "tables"
+
+    def matches_at(self, door: str) -> Query:
+        """The query itself, at ``door``, a door that answers matches only; a query that
+        answers tables is one :class:`Unsupported` line naming the doors that can."""
+        if self.answers_tables:
+            raise Unsupported(f"{door} answers matches, and a {self.language} query answers "
+                              f"a table: run it with {TABLE_DOORS}")
+        return self
 
     def with_time_unit(self, time_unit: str | None) -> Query:
         """The same query with the timestamps' unit the events turned out to have (a

@@ -26,7 +26,7 @@ from kleene.data.columnar import columns_of
 from kleene.engines.protocol import Engine, Feature, all_features
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.match_recognize.ast import Literal
+from kleene.reference.match_recognize.ast import Concat, Literal, Quantified, RowPattern
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.text import parse_ses
 
@@ -182,3 +182,13 @@ def ses_reference(pattern: SESPattern, stream: Stream, policy: str) -> set[Match
 def lit(value: None | bool | int | Decimal | float | str) -> Literal:
     """A MATCH_RECOGNIZE constant (ISO/IEC 9075-2 §5.3 <literal>) built by hand."""
     return Literal(value)
+
+
+def seq(*items: RowPattern) -> Concat:
+    """The row pattern ``p1 p2 …`` built by hand."""
+    return Concat(items)
+
+
+def rep(p: RowPattern, low: int, high: int | None = None, lazy: bool = False) -> Quantified:
+    """``p{low,high}`` (``None``: unbounded), reluctant if ``lazy``, built by hand."""
+    return Quantified(p, low, high, lazy)

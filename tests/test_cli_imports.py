@@ -21,9 +21,11 @@ EVENTS = "ts,L\n0,A\n1,B\n2,A\n3,B\n"
 
 #: Heavy modules only other subcommands need, probes of pyarrow (pandas) and NumPy
 #: (masked arrays) that the columnar plane avoids, dateutil (pyarrow probes it at its
-#: first conversion), and tqdm (no bar on a pipe).
+#: first conversion), tqdm (no bar on a pipe), and DuckDB and the table door (a
+#: MATCH_RECOGNIZE query's only).
 HEAVY = ("pandas", "dateutil", "numpy.ma", "tqdm", "networkx", "z3", "jsonschema",
-         "kleene.conformance.cases", "kleene.cli.demo", "kleene.cli.prove", "kleene.cli.draw")
+         "kleene.conformance.cases", "kleene.cli.demo", "kleene.cli.prove", "kleene.cli.draw",
+         "duckdb", "kleene.engines.tables")
 
 PROGRAM = """
 import json, sys

@@ -399,7 +399,8 @@ class _Misbehaving:
             raise SystemExit(3)
 
         class Compiled:
-            def run(self, events: object) -> list[object]:
+            def run(self, events: object, *, counters: object = None,
+                    budget: object = None) -> list[object]:
                 return ["not a match"]
         return Compiled()
 

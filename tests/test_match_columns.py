@@ -69,7 +69,7 @@ def test_an_engine_without_columns_is_gathered_in_chunks():
     found = [Match.of({"a": [i]}) for i in range(20_000)]
 
     class OneByOne:
-        def run(self, events):
+        def run(self, events, *, counters=None, budget=None):
             return iter(found)
 
     batches = list(match_batches(OneByOne(), []))

@@ -21,11 +21,12 @@ from kleene.cli import main
 from kleene.conformance.recognize_strategies import match_recognize_clauses
 from kleene.conformance.sqllogictest import DUCKDB_FILES, KLEENE_FILES
 from kleene.conformance.sqllogictest.runner import engine_recognizer, run_file
-from kleene.data.sql import arrow_of, match_recognize, table_of
+from kleene.data.sql import arrow_of, table_of
 from kleene.engines.match_recognize.engine import MatchRecognizeEngine
 from kleene.engines.match_recognize.program import compile_pattern
 from kleene.engines.match_recognize.recognition import CompiledRecognition
 from kleene.engines.protocol import Counters
+from kleene.engines.tables import match_recognize
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
 from kleene.reference.match_recognize.ast import (
@@ -211,7 +212,7 @@ def test_a_v_shape_by_the_engine():
     sql = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY id MEASURES FIRST(id) AS s, "
            "LAST(id) AS e PATTERN (STRT DOWN+ UP+) DEFINE DOWN AS v < PREV(v), "
            "UP AS v > PREV(v))")
-    got = match_recognize(data, sql, recognize=MatchRecognizeEngine().recognizer())
+    got = match_recognize(data, sql, engine="match-recognize")
     assert got.to_pylist() == [{"S": 1, "E": 5}, {"S": 6, "E": 8}]
 
 

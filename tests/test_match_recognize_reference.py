@@ -1,7 +1,7 @@
-"""The reference of SQL row pattern recognition (reference/match_recognize/): matchings in
-preferment order and ``recognize`` on hand-computed examples. Every expected value was
-worked out by hand; the comment above each assertion gives the reasoning. Rows are
-numbered from 0 within their partition unless a column says otherwise."""
+"""The reference of SQL row pattern recognition (reference/match_recognize/): ``recognize``
+on hand-computed examples (the matchings' preferment: test_match_recognize_matchings.py).
+Every expected value was worked out by hand; the comment above each assertion gives the
+reasoning. Rows are numbered from 0 within their partition unless a column says otherwise."""
 
 from __future__ import annotations
 
@@ -23,9 +23,7 @@ from kleene.reference.match_recognize.ast import (
     Call,
     Classifier,
     Column,
-    Concat,
     Define,
-    Empty,
     Exclude,
     Expr,
     IsNull,
@@ -34,7 +32,6 @@ from kleene.reference.match_recognize.ast import (
     Measure,
     Navigation,
     Permute,
-    Quantified,
     RowPattern,
     SortKey,
     Subset,
@@ -42,26 +39,12 @@ from kleene.reference.match_recognize.ast import (
     Var,
     Within,
 )
-from kleene.reference.match_recognize.matchings import accept_all, matchings
 from kleene.reference.match_recognize.scalars import DataError
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.match_recognize.table import Table
-from tests.helpers import lit
+from tests.helpers import lit, rep, seq
 
 A, B, C, X, Y, Z = (Var(n) for n in "ABCXYZ")
-
-
-def seq(*items: RowPattern) -> Concat:
-    return Concat(items)
-
-
-def rep(p: RowPattern, low: int, high: int | None = None, lazy: bool = False) -> Quantified:
-    return Quantified(p, low, high, lazy)
-
-
-def words(pattern: RowPattern, n: int, start: int = 0, accept=accept_all) -> list[str]:
-    """Each matching as its variables' names run together (one letter each)."""
-    return ["".join(m.variables) for m in matchings(pattern, n, start, accept)]
 
 
 def col(name: str, var: str | None = None) -> Column:
@@ -96,95 +79,6 @@ def table(*rows: tuple[object, ...], names: str = "g t x") -> Table:
 def xs(*values: object, g: str = "p") -> Table:
     """One partition ``g`` whose rows ``t = 1, 2, …`` carry the values ``x``."""
     return table(*((g, i + 1, v) for i, v in enumerate(values)))
-
-
-# ---------------------------------------------------------------- preferment (TR §4.7)
-
-def test_greedy_prefers_more_iterations_and_gives_back():
-    # A+ B over 4 rows, every row any variable: A takes all it can (AAA, then B), and
-    # gives back one row at a time.
-    assert words(seq(rep(A, 1), B), 4) == ["AAAB", "AAB", "AB"]
-
-
-def test_reluctant_prefers_fewer_iterations():
-    assert words(seq(rep(A, 1, lazy=True), B), 4) == ["AB", "AAB", "AAAB"]
-
-
-def test_bounded_quantifiers_greedy_and_reluctant():
-    # {2,3}: three before two; {2,3}?: two before three; {,2}: 2, 1, 0 iterations.
-    assert words(rep(A, 2, 3), 4) == ["AAA", "AA"]
-    assert words(rep(A, 2, 3, lazy=True), 4) == ["AA", "AAA"]
-    assert words(rep(A, 0, 2), 4) == ["AA", "A", ""]
-
-
-def test_alternation_prefers_the_left_alternative():
-    # (A | B) C: every matching through A before every one through B.
-    assert words(seq(Alt((A, B)), C), 2) == ["AC", "BC"]
-    # (A | B)+ over 2 rows: iteration 1 = A, then (greedy) a second iteration, A before
-    # B, then no second one; then the same after iteration 1 = B.
-    assert words(rep(Alt((A, B)), 1), 2) == ["AA", "AB", "A", "BA", "BB", "B"]
-
-
-def test_permute_orders_lexicographically_by_position_in_the_list():
-    assert words(Permute((A, B, C)), 3) == ["ABC", "ACB", "BAC", "BCA", "CAB", "CBA"]
-
-
-def test_anchors_match_only_at_the_partition_edges():
-    # ^ only at row 0; $ only after the last row: A+ $ keeps only the run to the end.
-    assert words(seq(Anchor("^"), A), 3, start=1) == []
-    assert words(seq(Anchor("^"), A), 3, start=0) == ["A"]
-    assert words(seq(rep(A, 1), Anchor("$")), 3) == ["AAA"]
-    assert words(seq(rep(A, 1), Anchor("$")), 3, start=1) == ["AA"]
-
-
-def test_exclusion_marks_its_rows_and_matches_as_a_group():
-    [m] = matchings(seq(A, Exclude(B), A), 3, 0)
-    assert (m.variables, m.excluded) == (("A", "B", "A"), frozenset({1}))
-
-
-def test_the_empty_pattern_matches_once_with_no_row():
-    [m] = matchings(Empty(), 3, 1)
-    assert (m.start, m.end, m.variables) == (1, 1, ())
-
-
-def test_an_empty_iteration_ends_the_quantifier_instead_of_looping():
-    # (A*)* where A never holds: the inner A* maps no row; that empty iteration ends the
-    # outer * (TR §7.2.8), which gives the empty matching; then the outer *'s own exit
-    # gives it again. Two candidates, and the search ends.
-    assert words(rep(rep(A, 0), 0), 3, accept=lambda s, v: False) == ["", ""]
-
-
-def sets(*rows: str):
-    """``accept`` for rows that each satisfy the variables named in a string."""
-    return lambda start, variables: variables[-1] in rows[start + len(variables) - 1]
-
-
-def test_empty_iterations_the_standard_way_in_a_bounded_group():
-    # (A? | B){1,2} C over rows {B}, {A,C}, {C}. Iteration 1 tries A? first: A fails on
-    # row 0, so A? maps nothing; count 1 reaches the lower bound, so the group ends there
-    # (TR §7.2.8) and C fails on row 0. Then iteration 1 = B (row 0), iteration 2 = A
-    # (row 1, A? is greedy), C on row 2: rows 0-2. Looping after the empty iteration
-    # would have found B C on rows 0-1 first.
-    pattern = seq(rep(Alt((rep(A, 0, 1), B)), 1, 2), C)
-    first = next(matchings(pattern, 3, 0, sets("B", "AC", "C")))
-    assert first.variables == ("B", "A", "C")
-
-
-def test_empty_iterations_with_a_reluctant_body():
-    # (B?? | B*){0,2} C over {B}, {B}, {B,C}, {C}: B?? first maps nothing, which ends the
-    # group; C fails on row 0. B?? then takes row 0, iteration 2's B?? maps nothing and
-    # ends the group, C fails on row 1; iteration 2's B?? takes row 1, the group is full,
-    # C holds on row 2: rows 0-2.
-    pattern = seq(rep(Alt((rep(B, 0, 1, lazy=True), rep(B, 0))), 0, 2), C)
-    first = next(matchings(pattern, 4, 0, sets("B", "B", "BC", "C")))
-    assert first.variables == ("B", "B", "C")
-
-
-def test_an_exponential_pattern_stops_with_the_budget():
-    # (A+)+ B over 30 rows where B never holds: 2^29 ways to cut the A's into runs.
-    with pytest.raises(BudgetExceeded):
-        list(matchings(seq(rep(rep(A, 1), 1), B), 30, 0, lambda s, v: v[-1] == "A",
-                       Budget(limit=10_000)))
 
 
 # ---------------------------------------------------------------- recognize

@@ -248,7 +248,8 @@ def match_frame(frame: EventFrame, pattern: str | Pattern | Query, *,
     ``explain`` receives the query's window and reading, the plan and the layout in
     words.
     """
-    query = Query.ask(pattern, policy=policy, reading=reading)
+    query = Query.ask(pattern, policy=policy, reading=reading,
+                      door="match_frame on Spark")
     run = prepare(frame, query, engine=engine, columns=columns, tasks=tasks, slices=slices)
     if explain is not None:
         explain(f"query: {run.task.query.said()}\n{run.explain()}")
@@ -273,7 +274,8 @@ def match_dataframe(df: Any, pattern: str | Pattern | Query, *,
     per stream of ``streams`` (columns naming independent streams, copied to
     the output). ``columns`` are event columns copied to each match row.
     """
-    query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
+    query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit,
+                      door="match_dataframe on Spark")
     eng = checked_engine(engine, query)   # before any job
     worker_python(df.sparkSession)   # before the numbering pass, which runs Python workers
     frame = from_dataframe(df, ts=ts, type=type, time_unit=query.time_unit, position=position,
@@ -294,7 +296,8 @@ def match_file(spark: Any, path: str, pattern: str | Pattern | Query, *,
     JSON Lines, Parquet or stock file (options as
     :func:`kleene.data.loaders.load_events`; ``schema`` a DDL string declaring the
     columns of a CSV or JSON Lines file)."""
-    query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
+    query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit,
+                      door="match_file on Spark")
     eng = checked_engine(engine, query)   # before any job
     worker_python(spark)
     with job_errors():

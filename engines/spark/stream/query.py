@@ -149,7 +149,8 @@ class ContinuousMatch:
 
         self.spark, self.source, self.checkpoint = spark, source, checkpoint
         self.on_progress = on_progress
-        query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit)
+        query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit,
+                          door="ContinuousMatch (kleene stream)")
         eng = engine_for(engine, query)
         self.format = source_format(source, format)
         raw = source_schema(spark, source, self.format, schema)

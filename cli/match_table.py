@@ -1,0 +1,86 @@
+"""``kleene match`` on a query that answers a table (``MATCH_RECOGNIZE``): the rows.
+
+``kleene match`` decides the query first (:func:`~kleene.cli.common.query_of`); when its
+language answers tables (:attr:`~kleene.reference.query.Query.answers_tables`) it comes
+here: the events file is the table the statement's ``FROM`` names, read by DuckDB's
+readers (:mod:`kleene.engines.tables` says why), the recognitions are run by the engine
+named with ``--engine`` or the fastest that claims the query (else the reference; said on
+stderr like the other doors), the SQL around them by DuckDB, under ``--budget``,
+``--time-limit`` and ``--memory-limit``. The rows are printed as CSV (a header line, then
+one line per row), or written by ``--output FILE.csv|.jsonl|.parquet`` (the writer of
+``kleene match``'s matches, :mod:`kleene.cli.results`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from kleene.cli import results
+from kleene.cli.common import budget_of, plural
+from kleene.cli.watchdog import limits
+from kleene.engines.fastest import REFERENCE
+from kleene.engines.tables import answer_table
+from kleene.reference.errors import Unsupported
+from kleene.reference.query import Query
+
+#: Options of ``kleene match`` that shape matches or events, which a table has not: each
+#: with how it is spelt (``--format table`` and ``--layout wide``: their other values are
+#: the defaults).
+_MATCH_ONLY = (("columns", "--columns"), ("counters", "--counters"), ("stream", "--stream"),
+               ("allow_missing", "--allow-missing"), ("sort", "--sort"), ("limit", "--limit"),
+               ("events_format", "--events-format"), ("ts", "--ts"),
+               ("time_unit", "--time-unit"))
+
+
+def run_table(args: argparse.Namespace, query: Query) -> int:
+    """Answer the table query over ``args.events``; print or write its rows."""
+    if args.spark:
+        query.matches_at("kleene match --spark")
+    given = [spelt for option, spelt in _MATCH_ONLY if getattr(args, option) not in
+             (None, False, "")]
+    given += [f"--{option} {value}" for option, value in (("format", "table"),
+                                                            ("layout", "wide"))
+              if getattr(args, option) == value]
+    if given:
+        raise Unsupported(f"{given[0]} applies to matches and events; a {query.language} "
+                          "query answers a table (the SELECT says its columns and order)")
+    fmt = _check_output(args) if args.output else None
+    budget = budget_of(args)
+    budget.what = "recognizing a row pattern"
+    with limits(budget.seconds, budget.memory_mb, "recognizing a row pattern"):
+        answered = answer_table(query, args.events, engine_name=args.engine, budget=budget)
+    if answered.backend == REFERENCE:
+        print(f"kleene match: the reference semantics ({answered.reason})", file=sys.stderr)
+    else:
+        print(f"kleene match: engine {answered.backend} ({answered.reason})", file=sys.stderr)
+    for line in answered.warnings:
+        print(f"kleene match: warning: {line}", file=sys.stderr)
+    table = answered.table
+    if args.count:
+        print(table.num_rows)
+        return 0
+    rows = table.to_pylist()
+    if args.output:
+        assert fmt is not None
+        results.write(rows, args.output, fmt, table.column_names)
+        print(f"kleene match: wrote {plural(len(rows), 'row')} to {args.output}",
+              file=sys.stderr)
+        return 0
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(table.column_names)
+    for row in rows:
+        writer.writerow([results.text_value(row[name]) for name in table.column_names])
+    return 0
+
+
+def _check_output(args: argparse.Namespace) -> str:
+    """``--output``'s format, refusing the input file and, without ``--overwrite``, any
+    existing file (:func:`kleene.cli.results.check_output`)."""
+    target, events = Path(args.output), Path(args.events)
+    if target.exists() and events.exists() and target.samefile(events):
+        raise results.OutputError(f"--output {args.output} is the input file; choose another "
+                                  "path")
+    return results.check_output(args.output, args.overwrite)
