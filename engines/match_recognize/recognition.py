@@ -250,11 +250,6 @@ class CompiledRecognition:
                  for ins in code]
         offsets = np.concatenate(([0], np.cumsum(lengths))).tolist()
         flat = pcs.tolist()
-        matches: dict[int, Matching] = {}
-        for i, start in enumerate(starts.tolist()):
-            path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
-            matches[start] = Matching(start, tuple(v for v, _ in path),
-                                      frozenset(j for j, (_, e) in enumerate(path) if e))
         if not ref.all_rows and len(starts) and lengths.min() > 0:
             vectors = [column_reader(m.expr, ref.columns, ref.subsets)
                        for m in self.clause.measures]
@@ -269,6 +264,11 @@ class CompiledRecognition:
                 values = [rows.take(i, last) for i in ref.by] + [
                     v(flat_matches) for v in vectors if v is not None]
                 return list(zip(*values, strict=True))
+        matches: dict[int, Matching] = {}
+        for i, start in enumerate(starts.tolist()):
+            path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
+            matches[start] = Matching(start, tuple(v for v, _ in path),
+                                      frozenset(j for j, (_, e) in enumerate(path) if e))
         out: list[tuple[object, ...]] = []
         if self.clause.rows_per_match != "ALL WITH UNMATCHED":
             for number, m in enumerate(matches.values(), 1):

@@ -21,17 +21,37 @@ from kleene.reference.match_recognize.evaluation import Scope, holds
 
 
 class Columns:
-    """The sorted input's columns as Python values, each converted when first read."""
+    """The sorted input's columns as Python values: a value converted alone while few of
+    a column's are read, the whole column once many are (:data:`WHOLE`)."""
+
+    #: A column is converted whole at its ``len / WHOLE``-th value read.
+    WHOLE = 16
 
     def __init__(self, table: pa.Table) -> None:
         self.table = table
         self.cache: dict[int, list[object]] = {}
+        self.arrays: dict[int, pa.Array] = {}
+        self.reads: dict[int, int] = {}
 
     def get(self, j: int) -> list[object]:
+        """Column ``j``, whole."""
         values = self.cache.get(j)
         if values is None:
             values = self.cache[j] = self.table.column(j).to_pylist()
         return values
+
+    def value(self, j: int, i: int) -> object:
+        """Column ``j`` at row ``i``."""
+        values = self.cache.get(j)
+        if values is not None:
+            return values[i]
+        reads = self.reads[j] = self.reads.get(j, 0) + 1
+        if reads * self.WHOLE >= self.table.num_rows:
+            return self.get(j)[i]
+        array = self.arrays.get(j)
+        if array is None:
+            array = self.arrays[j] = self.table.column(j).combine_chunks()
+        return array[i].as_py()
 
 
 class _Row(Sequence[object]):
@@ -46,7 +66,7 @@ class _Row(Sequence[object]):
         return self.columns.table.num_columns
 
     def __getitem__(self, j: int) -> object:  # type: ignore[override]  # by int only
-        return self.columns.get(j)[self.i]
+        return self.columns.value(j, self.i)
 
 
 class Rows(Sequence[Sequence[object]]):
@@ -61,7 +81,7 @@ class Rows(Sequence[Sequence[object]]):
 
     def value(self, i: int, j: int) -> object:
         """Column ``j`` of row ``i``."""
-        return self.columns.get(j)[self.lo + i]
+        return self.columns.value(j, self.lo + i)
 
     def take(self, j: int, rows: np.ndarray) -> list[object]:
         """Column ``j`` at ``rows``, as Python values."""
