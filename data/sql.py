@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import duckdb
 import pyarrow as pa
@@ -143,8 +143,12 @@ def arrow_of(table: Table, like: pa.Schema | None = None) -> pa.Table:
         values = [row[i] for row in table.rows]
         kept = source.get(name.upper())
         array = _as(values, kept) if kept is not None else None
-        arrays.append(array if array is not None else pa.array(values, type=arrow_type(
-            values, name)))
+        if array is None:
+            kind = arrow_type(values, name)
+            if pa.types.is_floating(kind):   # exact numbers among floats: as floats
+                values = [None if v is None else float(cast(float, v)) for v in values]
+            array = pa.array(values, type=kind)
+        arrays.append(array)
     return pa.Table.from_arrays(arrays, names=list(table.names))
 
 

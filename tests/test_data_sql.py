@@ -165,6 +165,14 @@ def test_a_source_column_keeps_its_type_only_when_its_values_fit() -> None:
     assert out.schema.types == [pa.int16(), pa.int64(), pa.null()]
 
 
+def test_exact_numbers_among_floats_become_floats() -> None:
+    # Decimal 0.5 and the float 0.25 share one column: arrow_type says float64, and the
+    # decimal is converted to the float 0.5 (it was an ArrowInvalid crash)
+    out = arrow_of(Table(("M",), ((Decimal("0.5"),), (0.25,), (None,), (2,))))
+    assert out.schema.types == [pa.float64()]
+    assert out.column("M").to_pylist() == [0.5, 0.25, None, 2.0]
+
+
 TICKS = pa.table({"sym": ["A"] * 6, "ts": [1, 2, 3, 4, 5, 6],
                   "price": [10, 8, 6, 9, 12, 11]})
 V_SHAPE = """
