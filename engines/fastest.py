@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from kleene.engines.protocol import Counters, Query, missing
+from kleene.engines.protocol import Counters, Engine, Query, missing
 from kleene.engines.registry import engine, fastest_engine
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -51,6 +51,20 @@ def choose(query: Query) -> tuple[str, str]:
     return choice.name, choice.reason
 
 
+def claiming_engine(name: str, query: Query, choices: str) -> Engine:
+    """The registered engine ``name``; ``Unsupported`` (one line naming what it does not
+    claim, what it claims, and the options to change: ``choices``) when it does not claim
+    ``query``."""
+    eng = engine(name)
+    absent = missing(eng, query)
+    if absent:
+        claimed = sorted(str(f) for f in eng.capabilities)
+        raise Unsupported(f"engine {name!r} does not claim {', '.join(sorted(map(str, absent)))} "
+                          f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
+                          f"{choices}")
+    return eng
+
+
 def run_engine(name: str, query: Query, source: Iterable[Event], *,
                budget: Budget | None = None) -> tuple[set[Match], Counters]:
     """The matches of the registered engine ``name`` on ``source`` (a stream, or an
@@ -61,14 +75,7 @@ def run_engine(name: str, query: Query, source: Iterable[Event], *,
     deadline and memory ceiling are watched by the caller), so an exponential match set
     (a group variable under ``any``) stops with its error; an engine that bounds its own
     work (the NFAs' instances) draws on it too."""
-    eng = engine(name)
-    absent = missing(eng, query)
-    if absent:
-        claimed = sorted(str(f) for f in eng.capabilities)
-        raise Unsupported(f"engine {name!r} does not claim {', '.join(sorted(map(str, absent)))} "
-                          f"(it claims: {', '.join(claimed) or 'nothing'}); choose another "
-                          "--engine or --policy")
-    compiled = eng.compile(query)
+    compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
     counters = Counters()
     if budget is None:
         return set(compiled.run(source, counters=counters)), counters

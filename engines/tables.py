@@ -35,10 +35,9 @@ from typing import Any, Protocol, runtime_checkable
 import pyarrow as pa
 
 from kleene.data.sql import ArrowRecognizer, Recognize, recognized, run_over, table_of
-from kleene.engines.fastest import REFERENCE, choose
+from kleene.engines.fastest import REFERENCE, choose, claiming_engine
 from kleene.engines.match_recognize.conditions import row_local
-from kleene.engines.protocol import Query, missing
-from kleene.engines.registry import engine
+from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.match_recognize.ast import (
@@ -101,13 +100,7 @@ def _backend(query: Query, name: str | None, budget: Budget,
     if name == REFERENCE:
         return REFERENCE, reason, lambda clause, table: reference_recognize(clause, table,
                                                                             budget=budget)
-    eng = engine(name)
-    absent = missing(eng, query)
-    if absent:
-        claimed = sorted(str(f) for f in eng.capabilities)
-        raise Unsupported(f"engine {name!r} does not claim "
-                          f"{', '.join(sorted(map(str, absent)))} (it claims: "
-                          f"{', '.join(claimed) or 'nothing'}); choose another --engine")
+    eng = claiming_engine(name, query, "--engine")
     compiled: list[tuple[MatchRecognize, TableRecognition]] = []
     statement = query.pattern
     assert isinstance(statement, Statement)

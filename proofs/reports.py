@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import cast
+from typing import TypedDict, cast
 
 from kleene.engines.registry import engine, fastest_engine
 from kleene.engines.srt.compile import compile_sremo
@@ -48,6 +48,14 @@ from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 #: The section of the language-neutral checks of the fastest engine's automaton.
 AUTOMATON = "automaton"
+
+
+class SchemaSources(TypedDict):
+    """Where a schema's sorts come from (the schema functions' keyword arguments)."""
+
+    declared: dict[str, str]
+    stream: Stream | None
+    required: tuple[str, ...]
 
 
 @dataclass
@@ -88,8 +96,9 @@ class ProofOptions:
         self.time_unit = timestamp_unit(windows, self.time_unit)
         return [in_timestamp_units(w, self.time_unit) for w in windows]
 
-    def schema_sources(self, names: Iterable[str]) -> dict[str, object]:
-        """The schema's sources the options name: sorts, events, required attributes."""
+    def schema_sources(self, names: Iterable[str]) -> SchemaSources:
+        """The schema's sources the options name: sorts, events, required attributes
+        (the keyword arguments of every language's schema function)."""
         return {"declared": dict(self.sorts),
                 "stream": self.events() if self.events else None,
                 "required": tuple(names) if self.no_missing else ()}
@@ -136,11 +145,7 @@ def _ses(query: Query, options: ProofOptions, wanted: Sequence[str]) -> Iterator
     if bound < 1:
         raise PatternError("--bound must be at least 1")
     names = attributes(pattern.conditions) | {"ts"}
-    sources = options.schema_sources(names)
-    schema = schema_for(pattern.conditions, pattern.window,
-                        declared=cast(dict[str, str], sources["declared"]),
-                        stream=cast("Stream | None", sources["stream"]),
-                        required=cast(tuple[str, ...], sources["required"]))
+    schema = schema_for(pattern.conditions, pattern.window, **options.schema_sources(names))
     options.say(f"schema {schema}{options.unit_note()}; bound {bound}")
     return prove_ses(pattern, schema=schema, bound=bound, sections=wanted,
                      timeout_ms=options.timeout_ms)
@@ -152,10 +157,8 @@ def _operator(query: Query, options: ProofOptions, wanted: Sequence[str]) -> Ite
     if pattern.window is not None:
         pattern = replace(pattern, window=options.unit_less([pattern.window])[0])
         query = replace(query, pattern=pattern)
-    sources = options.schema_sources(attributes(pattern.conditions) | {"ts"})
-    schema = operator_schema(pattern, declared=cast(dict[str, str], sources["declared"]),
-                             stream=cast("Stream | None", sources["stream"]),
-                             required=cast(tuple[str, ...], sources["required"]))
+    schema = operator_schema(pattern, **options.schema_sources(
+        attributes(pattern.conditions) | {"ts"}))
     bound = NFA_BOUND if options.bound is None else options.bound
     options.say(f"schema {schema}{options.unit_note()}; bound {bound}")
     yield from prove_operator(pattern, schema=schema, bound=bound, sections=wanted,
@@ -172,10 +175,7 @@ def _sremo(query: Query, options: ProofOptions, wanted: Sequence[str]) -> Iterat
     query = replace(query, pattern=e)
     a = compile_sremo(e)
     guards = [c for edge in a.edges for c in (edge.guard, *edge.unless)]
-    sources = options.schema_sources(attributes(guards) | {"ts"})
-    schema = sremo_schema(a, declared=cast(dict[str, str], sources["declared"]),
-                          stream=cast("Stream | None", sources["stream"]),
-                          required=cast(tuple[str, ...], sources["required"]))
+    schema = sremo_schema(a, **options.schema_sources(attributes(guards) | {"ts"}))
     bound = SREMO_BOUND if options.bound is None else options.bound
     options.say(f"schema {schema}{options.unit_note()}; bound {bound_for(e, bound)}")
     yield from prove_sremo(e, schema=schema, bound=bound, sections=wanted,
