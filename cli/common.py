@@ -79,7 +79,8 @@ def add_budget_option(parser: argparse.ArgumentParser) -> None:
     reference's search budgets (:class:`~kleene.reference.budget.Budget`)."""
     parser.add_argument("--budget", type=budget_limit, default=DEFAULT_STEPS, metavar="N",
                         help=f"the search budget in steps: substitutions the reference "
-                             f"tries, or matches an engine reports (also written "
+                             f"tries, or matches an engine reports and the most it holds "
+                             f"at once (docs/architecture.md, \"Engine budgets\"; also written "
                              f"{BUDGET_NAME}=N; default {DEFAULT_STEPS:,}); past it the "
                              "command stops with an error instead of running for hours")
     parser.add_argument("--time-limit", type=positive_number, metavar="SECONDS",

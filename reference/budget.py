@@ -68,6 +68,13 @@ class Budget:
             self._next_check = self.used + CHECK_EVERY
             self.check()
 
+    def hold(self, alive: int, held: str) -> None:
+        """Stop once ``alive`` things are held at once past the step limit: an engine's
+        live state (an automaton's instances, docs/architecture.md, "Engine budgets"),
+        ``held`` saying what they are. Nothing is spent: the limit bounds a size here."""
+        if alive > self.limit:
+            raise BudgetExceeded(self.name, self.limit, f"{self.what}: {held}")
+
     def check(self) -> None:
         """Read the clock and the memory now (``spend`` does so every few thousand steps)."""
         if self._deadline is not None and time.monotonic() > self._deadline:
