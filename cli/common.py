@@ -171,6 +171,14 @@ def non_negative(text: str) -> int:
     return value
 
 
+def positive_count(text: str) -> int:
+    """``text`` as a whole number ≥ 1 (as :func:`non_negative`; an argparse ``type``)."""
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive number, got 0")
+    return value
+
+
 def _time_unit(text: str) -> str:
     if text.lower() not in UNIT_MS:
         raise argparse.ArgumentTypeError(f"unknown time unit {text!r}; use ms, s, min, h or d")

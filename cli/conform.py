@@ -8,8 +8,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands
+from kleene.cli.common import Commands, positive_count
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
+from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
@@ -55,6 +56,10 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                         help="write an HTML report to FILE.html")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--max-answer", type=positive_count, default=DEFAULT_MAX_ANSWER,
+                        metavar="CHARS",
+                        help="the longest answer line read from an external backend "
+                             f"(default {DEFAULT_MAX_ANSWER:,}); a longer one is malformed")
     parser.add_argument("--case", metavar="TEXT", dest="select",
                         help="run only the tests whose id contains TEXT")
     parser.add_argument("--cases", type=Path, metavar="DIR",
@@ -102,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         spec = args.backend or os.environ.get(ENV, "")
         if not spec:
             raise UnknownBackend(f"--check-protocol needs --backend cmd:COMMAND (or ${ENV})")
-        return check_protocol(spec, out, timeout=args.timeout)
+        return check_protocol(spec, out, timeout=args.timeout, max_answer=args.max_answer)
     if args.sqllogictest is not None:
         # lazy: DuckDB and the SQL reference only with `--sqllogictest`
         from kleene.cli.conform_sqllogic import run_sqllogictest
@@ -117,8 +122,8 @@ def run(args: argparse.Namespace) -> int:
     if args.master and not args.spark:
         raise Unsupported("--master needs --spark")
     files = load_case_files(args.cases)
-    backend = spark_backend(args) if args.spark else find_backend(args.backend,
-                                                                   timeout=args.timeout)
+    backend = spark_backend(args) if args.spark else find_backend(
+        args.backend, timeout=args.timeout, max_answer=args.max_answer)
     spec = args.backend or f"${ENV}"
     on_spark = " --spark" if args.spark else ""
 

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from kleene import __version__
-from kleene.conformance.command import CommandBackend
+from kleene.conformance.command import DEFAULT_MAX_ANSWER, CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
@@ -219,9 +219,11 @@ def _import_factory(spec: str) -> Backend:
 
 
 def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 log: Callable[[str, str, Any, list[str]], None] | None = None) -> Backend:
+                 log: Callable[[str, str, Any, list[str]], None] | None = None,
+                 max_answer: int = DEFAULT_MAX_ANSWER) -> Backend:
     """The backend ``spec`` names (default: ``$KLEENE_BACKEND``); :class:`UnknownBackend`
-    lists the choices, :class:`BackendError` says why a found backend is unusable."""
+    lists the choices, :class:`BackendError` says why a found backend is unusable. An
+    external command's answer lines are read up to ``max_answer`` characters."""
     spec = (spec or os.environ.get(ENV, "")).strip()
     if not spec:
         raise UnknownBackend(f"no backend named: pass --backend or set {ENV}; {choices()}")
@@ -229,7 +231,7 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         argv = shlex.split(spec[4:])
         if not argv:
             raise UnknownBackend("cmd: needs a command, e.g. cmd:node minimal_backend.js")
-        return CommandBackend(argv, timeout=timeout, log=log)
+        return CommandBackend(argv, timeout=timeout, log=log, max_answer=max_answer)
     if spec == REFERENCE:
         return ReferenceBackend()
     if spec in engine_names():
@@ -247,5 +249,5 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         return _import_factory(spec)
     argv = shlex.split(spec)
     if argv and Path(argv[0]).is_file() and os.access(argv[0], os.X_OK):
-        return CommandBackend(argv, timeout=timeout, log=log)
+        return CommandBackend(argv, timeout=timeout, log=log, max_answer=max_answer)
     raise UnknownBackend(f"no backend {spec!r}; {choices()}")

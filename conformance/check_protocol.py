@@ -14,6 +14,7 @@ import json
 from typing import Any, TextIO
 
 from kleene.conformance.backends import DEFAULT_TIMEOUT, find_backend
+from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.cases import iter_tests, load_case_files
 from kleene.conformance.outcome import BackendError
 from kleene.conformance.runner import needed_features, request_of
@@ -36,7 +37,8 @@ def _probes(capabilities: frozenset[Any]) -> list[Request]:
     return out
 
 
-def check_protocol(spec: str, out: TextIO, *, timeout: float = DEFAULT_TIMEOUT) -> int:
+def check_protocol(spec: str, out: TextIO, *, timeout: float = DEFAULT_TIMEOUT,
+                   max_answer: int = DEFAULT_MAX_ANSWER) -> int:
     """Run the session against backend ``spec`` (an external command); 0 when every
     message is well formed and the backend exits with status 0 after ``bye``."""
     malformed: list[str] = []
@@ -64,7 +66,7 @@ def check_protocol(spec: str, out: TextIO, *, timeout: float = DEFAULT_TIMEOUT) 
               f"\"cmd:python -m kleene.conformance.serve {spec}\"", file=out)
         return 2
     try:
-        backend = find_backend(spec, timeout=timeout, log=log)
+        backend = find_backend(spec, timeout=timeout, log=log, max_answer=max_answer)
     except BackendError as err:
         print(f"✗ {err}", file=out)
         print("protocol check FAILED: the handshake did not complete", file=out)
