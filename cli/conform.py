@@ -10,8 +10,8 @@ from pathlib import Path
 
 from kleene.cli.common import Commands, positive_count
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
-from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.cases import load_case_files
+from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit

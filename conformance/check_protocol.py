@@ -14,8 +14,8 @@ import json
 from typing import Any, TextIO
 
 from kleene.conformance.backends import DEFAULT_TIMEOUT, find_backend
-from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.cases import iter_tests, load_case_files
+from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.outcome import BackendError
 from kleene.conformance.runner import needed_features, request_of
 from kleene.conformance.wire import Request

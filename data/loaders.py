@@ -44,10 +44,10 @@ timestamp column of whole and decimal numbers is read as floats.
 Hostile input, each a documented rule: a UTF-8 byte-order mark at the start
 of a text file is dropped; column names are case-sensitive (``ID`` and ``id``
 are two attributes); a file of more than :data:`MAX_COLUMNS` columns (a CSV
-header's names, a Parquet file's columns, a JSON object's keys), a JSON object naming a key twice, a NaN or infinite
-timestamp, a CSV quote that is never closed, and a type field (other than the
-default ``type``) that no row has are errors; an empty file or a CSV file
-with a header only is an empty stream.
+header's names, a Parquet file's columns, a JSON object's keys), a JSON object
+naming a key twice, a NaN or infinite timestamp, a CSV quote that is never
+closed, and a type field (other than the default ``type``) that no row has are
+errors; an empty file or a CSV file with a header only is an empty stream.
 
 A stock line is ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``:
 the word before the parenthesis is the event type, the ``key=value`` pairs are

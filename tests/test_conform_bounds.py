@@ -7,7 +7,6 @@ tests; the run goes on and passes the other two."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -20,26 +19,11 @@ from kleene.conformance.cases import load_case_files
 from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.generated import conform
 from kleene.conformance.runner import FAIL, PASS
+from tests.helpers import tiny_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 MISBEHAVING = ROOT / "tests" / "backends" / "misbehaving.py"
 PY = sys.executable
-
-
-def _tiny_cases(tmp_path: Path) -> Path:
-    """Three tests: good, bad (the first event says "bad"), good."""
-    rows = [{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}]
-    doc = {"language": "ses", "description": "three tests", "cases": [{
-        "description": "A then B", "specification": [{"seed": "000", "section": "Def. 2"}],
-        "pattern": "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 5",
-        "events": rows,
-        "tests": [
-            {"description": "first", "matches": [{"a": [0], "b": [1]}]},
-            {"description": "second", "events": [{**rows[0], "bad": True}, rows[1]],
-             "matches": [{"a": [0], "b": [1]}]},
-            {"description": "third", "matches": [{"a": [0], "b": [1]}]}]}]}
-    (tmp_path / "ses-tiny.json").write_text(json.dumps(doc))
-    return tmp_path
 
 
 def test_the_default_answer_bound_is_below_an_eleven_megabyte_line():
@@ -58,7 +42,7 @@ def test_the_default_answer_bound_is_below_an_eleven_megabyte_line():
 ])
 def test_a_backend_is_bounded_in_size_and_time(tmp_path: Path, mode: str, timeout: float,
                                                verdict: str, seconds: float) -> None:
-    files = load_case_files(_tiny_cases(tmp_path))
+    files = load_case_files(tiny_cases(tmp_path))
     began = time.monotonic()
     backend = find_backend(f"cmd:{PY} {MISBEHAVING} {mode}", timeout=timeout)
     try:
@@ -74,7 +58,7 @@ def test_max_answer_is_an_option_of_conform(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     # the hello answer (a name, a version, the capabilities) is longer than 20 characters
     code = main(["conform", "--backend", f"cmd:{PY} {MISBEHAVING} none", "--cases",
-                 str(_tiny_cases(tmp_path)), "--max-answer", "20", "--timeout", "5"])
+                 str(tiny_cases(tmp_path)), "--max-answer", "20", "--timeout", "5"])
     err = capsys.readouterr().err.splitlines()
     assert code == 2
     assert len(err) == 1 and "the hello handshake failed (malformed): the hello answer is " \

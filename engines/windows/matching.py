@@ -272,7 +272,8 @@ def matcher(compiled: Compiled, win: Window, *, prefiltered: bool,
             budget: Budget | None = None) -> WindowMatcher:
     """A for ``compiled`` (one run's: its counters are its own): anchored for the SES
     engines (unless ``anchored=False``; ``budget``'s limit bounds each run's instances
-    alive), else the generic run-and-keep, each run within ``budget``. ``properties``: see :class:`AnchoredMatcher`."""
+    alive), else the generic run-and-keep, each run within ``budget``. ``properties``:
+    see :class:`AnchoredMatcher`."""
     if anchored and hasattr(compiled, "ses_automata"):   # CompiledSES, CompiledBruteForce
         return AnchoredMatcher(compiled, win,  # type: ignore[arg-type]
                                prefiltered=prefiltered, properties=properties, budget=budget)
