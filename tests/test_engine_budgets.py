@@ -21,10 +21,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kleene.cli.common import make_budget
 from kleene.engines.fastest import run_engine
 from kleene.engines.registry import BUILTIN_ENGINES, engine
 from kleene.engines.tables import answer_table
-from kleene.reference.budget import Budget
+from kleene.reference.budget import DEFAULT_HELD, DEFAULT_STEPS, Budget
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.query import Query
@@ -117,9 +118,12 @@ def test_the_match_recognize_engine_stops_within_the_budget():
                      budget=Budget(limit=1000))
 
 
+@pytest.mark.parametrize("budget, limit", [(["--budget", "1000"], 1000),
+                                           ([], 200_000)])   # the default: DEFAULT_HELD
 @pytest.mark.parametrize("name, suffix", [("windows+ses", "ses"), ("nfa-chain", "op"),
                                           ("srt", "sremo")])
-def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suffix):
+def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suffix, budget,
+                                                            limit):
     rows = ["ts,type"] + [f"{i},A" for i in range(60)] + ["60,B"]
     events = tmp_path / "ab.csv"
     events.write_text("\n".join(rows) + "\n")
@@ -127,13 +131,18 @@ def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suff
     pattern.write_text(CASES[name][1] + "\n")
     began = time.monotonic()
     done = subprocess.run([KLEENE, "match", "--pattern", str(pattern),
-                           "--events", str(events), "--budget", "1000"],
+                           "--events", str(events), *budget],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     lines = done.stderr.splitlines()
-    assert lines[0] == f"kleene match: engine {name} (the fastest engine that claims " \
-                       f"{lines[0].split('claims ', 1)[1]}"
+    assert lines[0].startswith(f"kleene match: engine {name} (the fastest engine that claims ")
     assert len(lines) == 2 and lines[1].startswith(
-        f"kleene match: budget steps=1000 exceeded while running engine {name}: ")
+        f"kleene match: budget steps={limit} exceeded while running engine {name}: ")
     assert done.stdout == ""
     assert time.monotonic() - began < 60
+
+
+def test_the_default_budget_holds_fewer_than_it_steps():
+    assert make_budget(None).limit == DEFAULT_STEPS == 2_000_000
+    assert make_budget(None).most_held == DEFAULT_HELD == 200_000
+    assert make_budget(1000).limit == make_budget(1000).most_held == 1000

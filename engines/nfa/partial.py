@@ -259,10 +259,10 @@ class Plan:
 
     @property
     def most_instances(self) -> int:
-        """The instance budget: ``budget``'s limit (the run's
-        :class:`~kleene.reference.budget.Budget`, ``kleene match --budget``) when given,
-        else ``max_instances``."""
-        return self.max_instances if self.budget is None else self.budget.limit
+        """The instance budget: what ``budget`` (the run's
+        :class:`~kleene.reference.budget.Budget`, ``kleene match --budget``) lets an
+        engine hold at once when given, else ``max_instances``."""
+        return self.max_instances if self.budget is None else self.budget.most_held
 
     def check_budget(self, live: int) -> None:
         """Stop once more than the instance budget (:attr:`most_instances`) are alive, or

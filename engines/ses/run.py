@@ -160,7 +160,7 @@ class Execution:
         self._moves = moves if moves is not None else {}
         #: the run's budget: its limit bounds Ω, the instances alive at once (:meth:`hold`)
         self.budget = budget
-        self.most = budget.limit if budget is not None else None
+        self.most = budget.most_held if budget is not None else None
 
     def hold(self) -> None:
         """Stop once Ω holds more instances than the budget's limit (under ``any`` a
