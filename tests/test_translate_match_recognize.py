@@ -1,0 +1,197 @@
+"""The checked translation of SES and operator patterns into MATCH_RECOGNIZE.
+
+Two references meet: Kleene's reference on the source language (SES, seed 000; operators,
+seed 003) under a contiguity policy, and Kleene's ``MATCH_RECOGNIZE`` reference
+(SQL:2016) on the translated statement over the events as a table. Inside the exact
+fragment their matches are equal; with quantifiers (SES group variables, ``B+``,
+``B{l,m}``) the statement keeps one match per start row, and it must then equal the
+SQL:2016 answer the peers are judged by (``conformance/adapters/mr_oracle.py``,
+derived from the reference's contiguous matches), which this checks in turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from kleene.conformance.adapters import mr_oracle
+from kleene.conformance.strategies import operator_patterns, ses_patterns, streams, typed_streams
+from kleene.reference.budget import Budget
+from kleene.reference.events import Stream, Value
+from kleene.reference.match import Match
+from kleene.reference.match_recognize.semantics import recognize
+from kleene.reference.operators.match_recognize_rows import matches_of, table_of
+from kleene.reference.operators.pattern import OperatorPattern
+from kleene.reference.operators.to_match_recognize import (
+    SKIPS,
+    Naming,
+    Translation,
+    Untranslatable,
+    translate,
+)
+from kleene.reference.query import Query
+from kleene.reference.ses.pattern import SESPattern
+
+#: The check's names: Kleene's, and a position column to read the matches back by.
+NAMING = Naming(position="pos")
+POLICIES = st.sampled_from(("contiguous", "partition-contiguous"))
+READINGS = st.sampled_from(("inclusive", "strict"))
+
+
+def recognized(t: Translation, rows: Sequence[Mapping[str, Value]]) -> set[Match]:
+    """The matches of Kleene's MATCH_RECOGNIZE reference on the translation."""
+    statement = t.statement()
+    out = recognize(statement.recognitions[0].clause, table_of(NAMING, rows), budget=Budget())
+    found = [dict(zip(out.names, r, strict=True)) for r in out.rows]
+    matches = matches_of(t, rows, found)
+    assert len(matches) == len(set(matches)), "a match reported twice"
+    return set(matches)
+
+
+def singletons(p: SESPattern) -> SESPattern:
+    """The drawn pattern with each variable a set of its own, group variables made
+    singletons: the exact fragment."""
+    return SESPattern(tuple((type(v)(v.name),) for b in p.sets for v in b), p.conditions,
+                      p.window)
+
+
+def one_per_set(p: SESPattern) -> SESPattern:
+    """The drawn pattern with each variable a set of its own, groups kept."""
+    return SESPattern(tuple((v,) for b in p.sets for v in b), p.conditions, p.window)
+
+
+def check_exact(query: Query, s: Stream) -> None:
+    rows = s.to_json()
+    t = translate(query, naming=NAMING)
+    assert t.inexact() is None
+    expected = query.reference(s, budget=Budget())
+    got = recognized(t, rows)
+    assert got == expected, (f"{t.sql()}\nevents {rows}\nmissing {expected - got}\n"
+                             f"extra {got - expected}")
+
+
+def check_oracle(query: Query, s: Stream, skip: str) -> None:
+    rows = s.to_json()
+    t = translate(query, naming=NAMING, skip=skip, exact=False)
+    contiguous = query.reference(s, budget=Budget())
+    expected = mr_oracle.expected(t, s, contiguous)
+    got = recognized(t, rows)
+    assert got == expected, (f"{t.sql()}\nevents {rows}\nmissing {expected - got}\n"
+                             f"extra {got - expected}")
+
+
+# ---------------------------------------------------------------- exact: SES and operators
+
+
+@settings(max_examples=150, deadline=None)
+@given(ses_patterns(groups=st.just(False)), streams(min_size=1, max_size=7), POLICIES, READINGS)
+def test_ses_patterns_of_singletons_have_the_reference_matches(
+        p: SESPattern, s: Stream, policy: str, reading: str) -> None:
+    query = Query.of(singletons(p), language="ses", policy=policy, reading=reading)
+    check_exact(query, s)
+
+
+def translatable(p: OperatorPattern | SESPattern, policy: str, reading: str, *,
+                 exact: bool) -> Query:
+    """The query, if the translation takes it (else the example is rejected)."""
+    query = Query.of(p, policy=policy, reading=reading)
+    try:
+        translate(query, naming=NAMING, exact=exact)
+    except Untranslatable:
+        assume(False)
+    return query
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(operator_patterns(max_depth=1, disjunction=False, negation=False, kleene=False),
+       typed_streams(min_size=1, max_size=7), POLICIES, READINGS)
+def test_operator_sequences_of_primitives_have_the_reference_matches(
+        p: OperatorPattern, s: Stream, policy: str, reading: str) -> None:
+    check_exact(translatable(p, policy, reading, exact=True), s)
+
+
+# ---------------------------------------------------------------- quantified: the SQL:2016 oracle
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(ses_patterns(groups=st.booleans()), streams(min_size=1, max_size=7), POLICIES,
+       st.sampled_from(SKIPS))
+def test_ses_group_variables_give_the_oracles_greedy_match_per_start_row(
+        p: SESPattern, s: Stream, policy: str, skip: str) -> None:
+    check_oracle(translatable(one_per_set(p), policy, "inclusive", exact=False), s, skip)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(operator_patterns(max_depth=1, disjunction=False, negation=False),
+       typed_streams(min_size=1, max_size=7), POLICIES, st.sampled_from(SKIPS))
+def test_operator_repetitions_give_the_oracles_greedy_match_per_start_row(
+        p: OperatorPattern, s: Stream, policy: str, skip: str) -> None:
+    check_oracle(translatable(p, policy, "inclusive", exact=False), s, skip)
+
+
+# ---------------------------------------------------------------- hand-computed
+
+
+def events(types: str, ts: Sequence[int] | None = None,
+           **attrs: Sequence[Value]) -> Stream:
+    return Stream.from_rows([{"ts": i if ts is None else ts[i], "type": c,
+                              **{k: v[i] for k, v in attrs.items()}}
+                             for i, c in enumerate(types)])
+
+
+def test_the_funnel_under_partition_contiguous_by_hand() -> None:
+    # ID 1: A@0 B@2 (contiguous in its part, ID 2's B@1 in between); ID 2 has no A.
+    s = events("ABBA", ID=[1, 2, 1, 2])
+    query = Query.parse("PATTERN SEQ(A a, B b) WHERE a.ID = b.ID", language="operator",
+                        policy="partition-contiguous")
+    t = translate(query, naming=NAMING)
+    assert t.partition == ("ID",)
+    assert recognized(t, s.to_json()) == {Match.of({"a": [0], "b": [2]})}
+    contiguous = Query.parse(query.text, language="operator", policy="contiguous")
+    assert recognized(translate(contiguous, naming=NAMING), s.to_json()) == set()
+
+
+def test_tied_timestamps_between_parts_and_within_a_repetition_by_hand() -> None:
+    # SEQ's parts strictly later in ts; a repetition's iterations may tie (positions).
+    s = events("ABB", ts=[0, 0, 1])
+    seq = Query.parse("PATTERN SEQ(A a, B b)", language="operator", policy="contiguous")
+    assert recognized(translate(seq, naming=NAMING), s.to_json()) == set()
+    t = events("ABB", ts=[0, 1, 1])
+    rep = Query.parse("PATTERN SEQ(A a, B+ b[])", language="operator", policy="contiguous")
+    got = recognized(translate(rep, naming=NAMING, exact=False), t.to_json())
+    assert got == {Match.of({"a": [0], "b": [1, 2]})}
+
+
+def test_prev_reads_the_previous_row_of_the_variable_and_is_vacuous_on_its_first() -> None:
+    s = events("ABBB", V=[9, 1, 2, 2])
+    q = Query.parse("PATTERN SEQ(A a, B+ b[]) WHERE prev(b.V) < b.V", language="operator",
+                    policy="contiguous")
+    t = translate(q, naming=NAMING, skip="PAST LAST ROW", exact=False)
+    assert "LAST(b.V, 1) < b.V" in t.sql()
+    # b[1, 2] (1 < 2); 2 < 2 fails at position 3, so the greedy match stops at 2.
+    assert recognized(t, s.to_json()) == {Match.of({"a": [0], "b": [1, 2]})}
+
+
+@pytest.mark.parametrize(("text", "policy", "why"), [
+    ("PATTERN SEQ(A a, NOT(B b), C c)", "contiguous", "Neg"),
+    ("PATTERN SEQ(A a, OR(B b, C c))", "contiguous", "Disj"),
+    ("PATTERN AND(A a, B b)", "contiguous", "AND"),
+    ("PATTERN SEQ(A+ a[], B b) WHERE a.V < b.V", "contiguous", "earlier iterated"),
+    ("PATTERN SEQ(A a, B+ b[]) WHERE SUM(b.V) < 3", "contiguous", "aggregates"),
+    ("PATTERN SEQ(A a, B b)", "any", "policy any"),
+    ("PATTERN SEQ(A a, B+ b[])", "contiguous", "not exact under the contiguous policy"),
+])
+def test_outside_the_fragment_is_refused_with_the_reason(text: str, policy: str,
+                                                         why: str) -> None:
+    query = Query.parse(text, language="operator", policy=policy)
+    with pytest.raises(Untranslatable, match=why):
+        translate(query)
+
+
+def test_an_ses_set_of_two_variables_is_refused() -> None:
+    query = Query.parse("PATTERN <{a, b}> WITHIN 3", language="ses", policy="contiguous")
+    with pytest.raises(Untranslatable, match="PERMUTE"):
+        translate(query)
