@@ -52,7 +52,7 @@ def test_a_sequence_becomes_a_row_pattern_with_defines() -> None:
     assert "V_a AS V_a.c_type = 'A'" in sql
     assert "V_b AS V_b.c_type = 'B' AND V_b.c_x > 1" in sql
     assert "ORDER BY kts, kpos" in sql and "AFTER MATCH SKIP TO NEXT ROW" in sql
-    assert "FIRST(V_b.kpos) AS first_b,\n    LAST(V_b.kpos) AS last_b" in sql
+    assert "V_a.kpos AS a,\n    FIRST(V_b.kpos) AS b_first,\n    LAST(V_b.kpos) AS b_last" in sql
     assert "PARTITION BY" not in sql
 
 
@@ -116,15 +116,14 @@ def test_exact_only_without_quantifiers_and_with_skip_to_next_row() -> None:
 def test_answers_become_matches_with_the_rows_between_first_and_last() -> None:
     rs = rows("ABBC")
     p = plan("PATTERN SEQ(A a, B+ b[], C c)", rs)
-    got = matches_of(p, rs, [{"first_a": 0, "last_a": 0, "first_b": 1, "LAST_B": 2,
-                              "first_c": 3, "last_c": 3}])
+    got = matches_of(p, rs, [{"a": 0, "b_first": 1, "B_LAST": 2, "C": 3}])
     assert got == [Match.of({"a": [0], "b": [1, 2], "c": [3]})]
 
 
 def test_answers_in_a_partition_skip_the_other_partitions_rows() -> None:
     rs = rows("ABBB", ID=[1, 1, 2, 1])
     p = plan("PATTERN SEQ(A a, B+ b[]) WHERE a.ID = b.ID", rs, "partition-contiguous")
-    got = matches_of(p, rs, [{"first_a": 0, "last_a": 0, "first_b": 1, "last_b": 3}])
+    got = matches_of(p, rs, [{"a": 0, "b_first": 1, "b_last": 3}])
     assert got == [Match.of({"a": [0], "b": [1, 3]})]
 
 

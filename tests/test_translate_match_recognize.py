@@ -11,14 +11,18 @@ derived from the reference's contiguous matches), which this checks in turn.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from kleene.conformance.adapters import mr_oracle
+from kleene.conformance.adapters import mr, mr_oracle
+from kleene.conformance.adapters.probe import probe
+from kleene.conformance.cases import load_case_files
+from kleene.conformance.outcome import Outcome
 from kleene.conformance.strategies import operator_patterns, ses_patterns, streams, typed_streams
+from kleene.conformance.wire import Request
 from kleene.reference.budget import Budget
 from kleene.reference.events import Stream, Value
 from kleene.reference.match import Match
@@ -195,3 +199,32 @@ def test_an_ses_set_of_two_variables_is_refused() -> None:
     query = Query.parse("PATTERN <{a, b}> WITHIN 3", language="ses", policy="contiguous")
     with pytest.raises(Untranslatable, match="PERMUTE"):
         translate(query)
+
+
+# ---------------------------------------------------------------- the case files, as peers run
+
+
+def kleene_as_a_peer(skip: str) -> Callable[[Request], Outcome]:
+    """A peer whose engine is Kleene's MATCH_RECOGNIZE reference: the adapters' query
+    (their names, column types, strict order only on ties) over the adapters' rows."""
+
+    def run(request: Request) -> Outcome:
+        query = Query.parse(request.pattern, language=request.language,
+                            policy=request.policy, reading=request.window,
+                            time_unit=request.time_unit)
+        t = mr.plan(query, request.events, skip=skip)
+        out = recognize(t.statement().recognitions[0].clause,
+                        table_of(mr.NAMING, request.events), budget=Budget())
+        found = [dict(zip(out.names, r, strict=True)) for r in out.rows]
+        return Outcome(matches=tuple(matches_of(t, request.events, found)))
+
+    return run
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("skip", SKIPS)
+def test_the_probe_with_kleenes_reference_as_the_peer_finds_no_disagreement(skip: str) -> None:
+    tally = probe(kleene_as_a_peer(skip), skip, load_case_files())
+    assert tally.agreed > 40
+    assert tally.disagreed == 0, [(f.request.pattern, f.request.events, f.sql)
+                                  for f in tally.findings]

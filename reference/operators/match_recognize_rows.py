@@ -1,15 +1,15 @@
 """Events as the rows of a :mod:`.to_match_recognize` statement's input, and its output as matches.
 
-docs/semantics.md, "Translations". The input table has a row per event, in stream
-order: its position (the :class:`~.to_match_recognize.Naming`'s ``position``
+docs/semantics.md, "Translations into MATCH_RECOGNIZE". The input table has a row
+per event, in stream order: its position (the :class:`~.to_match_recognize.Naming`'s ``position``
 column, if any), its ``ts``, and a column per attribute (``NULL`` where the event
 has none). An SQL column holds one type, so an attribute whose events hold values
 of different kinds (text and numbers, say) has no table; integers and floats
 together are ``DOUBLE``.
 
-The output has one row per match with the first and last position of each
-variable (``first_x``, ``last_x``): the match binds ``x`` to every row of its
-partition from the first to the last (a match of consecutive rows), which
+The output has one row per match with the position of each variable's row (``x``),
+or of the first and last of its rows (``x_first``, ``x_last``): the match binds ``x``
+to every row of its partition from the first to the last (consecutive rows), which
 :func:`matches_of` reads back as a Kleene :class:`~kleene.reference.match.Match`.
 """
 
@@ -83,8 +83,8 @@ def table_of(naming: Naming, rows: Sequence[Mapping[str, Value]]) -> Table:
 def matches_of(t: Translation, rows: Sequence[Mapping[str, Value]],
                found: Sequence[Mapping[str, object]]) -> list[Match]:
     """Kleene matches from the output rows ``found`` over the events ``rows``: the
-    positions of ``x`` are the rows of its partition from ``first_x`` to ``last_x``
-    (output names are read case-insensitively: SQL folds them)."""
+    positions of ``x`` are the rows of its partition from ``x_first`` to ``x_last``, or
+    the row ``x`` (output names are read case-insensitively: SQL folds them)."""
     if t.naming.position is None:
         raise ValueError("matches are read back by position: name a position column")
     out = []
@@ -92,7 +92,8 @@ def matches_of(t: Translation, rows: Sequence[Mapping[str, Value]],
         got = {str(k).lower(): v for k, v in r.items()}
         binding: dict[str, tuple[int, ...]] = {}
         for i in t.items:
-            f, last = got.get(f"first_{i.var}".lower()), got.get(f"last_{i.var}".lower())
+            ends = (f"{i.var}_first", f"{i.var}_last") if i.iterated else (i.var, i.var)
+            f, last = (got.get(e.lower()) for e in ends)
             if f is None or last is None:
                 continue
             key = tuple(rows[_position(f)].get(a) for a in t.partition)

@@ -1,6 +1,7 @@
 """Operator patterns (seed 003) and SES patterns (seed 000) as SQL:2016 ``MATCH_RECOGNIZE``.
 
-docs/semantics.md, "Translations"; ISO/IEC 9075-2:2016 §7.6, ISO/IEC TR 19075-5:2016.
+docs/semantics.md, "Translations into MATCH_RECOGNIZE"; ISO/IEC 9075-2:2016 §7.6,
+ISO/IEC TR 19075-5:2016.
 :func:`translate` maps a pattern and a contiguity policy to the text of a
 ``MATCH_RECOGNIZE`` statement over a table of events (one row per event: its
 ``ts``, its attributes, optionally its position), which parses to a
@@ -183,18 +184,23 @@ class Translation:
     skip: str = "TO NEXT ROW"
 
     def measures(self) -> tuple[tuple[str, str], ...]:
-        """Each measure's name and expression: the first and last row's key of each
-        variable (``first_x``, ``last_x``)."""
+        """Each measure's name and expression: the key (position, else ``ts``) of the row
+        of a variable ``x`` that binds one (measure ``x``), of the first and the last
+        row of one that binds several (``x_first``, ``x_last``)."""
         n = self.naming
-        return tuple((f"{end}_{i.var}", f"{end.upper()}({n.var(i.var)}.{n.key})")
-                     for i in self.items for end in ("first", "last"))
+        out = []
+        for i in self.items:
+            key = f"{n.var(i.var)}.{n.key}"
+            out += ([(f"{i.var}_first", f"FIRST({key})"), (f"{i.var}_last", f"LAST({key})")]
+                    if i.iterated else [(i.var, key)])
+        return tuple(out)
 
     def sql(self, table: str = "events", *, quote: str = "") -> str:
         """The statement's text over ``table`` (measure and partition names delimited by
         ``quote`` where a dialect needs it)."""
         n = self.naming
         order = ", ".join(identifier(c) for c in (n.ts, n.position) if c is not None)
-        measures = ",\n    ".join(f"{e} AS {quote}{name}{quote}"
+        measures = ",\n    ".join(f"{e} AS {quote + name + quote if quote else identifier(name)}"
                                    for name, e in self.measures())
         by = ", ".join(quote + n.col(a) + quote for a in self.partition)
         part = f"  PARTITION BY {by}\n" if by else ""
@@ -252,8 +258,11 @@ def items_of(pattern: OperatorPattern) -> tuple[Item, ...]:
                                  "negation or conjunction, and the translation takes only "
                                  "primitives and their repetitions")
     folded = [i.var.upper() for i in out]
-    if len(set(folded)) != len(folded):
-        raise Untranslatable("two variables whose names differ only in case (SQL folds them)")
+    measures = [m.upper() for i in out for m in
+                ((f"{i.var}_first", f"{i.var}_last") if i.iterated else (i.var,))]
+    if len(set(folded)) != len(folded) or len(set(measures)) != len(measures):
+        raise Untranslatable("two variables whose names (or measures x, x_first, x_last) "
+                             "differ only in case: SQL folds them")
     return tuple(out)
 
 
