@@ -87,8 +87,8 @@ def test_partition_contiguous_partitions_by_the_connecting_equalities() -> None:
 
 
 @pytest.mark.parametrize(("text", "why"), [
-    ("PATTERN SEQ(A a, NOT(B b), C c)", "Neg"),
-    ("PATTERN SEQ(A a, OR(B b, C c))", "Disj"),
+    ("PATTERN SEQ(A a, NOT(B b), C c)", "NOT"),
+    ("PATTERN SEQ(A a, OR(B b, C c))", "OR"),
     ("PATTERN AND(A a, B b)", "AND"),
     ("PATTERN SEQ(A+ a[], B b) WHERE a.x < b.x", "earlier iterated"),
 ])

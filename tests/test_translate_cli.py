@@ -55,7 +55,7 @@ def test_the_statement_and_the_pattern_give_the_same_dips(capsys: pytest.Capture
 @pytest.mark.parametrize(("pattern", "policy", "why"), [
     ("PATTERN <{a, b}> WITHIN 3", "contiguous", "PERMUTE"),
     ("PATTERN <{a}, {b+}> WITHIN 3", "contiguous", "one (greedy) match per start row"),
-    ("PATTERN SEQ(A a, OR(B b, C c))", "partition-contiguous", "Disj"),
+    ("PATTERN SEQ(A a, OR(B b, C c))", "partition-contiguous", "OR: alternation"),
 ])
 def test_no_exact_translation_is_one_line(capsys: pytest.CaptureFixture[str], pattern: str,
                                           policy: str, why: str) -> None:

@@ -110,7 +110,7 @@ def translatable(p: OperatorPattern | SESPattern, policy: str, reading: str, *,
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
-@given(operator_patterns(max_depth=1, disjunction=False, negation=False, kleene=False),
+@given(operator_patterns(max_depth=2, disjunction=False, negation=False, kleene=False),
        typed_streams(min_size=1, max_size=7), POLICIES, READINGS)
 def test_operator_sequences_of_primitives_have_the_reference_matches(
         p: OperatorPattern, s: Stream, policy: str, reading: str) -> None:
@@ -180,8 +180,8 @@ def test_prev_reads_the_previous_row_of_the_variable_and_is_vacuous_on_its_first
 
 
 @pytest.mark.parametrize(("text", "policy", "why"), [
-    ("PATTERN SEQ(A a, NOT(B b), C c)", "contiguous", "Neg"),
-    ("PATTERN SEQ(A a, OR(B b, C c))", "contiguous", "Disj"),
+    ("PATTERN SEQ(A a, NOT(B b), C c)", "contiguous", "NOT"),
+    ("PATTERN SEQ(A a, OR(B b, C c))", "contiguous", "OR: alternation"),
     ("PATTERN AND(A a, B b)", "contiguous", "AND"),
     ("PATTERN SEQ(A+ a[], B b) WHERE a.V < b.V", "contiguous", "earlier iterated"),
     ("PATTERN SEQ(A a, B+ b[]) WHERE SUM(b.V) < 3", "contiguous", "aggregates"),
@@ -193,6 +193,16 @@ def test_outside_the_fragment_is_refused_with_the_reason(text: str, policy: str,
     query = Query.parse(text, language="operator", policy=policy)
     with pytest.raises(Untranslatable, match=why):
         translate(query)
+
+
+def test_nested_sequences_flatten_and_an_iterated_sub_pattern_is_refused() -> None:
+    nested = Query.parse("PATTERN SEQ(A a, SEQ(B b, C c))", language="operator",
+                         policy="contiguous")
+    assert "PATTERN (a b c)" in translate(nested).sql()
+    iterated = Query.parse("PATTERN SEQ(A a, SEQ(B b, C c)+)", language="operator",
+                           policy="contiguous")
+    with pytest.raises(Untranslatable, match="iterated sub-pattern"):
+        translate(iterated, exact=False)
 
 
 def test_an_ses_set_of_two_variables_is_refused() -> None:

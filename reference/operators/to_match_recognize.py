@@ -86,7 +86,16 @@ from kleene.reference.match_recognize.ast import Statement
 from kleene.reference.match_recognize.lexer import RESERVED
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.operators.from_ses import from_ses
-from kleene.reference.operators.pattern import Conj, Kleene, OperatorPattern, Primitive, Seq
+from kleene.reference.operators.pattern import (
+    Conj,
+    Disj,
+    Kleene,
+    Neg,
+    Node,
+    OperatorPattern,
+    Primitive,
+    Seq,
+)
 from kleene.reference.operators.policies import partition_attributes
 from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
@@ -239,24 +248,35 @@ def literal(v: Value) -> str:
     return repr(v)
 
 
+def _sequence(p: Node) -> list[Node]:
+    """``p`` as the parts of one ``SEQ``: nested ``SEQ``s and ``AND``s of one part
+    flattened (``SEQ(a, SEQ(b, c))`` orders a, b, c as ``SEQ(a, b, c)`` does)."""
+    if isinstance(p, Seq) or (isinstance(p, Conj) and len(p.parts) == 1):
+        return [q for part in p.parts for q in _sequence(part)]
+    return [p]
+
+
+#: Why each construct has no exact ``MATCH_RECOGNIZE`` counterpart.
+_REFUSED = {
+    Conj: "AND (an SES set of several variables): its events come in any order, and "
+          "PERMUTE keeps one order per start row",
+    Disj: "OR: alternation (|) keeps one branch per start row, Kleene every branch that "
+          "matches",
+    Neg: "NOT: a row pattern cannot forbid rows",
+    Kleene: "an iterated sub-pattern: only a primitive's repetition is translated",
+}
+
+
 def items_of(pattern: OperatorPattern) -> tuple[Item, ...]:
     """The row pattern's elements, or :class:`Untranslatable`."""
-    parts = pattern.expr.parts if isinstance(pattern.expr, Seq) else (pattern.expr,)
     out = []
-    for p in parts:
-        if isinstance(p, Conj) and len(p.parts) == 1:
-            p = p.parts[0]
+    for p in _sequence(pattern.expr):
         if isinstance(p, Primitive):
             out.append(Item(p.var, p.type))
         elif isinstance(p, Kleene) and isinstance(p.part, Primitive):
             out.append(Item(p.part.var, p.part.type, p.low, p.high))
-        elif isinstance(p, Conj):
-            raise Untranslatable("AND (an SES set of several variables): its events come in "
-                                 "any order, and PERMUTE keeps one order per start row")
         else:
-            raise Untranslatable(f"{type(p).__name__} inside SEQ: MATCH_RECOGNIZE has no "
-                                 "negation or conjunction, and the translation takes only "
-                                 "primitives and their repetitions")
+            raise Untranslatable(_REFUSED[type(p)])
     folded = [i.var.upper() for i in out]
     measures = [m.upper() for i in out for m in
                 ((f"{i.var}_first", f"{i.var}_last") if i.iterated else (i.var,))]
