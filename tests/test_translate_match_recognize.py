@@ -34,6 +34,7 @@ from kleene.reference.operators.to_match_recognize import (
     Naming,
     Translation,
     Untranslatable,
+    identifier,
     translate,
 )
 from kleene.reference.query import Query
@@ -256,3 +257,15 @@ def test_the_probe_with_kleenes_reference_as_the_peer_finds_no_disagreement(skip
     assert tally.agreed > 40
     assert tally.disagreed == 0, [(f.request.pattern, f.request.events, f.sql)
                                   for f in tally.findings]
+
+
+def test_names_that_are_sql_keywords_are_delimited() -> None:
+    assert identifier("v0") == "v0" and identifier("order") == '"order"'
+    assert identifier("first") == '"first"' and identifier("a b") == '"a b"'
+    # ``order`` and ``last`` as attributes: the statement parses and matches as Kleene does.
+    s = events("ABAB", order=[1, 2, 2, 1], last=[0, 0, 0, 0])
+    q = Query.parse("PATTERN SEQ(A a, B b) WHERE a.order < b.order AND b.last = 0",
+                    language="operator", policy="contiguous")
+    t = translate(q, naming=NAMING)
+    assert 'a."order" < b."order"' in t.sql()
+    assert recognized(t, s.to_json()) == {Match.of({"a": [0], "b": [1]})}

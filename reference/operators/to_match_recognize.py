@@ -17,7 +17,8 @@ that variable, ``v`` as ``ANY v`` and ``v+`` as ``ANY+ v[]``.
   equalities connect every variable, seed 001 Def. 6, as
   :func:`kleene.reference.operators.policies.partition_attributes`): a row
   pattern matches consecutive rows, the other policies skip events;
-- ``expr`` is a ``SEQ`` of primitives ``T x``/``ANY x`` and their repetitions
+- ``expr`` is a ``SEQ`` (nested ones flattened: ``SEQ(a, SEQ(b, c))`` orders as
+  ``SEQ(a, b, c)``) of primitives ``T x``/``ANY x`` and their repetitions
   ``T{l,m} x[]``/``T+ x[]`` (a lone one is a ``SEQ`` of one): ``AND`` (an SES
   set of two or more variables), ``OR``, ``NOT`` and iterated sub-patterns have
   no exact counterpart (``PERMUTE`` and ``|`` keep one order or branch per start
@@ -54,6 +55,8 @@ every variable binds one row (no quantifier, no SES group variable).
 :meth:`Translation.inexact` says why otherwise; :func:`translate` refuses such a
 pattern unless ``exact=False`` (the peers' probe compares those statements with
 the SQL:2016 answer derived from the reference, ``conformance/adapters/mr_oracle.py``).
+tests/test_translate_match_recognize.py checks both against Kleene's
+``MATCH_RECOGNIZE`` reference (:mod:`kleene.reference.match_recognize.semantics`).
 """
 
 from __future__ import annotations
