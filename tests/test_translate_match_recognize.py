@@ -11,8 +11,10 @@ derived from the reference's contiguous matches), which this checks in turn.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
+import pyarrow as pa
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -23,6 +25,7 @@ from kleene.conformance.cases import load_case_files
 from kleene.conformance.outcome import Outcome
 from kleene.conformance.strategies import operator_patterns, ses_patterns, streams, typed_streams
 from kleene.conformance.wire import Request
+from kleene.engines.tables import match_recognize
 from kleene.reference.budget import Budget
 from kleene.reference.events import Stream, Value
 from kleene.reference.match import Match
@@ -269,3 +272,30 @@ def test_names_that_are_sql_keywords_are_delimited() -> None:
     t = translate(q, naming=NAMING)
     assert 'a."order" < b."order"' in t.sql()
     assert recognized(t, s.to_json()) == {Match.of({"a": [0], "b": [1]})}
+
+
+# ---------------------------------------------------------------- the engine on the translations
+
+
+def through_the_door(t: Translation, rows: Sequence[Mapping[str, Value]],
+                     engine: str) -> set[Match]:
+    """The matches of ``kleene.match_recognize`` (DuckDB around the recognition) with
+    ``engine`` on the translation over the events as an Arrow table."""
+    table = table_of(NAMING, rows)
+    arrow = pa.table({n: [r[i] for r in table.rows] for i, n in enumerate(table.names)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)   # a DEFINE no row satisfies
+        out = match_recognize(arrow, t.sql(), name="events", engine=engine)
+    return set(matches_of(t, rows, out.to_pylist()))
+
+
+@pytest.mark.slow
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(operator_patterns(max_depth=1, disjunction=False, negation=False),
+       typed_streams(min_size=1, max_size=7), POLICIES, st.sampled_from(SKIPS))
+def test_the_match_recognize_engine_answers_the_translations_as_the_reference(
+        p: OperatorPattern, s: Stream, policy: str, skip: str) -> None:
+    query = translatable(p, policy, "inclusive", exact=False)
+    t = translate(query, naming=NAMING, skip=skip, exact=False)
+    rows = s.to_json()
+    assert through_the_door(t, rows, "match-recognize") == recognized(t, rows), t.sql()
