@@ -87,7 +87,7 @@ class Search:
     """The search for a match from row ``start`` of partition ``partition`` (both from 0),
     the match number it would give, its ``steps``, the ``match`` it found (``None``:
     none) and the row the next search starts at (``next_start``; the partition's length
-    when none is left)."""
+    when none is left; -1 when the skip failed)."""
 
     partition: int
     start: int
@@ -194,7 +194,8 @@ class TracingRecognizer(Recognizer):
         self._search, self._path, self._left = search, [], [("the start row", True)]
         m = super().first_match(rows, start, number)
         search.match = m
-        search.next_start = start + 1   # unless a non-empty match skips (resume)
+        if m is None or not m.variables:   # else the skip decides (resume)
+            search.next_start = start + 1
         return m
 
     def resume(self, m: Matching, scope: Scope) -> int:
@@ -356,7 +357,10 @@ def search_text(t: RecognitionTrace, s: Search) -> list[str]:
                      f"order whose every row satisfies its DEFINE ({tried})")
         skip = t.clause.after_match
         said = f"AFTER MATCH SKIP {skip.kind}" + (f" {skip.var}" if skip.var else "")
-        lines.append(f"  {said}: the next search starts at {_next(s.next_start, rows)}")
+        if s.next_start < 0:
+            lines.append(f"  {said}: no row to start the next search at (the error below)")
+        else:
+            lines.append(f"  {said}: the next search starts at {_next(s.next_start, rows)}")
     return lines
 
 
