@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, _time_unit, pattern_text
+from kleene.cli.common import Commands, _is_file, _time_unit, pattern_text
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -71,6 +71,12 @@ def add_pattern_options(parser: argparse.ArgumentParser) -> None:
                         help="events per type, fixing a lazy NFA's evaluation order (seed 003 "
                              "Sec. 3: ascending frequency); default: the pattern's order, or "
                              "estimated from the stream when there is one")
+
+
+def pattern_name(arg: str) -> str:
+    """The name of the pattern file ``arg`` names, or ``""`` for pattern text (a page's
+    title)."""
+    return Path(arg).name if _is_file(arg) else ""
 
 
 def pattern_query(args: argparse.Namespace) -> Query:

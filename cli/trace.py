@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from kleene.cli.common import Commands, add_event_options, load_stream, say_query
-from kleene.cli.draw import add_pattern_options, compile_pattern, pattern_query
+from kleene.cli.draw import add_pattern_options, compile_pattern, pattern_name, pattern_query
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
 
@@ -112,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
     t = trace(compiled, stream)
     fmt = args.format or ("html" if args.output else "text")
     if fmt == "html":
-        title = f"kleene trace: {Path(args.pattern).name if Path(args.pattern).is_file() else ''}"
+        title = f"kleene trace: {pattern_name(args.pattern)}"
         text = t.html(first, title=title.rstrip(": "), events=stream)
     else:
         text = "\n".join(t.text(first)) + "\n"

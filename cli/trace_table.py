@@ -15,8 +15,8 @@ from __future__ import annotations
 import argparse
 import csv
 import io
-from pathlib import Path
 
+from kleene.cli.draw import pattern_name
 from kleene.cli.results import text_value
 from kleene.engines.match_recognize.trace import StatementTrace, recognition_text, trace_statement
 from kleene.engines.match_recognize.trace_page import trace_page
@@ -51,8 +51,7 @@ def trace_table(args: argparse.Namespace, query: Query) -> tuple[str, KleeneErro
     traced = trace_statement(statement, args.events)
     fmt = args.format or ("html" if args.output else "text")
     if fmt == "html":
-        name = Path(args.pattern).name if Path(args.pattern).is_file() else ""
-        text = trace_page(traced, title=f"kleene trace: {name}".rstrip(": "),
+        text = trace_page(traced, title=f"kleene trace: {pattern_name(args.pattern)}".rstrip(": "),
                           sql=statement.text)
     else:
         text = "\n".join(statement_lines(traced)) + "\n"

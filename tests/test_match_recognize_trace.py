@@ -108,7 +108,7 @@ def test_the_v_shape_searches_rows_1_5_and_6():
 
 def test_the_trace_says_the_values_a_define_read():
     text = recognition_text(traced_recognize(v_clause("PAST LAST ROW"), PRICES))
-    assert ("  row 4 (TS = 4) as DOWN: PRICE < PREV(PRICE) with PRICE = 4, PREV(PRICE) = 3: "
+    assert ("  row 4 (TS 4) as DOWN: PRICE < PREV(PRICE) (PRICE is 4, PREV(PRICE) is 3): "
             "false ✗") in text
     assert ("  back to the choice at row 4: try DOWN+ stops after 2 iterations") in text
     assert ("  choice at row 3 (greedy: more iterations first): DOWN+ takes iteration 2; "
@@ -116,8 +116,8 @@ def test_the_trace_says_the_values_a_define_read():
     assert "  AFTER MATCH SKIP PAST LAST ROW: the next search starts at row 5" in text
     running = traced_recognize(clause_of("A+", "A AS SUM(A.v) <= 3"), STEPS)
     lines = recognition_text(running)   # the sum includes the row being decided: 1, 2, 3, 5
-    assert "  row 3 (TS = 3) as A: SUM(A.V) <= 3 with SUM(A.V) = 3: true ✓" in lines
-    assert "  row 4 (TS = 4) as A: SUM(A.V) <= 3 with SUM(A.V) = 5: false ✗" in lines
+    assert "  row 3 (TS 3) as A: SUM(A.V) <= 3 (SUM(A.V) is 3): true ✓" in lines
+    assert "  row 4 (TS 4) as A: SUM(A.V) <= 3 (SUM(A.V) is 5): false ✗" in lines
 
 
 @pytest.mark.parametrize(("skip", "starts"), [("TO NEXT ROW", [1, 2, 3, 4, 5, 6]),

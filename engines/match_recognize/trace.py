@@ -215,7 +215,7 @@ class TracingRecognizer(Recognizer):
         if not 0 <= row < len(self._rows):
             return f"row {row + 1}"
         scope = self._scope(self._rows, row)
-        keys = ", ".join(f"{format_expr(e)} = {value_text(evaluate(e, scope))}"
+        keys = ", ".join(f"{format_expr(e)} {value_text(evaluate(e, scope))}"
                          for e in self.keys)
         return f"row {row + 1}" + (f" ({keys})" if keys else "")
 
@@ -262,11 +262,11 @@ class TracingRecognizer(Recognizer):
             assert self._search is not None
             scope = Scope(self._rows, self.columns, start, variables, len(variables),
                           self._search.number, self.subsets)
-            values = ", ".join(f"{format_expr(x)} = {value_text(evaluate(x, scope))}"
+            values = ", ".join(f"{format_expr(x)} is {value_text(evaluate(x, scope))}"
                                for x in reads(condition))
             verdict = {True: "true", False: "false", None: "unknown (NULL), not true"}[
                 truth(evaluate(condition, scope))]
-            text = head + format_expr(condition) + (f" with {values}" if values else "") + \
+            text = head + format_expr(condition) + (f" ({values})" if values else "") + \
                 f": {verdict}"
             if not ok and verdict == "true":
                 text += f", but the row is not within {self._within_text()} of the first"
