@@ -275,3 +275,29 @@ def test_kleene_trace_errors_are_one_line(files, capsys):
     assert code == 2 and "skip" in err and err.count("\n") == 1
     assert out.splitlines()[-1] == "  AFTER MATCH SKIP TO FIRST STRT: no row to start the " \
         "next search at (the error below)"
+
+
+@pytest.mark.slow
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clause=match_recognize_clauses())
+def test_every_program_is_drawn_with_each_choice_marked(clause):
+    c = CompiledRecognition(clause)
+    g = program_graph(c)
+    assert g.number_of_edges() == len(list(c.iter_transitions()))
+    for q in g.nodes:
+        ways = sorted(d["label"].split(":")[0] for _, _, d in g.out_edges(q, data=True))
+        assert len(ways) <= 1 or ways == ["1st", "2nd"], ways   # a choice: one of each
+
+
+def test_kleene_draw_draws_every_construct(files, capsys):
+    every = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts ALL ROWS PER MATCH "
+             "PATTERN (^ PERMUTE(A, B) C{2,3}? () {- D -} (E | F)* $) DEFINE A AS v > 0)")
+    code, out, err = run_cli(capsys, "draw", every, "--format", "dot")
+    assert (code, err) == (0, "") and out.startswith("digraph")
+    for label in ("^ (the first row)", "$ (after the last row)", "A\\nV > 0", "B\\ntrue",
+                  "1st: leave #0 (after ≥ 2)", "2nd: iterate #0 (2..3), reluctant",
+                  "D (excluded)", "1st: iterate #1 (0..∞)"):
+        assert label in out, label
+    code, out, err = run_cli(capsys, "draw", str(files / "v.sql"), "--engine",
+                             "match-recognize", "--format", "dot")
+    assert (code, err) == (0, "") and "PRICE < PREV(PRICE)" in out
