@@ -369,12 +369,17 @@ def _next(row: int, rows: Sequence[Row]) -> str:
         f"row {row + 1}, past the partition's last: the partition is done"
 
 
+def clause_text(clause: MatchRecognize) -> str:
+    """``PATTERN (…), AFTER MATCH SKIP …``: what decides the searches of ``clause``."""
+    skip = clause.after_match
+    return (f"PATTERN ({format_pattern(clause.pattern)}), AFTER MATCH SKIP {skip.kind}"
+            + (f" {skip.var}" if skip.var else ""))
+
+
 def recognition_text(t: RecognitionTrace, first: int | None = None) -> list[str]:
     """The trace of one recognition: the clause's pattern and skip, then each partition
     and its searches (only the one from row ``first``, from 0, with ``first``)."""
-    skip = t.clause.after_match
-    lines = [f"PATTERN ({format_pattern(t.clause.pattern)}), AFTER MATCH SKIP {skip.kind}"
-             + (f" {skip.var}" if skip.var else "")]
+    lines = [clause_text(t.clause)]
     for k, (key, rows) in enumerate(t.partitions):
         count = f"{len(rows)} row{'s' if len(rows) != 1 else ''}"
         lines.append(f"partition {k + 1} of {len(t.partitions)}"

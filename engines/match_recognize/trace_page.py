@@ -9,7 +9,7 @@ import html
 
 from kleene.engines.match_recognize.draw import program_graph, search_graph
 from kleene.engines.match_recognize.recognition import CompiledRecognition
-from kleene.engines.match_recognize.trace import StatementTrace, recognition_text, search_text
+from kleene.engines.match_recognize.trace import StatementTrace, clause_text, search_text
 from kleene.engines.pages import page, svg_of, table
 from kleene.engines.trace import MAX_PICTURED_STEPS
 from kleene.reference.errors import Unsupported
@@ -27,8 +27,7 @@ def trace_page(t: StatementTrace, *, title: str, sql: str) -> str:
             parts += ["<h2>The program</h2>", svg_of(program_graph(CompiledRecognition(r.clause)))]
         except Unsupported as err:   # a clause the engine does not compile: no program
             parts.append(f"<p>{html.escape(str(err))}</p>")
-        head, *_ = recognition_text(r)
-        parts.append(f"<h2>The searches</h2><pre>{html.escape(head)}</pre>")
+        parts.append(f"<h2>The searches</h2><pre>{html.escape(clause_text(r.clause))}</pre>")
         for s in r.searches:
             key, rows = r.partitions[s.partition]
             where = f"partition {s.partition + 1}" + (f" ({key})" if key else "")
