@@ -1,11 +1,11 @@
 """``kleene conform --check-protocol``: does an external backend speak protocol 1?
 
 It runs one short session (hello, a few ``run`` requests of the languages
-the backend claims, table requests for ``match_recognize``, bye), prints every message sent and received with its
-verdict against its schema (``conformance/protocol/*.schema.json``), and
-names each malformed message exactly: which message, which JSON pointer,
-what is wrong. It checks the protocol, not the answers (``kleene conform``
-does that).
+the backend claims, table requests for ``match_recognize``, bye), prints every
+message sent and received with its verdict against its schema
+(``conformance/protocol/*.schema.json``), and names each malformed message
+exactly: which message, which JSON pointer, what is wrong. It checks the
+protocol, not the answers (``kleene conform`` does that).
 """
 
 from __future__ import annotations

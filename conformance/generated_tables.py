@@ -9,9 +9,9 @@ and input tables whose features the backend claims, sends each as a
 :func:`kleene.reference.match_recognize.semantics.recognize` on the same table: the
 columns by name (case-insensitive) in order, the rows as a multiset, numbers by value
 (:func:`~kleene.conformance.sql_tables.table_difference`). Where the reference raises an
-error (a division by zero, a failed cast, an output of no column), any error answer passes. On a disagreement
-Hypothesis shrinks the clause and the table, and the result carries the minimal
-counterexample's reproduction.
+error (a division by zero, a failed cast, an output of no column), any error answer
+passes. On a disagreement Hypothesis shrinks the clause and the table, and the result
+carries the minimal counterexample's reproduction.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ import pyarrow as pa
 
 from kleene.conformance.outcome import Backend, Outcome, table_backend
 from kleene.conformance.runner import FAIL, PASS, SKIP, Result
-from kleene.conformance.sqllogictest.backend import needs, request_for
 from kleene.conformance.sql_tables import table_difference
+from kleene.conformance.sqllogictest.backend import needs, request_for
 from kleene.conformance.wire import TableRequest
 from kleene.data.sql import table_of
 from kleene.engines.protocol import Feature

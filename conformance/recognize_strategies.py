@@ -23,7 +23,6 @@ import pyarrow as pa
 from hypothesis import strategies as st
 
 from kleene.engines.protocol import Feature
-
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
     Aggregate,
@@ -352,9 +351,9 @@ def recognition_for(draw: st.DrawFn, capabilities: frozenset[Feature]
 @st.composite
 def plain_clauses(draw: st.DrawFn) -> MatchRecognize:
     """A clause of the everyday shape, where most engines' defects show: a quantified
-    variable, alone or before or after another (or a shallow row pattern), each variable defined by a
-    comparison of ``X`` with a constant or its previous value, and the match's row count,
-    number and first order key as measures (one row per match)."""
+    variable, alone or before or after another (or a shallow row pattern), each variable
+    defined by a comparison of ``X`` with a constant or its previous value, and the match's
+    row count, number and first order key as measures (one row per match)."""
     low, high = draw(st.sampled_from(_QUANTIFIERS), label="quantifier")
     quantified = Quantified(Var("A"), low, high, draw(st.booleans(), label="reluctant"))
     shape = draw(st.sampled_from(("A B", "B A", "A", "any")), label="shape")

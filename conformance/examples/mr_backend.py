@@ -5,7 +5,8 @@ It claims ``match_recognize`` and every construct, and answers each table reques
 ``{"cmd": "run", "seq", "language": "match_recognize", "sql", "tables"}`` with
 ``{"seq", "table"}``: the input tables decoded by their declared column types
 (:mod:`kleene.conformance.sql_tables`), the statement run by Kleene's own
-``kleene.match_recognize`` (the reference semantics), the output table encoded again; a
+``kleene.match_recognize`` (:func:`kleene.engines.tables.match_recognize`, the
+reference semantics), the output table encoded again; a
 Kleene error is ``{"seq", "error": {"code", "message"}}``. An example of the protocol,
 not an engine: it passes what the reference passes.
 
@@ -27,6 +28,7 @@ from typing import Any
 import kleene
 from kleene.conformance.sql_tables import SqlTable, TableProblem, decode
 from kleene.engines.protocol import Feature
+from kleene.engines.tables import match_recognize
 from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize import ast
 from kleene.reference.match_recognize.features import CONSTRUCTS
@@ -62,8 +64,7 @@ def run(message: dict[str, Any], defect: str | None) -> dict[str, Any]:
     tables = {name: decode(t) for name, t in message["tables"].items()}
     (name, table), = tables.items()   # this example reads one table
     sql = broken_sql(message["sql"]) if defect == "reluctant" else message["sql"]
-    out = SqlTable.of_arrow(kleene.match_recognize(table.arrow(), sql, name=name,
-                                                   engine="reference"))
+    out = SqlTable.of_arrow(match_recognize(table.arrow(), sql, name=name, engine="reference"))
     if defect == "no-rows":
         out = SqlTable(out.columns, ())
     return {"seq": message["seq"], "table": out.to_json()}

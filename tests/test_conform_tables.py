@@ -1,0 +1,136 @@
+"""The backend protocol's tables (``match_recognize``): the value encoding, the schemas, the
+sqllogictest runner and the generated cases against the example backend and its defects
+(conformance/examples/mr_backend.py; docs/backends.md, "Tables")."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import sys
+from decimal import Decimal
+from io import StringIO
+
+import pytest
+
+from kleene.cli.conform_sqllogic import run_sqllogictest
+from kleene.conformance import wire
+from kleene.conformance.backends import find_backend
+from kleene.conformance.generated_tables import check_tables
+from kleene.conformance.sql_tables import SqlTable, TableProblem, decode, table_difference
+from kleene.conformance.sqllogictest import DUCKDB_FILES
+from kleene.conformance.sqllogictest.backend import READINGS
+from kleene.conformance.sqllogictest.reader import Query, expand, read_file
+from kleene.conformance.sqllogictest.runner import holds_recognition, reference, run_file
+
+EXAMPLE = f"cmd:{sys.executable} -m kleene.conformance.examples.mr_backend"
+ORACLE = DUCKDB_FILES / "test_match_recognize_oracle.test"
+
+
+def test_values_past_2_53_decimals_and_specials_survive_json_exactly():
+    table = SqlTable((("i", "BIGINT"), ("d", "DECIMAL(5,2)"), ("f", "DOUBLE"),
+                      ("t", "TIMESTAMP"), ("day", "DATE")),
+                     ((2**53 + 1, Decimal("1.50"), math.inf,
+                       dt.datetime(2024, 1, 31, 10, 0, 0, 500), dt.date(2024, 2, 29)),
+                      (7, None, -0.0, None, None)))
+    written = table.to_json()
+    assert written["rows"][0] == ["9007199254740993", "1.50", "Infinity",
+                                  "2024-01-31T10:00:00.000500", "2024-02-29"]
+    assert written["rows"][1] == [7, None, -0.0, None, None]
+    back = decode(written)
+    assert back == table and str(back.rows[0][1]) == "1.50"
+
+
+def test_a_nan_is_the_string_NaN_and_reads_back_as_nan():
+    written = SqlTable((("f", "FLOAT"),), ((math.nan,),)).to_json()
+    assert written["rows"] == [["NaN"]]
+    value = decode(written).rows[0][0]
+    assert isinstance(value, float) and math.isnan(value)
+
+
+@pytest.mark.parametrize(("column", "value", "pointer"), [
+    ("DECIMAL(4,1)", 1.5, "/rows/0/0"),          # a decimal is a string, never a number
+    ("BIGINT", "12a", "/rows/0/0"),
+    ("TIMESTAMP", "2024-01-31T10:00:00+00:00", "/rows/0/0"),   # a zone: WITH TIME ZONE
+    ("DECIMAL(4,1)", "12345.0", "/columns/0"),   # does not fit the precision
+])
+def test_a_value_breaking_its_type_is_named_by_json_pointer(column, value, pointer):
+    with pytest.raises(TableProblem, match=pointer):
+        decode({"columns": [{"name": "c", "type": column}], "rows": [[value]]})
+
+
+def test_the_schemas_take_the_table_messages_and_name_what_is_wrong():
+    request = wire.TableRequest("match_recognize", "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A))",
+                                {"t": SqlTable((("x", "INTEGER"),), ((1,),))})
+    assert wire.problems("run-table-request", request.message(3)) == []
+    assert wire.problems("run-table-response", {"seq": 3, "table": {
+        "columns": [{"name": "N", "type": "BIGINT"}], "rows": [[1]]}}) == []
+    assert wire.problems("run-table-response", {"seq": 3, "table": {
+        "columns": [{"name": "N", "type": "INT64"}], "rows": []}})    # not a type name
+    assert wire.problems("hello-response", {"protocol": 1, "name": "x", "version": "1",
+                                            "capabilities": ["match_recognize",
+                                                             "match_recognize:permute"]}) == []
+
+
+def test_tables_compare_by_value_as_multisets_with_names_case_insensitive():
+    got = SqlTable((("n", "BIGINT"), ("s", "DOUBLE")), ((2, 0.5), (1, 1.0)))
+    assert table_difference(got, ("N", "S"), [(1, Decimal("1")), (2, Decimal("0.5"))]) is None
+    assert table_difference(got, ("N", "S"), [(1, 1.0)]) == "1 rows extra"
+    assert str(table_difference(got, ("S", "N"), [(1, 1.0), (2, 0.5)])).startswith("columns n, s")
+
+
+def _oracle(spec: str) -> tuple[int, str]:
+    out = StringIO()
+    code = run_sqllogictest([str(ORACLE)], out, time_limit=60, backend=spec, quiet=True)
+    return code, out.getvalue()
+
+
+@pytest.mark.slow
+def test_the_example_backend_passes_the_oracle_file_and_a_no_rows_one_fails_its_queries():
+    records = list(expand(read_file(ORACLE)))
+    # what a backend answering no rows must fail: every query holding MATCH_RECOGNIZE
+    # that expects rows (the file's own expectations, counted by its reader)
+    expect_rows = sum(1 for r in records if isinstance(r, Query) and holds_recognition(r.sql)
+                      and r.expected)
+    assert expect_rows == 57 and len(records) == 67
+    code, text = _oracle(EXAMPLE)
+    assert code == 0, text
+    assert "67           0" in text
+    code, text = _oracle(f"{EXAMPLE} --defect no-rows")
+    assert code == 1
+    assert f"{len(records) - expect_rows}          {expect_rows}" in text
+
+
+def test_a_backend_claiming_no_match_recognize_is_refused_in_one_line():
+    with pytest.raises(Exception, match="does not claim match_recognize"):
+        run_sqllogictest([str(ORACLE)], StringIO(), time_limit=10, backend="ses-automaton")
+
+
+def test_the_duckdb_reading_passes_the_select_star_records_the_erratum_explains():
+    # docs/errata.md#mr-select-star-all-rows: EXPLAINED.toml names these seven records
+    path = DUCKDB_FILES / "test_match_recognize_standard.test"
+    lines = {74, 84, 94, 123, 134, 145, 156}
+    plain = run_file(path, reference(60))
+    read = run_file(path, READINGS["duckdb"].wrap(reference(60)))
+    assert {o.record.line for o in plain.outcomes if o.status == "failed"} >= lines
+    assert all(o.status == "passed" for o in read.outcomes if o.record.line in lines)
+
+
+@pytest.mark.slow
+def test_generated_cases_catch_greedy_quantifiers_made_reluctant():
+    backend = find_backend(f"{EXAMPLE} --defect reluctant")
+    try:
+        result = check_tables(backend, "match_recognize", 100)
+    finally:
+        backend.close()
+    assert result.status == "fail", result.notes
+    assert "PATTERN (" in result.reproduction and "the run message" in result.reproduction
+
+
+def test_generated_cases_pass_the_example_backend():
+    backend = find_backend(EXAMPLE)
+    try:
+        result = check_tables(backend, "match_recognize", 15)
+    finally:
+        backend.close()
+    assert result.status == "pass", result.reproduction
+    assert result.notes == ["15 generated queries run"]
