@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import shlex
+import subprocess
 import sys
 from decimal import Decimal
 from io import StringIO
+from pathlib import Path
 
 import pytest
 
@@ -23,6 +26,8 @@ from kleene.conformance.sqllogictest.reader import Query, expand, read_file
 from kleene.conformance.sqllogictest.runner import holds_recognition, reference, run_file
 
 EXAMPLE = f"cmd:{sys.executable} -m kleene.conformance.examples.mr_backend"
+ROOT = Path(__file__).resolve().parent.parent
+KLEENE = Path(sys.executable).parent / "kleene"
 ORACLE = DUCKDB_FILES / "test_match_recognize_oracle.test"
 
 
@@ -134,3 +139,28 @@ def test_generated_cases_pass_the_example_backend():
         backend.close()
     assert result.status == "pass", result.reproduction
     assert result.notes == ["15 generated queries run"]
+
+
+def _section_commands() -> list[str]:
+    guide = (ROOT / "docs" / "backends.md").read_text(encoding="utf-8")
+    section = guide.split("## Tables (`match_recognize`)")[1].split("\n## ")[0]
+    return [line[2:] for line in section.splitlines() if line.startswith("$ kleene ")]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", _section_commands())
+def test_every_command_of_the_tables_section_works_as_written(command):
+    # as docs/backends.md shows them: `kleene` and `python` of the installed package
+    argv = shlex.split(command)
+    argv = [str(KLEENE)] + [a.replace("cmd:python ", f"cmd:{sys.executable} ")
+                            for a in argv[1:]]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+
+
+def test_the_tables_section_shows_the_three_doors():
+    commands = _section_commands()
+    assert len(commands) == 3
+    assert [c.split()[2] for c in commands] == ["--check-protocol", "--sqllogictest",
+                                                "--backend"]
