@@ -19,11 +19,19 @@ from kleene.cli.conform_sqllogic import run_sqllogictest
 from kleene.conformance import wire
 from kleene.conformance.backends import find_backend
 from kleene.conformance.generated_tables import check_tables
+from kleene.conformance.outcome import Outcome, table_backend
 from kleene.conformance.sql_tables import SqlTable, TableProblem, decode, table_difference
 from kleene.conformance.sqllogictest import DUCKDB_FILES
-from kleene.conformance.sqllogictest.backend import READINGS
+from kleene.conformance.sqllogictest.backend import READINGS, BackendRecognizer, isolate
 from kleene.conformance.sqllogictest.reader import Query, expand, read_file
-from kleene.conformance.sqllogictest.runner import holds_recognition, reference, run_file
+from kleene.conformance.sqllogictest.runner import (
+    holds_recognition,
+    reference,
+    run_file,
+    run_text,
+)
+from kleene.engines.protocol import Feature
+from kleene.reference.match_recognize.features import CONSTRUCTS
 
 EXAMPLE = f"cmd:{sys.executable} -m kleene.conformance.examples.mr_backend"
 ROOT = Path(__file__).resolve().parent.parent
@@ -164,3 +172,51 @@ def test_the_tables_section_shows_the_three_doors():
     assert len(commands) == 3
     assert [c.split()[2] for c in commands] == ["--check-protocol", "--sqllogictest",
                                                 "--backend"]
+
+
+@pytest.mark.parametrize(("sql", "source", "clause", "rest"), [
+    ("FROM (VALUES (10), (20)) t(x) MATCH_RECOGNIZE (\n ORDER BY x PATTERN (A)) ORDER BY 1",
+     "SELECT * FROM (VALUES (10), (20)) t(x)", "(\n ORDER BY x PATTERN (A))", " ORDER BY 1"),
+    ("SELECT 1 FROM q qt MATCH_RECOGNIZE(PATTERN (A B+)) AS m", "SELECT * FROM q qt",
+     "(PATTERN (A B+))", " AS m"),
+    ("SELECT * FROM s.t MATCH_RECOGNIZE (PATTERN (A))", "SELECT * FROM s.t",
+     "(PATTERN (A))", ""),
+])
+def test_a_statement_kleene_rejects_still_yields_its_recognition(sql, source, clause, rest):
+    found = isolate(sql)
+    assert found is not None
+    assert (found.source, found.clause, sql[found.end:]) == (source, clause, rest)
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT * FROM a JOIN b ON a.x = b.x MATCH_RECOGNIZE (PATTERN (A))",      # a join
+    "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A)), u MATCH_RECOGNIZE (PATTERN (B))",
+    "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A)",                            # left open
+])
+def test_no_recognition_is_isolated_where_the_tokens_do_not_show_one(sql):
+    assert isolate(sql) is None
+
+
+class _AlwaysATable:
+    """A backend that answers every table request with one empty column N."""
+
+    name, version, origin = "always-a-table", "1", "a test stub"
+    answers_tables = True
+    capabilities = Feature.of("match_recognize", "match_recognize", *CONSTRUCTS)
+
+    def run(self, request, *, timeout=None):
+        return Outcome(table=SqlTable((("N", "BIGINT"),), ()))
+
+    def close(self):
+        pass
+
+
+def test_a_statement_error_kleene_rejects_is_judged_by_the_backend_not_by_kleene():
+    text = ("statement ok\nCREATE TABLE t AS SELECT 1 AS x\n\n"
+            "statement error\nSELECT * FROM t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) "
+            "DEFINE Q AS x > 0)\n\n")           # Q is no pattern variable: Kleene rejects it
+    by_reference = run_text(text)
+    assert [o.status for o in by_reference.outcomes] == ["passed", "passed"]
+    by_backend = run_text(text, recognize=BackendRecognizer(table_backend(_AlwaysATable())))
+    assert [o.status for o in by_backend.outcomes] == ["passed", "failed"]
+    assert by_backend.outcomes[1].reason == "succeeded where an error is expected"

@@ -37,7 +37,7 @@ from typing import Literal
 
 import duckdb
 
-from kleene.conformance.sqllogictest.backend import BackendFailed
+from kleene.conformance.sqllogictest.backend import BackendFailed, BackendRecognizer
 from kleene.conformance.sqllogictest.reader import (
     Halt,
     Mode,
@@ -235,9 +235,15 @@ def _run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection
     error: KleeneError | None = None
     try:
         if recognizes:
-            statement = parse_statement(record.sql, source=f"{record.file}:{record.line}")
-            features = constructs(statement)
-            result = run_statement(statement, connection, recognize)
+            try:
+                statement = parse_statement(record.sql, source=f"{record.file}:{record.line}")
+            except KleeneError as err:
+                if not isinstance(recognize, BackendRecognizer):
+                    raise
+                result = recognize.unparsed(record.sql, connection, err)  # the backend's
+            else:
+                features = constructs(statement)
+                result = run_statement(statement, connection, recognize)
         else:
             result = execute(connection, record.sql)
     except Unsupported as err:
