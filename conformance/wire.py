@@ -30,6 +30,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
 
 from kleene.conformance.sql_tables import SqlTable, decode
 
@@ -41,13 +42,21 @@ KINDS: tuple[str, ...] = ("hello-request", "hello-response", "run-request", "run
                           "run-table-request", "run-table-response", "bye-request")
 
 
+def _schema(kind: str) -> dict[str, Any]:
+    text = (files("kleene.conformance") / "protocol" / f"{kind}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
 @cache
 def validator(kind: str) -> Draft202012Validator:
-    """The validator of message ``kind`` (one of :data:`KINDS`)."""
+    """The validator of message ``kind`` (one of :data:`KINDS`); a schema may refer to
+    another by its file name (the table answer to the request's ``$defs/table``)."""
     if kind not in KINDS:
         raise ValueError(f"no message kind {kind!r}; kinds: {', '.join(KINDS)}")
-    text = (files("kleene.conformance") / "protocol" / f"{kind}.schema.json").read_text("utf-8")
-    return Draft202012Validator(json.loads(text))
+    registry: Registry[Any] = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in map(_schema, KINDS))
+    return Draft202012Validator(_schema(kind), registry=registry)
 
 
 def _where(error: ValidationError) -> str:
