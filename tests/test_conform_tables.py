@@ -18,6 +18,7 @@ import pytest
 from kleene.cli.conform_sqllogic import run_sqllogictest
 from kleene.conformance import wire
 from kleene.conformance.backends import find_backend
+from kleene.conformance.check_protocol import check_protocol
 from kleene.conformance.generated_tables import check_tables
 from kleene.conformance.outcome import Outcome, table_backend
 from kleene.conformance.sql_tables import SqlTable, TableProblem, decode, table_difference
@@ -220,3 +221,29 @@ def test_a_statement_error_kleene_rejects_is_judged_by_the_backend_not_by_kleene
     by_backend = run_text(text, recognize=BackendRecognizer(table_backend(_AlwaysATable())))
     assert [o.status for o in by_backend.outcomes] == ["passed", "failed"]
     assert by_backend.outcomes[1].reason == "succeeded where an error is expected"
+
+
+BAD_DECIMAL = '''
+import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["cmd"] == "hello":
+        print(json.dumps({"protocol": 1, "name": "bad", "version": "1",
+                          "capabilities": ["match_recognize", "match_recognize:match_recognize",
+                                           "match_recognize:measures"]}), flush=True)
+    elif m["cmd"] == "run":   # a DECIMAL as a JSON number: malformed
+        print(json.dumps({"seq": m["seq"], "table": {
+            "columns": [{"name": "S", "type": "DECIMAL(4,2)"}], "rows": [[1.5]]}}), flush=True)
+    else:
+        break
+'''
+
+
+def test_the_protocol_check_names_a_decimal_answered_as_a_number(tmp_path):
+    script = tmp_path / "bad.py"
+    script.write_text(BAD_DECIMAL)
+    out = StringIO()
+    assert check_protocol(f"cmd:{sys.executable} {script}", out, timeout=30) == 1
+    text = out.getvalue()
+    assert "✓ runner → backend: run-table-request #1" in text
+    assert "/table/rows/0/0: 1.5 is no DECIMAL(4,2) value" in text
