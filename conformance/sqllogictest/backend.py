@@ -43,7 +43,6 @@ from kleene.conformance.wire import TableRequest
 from kleene.data.sql import ArrowRecognizer, Recognize, execute, fresh_name, recognized
 from kleene.engines.protocol import Feature
 from kleene.reference.errors import KleeneError, Unsupported
-from kleene.reference.languages import language_named
 from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.features import clause_constructs
 from kleene.reference.match_recognize.lexer import Token, tokenize
@@ -81,7 +80,6 @@ def request_for(clause: MatchRecognize, source: pa.Table) -> TableRequest:
 
 def needs(clause: MatchRecognize) -> frozenset[Feature]:
     """What a backend must claim to be sent ``clause``."""
-    language_named(LANGUAGE)
     return Feature.of(LANGUAGE, POLICY, *clause_constructs(clause))
 
 
