@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kleene.cli.common import Commands, add_event_options, load_stream, say_query
 from kleene.cli.draw import add_pattern_options, compile_pattern
+from kleene.data.outputs import refuse_inputs, replacing
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
 
@@ -80,6 +81,8 @@ def run_start(text: str | None, events: int) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
+    if args.output is not None:   # before any work: never an input, nor a link to one
+        refuse_inputs(args.output, [args.pattern, args.events], option="--output")
     compiled, query = compile_pattern(args)
     if tracer_of(compiled) is None:
         query.matches_at("kleene trace")   # no tracer follows a table query's run yet
@@ -97,10 +100,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         text = "\n".join(t.text(first)) + "\n"
     if args.output:
-        try:
-            Path(args.output).write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise PatternError(f"cannot write {args.output}: {err.strerror or err}") from None
+        with replacing(args.output, option="--output") as temporary:
+            Path(temporary).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)
     return 0

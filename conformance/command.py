@@ -82,7 +82,7 @@ class CommandBackend:
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                    errors="replace", bufsize=1)
+                                    errors="surrogateescape", bufsize=1)
         except OSError as err:
             raise Broken("crashed", f"cannot start {self.argv[0]!r}: {err}") from None
         self._proc = proc
@@ -112,8 +112,9 @@ class CommandBackend:
 
     def _drain(self, stream: IO[str] | None) -> None:
         assert stream is not None
-        for line in stream:
-            self._stderr.append(line.rstrip("\n"))
+        for line in stream:   # what is not UTF-8 shown as U+FFFD
+            text = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+            self._stderr.append(text.rstrip("\n"))
 
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
@@ -167,6 +168,11 @@ class CommandBackend:
                                     f"{timeout:g} s") from None
         if line is _EOF:
             raise self._crashed()
+        try:
+            line.encode("utf-8")   # bytes that are not UTF-8 came as lone surrogates
+        except UnicodeEncodeError:
+            raise Broken("malformed", f"the {kind.replace('-response', '')} answer is not "
+                                      f"UTF-8: {line.rstrip()[:200]!r}") from None
         try:
             message = json.loads(line)
         except json.JSONDecodeError as err:
