@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     meta = dict(table.schema.metadata or {})
     if stream.time_unit:
         meta[b"kleene.time_unit"] = stream.time_unit.encode()
-    with replacing(args.output, option="--output") as temporary:
-        pq.write_table(table.replace_schema_metadata(meta), temporary)
+    with replacing(args.output, option="--output") as temporary, open(temporary, "wb") as out:
+        # a file, not a path: pyarrow removes a path it fails to write (/dev/full, say)
+        pq.write_table(table.replace_schema_metadata(meta), out)
     print(f"{args.output}: {plural(len(stream), 'event')}")
     return 0

@@ -176,7 +176,8 @@ def _write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[st
 
         table = pa.Table.from_pylist(rows_) if rows_ else \
             pa.table({name: pa.array([], pa.null()) for name in header})
-        pq.write_table(table, path)
+        with open(path, "wb") as out:   # a file, not a path: pyarrow removes a path it
+            pq.write_table(table, out)     # fails to write (/dev/full, as root, say)
 
 
 def header(layout: str, columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> list[str]:

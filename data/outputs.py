@@ -23,6 +23,7 @@ Every ``OSError`` of a writer is one :class:`OutputError` line (docs/architectur
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
 import uuid
@@ -42,8 +43,12 @@ class OutputError(KleeneError):
 
 
 def reason(err: OSError) -> str:
-    """What went wrong, in the operating system's words (``No space left on device``)."""
-    return err.strerror or str(err)
+    """What went wrong, in the operating system's words (``No space left on device``; also
+    for pyarrow's errors, which give the number in their text)."""
+    if err.errno:
+        return os.strerror(err.errno)
+    found = re.search(r"\[errno (\d+)\]", str(err), re.IGNORECASE)
+    return os.strerror(int(found[1])) if found else err.strerror or str(err)
 
 
 def _stat(path: str) -> os.stat_result | None:
@@ -76,7 +81,8 @@ def refuse_inputs(target: str, inputs: Iterable[str], *, option: str,
             continue
         if mine is not None and (mine.st_dev, mine.st_ino) == (theirs.st_dev, theirs.st_ino):
             same = os.path.normpath(target) == os.path.normpath(source)
-            what = "the input file" if same else f"the input {source} (through a link)"
+            kind = "folder" if stat.S_ISDIR(theirs.st_mode) else "file"
+            what = f"the input {kind}" if same else f"the input {source} (through a link)"
             raise OutputError(f"{option} {target} is {what}; choose another path")
         if (folder or (mine is not None and stat.S_ISDIR(mine.st_mode))) \
                 and _within(source, target):

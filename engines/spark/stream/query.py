@@ -129,7 +129,7 @@ def check_timestamp(schema: Any, ts: str, source: str) -> str | None:
                       field=ts, source=source)
 
 
-def _check_targets(source: str, *, output: str, checkpoint: str) -> None:
+def check_targets(source: str, *, output: str, checkpoint: str) -> None:
     """Before anything is read: the output and the checkpoint are folders (an existing
     file is no output), and neither holds nor lies in the source folder (its output would
     come back as events; :func:`kleene.data.outputs.refuse_inputs`)."""
@@ -168,7 +168,7 @@ class ContinuousMatch:
         self.on_progress = on_progress
         query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit,
                           door="ContinuousMatch (kleene stream)")
-        _check_targets(source, output=output, checkpoint=checkpoint)
+        check_targets(source, output=output, checkpoint=checkpoint)
         eng = engine_for(engine, query)
         self.format = source_format(source, format)
         raw = source_schema(spark, source, self.format, schema)
