@@ -90,6 +90,11 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stdout
+    other = args.export or args.check_protocol or args.sqllogictest is not None
+    for option, target in (("--junit", args.junit), ("--report", args.report)):
+        if target is not None and other:
+            raise Unsupported(f"{option} reports a run of the conformance cases; --export, "
+                              "--check-protocol and --sqllogictest write no report")
     if getattr(args, "export", None):
         # lazy: only `--export` writes the cases out
         from kleene.conformance.export import export

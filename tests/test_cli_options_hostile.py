@@ -54,6 +54,12 @@ CASES = [
     (["conform", "--sqllogictest", "--timeout", "0"],
      "kleene conform: argument --timeout: expected a positive number, got '0' "
      "(see kleene conform --help)"),
+    (["conform", "--sqllogictest", "--junit", "{w}/r.xml"],
+     "kleene conform: unsupported: --junit reports a run of the conformance cases; --export, "
+     "--check-protocol and --sqllogictest write no report"),
+    (["conform", "--export", "{w}/corpus", "--report", "{w}/r.html"],
+     "kleene conform: unsupported: --report reports a run of the conformance cases; --export, "
+     "--check-protocol and --sqllogictest write no report"),
     (["conform", "--backend", "reference", "--cases", "/nonexistent"],
      "kleene conform: case: --cases /nonexistent: no such folder"),
     (["conform", "--backend", "reference", "--cases", "{w}/empty"],
