@@ -247,3 +247,13 @@ def test_the_guard_compares_inodes_not_names(tmp_path):
         check_writable(str(data), option="--junit")
     check_writable(str(tmp_path / "new" / "r.xml"), option="--junit")   # the folder is made
     assert (tmp_path / "new").is_dir() and os.listdir(tmp_path / "new") == []
+
+
+def test_stream_output_in_the_folder_of_a_source_glob_is_refused(capsys, work):
+    (work / "src").mkdir()
+    (work / "src" / "e.csv").write_text(EVENTS)
+    code, out, err = run_cli(capsys, "stream", "--pattern", str(work / "p.op"), "--source",
+                             str(work / "src" / "*.csv"), "--output",
+                             str(work / "src" / "out.jsonl"), "--checkpoint", str(work / "ck"))
+    assert (code, out, err) == (2, "", f"kleene stream: --output {work}/src/out.jsonl lies in "
+                                       f"the input folder {work}/src; choose another path\n")

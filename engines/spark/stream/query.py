@@ -131,8 +131,8 @@ def check_timestamp(schema: Any, ts: str, source: str) -> str | None:
 
 def check_targets(source: str, *, output: str, checkpoint: str) -> None:
     """Before anything is read: the output and the checkpoint are folders (an existing
-    file is no output), and neither holds nor lies in the source folder (its output would
-    come back as events; :func:`kleene.data.outputs.refuse_inputs`)."""
+    file is no output), and neither holds nor lies in the source folder (a glob's folder;
+    its output would come back as events; :func:`kleene.data.outputs.refuse_inputs`)."""
     for option, folder in (("--output", output), ("--checkpoint", checkpoint)):
         local = local_path(folder)
         if local is None:
@@ -141,7 +141,9 @@ def check_targets(source: str, *, output: str, checkpoint: str) -> None:
             raise OutputError(f"{option} {folder} is a file; a stream writes a folder there "
                               "(choose a new path)")
         source_path = local_path(source)
-        refuse_inputs(local, [source_path] if source_path else [], option=option, folder=True)
+        sources = [] if source_path is None else [source_path] if not glob.has_magic(
+            source_path) else [os.path.dirname(source_path) or ".", *glob.glob(source_path)]
+        refuse_inputs(local, sources, option=option, folder=True)
 
 
 class ContinuousMatch:
