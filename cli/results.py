@@ -150,7 +150,7 @@ def _json(value: Any) -> Any:
 def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
     """Write ``rows_`` to ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``), through a
     temporary file renamed into place (:func:`kleene.data.outputs.replacing`)."""
-    with replacing(path, option="--output") as temporary:
+    with replacing(path, option="--output", over_folder=True) as temporary:  # checked
         try:
             _write(rows_, temporary, fmt, header)
         except (ValueError, TypeError) as err:

@@ -139,13 +139,16 @@ def _remove(path: str) -> None:
 
 
 @contextmanager
-def replacing(target: str, *, option: str) -> Iterator[str]:
+def replacing(target: str, *, option: str, over_folder: bool = False) -> Iterator[str]:
     """The path to write ``target``'s new contents to: a temporary file in the folder of
     the file ``target`` names (through a symlink, the file it points to), renamed over it
-    when the block ends without an error (a folder there, a previous Spark output, is
-    removed then); on an error it is removed and the previous ``target`` is left as it
-    was. An ``OSError`` is one :class:`OutputError` line."""
+    when the block ends without an error; on an error it is removed and the previous
+    ``target`` is left as it was. A folder at ``target`` is an :class:`OutputError`,
+    unless ``over_folder`` (the caller checked it is a previous output: it is removed
+    once the file is written). An ``OSError`` is one :class:`OutputError` line."""
     real = os.path.realpath(target)
+    if os.path.isdir(real) and not over_folder:
+        raise OutputError(f"{option} {target} is a folder; name a file")
     if _special(real):
         try:
             yield real

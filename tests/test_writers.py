@@ -257,3 +257,21 @@ def test_stream_output_in_the_folder_of_a_source_glob_is_refused(capsys, work):
                              str(work / "src" / "out.jsonl"), "--checkpoint", str(work / "ck"))
     assert (code, out, err) == (2, "", f"kleene stream: --output {work}/src/out.jsonl lies in "
                                        f"the input folder {work}/src; choose another path\n")
+
+
+@pytest.mark.parametrize("writer", LOCAL)
+def test_a_folder_as_target_is_one_line_and_kept(capsys, work, writer):
+    _input(writer, work)
+    suffix = _special_target(work, writer, "/dev/null").suffix
+    folder = work / f"adir{suffix}"
+    folder.mkdir()
+    (folder / "keep.txt").write_text("keep")
+    capsys.readouterr()
+    code, out, err = run_cli(capsys, *_argv(writer, work, folder))
+    option = _option(writer)
+    message = f"{option} {folder} is a folder; name a file" \
+        if writer.startswith(("draw", "trace", "conform")) else \
+        f"{option} {folder} is a folder that is not a previous output; remove it or " \
+        "choose another path"
+    assert (code, out, err) == (2, "", f"kleene {writer.split()[0]}: {message}\n")
+    assert os.listdir(folder) == ["keep.txt"]
