@@ -26,15 +26,18 @@ def folder(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("how", ["the file", "a symlink to it", "its folder",
-                                 "a symlink to its folder"])
+@pytest.mark.parametrize("how", ["the file", "a hard link to it", "a symlink to it",
+                                 "its folder", "a symlink to its folder"])
 @pytest.mark.parametrize("mode", ["overwrite", "errorifexists", "append"])
 def test_write_matches_never_writes_over_what_it_reads(spark, folder, how, mode):
     events = folder / "e.csv"
     matches = match_file(spark, str(events), PATTERN, engine="nfa-eager")
-    target = {"the file": events, "a symlink to it": folder.parent / "link.csv",
+    target = {"the file": events, "a hard link to it": folder.parent / "hard.csv",
+              "a symlink to it": folder.parent / "link.csv",
               "its folder": folder, "a symlink to its folder": folder.parent / "alias"}[how]
-    if how == "a symlink to it":
+    if how == "a hard link to it":
+        os.link(events, target)
+    elif how == "a symlink to it":
         target.symlink_to(events)
     elif how == "a symlink to its folder":
         target.symlink_to(folder, target_is_directory=True)
