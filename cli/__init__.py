@@ -197,6 +197,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     return code
 
 
+def _discard_stdout() -> None:
+    """Send what is left of the standard output to ``/dev/null``: its reader is gone or its
+    disk is full, and flushing it again at exit would fail a second time."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):   # not a file descriptor (a test's captured output)
+        pass
+
+
 def _lean(argv: Sequence[str]) -> bool:
     """Whether ``argv`` runs a command of :data:`NO_PANDAS` without Spark (``--sp`` is
     the shortest abbreviation of ``--spark`` argparse accepts)."""
@@ -222,15 +232,25 @@ def _run(argv: Sequence[str], program: bool, lean: bool) -> int:
         return done.code if isinstance(done.code, int) else USAGE
     assert not (lean and getattr(args, "spark", False)), "--spark runs with pandas"
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()   # here, so that a failing write of the output is said below
+        return code
     except KleeneError as err:
-        sys.stdout.flush()
+        try:
+            sys.stdout.flush()
+        except OSError:     # the output's own failure is not this error's
+            _discard_stdout()
         print(f"kleene {args.command}: {err}", file=sys.stderr)
         return USAGE
     except BrokenPipeError:  # `kleene match ... | head`: the reader is gone
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _discard_stdout()
         return 0
+    except OSError as err:   # a write that failed: stdout on a full disk, say
+        _discard_stdout()
+        what = f"{err.filename}" if err.filename is not None else \
+            "cannot write the standard output"
+        print(f"kleene {args.command}: {what}: {err.strerror or err}", file=sys.stderr)
+        return USAGE
     except KeyboardInterrupt:
         return 130
     except RecursionError:  # the parsers refuse deep nesting first; this is a last resort

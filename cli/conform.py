@@ -8,14 +8,15 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, positive_count
+from kleene.cli.common import Commands, positive_count, positive_number
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
-from kleene.conformance.cases import load_case_files
+from kleene.conformance.cases import CaseError, case_directory, load_case_files
 from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
-from kleene.conformance.runner import Result, new_report
+from kleene.conformance.runner import FAIL, PASS, Result, new_report
+from kleene.data.outputs import OutputError, check_writable, refuse_inputs
 from kleene.engines.registry import engine_names
 from kleene.reference.errors import KleeneError, Unsupported
 
@@ -55,7 +56,8 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("--junit", type=Path, metavar="FILE", help="write JUnit XML to FILE")
     parser.add_argument("--report", type=Path, metavar="FILE.html",
                         help="write an HTML report to FILE.html")
-    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    parser.add_argument("--timeout", type=positive_number, default=DEFAULT_TIMEOUT,
+                        metavar="SECONDS",
                         help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
     parser.add_argument("--max-answer", type=positive_count, default=DEFAULT_MAX_ANSWER,
                         metavar="CHARS",
@@ -98,6 +100,11 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stdout
+    other = args.export or args.check_protocol or args.sqllogictest is not None
+    for option, target in (("--junit", args.junit), ("--report", args.report)):
+        if target is not None and other:
+            raise Unsupported(f"{option} reports a run of the conformance cases; --export, "
+                              "--check-protocol and --sqllogictest write no report")
     if getattr(args, "export", None):
         # lazy: only `--export` writes the cases out
         from kleene.conformance.export import export
@@ -129,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
         raise KleeneError("--generated takes a number of cases, 0 or more")
     if args.master and not args.spark:
         raise Unsupported("--master needs --spark")
+    _check_reports(args)
     files = load_case_files(args.cases)
     backend = spark_backend(args) if args.spark else find_backend(
         args.backend, timeout=args.timeout, max_answer=args.max_answer)
@@ -159,11 +167,31 @@ def run(args: argparse.Namespace) -> int:
             print(r.reproduction + "\n", file=out)
     print(file=out)
     print(summary(report), file=out)
-    if args.junit:
-        print(f"JUnit XML: {write_junit(report, args.junit)}", file=out)
-    if args.report:
-        print(f"HTML report: {write_html(report, args.report)}", file=out)
+    try:   # the verdicts are printed above: a report that cannot be written loses none
+        if args.junit:
+            print(f"JUnit XML: {write_junit(report, args.junit)}", file=out)
+        if args.report:
+            print(f"HTML report: {write_html(report, args.report)}", file=out)
+    except OutputError as err:
+        raise OutputError(f"{err} (the verdicts are printed above: {report.count(PASS)} "
+                          f"passed, {report.count(FAIL)} failed)") from None
     return 1 if report.failed else 0
+
+
+def _check_reports(args: argparse.Namespace) -> None:
+    """Before any test: ``--cases`` is a folder of case files, and each report file
+    (``--junit``, ``--report``) is none of them and can be written
+    (:mod:`kleene.data.outputs`)."""
+    if args.cases is not None and not args.cases.is_dir():
+        raise CaseError(f"--cases {args.cases}: no such folder")
+    folder = args.cases if args.cases is not None else case_directory()
+    sources = [str(f) for f in folder.iterdir() if f.name.endswith(".json")]
+    if not sources:
+        raise CaseError(f"--cases {args.cases}: no case file (*.json) in it")
+    for option, target in (("--junit", args.junit), ("--report", args.report)):
+        if target is not None:
+            refuse_inputs(str(target), sources, option=option)
+            check_writable(str(target), option=option)
 
 
 def spark_backend(args: argparse.Namespace) -> Backend:

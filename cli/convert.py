@@ -13,8 +13,9 @@ import argparse
 from pathlib import Path
 
 from kleene.cli.common import Commands, add_event_options, load_stream, plural
-from kleene.cli.results import OutputError, check_output
+from kleene.cli.results import check_output
 from kleene.data.columnar import columns_of
+from kleene.data.outputs import OutputError, replacing
 from kleene.reference.errors import StreamError
 
 NAME = "convert"
@@ -34,15 +35,13 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
 
 
 def check_target(events: str, output: str, overwrite: bool) -> None:
-    """Before any work: ``output`` ends in ``.parquet``, is not the input, does not
-    exist unless ``overwrite``, and its folder exists (a typo must not replace data)."""
+    """Before any work: ``output`` ends in ``.parquet``, is not the input nor a link to
+    it, does not exist unless ``overwrite``, and its folder exists (a typo must not
+    replace data)."""
     if Path(output).suffix.lower() != ".parquet":
         raise OutputError(f"--output {output}: kleene convert writes Parquet; name the file "
                           "FILE.parquet")
-    target = Path(output)
-    if target.exists() and Path(events).exists() and target.samefile(events):
-        raise OutputError(f"--output {output} is the input file; choose another path")
-    check_output(output, overwrite)
+    check_output(output, overwrite, [events])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,9 +60,8 @@ def run(args: argparse.Namespace) -> int:
     meta = dict(table.schema.metadata or {})
     if stream.time_unit:
         meta[b"kleene.time_unit"] = stream.time_unit.encode()
-    try:
-        pq.write_table(table.replace_schema_metadata(meta), args.output)
-    except OSError as err:
-        raise StreamError(f"cannot write: {err.strerror or err}", source=args.output) from None
+    with replacing(args.output, option="--output") as temporary, open(temporary, "wb") as out:
+        # a file, not a path: pyarrow removes a path it fails to write (/dev/full, say)
+        pq.write_table(table.replace_schema_metadata(meta), out)
     print(f"{args.output}: {plural(len(stream), 'event')}")
     return 0

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from kleene.cli.common import Commands, _is_file, _time_unit, pattern_text
+from kleene.data.outputs import refuse_inputs, replacing
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -182,6 +183,8 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, draw, write; user mistakes propagate as ``KleeneError``."""
+    if args.output is not None:   # before any work: never the pattern file, nor a link to it
+        refuse_inputs(args.output, [args.pattern], option="--output")
     compiled, query = compile_pattern(args)
     pattern = query.pattern
     fmt = format_for(args.output, args.format) if args.output else (args.format or "svg")
@@ -200,10 +203,8 @@ def run(args: argparse.Namespace) -> int:
     data = draw(picture, fmt, title=args.title, states=args.states,
                 guards=args.guards, rankdir=args.rankdir)
     if args.output:
-        try:
-            Path(args.output).write_bytes(data)
-        except OSError as err:
-            raise DrawError(f"cannot write {args.output}: {err.strerror or err}") from None
+        with replacing(args.output, option="--output") as temporary:
+            Path(temporary).write_bytes(data)
         return 0
     if fmt == "png" and sys.stdout.isatty():
         raise DrawError("a PNG is binary; write it to a file with -o FILE.png")

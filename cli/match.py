@@ -116,9 +116,10 @@ def run(args: argparse.Namespace) -> int:
         return run_table(args, query)
     variables = list(query.lang.variables(query.pattern))
     columns = results.parse_columns(args.columns, args.layout, variables)
-    if args.columns and not args.output:
+    if args.columns and args.output is None:
         raise Unsupported("--columns needs --output")
-    fmt = results.check_output(args.output, args.overwrite) if args.output else None
+    fmt = results.check_output(args.output, args.overwrite, [args.events]) \
+        if args.output is not None else None
     if args.counters and (args.spark or args.engine == REFERENCE):
         raise Unsupported("--counters needs an engine (the reference semantics keep no "
                           "counters) and no --spark")
@@ -132,8 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if args.count:
         print(len(found))
         return 0
-    if args.output:
-        assert fmt is not None
+    if fmt is not None:
         header = results.header(args.layout, columns, variables)
         datetimes = results.input_has_datetimes(args.events, args.ts)
         rows = results.rows(found, stream, args.layout, columns, variables, datetimes)
@@ -156,16 +156,16 @@ def run(args: argparse.Namespace) -> int:
 def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
+    chosen = name is None
     if name is None:
         name, reason = choose(query)
-        if name == REFERENCE:
-            print(f"kleene match: the reference semantics ({reason})", file=sys.stderr)
-        else:
-            print(f"kleene match: engine {name} ({reason})", file=sys.stderr)
+    if name == REFERENCE and reads_in_batches(stream):
+        raise Unsupported("--stream needs an engine, and no registered engine claims "
+                          "this pattern under this policy")
+    if chosen:   # said once every check that can fail has passed
+        said = "the reference semantics" if name == REFERENCE else f"engine {name}"
+        print(f"kleene match: {said} ({reason})", file=sys.stderr)
     if name == REFERENCE:
-        if reads_in_batches(stream):
-            raise Unsupported("--stream needs an engine, and no registered engine claims "
-                              "this pattern under this policy")
         budget = budget_of(args)
         with progress.steps("reference") as tick:
             budget.tick = tick

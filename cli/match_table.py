@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import csv
 import sys
-from pathlib import Path
 
 from kleene.cli import results
 from kleene.cli.common import budget_of, plural
@@ -47,7 +46,8 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
     if given:
         raise Unsupported(f"{given[0]} applies to matches and events; a {query.language} "
                           "query answers a table (the SELECT says its columns and order)")
-    fmt = _check_output(args) if args.output else None
+    fmt = results.check_output(args.output, args.overwrite, [args.events]) \
+        if args.output is not None else None
     budget = budget_of(args)
     budget.what = "recognizing a row pattern"
     with limits(budget.seconds, budget.memory_mb, "recognizing a row pattern"):
@@ -63,8 +63,7 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
         print(table.num_rows)
         return 0
     rows = table.to_pylist()
-    if args.output:
-        assert fmt is not None
+    if fmt is not None:
         results.write(rows, args.output, fmt, table.column_names)
         print(f"kleene match: wrote {plural(len(rows), 'row')} to {args.output}",
               file=sys.stderr)
@@ -76,11 +75,3 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
     return 0
 
 
-def _check_output(args: argparse.Namespace) -> str:
-    """``--output``'s format, refusing the input file and, without ``--overwrite``, any
-    existing file (:func:`kleene.cli.results.check_output`)."""
-    target, events = Path(args.output), Path(args.events)
-    if target.exists() and events.exists() and target.samefile(events):
-        raise results.OutputError(f"--output {args.output} is the input file; choose another "
-                                  "path")
-    return results.check_output(args.output, args.overwrite)

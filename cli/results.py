@@ -13,8 +13,10 @@ as ``kleene match`` prints them. Timestamps go back in their input type: when
 the input's were datetimes (ISO text in CSV or JSON Lines, a Parquet timestamp
 column), ISO 8601 text in UTC in JSON Lines and CSV and a timestamp column in
 Parquet; otherwise the numbers they were. A file that
-exists is an error unless ``--overwrite`` is given; it is checked before any
-work (docs/architecture.md, "Bad input").
+exists is an error unless ``--overwrite`` is given, and so is a target that is, or
+links to, the input; both are checked before any work (docs/architecture.md, "Bad
+input"). The file is written through a temporary file renamed into place
+(:mod:`kleene.data.outputs`): a failure leaves the previous output as it was.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from kleene.reference.errors import KleeneError
+from kleene.data.outputs import OutputError, refuse_inputs, replacing
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 
@@ -38,17 +40,10 @@ FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv
 LAYOUTS = ("long", "wide")
 
 
-class OutputError(KleeneError):
-    """An output path or layout that cannot be written."""
-
-    code = "output"
-
-    def __str__(self) -> str:
-        return str(self.args[0])
-
-
 def output_format(path: str) -> str:
     """The format of ``path`` from its extension; an :class:`OutputError` otherwise."""
+    if not path:
+        raise OutputError("--output needs a path: FILE.jsonl, FILE.csv or FILE.parquet")
     suffix = Path(path.rstrip("/")).suffix.lower()
     if suffix not in FORMATS:
         raise OutputError(f"--output {path}: unknown extension {suffix or '(none)'!r}; use "
@@ -56,10 +51,12 @@ def output_format(path: str) -> str:
     return FORMATS[suffix]
 
 
-def check_output(path: str, overwrite: bool) -> str:
-    """Check ``path`` before any work: a known extension, a writable folder, and no
-    existing file unless ``overwrite``. Returns the format."""
+def check_output(path: str, overwrite: bool, inputs: Sequence[str]) -> str:
+    """Check ``path`` before any work: a known extension, not one of ``inputs`` (the files
+    the command reads) nor a link to one, a writable folder, and no existing file unless
+    ``overwrite``. Returns the format."""
     fmt = output_format(path)
+    refuse_inputs(path, inputs, option="--output")
     target = Path(path)
     if target.exists() and not overwrite:
         raise OutputError(f"--output {path} exists; give --overwrite to replace it")
@@ -151,34 +148,36 @@ def _json(value: Any) -> Any:
 
 
 def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
-    """Write ``rows_`` to ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``)."""
-    target = Path(path)
-    if target.is_dir():
-        import shutil
+    """Write ``rows_`` to ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``), through a
+    temporary file renamed into place (:func:`kleene.data.outputs.replacing`)."""
+    with replacing(path, option="--output", over_folder=True) as temporary:  # checked
+        try:
+            _write(rows_, temporary, fmt, header)
+        except (ValueError, TypeError) as err:
+            kind = type(err).__name__
+            raise OutputError(f"cannot write --output {path}: {kind}: {err}") from None
 
-        shutil.rmtree(target)
-    try:
-        if fmt == "jsonl":
-            with target.open("w", encoding="utf-8") as f:
-                for r in rows_:
-                    f.write(json.dumps({k: _text(v) for k, v in r.items()},
-                                       ensure_ascii=False, default=_json) + "\n")
-        elif fmt == "csv":
-            with target.open("w", encoding="utf-8", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=list(header))
-                writer.writeheader()
-                for r in rows_:
-                    writer.writerow({k: text_value(v) for k, v in r.items()})
-        else:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
 
-            table = pa.Table.from_pylist(rows_) if rows_ else \
-                pa.table({name: pa.array([], pa.null()) for name in header})
-            pq.write_table(table, target)
-    except (OSError, ValueError, TypeError) as err:
-        kind = type(err).__name__
-        raise OutputError(f"cannot write --output {path}: {kind}: {err}") from None
+def _write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
+    if fmt == "jsonl":
+        with open(path, "w", encoding="utf-8") as f:
+            for r in rows_:
+                f.write(json.dumps({k: _text(v) for k, v in r.items()},
+                                   ensure_ascii=False, default=_json) + "\n")
+    elif fmt == "csv":
+        with open(path, "w", encoding="utf-8", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(header))
+            writer.writeheader()
+            for r in rows_:
+                writer.writerow({k: text_value(v) for k, v in r.items()})
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pa.Table.from_pylist(rows_) if rows_ else \
+            pa.table({name: pa.array([], pa.null()) for name in header})
+        with open(path, "wb") as out:   # a file, not a path: pyarrow removes a path it
+            pq.write_table(table, out)     # fails to write (/dev/full, as root, say)
 
 
 def header(layout: str, columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> list[str]:

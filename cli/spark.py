@@ -139,16 +139,19 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
     from kleene.engines.spark.session import session
 
-    eng = _engine_for(args, query)
-    say_query("match", query)
+    eng, chosen = _engine_for(args, query)
     spark = session(args.master)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
     frame = _frame(spark, args, query)
     attrs = list(dict.fromkeys(a for _, a in columns))
     wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
-    matches = match_frame(frame, query, engine=eng, columns=wanted if args.output else [],
+    matches = match_frame(frame, query, engine=eng,
+                          columns=wanted if args.output is not None else [],
                           tasks=args.tasks, explain=explain)
-    if args.output:
+    say_query("match", query)   # once the events are read and checked, and the plan made
+    if chosen:
+        print(f"kleene match: {chosen}", file=sys.stderr)
+    if args.output is not None:
         with job_errors():
             collected = _collect(spark, matches.collect)
         _write(args, query, collected, frame, columns)
@@ -170,9 +173,10 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
     return 0
 
 
-def _engine_for(args: argparse.Namespace, query: Query) -> Any:
-    """``--engine``, or the fastest engine that claims the query (said on stderr), checked
-    on the driver before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`)."""
+def _engine_for(args: argparse.Namespace, query: Query) -> tuple[Any, str | None]:
+    """``--engine``, or the fastest engine that claims the query, checked on the driver
+    before Spark starts (:func:`~kleene.engines.spark.runner.checked_engine`); with what
+    to say on stderr of a chosen engine (said once the input is checked)."""
     from kleene.engines.registry import engine, fastest_engine
     from kleene.engines.spark.plan import check_supported
     from kleene.engines.spark.runner import checked_engine
@@ -182,14 +186,14 @@ def _engine_for(args: argparse.Namespace, query: Query) -> Any:
         raise Unsupported("--spark runs an engine; the reference semantics run "
                           "single-process (drop --spark)")
     if args.engine:
-        return checked_engine(engine(args.engine), query)
+        return checked_engine(engine(args.engine), query), None
     choice = fastest_engine(query)
     if choice is None:
         raise Unsupported(f"no registered engine claims this pattern under policy "
                           f"{query.policy}, so it cannot run on Spark; drop --spark to use "
                           "the reference semantics")
-    print(f"kleene match: engine {choice.name} on Spark ({choice.reason})", file=sys.stderr)
-    return checked_engine(engine(choice.name), query)
+    return (checked_engine(engine(choice.name), query),
+            f"engine {choice.name} on Spark ({choice.reason})")
 
 
 def _frame(spark: Any, args: argparse.Namespace, query: Query) -> Any:

@@ -27,7 +27,7 @@ from kleene.cli.common import (
 from kleene.cli.spark import spark_errors
 from kleene.engines.spark.session import session
 from kleene.engines.spark.stream import ContinuousMatch
-from kleene.engines.spark.stream.query import FORMATS
+from kleene.engines.spark.stream.query import FORMATS, check_targets
 
 NAME = "stream"
 HELP = "match continuously on files arriving in a directory (Spark Structured Streaming)"
@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
     query = query_of(args).matches_at("kleene stream")
     columns = [c for c in args.columns.split(",") if c]
+    check_targets(args.source, output=args.output, checkpoint=args.checkpoint)  # before Spark
     with spark_errors():
         spark = session(args.master)
         run_ = ContinuousMatch(spark, args.source, query, output=args.output,

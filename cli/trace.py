@@ -17,6 +17,7 @@ from pathlib import Path
 
 from kleene.cli.common import Commands, add_event_options, load_stream, say_query
 from kleene.cli.draw import add_pattern_options, compile_pattern, pattern_name, pattern_query
+from kleene.data.outputs import refuse_inputs, replacing
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
 
@@ -92,6 +93,8 @@ def run_start(text: str | None, events: int) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
+    if args.output is not None:   # before any work: never an input, nor a link to one
+        refuse_inputs(args.output, [args.pattern, args.events], option="--output")
     query = pattern_query(args)
     if query.answers_tables:
         # lazy: DuckDB and the table door are a MATCH_RECOGNIZE statement's only
@@ -121,11 +124,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write(output: str | None, text: str) -> None:
-    """``text`` into the file ``output``, or on standard output."""
+    """``text`` into the file ``output`` (through a temporary file renamed into place,
+    :func:`kleene.data.outputs.replacing`), or on standard output."""
     if output:
-        try:
-            Path(output).write_text(text, encoding="utf-8")
-        except OSError as err:
-            raise PatternError(f"cannot write {output}: {err.strerror or err}") from None
+        with replacing(output, option="--output") as temporary:
+            Path(temporary).write_text(text, encoding="utf-8")
     else:
         sys.stdout.write(text)

@@ -228,12 +228,52 @@ def from_factory(obj: Any, origin: str) -> Backend:
         except Exception as err:
             raise BackendError(f"{origin}: the factory failed: {crash_summary(err)}") from None
     if hasattr(obj, "run") and hasattr(obj, "capabilities") and hasattr(obj, "version"):
-        return obj
+        return checked(obj, origin)
     if hasattr(obj, "compile") and hasattr(obj, "capabilities"):
+        checked(obj, origin)
         return EngineBackend(obj, origin=origin,
                              version=str(getattr(obj, "version", "unknown")))
     raise BackendError(f"{origin} gave {type(obj).__name__}, neither an Engine (name, "
                        "capabilities, compile) nor a Backend (name, version, capabilities, run)")
+
+
+def checked(obj: Any, origin: str) -> Any:
+    """``obj`` (an in-process engine or backend) when it has a ``name`` (non-empty text)
+    and ``capabilities`` (a set of :class:`Feature`, each one a language defines); else a
+    :class:`BackendError` saying what is wrong, naming the known features."""
+    name = getattr(obj, "name", None)
+    if not isinstance(name, str) or not name.strip():
+        raise BackendError(f"{origin}: the plug-in has no name (a non-empty str attribute "
+                           f"'name'; it has {name!r})")
+    try:
+        claimed = obj.capabilities
+    except Exception as err:  # a property of the plug-in that fails: its defect, said
+        raise BackendError(f"{origin}: reading its capabilities failed: "
+                           f"{crash_summary(err)}") from None
+    if not isinstance(claimed, (set, frozenset, list, tuple)):
+        raise BackendError(f"{origin}: capabilities is {type(claimed).__name__} "
+                           f"{claimed!r:.60}, not a set of Feature")
+    for feature in claimed:
+        if not isinstance(feature, Feature):
+            raise BackendError(f"{origin}: the capability {feature!r:.60} is "
+                               f"{type(feature).__name__}, not a Feature "
+                               "(Feature.parse('ses:next'))")
+        try:
+            Feature.parse(str(feature))
+        except KleeneError as err:
+            raise BackendError(f"{origin}: unknown capability {str(feature)!r}: "
+                               f"{err.args[0] if err.args else err}") from None
+    return obj
+
+
+def _split(spec: str) -> list[str]:
+    """``spec`` split as a shell would (``cmd:node 'my backend.js'``); an unbalanced
+    quote is an :class:`UnknownBackend` line."""
+    try:
+        return shlex.split(spec)
+    except ValueError as err:
+        raise UnknownBackend(f"cannot read the backend {spec!r}: {err} (quote as a shell "
+                             "would)") from None
 
 
 _MODULE_FACTORY = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
@@ -264,7 +304,7 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
     if not spec:
         raise UnknownBackend(f"no backend named: pass --backend or set {ENV}; {choices()}")
     if spec.startswith("cmd:"):
-        argv = shlex.split(spec[4:])
+        argv = _split(spec[4:])
         if not argv:
             raise UnknownBackend("cmd: needs a command, e.g. cmd:node minimal_backend.js")
         return CommandBackend(argv, timeout=timeout, log=log, max_answer=max_answer)
@@ -283,7 +323,7 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         return from_factory(obj, f"entry point {spec} ({ep.value})")
     if _MODULE_FACTORY.match(spec):
         return _import_factory(spec)
-    argv = shlex.split(spec)
+    argv = _split(spec)
     if argv and Path(argv[0]).is_file() and os.access(argv[0], os.X_OK):
         return CommandBackend(argv, timeout=timeout, log=log, max_answer=max_answer)
     raise UnknownBackend(f"no backend {spec!r}; {choices()}")

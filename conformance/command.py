@@ -106,7 +106,8 @@ class CommandBackend:
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                    errors="replace", bufsize=1, start_new_session=True)
+                                    errors="surrogateescape", bufsize=1,
+                                    start_new_session=True)
         except OSError as err:
             raise Broken("crashed", f"cannot start {self.argv[0]!r}: {err}") from None
         self._proc = proc
@@ -153,8 +154,9 @@ class CommandBackend:
     def _drain(self, stream: IO[str] | None) -> None:
         assert stream is not None
         try:
-            while line := stream.readline(_CHUNK):
-                self._stderr.append(line.rstrip("\n"))
+            while line := stream.readline(_CHUNK):   # what is not UTF-8 shown as U+FFFD
+                text = line.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                self._stderr.append(text.rstrip("\n"))
         except (OSError, ValueError, MemoryError):
             pass
         finally:
@@ -215,6 +217,11 @@ class CommandBackend:
             raise Broken("malformed", f"the {kind.replace('-response', '')} answer is longer "
                                       f"than {self.max_answer:,} characters (--max-answer): "
                                       f"{line.start[:200]!r}...")
+        try:
+            line.encode("utf-8")   # bytes that are not UTF-8 came as lone surrogates
+        except UnicodeEncodeError:
+            raise Broken("malformed", f"the {kind.replace('-response', '')} answer is not "
+                                      f"UTF-8: {line.rstrip()[:200]!r}") from None
         try:
             message = json.loads(line)
         except json.JSONDecodeError as err:

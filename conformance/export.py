@@ -17,13 +17,13 @@ as sets of objects (variable → sorted positions).
 from __future__ import annotations
 
 import json
-import shutil
 from importlib.resources import files
 from pathlib import Path
 
 from kleene import __version__
 from kleene.conformance.cases import case_directory, case_id, iter_tests, load_case_files
 from kleene.conformance.runner import needed_features, request_of
+from kleene.data.outputs import OutputError, reason, refuse_inputs, replacing
 
 FORMAT = """# Kleene conformance corpus (exported by `kleene conform --export`, Kleene {version})
 
@@ -69,36 +69,51 @@ independent route named in the test's description.
 
 
 def export(directory: Path) -> tuple[int, int]:
-    """Write the corpus into ``directory``; (tests, lines) written."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write the corpus into ``directory`` (made if absent; a file there is refused, and
+    so is a folder holding the packaged cases), each file through a temporary file
+    renamed into place (:func:`kleene.data.outputs.replacing`); (tests, lines) written."""
+    sources = [str(f) for f in case_directory().iterdir()]
+    refuse_inputs(str(directory), sources, option="--export", folder=True)
+    if directory.exists() and not directory.is_dir():
+        raise OutputError(f"--export {directory} is a file; name a folder")
     case_files = load_case_files()
     lines = 0
     ids = set()
-    with (directory / "tests.jsonl").open("w", encoding="utf-8") as out:
-        for case, test in iter_tests(case_files):
-            if test.check != "matches":
-                continue
-            ident = case_id(case, test)
-            ids.add(ident)
-            for expected in test.expectations():
-                req = request_of(case, test, expected.reading)
-                record = {"id": ident, **{k: v for k, v in req.message(0).items()
-                                          if k not in ("cmd", "seq")},
-                          "needs": sorted(map(str, needed_features(req))),
-                          "expected": ({"error": expected.error} if expected.error is not None
-                                       else {"matches": sorted(
-                                           (dict(m.bindings) for m in expected.matches or ()),
-                                           key=lambda m: json.dumps(m, sort_keys=True))})}
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
-                lines += 1
+    records = []
+    for case, test in iter_tests(case_files):
+        if test.check != "matches":
+            continue
+        ident = case_id(case, test)
+        ids.add(ident)
+        for expected in test.expectations():
+            req = request_of(case, test, expected.reading)
+            record = {"id": ident, **{k: v for k, v in req.message(0).items()
+                                      if k not in ("cmd", "seq")},
+                      "needs": sorted(map(str, needed_features(req))),
+                      "expected": ({"error": expected.error} if expected.error is not None
+                                   else {"matches": sorted(
+                                       (dict(m.bindings) for m in expected.matches or ()),
+                                       key=lambda m: json.dumps(m, sort_keys=True))})}
+            records.append(json.dumps(record, ensure_ascii=False) + "\n")
+            lines += 1
     cases = directory / "cases"
-    cases.mkdir(exist_ok=True)
+    try:
+        cases.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise OutputError(f"cannot write --export {directory}: {reason(err)}") from None
+    _write(directory / "tests.jsonl", "".join(records))
     for f in case_directory().iterdir():
         if f.name.endswith(".json"):
-            (cases / f.name).write_text(f.read_text("utf-8"), encoding="utf-8")
+            _write(cases / f.name, f.read_text("utf-8"))
     schema = files("kleene.conformance") / "case.schema.json"
-    (cases / "case.schema.json").write_text(schema.read_text("utf-8"), encoding="utf-8")
-    (directory / "FORMAT.md").write_text(
-        FORMAT.format(version=__version__, count=len(ids), lines=lines), encoding="utf-8")
-    shutil.rmtree(directory / "__pycache__", ignore_errors=True)
+    _write(cases / "case.schema.json", schema.read_text("utf-8"))
+    _write(directory / "FORMAT.md", FORMAT.format(version=__version__, count=len(ids),
+                                                  lines=lines))
     return len(ids), lines
+
+
+def _write(path: Path, text: str) -> None:
+    """``text`` to ``path`` through a temporary file renamed into place."""
+    with replacing(str(path), option="--export") as temporary, \
+            open(temporary, "w", encoding="utf-8") as out:
+        out.write(text)

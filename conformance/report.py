@@ -5,7 +5,8 @@ capabilities; :func:`summary` counts passes, failures and skips and lists
 the skips by reason (never a silent pass); :func:`write_junit` writes the
 JUnit XML that CI systems read (a skip is ``<skipped message=reason>``, a
 failure ``<failure>`` with the reproduction); :func:`write_html` a
-self-contained page with the same facts.
+self-contained page with the same facts. Both write through a temporary file renamed
+into place (:func:`kleene.data.outputs.replacing`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 
 from kleene.conformance.runner import FAIL, PASS, SKIP, Report, Result
+from kleene.data.outputs import replacing
 
 MARKS = {PASS: "ok  ", FAIL: "FAIL", SKIP: "skip"}
 
@@ -99,8 +101,8 @@ def write_junit(report: Report, path: Path) -> Path:
         suite.set("tests", str(len(cases)))
         suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
         suite.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    with replacing(str(path), option="--junit") as temporary:
+        ET.ElementTree(root).write(temporary, encoding="utf-8", xml_declaration=True)
     return path
 
 
@@ -134,6 +136,7 @@ def write_html(report: Report, path: Path) -> Path:
 </table>
 </body></html>
 """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    with replacing(str(path), option="--report") as temporary, \
+            open(temporary, "w", encoding="utf-8") as out:
+        out.write(page)
     return path

@@ -14,9 +14,10 @@ DataFrame, a filtered one say, goes through Spark's writer), as Parquet, to a lo
 path, on a local master, each engine task writes its rows with pyarrow to a staging
 folder beside the output and returns only the file's name. The commit is the
 driver's: a job's collected results hold one attempt per partition, the one that
-succeeded, so the driver moves exactly the files they name into the output
-folder, adds Spark's ``_SUCCESS``, and removes the staging folder with whatever a
-failed or retried attempt left there. Nothing else differs from Spark's writer:
+succeeded, so the driver removes every other file (whatever a failed or retried
+attempt left there), adds Spark's ``_SUCCESS``, and renames the staging folder into
+the place of the output (:func:`kleene.data.outputs.replacing_folder`: a failure
+leaves the previous output as it was). Nothing else differs from Spark's writer:
 the same rows, one file per partition that has some (one empty file with the
 schema when none has), readable by ``spark.read.parquet``.
 """
@@ -24,14 +25,13 @@ schema when none has), readable by ``spark.read.parquet``.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from kleene.data.outputs import replacing_folder
 from kleene.engines.spark.direct import Slices, run_slices
 from kleene.engines.spark.text_splits import local_path
 from kleene.engines.spark.worker import Task
@@ -64,9 +64,8 @@ def mark(matches: Any, run: DirectRun) -> Any:
 def writable(matches: Any, path: str, fmt: str, mode: str) -> DirectRun | None:
     """The direct run behind ``matches`` when this writer can write it to ``path``:
     Parquet, a local path on a local master, and a mode it takes (``errorifexists``
-    only where nothing is at ``path``); else ``None`` (Spark's writer writes it). An
-    ``overwrite`` of the events' own folder is refused before this is asked
-    (:func:`events_within`)."""
+    only where nothing is at ``path``); else ``None`` (Spark's writer writes it). A
+    folder holding the events is refused before this is asked (:func:`read_by`)."""
     run = getattr(matches, _MARK, None)
     target = local_path(path)
     if not isinstance(run, DirectRun) or fmt != "parquet" or target is None:
@@ -78,21 +77,13 @@ def writable(matches: Any, path: str, fmt: str, mode: str) -> DirectRun | None:
     return run
 
 
-def events_within(matches: Any, path: str) -> str | None:
-    """The events file that the direct run behind ``matches`` reads, when it lies in
-    the folder ``path`` (``None`` otherwise, or for another DataFrame). Spark's writer
-    would delete it on ``overwrite`` before the tasks need it no more: Spark does not
-    know that the tasks read it."""
+def read_by(matches: Any) -> list[str]:
+    """The local file that the tasks of the direct run behind ``matches`` read
+    themselves (none for another DataFrame): Spark does not know they read it, so
+    its ``inputFiles`` does not name it."""
     run = getattr(matches, _MARK, None)
-    target = local_path(path)
     splits = run.slices.source.scanned.splits if isinstance(run, DirectRun) else None
-    return splits.path if splits and target and _within(splits.path, target) else None
-
-
-def _within(path: str, folder: str) -> bool:
-    """Whether ``path`` is ``folder`` or lies inside it."""
-    path, folder = os.path.realpath(path), os.path.realpath(folder)
-    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+    return [splits.path] if splits else []
 
 
 def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]
@@ -126,25 +117,16 @@ def write(run: DirectRun, path: str, mode: str) -> None:
     (see the module docstring); ``mode`` as :func:`writable` allowed it."""
     import pyarrow.parquet as pq
 
-    target = os.path.abspath(str(local_path(path)))
-    parent = os.path.dirname(target)
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".kleene-staging-", dir=parent)
-    try:
+    target = str(local_path(path))
+    with replacing_folder(target, option="the output") as staging:
         function = partial(_write_task, run.slices, run.task, staging)
         results = run.events.mapInArrow(function, _RESULT).collect()
-        files = sorted(r["file"] for r in results if r["file"])
-        if os.path.isdir(target) and not os.path.islink(target):
-            shutil.rmtree(target)
-        elif os.path.lexists(target):
-            os.remove(target)
-        os.makedirs(target)
-        for name in files:
-            os.replace(os.path.join(staging, name), os.path.join(target, name))
+        files = {r["file"] for r in results if r["file"]}
+        for name in os.listdir(staging):
+            if name not in files:      # what a failed or retried attempt left
+                os.remove(os.path.join(staging, name))
         if not files:
             pq.write_table(run.task.schema.empty_table(),
-                           os.path.join(target, "part-00000.parquet"))
-        with open(os.path.join(target, "_SUCCESS"), "w", encoding="utf-8"):
+                           os.path.join(staging, "part-00000.parquet"))
+        with open(os.path.join(staging, "_SUCCESS"), "w", encoding="utf-8"):
             pass
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)

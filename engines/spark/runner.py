@@ -33,7 +33,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
+from urllib.parse import unquote, urlparse
 
+from kleene.data.outputs import OutputError, refuse_inputs, replacing_folder
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.registry import engine as engine_named
 from kleene.engines.registry import fastest_engine
@@ -46,6 +48,7 @@ from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
 from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.session import worker_python
+from kleene.engines.spark.text_splits import local_path
 from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
 from kleene.reference.errors import KleeneError, PatternError, Unsupported
 from kleene.reference.match import Match
@@ -344,20 +347,49 @@ def write_matches(matches: Any, path: str, *, format: str | None = None,
                   mode: str = "errorifexists") -> None:
     """Write a match DataFrame as Parquet or JSON Lines (from the extension, or ``format``);
     the DataFrame of a direct plan, as Parquet on a local master, is written by the engine
-    tasks themselves (:mod:`.direct_write`: the same files, no match row in the JVM)."""
+    tasks themselves (:mod:`.direct_write`: the same files, no match row in the JVM).
+
+    A local ``path`` that holds, is, or lies in a file or folder the DataFrame reads is
+    refused before any job (:func:`kleene.data.outputs.refuse_inputs`), and is written
+    to a temporary folder beside it that replaces it only once complete
+    (``overwrite``; ``errorifexists`` and ``error`` where nothing is there; ``ignore``
+    writes nothing where something is; ``append`` adds to it in place)."""
     fmt = format or ("jsonl" if str(path).rstrip("/").endswith((".jsonl", ".json", ".ndjson"))
                      else "parquet")
     if fmt not in ("parquet", "jsonl"):
         raise PatternError(f"unknown output format {fmt!r}; use parquet or jsonl")
-    read = direct_write.events_within(matches, path)
-    if read is not None and mode == "overwrite":
-        raise PatternError(f"writing the matches over {path} would delete the events they "
-                           f"are read from ({read}); write them elsewhere")
+    local = local_path(path)
+    if local is not None:
+        inputs = [p for p in map(_local_file, matches.inputFiles()) if p is not None]
+        refuse_inputs(local, [*inputs, *direct_write.read_by(matches)], option="the output",
+                      folder=True)
+        if os.path.lexists(local) and mode in ("error", "errorifexists"):
+            raise OutputError(f"the output {path} already exists; remove it, or write with "
+                              "mode='overwrite'")
+        if os.path.lexists(local) and mode == "ignore":
+            return
     direct = direct_write.writable(matches, path, fmt, mode)
     if direct is not None:       # the engine tasks write the Parquet files themselves
         with job_errors():
             direct_write.write(direct, path, mode)
         return
+    if local is None or mode == "append":
+        _spark_write(matches, path, fmt, mode)
+        return
+    with replacing_folder(local, option="the output") as temporary:
+        _spark_write(matches, temporary, fmt, "overwrite")
+
+
+def _local_file(uri: str) -> str | None:
+    """The local path of a Spark input URI (``file:/tmp/e.csv``), else ``None``."""
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        return unquote(parsed.path)
+    return None
+
+
+def _spark_write(matches: Any, path: str, fmt: str, mode: str) -> None:
+    """Spark's writer: ``matches`` to ``path`` as ``fmt`` in ``mode``."""
     writer = matches.write.mode(mode)
     with job_errors():
         if fmt == "parquet":

@@ -33,6 +33,11 @@ for line in sys.stdin:
         break
     if message["cmd"] == "hello":
         reply = hello()
+        if MODE == "not-utf8-hello":   # the name's bytes are Latin-1, not UTF-8
+            text = json.dumps({**reply, "name": "caf\u00e9"}, ensure_ascii=False)
+            sys.stdout.buffer.write(text.encode("latin-1") + b"\n")
+            sys.stdout.flush()
+            continue
     else:
         answered = answer(BACKEND, message)
         assert answered is not None

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kleene.data.loaders import detect_format
+from kleene.data.outputs import OutputError, refuse_inputs
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.frames import _check_columns, _csv, check_ddl
 from kleene.engines.spark.plan import attributes_read
@@ -49,6 +50,7 @@ from kleene.engines.spark.session import worker_python
 from kleene.engines.spark.stream.contract import StreamSetupError, finality
 from kleene.engines.spark.stream.step import CORRUPT, Progress, Setup, run_batch
 from kleene.engines.spark.stream.store import StateStore, _join
+from kleene.engines.spark.text_splits import local_path
 from kleene.reference.errors import StreamError
 from kleene.reference.pattern import Pattern
 
@@ -127,6 +129,23 @@ def check_timestamp(schema: Any, ts: str, source: str) -> str | None:
                       field=ts, source=source)
 
 
+def check_targets(source: str, *, output: str, checkpoint: str) -> None:
+    """Before anything is read: the output and the checkpoint are folders (an existing
+    file is no output), and neither holds nor lies in the source folder (a glob's folder;
+    its output would come back as events; :func:`kleene.data.outputs.refuse_inputs`)."""
+    for option, folder in (("--output", output), ("--checkpoint", checkpoint)):
+        local = local_path(folder)
+        if local is None:
+            continue
+        if os.path.lexists(local) and not os.path.isdir(local):
+            raise OutputError(f"{option} {folder} is a file; a stream writes a folder there "
+                              "(choose a new path)")
+        source_path = local_path(source)
+        sources = [] if source_path is None else [source_path] if not glob.has_magic(
+            source_path) else [os.path.dirname(source_path) or ".", *glob.glob(source_path)]
+        refuse_inputs(local, sources, option=option, folder=True)
+
+
 class ContinuousMatch:
     """The matches of ``pattern`` on the files arriving in ``source``, each written once
     to ``output`` when final (see the module docstring). ``watermark`` is the
@@ -151,6 +170,7 @@ class ContinuousMatch:
         self.on_progress = on_progress
         query = Query.ask(pattern, policy=policy, reading=reading, time_unit=time_unit,
                           door="ContinuousMatch (kleene stream)")
+        check_targets(source, output=output, checkpoint=checkpoint)
         eng = engine_for(engine, query)
         self.format = source_format(source, format)
         raw = source_schema(spark, source, self.format, schema)
