@@ -159,12 +159,6 @@ KLEENE_GAPS = {
     # a subquery inside the clause (refused or evaluated: Kleene does not judge it)
     *(("test_match_recognize_errors.test", line) for line in (99, 104, 110, 420)),
     ("test_match_recognize_measures.test", 404), ("test_match_recognize_measures.test", 411),
-    # an aggregate's FILTER (WHERE ...) clause
-    ("test_match_recognize_errors.test", 567),
-    *(("test_match_recognize_measures.test", line) for line in (338, 356, 367, 376, 385)),
-    *(("test_match_recognize_review_2.test", line) for line in (174, 192, 202, 211)),
-    # ARRAY_AGG (the standard's array aggregate, the standard's own CLASSIFIER example)
-    ("test_match_recognize_classifier.test", 63), ("test_match_recognize_classifier.test", 205),
     # a window function in MEASURES (whether the standard admits it is not settled here)
     ("test_match_recognize_measures.test", 426),
 }

@@ -264,15 +264,17 @@ class Navigation(Expr):
 
 @dataclass(frozen=True)
 class Aggregate(Expr):
-    """``COUNT SUM AVG MIN MAX`` over the rows mapped to one variable (the
-    variable that qualifies the argument's columns; ``COUNT(A.*)``: ``var``
-    ``A``; ``COUNT(*)``: ``operand`` and ``var`` ``None``), TR §4.9."""
+    """``COUNT SUM AVG MIN MAX ARRAY_AGG`` over the rows mapped to one variable (the
+    variable that qualifies the argument's columns, else the filter's; ``COUNT(A.*)``:
+    ``var`` ``A``; ``COUNT(*)``: ``operand`` ``None``), TR §4.9; of those rows only the ones
+    where ``filter`` is TRUE (``FILTER (WHERE …)``, ISO/IEC 9075-2 §10.9 <filter clause>)."""
 
-    name: Choice["COUNT", "SUM", "AVG", "MIN", "MAX"]
+    name: Choice["COUNT", "SUM", "AVG", "MIN", "MAX", "ARRAY_AGG"]
     operand: Expr | None
     var: str | None = None
     distinct: bool = False
     semantics: Semantics = None
+    filter: Expr | None = None
 
 
 @dataclass(frozen=True)

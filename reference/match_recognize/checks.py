@@ -37,7 +37,10 @@ included as part of the MEASURE clause").
 ``mixed-variables``
     columns of more than one variable (the universal one counts: an unqualified
     column) in one navigation's or aggregate's argument, ``CLASSIFIER(v)`` reading
-    ``v``'s rows and ``CLASSIFIER()`` the universal one's (TR §4.9–4.10; ORA-62508).
+    ``v``'s rows and ``CLASSIFIER()`` the universal one's (TR §4.9–4.10; ORA-62508); an
+    aggregate's ``FILTER (WHERE …)`` is read at the rows its argument is read at, so it
+    counts with the argument (``SUM(x) FILTER (WHERE B.x > 0)`` mixes the universal
+    variable and ``B``; DuckDB reads ``B``'s rows there).
 ``negative-offset``
     a navigation's offset below 0 (TR §4.10–4.11); ``offset-not-constant`` (raised by
     the parser, which reads the offset) for one that is no integer literal.
@@ -196,15 +199,28 @@ def _check_expr(e: Expr, known: set[str], source: Source, *, define: bool,
             fail("aggregate-in-aggregate", f"{e.name} inside {outer.name}")
         assert isinstance(outer, Navigation)
         fail("aggregate-in-navigation", f"{e.name} inside {outer.kind}")
-    if isinstance(e, (Navigation, Aggregate)) and e.operand is not None:
-        qualifiers = {None if q is None else q.upper() for q in _columns_of(e.operand)}
-        if len(qualifiers) > 1:
-            what = e.kind if isinstance(e, Navigation) else e.name
-            fail("mixed-variables", f"{what}'s argument reads columns of more than one "
-                 "variable (an unqualified column is the universal one)")
-        around = (*around, e)
+    if isinstance(e, Navigation | Aggregate):
+        read = _read_at_rows(e)
+        if read:
+            qualifiers = {None if q is None else q.upper() for x in read for q in _columns_of(x)}
+            if isinstance(e, Aggregate) and e.var is not None:     # COUNT(v.*)
+                qualifiers.add(e.var.upper())
+            if len(qualifiers) > 1:
+                what = e.kind if isinstance(e, Navigation) else e.name
+                parts = "argument and filter read" if len(read) > 1 else "argument reads"
+                fail("mixed-variables", f"{what}'s {parts} columns of more than one variable "
+                     "(an unqualified column is the universal one)")
+            around = (*around, e)
     for child in children(e):
         _check_expr(child, known, source, define=define, around=around)
+
+
+def _read_at_rows(e: Navigation | Aggregate) -> list[Expr]:
+    """What ``e`` reads at the rows it selects: a navigation's operand, an aggregate's
+    argument and filter."""
+    if isinstance(e, Navigation):
+        return [e.operand]
+    return [x for x in (e.operand, e.filter) if x is not None]
 
 
 def _columns_of(e: Expr) -> Iterator[str | None]:

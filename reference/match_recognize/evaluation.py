@@ -33,8 +33,12 @@ The rules, each from TR §4 as cited:
   reference of ``e`` then reads that row;
 - an aggregate ``COUNT SUM AVG MIN MAX`` [``DISTINCT``] (TR §4.9) folds its
   argument, evaluated at each visible row mapped to its variable (``COUNT(A.*)``,
-  or the variable of the argument's columns; none: the universal one), skipping
-  NULLs; ``COUNT(*)`` counts those rows. Over no row ``COUNT`` is 0, the others
+  or the variable of the argument's columns, else of its filter's; none: the universal
+  one), skipping NULLs; ``COUNT(*)`` counts those rows. With ``FILTER (WHERE c)``
+  (ISO/IEC 9075-2 §10.9 <filter clause>) only the rows where ``c``, evaluated at the row
+  as the argument is, is TRUE. ``ARRAY_AGG`` (§10.9 <array aggregate function>) is the
+  list of the argument's values at those rows in the match's order, NULLs kept (the
+  standard's example of ``CLASSIFIER``, TR §4.12). Over no row ``COUNT`` is 0, the others
   NULL. ``AVG`` of integers or floats is a ``float`` (DuckDB, Trino; Oracle's
   ``NUMBER`` is exact: a vendor difference), of decimals a ``Decimal``;
 - ``CLASSIFIER()`` is the primary variable of the current row, ``CLASSIFIER(U)``
@@ -170,7 +174,7 @@ def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, Call):
         return e.args
     if isinstance(e, Aggregate):
-        return (e.operand,) if e.operand is not None else ()
+        return tuple(x for x in (e.operand, e.filter) if x is not None)
     return ()
 
 
@@ -211,15 +215,29 @@ def navigate(e: Navigation, s: Scope) -> tuple[int | None, Expr]:
     return (target if 0 <= target < len(s.rows) else None), operand
 
 
+def aggregated_variable(e: Aggregate) -> str | None:
+    """The variable whose rows ``e`` folds: its own (``COUNT(A.*)``), else the one that
+    qualifies its argument, else its filter's (``COUNT(*) FILTER (WHERE B.x > 0)``: ``B``;
+    a static rule makes them agree, TR §4.9); ``None``: the universal one."""
+    if e.var is not None:
+        return e.var
+    found = (variable_of(x) for x in (e.operand, e.filter) if x is not None)
+    return next((v for v in found if v is not None), None)
+
+
 def aggregate(e: Aggregate, s: Scope) -> object:
     """``e`` over the visible rows mapped to its variable (module docstring)."""
     final = e.semantics == "FINAL"
-    var = e.var if e.var is not None or e.operand is None else variable_of(e.operand)
-    rows = s.mapped(var, final)
+    upto = len(s.variables) if final else s.upto
+    rows = s.mapped(aggregated_variable(e), final)
+    if e.filter is not None:
+        condition = e.filter
+        rows = [r for r in rows if holds(condition, replace(s, pinned=r, upto=upto))]
     if e.operand is None:
         return len(rows)
-    upto = len(s.variables) if final else s.upto
     values = [evaluate(e.operand, replace(s, pinned=r, upto=upto)) for r in rows]
+    if e.name == "ARRAY_AGG":
+        return (list(dict.fromkeys(values)) if e.distinct else values) if values else None
     present = [v for v in values if v is not None]
     if e.distinct:
         present = list(dict.fromkeys(present))

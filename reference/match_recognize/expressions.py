@@ -18,8 +18,8 @@ Grammar (ISO/IEC 9075-2 §6 value expressions, with the row pattern's own functi
                 | ["RUNNING" | "FINAL"] (navigation | aggregate | "CLASSIFIER" "(" [var] ")")
                 | "MATCH_NUMBER" "(" ")" | name "(" [expr ("," expr)*] ")"
     navigation := ("PREV" | "NEXT" | "FIRST" | "LAST") "(" expr ["," ["-"] integer] ")"
-    aggregate  := ("COUNT" | "SUM" | "AVG" | "MIN" | "MAX")
-                  "(" ["DISTINCT"] (expr | "*" | var ".*") ")"
+    aggregate  := ("COUNT" | "SUM" | "AVG" | "MIN" | "MAX" | "ARRAY_AGG")
+                  "(" ["DISTINCT"] (expr | "*" | var ".*") ")" ["FILTER" "(" "WHERE" expr ")"]
     column     := name ["." name]          (``A.price``: qualified by variable ``A``, TR §4.8)
     cmp        := "=" | "<>" | "!=" | "<" | "<=" | ">" | ">="     (``!=`` is ``<>``)
 
@@ -31,6 +31,7 @@ DuckDB's own syntax (lambdas, ``::`` casts, ``[ ]`` subscripts) and subqueries a
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 from typing import Literal as Choice
 
@@ -57,8 +58,8 @@ from kleene.reference.match_recognize.lexer import RESERVED, Cursor, Token
 
 NAVIGATIONS: tuple[Choice["PREV", "NEXT", "FIRST", "LAST"], ...] = ("PREV", "NEXT", "FIRST",
                                                                      "LAST")
-AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX"], ...] = ("COUNT", "SUM", "AVG",
-                                                                       "MIN", "MAX")
+AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX", "ARRAY_AGG"], ...] = (
+    "COUNT", "SUM", "AVG", "MIN", "MAX", "ARRAY_AGG")
 COMPARISONS = ("=", "<>", "<", "<=", ">", ">=")
 #: What ``RUNNING`` and ``FINAL`` may stand before (TR §4.13).
 _SEMANTIC = frozenset({*NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"})
@@ -225,7 +226,7 @@ class ExpressionParser(Cursor):
             kind = next(k for k in NAVIGATIONS if k == name)
             return Navigation(kind, operand, offset, semantics, at=tok.at)
         if name in AGGREGATES:
-            return self._after_call(self._aggregate(name, semantics, tok))
+            return self._after_call(self._filtered(self._aggregate(name, semantics, tok)))
         if name == "CLASSIFIER":
             var = self.name("a variable or ')'")[0] if self.at_name() else None
             self.expect(")", "')' closing CLASSIFIER(")
@@ -249,11 +250,26 @@ class ExpressionParser(Cursor):
             raise self.source.unsupported(f"ORDER BY inside {name}(", self.tok.at)
 
     def _after_call(self, expr: Expr) -> Expr:
-        """Refuse window functions and aggregate filters after a call."""
-        if self.at("OVER", "FILTER"):
-            what = "a window function (OVER)" if self.at("OVER") else "an aggregate's FILTER"
-            raise self.source.unsupported(what, self.tok.at)
+        """Refuse window functions after a call, and a filter after a call that is no
+        aggregate."""
+        if self.at("FILTER") and self.peek().text == "(":
+            raise self.source.unsupported("FILTER after a function that is no aggregate",
+                                          self.tok.at)
+        if self.at("OVER"):
+            raise self.source.unsupported("a window function (OVER)", self.tok.at)
         return self._postfix(expr)
+
+    def _filtered(self, e: Aggregate) -> Aggregate:
+        """``e`` with the ``FILTER (WHERE condition)`` after it, if any (ISO/IEC 9075-2
+        §10.9 <filter clause>)."""
+        if not (self.at("FILTER") and self.peek().text == "("):
+            return e
+        self.advance()
+        self.advance()
+        self.expect("WHERE", "WHERE after FILTER (")
+        condition = self.expr()
+        self.expect(")", "')' closing FILTER (WHERE")
+        return replace(e, filter=condition)
 
     def _offset(self) -> int:
         tok = self.tok
@@ -265,7 +281,7 @@ class ExpressionParser(Cursor):
         value = self.integer("an offset")
         return -value if negative else value
 
-    def _aggregate(self, name: str, semantics: Semantics, tok: Token) -> Expr:
+    def _aggregate(self, name: str, semantics: Semantics, tok: Token) -> Aggregate:
         distinct = self.accept("DISTINCT") is not None
         if name == "COUNT" and self.accept("*"):
             self.expect(")", "')' closing COUNT(*")
@@ -338,8 +354,10 @@ def children(e: Expr) -> Iterator[Expr]:
             yield e.otherwise
     elif isinstance(e, Call):
         yield from e.args
-    elif isinstance(e, (Navigation, Aggregate)) and e.operand is not None:
+    elif isinstance(e, Navigation):
         yield e.operand
+    elif isinstance(e, Aggregate):
+        yield from (x for x in (e.operand, e.filter) if x is not None)
 
 
 def walk(e: Expr) -> Iterator[Expr]:

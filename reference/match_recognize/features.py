@@ -32,7 +32,8 @@ CONSTRUCTS: tuple[str, ...] = (
     "alternation", "quantifier", "reluctant", "permute", "anchor", "exclusion",
     "empty-pattern", "subset", "partition-by", "measures", "all-rows", "omit-empty-matches",
     "unmatched-rows", "skip-to-next-row", "skip-to-variable", "navigation",
-    "nested-navigation", "aggregate", "distinct", "running", "final", "classifier",
+    "nested-navigation", "aggregate", "aggregate-filter", "array-aggregate", "distinct",
+    "running", "final", "classifier",
     "match-number", "within", "subquery",
 )
 
@@ -88,6 +89,8 @@ def _expression_constructs(e: Expr) -> set[str]:
                 out.add("nested-navigation")
         if isinstance(x, Aggregate):
             out |= {"aggregate"} | ({"distinct"} if x.distinct else set())
+            out |= {"aggregate-filter"} if x.filter is not None else set()
+            out |= {"array-aggregate"} if x.name == "ARRAY_AGG" else set()
         if isinstance(x, (Navigation, Aggregate, Classifier)) and x.semantics is not None:
             out.add(x.semantics.lower())
         if isinstance(x, Classifier):

@@ -246,7 +246,8 @@ def _atom(e: Expr) -> str:
             argument = format_expr(e.operand)
         else:
             argument = "*" if e.var is None else f"{name(e.var)}.*"
-        return f"{_semantics(e.semantics)}{e.name}({distinct}{argument})"
+        where = "" if e.filter is None else f" FILTER (WHERE {format_expr(e.filter)})"
+        return f"{_semantics(e.semantics)}{e.name}({distinct}{argument}){where}"
     if isinstance(e, Classifier):
         return f"{_semantics(e.semantics)}CLASSIFIER({'' if e.var is None else name(e.var)})"
     if isinstance(e, MatchNumber):
