@@ -150,17 +150,6 @@ KLEENE_GAPS = {
     # the reference enumerates matchings one by one: exponential patterns over 100-row runs
     # exceed 30 s
     *(("test_match_recognize_backtracking_long.test", line) for line in (22, 32, 42, 99)),
-    # a parenthesised source holding another MATCH_RECOGNIZE, with an alias
-    ("test_match_recognize_composition.test", 15),
-    # a reference to the query around the clause (LATERAL, a correlated scalar subquery)
-    *(("test_match_recognize_composition.test", line)
-      for line in (378, 388, 398, 408, 418, 429)),
-    ("test_match_recognize_errors.test", 600),
-    # a subquery inside the clause (refused or evaluated: Kleene does not judge it)
-    *(("test_match_recognize_errors.test", line) for line in (99, 104, 110, 420)),
-    ("test_match_recognize_measures.test", 404), ("test_match_recognize_measures.test", 411),
-    # a window function in MEASURES (whether the standard admits it is not settled here)
-    ("test_match_recognize_measures.test", 426),
 }
 
 #: Records whose outcome depends on the machine: the reference finds the 1,500 overlapping

@@ -289,6 +289,21 @@ class Classifier(Expr):
 
 
 @dataclass(frozen=True)
+class Subquery(Expr):
+    """A subquery ``(SELECT …)`` inside the clause, its ``text`` as written (``many``: the
+    list of ``x IN (SELECT …)``, its only item). The standard admits one that performs no
+    row pattern recognition and reads no row pattern variable of the clause around it
+    (TR 19075-5 §4.18.4, as the PostgreSQL RPR patch quotes it); it is so a constant of the
+    recognition, evaluated once by the SQL engine around it
+    (:func:`kleene.data.sql.run_statement`) into ``values``, its rows' first column
+    (``None``: not yet evaluated)."""
+
+    text: str
+    many: bool = False
+    values: tuple[object, ...] | None = None
+
+
+@dataclass(frozen=True)
 class MatchNumber(Expr):
     """``MATCH_NUMBER()``: the match's number in its partition, from 1 (TR §4.12)."""
 

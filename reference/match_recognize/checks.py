@@ -58,6 +58,14 @@ included as part of the MEASURE clause").
     two measures of one name (the output's columns, §7.6 SR).
 ``exclusion-with-unmatched-rows``
     ``{- … -}`` with ``ALL ROWS PER MATCH WITH UNMATCHED ROWS`` (TR §4.7.4; ORA-62515).
+``recognition-in-subquery``
+    (raised by the parser, which reads a subquery as written) a subquery inside the clause
+    that holds ``MATCH_RECOGNIZE`` itself (TR §4.18.4; ORA-62519).
+``window-function``
+    (raised by the parser) ``f(…) OVER (…)`` in ``MEASURES`` or ``DEFINE``: a measure is
+    a value of its match and a condition one of its row (TR §4.9–4.14), a window function
+    one of a row of a query's result, which the clause has not made yet (Databricks refuses
+    it too, MATCH_RECOGNIZE_UNSUPPORTED_WINDOW_FUNCTION; DuckDB numbers the output rows).
 """
 
 from __future__ import annotations
@@ -91,7 +99,8 @@ CODES = ("define-not-in-pattern", "duplicate-define", "subset-is-pattern-variabl
          "aggregate-in-navigation", "navigation-in-aggregate", "aggregate-in-aggregate",
          "mixed-variables", "negative-offset", "offset-not-constant", "misplaced-semantics",
          "final-in-define", "match-number-in-define", "pattern-function-outside",
-         "duplicate-measure", "exclusion-with-unmatched-rows")
+         "duplicate-measure", "exclusion-with-unmatched-rows", "recognition-in-subquery",
+         "window-function")
 
 
 def pattern_parts(p: RowPattern) -> Iterator[RowPattern]:

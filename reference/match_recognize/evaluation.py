@@ -45,7 +45,9 @@ The rules, each from TR §4 as cited:
   that of the last visible row mapped to ``U`` (TR §4.12); ``MATCH_NUMBER()``
   the match's number in its partition, from 1 (in ``DEFINE``: the number the
   match gets if it is found);
-- a variable with no ``DEFINE`` is true for every row (TR §4.14).
+- a variable with no ``DEFINE`` is true for every row (TR §4.14);
+- a subquery is a constant of the recognition, the value the SQL engine around the
+  clause found for it before (TR 19075-5 §4.18.4; :class:`.ast.Subquery`).
 
 An empty match has no row: column references, navigation and ``CLASSIFIER`` are
 NULL there, aggregates fold no row (Trino, "Evaluating expressions in empty
@@ -75,6 +77,7 @@ from kleene.reference.match_recognize.ast import (
     Literal,
     MatchNumber,
     Navigation,
+    Subquery,
     Unary,
 )
 from kleene.reference.match_recognize.scalars import (
@@ -297,7 +300,10 @@ def evaluate(e: Expr, s: Scope) -> object:
         return logical_not(inside) if e.negated else inside
     if isinstance(e, InList):
         x = evaluate(e.operand, s)
-        found = _any(compare("=", x, evaluate(item, s)) for item in e.items)
+        items = (v for item in e.items for v in (
+            subquery_values(item) if isinstance(item, Subquery) and item.many
+            else (evaluate(item, s),)))
+        found = _any(compare("=", x, v) for v in items)
         return logical_not(found) if e.negated else found
     if isinstance(e, Like):
         matched = like(evaluate(e.operand, s), evaluate(e.pattern, s))
@@ -308,7 +314,20 @@ def evaluate(e: Expr, s: Scope) -> object:
         return cast(evaluate(e.operand, s), e.type)
     if isinstance(e, Call):
         return call(e.name.upper(), [evaluate(a, s) for a in e.args])
+    if isinstance(e, Subquery):
+        [value] = subquery_values(e)
+        return value
     raise Unsupported(f"expression {type(e).__name__} is not supported")
+
+
+def subquery_values(e: Subquery) -> tuple[object, ...]:
+    """What the SQL engine around the clause found for ``e``: one value for a scalar
+    subquery, the list of ``IN (SELECT …)``."""
+    if e.values is None:
+        raise Unsupported("a subquery inside MATCH_RECOGNIZE is evaluated by the SQL engine "
+                          "around the recognition (kleene.data.sql.run_statement), not by "
+                          "the reference alone")
+    return e.values
 
 
 def _and(a: object, b: object) -> bool | None:

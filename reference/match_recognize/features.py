@@ -68,12 +68,13 @@ def clause_constructs(clause: MatchRecognize) -> frozenset[str]:
     skip = clause.after_match.kind
     out |= {"skip-to-next-row"} if skip == "TO NEXT ROW" else set()
     out |= {"skip-to-variable"} if skip in ("TO FIRST", "TO LAST") else set()
-    for e in _expressions(clause):
+    for e in expressions_of(clause):
         out |= _expression_constructs(e)
     return frozenset(out)
 
 
-def _expressions(clause: MatchRecognize) -> Iterator[Expr]:
+def expressions_of(clause: MatchRecognize) -> Iterator[Expr]:
+    """Every expression of ``clause``: its partition and order keys, measures, conditions."""
     yield from clause.partition_by
     yield from (k.expr for k in clause.order_by)
     yield from (m.expr for m in clause.measures)
