@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from kleene.data.sql import arrow_of
 from kleene.engines.match_recognize import kernel
-from kleene.engines.match_recognize.conditions import Frame, column_truth, row_local
+from kleene.engines.match_recognize.conditions import Frame, column_truth
 from kleene.engines.match_recognize.measures import Matches, Reader, column_reader, reader
 from kleene.engines.match_recognize.order import ordered
 from kleene.engines.match_recognize.program import (
@@ -52,7 +52,7 @@ from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.match_recognize.ast import MatchRecognize, Subquery
-from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
+from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds, row_local
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import expressions_of
 from kleene.reference.match_recognize.matchings import Matching

@@ -80,6 +80,7 @@ from kleene.reference.match_recognize.ast import (
     Subquery,
     Unary,
 )
+from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.scalars import (
     COMPARISONS,
     DataError,
@@ -179,6 +180,26 @@ def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, Aggregate):
         return tuple(x for x in (e.operand, e.filter) if x is not None)
     return ()
+
+
+def row_local(e: Expr, var: str, subsets: Mapping[str, frozenset[str]]) -> bool:
+    """Whether ``e``, the ``DEFINE`` condition of ``var`` (upper case), is *row-local*: its
+    value at a row depends on that row alone (and on rows a fixed distance away), not on
+    the rows mapped before it. Every column it names is unqualified or qualified by
+    ``var`` or by a union variable holding ``var`` (under running semantics the last row
+    mapped to any of them is the current row, TR §4.8, §4.13), and it holds no aggregate,
+    no ``FIRST``/``LAST``, no ``CLASSIFIER`` and no ``MATCH_NUMBER`` (each reads the match
+    so far); ``PREV``/``NEXT`` read rows by position (TR §4.11)."""
+    for x in walk(e):
+        if isinstance(x, Aggregate | Classifier | MatchNumber):
+            return False
+        if isinstance(x, Navigation) and x.kind in ("FIRST", "LAST"):
+            return False
+        if isinstance(x, Column) and x.var is not None:
+            name = x.var.upper()
+            if name != var and var not in subsets.get(name, frozenset()):
+                return False
+    return True
 
 
 def holds(e: Expr | None, s: Scope) -> bool:
