@@ -34,8 +34,9 @@ external backend speaking the JSON-lines protocol of docs/backends.md
 
 With --sqllogictest PATH... it runs sqllogictest files instead (DuckDB's
 MATCH_RECOGNIZE tests when no PATH is given): every MATCH_RECOGNIZE by Kleene's
-reference, all other SQL by DuckDB, and prints a table per file and per
-construct and every failure with its FILE:LINE and query.
+reference (or --engine NAME, or --backend BACKEND: each recognition sent over the
+protocol with its source as a table), all other SQL by DuckDB, and prints a table
+per file and per construct and every failure with its FILE:LINE and query.
 
 Exit codes: 0 every applicable case passes, 1 some case failed (or the protocol
 check found a problem), 2 a user mistake (unknown backend, ...)."""
@@ -79,6 +80,10 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "conformance/sqllogictest/duckdb): each MATCH_RECOGNIZE by Kleene's "
                              "reference, within --timeout seconds, all other SQL by DuckDB; "
                              "--case TEXT keeps the records whose FILE:LINE contains TEXT")
+    parser.add_argument("--reading", metavar="VENDOR",
+                        help="with --sqllogictest: read as VENDOR does where it parts from the "
+                             "standard (duckdb: ALL ROWS PER MATCH lists the input's columns "
+                             "first); the errata it adopts then explain no failure")
     parser.add_argument("--engine", metavar="NAME",
                         help="with --sqllogictest: the engine that runs each MATCH_RECOGNIZE "
                              "(match-recognize; default: Kleene's reference)")
@@ -108,7 +113,10 @@ def run(args: argparse.Namespace) -> int:
         from kleene.cli.conform_sqllogic import run_sqllogictest
 
         return run_sqllogictest(args.sqllogictest, out, time_limit=args.timeout,
-                                select=args.select, quiet=args.quiet, engine=args.engine)
+                                select=args.select, quiet=args.quiet, engine=args.engine,
+                                backend=args.backend, reading=args.reading)
+    if args.reading:
+        raise Unsupported("--reading names a vendor's reading of --sqllogictest")
     if args.engine:
         raise Unsupported("--engine names the MATCH_RECOGNIZE engine of --sqllogictest; "
                           "other runs take --backend")

@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from kleene.conformance import wire
 from kleene.conformance.outcome import BackendError, Outcome
+from kleene.conformance.sql_tables import SqlTable, TableProblem, decode
 from kleene.engines.protocol import Feature
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
@@ -49,6 +50,9 @@ class Broken(Exception):
 
 class CommandBackend:
     """An external command as a backend (one process, restarted after a failure)."""
+
+    #: It takes table requests (when it claims ``match_recognize``).
+    answers_tables = True
 
     def __init__(self, argv: Sequence[str], *, timeout: float = 30.0,
                  log: Log | None = None) -> None:
@@ -184,19 +188,23 @@ class CommandBackend:
 
     # ------------------------------------------------------------ the protocol
 
-    def run(self, request: wire.Request, *, timeout: float | None = None) -> Outcome:
+    def run(self, request: wire.AnyRequest, *, timeout: float | None = None) -> Outcome:
         """Send ``request``; the backend's answer or a verdict on it (never an exception)."""
         limit = timeout or self.timeout
         start = time.perf_counter()
+        sent, expected = wire.kinds_of(request)
+        table = None
         try:
             if self._proc is None:
                 self._start()
             self._seq += 1
-            self._send("run-request", request.message(self._seq))
-            answer = self._receive("run-response", limit)
+            self._send(sent, request.message(self._seq))
+            answer = self._receive(expected, limit)
             if answer["seq"] != self._seq:
                 raise Broken("malformed", f"the answer has seq {answer['seq']}, "
                                           f"the request {self._seq}")
+            if "table" in answer:
+                table = self._table(answer)
         except Broken as err:
             self._kill()
             return Outcome(broken=err.message, verdict=err.verdict,
@@ -205,7 +213,18 @@ class CommandBackend:
         if "error" in answer:
             return Outcome(error=(answer["error"]["code"], answer["error"]["message"]),
                            seconds=seconds)
+        if table is not None:
+            return Outcome(table=table, seconds=seconds)
         return Outcome(matches=tuple(Match.of(m) for m in answer["matches"]), seconds=seconds)
+
+    def _table(self, answer: dict[str, Any]) -> SqlTable:
+        """The answer's table; a value that breaks its column's type is ``malformed``."""
+        try:
+            return decode(answer["table"], "/table")
+        except TableProblem as err:
+            if self.log:
+                self.log("<", "run-table-response", answer, [str(err)])
+            raise Broken("malformed", f"malformed run table response: {err}") from None
 
     def close(self) -> None:
         """Say ``bye`` and wait for the process to exit (killed after 5 s)."""

@@ -30,7 +30,7 @@ def row_sets(rows: Sequence[str]) -> Accept:
 def every(pattern: RowPattern, rows: Sequence[str], start: int,
           searched: set[tuple[object, ...]] | None) -> list[Matching]:
     return list(matchings(pattern, len(rows), start, row_sets(rows), Budget(limit=20_000),
-                          searched))
+                          searched=searched))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -44,7 +44,7 @@ def test_the_memory_changes_no_matching_nor_its_place(pattern: RowPattern,
         assume(False)
     searched: set[tuple[object, ...]] = set()
     firsts = [next(matchings(pattern, len(rows), start, row_sets(rows), Budget(limit=20_000),
-                             searched), None) for start in range(len(rows) + 1)]
+                             searched=searched), None) for start in range(len(rows) + 1)]
     assert firsts == [found[0] if found else None for found in expected]
     assert [every(pattern, rows, start, set()) for start in range(len(rows) + 1)] == expected
 
@@ -63,10 +63,10 @@ def test_exponential_shapes_are_searched_once_per_state(pattern: RowPattern) -> 
         every(pattern, rows, 0, None)
     searched: set[tuple[object, ...]] = set()
     budget = Budget(limit=30 * len(rows) * len(rows))
-    assert all(next(matchings(pattern, len(rows), start, row_sets(rows), budget, searched),
-                    None) is None for start in range(len(rows)))
+    assert all(next(matchings(pattern, len(rows), start, row_sets(rows), budget,
+                             searched=searched), None) is None for start in range(len(rows)))
     # and with the B at the end the one match is the whole run, found from the first row
     rows[-1] = "B"
     first = next(matchings(pattern, len(rows), 0, row_sets(rows), Budget(limit=30 * len(rows)),
-                           set()))
+                           searched=set()))
     assert first.variables == ("A",) * 299 + ("B",)

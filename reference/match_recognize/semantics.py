@@ -59,7 +59,7 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize, SortKey, Within
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds, row_local
-from kleene.reference.match_recognize.matchings import Matching, matchings
+from kleene.reference.match_recognize.matchings import Matching, Observer, matchings
 from kleene.reference.match_recognize.scalars import DataError, arithmetic, cast_number, compare
 from kleene.reference.match_recognize.table import Table
 
@@ -137,7 +137,11 @@ def _instant(d: datetime.date) -> datetime.datetime:
 
 
 class Recognizer:
-    """One recognition's fixed parts: the clause, the input's columns, the budget."""
+    """One recognition's fixed parts: the clause, the input's columns, the budget, and
+    what observes its searches (``observe``: none; a trace sets one,
+    :class:`~kleene.reference.match_recognize.matchings.Observer`)."""
+
+    observe: Observer | None = None
 
     def __init__(self, clause: MatchRecognize, table: Table, budget: Budget) -> None:
         self.clause = clause
@@ -156,6 +160,7 @@ class Recognizer:
         self.all_rows = clause.rows_per_match != "ONE"
         self.local = clause.within is None and all(
             row_local(c, v, self.subsets) for v, c in self.defines.items())
+        self.searched: set[tuple[object, ...]] | None = None
         if clause.within is not None and not clause.order_by:
             raise Unsupported("WITHIN without ORDER BY: the interval bounds the first ORDER BY key")
 
@@ -167,12 +172,12 @@ class Recognizer:
         head = [self.table.names[i] for i in self.by + self.order]
         return tuple(head + measures + [self.table.names[i] for i in self.rest])
 
-    def first_match(self, rows: Sequence[Row], start: int, number: int,
-                    searched: set[tuple[object, ...]] | None = None) -> Matching | None:
+    def first_match(self, rows: Sequence[Row], start: int, number: int) -> Matching | None:
         """The match at row ``start``: the most preferred matching all of whose rows
-        satisfy their conditions (running), or ``None``; ``searched``: the partition's
-        states searched without a matching, where every condition is row-local
-        (:func:`~kleene.reference.match_recognize.matchings.matchings`)."""
+        satisfy their conditions (running), or ``None``. Where every condition is
+        row-local the partition's start rows share one memory of the states searched
+        without a matching (``searched``,
+        :func:`~kleene.reference.match_recognize.matchings.matchings`)."""
         within = self.clause.within
         first_key = _row_value(self.clause.order_by[0].expr, rows[start], self.columns) \
             if within is not None and self.clause.order_by else None
@@ -188,7 +193,7 @@ class Recognizer:
             return holds(self.defines.get(variables[-1].upper()), scope)
 
         return next(matchings(self.clause.pattern, len(rows), start, accept, self.budget,
-                              searched), None)
+                              self.observe, searched=self.searched), None)
 
     def resume(self, m: Matching, scope: Scope) -> int:
         """Where matching resumes after the non-empty match ``m`` (AFTER MATCH SKIP)."""
@@ -222,9 +227,9 @@ class Recognizer:
         mode = self.clause.rows_per_match
         out: list[Row] = []
         pos, number, covered = 0, 0, 0
-        searched: set[tuple[object, ...]] | None = set() if self.local else None
+        self.searched = set() if self.local else None
         while pos < len(rows):
-            m = self.first_match(rows, pos, number + 1, searched)
+            m = self.first_match(rows, pos, number + 1)
             if m is None:
                 if mode == "ALL WITH UNMATCHED" and pos >= covered:
                     out.append(self.output(rows[pos], None))
