@@ -192,19 +192,32 @@ def _semantics(scope: _Scope) -> st.SearchStrategy[Semantics]:
     return st.sampled_from(choices)
 
 
+#: The aggregates whose value is a number (``ARRAY_AGG``'s is a list: a measure of its own).
+_NUMERIC_AGGREGATES = tuple(name for name in AGGREGATES if name != "ARRAY_AGG")
+
+
 @st.composite
-def aggregates(draw: st.DrawFn, scope: _Scope) -> Expr:
-    """``COUNT(*)``, ``COUNT(v.*)`` or ``COUNT SUM AVG MIN MAX`` of a variable's rows
-    (TR §4.9), with or without ``DISTINCT``."""
-    name = draw(st.sampled_from(AGGREGATES), label="aggregate")
+def aggregates(draw: st.DrawFn, scope: _Scope,
+               names: tuple[str, ...] = _NUMERIC_AGGREGATES) -> Expr:
+    """``COUNT(*)``, ``COUNT(v.*)`` or one of ``names`` of a variable's rows (TR §4.9),
+    with or without ``DISTINCT``, with or without ``FILTER (WHERE …)`` (a comparison of the
+    same variable's columns, ISO/IEC 9075-2 §10.9)."""
+    name = draw(st.sampled_from(names), label="aggregate")
     var = draw(st.sampled_from((None, *scope.known)), label="aggregated variable")
     distinct = draw(st.booleans(), label="distinct")
     semantics = draw(_semantics(scope), label="semantics")
+    inner = _Scope(scope.known, scope.define, var)
+    where = None
+    if draw(st.booleans(), label="filtered"):
+        where = Binary(draw(st.sampled_from(("<", ">=", "<>")), label="filter comparison"),
+                       draw(numeric_values(inner, 0), label="filtered"),
+                       draw(_literals(), label="filter bound"))
     if name == "COUNT" and draw(st.booleans(), label="star"):
-        return Aggregate("COUNT", None, var, distinct, semantics)
-    operand = draw(numeric_values(_Scope(scope.known, scope.define, var), 1), label="operand")
+        return Aggregate("COUNT", None, var, distinct, semantics, where)
+    operand = draw(numeric_values(inner, 1), label="operand")
     named = any(isinstance(x, Column) for x in walk(operand))
-    return Aggregate(name, operand, var if named else None, distinct, semantics)
+    kind = next(k for k in AGGREGATES if k == name)
+    return Aggregate(kind, operand, var if named else None, distinct, semantics, where)
 
 
 @st.composite
@@ -282,7 +295,8 @@ def match_recognize_clauses(draw: st.DrawFn, *, variables: tuple[str, ...] = VAR
                     for v in defined)
     measure_scope = _Scope(known, False)
     values = st.one_of(numeric_values(measure_scope), text_values(measure_scope),
-                       conditions(measure_scope, 1))
+                       conditions(measure_scope, 1),
+                       aggregates(measure_scope, names=("ARRAY_AGG",)))
     measures = tuple(Measure(draw(values, label="measure"), f"M{i}")
                      for i in range(draw(st.integers(0, max_measures), label="measures")))
     partition_by = (Column(PARTITION),) if draw(st.booleans(), label="partitioned") else ()

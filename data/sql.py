@@ -8,7 +8,8 @@ wheel runs plain SQL in process and reads Arrow without a copy, but rejects
 ``MATCH_RECOGNIZE``):
 
 1. each recognition's source, by DuckDB: a table name as ``SELECT * FROM name``, a
-   parenthesised query by :func:`run_statement` itself (it may hold recognitions);
+   parenthesised query by :func:`run_statement` itself (it may hold recognitions); and each
+   subquery inside the clause, once, on its own (:func:`with_subqueries`);
 2. the source as a reference :class:`~kleene.reference.match_recognize.table.Table`
    (:func:`table_of`: Arrow's values as Python values, so types are kept: integers, exact
    decimals, floats, strings, dates, timestamps, booleans, NULL as ``None``); an
@@ -30,6 +31,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from dataclasses import fields, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import Any, Protocol, cast, runtime_checkable
@@ -38,7 +40,13 @@ import duckdb
 import pyarrow as pa
 
 from kleene.reference.errors import KleeneError, StreamError
-from kleene.reference.match_recognize.ast import MatchRecognize, Statement, TableName
+from kleene.reference.match_recognize.ast import (
+    MatchRecognize,
+    Node,
+    Statement,
+    Subquery,
+    TableName,
+)
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
 from kleene.reference.match_recognize.table import Table
 
@@ -80,7 +88,8 @@ def run_statement(statement: Statement, connection: duckdb.DuckDBPyConnection,
     text = statement.text
     for recognition in sorted(statement.recognitions, key=lambda r: r.start, reverse=True):
         source = _source(recognition.source, connection, recognize)
-        output = recognized(recognize, recognition.clause, source)
+        clause = with_subqueries(recognition.clause, connection)
+        output = recognized(recognize, clause, source)
         if not output.column_names:
             raise SqlError("the output of MATCH_RECOGNIZE has no column (ONE ROW PER MATCH "
                            "with neither PARTITION BY nor MEASURES): an SQL table has one or "
@@ -113,6 +122,55 @@ def _source(source: TableName | Statement, connection: duckdb.DuckDBPyConnection
     if isinstance(source, TableName):
         return execute(connection, f"SELECT * FROM {source.name}")
     return run_statement(source, connection, recognize)
+
+
+def with_subqueries(clause: MatchRecognize,
+                    connection: duckdb.DuckDBPyConnection) -> MatchRecognize:
+    """``clause`` with each of its subqueries evaluated by DuckDB, once, on its own (TR
+    19075-5 §4.18.4: one reads no row pattern variable of the clause around it, so it is a
+    constant of the recognition; :class:`~kleene.reference.match_recognize.ast.Subquery`)."""
+    resolved = _resolved(clause, connection)
+    assert isinstance(resolved, MatchRecognize)
+    return resolved
+
+
+def _resolved(node: Node, connection: duckdb.DuckDBPyConnection) -> Node:
+    if isinstance(node, Subquery):
+        return replace(node, values=_subquery_values(node, connection))
+    changes: dict[str, Any] = {}
+    for f in fields(node):
+        value = getattr(node, f.name)
+        new = _resolved_in(value, connection)
+        if new is not value:
+            changes[f.name] = new
+    return replace(node, **changes) if changes else node
+
+
+def _resolved_in(value: object, connection: duckdb.DuckDBPyConnection) -> object:
+    if isinstance(value, Node):
+        return _resolved(value, connection)
+    if isinstance(value, tuple):
+        items = tuple(_resolved_in(v, connection) for v in value)
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    return value
+
+
+def _subquery_values(e: Subquery, connection: duckdb.DuckDBPyConnection) -> tuple[object, ...]:
+    """A scalar subquery's value (DuckDB's rule for more than one row), or the first and
+    only column of ``IN (SELECT …)``."""
+    sql = (f"SELECT * FROM ({e.text}) AS __kleene_subquery" if e.many
+           else f"SELECT ({e.text})")
+    try:
+        result = connection.execute(sql).to_arrow_table()
+    except duckdb.Error as err:
+        raise SqlError(f"the subquery ({' '.join(e.text.split())}) inside MATCH_RECOGNIZE is "
+                       "evaluated on its own, before the recognition (TR 19075-5 §4.18.4: "
+                       f"it reads no row pattern variable): {' '.join(str(err).split())}"
+                       ) from None
+    if result.num_columns != 1:
+        raise SqlError(f"the subquery ({' '.join(e.text.split())}) of IN has "
+                       f"{result.num_columns} columns; IN compares with one")
+    return tuple(result.column(0).to_pylist())
 
 
 def fresh_name(connection: duckdb.DuckDBPyConnection, stem: str) -> str:

@@ -53,6 +53,10 @@ _CODES_TESTED = [
     ("duplicate-measure", "MEASURES x AS y, x + 1 AS \"Y\"\nPATTERN (A)", (2, 18)),
     ("exclusion-with-unmatched-rows", "ALL ROWS PER MATCH WITH UNMATCHED ROWS\n"
      "PATTERN (A {- B -})", (3, 12)),
+    ("mixed-variables", "MEASURES SUM(A.x) FILTER (WHERE B.x > 0) AS s\nPATTERN (A B)", (2, 10)),
+    ("recognition-in-subquery", "PATTERN (A)\n"
+     "DEFINE A AS x > (SELECT max(y) FROM u MATCH_RECOGNIZE (PATTERN (B)))", (3, 39)),
+    ("window-function", "MEASURES SUM(x) OVER () AS s\nPATTERN (A)", (2, 17)),
 ]
 
 
@@ -111,8 +115,9 @@ def test_any_text_parses_or_is_one_kleene_error(head: str, words: list[str]) -> 
     (QUERY.format("PATTERN (A) DEFINES A AS x > 0"), "DEFINES (DuckDB's spelling"),
     (QUERY.format("PATTERN (A) DEFINE A AS list_filter(x, lambda v: v > 1)"), "a lambda"),
     (QUERY.format("PATTERN (A) DEFINE A AS x::INTEGER > 1"), "'::' cast"),
-    (QUERY.format("PATTERN (A) DEFINE A AS x > (SELECT 1)"), "a subquery"),
-    (QUERY.format("PATTERN (A) DEFINE A AS lag(x) OVER (ORDER BY x) > 1"), "a window function"),
+    (QUERY.format("PATTERN (A) DEFINE A AS EXISTS (SELECT 1)"), "a subquery"),
+    (QUERY.format("PATTERN (A) DEFINE A AS abs(x) FILTER (WHERE x > 1) > 1"),
+     "FILTER after a function that is no aggregate"),
     (QUERY.format("SEEK PATTERN (A)"), "SEEK"),
     (QUERY.format("PATTERN (A) DEFINE A AS x IS NOT DISTINCT FROM y"), "IS [NOT] DISTINCT"),
     (QUERY.format("PATTERN (A)") + " MATCH_RECOGNIZE (PATTERN (B))", "over another one's output"),

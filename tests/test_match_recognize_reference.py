@@ -359,9 +359,16 @@ def test_within_bounds_the_first_order_key_of_a_match():
 
 
 def test_recognize_stops_on_the_budget_and_names_unsupported_functions():
-    q = clause(seq(rep(rep(A, 1), 1), B), {"B": lit(False)}, measures=FIRST_T_N)
+    # (A+)+ B with no B: 2^29 ways to split 30 rows among the groups. A condition that
+    # reads the match so far (COUNT(*)) makes the search try them: the budget stops it;
+    # with row-local conditions each state of the search is searched once (matchings,
+    # searched): no match, within a small budget
+    local = clause(seq(rep(rep(A, 1), 1), B), {"B": lit(False)}, measures=FIRST_T_N)
+    q = replace(local, defines=(*local.defines, Define("A", gt(Aggregate("COUNT", None),
+                                                                lit(-1)))))
     with pytest.raises(BudgetExceeded):
         recognize(q, xs(*range(30)), budget=Budget(limit=10_000))
+    assert recognize(local, xs(*range(30)), budget=Budget(limit=10_000)).rows == ()
     q = clause(A, {"A": gt(Call("FROBNICATE", (col("x"),)), lit(0))}, measures=FIRST_T_N)
     with pytest.raises(Unsupported, match="FROBNICATE"):
         recognize(q, xs(1))

@@ -1,13 +1,8 @@
-"""``DEFINE`` conditions over whole Arrow columns, where a condition is row-local.
-
-A condition of variable ``V`` is *row-local* when its value at a row depends on that row
-alone (and on rows a fixed distance away): every column it names is unqualified or
-qualified by ``V`` or by a union variable holding ``V`` (under running semantics the
-last row mapped to any of them is the current row, TR 19075-5 §4.8, §5.6), and it holds
-no aggregate, no ``FIRST``/``LAST``, no ``CLASSIFIER`` and no ``MATCH_NUMBER``
-(each reads the match so far). ``PREV(e, k)``/``NEXT(e, k)`` of such an ``e`` read the
-row ``k`` before/after inside the partition (TR §4.11): a column shifted within
-partitions, NULL across a partition's edge.
+"""``DEFINE`` conditions over whole Arrow columns, where a condition is row-local
+(:func:`kleene.reference.match_recognize.evaluation.row_local`, re-exported here).
+``PREV(e, k)``/``NEXT(e, k)`` of a row-local ``e`` read the row ``k`` before/after inside
+the partition (TR §4.11): a column shifted within partitions, NULL across a partition's
+edge.
 
 :func:`column_truth` evaluates a row-local condition on the whole sorted input at once
 with pyarrow's kernels, where they compute exactly what the reference's scalars
@@ -34,21 +29,18 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.reference.match_recognize.ast import (
-    Aggregate,
     Between,
     Binary,
     Call,
-    Classifier,
     Column,
     Expr,
     InList,
     IsNull,
     Literal,
-    MatchNumber,
     Navigation,
     Unary,
 )
-from kleene.reference.match_recognize.expressions import walk
+from kleene.reference.match_recognize.evaluation import row_local as row_local
 
 #: A value over every row: its array (or scalar) and its kind (``int float str bool
 #: null``).
@@ -57,20 +49,6 @@ Vector = tuple[pa.Array | pa.Scalar, str]
 _COMPARE = {"=": pc.equal, "<>": pc.not_equal, "!=": pc.not_equal, "<": pc.less,
             "<=": pc.less_equal, ">": pc.greater, ">=": pc.greater_equal}
 _ARITHMETIC = {"+": pc.add_checked, "-": pc.subtract_checked, "*": pc.multiply_checked}
-
-
-def row_local(e: Expr, var: str, subsets: Mapping[str, frozenset[str]]) -> bool:
-    """Whether ``e``, the ``DEFINE`` condition of ``var``, is row-local (module docstring)."""
-    for x in walk(e):
-        if isinstance(x, Aggregate | Classifier | MatchNumber):
-            return False
-        if isinstance(x, Navigation) and x.kind in ("FIRST", "LAST"):
-            return False
-        if isinstance(x, Column) and x.var is not None:
-            name = x.var.upper()
-            if name != var and var not in subsets.get(name, frozenset()):
-                return False
-    return True
 
 
 @dataclass(frozen=True)

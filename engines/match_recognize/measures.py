@@ -10,7 +10,7 @@ variables alone, as the reference's evaluator finds it:
   variable; unqualified: the match's last row), TR §4.8;
 - ``FIRST(v.x, k)`` / ``LAST(v.x, k)``: the ``k``-th row from the first / last mapped to
   ``v``, TR §4.10; none: NULL;
-- ``COUNT(*)`` / ``COUNT(v.*)``: how many rows are mapped to ``v`` (TR §4.9);
+- ``COUNT(*)`` / ``COUNT(v.*)`` with no filter: how many rows are mapped to ``v`` (TR §4.9);
 - ``CLASSIFIER()`` / ``CLASSIFIER(v)``, ``MATCH_NUMBER()`` (TR §4.12).
 
 :func:`reader` gives a function for such a measure, ``None`` for any other (the
@@ -64,7 +64,7 @@ def reader(e: Expr, columns: Mapping[str, int],
             return variables[found[-1]] if found else None
         return classifier
     if isinstance(e, Aggregate) and e.name == "COUNT" and e.operand is None \
-            and not e.distinct:
+            and not e.distinct and e.filter is None:
         count = mapped(e.var)
         return lambda value, start, variables, upper, number: len(count(upper))
     column, pick = _picked(e)

@@ -262,13 +262,19 @@ class TracingRecognizer(Recognizer):
             assert self._search is not None
             scope = Scope(self._rows, self.columns, start, variables, len(variables),
                           self._search.number, self.subsets)
-            values = ", ".join(f"{format_expr(x)} is {value_text(evaluate(x, scope))}"
-                               for x in reads(condition))
-            verdict = {True: "true", False: "false", None: "unknown (NULL), not true"}[
-                truth(evaluate(condition, scope))]
+            try:
+                values = ", ".join(f"{format_expr(x)} is {value_text(evaluate(x, scope))}"
+                                   for x in reads(condition))
+                verdict = {True: "true", False: "false", None: "unknown (NULL), not true"}[
+                    truth(evaluate(condition, scope))]
+            except KleeneError:
+                # a data exception the search did not meet: it never evaluated the
+                # condition, the row being outside WITHIN's interval (it raises otherwise)
+                assert not ok
+                values, verdict = "", "not evaluated"
             text = head + format_expr(condition) + (f" ({values})" if values else "") + \
                 f": {verdict}"
-            if not ok and verdict == "true":
+            if not ok and verdict in ("true", "not evaluated"):
                 text += f", but the row is not within {self._within_text()} of the first"
         self._step(Step("test", row, text + (" ✓" if ok else " ✗"), var, ok))
 

@@ -264,15 +264,17 @@ class Navigation(Expr):
 
 @dataclass(frozen=True)
 class Aggregate(Expr):
-    """``COUNT SUM AVG MIN MAX`` over the rows mapped to one variable (the
-    variable that qualifies the argument's columns; ``COUNT(A.*)``: ``var``
-    ``A``; ``COUNT(*)``: ``operand`` and ``var`` ``None``), TR §4.9."""
+    """``COUNT SUM AVG MIN MAX ARRAY_AGG`` over the rows mapped to one variable (the
+    variable that qualifies the argument's columns, else the filter's; ``COUNT(A.*)``:
+    ``var`` ``A``; ``COUNT(*)``: ``operand`` ``None``), TR §4.9; of those rows only the ones
+    where ``filter`` is TRUE (``FILTER (WHERE …)``, ISO/IEC 9075-2 §10.9 <filter clause>)."""
 
-    name: Choice["COUNT", "SUM", "AVG", "MIN", "MAX"]
+    name: Choice["COUNT", "SUM", "AVG", "MIN", "MAX", "ARRAY_AGG"]
     operand: Expr | None
     var: str | None = None
     distinct: bool = False
     semantics: Semantics = None
+    filter: Expr | None = None
 
 
 @dataclass(frozen=True)
@@ -284,6 +286,21 @@ class Classifier(Expr):
 
     var: str | None = None
     semantics: Semantics = None
+
+
+@dataclass(frozen=True)
+class Subquery(Expr):
+    """A subquery ``(SELECT …)`` inside the clause, its ``text`` as written (``many``: the
+    list of ``x IN (SELECT …)``, its only item). The standard admits one that performs no
+    row pattern recognition and reads no row pattern variable of the clause around it
+    (TR 19075-5 §4.18.4, as the PostgreSQL RPR patch quotes it); it is so a constant of the
+    recognition, evaluated once by the SQL engine around it
+    (:func:`kleene.data.sql.run_statement`) into ``values``, its rows' first column
+    (``None``: not yet evaluated)."""
+
+    text: str
+    many: bool = False
+    values: tuple[object, ...] | None = None
 
 
 @dataclass(frozen=True)

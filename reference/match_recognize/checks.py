@@ -37,7 +37,10 @@ included as part of the MEASURE clause").
 ``mixed-variables``
     columns of more than one variable (the universal one counts: an unqualified
     column) in one navigation's or aggregate's argument, ``CLASSIFIER(v)`` reading
-    ``v``'s rows and ``CLASSIFIER()`` the universal one's (TR §4.9–4.10; ORA-62508).
+    ``v``'s rows and ``CLASSIFIER()`` the universal one's (TR §4.9–4.10; ORA-62508); an
+    aggregate's ``FILTER (WHERE …)`` is read at the rows its argument is read at, so it
+    counts with the argument (``SUM(x) FILTER (WHERE B.x > 0)`` mixes the universal
+    variable and ``B``; DuckDB reads ``B``'s rows there).
 ``negative-offset``
     a navigation's offset below 0 (TR §4.10–4.11); ``offset-not-constant`` (raised by
     the parser, which reads the offset) for one that is no integer literal.
@@ -55,6 +58,14 @@ included as part of the MEASURE clause").
     two measures of one name (the output's columns, §7.6 SR).
 ``exclusion-with-unmatched-rows``
     ``{- … -}`` with ``ALL ROWS PER MATCH WITH UNMATCHED ROWS`` (TR §4.7.4; ORA-62515).
+``recognition-in-subquery``
+    (raised by the parser, which reads a subquery as written) a subquery inside the clause
+    that holds ``MATCH_RECOGNIZE`` itself (TR §4.18.4; ORA-62519).
+``window-function``
+    (raised by the parser) ``f(…) OVER (…)`` in ``MEASURES`` or ``DEFINE``: a measure is
+    a value of its match and a condition one of its row (TR §4.9–4.14), a window function
+    one of a row of a query's result, which the clause has not made yet (Databricks refuses
+    it too, MATCH_RECOGNIZE_UNSUPPORTED_WINDOW_FUNCTION; DuckDB numbers the output rows).
 """
 
 from __future__ import annotations
@@ -88,7 +99,8 @@ CODES = ("define-not-in-pattern", "duplicate-define", "subset-is-pattern-variabl
          "aggregate-in-navigation", "navigation-in-aggregate", "aggregate-in-aggregate",
          "mixed-variables", "negative-offset", "offset-not-constant", "misplaced-semantics",
          "final-in-define", "match-number-in-define", "pattern-function-outside",
-         "duplicate-measure", "exclusion-with-unmatched-rows")
+         "duplicate-measure", "exclusion-with-unmatched-rows", "recognition-in-subquery",
+         "window-function")
 
 
 def pattern_parts(p: RowPattern) -> Iterator[RowPattern]:
@@ -196,15 +208,28 @@ def _check_expr(e: Expr, known: set[str], source: Source, *, define: bool,
             fail("aggregate-in-aggregate", f"{e.name} inside {outer.name}")
         assert isinstance(outer, Navigation)
         fail("aggregate-in-navigation", f"{e.name} inside {outer.kind}")
-    if isinstance(e, (Navigation, Aggregate)) and e.operand is not None:
-        qualifiers = {None if q is None else q.upper() for q in _columns_of(e.operand)}
-        if len(qualifiers) > 1:
-            what = e.kind if isinstance(e, Navigation) else e.name
-            fail("mixed-variables", f"{what}'s argument reads columns of more than one "
-                 "variable (an unqualified column is the universal one)")
-        around = (*around, e)
+    if isinstance(e, Navigation | Aggregate):
+        read = _read_at_rows(e)
+        if read:
+            qualifiers = {None if q is None else q.upper() for x in read for q in _columns_of(x)}
+            if isinstance(e, Aggregate) and e.var is not None:     # COUNT(v.*)
+                qualifiers.add(e.var.upper())
+            if len(qualifiers) > 1:
+                what = e.kind if isinstance(e, Navigation) else e.name
+                parts = "argument and filter read" if len(read) > 1 else "argument reads"
+                fail("mixed-variables", f"{what}'s {parts} columns of more than one variable "
+                     "(an unqualified column is the universal one)")
+            around = (*around, e)
     for child in children(e):
         _check_expr(child, known, source, define=define, around=around)
+
+
+def _read_at_rows(e: Navigation | Aggregate) -> list[Expr]:
+    """What ``e`` reads at the rows it selects: a navigation's operand, an aggregate's
+    argument and filter."""
+    if isinstance(e, Navigation):
+        return [e.operand]
+    return [x for x in (e.operand, e.filter) if x is not None]
 
 
 def _columns_of(e: Expr) -> Iterator[str | None]:

@@ -33,15 +33,21 @@ The rules, each from TR §4 as cited:
   reference of ``e`` then reads that row;
 - an aggregate ``COUNT SUM AVG MIN MAX`` [``DISTINCT``] (TR §4.9) folds its
   argument, evaluated at each visible row mapped to its variable (``COUNT(A.*)``,
-  or the variable of the argument's columns; none: the universal one), skipping
-  NULLs; ``COUNT(*)`` counts those rows. Over no row ``COUNT`` is 0, the others
+  or the variable of the argument's columns, else of its filter's; none: the universal
+  one), skipping NULLs; ``COUNT(*)`` counts those rows. With ``FILTER (WHERE c)``
+  (ISO/IEC 9075-2 §10.9 <filter clause>) only the rows where ``c``, evaluated at the row
+  as the argument is, is TRUE. ``ARRAY_AGG`` (§10.9 <array aggregate function>) is the
+  list of the argument's values at those rows in the match's order, NULLs kept (the
+  standard's example of ``CLASSIFIER``, TR §4.12). Over no row ``COUNT`` is 0, the others
   NULL. ``AVG`` of integers or floats is a ``float`` (DuckDB, Trino; Oracle's
   ``NUMBER`` is exact: a vendor difference), of decimals a ``Decimal``;
 - ``CLASSIFIER()`` is the primary variable of the current row, ``CLASSIFIER(U)``
   that of the last visible row mapped to ``U`` (TR §4.12); ``MATCH_NUMBER()``
   the match's number in its partition, from 1 (in ``DEFINE``: the number the
   match gets if it is found);
-- a variable with no ``DEFINE`` is true for every row (TR §4.14).
+- a variable with no ``DEFINE`` is true for every row (TR §4.14);
+- a subquery is a constant of the recognition, the value the SQL engine around the
+  clause found for it before (TR 19075-5 §4.18.4; :class:`.ast.Subquery`).
 
 An empty match has no row: column references, navigation and ``CLASSIFIER`` are
 NULL there, aggregates fold no row (Trino, "Evaluating expressions in empty
@@ -71,8 +77,10 @@ from kleene.reference.match_recognize.ast import (
     Literal,
     MatchNumber,
     Navigation,
+    Subquery,
     Unary,
 )
+from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.scalars import (
     COMPARISONS,
     DataError,
@@ -170,8 +178,28 @@ def children(e: Expr) -> tuple[Expr, ...]:
     if isinstance(e, Call):
         return e.args
     if isinstance(e, Aggregate):
-        return (e.operand,) if e.operand is not None else ()
+        return tuple(x for x in (e.operand, e.filter) if x is not None)
     return ()
+
+
+def row_local(e: Expr, var: str, subsets: Mapping[str, frozenset[str]]) -> bool:
+    """Whether ``e``, the ``DEFINE`` condition of ``var`` (upper case), is *row-local*: its
+    value at a row depends on that row alone (and on rows a fixed distance away), not on
+    the rows mapped before it. Every column it names is unqualified or qualified by
+    ``var`` or by a union variable holding ``var`` (under running semantics the last row
+    mapped to any of them is the current row, TR §4.8, §4.13), and it holds no aggregate,
+    no ``FIRST``/``LAST``, no ``CLASSIFIER`` and no ``MATCH_NUMBER`` (each reads the match
+    so far); ``PREV``/``NEXT`` read rows by position (TR §4.11)."""
+    for x in walk(e):
+        if isinstance(x, Aggregate | Classifier | MatchNumber):
+            return False
+        if isinstance(x, Navigation) and x.kind in ("FIRST", "LAST"):
+            return False
+        if isinstance(x, Column) and x.var is not None:
+            name = x.var.upper()
+            if name != var and var not in subsets.get(name, frozenset()):
+                return False
+    return True
 
 
 def holds(e: Expr | None, s: Scope) -> bool:
@@ -211,15 +239,29 @@ def navigate(e: Navigation, s: Scope) -> tuple[int | None, Expr]:
     return (target if 0 <= target < len(s.rows) else None), operand
 
 
+def aggregated_variable(e: Aggregate) -> str | None:
+    """The variable whose rows ``e`` folds: its own (``COUNT(A.*)``), else the one that
+    qualifies its argument, else its filter's (``COUNT(*) FILTER (WHERE B.x > 0)``: ``B``;
+    a static rule makes them agree, TR §4.9); ``None``: the universal one."""
+    if e.var is not None:
+        return e.var
+    found = (variable_of(x) for x in (e.operand, e.filter) if x is not None)
+    return next((v for v in found if v is not None), None)
+
+
 def aggregate(e: Aggregate, s: Scope) -> object:
     """``e`` over the visible rows mapped to its variable (module docstring)."""
     final = e.semantics == "FINAL"
-    var = e.var if e.var is not None or e.operand is None else variable_of(e.operand)
-    rows = s.mapped(var, final)
+    upto = len(s.variables) if final else s.upto
+    rows = s.mapped(aggregated_variable(e), final)
+    if e.filter is not None:
+        condition = e.filter
+        rows = [r for r in rows if holds(condition, replace(s, pinned=r, upto=upto))]
     if e.operand is None:
         return len(rows)
-    upto = len(s.variables) if final else s.upto
     values = [evaluate(e.operand, replace(s, pinned=r, upto=upto)) for r in rows]
+    if e.name == "ARRAY_AGG":
+        return (list(dict.fromkeys(values)) if e.distinct else values) if values else None
     present = [v for v in values if v is not None]
     if e.distinct:
         present = list(dict.fromkeys(present))
@@ -279,7 +321,10 @@ def evaluate(e: Expr, s: Scope) -> object:
         return logical_not(inside) if e.negated else inside
     if isinstance(e, InList):
         x = evaluate(e.operand, s)
-        found = _any(compare("=", x, evaluate(item, s)) for item in e.items)
+        items = (v for item in e.items for v in (
+            subquery_values(item) if isinstance(item, Subquery) and item.many
+            else (evaluate(item, s),)))
+        found = _any(compare("=", x, v) for v in items)
         return logical_not(found) if e.negated else found
     if isinstance(e, Like):
         matched = like(evaluate(e.operand, s), evaluate(e.pattern, s))
@@ -290,7 +335,20 @@ def evaluate(e: Expr, s: Scope) -> object:
         return cast(evaluate(e.operand, s), e.type)
     if isinstance(e, Call):
         return call(e.name.upper(), [evaluate(a, s) for a in e.args])
+    if isinstance(e, Subquery):
+        [value] = subquery_values(e)
+        return value
     raise Unsupported(f"expression {type(e).__name__} is not supported")
+
+
+def subquery_values(e: Subquery) -> tuple[object, ...]:
+    """What the SQL engine around the clause found for ``e``: one value for a scalar
+    subquery, the list of ``IN (SELECT …)``."""
+    if e.values is None:
+        raise Unsupported("a subquery inside MATCH_RECOGNIZE is evaluated by the SQL engine "
+                          "around the recognition (kleene.data.sql.run_statement), not by "
+                          "the reference alone")
+    return e.values
 
 
 def _and(a: object, b: object) -> bool | None:

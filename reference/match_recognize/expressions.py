@@ -9,28 +9,35 @@ Grammar (ISO/IEC 9075-2 §6 value expressions, with the row pattern's own functi
     neg        := "NOT" neg | predicate
     predicate  := concat [ cmp concat | "IS" ["NOT"] "NULL"
                          | ["NOT"] "BETWEEN" concat "AND" concat
-                         | ["NOT"] "IN" "(" expr ("," expr)* ")" | ["NOT"] "LIKE" concat ]
+                         | ["NOT"] "IN" "(" (expr ("," expr)* | query) ")"
+                         | ["NOT"] "LIKE" concat ]
     concat     := sum ("||" sum)*
     sum        := product (("+" | "-") product)*
     product    := unary (("*" | "/" | "%") unary)*
     unary      := ("-" | "+") unary | primary       (``-`` before a number is a negative literal)
-    primary    := literal | column | "(" expr ")" | CASE … END | CAST "(" expr AS type ")"
+    primary    := literal | column | "(" expr ")" | "(" query ")" | CASE … END
+                | CAST "(" expr AS type ")"
                 | ["RUNNING" | "FINAL"] (navigation | aggregate | "CLASSIFIER" "(" [var] ")")
                 | "MATCH_NUMBER" "(" ")" | name "(" [expr ("," expr)*] ")"
     navigation := ("PREV" | "NEXT" | "FIRST" | "LAST") "(" expr ["," ["-"] integer] ")"
-    aggregate  := ("COUNT" | "SUM" | "AVG" | "MIN" | "MAX")
-                  "(" ["DISTINCT"] (expr | "*" | var ".*") ")"
+    aggregate  := ("COUNT" | "SUM" | "AVG" | "MIN" | "MAX" | "ARRAY_AGG")
+                  "(" ["DISTINCT"] (expr | "*" | var ".*") ")" ["FILTER" "(" "WHERE" expr ")"]
     column     := name ["." name]          (``A.price``: qualified by variable ``A``, TR §4.8)
     cmp        := "=" | "<>" | "!=" | "<" | "<=" | ">" | ">="     (``!=`` is ``<>``)
+    query      := ("SELECT" | "WITH") …     (up to the ")" that closes it: the SQL engine's)
 
 ``DATE 'x'``, ``TIME 'x'`` and ``TIMESTAMP 'x'`` read as ``CAST('x' AS DATE)`` and so on.
-DuckDB's own syntax (lambdas, ``::`` casts, ``[ ]`` subscripts) and subqueries are
-:class:`~kleene.reference.errors.Unsupported`, naming the construct and its position.
+A subquery ``( SELECT … )`` or ``IN ( SELECT … )`` is kept as written
+(:class:`~kleene.reference.match_recognize.ast.Subquery`: the SQL engine around the clause
+evaluates it); ``EXISTS`` and DuckDB's own syntax (lambdas, ``::`` casts, ``[ ]``
+subscripts) are :class:`~kleene.reference.errors.Unsupported`, naming the construct and its
+position.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from decimal import Decimal
 from typing import Literal as Choice
 
@@ -51,14 +58,15 @@ from kleene.reference.match_recognize.ast import (
     MatchNumber,
     Navigation,
     Semantics,
+    Subquery,
     Unary,
 )
 from kleene.reference.match_recognize.lexer import RESERVED, Cursor, Token
 
 NAVIGATIONS: tuple[Choice["PREV", "NEXT", "FIRST", "LAST"], ...] = ("PREV", "NEXT", "FIRST",
                                                                      "LAST")
-AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX"], ...] = ("COUNT", "SUM", "AVG",
-                                                                       "MIN", "MAX")
+AGGREGATES: tuple[Choice["COUNT", "SUM", "AVG", "MIN", "MAX", "ARRAY_AGG"], ...] = (
+    "COUNT", "SUM", "AVG", "MIN", "MAX", "ARRAY_AGG")
 COMPARISONS = ("=", "<>", "<", "<=", ">", ">=")
 #: What ``RUNNING`` and ``FINAL`` may stand before (TR §4.13).
 _SEMANTIC = frozenset({*NAVIGATIONS, *AGGREGATES, "CLASSIFIER", "MATCH_NUMBER"})
@@ -107,8 +115,9 @@ class ExpressionParser(Cursor):
         if self.accept("IN"):
             self.expect("(", "'(' after IN")
             if self.at("SELECT", "WITH"):
-                raise self.source.unsupported("a subquery", self.tok.at)
-            items = self.list_of(self.expr)
+                items: tuple[Expr, ...] = (self._subquery(many=True),)
+            else:
+                items = self.list_of(self.expr)
             self.expect(")", "')' closing the IN list")
             return InList(left, items, negated, at=left.at)
         if self.accept("LIKE"):
@@ -178,9 +187,7 @@ class ExpressionParser(Cursor):
             raise self.source.unsupported(what.get(word or tok.text, "a lambda (DuckDB's)"),
                                           tok.at)
         if self.accept("("):
-            if self.at("SELECT", "WITH"):
-                raise self.source.unsupported("a subquery", self.tok.at)
-            inner = self.expr()
+            inner = self._subquery(many=False) if self.at("SELECT", "WITH") else self.expr()
             self.expect(")", "')' closing the expression")
             return inner
         if word == "CASE":
@@ -196,6 +203,26 @@ class ExpressionParser(Cursor):
         if self.at_name():
             return self._column()
         raise self.error("an expression")
+
+    def _subquery(self, *, many: bool) -> Subquery:
+        """The query from here (``SELECT`` or ``WITH``) to the ``)`` that closes it, not
+        consumed; one holding ``MATCH_RECOGNIZE`` is refused (TR 19075-5 §4.18.4,
+        ORA-62519)."""
+        first = self.tok
+        depth = 0
+        while not (depth == 0 and self.at(")")):
+            if self.tok.kind == "end":
+                raise self.error("')' closing the subquery")
+            if self.tok.word() == "MATCH_RECOGNIZE":
+                raise self.source.recognition_error(
+                    "recognition-in-subquery", "a subquery inside MATCH_RECOGNIZE cannot "
+                    "perform row pattern recognition itself (TR 19075-5 §4.18.4; ORA-62519)",
+                    self.tok.at)
+            depth += {"(": 1, ")": -1}.get(self.tok.text if self.tok.kind == "op" else "", 0)
+            self.advance()
+        base = self.source.base
+        text = self.source.text[base + first.at:base + self.tok.at].strip()
+        return Subquery(text, many, at=first.at)
 
     def _column(self) -> Expr:
         first, tok = self.name("a column")
@@ -225,7 +252,7 @@ class ExpressionParser(Cursor):
             kind = next(k for k in NAVIGATIONS if k == name)
             return Navigation(kind, operand, offset, semantics, at=tok.at)
         if name in AGGREGATES:
-            return self._after_call(self._aggregate(name, semantics, tok))
+            return self._after_call(self._filtered(self._aggregate(name, semantics, tok)))
         if name == "CLASSIFIER":
             var = self.name("a variable or ')'")[0] if self.at_name() else None
             self.expect(")", "')' closing CLASSIFIER(")
@@ -249,11 +276,30 @@ class ExpressionParser(Cursor):
             raise self.source.unsupported(f"ORDER BY inside {name}(", self.tok.at)
 
     def _after_call(self, expr: Expr) -> Expr:
-        """Refuse window functions and aggregate filters after a call."""
-        if self.at("OVER", "FILTER"):
-            what = "a window function (OVER)" if self.at("OVER") else "an aggregate's FILTER"
-            raise self.source.unsupported(what, self.tok.at)
+        """Refuse a window function (``window-function``), and a filter after a call that is
+        no aggregate."""
+        if self.at("FILTER") and self.peek().text == "(":
+            raise self.source.unsupported("FILTER after a function that is no aggregate",
+                                          self.tok.at)
+        if self.at("OVER"):
+            raise self.source.recognition_error(
+                "window-function", "a window function (OVER) inside MATCH_RECOGNIZE: a "
+                "measure is a value of its match, a condition of its row (TR 19075-5 §4.9-4.14), "
+                "and a window reads the rows of a query's result; window the output outside "
+                "the clause", self.tok.at)
         return self._postfix(expr)
+
+    def _filtered(self, e: Aggregate) -> Aggregate:
+        """``e`` with the ``FILTER (WHERE condition)`` after it, if any (ISO/IEC 9075-2
+        §10.9 <filter clause>)."""
+        if not (self.at("FILTER") and self.peek().text == "("):
+            return e
+        self.advance()
+        self.advance()
+        self.expect("WHERE", "WHERE after FILTER (")
+        condition = self.expr()
+        self.expect(")", "')' closing FILTER (WHERE")
+        return replace(e, filter=condition)
 
     def _offset(self) -> int:
         tok = self.tok
@@ -265,7 +311,7 @@ class ExpressionParser(Cursor):
         value = self.integer("an offset")
         return -value if negative else value
 
-    def _aggregate(self, name: str, semantics: Semantics, tok: Token) -> Expr:
+    def _aggregate(self, name: str, semantics: Semantics, tok: Token) -> Aggregate:
         distinct = self.accept("DISTINCT") is not None
         if name == "COUNT" and self.accept("*"):
             self.expect(")", "')' closing COUNT(*")
@@ -338,8 +384,10 @@ def children(e: Expr) -> Iterator[Expr]:
             yield e.otherwise
     elif isinstance(e, Call):
         yield from e.args
-    elif isinstance(e, (Navigation, Aggregate)) and e.operand is not None:
+    elif isinstance(e, Navigation):
         yield e.operand
+    elif isinstance(e, Aggregate):
+        yield from (x for x in (e.operand, e.filter) if x is not None)
 
 
 def walk(e: Expr) -> Iterator[Expr]:

@@ -32,7 +32,8 @@ CONSTRUCTS: tuple[str, ...] = (
     "alternation", "quantifier", "reluctant", "permute", "anchor", "exclusion",
     "empty-pattern", "subset", "partition-by", "measures", "all-rows", "omit-empty-matches",
     "unmatched-rows", "skip-to-next-row", "skip-to-variable", "navigation",
-    "nested-navigation", "aggregate", "distinct", "running", "final", "classifier",
+    "nested-navigation", "aggregate", "aggregate-filter", "array-aggregate", "distinct",
+    "running", "final", "classifier",
     "match-number", "within", "subquery",
 )
 
@@ -67,12 +68,13 @@ def clause_constructs(clause: MatchRecognize) -> frozenset[str]:
     skip = clause.after_match.kind
     out |= {"skip-to-next-row"} if skip == "TO NEXT ROW" else set()
     out |= {"skip-to-variable"} if skip in ("TO FIRST", "TO LAST") else set()
-    for e in _expressions(clause):
+    for e in expressions_of(clause):
         out |= _expression_constructs(e)
     return frozenset(out)
 
 
-def _expressions(clause: MatchRecognize) -> Iterator[Expr]:
+def expressions_of(clause: MatchRecognize) -> Iterator[Expr]:
+    """Every expression of ``clause``: its partition and order keys, measures, conditions."""
     yield from clause.partition_by
     yield from (k.expr for k in clause.order_by)
     yield from (m.expr for m in clause.measures)
@@ -88,6 +90,8 @@ def _expression_constructs(e: Expr) -> set[str]:
                 out.add("nested-navigation")
         if isinstance(x, Aggregate):
             out |= {"aggregate"} | ({"distinct"} if x.distinct else set())
+            out |= {"aggregate-filter"} if x.filter is not None else set()
+            out |= {"array-aggregate"} if x.name == "ARRAY_AGG" else set()
         if isinstance(x, (Navigation, Aggregate, Classifier)) and x.semantics is not None:
             out.add(x.semantics.lower())
         if isinstance(x, Classifier):

@@ -193,15 +193,45 @@ def _choices(head: _Todo | _Loop, pos: int, n: int, rest: _Agenda) -> list[_Agen
     raise Unsupported(f"row pattern {type(node).__name__} is not supported")
 
 
+def _state(pos: int, agenda: _Agenda) -> tuple[object, ...]:
+    """What the search from row ``pos`` with ``agenda`` depends on when ``accept`` reads
+    only a row and its variable: the row and the agenda, each quantifier's count capped at
+    its lower bound where it has no upper one (beyond it the count changes nothing) and
+    the row its last iteration began at only as whether it is ``pos`` (the empty-iteration
+    rule: no row is mapped between this row and where that rule is asked, or it is no
+    longer this row)."""
+    state: list[object] = [pos]
+    while agenda is not None:
+        head, agenda = agenda
+        if isinstance(head, _Loop):
+            q = head.node
+            done = head.done if q.high is not None else min(head.done, q.low)
+            state.append((q, done, head.since == pos, head.excluded))
+        else:
+            state.append(head)
+    return tuple(state)
+
+
 def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_all,
-              budget: Budget | None = None, observe: Observer | None = None,
-              ) -> Iterator[Matching]:
+              budget: Budget | None = None, observe: Observer | None = None, *,
+              searched: set[tuple[object, ...]] | None = None) -> Iterator[Matching]:
     """The matchings of ``pattern`` at row ``start`` of a partition of ``n`` rows whose
     every row ``accept`` accepts, most preferred first (module docstring).
 
     A path is followed without the stack while it has one way on (a row mapped, a group
     opened); where there are several, they are stacked, most preferred on top, and one
-    step of the budget is spent on each taken from the stack."""
+    step of the budget is spent on each taken from the stack.
+
+    ``searched``, given only where ``accept`` reads nothing but a row and its variable
+    (every condition row-local, :func:`.evaluation.row_local`, and no ``WITHIN``), holds the
+    states (:func:`_state`) taken from the stack since the last matching was yielded, and
+    may be shared by the start rows of a partition. A state taken a second time is
+    skipped: its first search has ended without a matching (a depth-first search ends a
+    state's subtree before it takes anything stacked under it, and a state cannot recur
+    inside its own subtree, or the search would not end), and the rows mapped before it
+    cannot change whether a later row is accepted. The matchings and their order are the
+    same; the search takes each state once (polynomial where it was exponential, as the
+    engine's memo, ``engines/match_recognize/vm.py``)."""
     budget = budget or Budget(what="matching a row pattern")
     variables: list[str] = []  # the variable of rows start, start + 1, … on the current path
     excluded: list[bool] = []
@@ -211,6 +241,11 @@ def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_a
         pos, agenda = stack.pop()
         if observe is not None:
             observe.take(pos)
+        if searched is not None:
+            state = _state(pos, agenda)
+            if state in searched:
+                continue  # searched before, without a matching (the observer saw it taken)
+            searched.add(state)
         # Every choice above this one on the stack began at a row >= pos, so the path's
         # first pos - start rows are still this choice's own.
         del variables[pos - start:], excluded[pos - start:]
@@ -239,5 +274,7 @@ def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_a
                 break
             agenda = choices[0]
         else:  # nothing left to match: a matching
+            if searched is not None:
+                searched.clear()  # what was searched may hold this matching
             yield Matching(start, tuple(variables),
                            frozenset(i for i, e in enumerate(excluded) if e))

@@ -8,7 +8,9 @@ dotted, or a table function call, each with an optional row pattern input name a
 column list (``t``, ``s.t``, ``range(6) t(x)``, ``ticks AS k``: a :class:`TableName`
 holding that text as written), or a parenthesised query (a :class:`Statement` parsed
 the same way, which may hold no recognition; with an input name after it, a
-:class:`TableName` again, so that the name and its columns reach the SQL engine).
+:class:`TableName` again, so that the name and its columns reach the SQL engine, unless
+it holds a recognition: then a :class:`Statement`, the name dropped, which qualifies
+nothing inside the clause; with a column list too, unsupported).
 
 The clause is read whole, in the standard's fixed order of its parts (§7.6; Oracle's
 and Trino's manuals print the same order)::
@@ -136,13 +138,13 @@ def _source(tokens: list[Token], k: int, text: str,
     """The index of the first token of the source before ``MATCH_RECOGNIZE`` (at ``k``)
     and the source itself."""
     j = k - 1
-    correlated = False
+    correlated = listed = False
     if j >= 0 and tokens[j].text == ")" and tokens[j].kind == "op":
         o = _opening(tokens, j, source)
         if o >= 2 and _named(tokens[o - 1]) and (
                 tokens[o - 2].word() == "AS" or tokens[o - 2].text == ")"
                 or _named(tokens[o - 2])) and tokens[o - 2].text != ".":
-            j, correlated = o - 1, True
+            j, correlated, listed = o - 1, True, True
     elif j >= 1 and _named(tokens[j]) and (tokens[j - 1].word() == "AS" or (
             tokens[j - 1].text == ")" or _named(tokens[j - 1])) and (
             j < 2 or tokens[j - 2].text != ".")):
@@ -158,15 +160,19 @@ def _source(tokens: list[Token], k: int, text: str,
     first = j
     if tokens[j].text == ")":
         first = _opening(tokens, j, source)
+        recognizes = any(t.word() == "MATCH_RECOGNIZE" for t in tokens[first:j])
         if first >= 1 and _named(tokens[first - 1]):
             first -= 1
-        elif not correlated:
+        elif not correlated or (recognizes and not listed):
+            # a parenthesised query, run as a statement of its own (its recognitions first);
+            # an input name after it qualifies nothing inside the clause (only row pattern
+            # variables do), so it is not needed there
             inner = tokens[first].end
             sub = _statement(text[inner:tokens[j].at], source.inner(inner), inner)
             return first, sub
-        elif any(t.word() == "MATCH_RECOGNIZE" for t in tokens[first:j]):
+        elif recognizes:
             raise source.unsupported("a parenthesised source with MATCH_RECOGNIZE inside and "
-                                     "an input name after it", tokens[first].at)
+                                     "a column list after its input name", tokens[first].at)
     while first >= 2 and tokens[first - 1].text == "." and _named(tokens[first - 2]):
         first -= 2
     return first, TableName(text[tokens[first].at:tokens[k - 1].end], at=tokens[first].at)

@@ -48,6 +48,7 @@ from kleene.reference.match_recognize.ast import (
     RowPattern,
     SortKey,
     Statement,
+    Subquery,
     TableName,
     Unary,
     Var,
@@ -205,8 +206,9 @@ def format_expr(e: Expr) -> str:
         return (f"{_in(e.operand, 5)}{' NOT' if e.negated else ''} BETWEEN "
                 f"{_in(e.low, 5)} AND {_in(e.high, 5)}")
     if isinstance(e, InList):
-        return (f"{_in(e.operand, 5)}{' NOT' if e.negated else ''} IN ("
-                + ", ".join(format_expr(x) for x in e.items) + ")")
+        items = ", ".join(x.text if isinstance(x, Subquery) and x.many else format_expr(x)
+                          for x in e.items)
+        return f"{_in(e.operand, 5)}{' NOT' if e.negated else ''} IN ({items})"
     if isinstance(e, Like):
         return f"{_in(e.operand, 5)}{' NOT' if e.negated else ''} LIKE {_in(e.pattern, 5)}"
     return _atom(e)
@@ -246,11 +248,14 @@ def _atom(e: Expr) -> str:
             argument = format_expr(e.operand)
         else:
             argument = "*" if e.var is None else f"{name(e.var)}.*"
-        return f"{_semantics(e.semantics)}{e.name}({distinct}{argument})"
+        where = "" if e.filter is None else f" FILTER (WHERE {format_expr(e.filter)})"
+        return f"{_semantics(e.semantics)}{e.name}({distinct}{argument}){where}"
     if isinstance(e, Classifier):
         return f"{_semantics(e.semantics)}CLASSIFIER({'' if e.var is None else name(e.var)})"
     if isinstance(e, MatchNumber):
         return "MATCH_NUMBER()"
+    if isinstance(e, Subquery):
+        return f"({e.text})"
     if isinstance(e, Case):
         parts = ["CASE"] + ([] if e.operand is None else [format_expr(e.operand)])
         parts += [f"WHEN {format_expr(w)} THEN {format_expr(t)}" for w, t in e.whens]

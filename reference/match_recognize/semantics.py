@@ -58,7 +58,7 @@ from decimal import Decimal
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize, SortKey, Within
-from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
+from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds, row_local
 from kleene.reference.match_recognize.matchings import Matching, Observer, matchings
 from kleene.reference.match_recognize.scalars import DataError, arithmetic, cast_number, compare
 from kleene.reference.match_recognize.table import Table
@@ -158,6 +158,9 @@ class Recognizer:
         shown = set(self.by) | set(self.order)
         self.rest = [i for i in range(len(table.names)) if i not in shown]
         self.all_rows = clause.rows_per_match != "ONE"
+        self.local = clause.within is None and all(
+            row_local(c, v, self.subsets) for v, c in self.defines.items())
+        self.searched: set[tuple[object, ...]] | None = None
         if clause.within is not None and not clause.order_by:
             raise Unsupported("WITHIN without ORDER BY: the interval bounds the first ORDER BY key")
 
@@ -171,7 +174,10 @@ class Recognizer:
 
     def first_match(self, rows: Sequence[Row], start: int, number: int) -> Matching | None:
         """The match at row ``start``: the most preferred matching all of whose rows
-        satisfy their conditions (running), or ``None``."""
+        satisfy their conditions (running), or ``None``. Where every condition is
+        row-local the partition's start rows share one memory of the states searched
+        without a matching (``searched``,
+        :func:`~kleene.reference.match_recognize.matchings.matchings`)."""
         within = self.clause.within
         first_key = _row_value(self.clause.order_by[0].expr, rows[start], self.columns) \
             if within is not None and self.clause.order_by else None
@@ -187,7 +193,7 @@ class Recognizer:
             return holds(self.defines.get(variables[-1].upper()), scope)
 
         return next(matchings(self.clause.pattern, len(rows), start, accept, self.budget,
-                              self.observe), None)
+                              self.observe, searched=self.searched), None)
 
     def resume(self, m: Matching, scope: Scope) -> int:
         """Where matching resumes after the non-empty match ``m`` (AFTER MATCH SKIP)."""
@@ -221,6 +227,7 @@ class Recognizer:
         mode = self.clause.rows_per_match
         out: list[Row] = []
         pos, number, covered = 0, 0, 0
+        self.searched = set() if self.local else None
         while pos < len(rows):
             m = self.first_match(rows, pos, number + 1)
             if m is None:
