@@ -39,6 +39,7 @@ Conventions: ``e`` an event, ``batch`` a sequence of events, ``n`` its length.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -171,6 +172,8 @@ class Columns:
         return out
 
 
+_I64_MAX, _I64_MIN = 2**63 - 1, -(2**63)
+
 #: Arrow's comparison kernels by operator.
 _ARROW_OPS = {"=": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
               ">": pc.greater, ">=": pc.greater_equal}
@@ -204,12 +207,11 @@ class ArrowColumns(Columns):
         lk_n = np.broadcast_to(lk, (self.n,))
         known = (lk_n == rk) & (lk_n != MISSING)
         out = np.full(self.n, U, dtype=np.int8)
-        op = _ARROW_OPS[c.op]
         for kind in lv.keys() & rv.keys():
             sel = known & (lk_n == kind)
             if not sel.any():
                 continue
-            verdict = op(lv[kind], rv[kind])
+            verdict = _exactly(c.op, lv[kind], rv[kind])
             if isinstance(verdict, pa.Scalar):
                 out[sel] = T if verdict.as_py() else F
                 continue
@@ -221,10 +223,72 @@ class ArrowColumns(Columns):
     def _arrow_term(self, t: Term) -> tuple[np.ndarray | int, dict[int, object]]:
         if isinstance(t, Const):
             code = kind_code(t.value)
-            return code, {code: pa.scalar(t.value)}
+            # a number stays the Python number (exact at any size; _exactly compares it)
+            return code, {code: t.value if code == NUM else pa.scalar(t.value)}
         if isinstance(t, Attr) and t.var == self.var:
             return self._attribute(t.attr)
         raise Unsupported(f"{t} is not an attribute of the single event {self.var!r}")
+
+
+#: ``c op x`` is ``x flip[op] c``.
+_FLIPPED = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _exactly(op: str, left: Any, right: Any) -> Any:
+    """``left op right`` by Arrow's kernels, a Python number (a constant) compared
+    exactly as the reference compares it (Python's ``int``/``float`` comparisons):
+    Arrow casts an int64 column to float64 beside a float, and cannot hold an int
+    past int64; the constant is rewritten to one of the column's own type that gives
+    every row the same verdict (:func:`_as_column_type`)."""
+    if isinstance(left, (int, float)):
+        return _exactly(_FLIPPED[op], right, left)
+    if not isinstance(right, (int, float)):
+        return _ARROW_OPS[op](left, right)
+    rewritten = _as_column_type(op, right, pa.types.is_integer(left.type))
+    if isinstance(rewritten, bool):
+        return pa.scalar(rewritten)
+    new_op, value, arrow = rewritten
+    return _ARROW_OPS[new_op](left, pa.scalar(value, arrow))
+
+
+def _as_column_type(op: str, c: int | float, integer: bool
+                    ) -> tuple[str, int | float, pa.DataType] | bool:
+    """``(op', c')`` with ``x op c ⇔ x op' c'`` for every ``x`` of an int64 column
+    (``integer``) or a float64 one, ``c'`` of that type; or the verdict of every row.
+
+    For an integer ``x``: ``x < c ⇔ x < ⌈c⌉``, ``x ≤ c ⇔ x ≤ ⌊c⌋`` (so ``>``, ``≥``
+    by complement), ``x = c`` only for an integral ``c``; an integer past int64
+    is above (below) every row. For a float ``x`` and ``f = fl(c)``: when ``f = c``
+    nothing changes; when ``f < c`` (c lies between f and the next float) ``x < c ⇔
+    x ≤ f`` and ``x > c ⇔ x > f``; when ``f > c`` ``x < c ⇔ x < f``, ``x > c ⇔ x ≥ f``;
+    ``x = c`` is then false for every float."""
+    if isinstance(c, float) and math.isnan(c):
+        return op == "!="
+    if integer:
+        if isinstance(c, float):
+            if math.isinf(c):
+                return op in ("!=", "<", "<=") if c > 0 else op in ("!=", ">", ">=")
+            if not c.is_integer():
+                if op in ("=", "!="):
+                    return op == "!="
+                c = math.ceil(c) if op in ("<", ">=") else math.floor(c)
+            c = int(c)
+        if c > _I64_MAX:
+            return op in ("!=", "<", "<=")
+        if c < _I64_MIN:
+            return op in ("!=", ">", ">=")
+        return op, c, pa.int64()
+    try:
+        f = float(c)
+    except OverflowError:
+        f = math.inf if c > 0 else -math.inf
+    if f == c:
+        return op, f, pa.float64()
+    if op in ("=", "!="):
+        return op == "!="
+    below = f < c
+    closed = {"<": "<=", ">=": ">"} if below else {"<=": "<", ">": ">="}
+    return closed.get(op, op), f, pa.float64()
 
 
 def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray,
