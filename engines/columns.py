@@ -241,6 +241,8 @@ def _exactly(op: str, left: Any, right: Any) -> Any:
     past int64; the constant is rewritten to one of the column's own type that gives
     every row the same verdict (:func:`_as_column_type`)."""
     if isinstance(left, (int, float)):
+        if isinstance(right, (int, float)):   # two constants
+            return pa.scalar(bool(_OPS[op](left, right)))
         return _exactly(_FLIPPED[op], right, left)
     if not isinstance(right, (int, float)):
         return _ARROW_OPS[op](left, right)
