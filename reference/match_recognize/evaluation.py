@@ -241,8 +241,9 @@ def aggregate(e: Aggregate, s: Scope) -> object:
         total = arithmetic("+", total, v)
     if e.name == "SUM":
         return total
-    if e.name == "AVG" and all(type(v) in (int, float) for v in present):
-        return exact_mean(present)   # exact, rounded once: no overflow (reference/sums.py)
+    numbers = [v for v in present if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if e.name == "AVG" and len(numbers) == len(present):
+        return exact_mean(numbers)   # exact, rounded once: no overflow (reference/sums.py)
     if e.name == "AVG":
         number = cast_number(total)
         if isinstance(number, Decimal):
