@@ -27,12 +27,12 @@ from hypothesis import strategies as st
 from kleene.cli import main
 from kleene.engines.columns import _exactly
 from kleene.engines.protocol import Query
-from kleene.engines.registry import engine, engine_names_for
+from kleene.engines.registry import engine
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.sums import exact_mean, exact_sum
-from tests.helpers import columnar
+from tests.helpers import claiming_engines, columnar
 
 I64 = 2**63
 
@@ -45,13 +45,6 @@ PATTERNS = {
 #: The match of the A at position 0 and the B at position 1, in each language's form.
 FOUND = {"ses": Match.of({"a": [0], "b": [1]}), "operator": Match.of({"a": [0], "b": [1]}),
          "sremo": Match.of({"~": [0, 1]})}
-
-
-def claiming(query: Query) -> list[str]:
-    names = [n for n in engine_names_for(query.language)
-             if query.features() <= engine(n).capabilities]
-    assert names, query
-    return names
 
 
 def pair(language: str, first: int | float, second: int | float) -> Stream:
@@ -67,7 +60,7 @@ def every_engine(language: str, s: Stream, reading: str, expected: set[Match]) -
     forms = [s]
     if all(-I64 <= e.ts < I64 for e in s):   # past int64 no Arrow column holds it
         forms.append(columnar(s))
-    for name in claiming(query):
+    for name in claiming_engines(query):
         for form in forms:
             got = set(engine(name).compile(query).run(form))
             assert got == expected, (name, form.columns is not None)
@@ -137,7 +130,7 @@ def test_shifting_every_timestamp_by_2_to_the_62_moves_nothing(rows, text, readi
     moved = Stream.from_rows([{"ts": t + 2**62, "type": k} for t, k in rows])
     want = query.reference(s)
     assert query.reference(moved) == want
-    for name in claiming(query):
+    for name in claiming_engines(query):
         for form in (moved, columnar(moved)):
             assert set(engine(name).compile(query).run(form)) == want, name
 
@@ -287,7 +280,7 @@ def test_constants_are_compared_exactly(where: str, matches: bool) -> None:
     s = Stream.from_rows(X)
     expected = {Match.of({"a": [0], "b": [1]})} if matches else set()
     assert query.reference(s) == expected
-    for name in claiming(query):
+    for name in claiming_engines(query):
         for form in (s, columnar(s)):
             assert set(engine(name).compile(query).run(form)) == expected, name
 
@@ -362,7 +355,7 @@ def test_aggregates_past_the_largest_float(where: str, expected: list[list[int]]
                           {"ts": 1, "type": "A", "x": 1.7e308}])
     want = {Match.of({"a": p}) for p in expected}
     assert query.reference(s) == want
-    for name in claiming(query):
+    for name in claiming_engines(query):
         for form in (s, columnar(s)):
             assert set(engine(name).compile(query).run(form)) == want, name
 
