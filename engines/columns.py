@@ -302,6 +302,10 @@ def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray
     arr: Any = raw.combine_chunks() if isinstance(raw, pa.ChunkedArray) else raw
     if kind == TEXT_KIND:
         nums, numbers, strs = text_kinds(arr)
+        if (np.abs(numbers[nums]) >= 2.0**53).any():
+            # its numbers are read as float64 here, and a cell such as 2**64 + 1 (an
+            # exact int in each row, text_value) would round: the rows decide it
+            raise Unsupported("a text column with numbers past 2**53 is compared row by row")
         kinds = np.full(n, MISSING, dtype=np.int8)
         kinds[nums] = NUM
         kinds[strs] = STR

@@ -370,3 +370,22 @@ def test_match_recognize_avg_past_the_largest_float(tmp_path: Path, capsys, name
                           "--engine", name], capsys)
     assert code == 0, err
     assert out.split() == ["M", "1.7e+308"]
+
+
+@pytest.mark.parametrize(("where", "expected"), [
+    # x: A 2**64 + 1, B 2**64, B 2**64 + 1 (a CSV column past int64: exact ints per cell)
+    (f"a.x > {2**64}", [[0, 1], [0, 2]]),
+    ("a.x = b.x", [[0, 2]]),                      # as float64 all three were equal
+    (f"a.x = b.x OR b.x > {2**64 + 1}", [[0, 2]]),
+    ("a.x > b.x", [[0, 1]]),
+])
+@pytest.mark.parametrize("name", NFAS)
+def test_csv_attributes_past_int64_compare_exactly(tmp_path: Path, capsys, where, expected,
+                                                   name) -> None:
+    events = tmp_path / "e.csv"
+    events.write_text(f"ts,type,x\n1,A,{2**64 + 1}\n2,B,{2**64}\n3,B,{2**64 + 1}\n")
+    code, out, err = run(["match", "--pattern", f"PATTERN SEQ(A a, B b) WHERE {where} "
+                          "WITHIN 10", "--events", str(events), "--engine", name], capsys)
+    assert code == 0, err
+    got = sorted([m["a"][0], m["b"][0]] for m in map(json.loads, out.splitlines()))
+    assert got == expected
