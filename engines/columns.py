@@ -245,12 +245,34 @@ def _exactly(op: str, left: Any, right: Any) -> Any:
             return pa.scalar(bool(_OPS[op](left, right)))
         return _exactly(_FLIPPED[op], right, left)
     if not isinstance(right, (int, float)):
+        kinds = (pa.types.is_integer(left.type), pa.types.is_integer(right.type))
+        if kinds in ((True, False), (False, True)) and not any(
+                pa.types.is_boolean(x.type) or pa.types.is_string(x.type) for x in (left, right)):
+            return _int_against_float(op, left, right) if kinds[0] else \
+                _int_against_float(_FLIPPED[op], right, left)
         return _ARROW_OPS[op](left, right)
     rewritten = _as_column_type(op, right, pa.types.is_integer(left.type))
     if isinstance(rewritten, bool):
         return pa.scalar(rewritten)
     new_op, value, arrow = rewritten
     return _ARROW_OPS[new_op](left, pa.scalar(value, arrow))
+
+
+def _int_against_float(op: str, ints: Any, floats: Any) -> pa.Array:
+    """``ints op floats`` element by element, exactly (Arrow casts the ints to float64).
+    Rounding is monotone, so ``fl(x) < y ⇒ x < y`` and ``fl(x) > y ⇒ x > y``; where
+    ``fl(x) = y``, ``y`` is an integer at most 2**63 and is compared as one."""
+    x = np.asarray(pc.fill_null(ints, 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    y = np.asarray(pc.fill_null(pc.cast(floats, pa.float64()), 0.0)
+                   .to_numpy(zero_copy_only=False), dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        fx = x.astype(np.float64)
+        sign = np.sign(fx - y)
+        tie = fx == y
+        top = tie & (y >= 2.0**63)
+        yi = np.where(tie & ~top, y, 0.0).astype(np.int64)
+    sign = np.where(tie, np.where(top, -1, np.sign(x - yi)), sign)
+    return pa.array(_OPS[op](sign, 0))
 
 
 def _as_column_type(op: str, c: int | float, integer: bool

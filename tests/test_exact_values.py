@@ -389,3 +389,36 @@ def test_csv_attributes_past_int64_compare_exactly(tmp_path: Path, capsys, where
     assert code == 0, err
     got = sorted([m["a"][0], m["b"][0]] for m in map(json.loads, out.splitlines()))
     assert got == expected
+
+
+@given(st.lists(st.tuples(INTS, st.one_of(st.floats(allow_nan=False), st.sampled_from(
+    [2.0**53, 2.0**63, -(2.0**63), 2.0**53 + 2, 9.223372036854775e18]))), min_size=1,
+    max_size=6), st.sampled_from(OPS), st.booleans())
+@settings(max_examples=400, deadline=None)
+@example([(2**53 + 1, 2.0**53)], ">", False)
+@example([(I64 - 1, 2.0**63)], "<", True)
+def test_an_int64_column_against_a_float64_column_is_python_s_comparison(pairs, op,
+                                                                        flip) -> None:
+    """``a.x op b.y`` with ``x`` int64 and ``y`` float64: Arrow would compare in float64
+    (2**53 + 1 > 2**53 false); the oracle is Python's exact comparison."""
+    xs = pa.array([x for x, _ in pairs], pa.int64())
+    ys = pa.array([y for _, y in pairs], pa.float64())
+    got = _exactly(op, ys, xs) if flip else _exactly(op, xs, ys)
+    want = [_python(op, y, x) if flip else _python(op, x, y) for x, y in pairs]
+    assert _verdicts(got, len(pairs)) == want
+
+
+@pytest.mark.parametrize(("where", "matches"), [
+    ("a.x > b.y", True),     # 2**53 + 1 > 2**53 (float64 says equal)
+    ("a.x = b.y", False),
+    ("b.y < a.x", True),
+])
+def test_an_int_attribute_against_a_float_attribute(where: str, matches: bool) -> None:
+    query = Query.parse(f"PATTERN SEQ(A a, B b) WHERE {where} WITHIN 10")
+    s = Stream.from_rows([{"ts": 1, "type": "A", "x": 2**53 + 1, "y": 0.5},
+                          {"ts": 2, "type": "B", "x": 0, "y": 2.0**53}])
+    expected = {Match.of({"a": [0], "b": [1]})} if matches else set()
+    assert query.reference(s) == expected
+    for name in claiming_engines(query):
+        for form in (s, columnar(s)):
+            assert set(engine(name).compile(query).run(form)) == expected, name
