@@ -41,11 +41,12 @@ COMMANDS = (
     "trace",
     "convert",
     "stream",
+    "translate",
 )
 
 #: Subcommands that, without ``--spark``, run in this process alone and never use
 #: pandas: the ``kleene`` program runs them with pandas unimportable (:func:`no_pandas`).
-NO_PANDAS = frozenset({"match", "convert", "trace"})
+NO_PANDAS = frozenset({"match", "convert", "trace", "translate"})
 
 #: What :func:`no_pandas` makes unimportable: pandas, and dateutil, which pyarrow
 #: imports at its first conversion of a Python value to convert dateutil time zones

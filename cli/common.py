@@ -17,7 +17,7 @@ from typing import TypeAlias
 
 from kleene.data.batches import open_events
 from kleene.data.loaders import FORMATS, load_events
-from kleene.reference.budget import DEFAULT_STEPS, Budget
+from kleene.reference.budget import DEFAULT_HELD, DEFAULT_STEPS, Budget
 from kleene.reference.durations import READINGS
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
@@ -77,11 +77,13 @@ def load_stream(args: argparse.Namespace) -> Stream:
 def add_budget_option(parser: argparse.ArgumentParser) -> None:
     """``--budget [steps=]N``, ``--time-limit S``, ``--memory-limit MB``: the
     reference's search budgets (:class:`~kleene.reference.budget.Budget`)."""
-    parser.add_argument("--budget", type=budget_limit, default=DEFAULT_STEPS, metavar="N",
+    parser.add_argument("--budget", type=budget_limit, default=None, metavar="N",
                         help=f"the search budget in steps: substitutions the reference "
-                             f"tries, or matches an engine reports (also written "
-                             f"{BUDGET_NAME}=N; default {DEFAULT_STEPS:,}); past it the "
-                             "command stops with an error instead of running for hours")
+                             f"tries, or matches an engine reports and the most it holds "
+                             f"at once (docs/architecture.md, \"Engine budgets\"; also written "
+                             f"{BUDGET_NAME}=N; default {DEFAULT_STEPS:,} steps and "
+                             f"{DEFAULT_HELD:,} held at once); past it the command stops with "
+                             "an error instead of running for hours")
     parser.add_argument("--time-limit", type=positive_number, metavar="SECONDS",
                         help="stop the search (reference or engine) after SECONDS of "
                              "wall-clock time")
@@ -100,9 +102,14 @@ def budget_limit(text: str) -> int:
     return non_negative(number)
 
 
-def make_budget(limit: int, seconds: float | None = None,
+def make_budget(limit: int | None, seconds: float | None = None,
                 memory_mb: float | None = None) -> Budget:
-    """A fresh :class:`Budget` of ``limit`` steps (and a deadline, a memory ceiling)."""
+    """A fresh :class:`Budget` of ``limit`` steps, each engine holding at most ``limit``
+    things at once (``None``: the defaults, ``DEFAULT_STEPS`` and ``DEFAULT_HELD``), and a
+    deadline, a memory ceiling."""
+    if limit is None:
+        return Budget(name=BUDGET_NAME, limit=DEFAULT_STEPS, held=DEFAULT_HELD,
+                      seconds=seconds, memory_mb=memory_mb)
     return Budget(name=BUDGET_NAME, limit=limit, seconds=seconds, memory_mb=memory_mb)
 
 
@@ -167,6 +174,14 @@ def non_negative(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative number, got {value}")
+    return value
+
+
+def positive_count(text: str) -> int:
+    """``text`` as a whole number ≥ 1 (as :func:`non_negative`; an argparse ``type``)."""
+    value = non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a positive number, got 0")
     return value
 
 

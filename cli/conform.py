@@ -8,9 +8,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands
+from kleene.cli.common import Commands, positive_count
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import load_case_files
+from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
@@ -34,8 +35,9 @@ external backend speaking the JSON-lines protocol of docs/backends.md
 
 With --sqllogictest PATH... it runs sqllogictest files instead (DuckDB's
 MATCH_RECOGNIZE tests when no PATH is given): every MATCH_RECOGNIZE by Kleene's
-reference, all other SQL by DuckDB, and prints a table per file and per
-construct and every failure with its FILE:LINE and query.
+reference (or --engine NAME, or --backend BACKEND: each recognition sent over the
+protocol with its source as a table), all other SQL by DuckDB, and prints a table
+per file and per construct and every failure with its FILE:LINE and query.
 
 Exit codes: 0 every applicable case passes, 1 some case failed (or the protocol
 check found a problem), 2 a user mistake (unknown backend, ...)."""
@@ -55,6 +57,10 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                         help="write an HTML report to FILE.html")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help=f"per-case time limit (default {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--max-answer", type=positive_count, default=DEFAULT_MAX_ANSWER,
+                        metavar="CHARS",
+                        help="the longest answer line read from an external backend "
+                             f"(default {DEFAULT_MAX_ANSWER:,}); a longer one is malformed")
     parser.add_argument("--case", metavar="TEXT", dest="select",
                         help="run only the tests whose id contains TEXT")
     parser.add_argument("--cases", type=Path, metavar="DIR",
@@ -79,6 +85,10 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "conformance/sqllogictest/duckdb): each MATCH_RECOGNIZE by Kleene's "
                              "reference, within --timeout seconds, all other SQL by DuckDB; "
                              "--case TEXT keeps the records whose FILE:LINE contains TEXT")
+    parser.add_argument("--reading", metavar="VENDOR",
+                        help="with --sqllogictest: read as VENDOR does where it parts from the "
+                             "standard (duckdb: ALL ROWS PER MATCH lists the input's columns "
+                             "first); the errata it adopts then explain no failure")
     parser.add_argument("--engine", metavar="NAME",
                         help="with --sqllogictest: the engine that runs each MATCH_RECOGNIZE "
                              "(match-recognize; default: Kleene's reference)")
@@ -102,13 +112,16 @@ def run(args: argparse.Namespace) -> int:
         spec = args.backend or os.environ.get(ENV, "")
         if not spec:
             raise UnknownBackend(f"--check-protocol needs --backend cmd:COMMAND (or ${ENV})")
-        return check_protocol(spec, out, timeout=args.timeout)
+        return check_protocol(spec, out, timeout=args.timeout, max_answer=args.max_answer)
     if args.sqllogictest is not None:
         # lazy: DuckDB and the SQL reference only with `--sqllogictest`
         from kleene.cli.conform_sqllogic import run_sqllogictest
 
         return run_sqllogictest(args.sqllogictest, out, time_limit=args.timeout,
-                                select=args.select, quiet=args.quiet, engine=args.engine)
+                                select=args.select, quiet=args.quiet, engine=args.engine,
+                                backend=args.backend, reading=args.reading)
+    if args.reading:
+        raise Unsupported("--reading names a vendor's reading of --sqllogictest")
     if args.engine:
         raise Unsupported("--engine names the MATCH_RECOGNIZE engine of --sqllogictest; "
                           "other runs take --backend")
@@ -117,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
     if args.master and not args.spark:
         raise Unsupported("--master needs --spark")
     files = load_case_files(args.cases)
-    backend = spark_backend(args) if args.spark else find_backend(args.backend,
-                                                                   timeout=args.timeout)
+    backend = spark_backend(args) if args.spark else find_backend(
+        args.backend, timeout=args.timeout, max_answer=args.max_answer)
     spec = args.backend or f"${ENV}"
     on_spark = " --spark" if args.spark else ""
 

@@ -1,5 +1,7 @@
 """``kleene conform --sqllogictest PATH...``: sqllogictest files, every ``MATCH_RECOGNIZE``
-by Kleene's reference and all other SQL by DuckDB (:mod:`kleene.conformance.sqllogictest`).
+by Kleene's reference (or an engine, ``--engine``, or a backend over the protocol,
+``--backend``, :mod:`kleene.conformance.sqllogictest.backend`) and all other SQL by DuckDB
+(:mod:`kleene.conformance.sqllogictest`).
 
 Prints a table of the files (passed, failed, explained, unsupported, skipped records), one
 of the constructs the ``MATCH_RECOGNIZE`` records use, then every unsupported record with
@@ -18,7 +20,10 @@ from typing import TextIO
 
 import duckdb
 
+from kleene.conformance.backends import find_backend
+from kleene.conformance.outcome import TableBackend, table_backend
 from kleene.conformance.sqllogictest import DUCKDB_FILES
+from kleene.conformance.sqllogictest.backend import READINGS, BackendRecognizer, Reading
 from kleene.conformance.sqllogictest.explained import Stale, explain, explanations_for
 from kleene.conformance.sqllogictest.reader import Query
 from kleene.conformance.sqllogictest.runner import (
@@ -31,20 +36,52 @@ from kleene.conformance.sqllogictest.runner import (
     reference,
     run_file,
 )
+from kleene.data.sql import ArrowRecognizer, Recognize
+from kleene.reference.errors import Unsupported
 
 
 def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
                      select: str | None = None, quiet: bool = False,
-                     engine: str | None = None) -> int:
+                     engine: str | None = None, backend: str | None = None,
+                     reading: str | None = None) -> int:
     """Run the files ``paths`` name (none: the shipped DuckDB files) and print the report,
-    each recognition by ``engine`` (``None``: the reference); 1 when a record failed
-    unexplained or an explanation is stale, else 0."""
+    each recognition by ``engine`` or by the backend ``backend`` names (neither: the
+    reference), in the vendor's ``reading`` if one is named (:data:`READINGS`); 1 when a
+    record failed unexplained or, without a backend, an explanation is stale, else 0."""
+    if engine and backend:
+        raise Unsupported("--engine and --backend both name who runs each MATCH_RECOGNIZE: "
+                          "give one")
+    if reading is not None and reading not in READINGS:
+        raise Unsupported(f"no reading {reading!r}; the readings: {', '.join(READINGS)}")
     files = files_in(paths or [DUCKDB_FILES])
-    recognize = reference(time_limit) if engine is None else engine_recognizer(engine,
-                                                                                time_limit)
-    by = "Kleene's reference" if engine is None else f"the engine {engine}"
+    server = None if backend is None else table_backend(find_backend(backend,
+                                                                     timeout=time_limit))
+    try:
+        return _run(files, out, time_limit, select, quiet, engine, server,
+                    None if reading is None else READINGS[reading])
+    finally:
+        if server is not None:
+            server.close()
+
+
+def _run(files: Sequence[Path], out: TextIO, time_limit: float, select: str | None,
+         quiet: bool, engine: str | None, server: TableBackend | None,
+         reading: Reading | None) -> int:
+    recognize: Recognize | ArrowRecognizer
+    if server is not None:
+        recognize = BackendRecognizer(server, time_limit)
+        by = f"the backend {server.name} {server.version} ({server.origin})"
+    elif engine is not None:
+        recognize, by = engine_recognizer(engine, time_limit), f"the engine {engine}"
+    else:
+        recognize, by = reference(time_limit), "Kleene's reference"
+    if reading is not None:
+        by += f", read as {reading.name} does: {reading.says}"
+        if server is None:
+            recognize = reading.wrap(recognize)
     print(f"sqllogictest: MATCH_RECOGNIZE by {by} (at most {time_limit:g} s a "
           f"recognition), all other SQL by DuckDB {duckdb.__version__}", file=out)
+    adopted = reading.adopts if reading is not None else frozenset()
     reports = []
     stale: list[Stale] = []
     for path in files:
@@ -52,7 +89,9 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
         if select:
             report = FileReport(report.file, tuple(o for o in report.outcomes
                                                    if select in o.where), report.skipped)
-        report, old = explain(report, explanations_for(path), whole=not select)
+        explanations = {k: e for k, e in explanations_for(path).items()
+                        if e.erratum not in adopted}
+        report, old = explain(report, explanations, whole=not select)
         reports.append(report)
         stale += old
         if not quiet:
@@ -75,9 +114,10 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
               file=out)
     else:
         section(out, "explained", explained)
-    section(out, "stale explanations", [f"{s.explanation.where}: {s.reason} "
-                                        f"({s.explanation.category}: {s.explanation.why})"
-                                        for s in stale])
+    section(out, "stale explanations" if server is None else
+            "explained records the backend passes (not a failure: EXPLAINED.toml is "
+            "Kleene's)", [f"{s.explanation.where}: {s.reason} "
+                          f"({s.explanation.category}: {s.explanation.why})" for s in stale])
     notes = [f"{o.where}: {o.note}" for o in outcomes if o.note]
     if quiet and notes:
         print(f"\n{len(notes)} expected errors came with another message (listed without -q)",
@@ -86,7 +126,7 @@ def run_sqllogictest(paths: Sequence[str], out: TextIO, *, time_limit: float,
         section(out, "expected errors with another message", notes)
     failures = [o for o in outcomes if o.status == "failed"]
     section(out, "failures", [failure(o) for o in failures])
-    return 1 if failures or stale else 0
+    return 1 if failures or (stale and server is None) else 0
 
 
 def row(name: str, report: FileReport) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from kleene.cli import demo_engines, demo_nfa, demo_spark, demo_srt, demo_stream
-from kleene.cli.common import Commands, add_budget_option, non_negative, plural
+from kleene.cli.common import Commands, add_budget_option, make_budget, non_negative, plural
 from kleene.cli.demo_cases import CROSS, Tally, summary, worked_examples
 from kleene.cli.demo_engines import Row, claiming_engines
 from kleene.cli.demo_report import print_table, write_report
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
         tally.disagree += 1
         print(f"{CROSS} cannot load the case files: {err}\n", file=out)
         files = []
-    worked_examples(files, args.budget, tally, out)
+    worked_examples(files, make_budget(args.budget).limit, tally, out)
     examples = summary(tally, out)
     cases = [(case, test) for f in files for case in f.cases for test in case.tests]
     rows, notes = engines_part(cases, args, out, tally)
@@ -178,7 +178,8 @@ def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
         head = Stream(s.events[:args.prefix], s.time_unit)
         print(f"  reference and engines on the first {len(head):,} stock events "
               "(policies next and any) ...", file=out)
-        rows += demo_engines.stock_prefix(pattern, head, names, ("next", "any"), args.budget)
+        rows += demo_engines.stock_prefix(pattern, head, names, ("next", "any"),
+                                          make_budget(args.budget).limit)
         print(f"  engines on all {len(s):,} stock events (policy next) ...", file=out)
         full, expected = demo_engines.stock_full(pattern, s, FULL_STREAM_ENGINES, "next",
                                                  "ses-automaton", _progress)

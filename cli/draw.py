@@ -16,7 +16,7 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, _time_unit, pattern_text
+from kleene.cli.common import Commands, _is_file, _time_unit, pattern_text
 from kleene.engines.draw import (
     FORMATS,
     GUARD_STYLES,
@@ -73,13 +73,26 @@ def add_pattern_options(parser: argparse.ArgumentParser) -> None:
                              "estimated from the stream when there is one")
 
 
-def compile_pattern(args: argparse.Namespace) -> tuple[Compiled, Query]:
-    """Decide the query of ``args.pattern`` (:meth:`Query.parse`) and compile it with
-    ``args.engine``; without ``--policy``, an SES pattern is drawn under ``next``, as
-    seed 000 draws the SES automaton's runs (Fig. 6), when the automaton claims it."""
+def pattern_name(arg: str) -> str:
+    """The name of the pattern file ``arg`` names, or ``""`` for pattern text (a page's
+    title)."""
+    return Path(arg).name if _is_file(arg) else ""
+
+
+def pattern_query(args: argparse.Namespace) -> Query:
+    """The query of ``args.pattern`` as given (:meth:`Query.parse`)."""
     text, source = pattern_text(args.pattern)
-    query = Query.parse(text, language=args.language, policy=args.policy,
-                        time_unit=getattr(args, "time_unit", None), source=source)
+    return Query.parse(text, language=args.language, policy=args.policy,
+                       time_unit=getattr(args, "time_unit", None), source=source)
+
+
+def compile_pattern(args: argparse.Namespace, query: Query | None = None,
+                    ) -> tuple[Compiled, Query]:
+    """Decide the query of ``args.pattern`` (:func:`pattern_query`, unless given) and
+    compile it with ``args.engine``; without ``--policy``, an SES pattern is drawn under
+    ``next``, as seed 000 draws the SES automaton's runs (Fig. 6), when the automaton
+    claims it."""
+    query = query or pattern_query(args)
     language = query.lang
     if args.policy is None and "next" in language.policies and \
             language.pattern_policy(query.pattern) is None:

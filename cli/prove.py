@@ -10,7 +10,8 @@ import sys
 from collections.abc import Iterable
 from typing import TextIO, cast
 
-from kleene.cli.common import Commands, _time_unit, non_negative, pattern_text
+from kleene.cli.common import Commands, _time_unit, non_negative, pattern_text, positive_number
+from kleene.cli.watchdog import limits
 from kleene.data.loaders import FORMATS, load_events
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
 from kleene.proofs.reports import AUTOMATON_ONLY, ProofOptions, ProofReport
@@ -20,6 +21,9 @@ from kleene.proofs.ses.witnesses import BOUND
 from kleene.proofs.srt.satisfiability import BOUND as SREMO_BOUND
 from kleene.reference.languages import LANGUAGES, Language, detect_language, hook, language_named
 from kleene.reference.query import Query
+
+#: The whole run's time limit in seconds (``--time-limit``).
+DEFAULT_TIME_LIMIT = 300.0
 
 NAME = "prove"
 HELP = "prove properties of a pattern and its automaton with Z3"
@@ -57,7 +61,11 @@ else in the unit of the pattern's window (the finest, if several) as real number
 (so every finer unit is covered): WITHIN 1 hour is τ = 1 of real hours, or τ = 3600
 of integer seconds with --time-unit s.
 
-Exit codes: 0 no problem found, 1 some check found a problem, 2 a user mistake."""
+The whole run stops after --time-limit seconds (default {DEFAULT_TIME_LIMIT:g}; --timeout
+bounds each Z3 query): the checks decided so far are printed, then one line.
+
+Exit codes: 0 no problem found, 1 some check found a problem, 2 a user mistake or
+the time limit."""
 
 #: Every language's report: its sections, and the automaton's generic checks.
 def _reports() -> dict[str, ProofReport]:
@@ -98,6 +106,10 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              f"{SREMO_BOUND} for SREMO; equivalence uses at least 5)")
     parser.add_argument("--timeout", type=non_negative, default=10, metavar="SECONDS",
                         help="Z3's time limit per query (default 10)")
+    parser.add_argument("--time-limit", type=positive_number, default=DEFAULT_TIME_LIMIT,
+                        metavar="SECONDS",
+                        help=f"the whole run's time limit (default {DEFAULT_TIME_LIMIT:g}): "
+                             "past it, one line and exit 2")
     reports = _reports()
     every = tuple(dict.fromkeys(x for r in reports.values() for x in r.sections))
     parser.add_argument("--check", action="append", choices=every, metavar="SECTION",
@@ -131,7 +143,8 @@ def run(args: argparse.Namespace) -> int:
     options = ProofOptions(sorts=list(args.sort), events=events, time_unit=args.time_unit,
                            no_missing=args.no_missing, bound=args.bound,
                            timeout=args.timeout)
-    return _report(args, report.run(query, options, wanted))
+    with limits(args.time_limit, None, f"proving {args.pattern}"):
+        return _report(args, report.run(query, options, wanted))
 
 
 def _report(args: argparse.Namespace, found: Iterable[Check]) -> int:

@@ -1,6 +1,7 @@
 """``kleene trace``: a run step by step, for the SES automaton (seed 000 Fig. 6), the
 NFAs of seed 003 and the SRTs of seed 004 (each family's tracer,
-:mod:`kleene.engines.trace`).
+:mod:`kleene.engines.trace`), and the searches of a ``MATCH_RECOGNIZE`` statement
+(:mod:`kleene.cli.trace_table`).
 
 Text on standard output, or an HTML page (``-o out.html``, one self-contained
 file, pictures inline) with the transition graph of every step: the current
@@ -15,12 +16,13 @@ import sys
 from pathlib import Path
 
 from kleene.cli.common import Commands, add_event_options, load_stream, say_query
-from kleene.cli.draw import add_pattern_options, compile_pattern
+from kleene.cli.draw import add_pattern_options, compile_pattern, pattern_name, pattern_query
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
 
 NAME = "trace"
-HELP = "show a run of an automaton step by step (SES automaton, NFAs, SRTs)"
+HELP = ("show a run of an automaton step by step (SES automaton, NFAs, SRTs), or the "
+        "searches of a MATCH_RECOGNIZE")
 DESCRIPTION = """\
 Run the automaton an engine compiles PATTERN (a file, or the pattern text
 itself) to over the events and show, for each event, what it did.
@@ -38,13 +40,23 @@ read earlier and evaluated now), the live instances, the matches.
 SRTs (seed 004, --engine srt): the runs (state, registers, marks), the
 transitions that fire, the matches.
 
-With -o FILE the trace is one HTML page with the transition graph of every step.
+MATCH_RECOGNIZE (a SQL statement; --events is the table its FROM names, read
+by DuckDB): the reference's search from each start row of each partition, in
+preferment order: each row tried for a variable and whether its DEFINE held,
+with the values it read; each choice (iterate or leave, an alternation's
+parts) and each step back to the choice left, with the rows given back; the
+match, the first way whose every row held; where AFTER MATCH SKIP starts the
+next search; then the statement's answer as CSV.
+
+With -o FILE the trace is one HTML page with the transition graph of every step
+(MATCH_RECOGNIZE: the engine's program and each search as a tree).
 
 examples:
   kleene trace q1.ses --events chemo.csv --time-unit h --run e1 -o q1-run.html
   kleene trace q1.ses --events chemo.csv --time-unit h --limit 5
   kleene trace seq.op --engine nfa-chain --events abc.csv -o chain.html
-  kleene trace table1.sremo --engine srt --events table1.csv"""
+  kleene trace table1.sremo --engine srt --events table1.csv
+  kleene trace v.sql --events prices.csv -o v.html"""
 
 
 def add_parser(commands: Commands) -> argparse.ArgumentParser:
@@ -80,9 +92,17 @@ def run_start(text: str | None, events: int) -> int | None:
 
 def run(args: argparse.Namespace) -> int:
     """Compile, load, trace, write; user mistakes propagate as ``KleeneError``."""
-    compiled, query = compile_pattern(args)
+    query = pattern_query(args)
+    if query.answers_tables:
+        # lazy: DuckDB and the table door are a MATCH_RECOGNIZE statement's only
+        from kleene.cli.trace_table import trace_table
+        text, error = trace_table(args, query)
+        write(args.output, text)
+        if error is not None:
+            raise error
+        return 0
+    compiled, query = compile_pattern(args, query)
     if tracer_of(compiled) is None:
-        query.matches_at("kleene trace")   # no tracer follows a table query's run yet
         raise Unsupported(f"engine {args.engine or 'chosen'} runs no automaton a trace "
                           "follows: choose an SES automaton (ses-automaton*), an NFA (nfa-*) "
                           "or an SRT (srt*)")
@@ -92,15 +112,20 @@ def run(args: argparse.Namespace) -> int:
     t = trace(compiled, stream)
     fmt = args.format or ("html" if args.output else "text")
     if fmt == "html":
-        title = f"kleene trace: {Path(args.pattern).name if Path(args.pattern).is_file() else ''}"
+        title = f"kleene trace: {pattern_name(args.pattern)}"
         text = t.html(first, title=title.rstrip(": "), events=stream)
     else:
         text = "\n".join(t.text(first)) + "\n"
-    if args.output:
+    write(args.output, text)
+    return 0
+
+
+def write(output: str | None, text: str) -> None:
+    """``text`` into the file ``output``, or on standard output."""
+    if output:
         try:
-            Path(args.output).write_text(text, encoding="utf-8")
+            Path(output).write_text(text, encoding="utf-8")
         except OSError as err:
-            raise PatternError(f"cannot write {args.output}: {err.strerror or err}") from None
+            raise PatternError(f"cannot write {output}: {err.strerror or err}") from None
     else:
         sys.stdout.write(text)
-    return 0

@@ -33,18 +33,23 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kleene import __version__
-from kleene.conformance.command import CommandBackend
+from kleene.conformance.command import DEFAULT_MAX_ANSWER, CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
-from kleene.conformance.wire import Request
+from kleene.conformance.wire import AnyRequest, TableRequest
 from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+
+if TYPE_CHECKING:
+    from kleene.data.sql import Recognize
+    from kleene.reference.match_recognize.ast import MatchRecognize
+    from kleene.reference.match_recognize.table import Table
 
 #: The entry-point group a third-party engine registers under.
 ENTRY_POINT_GROUP = "kleene.engines"
@@ -106,7 +111,15 @@ class EngineBackend:
     def capabilities(self) -> frozenset[Feature]:
         return frozenset(self.engine.capabilities)
 
-    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+    @property
+    def answers_tables(self) -> bool:
+        """Whether the engine recognizes tables (``recognizer(seconds)``, the
+        ``MATCH_RECOGNIZE`` engines)."""
+        return callable(getattr(self.engine, "recognizer", None))
+
+    def run(self, request: AnyRequest, *, timeout: float | None = None) -> Outcome:
+        if isinstance(request, TableRequest):
+            return _tables(request, self.engine.recognizer(timeout))  # type: ignore[attr-defined]
         start = time.perf_counter()
         try:
             with _alarm(timeout):
@@ -146,11 +159,16 @@ class ReferenceBackend(EngineBackend):
         self.name, self.version = "reference", __version__
         self.origin = "the reference semantics (kleene.reference.languages)"
 
+    #: It answers table requests (``match_recognize``) by the reference.
+    answers_tables = True
+
     @property
     def capabilities(self) -> frozenset[Feature]:
         return all_features()
 
-    def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
+    def run(self, request: AnyRequest, *, timeout: float | None = None) -> Outcome:
+        if isinstance(request, TableRequest):
+            return _tables(request, reference_recognizer(timeout))
         start = time.perf_counter()
         try:
             query = Query.parse(request.pattern, language=request.language,
@@ -161,6 +179,24 @@ class ReferenceBackend(EngineBackend):
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)
         return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
+
+
+def reference_recognizer(seconds: float | None) -> Recognize:
+    """The ``MATCH_RECOGNIZE`` reference, each recognition under ``seconds`` (``None``: the
+    default step budget only)."""
+    # lazy: the SQL reference only for a table request
+    from kleene.reference.match_recognize.semantics import recognize
+
+    def run(clause: MatchRecognize, table: Table) -> Table:
+        return recognize(clause, table, budget=Budget(seconds=seconds))
+    return run
+
+
+def _tables(request: TableRequest, recognize: Any) -> Outcome:
+    # lazy: DuckDB only for a table request
+    from kleene.conformance.table_run import answer_table
+
+    return answer_table(request, recognize)
 
 
 #: The name of :class:`ReferenceBackend` for :func:`find_backend`.
@@ -219,9 +255,11 @@ def _import_factory(spec: str) -> Backend:
 
 
 def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
-                 log: Callable[[str, str, Any, list[str]], None] | None = None) -> Backend:
+                 log: Callable[[str, str, Any, list[str]], None] | None = None,
+                 max_answer: int = DEFAULT_MAX_ANSWER) -> Backend:
     """The backend ``spec`` names (default: ``$KLEENE_BACKEND``); :class:`UnknownBackend`
-    lists the choices, :class:`BackendError` says why a found backend is unusable."""
+    lists the choices, :class:`BackendError` says why a found backend is unusable. An
+    external command's answer lines are read up to ``max_answer`` characters."""
     spec = (spec or os.environ.get(ENV, "")).strip()
     if not spec:
         raise UnknownBackend(f"no backend named: pass --backend or set {ENV}; {choices()}")
@@ -229,7 +267,7 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         argv = shlex.split(spec[4:])
         if not argv:
             raise UnknownBackend("cmd: needs a command, e.g. cmd:node minimal_backend.js")
-        return CommandBackend(argv, timeout=timeout, log=log)
+        return CommandBackend(argv, timeout=timeout, log=log, max_answer=max_answer)
     if spec == REFERENCE:
         return ReferenceBackend()
     if spec in engine_names():
@@ -247,5 +285,5 @@ def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,
         return _import_factory(spec)
     argv = shlex.split(spec)
     if argv and Path(argv[0]).is_file() and os.access(argv[0], os.X_OK):
-        return CommandBackend(argv, timeout=timeout, log=log)
+        return CommandBackend(argv, timeout=timeout, log=log, max_answer=max_answer)
     raise UnknownBackend(f"no backend {spec!r}; {choices()}")

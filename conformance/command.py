@@ -4,17 +4,21 @@
 name, version and capabilities (each validated with
 :meth:`~kleene.engines.protocol.Feature.parse`: an unknown one is a protocol
 error naming it). Each :meth:`~CommandBackend.run` sends one ``run`` line
-and waits at most ``timeout`` seconds for one answer line. A backend that
-crashes, hangs, prints non-JSON or answers with a malformed message gets a
-verdict for that request (an :class:`~kleene.conformance.outcome.Outcome`
-with ``broken``) and is restarted for the next one. ``log`` sees every
+and waits at most ``timeout`` seconds for one answer line of at most ``max_answer``
+characters. A backend that crashes, hangs, prints non-JSON or answers with a
+malformed message (or a longer line) gets a verdict for that request (an
+:class:`~kleene.conformance.outcome.Outcome` with ``broken``) and is restarted for
+the next one. The command runs in a process group of its own, killed as a whole: a
+child it forked that keeps its stdout open dies with it. ``log`` sees every
 message, sent or received, with its schema problems (``--check-protocol``).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import queue
+import signal
 import subprocess
 import threading
 import time
@@ -24,6 +28,7 @@ from typing import IO, Any
 
 from kleene.conformance import wire
 from kleene.conformance.outcome import BackendError, Outcome
+from kleene.conformance.sql_tables import SqlTable, TableProblem, decode
 from kleene.engines.protocol import Feature
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
@@ -36,6 +41,21 @@ _EOF = object()
 #: The least time a backend is given to start and answer ``hello`` (an
 #: interpreter's start-up is no case's fault, even under a small ``--timeout``).
 HANDSHAKE_TIMEOUT = 10.0
+
+#: The longest answer line read, in characters (``kleene conform --max-answer``): a
+#: longer one is ``malformed``, its rest skipped unread into memory.
+DEFAULT_MAX_ANSWER = 8 * 2**20
+
+#: How much of an over-long line is skipped at a time.
+_CHUNK = 2**16
+
+
+class TooLong:
+    """What the pump hands on for a line longer than the bound (its start, for the
+    verdict)."""
+
+    def __init__(self, start: str) -> None:
+        self.start = start
 
 
 class Broken(Exception):
@@ -50,10 +70,14 @@ class Broken(Exception):
 class CommandBackend:
     """An external command as a backend (one process, restarted after a failure)."""
 
+    #: It takes table requests (when it claims ``match_recognize``).
+    answers_tables = True
+
     def __init__(self, argv: Sequence[str], *, timeout: float = 30.0,
-                 log: Log | None = None) -> None:
+                 log: Log | None = None, max_answer: int = DEFAULT_MAX_ANSWER) -> None:
         self.argv = list(argv)
         self.timeout = timeout
+        self.max_answer = max_answer
         self.log = log
         self.origin = f"external command {' '.join(self.argv)}"
         self.name = self.argv[0]
@@ -82,13 +106,14 @@ class CommandBackend:
         try:
             proc = subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, text=True, encoding="utf-8",
-                                    errors="replace", bufsize=1)
+                                    errors="replace", bufsize=1, start_new_session=True)
         except OSError as err:
             raise Broken("crashed", f"cannot start {self.argv[0]!r}: {err}") from None
         self._proc = proc
         self._lines = queue.Queue()
         self._stderr.clear()
-        threading.Thread(target=self._pump, args=(proc.stdout, self._lines), daemon=True).start()
+        threading.Thread(target=self._pump, args=(proc.stdout, self._lines, self.max_answer),
+                         daemon=True).start()
         threading.Thread(target=self._drain, args=(proc.stderr,), daemon=True).start()
         self._send("hello-request", wire.hello())
         answer = self._receive("hello-response", max(self.timeout, HANDSHAKE_TIMEOUT))
@@ -104,33 +129,52 @@ class CommandBackend:
         self._capabilities = frozenset(features)
 
     @staticmethod
-    def _pump(stream: IO[str] | None, lines: queue.Queue[Any]) -> None:
+    def _pump(stream: IO[str] | None, lines: queue.Queue[Any], most: int) -> None:
+        """Hand on each line of ``stream`` (a line past ``most`` characters as
+        :class:`TooLong`, its rest skipped), then ``_EOF``; it owns the stream and
+        closes it, so a kill never closes a pipe this thread is reading."""
         assert stream is not None
-        for line in stream:
-            lines.put(line)
-        lines.put(_EOF)
+        try:
+            while line := stream.readline(most + 1):
+                if len(line) <= most or line.endswith("\n"):
+                    lines.put(line)
+                    continue
+                lines.put(TooLong(line[:200]))
+                while (rest := stream.readline(_CHUNK)) and not rest.endswith("\n"):
+                    pass
+                if not rest:
+                    break
+        except (OSError, ValueError, MemoryError):
+            pass   # the pipe broke or was closed: the end of the answers, as at EOF
+        finally:
+            lines.put(_EOF)
+            _close(stream)
 
     def _drain(self, stream: IO[str] | None) -> None:
         assert stream is not None
-        for line in stream:
-            self._stderr.append(line.rstrip("\n"))
+        try:
+            while line := stream.readline(_CHUNK):
+                self._stderr.append(line.rstrip("\n"))
+        except (OSError, ValueError, MemoryError):
+            pass
+        finally:
+            _close(stream)
 
     def _kill(self) -> None:
+        """Kill the command's whole process group (its forked children too) and wait for
+        it; the reading threads close their pipes at their end."""
         proc, self._proc = self._proc, None
         if proc is None:
             return
-        if proc.poll() is None:
-            proc.kill()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass   # the group has no process left
         try:
             proc.wait(timeout=5)
         except subprocess.TimeoutExpired:  # pragma: no cover - a process that ignores SIGKILL
             pass
-        for pipe in (proc.stdin, proc.stdout, proc.stderr):
-            try:
-                if pipe is not None:
-                    pipe.close()
-            except OSError:
-                pass
+        _close(proc.stdin)
 
     def _stderr_tail(self) -> str:
         time.sleep(0.05)  # let the drain thread catch the last lines
@@ -167,6 +211,10 @@ class CommandBackend:
                                     f"{timeout:g} s") from None
         if line is _EOF:
             raise self._crashed()
+        if isinstance(line, TooLong):
+            raise Broken("malformed", f"the {kind.replace('-response', '')} answer is longer "
+                                      f"than {self.max_answer:,} characters (--max-answer): "
+                                      f"{line.start[:200]!r}...")
         try:
             message = json.loads(line)
         except json.JSONDecodeError as err:
@@ -184,19 +232,23 @@ class CommandBackend:
 
     # ------------------------------------------------------------ the protocol
 
-    def run(self, request: wire.Request, *, timeout: float | None = None) -> Outcome:
+    def run(self, request: wire.AnyRequest, *, timeout: float | None = None) -> Outcome:
         """Send ``request``; the backend's answer or a verdict on it (never an exception)."""
         limit = timeout or self.timeout
         start = time.perf_counter()
+        sent, expected = wire.kinds_of(request)
+        table = None
         try:
             if self._proc is None:
                 self._start()
             self._seq += 1
-            self._send("run-request", request.message(self._seq))
-            answer = self._receive("run-response", limit)
+            self._send(sent, request.message(self._seq))
+            answer = self._receive(expected, limit)
             if answer["seq"] != self._seq:
                 raise Broken("malformed", f"the answer has seq {answer['seq']}, "
                                           f"the request {self._seq}")
+            if "table" in answer:
+                table = self._table(answer)
         except Broken as err:
             self._kill()
             return Outcome(broken=err.message, verdict=err.verdict,
@@ -205,7 +257,18 @@ class CommandBackend:
         if "error" in answer:
             return Outcome(error=(answer["error"]["code"], answer["error"]["message"]),
                            seconds=seconds)
+        if table is not None:
+            return Outcome(table=table, seconds=seconds)
         return Outcome(matches=tuple(Match.of(m) for m in answer["matches"]), seconds=seconds)
+
+    def _table(self, answer: dict[str, Any]) -> SqlTable:
+        """The answer's table; a value that breaks its column's type is ``malformed``."""
+        try:
+            return decode(answer["table"], "/table")
+        except TableProblem as err:
+            if self.log:
+                self.log("<", "run-table-response", answer, [str(err)])
+            raise Broken("malformed", f"malformed run table response: {err}") from None
 
     def close(self) -> None:
         """Say ``bye`` and wait for the process to exit (killed after 5 s)."""
@@ -217,3 +280,11 @@ class CommandBackend:
         except (Broken, subprocess.TimeoutExpired):
             self.returncode = None
         self._kill()
+
+
+def _close(pipe: IO[str] | None) -> None:
+    try:
+        if pipe is not None:
+            pipe.close()
+    except (OSError, ValueError):
+        pass

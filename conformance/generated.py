@@ -6,7 +6,8 @@ reading), each compared with the reference. On a disagreement Hypothesis
 shrinks the example and the :class:`~kleene.conformance.runner.Result`
 carries the reproduction of the minimal counterexample. A language's pattern
 generator is its registry hook ``generate`` (:func:`kleene.reference.languages.hook`):
-SES patterns and their operator translations
+SES patterns and their operator translations; ``MATCH_RECOGNIZE`` clauses over drawn
+tables (:mod:`kleene.conformance.generated_tables`)
 (:func:`kleene.conformance.strategies.ses_pattern_for`,
 :func:`~kleene.conformance.strategies.operator_pattern_for`), over
 :func:`~kleene.conformance.strategies.streams`. A language without one (SREMO,
@@ -80,6 +81,11 @@ def check_language(backend: Backend, language: str, examples: int, *,
     from hypothesis import strategies as st
     from hypothesis.errors import Unsatisfiable
 
+    if language_named(language).answers == "tables":
+        # lazy: DuckDB and the SQL reference only for a language answering tables
+        from kleene.conformance.generated_tables import check_tables
+
+        return check_tables(backend, language, examples, timeout=timeout)
     ident = f"generated/{language}"
     result = Result(ident, "(generated)", language, PASS)
     policies, readings = _claimed(backend, language)

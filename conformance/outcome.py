@@ -9,9 +9,10 @@ external one over the JSON-lines protocol of :mod:`kleene.conformance.wire`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
-from kleene.conformance.wire import Request
+from kleene.conformance.sql_tables import SqlTable
+from kleene.conformance.wire import AnyRequest, Request
 from kleene.engines.protocol import Feature
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
@@ -31,7 +32,8 @@ class UnknownBackend(BackendError):
 class Outcome:
     """What a backend made of one request.
 
-    Exactly one of: ``matches`` (every match reported, duplicates kept),
+    Exactly one of: ``matches`` (every match reported, duplicates kept), ``table`` (the
+    answer to a :class:`~kleene.conformance.wire.TableRequest`),
     ``error`` (``(code, message)``: the backend rejected the query with a
     stable code), ``broken`` (the backend itself failed: ``verdict`` is
     ``crashed``, ``timeout``, ``non-json`` or ``malformed`` and ``broken``
@@ -39,6 +41,7 @@ class Outcome:
     """
 
     matches: tuple[Match, ...] | None = None
+    table: SqlTable | None = None
     error: tuple[str, str] | None = None
     broken: str | None = None
     verdict: str = ""
@@ -61,3 +64,29 @@ class Backend(Protocol):
     def run(self, request: Request, *, timeout: float | None = None) -> Outcome: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class TableBackend(Backend, Protocol):
+    """A backend that also answers :class:`~kleene.conformance.wire.TableRequest` s (an
+    external command, the reference, a ``MATCH_RECOGNIZE`` engine)."""
+
+    def run(self, request: AnyRequest, *, timeout: float | None = None) -> Outcome: ...
+
+
+#: The language whose requests carry tables.
+TABLES = "match_recognize"
+
+
+def table_backend(backend: Backend) -> TableBackend:
+    """``backend`` as one that answers table requests; :class:`BackendError` when it
+    does not claim ``match_recognize`` or cannot take a table request."""
+    if Feature(TABLES) not in backend.capabilities:
+        raise BackendError(f"backend {backend.name} does not claim {TABLES}: it gets no "
+                           "table requests (docs/backends.md, Tables)")
+    if not getattr(backend, "answers_tables", False):
+        raise BackendError(f"backend {backend.name} claims {TABLES} but takes no table "
+                           "requests (an external command, the reference or a "
+                           "MATCH_RECOGNIZE engine does)")
+    return cast(TableBackend, backend)
+

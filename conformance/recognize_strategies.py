@@ -19,8 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+import pyarrow as pa
 from hypothesis import strategies as st
 
+from kleene.engines.protocol import Feature
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
     Aggregate,
@@ -307,3 +309,65 @@ def statements(draw: st.DrawFn, *, clauses: st.SearchStrategy[MatchRecognize] | 
     recognition = Recognition(TableName("t"), clause, "M", len(head), len(head) + len(piece))
     return Statement(text, (recognition,))
 
+
+
+def _column(draw: st.DrawFn, values: st.SearchStrategy[object], n: int, kind: pa.DataType,
+            label: str, nulls: bool) -> pa.Array:
+    drawn = st.none() | values if nulls else values
+    return pa.array(draw(st.lists(drawn, min_size=n, max_size=n), label=label), type=kind)
+
+
+@st.composite
+def input_tables(draw: st.DrawFn, *, nulls: bool = True) -> pa.Table:
+    """Tables over :data:`COLUMNS`: few distinct values (ties in the order key ``T`` and the
+    partition key ``P``), NULLs in every column (``nulls``; else none), ``X`` integers,
+    ``Y`` floats or decimals."""
+    n = draw(st.integers(0, 10) | st.integers(4, 10), label="rows")
+    y_decimal = draw(st.booleans(), label="Y decimal")
+    y = (st.decimals(-5, 5, places=1) if y_decimal else
+         st.floats(-5, 5, allow_nan=False).map(lambda f: round(f, 1)))
+    return pa.table({
+        "X": _column(draw, st.integers(-3, 3), n, pa.int64(), "X", nulls),
+        "Y": _column(draw, y, n, pa.decimal128(4, 1) if y_decimal else pa.float64(), "Y",
+                     nulls),
+        "S": _column(draw, st.sampled_from(("a", "b", "A%", "")), n, pa.string(), "S", nulls),
+        "P": _column(draw, st.sampled_from(("p", "q")), n, pa.string(), "P", nulls),
+        "T": _column(draw, st.integers(0, 4), n, pa.int64(), "T", nulls),
+    })
+
+
+def recognition_for(draw: st.DrawFn, capabilities: frozenset[Feature]
+                    ) -> tuple[MatchRecognize, pa.Table]:
+    """``match_recognize``'s generator for ``kleene conform --generated`` (its registry hook
+    ``generate``): a clause (Flink's ``WITHIN`` only for a backend that claims it) and an
+    input table."""
+    within = Feature("match_recognize", "within") in capabilities
+    plain = draw(st.sampled_from((True, True, False)), label="plain clause")
+    clause = draw(plain_clauses() if plain else match_recognize_clauses(within=within),
+                  label="clause")
+    return clause, draw(input_tables(nulls=not plain), label="table")
+
+
+@st.composite
+def plain_clauses(draw: st.DrawFn) -> MatchRecognize:
+    """A clause of the everyday shape, where most engines' defects show: a quantified
+    variable, alone or before or after another (or a shallow row pattern), each variable
+    defined by a comparison of ``X`` with a constant or its previous value, and the match's
+    row count, number and first order key as measures (one row per match)."""
+    low, high = draw(st.sampled_from(_QUANTIFIERS), label="quantifier")
+    quantified = Quantified(Var("A"), low, high, draw(st.booleans(), label="reluctant"))
+    shape = draw(st.sampled_from(("A B", "B A", "A", "any")), label="shape")
+    pattern: RowPattern = {"A B": Concat((quantified, Var("B"))), "A": quantified,
+                           "B A": Concat((Var("B"), quantified))}.get(shape) or draw(
+        row_patterns(max_depth=2, exclusion=False), label="pattern")
+    ops = st.sampled_from((">", "<", "=", ">=", "<>"))
+    defines = []
+    for v in pattern_variables(pattern):
+        right: Expr = draw(st.sampled_from((Literal(0), Literal(1), Navigation(
+            "PREV", Column("X", v), 1))), label=f"DEFINE {v} operand")
+        defines.append(Define(v, Binary(draw(ops, label="comparison"), Column("X", v), right)))
+    measures = (Measure(Aggregate("COUNT", None), "N"), Measure(MatchNumber(), "M"),
+                Measure(Navigation("FIRST", Column(ORDER), 0), "F"))
+    partition_by = (Column(PARTITION),) if draw(st.booleans(), label="partitioned") else ()
+    return MatchRecognize(pattern, tuple(defines), partition_by, (SortKey(Column(ORDER)),),
+                          measures)

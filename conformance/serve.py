@@ -1,6 +1,7 @@
 """Serve a Python engine over the backend protocol (:mod:`kleene.conformance.wire`).
 
-``python -m kleene.conformance.serve SPEC`` speaks protocol 1 on stdin/stdout
+``python -m kleene.conformance.serve SPEC`` speaks protocol 1 (table requests too, for
+``reference`` and ``match-recognize``) on stdin/stdout
 for the engine or backend ``SPEC`` names (a registered engine, an entry
 point or a ``module:factory``; see :func:`~kleene.conformance.backends.find_backend`):
 the harness side of an external backend, for testing the protocol with any
@@ -16,7 +17,7 @@ from typing import IO, Any
 from kleene import __version__
 from kleene.conformance import wire
 from kleene.conformance.backends import find_backend
-from kleene.conformance.outcome import Backend
+from kleene.conformance.outcome import Backend, table_backend
 
 
 def answer(backend: Backend, message: dict[str, Any]) -> dict[str, Any] | None:
@@ -24,6 +25,12 @@ def answer(backend: Backend, message: dict[str, Any]) -> dict[str, Any] | None:
     if message.get("cmd") == "hello":
         return wire.hello_answer(backend.name, backend.version or __version__,
                                  [str(f) for f in backend.capabilities])
+    if message.get("cmd") == "run" and wire.is_table_message(message):
+        outcome = table_backend(backend).run(wire.TableRequest.from_message(message))
+        if outcome.table is not None:
+            return {"seq": message["seq"], "table": outcome.table.to_json()}
+        code, text = outcome.error or ("internal", f"{outcome.verdict}: {outcome.broken}")
+        return {"seq": message["seq"], "error": {"code": code, "message": text}}
     if message.get("cmd") == "run":
         outcome = backend.run(wire.Request.from_message(message))
         if outcome.matches is not None:

@@ -9,6 +9,12 @@ and test262's hosts). Version 1 has three requests, each one line:
   → ``{"seq", "matches": [...]}`` or ``{"seq", "error": {"code", "message"}}``;
 - ``{"cmd": "bye"}`` → no answer; the backend exits.
 
+A backend that claims ``match_recognize`` (a language that answers tables) also gets
+``{"cmd": "run", "seq", "language": "match_recognize", "sql", "tables"}`` and answers
+``{"seq", "table"}`` or ``{"seq", "error"}`` (:class:`TableRequest`; the tables as
+:mod:`kleene.conformance.sql_tables` writes them): still protocol 1, since no backend
+that does not claim the language ever sees these messages.
+
 Every message is validated against its schema in ``conformance/protocol/``
 (JSON Schema 2020-12); :func:`problems` says exactly what is wrong with one.
 """
@@ -24,22 +30,33 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
+from referencing import Registry, Resource
+
+from kleene.conformance.sql_tables import SqlTable, decode
 
 #: The protocol version this runner speaks.
 PROTOCOL = 1
 
 #: The message kinds, each with its schema ``conformance/protocol/<kind>.schema.json``.
 KINDS: tuple[str, ...] = ("hello-request", "hello-response", "run-request", "run-response",
-                          "bye-request")
+                          "run-table-request", "run-table-response", "bye-request")
+
+
+def _schema(kind: str) -> dict[str, Any]:
+    text = (files("kleene.conformance") / "protocol" / f"{kind}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 @cache
 def validator(kind: str) -> Draft202012Validator:
-    """The validator of message ``kind`` (one of :data:`KINDS`)."""
+    """The validator of message ``kind`` (one of :data:`KINDS`); a schema may refer to
+    another by its file name (the table answer to the request's ``$defs/table``)."""
     if kind not in KINDS:
         raise ValueError(f"no message kind {kind!r}; kinds: {', '.join(KINDS)}")
-    text = (files("kleene.conformance") / "protocol" / f"{kind}.schema.json").read_text("utf-8")
-    return Draft202012Validator(json.loads(text))
+    registry: Registry[Any] = Registry().with_resources(
+        (schema["$id"], Resource.from_contents(schema)) for schema in map(_schema, KINDS))
+    return Draft202012Validator(_schema(kind), registry=registry)
 
 
 def _where(error: ValidationError) -> str:
@@ -100,6 +117,49 @@ class Request:
     def line(self, seq: int = 1) -> str:
         """The ``run`` message as one JSON line (what to paste into a backend's stdin)."""
         return json.dumps(self.message(seq), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class TableRequest:
+    """One statement over named tables, for a language that answers tables
+    (``match_recognize``): the ``run`` message without its ``seq``. ``sql`` reads only
+    the tables of ``tables``; the answer is one table."""
+
+    language: str
+    sql: str
+    tables: Mapping[str, SqlTable]
+
+    def message(self, seq: int) -> dict[str, Any]:
+        """The ``run`` message of this request."""
+        return {"cmd": "run", "seq": seq, "language": self.language, "sql": self.sql,
+                "tables": {name: t.to_json() for name, t in self.tables.items()}}
+
+    @classmethod
+    def from_message(cls, message: Mapping[str, Any]) -> TableRequest:
+        """The request of a (valid) table ``run`` message; :class:`TableProblem` when a
+        table breaks the encoding."""
+        return cls(message["language"], message["sql"],
+                   {name: decode(t, f"/tables/{name}") for name, t in message["tables"].items()})
+
+    def line(self, seq: int = 1) -> str:
+        """The ``run`` message as one JSON line (what to paste into a backend's stdin)."""
+        return json.dumps(self.message(seq), ensure_ascii=False)
+
+
+#: A request of either kind.
+AnyRequest = Request | TableRequest
+
+
+def kinds_of(request: AnyRequest) -> tuple[str, str]:
+    """The message kinds of ``request`` and of its answer."""
+    if isinstance(request, TableRequest):
+        return "run-table-request", "run-table-response"
+    return "run-request", "run-response"
+
+
+def is_table_message(message: Mapping[str, Any]) -> bool:
+    """Whether a ``run`` message is a table request (it carries ``sql``)."""
+    return "sql" in message
 
 
 def hello(protocol: int = PROTOCOL) -> dict[str, Any]:

@@ -28,7 +28,14 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from kleene.data.columnar import Columns, validated
-from kleene.data.loaders import PathLike, _written_by_convert, detect_format, is_gzip, load_events
+from kleene.data.loaders import (
+    PathLike,
+    _written_by_convert,
+    check_header,
+    detect_format,
+    is_gzip,
+    load_events,
+)
 from kleene.data.stock import STOCK_TS, first_line, read_options, split_fields, stock_layout
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Event, Stream, canonical_unit
@@ -137,6 +144,7 @@ class Batched:
         except (pa.ArrowException, OSError) as err:
             raise StreamError(f"not a readable Parquet file: {err}", source=self.source) from None
         with parquet:
+            check_header(parquet.schema_arrow.names, self.source)
             meta = pa.table({}).replace_schema_metadata(parquet.schema_arrow.metadata)
             text, sparse, unit = _written_by_convert(meta, self.time_unit)
             self.time_unit = unit

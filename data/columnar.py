@@ -219,9 +219,6 @@ def validated(table: pa.Table, *, ts: str, type: str | None, source: str,
     row earlier than its predecessor is an error.
     """
     names = table.column_names
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:   # a Parquet file may name a column twice; a CSV header is checked as read
-        raise StreamError(f"the columns name {', '.join(twice)} twice", source=source)
     if ts not in names:
         if table.num_rows == 0:
             return Columns(pa.chunked_array([], pa.int64()), None, pa.table({}), {}), False

@@ -47,11 +47,12 @@ the row; JSON integers stay Python integers (exact at any size); a string
 
 Hostile input, each a documented rule: a UTF-8 byte-order mark at the start
 of a text file is dropped; column names are case-sensitive (``ID`` and ``id``
-are two attributes, also under ``--spark``); a JSON object naming a key twice, a
-CSV header or a Parquet schema naming a column twice, a NaN or infinite
-timestamp, a CSV quote that is never closed, and a type field (other than the
-default ``type``) that no row has are errors; an empty file or a CSV file
-with a header only is an empty stream.
+are two attributes, also under ``--spark``); a file of more than
+:data:`MAX_COLUMNS` columns (a CSV header's names, a Parquet file's columns, a
+JSON object's keys), a CSV header or a Parquet schema naming a column twice, a
+JSON object naming a key twice, a NaN or infinite timestamp, a CSV quote that is
+never closed, and a type field (other than the default ``type``) that no row has
+are errors; an empty file or a CSV file with a header only is an empty stream.
 
 A stock line is ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``:
 the word before the parenthesis is the event type, the ``key=value`` pairs are
@@ -67,7 +68,8 @@ import io
 import json
 import os
 import zlib
-from collections.abc import Callable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from typing import IO, Any
 
 import pyarrow as pa
@@ -88,6 +90,23 @@ __all__ = ["EXTENSIONS", "FORMATS", "STOCK_TS", "detect_format", "is_gzip", "loa
 FORMATS = ("csv", "jsonl", "parquet", "stock")
 
 PathLike = str | os.PathLike[str]
+
+#: The most columns an event file may have: a CSV header's names, a Parquet file's
+#: columns, a JSON object's keys (:func:`check_header`).
+MAX_COLUMNS = 10_000
+
+
+def check_header(names: Sequence[str], source: str, *, row: int | None = None) -> None:
+    """Refuse more than :data:`MAX_COLUMNS` column names, an empty name, or a name given
+    twice, in time linear in the names (one line, :class:`StreamError`)."""
+    if len(names) > MAX_COLUMNS:
+        raise StreamError(f"{len(names):,} columns, more than the {MAX_COLUMNS:,} an event "
+                          "file may have", row=row, source=source)
+    if any(not name for name in names):
+        raise StreamError("the header has an empty column name", source=source)
+    twice = sorted(name for name, count in Counter(names).items() if count > 1)
+    if twice:
+        raise StreamError(f"the header names a column twice: {', '.join(twice)}", source=source)
 
 
 def detect_format(path: PathLike) -> str:
@@ -223,11 +242,7 @@ def _csv_table(path: PathLike, limit: int | None) -> pa.Table:
     header = next(csv.reader(io.StringIO(text)), None)
     if header is None:
         return pa.table({})
-    if any(not name for name in header):
-        raise StreamError("the header has an empty column name", source=source)
-    twice = sorted({name for name in header if header.count(name) > 1})
-    if twice:
-        raise StreamError(f"the header names a column twice: {', '.join(twice)}", source=source)
+    check_header(header, source)
     invalid: list[int] = []
 
     def skip(row: Any) -> str:
@@ -295,6 +310,7 @@ def _parquet_table(path: PathLike, limit: int | None) -> pa.Table:
         target = pa.BufferReader(read_bytes(path))
     try:
         with pq.ParquetFile(target) as parquet:
+            check_header(parquet.schema_arrow.names, source)
             if limit is None:
                 return parquet.read()
             batches = []
@@ -358,6 +374,8 @@ def _jsonl_rows(path: PathLike, limit: int | None) -> Iterator[dict[str, Any]]:
                 if not isinstance(obj, dict):
                     raise StreamError(f"expected a JSON object, got {type_name(obj)} "
                                       f"(line {number})", row=row, source=source)
+                if len(obj) > MAX_COLUMNS:
+                    check_header(list(obj), source, row=row)
                 yield obj
                 row += 1
     except (UnicodeDecodeError, gzip.BadGzipFile, EOFError, zlib.error) as err:

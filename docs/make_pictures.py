@@ -11,7 +11,11 @@ so the tutorials show what the code computes:
   the Tree NFA (Fig. 9) small and collapsed, and steps of their runs;
 - ``docs/tutorial-seed-004.md``: the SRT of SREMO (1) (seed 004 Fig. 1), its
   unrolled windowed form, its DSRT, a negation, a complement and the run of
-  Example 4.5 on Table 1.
+  Example 4.5 on Table 1;
+- ``docs/tutorial-match-recognize.md``: the match-recognize engine's programs and
+  searches of the reference drawn as trees (``kleene.engines.match_recognize.draw``),
+  on the tutorial's statements and tables (:data:`MR_STATEMENTS`, which the tutorial
+  writes word for word).
 
 Usage (needs Graphviz's ``dot``)::
 
@@ -29,6 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from kleene.engines import drawers
+from kleene.engines.match_recognize.draw import search_graph
+from kleene.engines.match_recognize.recognition import CompiledRecognition
+from kleene.engines.match_recognize.trace import traced_recognize
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Compiled, Query
 from kleene.engines.registry import engine
@@ -37,6 +44,9 @@ from kleene.engines.ses.trace import TraceNames, move_text, run_steps, view_of
 from kleene.engines.trace import event_text, trace
 from kleene.reference.events import Stream, stream_of
 from kleene.reference.languages import detect_language
+from kleene.reference.match_recognize.ast import MatchRecognize
+from kleene.reference.match_recognize.parser import parse_statement
+from kleene.reference.match_recognize.table import Table
 from kleene.reference.ses.text import parse_ses
 
 DOCS = Path(__file__).resolve().parent
@@ -81,6 +91,55 @@ NEGATED = ("(mark {~.type = 'B'} -> r1 ; !({TRUE}* ; {~.type = 'S'} ; {TRUE}*) ;
            "mark {~.type = 'S' AND ~.id = r1.id})[1..4]")
 NO_S = "({TRUE}* ; {~.type = 'S'} ; {TRUE}*)[1..3]"
 TABLE1 = json.loads((CASES / "sremo-table-1.json").read_text(encoding="utf-8"))["cases"][0]
+
+
+#: docs/tutorial-match-recognize.md's statements (each as the tutorial's heredoc writes
+#: it) and tables.
+MR_STATEMENTS = {
+    "greedy.sql": """SELECT ts, v, m, cls FROM steps MATCH_RECOGNIZE (
+  ORDER BY ts
+  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS cls
+  ALL ROWS PER MATCH
+  PATTERN (A+ B?)
+  DEFINE A AS v = 1, B AS v <= 2
+) ORDER BY ts
+""",
+    "giveback.sql": """SELECT ts, v, m, cls FROM steps MATCH_RECOGNIZE (
+  ORDER BY ts
+  MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS cls
+  ALL ROWS PER MATCH
+  PATTERN (A+ B)
+  DEFINE A AS v >= 1, B AS v = 1
+) ORDER BY ts
+""",
+    "empty.sql": """SELECT m, n, first_ts FROM steps MATCH_RECOGNIZE (
+  ORDER BY ts
+  MEASURES MATCH_NUMBER() AS m, COUNT(*) AS n, FIRST(ts) AS first_ts
+  ONE ROW PER MATCH
+  PATTERN (A*)
+  DEFINE A AS v = 2
+) ORDER BY m
+""",
+    "running.sql": """SELECT first_ts, last_ts, total FROM steps MATCH_RECOGNIZE (
+  ORDER BY ts
+  MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts, SUM(v) AS total
+  ONE ROW PER MATCH
+  PATTERN (A+)
+  DEFINE A AS SUM(A.v) <= 3
+) ORDER BY first_ts
+""",
+    "v.sql": """SELECT first_ts, last_ts FROM prices MATCH_RECOGNIZE (
+  ORDER BY ts
+  MEASURES FIRST(ts) AS first_ts, LAST(ts) AS last_ts
+  ONE ROW PER MATCH
+  AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+) ORDER BY first_ts
+""",
+}
+MR_STEPS = Table(("ts", "v"), ((1, 1), (2, 1), (3, 1), (4, 2)))
+MR_PRICES = Table(("ts", "price"), tuple((i + 1, p) for i, p in enumerate((9, 5, 3, 4, 2, 6))))
 
 
 @dataclass(frozen=True)
@@ -169,6 +228,45 @@ def seed004_pictures() -> Iterator[Picture]:
                   {"title": "The complement of (⊤* · S · ⊤*)[1..3] (report Alg. 8)"})
 
 
+def mr_clause(name: str, old: str = "", new: str = "") -> MatchRecognize:
+    """The clause of the tutorial's statement ``name``, with ``old`` replaced by ``new`` (as
+    the tutorial's ``sed`` does)."""
+    text = MR_STATEMENTS[name].replace(old, new)
+    return parse_statement(text, name).recognitions[0].clause
+
+
+def mr_search(stem: str, name: str, table: Table, start: int, title: str, old: str = "",
+              new: str = "") -> Picture:
+    """The reference's search from row ``start`` (from 1) of statement ``name`` (``old``
+    replaced by ``new``), as a tree, in ``mr-STEM-row{start}``."""
+    searches = traced_recognize(mr_clause(name, old, new), table).searches
+    found = next(s for s in searches if s.start == start - 1)
+    return Picture(f"mr-{stem}-row{start}", search_graph(found),
+                   {"title": title, "rankdir": "TB"})
+
+
+def match_recognize_pictures() -> Iterator[Picture]:
+    """The pictures of ``docs/tutorial-match-recognize.md``."""
+    yield Picture("mr-greedy-program", CompiledRecognition(mr_clause("greedy.sql")),
+                  {"title": "kleene draw greedy.sql: the match-recognize engine's program"})
+    yield mr_search("reluctant", "greedy.sql", MR_STEPS, 1,
+                    "PATTERN (A+? B?): the search from row 1", "A+ B?", "A+? B?")
+    yield mr_search("alternation", "greedy.sql", MR_STEPS, 4,
+                    "PATTERN (A | B): the search from row 4", "A+ B?", "A | B")
+    yield mr_search("giveback", "giveback.sql", MR_STEPS, 1,
+                    "PATTERN (A+ B): the search from row 1")
+    yield Picture("mr-empty-program", CompiledRecognition(mr_clause("empty.sql")),
+                  {"title": "kleene draw empty.sql: the match-recognize engine's program"})
+    yield mr_search("empty", "empty.sql", MR_STEPS, 1, "PATTERN (A*): the search from row 1")
+    yield mr_search("running", "running.sql", MR_STEPS, 1,
+                    "DEFINE A AS SUM(A.v) <= 3: the search from row 1")
+    yield Picture("mr-v-program", CompiledRecognition(mr_clause("v.sql")),
+                  {"title": "kleene draw v.sql: the match-recognize engine's program"})
+    yield mr_search("v-to-last-up", "v.sql", MR_PRICES, 4,
+                    "AFTER MATCH SKIP TO LAST UP: the search from row 4", "PAST LAST ROW",
+                    "TO LAST UP")
+
+
 def run_pictures(prefix: str, c: dict[str, Any], first: int,
                  positions: tuple[int, ...]) -> Iterator[Picture]:
     """The steps at ``positions`` of the run started at ``first``, marked as in Fig. 6."""
@@ -207,6 +305,7 @@ def pictures() -> Iterator[Picture]:
     yield from run_pictures("seed001-p1-run", P1, 0, P1_STEPS)
     yield from seed003_pictures()
     yield from seed004_pictures()
+    yield from match_recognize_pictures()
 
 
 def write_all(out: Path = IMG, *, formats: tuple[str, ...] = ("svg", "png"),

@@ -19,9 +19,11 @@ th{background:#eee}pre{background:#f6f6f6;padding:.5em}
 
 
 def svg_of(g: nx.MultiDiGraph, highlight: Highlight | None = None, *, legend: bool = True,
-           title: str | None = None) -> str:
-    """The picture of graph ``g`` as inline SVG (for a page or a notebook)."""
-    text = render(to_dot(g, highlight=highlight, legend=legend, title=title), "svg")
+           title: str | None = None, rankdir: str = "LR") -> str:
+    """The picture of graph ``g`` as inline SVG (for a page or a notebook), drawn left to
+    right or, with ``rankdir="TB"``, top down."""
+    text = render(to_dot(g, highlight=highlight, legend=legend, title=title, rankdir=rankdir),
+                  "svg")
     svg = text.decode("utf-8")
     return svg[svg.find("<svg"):]
 

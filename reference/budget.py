@@ -25,6 +25,10 @@ from kleene.reference.errors import BudgetExceeded
 #: Default number of search steps (partial substitutions tried) per call.
 DEFAULT_STEPS = 2_000_000
 
+#: Default number of things an engine holds at once (instances alive, matches made on one
+#: event: :meth:`Budget.hold`) when no step limit is given; a limit given bounds both.
+DEFAULT_HELD = 200_000
+
 #: Steps between two readings of the clock and of the memory.
 CHECK_EVERY = 4096
 
@@ -52,6 +56,8 @@ class Budget:
     seconds: float | None = None
     memory_mb: float | None = None
     tick: Callable[[int], None] | None = field(default=None, repr=False)
+    #: the most things an engine holds at once (:meth:`hold`; ``None``: ``limit``)
+    held: int | None = None
     _deadline: float | None = field(default=None, init=False, repr=False)
     _next_check: int = field(default=CHECK_EVERY, init=False, repr=False)
 
@@ -67,6 +73,18 @@ class Budget:
         if self.used >= self._next_check:
             self._next_check = self.used + CHECK_EVERY
             self.check()
+
+    @property
+    def most_held(self) -> int:
+        """The most things an engine may hold at once: ``held``, else ``limit``."""
+        return self.limit if self.held is None else self.held
+
+    def hold(self, alive: int, held: str) -> None:
+        """Stop once ``alive`` things are held at once past :attr:`most_held`: an engine's
+        live state (an automaton's instances, docs/architecture.md, "Engine budgets"),
+        ``held`` saying what they are. Nothing is spent: the limit bounds a size here."""
+        if alive > self.most_held:
+            raise BudgetExceeded(self.name, self.most_held, f"{self.what}: {held}")
 
     def check(self) -> None:
         """Read the clock and the memory now (``spend`` does so every few thousand steps)."""

@@ -201,3 +201,20 @@ def seq(*items: RowPattern) -> Concat:
 def rep(p: RowPattern, low: int, high: int | None = None, lazy: bool = False) -> Quantified:
     """``p{low,high}`` (``None``: unbounded), reluctant if ``lazy``, built by hand."""
     return Quantified(p, low, high, lazy)
+
+
+def tiny_cases(tmp_path: Path) -> Path:
+    """Three tests: good, bad (the first event says "bad"), good (tests/backends/misbehaving.py
+    misbehaves on the bad one)."""
+    rows = [{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}]
+    doc = {"language": "ses", "description": "three tests", "cases": [{
+        "description": "A then B", "specification": [{"seed": "000", "section": "Def. 2"}],
+        "pattern": "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 5",
+        "events": rows,
+        "tests": [
+            {"description": "first", "matches": [{"a": [0], "b": [1]}]},
+            {"description": "second", "events": [{**rows[0], "bad": True}, rows[1]],
+             "matches": [{"a": [0], "b": [1]}]},
+            {"description": "third", "matches": [{"a": [0], "b": [1]}]}]}]}
+    (tmp_path / "ses-tiny.json").write_text(json.dumps(doc))
+    return tmp_path

@@ -62,6 +62,9 @@ def page(tmp_path: Path, pattern: str, csv: str, engine: str, *extra: str) -> Pa
     ((ROOT / "examples" / "chemo" / "q1.ses").read_text(),
      (ROOT / "examples" / "chemo" / "chemo.csv").read_text(), "ses-automaton",
      ("--time-unit", "h"), 12),
+    # MATCH_RECOGNIZE: the engine's program, then a tree per search of the reference
+    ((ROOT / "examples" / "ticks" / "v_shape.sql").read_text(),
+     (ROOT / "examples" / "ticks" / "ticks.csv").read_text(), "reference", (), 3),
 ])
 def test_chromium_finds_every_picture(tmp_path, pattern, csv, engine, extra, steps):
     out = page(tmp_path, pattern, csv, engine, *extra)

@@ -9,7 +9,6 @@ needs a feature the backend does not claim (computed with ``Query.features``).
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -31,6 +30,7 @@ from kleene.conformance.runner import FAIL, PASS, SKIP, Report
 from kleene.engines.protocol import Feature, Query, WindowReading
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
+from tests.helpers import tiny_cases
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "conformance" / "examples"
@@ -172,22 +172,6 @@ def test_the_minimal_javascript_backend_agrees_on_generated_queries() -> None:
 # ---------------------------------------------------------------- misbehaving backends
 
 
-def _tiny_cases(tmp_path: Path) -> Path:
-    """Three tests: good, bad (the first event says "bad"), good."""
-    rows = [{"ts": 0, "L": "A"}, {"ts": 1, "L": "B"}]
-    doc = {"language": "ses", "description": "three tests", "cases": [{
-        "description": "A then B", "specification": [{"seed": "000", "section": "Def. 2"}],
-        "pattern": "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 5",
-        "events": rows,
-        "tests": [
-            {"description": "first", "matches": [{"a": [0], "b": [1]}]},
-            {"description": "second", "events": [{**rows[0], "bad": True}, rows[1]],
-             "matches": [{"a": [0], "b": [1]}]},
-            {"description": "third", "matches": [{"a": [0], "b": [1]}]}]}]}
-    (tmp_path / "ses-tiny.json").write_text(json.dumps(doc))
-    return tmp_path
-
-
 @pytest.mark.parametrize(("mode", "verdict"), [
     ("crash", "crashed: the backend exited (status 3) without answering; "
               "stderr: the backend fell over"),
@@ -198,7 +182,7 @@ def _tiny_cases(tmp_path: Path) -> Path:
 ])
 def test_a_misbehaving_backend_gets_a_verdict_and_the_run_goes_on(
         tmp_path: Path, mode: str, verdict: str) -> None:
-    files = load_case_files(_tiny_cases(tmp_path))
+    files = load_case_files(tiny_cases(tmp_path))
     report = run(f"cmd:{PY} {MISBEHAVING} {mode}", files=files, timeout=1)
     assert [r.status for r in report.results] == [PASS, FAIL, PASS]
     assert report.results[1].reason.startswith(verdict), report.results[1].reason

@@ -138,7 +138,7 @@ def test_parquet_with_two_columns_of_one_name_is_one_line(tmp_path: Path, capsys
     pq.write_table(table, path)
     code, _, err = run(["match", "--pattern", OPERATOR, "--events", str(path)], capsys)
     assert code == 2
-    one_line(err, "ts twice")
+    one_line(err, "the header names a column twice: ts")
 
 
 

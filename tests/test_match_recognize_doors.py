@@ -168,8 +168,7 @@ def test_doors_that_answer_matches_name_the_doors_that_answer_tables(capsys, tmp
     assert "kleene.match_recognize" in str(err.value) and "\n" not in str(err.value)
     for argv in (["match", "--pattern", str(V_SHAPE), "--events", str(TICKS), "--spark"],
                  ["stream", "--pattern", str(V_SHAPE), "--source", str(tmp_path),
-                  "--output", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c")],
-                 ["trace", str(V_SHAPE), "--events", str(TICKS)]):
+                  "--output", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c")]):
         assert main(argv) == 2
         _, err_text = capsys.readouterr()
         door = "kleene match --spark" if "--spark" in argv else f"kleene {argv[0]}"

@@ -318,7 +318,8 @@ def test_kleene_draw_draws_the_program(tmp_path: Path):
     assert main(["draw", str(query), "--engine", "match-recognize", "--format", "dot",
                  "-o", str(dot)]) == 0
     text = dot.read_text()
-    for label in ('"first', '"second', '"A', '"B', '"C', "iterate #0 (1..∞, greedy)"):
+    for label in ('"1st"', '"2nd"', '"A\\ntrue"', '"B\\nX > PREV(X)"', '"C\\ntrue"',
+                  '"1st: iterate #0 (1..∞)"', '"2nd: leave #0 (after ≥ 1)"'):
         assert label in text
 
 

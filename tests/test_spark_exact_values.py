@@ -56,7 +56,7 @@ def test_a_parquet_column_named_twice_is_one_line(spark, capsys, tmp_path) -> No
                    events)
     for code, out, err in both(capsys, OPERATOR, events):
         assert (code, out) == (2, "")
-        assert err.endswith("e.parquet: the columns name ts twice"), err
+        assert err.endswith("e.parquet: the header names a column twice: ts"), err
 
 
 @pytest.mark.parametrize(("cells", "said"), [

@@ -1,14 +1,15 @@
 """A ``MATCH_RECOGNIZE`` engine as a conformance backend, run in its own virtual environment.
 
 :class:`MRBackend` is a :class:`kleene.conformance.outcome.Backend`: it
-parses each request in Kleene's process, translates it with :mod:`.mr`, and
+parses each request in Kleene's process, translates it with :mod:`.mr` (Kleene's
+checked translation, :mod:`kleene.reference.operators.to_match_recognize`), and
 sends the query text and the rows to a *worker* (a small script run by the
 peer's own Python under ``.peers/<name>/``, speaking one JSON line each way:
 ``{"sql", "columns", "rows"}`` → ``{"rows": [...]}`` or ``{"error": "..."}``).
 It claims the operator language under the two contiguity policies, with
 repetitions and the strict window reading, and *declines* (a skip with the
 reason) every case outside the fragment where the engine must give exactly the
-reference's answer (:func:`.mr.exact`). ``probe=True`` runs every translatable
+reference's answer (``Translation.inexact``). ``probe=True`` runs every translatable
 case instead; its answers are then compared with :mod:`.mr_oracle`.
 """
 
@@ -26,7 +27,13 @@ from kleene.conformance.outcome import Outcome
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.errors import KleeneError
-from kleene.reference.operators.pattern import OperatorPattern
+from kleene.reference.operators.match_recognize_rows import (
+    column_types,
+    columns,
+    matches_of,
+    row_values,
+)
+from kleene.reference.operators.to_match_recognize import Translation, Untranslatable
 
 #: Where ``make peers`` puts the peers' virtual environments.
 PEERS = Path(os.environ.get("KLEENE_PEERS", Path(__file__).resolve().parents[2] / ".peers"))
@@ -77,39 +84,36 @@ class MRBackend:
             raise RuntimeError(f"the {self.name} worker exited with status {proc.wait()}")
         return json.loads(line)
 
-    def plan(self, request: Request) -> mr.Plan:
-        """The translated query (:class:`.mr.Untranslatable` outside the fragment)."""
+    def plan(self, request: Request) -> Translation:
+        """The translated query (:class:`Untranslatable` outside the fragment)."""
         query = Query.parse(request.pattern, language=request.language, policy=request.policy,
                             reading=request.window, time_unit=request.time_unit)
-        if not isinstance(query.pattern, OperatorPattern):
-            raise mr.Untranslatable(f"{query.lang.title} have no MATCH_RECOGNIZE translation")
-        return mr.plan(query.pattern, request.policy, request.events, window=request.window,
-                       time_unit=request.time_unit, skip=self.skip, ne=self.ne)
+        return mr.plan(query, request.events, skip=self.skip, ne=self.ne)
 
     def run(self, request: Request, *, timeout: float | None = None) -> Outcome:
         start = time.perf_counter()
         try:
             p = self.plan(request)
-        except mr.Untranslatable as why:
+        except Untranslatable as why:
             return Outcome(declined=f"not translatable to MATCH_RECOGNIZE: {why}")
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)))
         if limit := self.limit(p):
             return Outcome(declined=f"{self.name} documents it cannot: {limit}")
-        if not self.probe and (inexact := mr.exact(p)):
+        if not self.probe and (inexact := p.inexact()):
             return Outcome(declined=f"no Kleene policy is MATCH_RECOGNIZE's here: {inexact}")
-        types = dict((c[2:], t) for c, t in p.columns if c.startswith("c_"))
-        rows = [mr.row_values(r, k, types) for k, r in enumerate(request.events)]
+        types = column_types(request.events)
+        rows = [row_values(mr.NAMING, types, r, k) for k, r in enumerate(request.events)]
         try:
             answer = self._ask({"cmd": "run", "sql": p.sql(quote=self.quote),
-                                "columns": p.columns, "rows": rows})
+                                "columns": columns(mr.NAMING, request.events), "rows": rows})
         except (RuntimeError, OSError, ValueError) as err:
             return Outcome(broken=str(err), verdict="crashed",
                            seconds=time.perf_counter() - start)
         if "error" in answer:
             return Outcome(broken=f"the engine failed: {answer['error']}", verdict="crashed",
                            seconds=time.perf_counter() - start)
-        found = mr.matches_of(p, request.events, answer["rows"])
+        found = matches_of(p, request.events, answer["rows"])
         return Outcome(matches=tuple(found), seconds=time.perf_counter() - start)
 
     def raw(self, sql: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]]
@@ -117,7 +121,7 @@ class MRBackend:
         """The engine's answer to a query text of our own (the direct checks)."""
         return self._ask({"cmd": "run", "sql": sql, "columns": columns, "rows": rows})
 
-    def limit(self, p: mr.Plan) -> str | None:
+    def limit(self, p: Translation) -> str | None:
         """A documented limitation of the engine that rules ``p`` out (``None``: none)."""
         return None
 

@@ -9,8 +9,8 @@ factories run every translatable case (compared with :mod:`.mr_oracle` by
 
 from __future__ import annotations
 
-from kleene.conformance.adapters import mr
 from kleene.conformance.adapters.base import MRBackend
+from kleene.reference.operators.to_match_recognize import Translation
 
 
 class FlinkBackend(MRBackend):
@@ -18,7 +18,7 @@ class FlinkBackend(MRBackend):
 
     quote = "`"
 
-    def limit(self, p: mr.Plan) -> str | None:
+    def limit(self, p: Translation) -> str | None:
         """Flink's documented restriction (docs, "Known Limitations" of MATCH_RECOGNIZE):
         a pattern may not end with a greedy quantifier."""
         if p.items[-1].iterated:

@@ -1,6 +1,7 @@
 """What ``MATCH_RECOGNIZE`` must answer, derived from the reference (SQL:2016 semantics).
 
-For a plan of :mod:`.mr` (a sequence of primitives, each matched once or
+For a translation (:mod:`kleene.reference.operators.to_match_recognize`: a
+sequence of primitives, each matched once or
 under a greedy quantifier), SQL:2016 row-pattern recognition tries each row
 of a partition in order as a start row and keeps, among the matches starting
 there, the first in *preferment order*: greedy quantifiers prefer more rows,
@@ -26,19 +27,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kleene.conformance.adapters.mr import Plan
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
+from kleene.reference.operators.to_match_recognize import Translation
 from kleene.reference.policies import part_of
 
 
-def counts(p: Plan, m: Match) -> tuple[int, ...]:
+def counts(p: Translation, m: Match) -> tuple[int, ...]:
     """How many rows each variable of the row pattern binds in ``m``, in pattern order."""
     bound = dict(m.bindings)
     return tuple(len(bound.get(i.var, ())) for i in p.items)
 
 
-def preferred(p: Plan, candidates: Iterable[Match]) -> dict[int, Match]:
+def preferred(p: Translation, candidates: Iterable[Match]) -> dict[int, Match]:
     """The preferred match of each start row (its first position)."""
     best: dict[int, Match] = {}
     for m in candidates:
@@ -48,7 +49,7 @@ def preferred(p: Plan, candidates: Iterable[Match]) -> dict[int, Match]:
     return best
 
 
-def expected(p: Plan, s: Stream, contiguous_matches: Iterable[Match]) -> set[Match]:
+def expected(p: Translation, s: Stream, contiguous_matches: Iterable[Match]) -> set[Match]:
     """The match set ``MATCH_RECOGNIZE`` with ``p.skip`` must give over ``s``, from the
     reference's matches under the contiguity policy ``p`` translates."""
     best = preferred(p, contiguous_matches)

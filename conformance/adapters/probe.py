@@ -1,7 +1,7 @@
 """The ``MATCH_RECOGNIZE``-semantics probe of ``make peers``.
 
 ``kleene conform`` holds an adapter to Kleene's own policies, so it runs only
-the cases where ``MATCH_RECOGNIZE`` must agree with one (:func:`.mr.exact`).
+the cases where ``MATCH_RECOGNIZE`` must agree with one (``Translation.inexact``).
 The probe goes further: every operator pattern of the case files (and of
 :data:`EXTRA`) that :mod:`.mr` translates is run under both contiguity policies
 and both ``AFTER MATCH SKIP`` modes, and the engine's answer is compared with
@@ -25,7 +25,7 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.operators.pattern import OperatorPattern
+from kleene.reference.operators.to_match_recognize import Translation, Untranslatable
 
 
 @dataclass
@@ -68,13 +68,11 @@ def requests(files: Iterable[CaseFile]) -> Iterator[tuple[str, Request]]:
                 yield f"{case.file}: {case.description}", req
 
 
-def oracle(request: Request, skip: str, ne: str = "<>") -> tuple[mr.Plan, set[Match]]:
-    """The plan and the match set SQL:2016 prescribes (:class:`.mr.Untranslatable`)."""
+def oracle(request: Request, skip: str, ne: str = "<>") -> tuple[Translation, set[Match]]:
+    """The translation and the match set SQL:2016 prescribes (:class:`Untranslatable`)."""
     query = Query.parse(request.pattern, language="operator", policy=request.policy,
                         reading=request.window, time_unit=request.time_unit)
-    assert isinstance(query.pattern, OperatorPattern)
-    p = mr.plan(query.pattern, request.policy, request.events, window=request.window,
-                time_unit=request.time_unit, skip=skip, ne=ne)
+    p = mr.plan(query, request.events, skip=skip, ne=ne)
     s = Stream.from_rows(request.events, time_unit=request.time_unit)
     found = query.reference(s, budget=Budget())
     return p, mr_oracle.expected(p, s, found)
@@ -101,7 +99,7 @@ def shrink(request: Request, skip: str, run: Callable[[Request], Outcome],
         smaller = _with_events(request, events[:k] + events[k + 1:])
         try:
             _, expected = oracle(smaller, skip)
-        except (mr.Untranslatable, KleeneError):
+        except (Untranslatable, KleeneError):
             k -= 1
             continue
         tries += 1
@@ -121,7 +119,7 @@ def probe(run: Callable[[Request], Outcome], skip: str, files: Iterable[CaseFile
             break
         try:
             p, expected = oracle(req, skip, ne)
-        except mr.Untranslatable as why:
+        except Untranslatable as why:
             tally.untranslatable[str(why)] = tally.untranslatable.get(str(why), 0) + 1
             continue
         except KleeneError:

@@ -37,6 +37,7 @@ from typing import Literal
 
 import duckdb
 
+from kleene.conformance.sqllogictest.backend import BackendFailed, BackendRecognizer
 from kleene.conformance.sqllogictest.reader import (
     Halt,
     Mode,
@@ -218,6 +219,8 @@ def run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection,
     the record's failure, with where it happened, and the file goes on."""
     try:
         return _run_record(record, connection, recognize)
+    except BackendFailed as err:    # a backend's verdict (crashed, timeout, malformed, ...)
+        return Outcome(record, "failed", f"backend {err}", recognizes=True)
     except Exception as err:     # a crash fails this record, not the whole run
         frame = traceback.extract_tb(err.__traceback__)[-1]
         return Outcome(record, "failed", f"crashed: {type(err).__name__}: {err} "
@@ -232,9 +235,15 @@ def _run_record(record: Statement | Query, connection: duckdb.DuckDBPyConnection
     error: KleeneError | None = None
     try:
         if recognizes:
-            statement = parse_statement(record.sql, source=f"{record.file}:{record.line}")
-            features = constructs(statement)
-            result = run_statement(statement, connection, recognize)
+            try:
+                statement = parse_statement(record.sql, source=f"{record.file}:{record.line}")
+            except KleeneError as err:
+                if not isinstance(recognize, BackendRecognizer):
+                    raise
+                result = recognize.unparsed(record.sql, connection, err)  # the backend's
+            else:
+                features = constructs(statement)
+                result = run_statement(statement, connection, recognize)
         else:
             result = execute(connection, record.sql)
     except Unsupported as err:

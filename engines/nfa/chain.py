@@ -184,8 +184,11 @@ class ChainRunner(Runner):
             for b in ok:
                 self._enter(plan.bind(q, s, (b,), k + 1, c), s)
             return
-        for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
+        most = plan.most_instances
+        for made, subset in enumerate(grouped_subsets(ok, shape.slots[s].high, plan.groups[s])):
             c.subsets += 1
+            if made > most:   # one instance per subset, made on this event
+                plan.check_budget(made)
             if len(subset) > 1:
                 c.predicate_evaluations += 1
                 if (plan.bound is not None and not plan.bound.fits(

@@ -257,12 +257,19 @@ class Plan:
                 return
         yield m
 
+    @property
+    def most_instances(self) -> int:
+        """The instance budget: what ``budget`` (the run's
+        :class:`~kleene.reference.budget.Budget`, ``kleene match --budget``) lets an
+        engine hold at once when given, else ``max_instances``."""
+        return self.max_instances if self.budget is None else self.budget.most_held
+
     def check_budget(self, live: int) -> None:
-        """Stop once more than the instance budget are alive: ``budget`` (the run's
-        :class:`~kleene.reference.budget.Budget`, ``kleene match --budget``) when
-        given, else ``max_instances``."""
+        """Stop once more than the instance budget (:attr:`most_instances`) are alive, or
+        made on one event (the subsets of an iteration, the matches held until the
+        event's end)."""
         b = self.budget
-        limit = self.max_instances if b is None else b.limit
+        limit = self.most_instances
         if live > limit:
             name, what = ("nfa-instances", "running an NFA") if b is None else (b.name, b.what)
             raise BudgetExceeded(name, limit,

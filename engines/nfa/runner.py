@@ -73,6 +73,8 @@ class Runner:
     def finish(self, p: Partial) -> None:
         """``p`` is complete: its match now, later or never."""
         self.out.extend(self.plan.finish(p, self.c, self.negbuf, self.pending))
+        if len(self.out) > self.plan.most_instances:   # an event's matches, held at once
+            self.plan.check_budget(len(self.out))
 
     # ------------------------------------------------------------ per NFA
 

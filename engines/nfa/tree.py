@@ -186,8 +186,11 @@ class TreeRunner(ChainRunner):
             for b in ok:
                 self._enter(self._bind(q, s, (b,), epoch), s)
             return
-        for subset in grouped_subsets(ok, shape.slots[s].high, plan.groups[s]):
+        most = plan.most_instances
+        for made, subset in enumerate(grouped_subsets(ok, shape.slots[s].high, plan.groups[s])):
             c.subsets += 1
+            if made > most:   # one instance per subset, made on this event
+                plan.check_budget(made)
             if not self._epoch_ok(epoch, s, subset[0]):  # the slot's first event decides
                 continue
             if len(subset) > 1:

@@ -137,13 +137,14 @@ class CompiledBruteForce(Pictured):
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
         """All automata over one pass of the events; each reports as the SES automaton
-        does, counted into ``counters`` (no ``budget`` drawn on)."""
+        does, counted into ``counters``; ``budget``'s limit bounds each automaton's
+        instances alive (:meth:`~kleene.engines.ses.run.Execution.hold`)."""
         c = Counters() if counters is None else counters
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
         executions = [Execution(n, win=win, policy=self.policy, variant=self.variant,
-                                counters=c) for _, n in self.automata]
+                                counters=c, budget=budget) for _, n in self.automata]
         events, keep = candidates(self.pattern, self.filter, events, c)
         yield from drive(executions, events, keep, c)
 

@@ -145,7 +145,8 @@ class Execution:
 
     def __init__(self, n: SESAutomaton, *, win: Window, policy: str, variant: str,
                  counters: Counters, observer: Observer | None = None,
-                 moves: dict[State, tuple[Move, ...]] | None = None) -> None:
+                 moves: dict[State, tuple[Move, ...]] | None = None,
+                 budget: Budget | None = None) -> None:
         if n.preceding:
             raise Unsupported("only the automaton of a whole pattern runs; this one "
                               f"expects {sorted(n.preceding)} to be bound already")
@@ -157,6 +158,17 @@ class Execution:
         self._seen: Event | None = None   # the event whose property verdicts are cached
         self._verdicts: dict[int, bool] = {}
         self._moves = moves if moves is not None else {}
+        #: the run's budget: its limit bounds Ω, the instances alive at once (:meth:`hold`)
+        self.budget = budget
+        self.most = budget.most_held if budget is not None else None
+
+    def hold(self) -> None:
+        """Stop once Ω holds more instances than the budget's limit (under ``any`` a
+        group variable makes one per subset of its events: docs/architecture.md,
+        "Engine budgets"); called by the loops once :attr:`most` is passed."""
+        assert self.budget is not None
+        self.budget.hold(len(self.omega), "SES automaton instances alive at once "
+                                          "(a group variable under any makes one per subset)")
 
     def moves(self, q: State) -> tuple[Move, ...]:
         """The transitions that leave ``q`` (Alg. 2 line 2) as :data:`Move` s."""
@@ -189,6 +201,8 @@ class Execution:
                 self._place(new, out)
             if kept is not None:
                 self.omega.append(kept)
+            if self.most is not None and len(self.omega) > self.most:
+                self.hold()
         return out
 
     def finish(self) -> list[Match]:
@@ -361,13 +375,13 @@ class CompiledSES(Pictured):
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
         """SESExec (Algorithm 1): one pass, each match emitted as soon as it is final,
-        counted into ``counters`` (the SES automaton draws on no ``budget``)."""
+        counted into ``counters``; ``budget``'s limit bounds Ω (:meth:`Execution.hold`)."""
         c = Counters() if counters is None else counters
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
             return
         ex = Execution(self.automaton, win=win, policy=self.policy, variant=self.variant,
-                       counters=c)
+                       counters=c, budget=budget)
         events, keep = candidates(self.pattern, self.filter, events, c)
         yield from drive([ex], events, keep, c)
 

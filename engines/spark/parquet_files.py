@@ -20,10 +20,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kleene.data.loaders import _written_by_convert
+from kleene.data.loaders import _written_by_convert, check_header
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import local_path
-from kleene.reference.errors import StreamError
 
 #: The hidden column of Spark's file sources that numbers the rows of each file.
 ROW_INDEX = "_metadata.row_index"
@@ -80,8 +79,9 @@ def read_parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[A
 
 
 def _names_once(path: str) -> None:
-    """Refuse a local Parquet file whose schema names a column twice, in the words of
-    the single process (data/columnar.py); Spark's reader fails on it later, in its own."""
+    """Refuse a local Parquet file whose schema names a column twice (or too many), as
+    the single process does (:func:`kleene.data.loaders.check_header`); Spark's reader
+    fails on it later, in its own words."""
     local = local_path(path)
     if local is None:
         return
@@ -93,10 +93,7 @@ def _names_once(path: str) -> None:
         schemas = [pq.read_schema(f).names for f in files[:1]]
     except Exception:  # not readable by pyarrow: Spark's own error will say why
         return
-    names = schemas[0] if schemas else []
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise StreamError(f"the columns name {', '.join(twice)} twice", source=path)
+    check_header(schemas[0] if schemas else [], path)
 
 
 def nanosecond_columns(path: str) -> list[str]:

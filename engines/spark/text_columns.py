@@ -25,10 +25,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kleene.data.loaders import open_text, parse_stock_line
+from kleene.data.loaders import check_header, open_text, parse_stock_line
 from kleene.engines.spark.index import problem
 from kleene.engines.spark.text_splits import local_path
-from kleene.reference.errors import StreamError
 
 #: An integer literal, and any number literal (``kleene.data.loaders._NUMBER``).
 INTEGER = r"^\s*[+-]?\d+\s*$"
@@ -132,7 +131,7 @@ def stock_columns(spark: Any, path: str) -> tuple[Any, list[Any], list[str]]:
 
 def csv_header(spark: Any, path: str) -> list[str]:
     """The column names of a CSV file's header as written, read as the single process
-    reads them (:func:`kleene.data.loaders.load_events`): case-sensitive, a name twice
+    reads them (:func:`kleene.data.loaders.check_header`): case-sensitive, a name twice
     one line. Spark's own header reading renames a name it has seen (``ID`` and ``id``
     became ``ID2`` and ``id3``: case-insensitively), and the pattern's columns were lost."""
     first = spark.read.text(path).limit(1).collect()
@@ -140,9 +139,7 @@ def csv_header(spark: Any, path: str) -> list[str]:
         return []
     line = first[0][0].removeprefix("\ufeff")
     header = next(csv.reader([line]), [])
-    twice = sorted({name for name in header if header.count(name) > 1})
-    if twice:
-        raise StreamError(f"the header names a column twice: {', '.join(twice)}", source=path)
+    check_header(header, path)
     return header
 
 

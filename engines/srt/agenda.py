@@ -412,6 +412,6 @@ def sleep_batch(ex: Any, moves: list[Waiting], masks: list[int], expiry: list[Ex
             ex.peak = sleep.alive
         if reports:
             ex.flush()
-            yield from reported(reports)
+            yield from reported(reports, ex.budget)
     ex.skipped += n - woken
     return sleep.carried

@@ -112,7 +112,8 @@ class CompiledDSRT(Pictured):
         first element, the whole stream reported at the end if accepted. ``observe``
         (the trace, :mod:`kleene.engines.srt.trace`) is called after every element with
         the configurations before it, the transition each took, those after it and the
-        matches reported. Counted into ``counters`` (no ``budget`` drawn on)."""
+        matches reported. Counted into ``counters``; ``budget``'s limit bounds the matches
+        made on one element (docs/architecture.md, "Engine budgets")."""
         if not self.policy:
             raise Unsupported("an output-agnostic DSRT (report Thm 41) recognizes strings; "
                               "compile it with the dsrt engine to report matches")
@@ -150,6 +151,9 @@ class CompiledDSRT(Pictured):
             c.events_read += 1
             c.instances_created += len(nxt)
             c.observe_active(len(nxt))
+            if budget is not None and streaming:
+                budget.hold(sum(len(s) for (q, _), s in nxt.items() if q in d.finals),
+                            "DSRT matches made on one element")
             found = [Match.marked(range(j, k + 1)) for (q, _), starts in nxt.items()
                      if q in d.finals for j in sorted(set(starts))] if streaming else []
             if observe is not None:

@@ -30,6 +30,7 @@ from kleene.engines.srt.automaton import (
 )
 from kleene.engines.srt.marks import ROOT, Marks, expand, reported, union
 from kleene.engines.srt.skip import head_condition, skipping
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, conjunction, conjuncts
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -56,6 +57,8 @@ class Execution:
     #: what every pass over one compiled SRT shares (the compiled guards, the skipping
     #: tests, caches): computed by the first pass
     shared: dict[str, Any] = field(default_factory=dict)
+    #: the run's budget: its limit bounds the sets of marks listed at once (:func:`reported`)
+    budget: Budget | None = None
 
     def __post_init__(self) -> None:
         a = self.a
@@ -157,7 +160,7 @@ class Execution:
                 self.peak = len(self.groups)
         else:
             self.groups = {}
-        return reported(reports)
+        return reported(reports, self.budget)
 
     def successors(self, groups: Iterable[tuple[Group, Marks]], u: Event,
                    bits: int | None = None) -> tuple[dict[Group, list[Marks]], list[Marks]]:
@@ -256,6 +259,6 @@ class Execution:
         if self.policy != "literal":
             return []
         memo: dict[int, set[tuple[int, ...]]] = {}
-        found = set().union(*(expand(m, memo) for (q, _), m in self.groups.items()
+        found = set().union(*(expand(m, memo, self.budget) for (q, _), m in self.groups.items()
                               if q in self.a.finals))
         return [Match.marked(m) if m else Match.of({}) for m in sorted(found)]

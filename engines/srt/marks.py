@@ -11,7 +11,11 @@ one DAG, so that their 2^n subsets are listed only when a run reports
 
 from __future__ import annotations
 
+from kleene.reference.budget import Budget
 from kleene.reference.match import Match
+
+#: What :func:`expand` holds against a budget (docs/architecture.md, "Engine budgets").
+HELD = "SRT sets of marked positions listed at once (a star over marks makes one per subset)"
 
 
 class Marks:
@@ -49,28 +53,34 @@ def union(parts: list[Marks]) -> Marks:
     return Marks(None, tuple(flat.values()))
 
 
-def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]]) -> set[tuple[int, ...]]:
-    """Every set of positions ``m`` stands for, as increasing tuples."""
+def expand(m: Marks, memo: dict[int, set[tuple[int, ...]]],
+           budget: Budget | None = None) -> set[tuple[int, ...]]:
+    """Every set of positions ``m`` stands for, as increasing tuples; ``budget``'s limit
+    bounds how many one node stands for (:meth:`~kleene.reference.budget.Budget.hold`)."""
     found = memo.get(id(m))
     if found is not None:
         return found
     if m is ROOT:
         found = {()}
     elif m.k is None:
-        found = set().union(*(expand(p, memo) for p in m.prev))
+        found = set().union(*(expand(p, memo, budget) for p in m.prev))
     else:
         k = m.k
-        found = {t + (k,) for t in expand(m.prev[0], memo)}
+        found = {t + (k,) for t in expand(m.prev[0], memo, budget)}
+    if budget is not None:
+        budget.hold(len(found), HELD)
     memo[id(m)] = found
     return found
 
 
-def reported(reports: list[Marks]) -> list[Match]:
+def reported(reports: list[Marks], budget: Budget | None = None) -> list[Match]:
     """The matches of the runs that report on one element (each set of marks once),
-    in order."""
+    in order, within ``budget`` (:func:`expand`)."""
     if not reports:
         return []
     memo: dict[int, set[tuple[int, ...]]] = {}
-    found = set().union(*(expand(m, memo) for m in reports))
+    found = set().union(*(expand(m, memo, budget) for m in reports))
+    if budget is not None:
+        budget.hold(len(found), HELD)
     return [Match.marked(m) for m in sorted(found)]
 

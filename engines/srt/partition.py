@@ -29,6 +29,7 @@ from kleene.data.columnar import Columns
 from kleene.data.source import columns_of_source, time_unit_of
 from kleene.data.textvalues import BOOL_KIND, INT_KIND, STR_KIND
 from kleene.engines.protocol import Counters
+from kleene.reference.budget import Budget
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.policies import part_of
@@ -72,9 +73,10 @@ def stream_order(m: Match) -> tuple[float, tuple[int, ...]]:
 
 
 def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event],
-              counters: Counters) -> Iterator[Match]:
+              counters: Counters, budget: Budget | None = None) -> Iterator[Match]:
     """The matches of ``compiled`` (a :class:`~kleene.engines.srt.run.CompiledSRT` of the
-    body) on every part of ``events`` (module docstring), counted into ``counters``."""
+    body) on every part of ``events`` (module docstring), counted into ``counters``,
+    each part within ``budget``."""
     columns = columns_of_source(events)
     groups = split(columns, by) if columns is not None and len(columns) else None
     if groups is not None:
@@ -88,7 +90,7 @@ def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event],
             start += len(rows)
             back = rows.tolist()
             found.extend(Match.marked(back[i] for i in m.positions) if m.positions else m
-                         for m in compiled.run_one(sub, counters))
+                         for m in compiled.run_one(sub, counters, budget))
         yield from sorted(set(found), key=stream_order)
         return
     runs: dict[object, Any] = {}
@@ -97,7 +99,7 @@ def run_parts(compiled: Any, by: tuple[str, ...], events: Iterable[Event],
             key = part_of(u, by)
             ex = runs.get(key)
             if ex is None:
-                ex = runs[key] = compiled.execution(counters)
+                ex = runs[key] = compiled.execution(counters, budget)
             reported = ex.step(u)
             if reported:
                 ex.flush()

@@ -84,25 +84,27 @@ class CompiledSRT(Pictured):
             yield Transition(e.source, e.target, None, e.shown_guard(), "bind", e.mark,
                              e.writes)
 
-    def execution(self, counters: Counters) -> Execution:
-        """A fresh pass of Alg. 1 that counts into ``counters`` (what passes share
-        computed once: one pass per part of ``e PARTITION BY a``)."""
+    def execution(self, counters: Counters, budget: Budget | None = None) -> Execution:
+        """A fresh pass of Alg. 1 that counts into ``counters`` within ``budget`` (what
+        passes share computed once: one pass per part of ``e PARTITION BY a``)."""
         return Execution(self.srt, self.policy, counters, faithful=self.faithful,
-                         shared=self.shared)
+                         shared=self.shared, budget=budget)
 
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
         """Alg. 1 over ``events`` (one pass per part under ``PARTITION BY``), counted
-        into ``counters`` (the SRT draws on no ``budget``)."""
+        into ``counters``; ``budget``'s limit bounds the sets of marked positions listed
+        at once (:func:`~kleene.engines.srt.marks.reported`)."""
         c = Counters() if counters is None else counters
         if self.by:
-            yield from run_parts(self, self.by, events, c)
+            yield from run_parts(self, self.by, events, c, budget)
         else:
-            yield from self.run_one(events, c)
+            yield from self.run_one(events, c, budget)
 
-    def run_one(self, events: Iterable[Event], counters: Counters) -> Iterator[Match]:
+    def run_one(self, events: Iterable[Event], counters: Counters,
+                budget: Budget | None = None) -> Iterator[Match]:
         """One run over ``events`` (the whole stream, or one part of it)."""
-        ex = self.execution(counters)
+        ex = self.execution(counters, budget)
         step = ex.step
         batches = column_batches(events, ROWS) if ex.relevant is not None else None
         index = key_index(self.srt) if batches is None and ex.tests is not None \

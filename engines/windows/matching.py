@@ -126,9 +126,10 @@ class AnchoredExecution(Execution):
     def __init__(self, n: SESAutomaton, *, anchor: Event, win: Window, policy: str,
                  variant: str, counters: Counters, bits: Mapping[int, int] | None = None,
                  split: Split | None = None, wants: dict[Hashable, int] | None = None,
-                 moves: dict[State, tuple[Move, ...]] | None = None) -> None:
+                 moves: dict[State, tuple[Move, ...]] | None = None,
+                 budget: Budget | None = None) -> None:
         super().__init__(n, win=win, policy=policy, variant=variant, counters=counters,
-                         moves=moves)
+                         moves=moves, budget=budget)
         self.anchor = anchor.position
         self.bits, self.split = bits, split if split is not None else {}
         self._wants = wants if wants is not None else {}   # state -> _mask(state)
@@ -181,6 +182,8 @@ class AnchoredExecution(Execution):
             if kept is not None:
                 self.omega.append(kept)
                 union |= mask
+            if self.most is not None and len(self.omega) > self.most:
+                self.hold()
         self._wanted = union
         return out
 
@@ -227,8 +230,10 @@ class AnchoredMatcher:
     """
 
     def __init__(self, compiled: CompiledSES | CompiledBruteForce, win: Window, *,
-                 prefiltered: bool, properties: SESPattern | None = None) -> None:
+                 prefiltered: bool, properties: SESPattern | None = None,
+                 budget: Budget | None = None) -> None:
         self.compiled = compiled
+        self.budget = budget
         self.win = win
         self.counters = Counters()
         self.automata: list[SESAutomaton] = compiled.ses_automata
@@ -256,7 +261,8 @@ class AnchoredMatcher:
                                   variant=c.variant, counters=self.counters, bits=known,
                                   split=self.split,
                                   wants=self.wants.setdefault((i, kind), {}),
-                                  moves=self.moves.setdefault((i, kind), {}))
+                                  moves=self.moves.setdefault((i, kind), {}),
+                                  budget=self.budget)
                 for i, n in enumerate(self.automata)]
         return list(drive(runs, W, keep, self.counters))
 
@@ -265,9 +271,10 @@ def matcher(compiled: Compiled, win: Window, *, prefiltered: bool,
             properties: SESPattern | None = None, anchored: bool = True,
             budget: Budget | None = None) -> WindowMatcher:
     """A for ``compiled`` (one run's: its counters are its own): anchored for the SES
-    engines (unless ``anchored=False``, they draw on no budget), else the generic
-    run-and-keep, each run within ``budget``. ``properties``: see :class:`AnchoredMatcher`."""
+    engines (unless ``anchored=False``; ``budget``'s limit bounds each run's instances
+    alive), else the generic run-and-keep, each run within ``budget``. ``properties``:
+    see :class:`AnchoredMatcher`."""
     if anchored and hasattr(compiled, "ses_automata"):   # CompiledSES, CompiledBruteForce
         return AnchoredMatcher(compiled, win,  # type: ignore[arg-type]
-                               prefiltered=prefiltered, properties=properties)
+                               prefiltered=prefiltered, properties=properties, budget=budget)
     return EngineMatcher(compiled, budget)

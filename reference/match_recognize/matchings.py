@@ -62,6 +62,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -80,6 +81,32 @@ from kleene.reference.match_recognize.ast import (
 #: ``accept(start, variables)``: does the last of the rows ``start, start + 1, …``
 #: (mapped to ``variables``) satisfy its variable's condition?
 Accept = Callable[[int, Sequence[str]], bool]
+
+
+class Observer(Protocol):
+    """What a trace sees of the search (:func:`matchings`' ``observe``; the trace is
+    ``kleene.engines.match_recognize.trace``). It is told and answers nothing, so a search
+    observed finds what it finds unobserved; without one the search pays a test per step.
+
+    - ``take(pos)``: a choice is taken from the stack, at row ``pos`` (the first, the
+      start row; each later one backtracks to the most recent choice left);
+    - ``choose(pos, node, done, count)``: at row ``pos``, ``node`` (an :class:`Alt`, a
+      :class:`Permute`, a :class:`Quantified` after ``done`` iterations, ``None``
+      otherwise; or an :class:`Anchor`) leaves ``count`` ways on: none (a dead end), or
+      two or more, the most preferred followed, the others stacked (one way on is not
+      told);
+    - ``test(start, variables, ok)``: the last of ``variables`` was tried at row
+      ``start + len(variables) - 1``, and ``accept`` said ``ok``;
+    - ``no_row(pos, var)``: ``var`` needs a row at ``pos``, past the partition's last.
+    """
+
+    def take(self, pos: int) -> None: ...
+
+    def choose(self, pos: int, node: RowPattern, done: int | None, count: int) -> None: ...
+
+    def test(self, start: int, variables: Sequence[str], ok: bool) -> None: ...
+
+    def no_row(self, pos: int, var: str) -> None: ...
 
 
 def accept_all(start: int, variables: Sequence[str]) -> bool:
@@ -167,7 +194,8 @@ def _choices(head: _Todo | _Loop, pos: int, n: int, rest: _Agenda) -> list[_Agen
 
 
 def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_all,
-              budget: Budget | None = None) -> Iterator[Matching]:
+              budget: Budget | None = None, observe: Observer | None = None,
+              ) -> Iterator[Matching]:
     """The matchings of ``pattern`` at row ``start`` of a partition of ``n`` rows whose
     every row ``accept`` accepts, most preferred first (module docstring).
 
@@ -181,6 +209,8 @@ def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_a
     while stack:
         budget.spend()
         pos, agenda = stack.pop()
+        if observe is not None:
+            observe.take(pos)
         # Every choice above this one on the stack began at a row >= pos, so the path's
         # first pos - start rows are still this choice's own.
         del variables[pos - start:], excluded[pos - start:]
@@ -188,15 +218,23 @@ def matchings(pattern: RowPattern, n: int, start: int, accept: Accept = accept_a
             head, rest = agenda
             if isinstance(head, _Todo) and isinstance(head.node, Var):
                 if pos == n:
+                    if observe is not None:
+                        observe.no_row(pos, head.node.name)
                     break
                 variables.append(head.node.name)
                 excluded.append(head.excluded)
-                if not accept(start, variables):
+                ok = accept(start, variables)
+                if observe is not None:
+                    observe.test(start, variables, ok)
+                if not ok:
                     break
                 pos, agenda = pos + 1, rest
                 continue
             choices = _choices(head, pos, n, rest)
             if len(choices) != 1:
+                if observe is not None:
+                    observe.choose(pos, head.node, head.done if isinstance(head, _Loop)
+                                   else None, len(choices))
                 stack.extend((pos, choice) for choice in reversed(choices))
                 break
             agenda = choices[0]

@@ -55,5 +55,6 @@ LANGUAGE = Language(
     window=lambda statement: None, pattern_types=(Statement,),
     readings=("inclusive",),
     answers="tables",
+    hooks={"generate": "kleene.conformance.recognize_strategies:recognition_for"},
     specification=(("ISO/IEC 9075-2:2016", "§7.6"), ("ISO/IEC TR 19075-5:2016", "§4")),
 )

@@ -59,7 +59,7 @@ from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize, SortKey, Within
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds
-from kleene.reference.match_recognize.matchings import Matching, matchings
+from kleene.reference.match_recognize.matchings import Matching, Observer, matchings
 from kleene.reference.match_recognize.scalars import DataError, arithmetic, cast_number, compare
 from kleene.reference.match_recognize.table import Table
 
@@ -137,7 +137,11 @@ def _instant(d: datetime.date) -> datetime.datetime:
 
 
 class Recognizer:
-    """One recognition's fixed parts: the clause, the input's columns, the budget."""
+    """One recognition's fixed parts: the clause, the input's columns, the budget, and
+    what observes its searches (``observe``: none; a trace sets one,
+    :class:`~kleene.reference.match_recognize.matchings.Observer`)."""
+
+    observe: Observer | None = None
 
     def __init__(self, clause: MatchRecognize, table: Table, budget: Budget) -> None:
         self.clause = clause
@@ -182,7 +186,8 @@ class Recognizer:
                           self.subsets)
             return holds(self.defines.get(variables[-1].upper()), scope)
 
-        return next(matchings(self.clause.pattern, len(rows), start, accept, self.budget), None)
+        return next(matchings(self.clause.pattern, len(rows), start, accept, self.budget,
+                              self.observe), None)
 
     def resume(self, m: Matching, scope: Scope) -> int:
         """Where matching resumes after the non-empty match ``m`` (AFTER MATCH SKIP)."""

@@ -5,6 +5,7 @@ of the runner's verdicts; tests/test_conform.py)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from typing import Any
@@ -51,4 +52,13 @@ for line in sys.stdin:
                 reply = {"seq": message["seq"], "matches": [{"a": "0"}]}
             if MODE == "duplicate":
                 reply["matches"] = reply["matches"] * 2
+            if MODE == "huge":   # one 11 MB line of bogus matches
+                reply["matches"] = [{"a": [i], "b": [i + 1]} for i in range(350_000)]
+            if MODE == "endless":   # an answer line that never ends
+                while True:
+                    sys.stdout.write("[" * 65536)
+            if MODE == "orphan":   # exits while a forked child keeps stdout open
+                if os.fork() == 0:
+                    time.sleep(120)
+                os._exit(0)
     print(json.dumps(reply), flush=True)

@@ -1,0 +1,148 @@
+"""Every engine stops within ``--budget`` on an exploding pattern (docs/architecture.md,
+"Engine budgets"), and an engine that finishes within its budget answers what the
+reference answers.
+
+The exploding cases are written by hand: ``A+`` (a group variable, an iteration, a star
+over marks) under skip-till-any-match over ``n`` A events then one B has ``2**n - 1``
+matches, each a non-empty subset of the As with the B; the DSRT's fully marked pattern
+has ``n`` (the contiguous runs of As that end at the B), made on one element; the SES
+automaton as printed runs ``next`` only, where one instance per A stays alive.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kleene.cli.common import make_budget
+from kleene.engines.fastest import run_engine
+from kleene.engines.registry import BUILTIN_ENGINES, engine
+from kleene.engines.tables import answer_table
+from kleene.reference.budget import DEFAULT_HELD, DEFAULT_STEPS, Budget
+from kleene.reference.errors import BudgetExceeded
+from kleene.reference.events import Stream
+from kleene.reference.query import Query
+
+KLEENE = Path(sys.executable).parent / "kleene"
+
+SES = "PATTERN <{a+}, {b}>\nWHERE a.type = 'A' AND b.type = 'B'\nWITHIN 100000"
+OPERATOR = "PATTERN SEQ(A+ a[], B b) WITHIN 1000"
+SREMO = "mark {~.type = 'A'} ; ({TRUE}* ; mark {~.type = 'A'})* ; {TRUE}* ; mark {~.type = 'B'}"
+MARKED = "mark {~.type = 'A'} ; (mark {~.type = 'A'})* ; mark {~.type = 'B'}"
+
+#: engine → (language, pattern, policy, As for the explosion, matches of the pattern on
+#: n As and a B, by hand)
+CASES: dict[str, tuple[str, str, str, int]] = {
+    **{name: ("ses", SES, "any", 40) for name in (
+        "windows+ses", "windows-plain+ses", "windows-f+ses", "windows-fp+ses",
+        "windows-fc+ses", "windows-fpc+ses", "windows+ses-bruteforce", "windows-paper+ses",
+        "ses-automaton", "ses-automaton-unfiltered", "ses-automaton-paper-filter",
+        "ses-bruteforce")},
+    # Algorithm 1 as printed runs `next` only: one instance per A stays alive
+    **{name: ("ses", SES, "next", 150) for name in (
+        "ses-automaton-faithful", "ses-bruteforce-paper")},
+    **{name: ("operator", OPERATOR, "any", 40) for name in (
+        "nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")},
+    "srt": ("sremo", SREMO, "stream", 40),
+    "srt-faithful": ("sremo", SREMO, "stream", 40),
+    "dsrt": ("sremo", MARKED, "stream", 300),
+}
+
+
+def expected_count(name: str, n: int) -> int:
+    """The matches on ``n`` As and a B, by hand (module docstring)."""
+    return n if name == "dsrt" else 2**n - 1
+
+
+def stream(n: int) -> Stream:
+    return Stream.from_rows([{"ts": i, "type": "A"} for i in range(n)]
+                            + [{"ts": n, "type": "B"}])
+
+
+def query(name: str) -> Query:
+    language, text, policy, _ = CASES[name]
+    return Query.parse(text, language=language, policy=policy)
+
+
+def test_every_registered_engine_has_an_exploding_case():
+    names = {n for _, _, names in BUILTIN_ENGINES for n in names}
+    assert names == set(CASES) | {"match-recognize"}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_an_exploding_pattern_stops_with_the_budget_error(name):
+    compiled = engine(name).compile(query(name))
+    began = time.monotonic()
+    with pytest.raises(BudgetExceeded, match="budget steps=100 exceeded"):
+        for _ in compiled.run(stream(CASES[name][3]), budget=Budget(limit=100)):
+            pass   # not spent per match here: the engine's own bound stops it
+    assert time.monotonic() - began < 20
+
+
+#: the engines ``kleene match`` runs on these queries (the others claim no policy)
+CLAIMING = sorted(n for n in CASES if not any(
+    w in n for w in ("paper", "faithful")) and n != "ses-bruteforce-paper")
+
+
+@pytest.mark.parametrize("name", CLAIMING)
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(0, 8), limit=st.integers(1, 300))
+def test_within_the_budget_an_engine_answers_the_reference_or_stops(name, n, limit):
+    q = query(name)
+    events = stream(n)
+    expected = q.reference(events, budget=Budget(limit=10**7))
+    assert len(expected) == (expected_count(name, n) if n else 0)
+    try:
+        found, _ = run_engine(name, q, events, budget=Budget(limit=limit))
+    except BudgetExceeded as err:
+        assert f"budget steps={limit} exceeded" in str(err)
+        assert len(expected) > limit or 2 ** n > limit   # the work grew past it
+    else:
+        assert found == expected
+
+
+def test_the_match_recognize_engine_stops_within_the_budget():
+    # A reads the match so far (an aggregate): nothing is remembered, 2^n paths
+    q = Query.parse("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES COUNT(*) AS n "
+                    "PATTERN ((A|A)* B) DEFINE A AS COUNT(*) >= 0, B AS x < 0)",
+                    language="match_recognize")
+    with pytest.raises(BudgetExceeded, match="budget steps=1000 exceeded"):
+        answer_table(q, pa.table({"x": list(range(60))}), engine_name="match-recognize",
+                     budget=Budget(limit=1000))
+
+
+@pytest.mark.parametrize("budget, limit", [(["--budget", "1000"], 1000),
+                                           ([], 200_000)])   # the default: DEFAULT_HELD
+@pytest.mark.parametrize("name, suffix", [("windows+ses", "ses"), ("nfa-chain", "op"),
+                                          ("srt", "sremo")])
+def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suffix, budget,
+                                                            limit):
+    rows = ["ts,type"] + [f"{i},A" for i in range(60)] + ["60,B"]
+    events = tmp_path / "ab.csv"
+    events.write_text("\n".join(rows) + "\n")
+    pattern = tmp_path / f"q.{suffix}"
+    pattern.write_text(CASES[name][1] + "\n")
+    began = time.monotonic()
+    done = subprocess.run([KLEENE, "match", "--pattern", str(pattern),
+                           "--events", str(events), *budget],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert lines[0].startswith(f"kleene match: engine {name} (the fastest engine that claims ")
+    assert len(lines) == 2 and lines[1].startswith(
+        f"kleene match: budget steps={limit} exceeded while running engine {name}: ")
+    assert done.stdout == ""
+    assert time.monotonic() - began < 60
+
+
+def test_the_default_budget_holds_fewer_than_it_steps():
+    assert make_budget(None).limit == DEFAULT_STEPS == 2_000_000
+    assert make_budget(None).most_held == DEFAULT_HELD == 200_000
+    assert make_budget(1000).limit == make_budget(1000).most_held == 1000
