@@ -167,8 +167,12 @@ def columns_of(events: Sequence[Event]) -> Columns:
     if any(e.attrs.get(n, 0) is None for n in sparse for e in events):
         raise ValueError("an attribute is absent from some events and None in others")
     stamps = [e.ts for e in events]
-    ts = pa.array(stamps, pa.float64() if any(isinstance(t, float) for t in stamps)
-                  else pa.int64())
+    floats = any(isinstance(t, float) for t in stamps)
+    for t in stamps:   # a Python int past int64 (or past 2**53 among floats) would round
+        if isinstance(t, int) and not (abs(t) <= 2**53 if floats else -(2**63) <= t < 2**63):
+            raise ValueError(f"timestamp {t} does not fit "
+                             f"{'a float beside decimal timestamps' if floats else 'int64'}")
+    ts = pa.array(stamps, pa.float64() if floats else pa.int64())
     types = None
     if any(e.type is not None for e in events):
         types = pa.chunked_array([pa.array([e.type for e in events], pa.string())])
@@ -183,7 +187,8 @@ def _column_of(values: list[Any], name: str) -> tuple[pa.Array, str]:
     present = {type(v) for v in values if v is not None}
     for t, arrow, kind in ((bool, pa.bool_(), BOOL_KIND), (int, pa.int64(), INT_KIND),
                            (float, pa.float64(), FLOAT_KIND), (str, pa.string(), STR_KIND)):
-        if present <= {t}:
+        if present <= {t} and (t is not int or all(
+                -(2**63) <= v < 2**63 for v in values if v is not None)):
             return pa.array(values, arrow), kind
     if bool not in present and all(
             (text_value(v) == v and isinstance(text_value(v), str)) if isinstance(v, str)

@@ -39,15 +39,20 @@ float NaN is missing). ISO datetimes in the timestamp field become epoch
 milliseconds (``time_unit`` ``ms``); so do Parquet timestamps of any unit
 (pandas writes nanoseconds: rounded to the nearest ms, half to even) and
 dates. A timestamp column holds numbers or ISO datetimes, not both. A
-timestamp column of whole and decimal numbers is read as floats.
+timestamp column of whole and decimal numbers is read as floats. Timestamps
+are never rounded into ties: a CSV integer timestamp past int64 (or past 2**53
+beside decimal ones) and a Parquet ``uint64`` one past int64 are errors naming
+the row; JSON integers stay Python integers (exact at any size); a string
+``"NaN"`` or ``"inf"`` is no timestamp.
 
 Hostile input, each a documented rule: a UTF-8 byte-order mark at the start
 of a text file is dropped; column names are case-sensitive (``ID`` and ``id``
-are two attributes); a file of more than :data:`MAX_COLUMNS` columns (a CSV
-header's names, a Parquet file's columns, a JSON object's keys), a JSON object
-naming a key twice, a NaN or infinite timestamp, a CSV quote that is never
-closed, and a type field (other than the default ``type``) that no row has are
-errors; an empty file or a CSV file with a header only is an empty stream.
+are two attributes, also under ``--spark``); a file of more than
+:data:`MAX_COLUMNS` columns (a CSV header's names, a Parquet file's columns, a
+JSON object's keys), a CSV header or a Parquet schema naming a column twice, a
+JSON object naming a key twice, a NaN or infinite timestamp, a CSV quote that is
+never closed, and a type field (other than the default ``type``) that no row has
+are errors; an empty file or a CSV file with a header only is an empty stream.
 
 A stock line is ``BUY(id=8,name=INTC,volume=100,price=27.8500,stock_time=25263126)``:
 the word before the parenthesis is the event type, the ``key=value`` pairs are

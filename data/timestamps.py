@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.data.textvalues import INT_KIND, NUM_RE, text_value, typed_column
+from kleene.data.textvalues import INT_KIND, INT_RE, NUM_RE, text_value, typed_column
 from kleene.reference.errors import StreamError
 
 
@@ -65,6 +65,11 @@ def timestamps(raw: Any, *, name: str, source: str) -> tuple[pa.Array, bool]:
         raise StreamError("timestamp must be a number, got a boolean", row=0, field=name,
                           source=source)
     if pa.types.is_integer(t):
+        if t == pa.uint64():   # past int64 a timestamp is refused, never wrapped or rounded
+            bad = first_row(pc.greater(arr, pa.scalar(2**63 - 1, pa.uint64())))
+            if bad is not None:
+                raise StreamError(f"timestamp {arr[bad].as_py()} does not fit a 64-bit signed "
+                                  "integer", row=bad, field=name, source=source)
         return pc.cast(arr, pa.int64()), False
     if pa.types.is_floating(t):
         arr = pc.cast(arr, pa.float64())
@@ -112,6 +117,7 @@ def _text_timestamps(arr: pa.Array, name: str, source: str) -> tuple[pa.Array, b
     odd = first_row(pc.invert(is_num) if first_num else is_num)
     if first_num:
         if odd is None:
+            _exact_integers(arr, name, source)
             floats = pc.cast(pc.utf8_trim(arr, characters=" \t\n\r\f\v"), pa.float64())
             return timestamps(floats, name=name, source=source)[0], False   # finite?
         _not_a_timestamp(arr[odd].as_py(), odd, name, source, mixed=_is_iso)
@@ -128,6 +134,27 @@ def _text_timestamps(arr: pa.Array, name: str, source: str) -> tuple[pa.Array, b
         except pa.ArrowInvalid:
             continue
     return _python_iso(arr, name, source), True
+
+
+def _exact_integers(arr: pa.Array, name: str, source: str) -> None:
+    """Refuse a column of numbers (read as floats) whose integer cell float64 would round:
+    past int64, or, beside decimal cells, past 2**53 (two distinct timestamps would
+    become a tie; issue 27)."""
+    is_int = pc.fill_null(pc.match_substring_regex(arr, INT_RE), False)
+    if not pc.any(is_int).as_py():
+        return
+    ints = pc.cast(pc.utf8_trim(pc.if_else(is_int, arr, None), characters=" \t\n\r\f\v"),
+                   pa.float64())
+    whole = bool(pc.all(is_int).as_py())
+    near = pc.greater_equal(pc.abs(ints), 2.0**63 if whole else 2.0**53)   # float64 rounds
+    rows = np.flatnonzero(np.asarray(pc.fill_null(near, False).to_numpy(zero_copy_only=False)))
+    for row in rows.tolist():   # the few cells near the limit, decided exactly
+        text = arr[row].as_py().strip()
+        value = int(text)
+        if not (-(2**63) <= value < 2**63 if whole else abs(value) <= 2**53):
+            limit = "a 64-bit integer" if whole else "a float beside decimal timestamps (2**53)"
+            raise StreamError(f"timestamp {text} does not fit {limit}; it would be rounded",
+                              row=row, field=name, source=source)
 
 
 def _not_a_timestamp(raw: str, row: int, name: str, source: str, mixed: Any) -> None:

@@ -39,6 +39,7 @@ Conventions: ``e`` an event, ``batch`` a sequence of events, ``n`` its length.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -171,6 +172,8 @@ class Columns:
         return out
 
 
+_I64_MAX, _I64_MIN = 2**63 - 1, -(2**63)
+
 #: Arrow's comparison kernels by operator.
 _ARROW_OPS = {"=": pc.equal, "!=": pc.not_equal, "<": pc.less, "<=": pc.less_equal,
               ">": pc.greater, ">=": pc.greater_equal}
@@ -204,12 +207,11 @@ class ArrowColumns(Columns):
         lk_n = np.broadcast_to(lk, (self.n,))
         known = (lk_n == rk) & (lk_n != MISSING)
         out = np.full(self.n, U, dtype=np.int8)
-        op = _ARROW_OPS[c.op]
         for kind in lv.keys() & rv.keys():
             sel = known & (lk_n == kind)
             if not sel.any():
                 continue
-            verdict = op(lv[kind], rv[kind])
+            verdict = _exactly(c.op, lv[kind], rv[kind])
             if isinstance(verdict, pa.Scalar):
                 out[sel] = T if verdict.as_py() else F
                 continue
@@ -221,10 +223,96 @@ class ArrowColumns(Columns):
     def _arrow_term(self, t: Term) -> tuple[np.ndarray | int, dict[int, object]]:
         if isinstance(t, Const):
             code = kind_code(t.value)
-            return code, {code: pa.scalar(t.value)}
+            # a number stays the Python number (exact at any size; _exactly compares it)
+            return code, {code: t.value if code == NUM else pa.scalar(t.value)}
         if isinstance(t, Attr) and t.var == self.var:
             return self._attribute(t.attr)
         raise Unsupported(f"{t} is not an attribute of the single event {self.var!r}")
+
+
+#: ``c op x`` is ``x flip[op] c``.
+_FLIPPED = {"=": "=", "!=": "!=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _exactly(op: str, left: Any, right: Any) -> Any:
+    """``left op right`` by Arrow's kernels, a Python number (a constant) compared
+    exactly as the reference compares it (Python's ``int``/``float`` comparisons):
+    Arrow casts an int64 column to float64 beside a float, and cannot hold an int
+    past int64; the constant is rewritten to one of the column's own type that gives
+    every row the same verdict (:func:`_as_column_type`)."""
+    if isinstance(left, (int, float)):
+        if isinstance(right, (int, float)):   # two constants
+            return pa.scalar(bool(_OPS[op](left, right)))
+        return _exactly(_FLIPPED[op], right, left)
+    if not isinstance(right, (int, float)):
+        kinds = (pa.types.is_integer(left.type), pa.types.is_integer(right.type))
+        if kinds in ((True, False), (False, True)) and not any(
+                pa.types.is_boolean(x.type) or pa.types.is_string(x.type) for x in (left, right)):
+            return _int_against_float(op, left, right) if kinds[0] else \
+                _int_against_float(_FLIPPED[op], right, left)
+        return _ARROW_OPS[op](left, right)
+    rewritten = _as_column_type(op, right, pa.types.is_integer(left.type))
+    if isinstance(rewritten, bool):
+        return pa.scalar(rewritten)
+    new_op, value, arrow = rewritten
+    return _ARROW_OPS[new_op](left, pa.scalar(value, arrow))
+
+
+def _int_against_float(op: str, ints: Any, floats: Any) -> pa.Array:
+    """``ints op floats`` element by element, exactly (Arrow casts the ints to float64).
+    Rounding is monotone, so ``fl(x) < y ⇒ x < y`` and ``fl(x) > y ⇒ x > y``; where
+    ``fl(x) = y``, ``y`` is an integer at most 2**63 and is compared as one."""
+    x = np.asarray(pc.fill_null(ints, 0).to_numpy(zero_copy_only=False), dtype=np.int64)
+    y = np.asarray(pc.fill_null(pc.cast(floats, pa.float64()), 0.0)
+                   .to_numpy(zero_copy_only=False), dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        fx = x.astype(np.float64)
+        sign = np.sign(fx - y)
+        tie = fx == y
+        top = tie & (y >= 2.0**63)
+        yi = np.where(tie & ~top, y, 0.0).astype(np.int64)
+    sign = np.where(tie, np.where(top, -1, np.sign(x - yi)), sign)
+    return pa.array(_OPS[op](sign, 0))
+
+
+def _as_column_type(op: str, c: int | float, integer: bool
+                    ) -> tuple[str, int | float, pa.DataType] | bool:
+    """``(op', c')`` with ``x op c ⇔ x op' c'`` for every ``x`` of an int64 column
+    (``integer``) or a float64 one, ``c'`` of that type; or the verdict of every row.
+
+    For an integer ``x``: ``x < c ⇔ x < ⌈c⌉``, ``x ≤ c ⇔ x ≤ ⌊c⌋`` (so ``>``, ``≥``
+    by complement), ``x = c`` only for an integral ``c``; an integer past int64
+    is above (below) every row. For a float ``x`` and ``f = fl(c)``: when ``f = c``
+    nothing changes; when ``f < c`` (c lies between f and the next float) ``x < c ⇔
+    x ≤ f`` and ``x > c ⇔ x > f``; when ``f > c`` ``x < c ⇔ x < f``, ``x > c ⇔ x ≥ f``;
+    ``x = c`` is then false for every float."""
+    if isinstance(c, float) and math.isnan(c):
+        return op == "!="
+    if integer:
+        if isinstance(c, float):
+            if math.isinf(c):
+                return op in ("!=", "<", "<=") if c > 0 else op in ("!=", ">", ">=")
+            if not c.is_integer():
+                if op in ("=", "!="):
+                    return op == "!="
+                c = math.ceil(c) if op in ("<", ">=") else math.floor(c)
+            c = int(c)
+        if c > _I64_MAX:
+            return op in ("!=", "<", "<=")
+        if c < _I64_MIN:
+            return op in ("!=", ">", ">=")
+        return op, c, pa.int64()
+    try:
+        f = float(c)
+    except OverflowError:
+        f = math.inf if c > 0 else -math.inf
+    if f == c:
+        return op, f, pa.float64()
+    if op in ("=", "!="):
+        return op == "!="
+    below = f < c
+    closed = {"<": "<=", ">=": ">"} if below else {"<=": "<", ">": ">="}
+    return closed.get(op, op), f, pa.float64()
 
 
 def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray,
@@ -236,6 +324,10 @@ def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray
     arr: Any = raw.combine_chunks() if isinstance(raw, pa.ChunkedArray) else raw
     if kind == TEXT_KIND:
         nums, numbers, strs = text_kinds(arr)
+        if (np.abs(numbers[nums]) >= 2.0**53).any():
+            # its numbers are read as float64 here, and a cell such as 2**64 + 1 (an
+            # exact int in each row, text_value) would round: the rows decide it
+            raise Unsupported("a text column with numbers past 2**53 is compared row by row")
         kinds = np.full(n, MISSING, dtype=np.int8)
         kinds[nums] = NUM
         kinds[strs] = STR

@@ -88,7 +88,9 @@ class Window:
     def fits_array(self, spans: np.ndarray) -> np.ndarray:
         """``fits`` of every span of a column (int: exact at any int64; float: exact)."""
         spans = np.asarray(spans)
-        if spans.dtype.kind in "iub":
+        if spans.dtype.kind == "u":
+            return spans <= min(int(span_bound(self.tau, self.reading, int)), _U64_MAX)
+        if spans.dtype.kind in "ib":
             return spans <= _clip64(int(span_bound(self.tau, self.reading, int)))
         if spans.dtype.kind == "f":
             return spans <= span_bound(self.tau, self.reading, float)
@@ -202,6 +204,41 @@ def _largests(holds: Callable[[np.ndarray], np.ndarray], start: np.ndarray) -> n
         lo = np.where(gap & t, mid, lo)
         hi = np.where(gap & ~t, mid, hi)
     return _floats(lo)
+
+
+def searched(ts: np.ndarray, values: list[int | float], side: Literal["left", "right"]
+             ) -> np.ndarray:
+    """``np.searchsorted(ts, values, side)`` decided exactly for Python numbers (ints of any
+    size, floats, ±∞): NumPy searches an int64 column for a float in float64, which
+    rounds its elements past 2**53, and cannot hold an int past int64."""
+    if ts.dtype.kind not in "iu":
+        return np.searchsorted(ts, np.asarray(values, dtype=ts.dtype), side)
+    out = np.empty(len(values), dtype=np.int64)
+    for j, v in enumerate(values):
+        if isinstance(v, float):
+            if math.isnan(v):
+                raise ValueError("NaN is no bound")
+            if math.isinf(v):
+                out[j] = len(ts) if v > 0 else 0
+                continue
+            v = math.ceil(v) if side == "left" else math.floor(v)   # x < v ⇔ x < ⌈v⌉
+        if v < _I64_MIN:
+            out[j] = 0
+        elif v > _I64_MAX:
+            out[j] = len(ts)
+        else:
+            out[j] = np.searchsorted(ts, np.int64(v), side)
+    return out
+
+
+def spans_of(last: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """``last − first`` element by element (``first ≤ last``), exactly: for int64 columns
+    as uint64 (a span of two int64 timestamps may pass int64; :meth:`Window.fits_array`
+    decides it)."""
+    if last.dtype.kind == "i" and first.dtype.kind == "i":
+        return ((np.ascontiguousarray(last, dtype=np.int64).view(np.uint64) ^ _BIAS)
+                - (np.ascontiguousarray(first, dtype=np.int64).view(np.uint64) ^ _BIAS))
+    return last - first
 
 
 def within_bound(spans: np.ndarray, bound: int | float) -> np.ndarray:

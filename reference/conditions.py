@@ -30,6 +30,7 @@ from typing import Any
 
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Value
+from kleene.reference.sums import exact_mean, exact_sum
 
 # ---------------------------------------------------------------- terms
 
@@ -274,9 +275,9 @@ def aggregate(func: str, events: Sequence[Event], attr: str | None) -> Value:
     if not numbers:
         return None
     if func == "SUM":
-        return sum(numbers)
+        return exact_sum(numbers)     # exact, rounded once (reference/sums.py)
     if func == "AVG":
-        return sum(numbers) / len(numbers)
+        return exact_mean(numbers)
     if func == "MIN":
         return min(numbers)
     return max(numbers)

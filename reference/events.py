@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
@@ -216,6 +217,10 @@ def type_name(value: object) -> str:
     return type(value).__name__
 
 
+#: A timestamp string that is an integer literal (ASCII digits): read as an exact int.
+_INTEGER = re.compile("[+-]?[0-9]+")
+
+
 def _timestamp(raw: Any, *, row: int, field_name: str, source: str) -> tuple[int | float, bool]:
     if isinstance(raw, bool):
         raise StreamError("timestamp must be a number, got a boolean", row=row,
@@ -229,6 +234,8 @@ def _timestamp(raw: Any, *, row: int, field_name: str, source: str) -> tuple[int
         return _epoch_ms(raw), True
     if isinstance(raw, str):
         text = raw.strip()
+        if _INTEGER.fullmatch(text):
+            return int(text), False   # exact at any size (float() would round past 2**53)
         try:
             number = float(text)
         except ValueError:
@@ -237,7 +244,10 @@ def _timestamp(raw: Any, *, row: int, field_name: str, source: str) -> tuple[int
             except ValueError:
                 raise StreamError(f"timestamp {raw!r} is neither a number nor an ISO datetime",
                                   row=row, field=field_name, source=source) from None
-        return (int(number) if number.is_integer() and "." not in text else number), False
+        if not math.isfinite(number):
+            raise StreamError(f"timestamp must be finite, got {raw!r}", row=row,
+                              field=field_name, source=source)
+        return number, False
     raise StreamError(f"timestamp must be a number, got {type_name(raw)}", row=row,
                       field=field_name, source=source)
 

@@ -23,7 +23,8 @@ from kleene.cli import main
 from kleene.conformance.differential import reference_or_reject
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.data.columnar import columns_of
-from kleene.engines.protocol import Engine, Feature, all_features
+from kleene.engines.protocol import Engine, Feature, Query, all_features
+from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.match_recognize.ast import Concat, Literal, Quantified, RowPattern
@@ -70,6 +71,14 @@ def m(**bindings: int | list[int]) -> Match:
 def columnar(s: Stream) -> Stream:
     """``s`` held as Arrow columns (what the loaders build)."""
     return Stream.from_columns(columns_of(list(s)), s.time_unit)
+
+
+def claiming_engines(query: Query) -> list[str]:
+    """Every registered engine that claims ``query`` (at least one)."""
+    names = [n for n in engine_names_for(query.language)
+             if query.features() <= engine(n).capabilities]
+    assert names, query
+    return names
 
 
 def ulps(x: float, k: int) -> float:

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from kleene.cli import main
 from kleene.engines.protocol import Query
-from kleene.engines.registry import engine, engine_names_for
+from kleene.engines.registry import engine
 from kleene.engines.spans import Window, within_bound
 from kleene.reference.durations import (
     earliest_fitting,
@@ -33,7 +33,7 @@ from kleene.reference.durations import (
 )
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from tests.helpers import columnar, ulps
+from tests.helpers import claiming_engines, columnar, ulps
 
 READINGS = ("inclusive", "strict")
 STOCK = 25_263_126  # the first timestamp of the stock stream
@@ -178,19 +178,11 @@ def test_every_column_bound_agrees_with_the_plain_predicate(column, reading) -> 
 
 
 
-def claiming(query: Query) -> list[str]:
-    """Every registered engine that claims ``query``."""
-    names = [n for n in engine_names_for(query.language)
-             if query.features() <= engine(n).capabilities]
-    assert names, query
-    return names
-
-
 def every_engine(text: str, rows: list[dict[str, Any]], reading: str, expected: set[Match]) -> None:
     query = Query.parse(text, reading=reading)
     s = Stream.from_rows(rows)
     assert query.reference(s) == expected
-    for name in claiming(query):
+    for name in claiming_engines(query):
         for form in (s, columnar(s)):
             got = set(engine(name).compile(query).run(form))
             assert got == expected, (name, type(form.columns).__name__)

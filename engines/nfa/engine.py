@@ -32,8 +32,6 @@ from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
-import numpy as np
-
 from kleene.engines.match_columns import MatchColumns, gathered
 from kleene.engines.nfa import join, replan
 from kleene.engines.nfa.chain import ChainRunner, chain_order
@@ -43,7 +41,7 @@ from kleene.engines.nfa.construct import shape_of
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
-from kleene.engines.nfa.pieces import exact_floats, pieces
+from kleene.engines.nfa.pieces import pieces
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.tree import TreeRunner
@@ -209,9 +207,6 @@ class CompiledNFA(Pictured):
         applies; ``None`` elsewhere."""
         if self.kind == "eager" or len(self.plans) != 1 or not join.typed(events):
             return None
-        loaded = getattr(events, "columns", None)
-        if loaded is not None and not exact_floats(np.asarray(loaded.ts)):
-            return None  # integers past 2**53: the chain event by event keeps them exact
         plan = replace(self.plans[0], bound=self._bound(events), budget=budget)
         if not join.eligible(plan, self.policy):
             return None

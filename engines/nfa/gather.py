@@ -29,10 +29,11 @@ import pyarrow as pa
 
 from kleene.data.columnar import Columns as EventColumns
 from kleene.data.timestamps import int64_array, numeric_array
-from kleene.engines.columns import ArrowColumns, kind_code
+from kleene.engines.columns import NUM, ArrowColumns, T, kind_code
 from kleene.reference.conditions import And as CondAnd
-from kleene.reference.conditions import Attr, Cmp, Condition, Const, Not, Term, Truth
+from kleene.reference.conditions import Attr, Cmp, Condition, Const, Not, Term, Truth, holds
 from kleene.reference.conditions import Or as CondOr
+from kleene.reference.errors import Unsupported
 
 
 def columnar(c: Condition) -> bool:
@@ -67,10 +68,22 @@ class InstanceColumns(ArrowColumns):
         self.var = ""
         self._terms: dict[Attr, tuple[np.ndarray, dict[int, object]]] = {}
 
+    def holds(self, c: Condition) -> np.ndarray:
+        """Where ``c`` is true per instance; row by row (the reference's
+        :func:`~kleene.reference.conditions.holds` on each instance's events) where the
+        columns cannot decide it exactly (a text column with numbers past 2**53)."""
+        try:
+            return self.truth(c) == T
+        except Unsupported:
+            events = {v: (cands.arrow.batch, idx) for v, (cands, idx) in self.bound.items()}
+            return np.fromiter((holds(c, {v: (batch[int(idx[i])],)
+                                          for v, (batch, idx) in events.items()})
+                                for i in range(self.n)), dtype=bool, count=self.n)
+
     def _arrow_term(self, t: Term) -> tuple[np.ndarray | int, dict[int, object]]:
         if isinstance(t, Const):
             code = kind_code(t.value)
-            return code, {code: pa.scalar(t.value)}
+            return code, {code: t.value if code == NUM else pa.scalar(t.value)}
         assert isinstance(t, Attr)
         if t not in self._terms:
             cands, idx = self.bound[t.var]

@@ -45,6 +45,7 @@ do in the event-by-event chain.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -57,7 +58,9 @@ from kleene.engines.nfa.chain import chain_order
 from kleene.engines.nfa.gather import InstanceColumns, columnar, count_subsets, subsets
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
+from kleene.engines.spans import Window, searched, spans_of
 from kleene.reference.conditions import Condition
+from kleene.reference.durations import span_bound
 
 #: The largest ``m`` of an iterated slot ``B{l,m}`` enumerated over columns.
 MAX_ITERATED = 8
@@ -107,8 +110,8 @@ class Scan:
     pos: list[np.ndarray]
     times: list[np.ndarray]
     columns: dict[int, Any]  # slot → gather.Candidates
-    lo: float
-    hi: float
+    lo: int | float   # Python numbers (an int past 2**53 stays exact), or ±∞
+    hi: int | float
 
 
 def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
@@ -134,34 +137,34 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
     lo_ts: dict[int, np.ndarray] = {}  # the slot's first event's ts, per instance
     hi_ts: dict[int, np.ndarray] = {}  # its last event's ts
     m = 1
-    first = np.full(1, np.inf)
-    last = np.full(1, -np.inf)
+    # the instances' first and last timestamps, in the column's own dtype (an int64
+    # column stays exact past 2**53: no float sentinel is mixed in; spans.searched)
+    first = last = found.times[sigma[0]][:0] if sigma else np.zeros(0)
     for k, s in enumerate(sigma):
         slot = slots[s]
         buf = found.times[s]
-        after = np.full(m, -np.inf)
-        for t in plan.shape.before[s]:
-            if t in idx:
-                after = np.maximum(after, hi_ts[t])
-        upto = np.full(m, np.inf)
-        for t in plan.shape.after[s]:
-            if t in idx:
-                upto = np.minimum(upto, lo_ts[t])
         if k == 0:  # σ's first event fits with the match's first one, in [lo, hi)
-            lo = np.searchsorted(buf, np.full(1, found.lo), "left")
-            hi = bound.ends(buf, np.full(1, found.hi))
+            lo = searched(buf, [found.lo], "left")
+            hi = searched(buf, [bound.latest(found.hi) if math.isfinite(found.hi)
+                                else found.hi], "right")
         else:  # the events that fit with the instance's first and last (spans.py)
-            lo = np.maximum(np.searchsorted(buf, after, "right"), bound.starts(buf, last))
-            hi = np.minimum(np.searchsorted(buf, upto, "left"), bound.ends(buf, first))
+            lo = bound.starts(buf, last)
+            hi = bound.ends(buf, first)
+            for t in plan.shape.before[s]:
+                if t in idx:
+                    lo = np.maximum(lo, np.searchsorted(buf, hi_ts[t], "right"))
+            for t in plan.shape.after[s]:
+                if t in idx:
+                    hi = np.minimum(hi, np.searchsorted(buf, lo_ts[t], "left"))
         if slot.iterated:
             assert slot.high is not None
             # the state's instances are held at once: the instance budget bounds them
             plan.check_budget(count_subsets(lo, hi, slot.low, slot.high))
             rep, chosen = subsets(lo, hi, slot.low, slot.high)
             width = (chosen >= 0).sum(axis=1)
-            new_lo = buf[chosen[:, 0]] if len(rep) else np.zeros(0)
+            new_lo = buf[chosen[:, 0]] if len(rep) else buf[:0]
             new_hi = (buf[chosen[np.arange(len(rep)), width - 1]] if len(rep)
-                      else np.zeros(0))
+                      else buf[:0])
         else:
             counts = np.maximum(hi - lo, 0)
             total = int(counts.sum())
@@ -169,12 +172,12 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             starts = np.cumsum(counts) - counts
             chosen = lo[rep] + (np.arange(total) - starts[rep])
             new_lo = new_hi = buf[chosen]
-        first = np.minimum(first[rep], new_lo)
-        last = np.maximum(last[rep], new_hi)
+        first = new_lo if k == 0 else np.minimum(first[rep], new_lo)
+        last = new_hi if k == 0 else np.maximum(last[rep], new_hi)
         # the window; a match of another piece: its first ts is before lo already, or
         # at or after hi (it fits with last: at least earliest(last))
-        keep = (bound.fits_array(last - first) & (first >= found.lo)
-                & (bound.earliests(last) < found.hi))
+        keep = (bound.fits_array(spans_of(last, first)) & (first >= found.lo)
+                & _starts_before(bound, last, found.hi))
         # counted in the piece that holds the instance's first ts only (pieces overlap)
         ours = (first >= found.lo) & (first < found.hi)
         if slot.iterated:
@@ -206,6 +209,15 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
         if not m:
             return
     yield _columns(found, plan, idx, contiguous)
+
+
+def _starts_before(bound: Window, last: np.ndarray, hi: int | float) -> np.ndarray:
+    """Per instance, whether ``earliest(last) < hi``: exactly for an int64 column
+    (``last − b < hi ⇔ last < hi + b``, b the window's integer span bound: Python ints,
+    no saturation), by the column bound for floats."""
+    if last.dtype.kind == "i" and not math.isinf(hi):
+        return last < hi + int(span_bound(bound.tau, bound.reading, int))
+    return bound.earliests(last) < hi
 
 
 def _sharing(plan: Plan) -> list[list[int]]:

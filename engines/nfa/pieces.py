@@ -17,9 +17,11 @@ conditions) only while a match can still need them:
   keeps only the candidates at or after ``hi`` (``hi = earliest(T)``: a later
   match starts there); the last piece reports every remaining match (``hi = ∞``).
 
-Timestamps are read as float64: exact for integers up to 2**53. A column of
-larger integers is not rounded: :func:`pieces` refuses it (:func:`exact_floats`),
-and the chain then runs event by event on Python ints.
+Timestamps keep their column's dtype: int64 (exact at any int64, compared by
+:func:`kleene.engines.spans.searched` and :func:`~kleene.engines.spans.spans_of`,
+never through float64) or float64. Batches of integers beside batches of floats
+are read as floats only where float64 holds every integer exactly
+(:func:`exact_floats`); elsewhere :func:`pieces` refuses them.
 
 Every match is reported by exactly one piece (the one whose range holds its
 first timestamp), with the same events: the pieces overlap by τ, the reports
@@ -47,6 +49,7 @@ from kleene.engines.nfa.gather import Candidates
 from kleene.engines.nfa.join import Scan, joint, unary
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
+from kleene.engines.spans import searched
 from kleene.reference.errors import StreamError, Unsupported
 
 #: Rows per batch of a loaded stream.
@@ -79,18 +82,22 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
     need = sorted({i for _, ss in conds for i in ss})
     read = read_attributes(c for c, _ in conds)
     pos = [np.zeros(0, dtype=np.int64) for _ in slots]
-    times = [np.zeros(0) for _ in slots]
+    times: list[np.ndarray] = []   # per slot, in the timestamps' dtype (int64 stays exact)
     held: dict[int, EventColumns | None] = {i: None for i in need}
     tests = [unary(plan, s.index) for s in slots]
     lo = -_INF
     for start, part in _steps(batches):
         n = len(part)
         counters.events_read += n
-        native = part.ts.to_numpy()
-        if not exact_floats(native):
-            raise Unsupported(f"{source}: integer timestamps past 2**53 are not read as "
-                              "columns (floats would round them)")
-        stamps = np.asarray(native, dtype=float)
+        stamps = np.asarray(part.ts.to_numpy())
+        if not times:
+            times = [stamps[:0] for _ in slots]
+        elif stamps.dtype != times[0].dtype:   # integer batches beside float ones
+            if not (exact_floats(stamps) and all(exact_floats(t) for t in times)):
+                raise Unsupported(f"{source}: integer timestamps past 2**53 beside decimal "
+                                  "ones are not compared as columns (floats would round them)")
+            stamps = stamps.astype(np.float64)
+            times = [t.astype(np.float64) for t in times]
         by_type: dict[str | None, np.ndarray] = {}
         taken = np.zeros(n, dtype=bool)
         for s in slots:
@@ -115,21 +122,21 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
         counters.events_filtered += n - kept
         counters.buffer_operations += kept
         counters.peak_candidates = max(counters.peak_candidates, sum(len(p) for p in pos))
-        last = float(stamps[-1])
-        earliest = min((float(t[0]) for t in times if len(t)), default=last)
+        last = stamps[-1].item()   # a Python number: an int stays exact
+        earliest = min((t[0].item() for t in times if len(t)), default=last)
         if last - earliest < 2 * bound.tau:
             continue
-        hi = float(bound.earliest(last))
+        hi = bound.earliest(last)
         yield _scan(Scan, pos, times, held, lo, hi)
         lo = hi
         for i in range(len(slots)):
-            cut = int(np.searchsorted(times[i], hi, "left"))
+            cut = int(searched(times[i], [hi], "left")[0])
             pos[i], times[i] = pos[i][cut:], times[i][cut:]
             if i in held and held[i] is not None:
                 whole = held[i]
                 assert whole is not None
                 held[i] = whole.slice(cut, len(whole))
-    yield _scan(Scan, pos, times, held, lo, _INF)
+    yield _scan(Scan, pos, times or [np.zeros(0) for _ in slots], held, lo, _INF)
 
 
 def exact_floats(ts: np.ndarray) -> bool:
@@ -149,7 +156,7 @@ def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, E
 
 
 def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
-          held: dict[int, EventColumns | None], lo: float, hi: float) -> Any:
+          held: dict[int, EventColumns | None], lo: int | float, hi: int | float) -> Any:
     columns = {i: Candidates(c) for i, c in held.items() if c is not None}
     return scan(list(pos), list(times), columns, lo, hi)
 

@@ -30,6 +30,7 @@ import numpy as np
 from kleene.engines.nfa.join import Scan
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.nfa.tree import SWITCH_RATIO
+from kleene.engines.spans import searched
 
 #: Candidate rows (all slots together) per block whose counts choose σ.
 BLOCK = 1_000
@@ -46,7 +47,7 @@ def better(best: tuple[int, ...], sigma: tuple[int, ...], counts: list[int]) -> 
 
 
 def spans(plan: Plan, found: Scan, current: tuple[int, ...] | None, block: int = BLOCK,
-          ) -> Iterator[tuple[float, float, tuple[int, ...]]]:
+          ) -> Iterator[tuple[int | float, int | float, tuple[int, ...]]]:
     """``(lo, hi, σ)`` covering ``[found.lo, found.hi)`` in order (see the module
     docstring); ``current``: the σ the previous piece ended with (``None``: none)."""
     bound = plan.bound
@@ -58,9 +59,9 @@ def spans(plan: Plan, found: Scan, current: tuple[int, ...] | None, block: int =
     edges = [found.lo]
     if len(every):
         cuts = np.unique(every[block::block]) if block > 0 else np.zeros(0)
-        edges += [float(t) for t in cuts if t > found.lo]
+        edges += [t.item() for t in cuts if t > found.lo]   # Python numbers: ints exact
     bounds = [*edges, found.hi]
-    starts = [np.searchsorted(t, bounds, "left") for t in found.times]
+    starts = [searched(t, bounds, "left") for t in found.times]
     sigma = current
     lo = found.lo
     for j in range(len(edges)):

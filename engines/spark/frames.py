@@ -34,8 +34,9 @@ in offset order. A directory of several files has no defined order; give one fil
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from kleene.data.loaders import STOCK_TS, detect_format, is_gzip, load_events
@@ -47,9 +48,12 @@ from kleene.engines.spark.parquet_files import read_parquet as _parquet
 from kleene.engines.spark.stock_arrow import events, scan, spark_schema
 from kleene.engines.spark.text_columns import (
     STOCK_PROBLEM,
+    csv_header,
     first_lines,
     infer_types,
+    rounded_integers,
     stock_columns,
+    text_timestamps,
     typed,
 )
 from kleene.engines.spark.text_splits import local_path
@@ -60,6 +64,10 @@ from kleene.reference.events import Stream
 POSITION = "_kleene_position"
 
 _CORRUPT = "_kleene_corrupt"
+#: The problems of the timestamp cells as read (before ``ts`` becomes numeric).
+TS_PROBLEM = "_kleene_ts_problem"
+#: The problems of a CSV file's integer timestamps that a double would round.
+ROUNDED = "_kleene_rounded"
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
 
 
@@ -124,7 +132,8 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
     ts = ts or "ts"
     if fmt == "parquet" and time_unit is None:
         time_unit = converted_time_unit(source)
-    readers = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet, "stock": _stock}
+    readers: dict[str, Callable[[Any, str, str | None], tuple[Any, list[Any]]]] = {
+        "csv": partial(_csv, ts=ts), "jsonl": _jsonl, "parquet": _parquet, "stock": _stock}
     if fmt not in readers:
         raise StreamError(f"unknown event format {fmt!r}; use one of {', '.join(readers)}",
                           source=source)
@@ -244,24 +253,37 @@ def _numeric_ts(df: Any, ts: str, source: str) -> tuple[Any, str | None, list[An
     implies, and the problems to report per row."""
     from pyspark.sql import functions as F
 
+    converted, unit, problems = _ts_column(df, ts, source)
+    # the problems read the cells as written: checked before ts is replaced (a cell
+    # that does not convert is null afterwards, and was reported as missing)
+    checked = df.withColumn(TS_PROBLEM, F.coalesce(*problems) if len(problems) > 1
+                            else problems[0])
+    return checked.withColumn(ts, converted), unit, [F.col(TS_PROBLEM)]
+
+
+def _ts_column(df: Any, ts: str, source: str) -> tuple[Any, str | None, list[Any]]:
+    """The numeric ``ts`` column, its unit, and the problems of the raw cells."""
+    from pyspark.sql import functions as F
+
     kind = df.schema[ts].dataType.simpleString()
     col = F.col(ts)
     problems = [F.when(col.isNull(), problem(ts, "missing timestamp"))]
     if kind in ("tinyint", "smallint", "int", "bigint"):
-        return df.withColumn(ts, col.cast("bigint")), None, problems
+        return col.cast("bigint"), None, problems
+    if kind.startswith("decimal(") and kind.endswith(",0)"):   # Parquet's uint64, say
+        wide = col.try_cast("bigint").isNull() & col.isNotNull()
+        return col.try_cast("bigint"), None, problems + [F.when(wide, problem(ts, F.concat(
+            F.lit("timestamp "), col.cast("string"),
+            F.lit(" does not fit a 64-bit signed integer"))))]
     if kind in ("float", "double") or kind.startswith("decimal"):
-        df = df.withColumn(ts, col.cast("double"))
         bad = F.isnan(col) | (F.abs(col) == F.lit(float("inf")))
-        return df, None, problems + [F.when(bad, problem(ts, F.concat(
+        return col.cast("double"), None, problems + [F.when(bad, problem(ts, F.concat(
             F.lit("timestamp must be finite, got "), col.cast("string"))))]
     if kind in ("timestamp", "timestamp_ntz", "date"):
-        return df.withColumn(ts, F.unix_millis(col.cast("timestamp"))), "ms", problems
+        return F.unix_millis(col.cast("timestamp")), "ms", problems
     if kind == "string":
-        parsed = col.try_cast("timestamp")
-        bad = col.isNotNull() & parsed.isNull()
-        problems.append(F.when(bad, problem(ts, F.concat(
-            F.lit("timestamp '"), col, F.lit("' is neither a number nor an ISO datetime")))))
-        return df.withColumn(ts, F.unix_millis(parsed)), "ms", problems
+        converted, unit, bad = text_timestamps(df, ts)
+        return converted, unit, [*problems, bad]
     raise StreamError(f"timestamp column has type {kind}; it must hold numbers or datetimes",
                       field=ts, source=source)
 
@@ -286,12 +308,13 @@ def _finish(df: Any, problems: list[Any], *, ts: str, type: str | None,
         count, samples = known
         if limit is not None:
             df = df.filter(F.col(POSITION) < limit)
-        return EventFrame(df.drop(_CORRUPT), ts, type if type in df.columns else None,
+        return EventFrame(df.drop(_CORRUPT, TS_PROBLEM), ts, type if type in df.columns else None,
                           unit or time_unit, POSITION, (), source, count, samples)
     everything = problems + ts_problems
     df = df.withColumn(PROBLEM, F.coalesce(*everything)) if len(everything) > 1 \
         else df.withColumn(PROBLEM, everything[0])
-    df = df.drop(*[c for c in raw.columns if c in (_CORRUPT, STOCK_PROBLEM)])
+    df = df.drop(TS_PROBLEM, *[c for c in raw.columns if c in (_CORRUPT, STOCK_PROBLEM,
+                                                                ROUNDED)])
     indexed = with_positions(df, ts=ts, position=POSITION, source=source, limit=limit)
     frame = EventFrame(indexed.df, ts, type if type in df.columns else None,
                        unit or time_unit, POSITION, (), source, indexed.count, indexed.samples)
@@ -301,12 +324,13 @@ def _finish(df: Any, problems: list[Any], *, ts: str, type: str | None,
 # ---------------------------------------------------------------- readers
 
 
-def _csv(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
+def _csv(spark: Any, path: str, schema: str | None, ts: str | None = None
+         ) -> tuple[Any, list[Any]]:
     from pyspark.sql import functions as F
     from pyspark.sql.types import StringType, StructField, StructType
 
     if schema is None:
-        header = spark.read.option("header", True).csv(path).columns
+        header = csv_header(spark, path)
         fields = [StructField(name, StringType()) for name in header]
         declared = StructType(fields + [StructField(_CORRUPT, StringType())])
     else:
@@ -318,7 +342,12 @@ def _csv(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:
         "", "the row does not have one value of the right type per column of the header"))]
     if schema is None:
         names = [f.name for f in fields]
-        df = typed(df, infer_types(df, names))
+        types = infer_types(df, names)
+        if ts is not None and types.get(ts) == "double":   # no integer rounded into a tie
+            # a column, so that it reads the cells as written (ts becomes a double below)
+            df = df.withColumn(ROUNDED, rounded_integers(df, ts))
+            problems.append(F.col(ROUNDED))
+        df = typed(df, types)
     return df, problems
 
 

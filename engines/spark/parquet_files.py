@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kleene.data.loaders import _written_by_convert
+from kleene.data.loaders import _written_by_convert, check_header
 from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.text_splits import local_path
 
@@ -67,6 +67,7 @@ def read_parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[A
     are read as integers and turned into timestamps (microseconds, Spark's precision)."""
     from pyspark.sql import functions as F
 
+    _names_once(path)
     nanos = nanosecond_columns(path)
     if nanos:
         spark.conf.set("spark.sql.legacy.parquet.nanosAsLong", "true")
@@ -75,6 +76,24 @@ def read_parquet(spark: Any, path: str, schema: str | None) -> tuple[Any, list[A
         if name in df.columns and df.schema[name].dataType.simpleString() == "bigint":
             df = df.withColumn(name, F.timestamp_micros(F.floor(F.col(name) / 1000)))
     return df, []
+
+
+def _names_once(path: str) -> None:
+    """Refuse a local Parquet file whose schema names a column twice (or too many), as
+    the single process does (:func:`kleene.data.loaders.check_header`); Spark's reader
+    fails on it later, in its own words."""
+    local = local_path(path)
+    if local is None:
+        return
+    try:
+        import pyarrow.parquet as pq
+
+        files = ([os.path.join(d, f) for d, _, fs in os.walk(local) for f in sorted(fs)
+                  if f.endswith(".parquet")] if os.path.isdir(local) else [local])
+        schemas = [pq.read_schema(f).names for f in files[:1]]
+    except Exception:  # not readable by pyarrow: Spark's own error will say why
+        return
+    check_header(schemas[0] if schemas else [], path)
 
 
 def nanosecond_columns(path: str) -> list[str]:

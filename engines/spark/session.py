@@ -71,6 +71,9 @@ def session(master: str | None = None, *, app: str = "kleene",
                .config("spark.sql.shuffle.partitions", "8")
                .config("spark.sql.execution.arrow.pyspark.enabled", "true")
                .config("spark.sql.session.timeZone", "UTC")
+               # column names are case-sensitive, as in the single process (``ID`` and
+               # ``id`` are two attributes; docs: the loaders' hostile-input rules)
+               .config("spark.sql.caseSensitive", "true")
                # A continuous source's micro-batch names each new file as a path of its
                # own; above this many paths Spark lists them again in a Spark job
                # (0.4-1.5 s a micro-batch of 60-120 files, against 40-120 ms on the driver).

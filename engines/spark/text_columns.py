@@ -19,11 +19,13 @@ reported with their row number.
 
 from __future__ import annotations
 
+import csv
 import itertools
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from kleene.data.loaders import open_text, parse_stock_line
+from kleene.data.loaders import check_header, open_text, parse_stock_line
 from kleene.engines.spark.index import problem
 from kleene.engines.spark.text_splits import local_path
 
@@ -125,3 +127,63 @@ def stock_columns(spark: Any, path: str) -> tuple[Any, list[Any], list[str]]:
                                      "'python'"))
         .alias(STOCK_PROBLEM))
     return df, [F.col(STOCK_PROBLEM)], fields
+
+
+def csv_header(spark: Any, path: str) -> list[str]:
+    """The column names of a CSV file's header as written, read as the single process
+    reads them (:func:`kleene.data.loaders.check_header`): case-sensitive, a name twice
+    one line. Spark's own header reading renames a name it has seen (``ID`` and ``id``
+    became ``ID2`` and ``id3``: case-insensitively), and the pattern's columns were lost."""
+    first = spark.read.text(path).limit(1).collect()
+    if not first:
+        return []
+    line = first[0][0].removeprefix("\ufeff")
+    header = next(csv.reader([line]), [])
+    check_header(header, path)
+    return header
+
+
+def text_timestamps(df: Any, ts: str) -> tuple[Any, str | None, Any]:
+    """A string ``ts`` column as the single process reads it (data/timestamps.py): the
+    numbers (a double) or ISO datetimes (epoch ms, unit ``ms``) the first cell says,
+    and the problem of each cell (null, or a :func:`~.index.problem`): a cell of the
+    other kind mixes the two, one of neither kind is neither. The first cell is read
+    (one small job); the column is string only when some cell is not a number."""
+    from pyspark.sql import functions as F
+
+    col = F.col(ts)
+    head = df.select(ts).where(col.isNotNull()).limit(1).collect()
+    numbers = bool(head) and re.fullmatch(NUMBER, head[0][0], re.ASCII) is not None
+    parsed = col.try_cast("timestamp")
+    is_number = col.rlike(NUMBER)
+    if numbers:
+        bad = ~is_number
+        why = F.when(parsed.isNotNull(), F.lit("' mixes ISO datetimes with numbers in one "
+                                               "column"))
+    else:
+        bad = is_number | parsed.isNull()
+        why = F.when(is_number, F.lit("' mixes numbers with ISO datetimes in one column"))
+    why = why.otherwise(F.lit("' is neither a number nor an ISO datetime"))
+    found = F.when(col.isNotNull() & bad, problem(ts, F.concat(F.lit("timestamp '"),
+                                                               F.trim(col), why)))
+    if numbers:
+        return F.trim(col).try_cast("double"), None, found
+    return F.unix_millis(parsed), "ms", found
+
+
+def rounded_integers(df: Any, ts: str) -> Any:
+    """The problem of each integer cell of a string ``ts`` column read as doubles that a
+    double would round, as the single process refuses it (data/timestamps.py): past
+    int64 when every cell is an integer, else past 2**53."""
+    from pyspark.sql import functions as F
+
+    col = F.col(ts)
+    integer = col.rlike(INTEGER)
+    whole = df.select(F.count_if(col.isNotNull() & ~integer)).first()[0] == 0
+    wide = F.trim(col).try_cast("bigint").isNull()   # past int64
+    if not whole:
+        value = F.trim(col).try_cast("bigint")
+        wide = wide | (value > F.lit(2**53)) | (value < F.lit(-(2**53)))
+    said = "a 64-bit integer" if whole else "a float beside decimal timestamps (2**53)"
+    return F.when(col.isNotNull() & integer & wide, problem(ts, F.concat(
+        F.lit("timestamp "), F.trim(col), F.lit(f" does not fit {said}; it would be rounded"))))

@@ -40,7 +40,9 @@ The rules, each from TR §4 as cited:
   list of the argument's values at those rows in the match's order, NULLs kept (the
   standard's example of ``CLASSIFIER``, TR §4.12). Over no row ``COUNT`` is 0, the others
   NULL. ``AVG`` of integers or floats is a ``float`` (DuckDB, Trino; Oracle's
-  ``NUMBER`` is exact: a vendor difference), of decimals a ``Decimal``;
+  ``NUMBER`` is exact: a vendor difference), the exact mean rounded once
+  (:func:`kleene.reference.sums.exact_mean`: two values of 1.7e308 average to
+  1.7e308, not ``inf``), of decimals a ``Decimal``;
 - ``CLASSIFIER()`` is the primary variable of the current row, ``CLASSIFIER(U)``
   that of the last visible row mapped to ``U`` (TR §4.12); ``MATCH_NUMBER()``
   the match's number in its partition, from 1 (in ``DEFINE``: the number the
@@ -95,6 +97,7 @@ from kleene.reference.match_recognize.scalars import (
     negate,
     truth,
 )
+from kleene.reference.sums import exact_mean
 
 
 @dataclass(frozen=True)
@@ -280,6 +283,9 @@ def aggregate(e: Aggregate, s: Scope) -> object:
         total = arithmetic("+", total, v)
     if e.name == "SUM":
         return total
+    numbers = [v for v in present if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if e.name == "AVG" and len(numbers) == len(present):
+        return exact_mean(numbers)   # exact, rounded once: no overflow (reference/sums.py)
     if e.name == "AVG":
         number = cast_number(total)
         if isinstance(number, Decimal):
