@@ -226,7 +226,8 @@ class Native:
         try:
             answer = self.backend.ask(message, timeout=self.timeout)
         except TimeoutError as err:
-            raise BudgetExceeded(f"{self.peer}: {err}") from None
+            raise BudgetExceeded("seconds", self.timeout, f"{self.peer} ran a recognition "
+                                 f"({err})", " s") from None
         except (RuntimeError, OSError, ValueError) as err:
             raise PeerError(f"{self.peer}: {err}") from None
         if "error" in answer:
