@@ -26,7 +26,9 @@ loop and DuckDB loaded; the peer's imports, Flink's JVM and environment started,
 seconds said). Seconds are wall seconds (the peers run in processes of their own), the least
 of :data:`~bench.match_recognize.REPEATS` runs for Kleene and of :data:`PEER_REPEATS` for
 each peer. The rows out are compared order-insensitively (a multiset of rows, floats to 9
-significant digits); a peer that differs is said with the first differing row. Without a
+significant digits); a peer that differs is said with the first differing row, one that
+refuses the statement as a documented limitation (:data:`~kleene.conformance.adapters.
+native.DECLINES`) as *declined*, any other error as *failed*. Without a
 peer installed, one line says how to install it and Kleene's part runs alone.
 """
 
@@ -49,7 +51,7 @@ from bench.match_recognize import QUERIES, REPEATS, stock_table
 from bench.report import Table, emit, ratio
 from kleene.conformance.adapters.base import PEERS, MRBackend
 from kleene.conformance.adapters.engines import flink, pmr
-from kleene.conformance.adapters.native import sql_type
+from kleene.conformance.adapters.native import DECLINES, sql_type
 from kleene.conformance.sqllogictest.runner import engine_recognizer
 from kleene.data.sql import run_over
 from kleene.engines.match_recognize.recognition import CompiledRecognition
@@ -232,7 +234,8 @@ def _query(report: Table, query: str, sql: str, path: Path, warm: Path, schema: 
                 partial(peer_run, backend, peer_message(name, sql, path, schema)),
                 PEER_REPEATS)
         except (RuntimeError, OSError, ValueError) as err:
-            report.add(query, name, None, f"failed: {str(err)[:160]}", None, None, None, "")
+            verdict = "declined" if DECLINES.search(str(err)) else "failed"
+            report.add(query, name, None, f"{verdict}: {str(err)[:160]}", None, None, None, "")
             continue
         differs = difference(expected, got)
         report.add(query, name, len(got), True if differs is None else f"DIFFER: {differs}",

@@ -206,9 +206,10 @@ def main(argv: list[str] | None = None) -> int:
                          "MATCH_RECOGNIZE corpus natively (alone, it keeps the rest of --out)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds an engine may take on one recognition of the corpus")
-    ap.add_argument("--mr-kleene-only", default="",
+    ap.add_argument("--mr-kleene-only", default="flink",
                     help="engines run on Kleene's MATCH_RECOGNIZE file only, not DuckDB's "
-                         "(Flink starts one batch job per recognition: 5-30 s each)")
+                         "(Flink starts one batch job per recognition: 5-30 s each; '' runs "
+                         "every engine on the whole corpus)")
     args = ap.parse_args(argv)
     if args.reclassify:
         args.out.write_text(reclassify(args.out.read_text("utf-8")), encoding="utf-8")
