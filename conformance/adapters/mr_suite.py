@@ -123,12 +123,26 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], date: str) -> list
     out += ["", "Seconds: " + ", ".join(f"{r.engine} {r.seconds:.0f}" for r in runs) + "."
             + (f" {', '.join(partial)}: Kleene's file only (`--mr-kleene-only`)."
                if partial else ""), ""]
+    kleene = {o.where: o.status for r in runs if r.engine == "kleene"
+              for rep in r.reports for o in rep.outcomes}
     for r in runs:
         if r.engine == "kleene":
             continue
         wrong = [o for rep in r.reports for o in rep.outcomes
                  if o.recognizes and o.status in ("failed", "explained")]
-        out += [f"### {r.engine}: the {len(wrong)} failed records (not yet classified)", ""]
-        out += [f"- `{o.where}`: {' '.join(o.reason.split())[:240]}" for o in wrong]
-        out.append("")
+        alone = [o for o in wrong if kleene.get(o.where) == "passed"]
+        both = [o for o in wrong if kleene.get(o.where) != "passed"]
+        for title, found in ((f"the {len(alone)} failed records Kleene's engine passes "
+                              "(disagreements, not yet classified)", alone),
+                             (f"the {len(both)} failed records Kleene's engine fails too "
+                              "(DuckDB-only SQL, Kleene's static checks, ...)", both)):
+            out += [f"### {r.engine}: {title}", ""]
+            out += [f"- `{_relative(o.where)}`: {_relative(' '.join(o.reason.split()))[:240]}"
+                    for o in found]
+            out.append("")
     return out
+
+
+def _relative(text: str) -> str:
+    """``text`` with the repository's folder left out of every path in it."""
+    return text.replace(str(Path(__file__).resolve().parents[2]) + "/", "")
