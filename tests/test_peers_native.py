@@ -170,6 +170,10 @@ def test_a_peer_error_fails_a_declared_limit_declines_a_timeout_is_no_verdict() 
         Native(Answering({"error": limit}), "pmr").recognize_arrow(clause, TABLE)  # type: ignore[arg-type]
     with pytest.raises(PeerError, match="pmr: KeyError: 'G'"):
         Native(Answering({"error": "KeyError: 'G'"}), "pmr").recognize_arrow(clause, TABLE)  # type: ignore[arg-type]
+    java = ("Py4JJavaError: An error occurred while calling o8.executeSql. : "
+            "org.apache.flink.table.api.ValidationException: SQL validation failed.")
+    with pytest.raises(PeerError, match=r" flink: ValidationException: SQL validation failed\.$"):
+        Native(Answering({"error": java}), "flink").recognize_arrow(clause, TABLE)  # type: ignore[arg-type]
     with pytest.raises(BudgetExceeded, match="seconds=5"):
         Native(Answering(TimeoutError("late")), "pmr", 5).recognize_arrow(clause, TABLE)  # type: ignore[arg-type]
 

@@ -50,6 +50,10 @@ TIME = "kleene_rt"
 DECLINES = re.compile(r"not (yet )?supported|unsupported|not allowed|does not support|"
                       r"currently only supports|only support", re.IGNORECASE)
 
+#: What PyFlink wraps a Java exception's message in (left out of the error said).
+JAVA_NOISE = re.compile(r"Py4JJavaError: An error occurred while calling o\d+\.\w+\.\s*:\s*"
+                        r"|org\.apache\.flink\.table\.api\.(?=\w+(Exception|Error))")
+
 
 class PeerError(KleeneError):
     """The peer failed on a recognition (its message, one line)."""
@@ -231,7 +235,7 @@ class Native:
         except (RuntimeError, OSError, ValueError) as err:
             raise PeerError(f"{self.peer}: {err}") from None
         if "error" in answer:
-            said = " ".join(str(answer["error"]).split())[:600]
+            said = " ".join(JAVA_NOISE.sub("", str(answer["error"])).split())[:600]
             if DECLINES.search(said):
                 raise Unsupported(f"{self.peer} declines: {said}")
             raise PeerError(f"{self.peer}: {said}")
