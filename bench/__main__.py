@@ -1,7 +1,9 @@
-"""``python -m bench [NAME ...] [--quick]``: run benchmarks by name (default: all).
+"""``python -m bench [NAME ...] [--quick] [--peers]``: run benchmarks by name (default: all).
 
 The dispatcher is a name → function table (:data:`BENCHMARKS`); each function
 takes ``quick`` (small sizes, for development and tests) and prints its tables.
+``--peers`` also runs, after a benchmark of :data:`WITH_PEERS`, its comparison with the real
+engines installed under ``.peers/`` (``bash scripts/peers.sh --install-only``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 
 from bench import (
     match_recognize,
+    match_recognize_peers,
     peers,
     seed000,
     seed001,
@@ -40,12 +43,19 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "match-recognize": match_recognize.run,
 }
 
+#: The benchmarks with a comparison to the peers (``--peers``): name → function.
+WITH_PEERS: dict[str, Callable[[bool], object]] = {
+    "match-recognize": match_recognize_peers.run,
+}
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("names", nargs="*", metavar="NAME",
                         help=f"benchmarks to run: {', '.join(BENCHMARKS)} or all (default)")
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
+    parser.add_argument("--peers", action="store_true",
+                        help=f"also the comparison with the real engines ({', '.join(WITH_PEERS)})")
     args = parser.parse_args(argv)
     names = [n for n in args.names if n != "all"] or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -56,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         print(f"# bench {name}{' (quick)' if args.quick else ''}\n", flush=True)
         BENCHMARKS[name](args.quick)
+        if args.peers and name in WITH_PEERS:
+            WITH_PEERS[name](args.quick)
         print(f"# bench {name}: {time.perf_counter() - started:.0f} s wall\n", flush=True)
     return 0
 

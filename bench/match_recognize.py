@@ -5,13 +5,19 @@ Two queries over the 224,473-event stock stream (``stocks.stream.gz``, found by
 :func:`kleene.data.shared.shared_data`), loaded once as an Arrow table (``type``,
 ``stock_time``, ``id``, ``name``, ``volume``, ``price``):
 
-- ``v-shape``: the issue's V shape, ``PARTITION BY name ORDER BY stock_time PATTERN (STRT
+- ``v-shape``: the issue's V shape, ``PARTITION BY name ORDER BY stock_time, id PATTERN (STRT
   DOWN+ UP+) DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)`` (row-local
   conditions: on whole columns, the run memoised);
 - ``seq3``: seed 003's three-symbol ``SEQ`` as a contiguous row pattern, ``PATTERN (X Y Z)``
   with ``X`` a SELL of INTC, ``Y`` a BUY of RIMM, ``Z`` a BUY of QQQ dearer than ``X`` within
   500 ms of it (``Z`` reads ``X``: asked of the reference's evaluator, at the few rows
   where an ``X`` starts).
+
+Both order by ``stock_time, id``: the stream has 41,403 (name, stock_time) pairs shared by
+several rows, and SQL leaves the order of ties to the engine (ISO/IEC 9075-2 §7.6), so
+``ORDER BY stock_time`` alone lets two correct engines answer different rows; ``id`` is
+unique and makes the order total (``python -m bench match-recognize --peers``,
+:mod:`bench.match_recognize_peers`, compares the rows of three engines).
 
 Per query: the output rows; the engine's seconds and rows/s after load over the whole
 stream, the fastest of :data:`REPEATS` runs (target ≥ 1 M rows/s); and on a prefix the
@@ -44,13 +50,13 @@ REPEATS = 3
 
 QUERIES = {
     "v-shape": """SELECT * FROM stocks MATCH_RECOGNIZE (
-        PARTITION BY name ORDER BY stock_time
+        PARTITION BY name ORDER BY stock_time, id
         MEASURES STRT.stock_time AS start_t, LAST(DOWN.stock_time) AS bottom_t,
                  LAST(UP.stock_time) AS end_t
         PATTERN (STRT DOWN+ UP+)
         DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price))""",
     "seq3": """SELECT * FROM stocks MATCH_RECOGNIZE (
-        ORDER BY stock_time
+        ORDER BY stock_time, id
         MEASURES X.id AS x, Y.id AS y, Z.id AS z
         PATTERN (X Y Z)
         DEFINE X AS type = 'SELL' AND name = 'INTC', Y AS type = 'BUY' AND name = 'RIMM',

@@ -7,9 +7,14 @@ For each engine of :mod:`kleene.conformance.adapters.engines`:
    SKIP TO NEXT ROW``; everything else is skipped with its reason);
 2. the ``MATCH_RECOGNIZE``-semantics probe (:mod:`kleene.conformance.adapters.probe`)
    under both skip modes, each disagreement shrunk and classified with
-   :data:`CLASSIFIED` (findings nobody has classified yet say so).
+   :data:`CLASSIFIED` (findings nobody has classified yet say so);
+3. the ``MATCH_RECOGNIZE`` corpus natively (:mod:`kleene.conformance.adapters.mr_suite`):
+   Kleene's file and DuckDB's through each engine's own ``MATCH_RECOGNIZE``, the
+   compliance table (the page's last section, :data:`MR_HEADING`).
 
-Usage: ``python scripts/peers.py [--engines flink,pmr] [--out docs/peers.md]``.
+Usage: ``python scripts/peers.py [--engines flink,pmr] [--parts operator,mr]
+[--out docs/peers.md]``; ``--parts mr`` reruns the corpus alone and keeps the rest of the
+page as it is.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from kleene.conformance.adapters import direct, engines, mr
+from kleene.conformance.adapters import direct, engines, mr, mr_suite
+from kleene.conformance.adapters.native import Native
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.generated import conform
@@ -67,6 +73,10 @@ DIRECT: dict[tuple[str, str], tuple[str, str]] = {
     ("flink", "LAST(v.x, 1) and another variable in one DEFINE, B+ last"): (
         "documented limitation", "rejected for its greedy last element (FLINK-10587)."),
 }
+
+
+#: The heading of the page's last section, the corpus natively (``--parts mr`` replaces it).
+MR_HEADING = "## The MATCH_RECOGNIZE corpus, natively"
 
 
 def classify(engine: str, skip: str, pattern: str, source: str) -> tuple[str, str]:
@@ -191,10 +201,53 @@ def main(argv: list[str] | None = None) -> int:
                     help="probe runs per engine and skip mode (engine=N,...)")
     ap.add_argument("--reclassify", action="store_true",
                     help="only reclassify the findings already in --out (after triage)")
+    ap.add_argument("--parts", default="operator,mr",
+                    help="operator: the operator cases and the probe; mr: the "
+                         "MATCH_RECOGNIZE corpus natively (alone, it keeps the rest of --out)")
+    ap.add_argument("--timeout", type=float, default=60.0,
+                    help="seconds an engine may take on one recognition of the corpus")
+    ap.add_argument("--mr-kleene-only", default="flink",
+                    help="engines run on Kleene's MATCH_RECOGNIZE file only, not DuckDB's "
+                         "(Flink starts one batch job per recognition: 5-30 s each; '' runs "
+                         "every engine on the whole corpus)")
     args = ap.parse_args(argv)
     if args.reclassify:
         args.out.write_text(reclassify(args.out.read_text("utf-8")), encoding="utf-8")
         return 0
+    parts = set(args.parts.split(","))
+    body = operator_part(args) if "operator" in parts else kept(args.out)
+    if "mr" in parts:
+        body += mr_part(args.engines.split(","), args.timeout,
+                        set(args.mr_kleene_only.split(",")))
+    args.out.write_text("\n".join(body) + "\n", encoding="utf-8")
+    print(f"peers: wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+def kept(page: Path) -> list[str]:
+    """The lines of ``page`` before its corpus section (the operator part, kept)."""
+    text = page.read_text("utf-8") if page.exists() else "\n".join(header())
+    return text.split(MR_HEADING)[0].rstrip("\n").splitlines() + [""]
+
+
+def mr_part(names: list[str], timeout: float, kleene_only: set[str]) -> list[str]:
+    """The corpus through Kleene's engine and each peer natively, as the page's section
+    (the engines of ``kleene_only`` on Kleene's file alone)."""
+    files = mr_suite.corpus_files()
+    runs = [mr_suite.run_engine("kleene", mr_suite.kleene_recognizer(), files)]
+    for name in names:
+        backend = getattr(engines, name)()
+        try:
+            runs.append(mr_suite.run_engine(name, Native(backend, name, timeout),
+                                            files[:1] if name in kleene_only else files))
+        finally:
+            backend.close()
+    return mr_suite.section(runs, files, datetime.date.today().isoformat())
+
+
+def operator_part(args: argparse.Namespace) -> list[str]:
+    """The page up to the corpus: the header, then each engine's operator cases, probe
+    and direct checks."""
     files = load_case_files()
     limits = {k: int(v) for k, v in (x.split("=") for x in args.limit.split(",") if x)}
     body: list[str] = []
@@ -222,9 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         body += engine_section(name, report, tallies, backend.version)
         body += direct_md(name, verdicts)
         print(f"peers: {name}: {time.time() - start:.0f} s", file=sys.stderr, flush=True)
-    args.out.write_text("\n".join(header() + body) + "\n", encoding="utf-8")
-    print(f"peers: wrote {args.out}", file=sys.stderr)
-    return 0
+    return header() + body
 
 
 def header() -> list[str]:

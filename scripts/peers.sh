@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make peers`: install the real CEP engines Kleene is checked against, each in a
 # virtual environment of its own under .peers/ (git-ignored), then run
-# scripts/peers.py (kleene conform + the MATCH_RECOGNIZE probe) and write docs/peers.md.
+# scripts/peers.py (kleene conform + the MATCH_RECOGNIZE probe) and write docs/peers.md;
+# `--install-only` stops after the installs (for `python -m bench match-recognize --peers`).
 #   .peers/flink  apache-flink (PyFlink; needs Java 17, installed by bootstrap-system.sh)
 #   .peers/pmr    pandas-match-recognize
 set -euo pipefail
@@ -31,4 +32,5 @@ if ! java -version 2>&1 | grep -q 'version "17'; then
 fi
 install_peer pmr "pandas-match-recognize==$PMR_VERSION"
 install_peer flink "apache-flink==$FLINK_VERSION"
+[ "${1:-}" = "--install-only" ] && exit 0
 exec .venv/bin/python scripts/peers.py "$@"

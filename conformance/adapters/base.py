@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import time
 from pathlib import Path
@@ -59,7 +60,7 @@ class MRBackend:
         self.worker = str(Path(__file__).with_name(worker))
         self.origin = f"{self.python} {self.worker}"
         self._proc: subprocess.Popen[str] | None = None
-        self.version = self._ask({"cmd": "version"}).get("version", "unknown")
+        self.version = self.ask({"cmd": "version"}).get("version", "unknown")
 
     @property
     def capabilities(self) -> frozenset[Feature]:
@@ -73,11 +74,18 @@ class MRBackend:
                                           stdout=subprocess.PIPE, text=True, bufsize=1)
         return self._proc
 
-    def _ask(self, message: dict[str, Any]) -> dict[str, Any]:
+    def ask(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        """The worker's answer to ``message``; after ``timeout`` seconds the worker is
+        stopped (the next message starts another) and :class:`TimeoutError` raised."""
         proc = self._start()
         assert proc.stdin and proc.stdout
         proc.stdin.write(json.dumps(message) + "\n")
         proc.stdin.flush()
+        if timeout is not None and not select.select([proc.stdout], [], [], timeout)[0]:
+            proc.kill()
+            proc.wait()
+            self._proc = None
+            raise TimeoutError(f"the {self.name} worker gave no answer in {timeout:.0f} s")
         line = proc.stdout.readline()
         if not line:
             self._proc = None
@@ -105,8 +113,8 @@ class MRBackend:
         types = column_types(request.events)
         rows = [row_values(mr.NAMING, types, r, k) for k, r in enumerate(request.events)]
         try:
-            answer = self._ask({"cmd": "run", "sql": p.sql(quote=self.quote),
-                                "columns": columns(mr.NAMING, request.events), "rows": rows})
+            answer = self.ask({"cmd": "run", "sql": p.sql(quote=self.quote),
+                               "columns": columns(mr.NAMING, request.events), "rows": rows})
         except (RuntimeError, OSError, ValueError) as err:
             return Outcome(broken=str(err), verdict="crashed",
                            seconds=time.perf_counter() - start)
@@ -119,7 +127,7 @@ class MRBackend:
     def raw(self, sql: str, columns: list[tuple[str, str]], rows: list[dict[str, Any]]
             ) -> dict[str, Any]:
         """The engine's answer to a query text of our own (the direct checks)."""
-        return self._ask({"cmd": "run", "sql": sql, "columns": columns, "rows": rows})
+        return self.ask({"cmd": "run", "sql": sql, "columns": columns, "rows": rows})
 
     def limit(self, p: Translation) -> str | None:
         """A documented limitation of the engine that rules ``p`` out (``None``: none)."""

@@ -1,18 +1,31 @@
 """Worker of the pandas-match-recognize adapter: MATCH_RECOGNIZE over a pandas DataFrame.
 
 Run by the Python of ``.peers/pmr`` (``pandas-match-recognize``), not by
-Kleene's: standard library, pandas and the engine only. Same one-line JSON
-exchange as :mod:`flink_worker`: ``{"cmd": "version"}`` or
-``{"cmd": "run", "sql", "columns", "rows"}`` → ``{"version"}``,
-``{"rows": [{measure: value}]}`` or ``{"error": "..."}``. The table is named
-``df`` in the query, as the engine's documentation does.
+Kleene's: standard library, pandas and the engine only. One JSON object per line on
+stdin, one answer per line on stdout:
+
+- ``{"cmd": "version"}`` → ``{"version"}``;
+- ``{"cmd": "run", "sql", "columns", "rows"}`` (a translated operator pattern over rows as
+  objects, the table named ``events``) → ``{"rows": [{measure: value}]}``;
+- ``{"cmd": "table", "sql", "name", "columns", "rows" | "path"}`` (a ``MATCH_RECOGNIZE``
+  statement as written, over the table ``name``: ``columns`` its ``[name, SQL type]``
+  pairs, ``rows`` its rows as lists, or ``path`` a JSON Lines file) →
+  ``{"columns": [[name, type]], "rows": [[value]], "seconds": {"load", "match"}}``
+  (:mod:`kleene.conformance.adapters.native`);
+
+or ``{"error": "..."}``. The engine takes the DataFrame itself (the ``FROM`` name is the
+query's; the engine's documentation names it ``df``).
 """
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import json
 import math
 import sys
+import time
+from typing import Any
 
 
 def main() -> None:
@@ -27,6 +40,8 @@ def main() -> None:
 
                 answer: dict[str, object] = {
                     "version": "pandas-match-recognize " + version("pandas-match-recognize")}
+            elif msg["cmd"] == "table":
+                answer = table(msg)
             else:
                 answer = {"rows": run(msg["sql"], msg["columns"], msg["rows"])}
         except Exception as err:  # the engine's failure is the answer
@@ -40,6 +55,12 @@ def _plain(v: object) -> object:
         v = v.item()
     if isinstance(v, float) and math.isnan(v):
         return None
+    if v is not None and type(v).__name__ in ("NaTType", "NAType"):
+        return None
+    if isinstance(v, datetime.datetime | datetime.date):
+        return v.isoformat(sep=" ") if isinstance(v, datetime.datetime) else v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
     return v
 
 
@@ -54,6 +75,47 @@ def run(sql: str, columns: list[list[str]], rows: list[dict[str, object]]
     if result is None:
         return []
     return [{k: _plain(v) for k, v in rec.items()} for rec in result.to_dict("records")]
+
+
+def frame(columns: list[list[str]], rows: list[list[Any]]) -> Any:
+    """The DataFrame of ``rows`` typed by ``columns`` (integers nullable, dates and
+    timestamps as pandas datetimes, decimals as floats: pandas has no exact decimal)."""
+    import pandas as pd
+
+    names = [name for name, _ in columns]
+    df = pd.DataFrame(rows, columns=names, dtype=object)
+    for name, kind in columns:
+        kind = kind.upper()
+        if kind in ("BIGINT", "INTEGER", "SMALLINT", "TINYINT", "HUGEINT"):
+            df[name] = df[name].astype("Int64")
+        elif kind in ("DOUBLE", "FLOAT", "REAL") or kind.startswith("DECIMAL"):
+            df[name] = pd.to_numeric(df[name].map(lambda v: None if v is None else float(v)))
+        elif kind in ("DATE", "TIMESTAMP"):
+            df[name] = pd.to_datetime(df[name])
+        elif kind == "BOOLEAN":
+            df[name] = df[name].astype("boolean")
+    return df
+
+
+def table(msg: dict[str, Any]) -> dict[str, object]:
+    """A statement over one table (the module docstring), timed: the table's load (from
+    the file or the rows) and the engine's run to its rows as Python values."""
+    import pandas as pd
+    from pandas_match_recognize import match_recognize
+
+    began = time.perf_counter()
+    df = (pd.read_json(msg["path"], lines=True) if "path" in msg
+          else frame(msg["columns"], msg["rows"]))
+    loaded = time.perf_counter()
+    result = match_recognize(msg["sql"], df)
+    columns: list[list[str]] = []
+    rows: list[list[object]] = []
+    if result is not None:
+        columns = [[str(c), str(t)] for c, t in result.dtypes.items()]
+        rows = [[_plain(v) for v in rec] for rec in result.itertuples(index=False)]
+    done = time.perf_counter()
+    return {"columns": columns, "rows": rows,
+            "seconds": {"load": loaded - began, "match": done - loaded}}
 
 
 if __name__ == "__main__":

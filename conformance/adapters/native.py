@@ -1,0 +1,242 @@
+"""A peer's own ``MATCH_RECOGNIZE``: one recognition, as written, run by the real engine.
+
+:class:`Native` is an :class:`~kleene.data.sql.ArrowRecognizer`, so the sqllogictest runner
+(``kleene conform --sqllogictest``'s, :mod:`kleene.conformance.sqllogictest.runner`) and
+:func:`kleene.data.sql.run_statement` run a statement with the peer in Kleene's place: DuckDB
+evaluates the recognition's source and the SQL around it, the peer the recognition itself,
+over the source table sent to its worker (``flink_worker.py``, ``pmr_worker.py``: the
+``table`` request). What the peer gets is the clause as Kleene parsed it, printed back
+(:func:`~kleene.reference.match_recognize.printer.format_clause`) in the peer's dialect
+(:func:`request`):
+
+- pandas-match-recognize: the clause as printed, over the DataFrame of the table;
+- Flink SQL (batch mode): identifiers quoted with backticks; the first ``ORDER BY`` key
+  becomes a computed time attribute (Flink orders a recognition by a time attribute first):
+  an integer column as epoch milliseconds (``TO_TIMESTAMP_LTZ(c, 3)``), a date or
+  timestamp cast to ``TIMESTAMP(3)``; any other first key is declined.
+
+The answer comes back as the reference's output would (:func:`output_names`: the partition
+columns and the measures for ``ONE ROW PER MATCH``; with the order columns and the other
+input columns for ``ALL ROWS``), each column found by name case-insensitively (else by
+position), its values typed back (dates, timestamps, decimals) and converted by
+:func:`~kleene.data.sql.arrow_of` like the input. The peer's error is the recognition's
+error (:class:`PeerError`), except where the peer says it does not support what it was
+asked (:data:`DECLINES`: the message of a documented limitation): that is
+:class:`~kleene.reference.errors.Unsupported`, a *declined* record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import re
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+
+from kleene.conformance.adapters.base import MRBackend
+from kleene.data.sql import arrow_of
+from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
+from kleene.reference.match_recognize.ast import Column, MatchRecognize, SortKey
+from kleene.reference.match_recognize.printer import format_clause
+from kleene.reference.match_recognize.table import Table
+
+#: The name of the input table in the peer's query.
+INPUT = "kleene_input"
+#: Flink's computed time attribute (the first ORDER BY key).
+TIME = "kleene_rt"
+#: An engine's message that it does not support what it was asked (a documented limit).
+DECLINES = re.compile(r"not (yet )?supported|unsupported|not allowed|does not support|"
+                      r"currently only supports|only support", re.IGNORECASE)
+
+#: What PyFlink wraps a Java exception's message in (left out of the error said).
+JAVA_NOISE = re.compile(r"Py4JJavaError: An error occurred while calling o\d+\.\w+\.\s*:\s*"
+                        r"|org\.apache\.flink\.table\.api\.(?=\w+(Exception|Error))")
+
+
+class PeerError(KleeneError):
+    """The peer failed on a recognition (its message, one line)."""
+
+    code = "peer"
+
+
+def sql_type(kind: pa.DataType) -> str | None:
+    """The SQL type of an Arrow column (``None``: none the workers take)."""
+    if pa.types.is_integer(kind):
+        return "BIGINT"
+    if pa.types.is_floating(kind):
+        return "DOUBLE"
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_null(kind):
+        return "VARCHAR"
+    if pa.types.is_boolean(kind):
+        return "BOOLEAN"
+    if pa.types.is_date(kind):
+        return "DATE"
+    if pa.types.is_timestamp(kind):
+        return "TIMESTAMP(3)"
+    if pa.types.is_decimal(kind):
+        return f"DECIMAL({kind.precision}, {kind.scale})"
+    return None
+
+
+def _wire(value: object) -> object:
+    if isinstance(value, datetime.datetime):
+        return value.isoformat(sep=" ")
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return float(value)
+    return value
+
+
+def requote(text: str, columns: set[str], quote: str) -> str:
+    """``text`` with each double-quoted identifier that names one of ``columns`` (upper
+    case) in upper case and bare, every other quoted with ``quote`` (single-quoted strings
+    kept as they are)."""
+    def swap(m: re.Match[str]) -> str:
+        quoted = m.group(0)
+        if quoted.startswith("'"):
+            return quoted
+        inner = quoted[1:-1].replace('""', '"')
+        if inner.upper() in columns:
+            return inner.upper()
+        return quote + inner.replace(quote, quote + quote) + quote
+    return re.sub(r"'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"", swap, text)
+
+
+def flink_time(clause: MatchRecognize, columns: dict[str, str]
+               ) -> tuple[MatchRecognize, list[str]]:
+    """The clause ordered by Flink's computed time attribute, and its ``[name, expression]``
+    (:class:`Unsupported` when the first key is no integer, date or timestamp column)."""
+    if not clause.order_by:
+        raise Unsupported("flink: MATCH_RECOGNIZE without ORDER BY (Flink orders by a time "
+                          "attribute)")
+    first = clause.order_by[0]
+    if not isinstance(first.expr, Column) or first.expr.var is not None or first.descending:
+        raise Unsupported("flink: the first ORDER BY key is no ascending column (Flink orders "
+                          "by an ascending time attribute)")
+    kind = next((t for n, t in columns.items() if n.upper() == first.expr.name.upper()), None)
+    name = first.expr.name.upper()
+    if kind == "BIGINT":
+        expression = f"TO_TIMESTAMP_LTZ(`{name}`, 3)"
+    elif kind in ("DATE", "TIMESTAMP(3)"):
+        expression = f"CAST(`{name}` AS TIMESTAMP(3))"
+    else:
+        raise Unsupported(f"flink: the first ORDER BY key is a {kind} column, not a time "
+                          "(Flink orders by a time attribute)")
+    key = SortKey(Column(TIME), nulls_first=first.nulls_first)
+    return dataclasses.replace(clause, order_by=(key, *clause.order_by[1:])), [TIME, expression]
+
+
+def request(peer: str, clause: MatchRecognize, table: pa.Table) -> dict[str, Any]:
+    """The worker's ``table`` request for the recognition of ``clause`` over ``table``
+    (without rows), in the peer's dialect (the module docstring). The columns are sent
+    under their names in upper case, as the parser reads an unquoted name (both peers
+    look names up case-sensitively)."""
+    columns = {}
+    for field in table.schema:
+        kind = sql_type(field.type)
+        if kind is None:
+            raise Unsupported(f"{peer}: column {field.name} of type {field.type} is not sent")
+        columns[field.name.upper()] = kind
+    if len(columns) != table.num_columns:
+        raise Unsupported(f"{peer}: two columns differ only in case")
+    message: dict[str, Any] = {"cmd": "table", "name": INPUT,
+                               "columns": [[n, t] for n, t in columns.items()]}
+    if peer == "flink":
+        clause, message["time"] = flink_time(clause, columns)
+        body = requote(format_clause(clause), set(columns), "`")
+        message["sql"] = f"SELECT * FROM `{INPUT}` MATCH_RECOGNIZE (\n{body}\n)"
+    else:
+        body = requote(format_clause(clause), set(columns), '"')
+        message["sql"] = f"SELECT * FROM {INPUT} MATCH_RECOGNIZE (\n{body}\n)"
+    return message
+
+
+def output_names(clause: MatchRecognize, names: list[str]) -> list[str]:
+    """The output columns of ``clause`` over a table with columns ``names``, as the
+    reference names them (ISO/IEC 9075-2 §7.6: the partition columns and the measures;
+    ``ALL ROWS PER MATCH`` also the order columns and the rest of the input)."""
+    def index(expr: object) -> int | None:
+        if not isinstance(expr, Column):
+            return None
+        return next((i for i, n in enumerate(names) if n.upper() == expr.name.upper()), None)
+    by = [i for i in map(index, clause.partition_by) if i is not None]
+    measures = [m.name for m in clause.measures]
+    if clause.rows_per_match == "ONE":
+        return [names[i] for i in by] + measures
+    order = [i for i in dict.fromkeys(index(k.expr) for k in clause.order_by)
+             if i is not None and i not in by]
+    rest = [i for i in range(len(names)) if i not in by and i not in order]
+    return [names[i] for i in by + order] + measures + [names[i] for i in rest]
+
+
+def _typed(value: object, kind: str, like: pa.DataType | None) -> object:
+    """A worker's value as the Python value of its type (the peer's ``kind``, or the input
+    column's type ``like`` when the output column is one)."""
+    if value is None:
+        return None
+    upper = kind.upper()
+    if like is not None and pa.types.is_date(like) and isinstance(value, str):
+        return datetime.date.fromisoformat(value[:10])
+    if isinstance(value, str) and ("TIMESTAMP" in upper or "DATETIME" in upper):
+        return datetime.datetime.fromisoformat(value)
+    if isinstance(value, str) and upper.startswith("DATE"):
+        return datetime.date.fromisoformat(value)
+    if "DECIMAL" in upper or (like is not None and pa.types.is_decimal(like)):
+        return Decimal(str(value))
+    if isinstance(value, float) and value.is_integer() and like is not None \
+            and pa.types.is_integer(like):
+        return int(value)
+    return value
+
+
+def output(clause: MatchRecognize, source: pa.Table, answer: dict[str, Any]) -> pa.Table:
+    """The peer's answer as the reference's output table (the module docstring)."""
+    names = output_names(clause, source.column_names)
+    got = [str(c[0]) for c in answer["columns"]]
+    rows = answer["rows"]
+    where = []
+    for n in names:
+        found = [i for i, g in enumerate(got) if g.upper() == n.upper()]
+        where.append(found[0] if len(found) == 1 else None)
+    if None in where:
+        if len(got) != len(names) or not rows and not got:
+            if not rows:
+                return arrow_of(Table(tuple(names), ()), like=source.schema)
+            raise PeerError(f"the peer answered columns {', '.join(got)}; expected "
+                            f"{', '.join(names)}")
+        where = list(range(len(names)))
+    types = {f.name.upper(): f.type for f in source.schema}
+    values = tuple(tuple(_typed(row[i], str(answer["columns"][i][1]), types.get(n.upper()))
+                         for n, i in zip(names, where, strict=True) if i is not None)
+                   for row in rows)
+    return arrow_of(Table(tuple(names), values), like=source.schema)
+
+
+class Native:
+    """A peer's worker as an :class:`~kleene.data.sql.ArrowRecognizer` (module docstring),
+    each recognition under ``timeout`` seconds."""
+
+    def __init__(self, backend: MRBackend, peer: str, timeout: float = 60.0) -> None:
+        self.backend = backend
+        self.peer = peer
+        self.timeout = timeout
+
+    def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
+        message = request(self.peer, clause, table)
+        message["rows"] = [[_wire(v) for v in row.values()] for row in table.to_pylist()]
+        try:
+            answer = self.backend.ask(message, timeout=self.timeout)
+        except TimeoutError as err:
+            raise BudgetExceeded("seconds", self.timeout, f"{self.peer} ran a recognition "
+                                 f"({err})", " s") from None
+        except (RuntimeError, OSError, ValueError) as err:
+            raise PeerError(f"{self.peer}: {err}") from None
+        if "error" in answer:
+            said = " ".join(JAVA_NOISE.sub("", str(answer["error"])).split())[:600]
+            if DECLINES.search(said):
+                raise Unsupported(f"{self.peer} declines: {said}")
+            raise PeerError(f"{self.peer}: {said}")
+        return output(clause, table, answer)

@@ -1,0 +1,72 @@
+"""``python -m bench match-recognize --peers`` (bench/match_recognize_peers.py) without the
+peers: the rows compared order-insensitively with the first differing row, Flink's one
+rewrite, the requests, the install line, and Kleene's part on a tiny file.
+
+Never checks a time or a ratio (performance is measured, not asserted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from bench import match_recognize_peers as mrp
+from bench.__main__ import BENCHMARKS, WITH_PEERS, main
+from bench.match_recognize import QUERIES
+from bench.report import Table
+
+
+def test_rows_compare_as_multisets_with_the_first_difference() -> None:
+    assert mrp.difference([(1, "a"), (2, "b")], [(2, "b"), (1.0, "a")]) is None
+    assert mrp.difference([(1, 0.1 + 0.2)], [(1, 0.3)]) is None
+    said = mrp.difference([(1, "a"), (2, "b")], [(1, "a"), (3, "b")])
+    assert said == "2 rows for 2; 1 missing, 1 extra; first missing row (2, 'b')"
+    assert mrp.difference([(1,), (1,)], [(1,)]) == (
+        "1 rows for 2; 1 missing, 0 extra; first missing row (1,)")
+
+
+def test_flink_orders_by_the_time_attribute_and_nothing_else_changes() -> None:
+    for sql in QUERIES.values():
+        assert "ORDER BY stock_time, id" in sql
+        rewritten = mrp.flink_sql(sql)
+        assert "ORDER BY kleene_rt, id" in rewritten
+        assert rewritten.replace("kleene_rt", "stock_time") == sql
+    schema = pa.schema([("stock_time", pa.int64()), ("name", pa.string())])
+    flink = mrp.peer_message("flink", QUERIES["seq3"], Path("s.jsonl"), schema)
+    pmr = mrp.peer_message("pmr", QUERIES["seq3"], Path("s.jsonl"), schema)
+    assert flink["time"] == mrp.FLINK_TIME and "time" not in pmr
+    assert pmr["sql"] == QUERIES["seq3"]
+    assert pmr["columns"] == [["stock_time", "BIGINT"], ["name", "VARCHAR"]]
+
+
+def test_without_peers_it_says_how_to_install_them(monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(mrp, "PEERS", tmp_path)
+    assert mrp.installed() == ({}, ["pmr", "flink"])
+    assert "scripts/peers.sh --install-only" in mrp.INSTALL
+    assert "--install-only" in (Path(__file__).resolve().parents[1] / "scripts" /
+                                "peers.sh").read_text()
+
+
+def test_the_dispatcher_runs_the_peers_after_the_benchmark_when_asked(monkeypatch) -> None:
+    ran: list[str] = []
+    monkeypatch.setitem(BENCHMARKS, "match-recognize", lambda quick: ran.append("bench"))
+    monkeypatch.setitem(WITH_PEERS, "match-recognize", lambda quick: ran.append("peers"))
+    assert main(["match-recognize", "--quick"]) == 0 and ran == ["bench"]
+    assert main(["match-recognize", "--quick", "--peers"]) == 0
+    assert ran == ["bench", "bench", "peers"]
+
+
+@pytest.mark.slow
+def test_kleenes_part_on_a_tiny_file(tmp_path) -> None:
+    # INTC falls 5 -> 4 -> 3 and rises 4 -> 5: one V, start 1, bottom 3, end 5
+    stocks = pa.table({"id": [1, 2, 3, 4, 5], "name": ["INTC"] * 5, "volume": [1] * 5,
+                       "price": [5.0, 4.0, 3.0, 4.0, 5.0], "type": ["BUY"] * 5,
+                       "stock_time": [1, 2, 3, 4, 5]})
+    path = mrp.write_jsonl(stocks, tmp_path / "s.jsonl")
+    report = Table("t", ["query", "engine", "rows out", "same rows", "seconds", "/ kleene",
+                         "/ kleene (no check)", "where the time goes"])
+    mrp._query(report, "v-shape", QUERIES["v-shape"], path, path, stocks.schema, {})
+    assert [(r[1], r[2], r[3]) for r in report.rows] == [("kleene", 1, True),
+                                                          ("kleene (no check)", 1, True)]
+    assert mrp.rows_of(mrp.without_check(path, QUERIES["v-shape"])) == [("INTC", 1, 3, 5)]
