@@ -36,7 +36,8 @@ import pyarrow as pa
 
 from kleene.data.sql import ArrowRecognizer, Recognize, recognized, run_over, table_of
 from kleene.engines.fastest import REFERENCE, choose, claiming_engine
-from kleene.engines.match_recognize.conditions import row_local
+from kleene.engines.match_recognize.conditions import column_truth, row_local
+from kleene.engines.match_recognize.recognition import sorted_frame
 from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError, Unsupported
@@ -162,18 +163,34 @@ def never_true(clause: MatchRecognize, table: pa.Table) -> tuple[str, ...]:
     ``table``, a non-empty input (the module docstring). A definition that reads the
     match so far (another variable, ``FIRST``/``LAST``, an aggregate, ``CLASSIFIER``)
     depends on the match, and is not judged here; nor is one that raises a data
-    exception (the recognition raises it)."""
+    exception (the recognition raises it). Each condition is judged on whole columns
+    first (:func:`~kleene.engines.match_recognize.conditions.column_truth`, the engine's
+    own row-local kernels), row by row by the reference's evaluator only where the
+    kernels do not compute the reference's values."""
     if table.num_rows == 0:
         return ()
     subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars) for u in clause.subsets}
     local = [d for d in clause.defines if row_local(d.condition, d.var.upper(), subsets)]
     if not local:
         return ()
+    try:
+        _, frame = sorted_frame(clause, table)
+    except KleeneError:
+        return ()  # a key the recognition refuses, with its own error
+    by_rows = []
+    out = []
+    for d in local:
+        truth = column_truth(d.condition, frame)
+        if truth is None:
+            by_rows.append(d)
+        elif not truth.any():
+            out.append(d.var)
+    if not by_rows:
+        return tuple(out)
     rows = table_of(table)
     columns = {n.upper(): i for i, n in enumerate(rows.names)}
     ordered: list[Sequence[Sequence[object]]] | None = None
-    out = []
-    for d in local:
+    for d in by_rows:
         if any(isinstance(x, Navigation) for x in walk(d.condition)):
             ordered = ordered if ordered is not None else list(partitions(clause, rows))
             parts: list[Sequence[Sequence[object]]] = ordered
@@ -185,7 +202,7 @@ def never_true(clause: MatchRecognize, table: pa.Table) -> tuple[str, ...]:
                 out.append(d.var)
         except KleeneError:
             continue
-    return tuple(out)
+    return tuple(v for v in (d.var for d in local) if v in out)
 
 
 def _somewhere(condition: Any, var: str, rows: Sequence[Sequence[object]],

@@ -20,14 +20,24 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import kleene
 from kleene.cli import main
+from kleene.conformance.recognize_strategies import (
+    input_tables,
+    match_recognize_clauses,
+    plain_clauses,
+)
 from kleene.data.loaders import load_events
 from kleene.engines.fastest import find_matches
 from kleene.engines.tables import answer_table, match_recognize, never_true
 from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.match_recognize.evaluation import Scope, holds, row_local
 from kleene.reference.match_recognize.parser import parse_statement
+from kleene.reference.match_recognize.semantics import partitions
+from kleene.reference.match_recognize.table import Table
 from kleene.reference.query import Query
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -233,6 +243,36 @@ def test_never_true_reads_prev_within_partitions_and_leaves_the_match_dependent_
     # A: 8 < 10, 5 < 7, never a rise; B: 10 > 9 holds; C reads A's row: not judged
     assert never_true(clause, table) == ("A",)
     assert never_true(clause, table.slice(0, 0)) == ()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(clause=st.one_of(match_recognize_clauses(), plain_clauses()), table=input_tables())
+def test_never_true_on_columns_is_the_references_verdict_row_by_row(clause, table):
+    """The warning judges row-local definitions on whole columns (the engine's kernels);
+    the oracle asks the reference's evaluator at every row of every partition: a variable
+    is said exactly when its row-local DEFINE holds at no row (one that raises a data
+    exception somewhere is left to the recognition, as is one that is not row-local)."""
+    rows = Table(tuple(table.column_names), tuple(zip(*[c.to_pylist() for c in table.columns],
+                                                        strict=True)))
+    columns = {n.upper(): i for i, n in enumerate(rows.names)}
+    subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars) for u in clause.subsets}
+    try:
+        parts = list(partitions(clause, rows))
+    except KleeneError:
+        parts = None
+    expected = []
+    for d in clause.defines:
+        if rows.rows == () or parts is None or not row_local(d.condition, d.var.upper(),
+                                                               subsets):
+            continue
+        try:
+            verdicts = [holds(d.condition, Scope(part, columns, i, (d.var,), 1, 0, subsets))
+                        for part in parts for i in range(len(part))]
+        except KleeneError:
+            continue
+        if not any(verdicts):
+            expected.append(d.var)
+    assert never_true(clause, table) == tuple(expected)
 
 
 def test_an_exponential_search_stops_at_the_budget(capsys, tmp_path):

@@ -89,6 +89,15 @@ def first_tests(program: Program) -> tuple[frozenset[int], bool]:
     return frozenset(tests), empty
 
 
+def sorted_frame(clause: MatchRecognize, table: pa.Table) -> tuple[pa.Table, Frame]:
+    """``table`` in the clause's partitions and order, and its columns as a :class:`Frame`
+    for :func:`.conditions.column_truth`."""
+    indices, ranks = ordered(clause, table)
+    sorted_table = table.take(pa.array(indices)) if len(indices) else table
+    return sorted_table, Frame({n.upper(): sorted_table.column(i).combine_chunks()
+                                for i, n in enumerate(sorted_table.column_names)}, ranks)
+
+
 class CompiledRecognition:
     """A ``MATCH_RECOGNIZE`` clause compiled (module docstring)."""
 
@@ -140,10 +149,8 @@ class CompiledRecognition:
         counters = counters if counters is not None else Counters()
         names = tuple(table.column_names)
         reference = Recognizer(self.clause, Table(names, ()), budget)
-        indices, ranks = ordered(self.clause, table)
-        sorted_table = table.take(pa.array(indices)) if len(indices) else table
-        frame = Frame({n.upper(): sorted_table.column(i).combine_chunks()
-                       for i, n in enumerate(names)}, ranks)
+        sorted_table, frame = sorted_frame(self.clause, table)
+        ranks = frame.partition
         truth = self._truths(frame)
         columns = Columns(sorted_table)
         bounds = np.flatnonzero(np.diff(ranks)) + 1
