@@ -51,10 +51,13 @@ def test_without_peers_it_says_how_to_install_them(monkeypatch, tmp_path) -> Non
 def test_the_dispatcher_runs_the_peers_after_the_benchmark_when_asked(monkeypatch) -> None:
     ran: list[str] = []
     monkeypatch.setitem(BENCHMARKS, "match-recognize", lambda quick: ran.append("bench"))
-    monkeypatch.setitem(WITH_PEERS, "match-recognize", lambda quick: ran.append("peers"))
+    monkeypatch.setitem(WITH_PEERS, "match-recognize",
+                        lambda quick, formats: ran.append(f"peers {' '.join(formats)}"))
     assert main(["match-recognize", "--quick"]) == 0 and ran == ["bench"]
     assert main(["match-recognize", "--quick", "--peers"]) == 0
-    assert ran == ["bench", "bench", "peers"]
+    assert ran == ["bench", "bench", "peers csv jsonl parquet"]
+    assert main(["match-recognize", "--peers", "--format", "csv", "--format", "parquet"]) == 0
+    assert ran[-1] == "peers csv parquet"
 
 
 @pytest.mark.slow
@@ -63,10 +66,26 @@ def test_kleenes_part_on_a_tiny_file(tmp_path) -> None:
     stocks = pa.table({"id": [1, 2, 3, 4, 5], "name": ["INTC"] * 5, "volume": [1] * 5,
                        "price": [5.0, 4.0, 3.0, 4.0, 5.0], "type": ["BUY"] * 5,
                        "stock_time": [1, 2, 3, 4, 5]})
-    path = mrp.write_jsonl(stocks, tmp_path / "s.jsonl")
-    report = Table("t", ["query", "engine", "rows out", "same rows", "seconds", "/ kleene",
-                         "/ kleene (no check)", "where the time goes"])
-    mrp._query(report, "v-shape", QUERIES["v-shape"], path, path, stocks.schema, {})
-    assert [(r[1], r[2], r[3]) for r in report.rows] == [("kleene", 1, True),
-                                                          ("kleene (no check)", 1, True)]
-    assert mrp.rows_of(mrp.without_check(path, QUERIES["v-shape"])) == [("INTC", 1, 3, 5)]
+    report = Table("t", ["format", "query", "engine", "rows out", "same rows", "seconds",
+                         "/ kleene", "/ kleene (no check)", "where the time goes"])
+    for form in mrp.FORMATS:
+        path = mrp.write_file(stocks, tmp_path / f"s.{form}")
+        assert mrp.read_file(path).equals(stocks)  # the same columns, types and values
+        mrp._query(report, form, "v-shape", QUERIES["v-shape"], path, path, stocks.schema, {})
+        assert mrp.rows_of(mrp.without_check(path, QUERIES["v-shape"])) == [("INTC", 1, 3, 5)]
+    assert [(r[0], r[2], r[3], r[4]) for r in report.rows] == [
+        (form, engine, 1, True) for form in mrp.FORMATS
+        for engine in ("kleene", "kleene (no check)")]
+    assert [line.split(":")[0] for line in mrp.best_formats(report)] == ["v-shape"]
+
+
+def test_flink_reads_the_csv_file_without_its_header_line(tmp_path) -> None:
+    stocks = pa.table({"id": [1, 2], "name": ["A", "B"]})
+    path = mrp.write_file(stocks, tmp_path / "s.csv")
+    bare = mrp.headerless(path)
+    assert path.read_text().splitlines() == ["id,name", "1,A", "2,B"]
+    assert bare.read_text().splitlines() == ["1,A", "2,B"]
+    flink = mrp.peer_message("flink", QUERIES["seq3"], path, stocks.schema)
+    pmr = mrp.peer_message("pmr", QUERIES["seq3"], path, stocks.schema)
+    assert (flink["path"], flink["format"]) == (str(bare), "csv")
+    assert (pmr["path"], pmr["format"]) == (str(path), "csv")
