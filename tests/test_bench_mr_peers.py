@@ -1,12 +1,15 @@
 """``python -m bench match-recognize --peers`` (bench/match_recognize_peers.py) without the
 peers: the rows compared order-insensitively with the first differing row, Flink's one
-rewrite, the requests, the install line, and Kleene's part on a tiny file.
+rewrite, the requests, the install line, Kleene's part on a tiny file in each format, and
+the workers' readers of each format (pandas's with the types the others read).
 
 Never checks a time or a ratio (performance is measured, not asserted)."""
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
+from types import SimpleNamespace
 
 import pyarrow as pa
 import pytest
@@ -15,6 +18,7 @@ from bench import match_recognize_peers as mrp
 from bench.__main__ import BENCHMARKS, WITH_PEERS, main
 from bench.match_recognize import QUERIES
 from bench.report import Table
+from kleene.conformance.adapters import flink_worker, pmr_worker
 
 
 def test_rows_compare_as_multisets_with_the_first_difference() -> None:
@@ -91,3 +95,50 @@ def test_flink_reads_the_csv_file_without_its_header_line(tmp_path) -> None:
     pmr = mrp.peer_message("pmr", QUERIES["seq3"], path, stocks.schema)
     assert (flink["path"], flink["format"]) == (str(bare), "csv")
     assert (pmr["path"], pmr["format"]) == (str(path), "csv")
+
+
+def test_pmr_reads_each_format_with_the_types_the_others_read(tmp_path) -> None:
+    # "7" and "8" stay text, 2.0 and 3.0 floats: the dtypes given, not pandas's guesses
+    stocks = pa.table({"id": [1, 2], "name": ["7", "8"], "price": [2.0, 3.0],
+                       "stock_time": [10, 20]})
+    columns = [["id", "BIGINT"], ["name", "VARCHAR"], ["price", "DOUBLE"],
+               ["stock_time", "BIGINT"]]
+    for form in ("csv", "jsonl"):
+        path = mrp.write_file(stocks, tmp_path / f"s.{form}")
+        df = pmr_worker.read({"path": str(path), "format": form, "columns": columns})
+        assert [str(t) for t in df.dtypes] == ["int64", "object", "float64", "int64"]
+        assert df.values.tolist() == [[1, "7", 2.0, 10], [2, "8", 3.0, 20]]
+
+
+class _Result:
+    """What the Flink worker reads of a finished job: no columns, no rows."""
+
+    def get_table_schema(self) -> _Result:
+        return self
+
+    def get_field_names(self) -> list[str]:
+        return []
+
+    def get_field_data_types(self) -> list[str]:
+        return []
+
+    def collect(self) -> contextlib.AbstractContextManager[list[object]]:
+        return contextlib.nullcontext([])
+
+
+def test_flink_declares_the_file_in_its_format(tmp_path) -> None:
+    said: list[str] = []
+
+    def execute_sql(sql: str) -> _Result:
+        said.append(sql)
+        return _Result()
+
+    env = SimpleNamespace(execute_sql=execute_sql)
+    message = {"name": "stocks", "columns": [["id", "BIGINT"]], "sql": "SELECT 1"}
+    for form, declared in (("csv", "csv"), ("jsonl", "json"), (None, "json")):
+        said.clear()
+        flink_worker.table(env, {**message, "path": str(tmp_path / "s"), "format": form})
+        assert f"'format' = '{declared}')" in said[1]
+    said.clear()  # rows sent, not a file: written as JSON Lines whatever the format
+    flink_worker.table(env, {**message, "rows": [[1]], "format": "csv"})
+    assert "'format' = 'json')" in said[1]
