@@ -25,9 +25,9 @@ format:
 - Flink SQL (``.peers/flink``, PyFlink, batch mode, parallelism 1): its worker declares the
   file as a ``filesystem`` table (format ``csv`` or ``json``; for CSV the same file without
   its header line, :func:`headerless`: Flink's CSV format has no option to skip one) and
-  runs the statement, in which the first ``ORDER BY`` key, ``stock_time``, reads ``kleene_rt``, the
-  time attribute Flink orders a recognition by (``TO_TIMESTAMP_LTZ(stock_time, 3)``, the
-  same order): the one rewrite.
+  runs the statement, in which the first ``ORDER BY`` key, ``stock_time``, reads
+  ``kleene_rt``, the time attribute Flink orders a recognition by
+  (``TO_TIMESTAMP_LTZ(stock_time, 3)``, the same order): the one rewrite.
 
 Every engine first runs each query on the first 1,000 rows, not counted (Kleene's compiled
 loop and DuckDB loaded; the peer's imports, Flink's JVM and environment started, their
