@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from kleene.cli import main
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import operator_patterns, ses_patterns
+from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.operators.text import format_operator
 from kleene.reference.ses.text import format_ses
 from kleene.reference.sremo.text import format_sremo
+from tests.helpers import run_cli
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
@@ -55,26 +56,21 @@ def one_message(err: str) -> bool:
     if len(lines) == 1:
         return True
     found = CARET.search(lines[0]) if len(lines) == 3 else None
-    return bool(found) and lines[2].strip() == "^" \
-        and lines[2].index("^") - 2 == int(found.group(2)) - 1
-
-
-def kleene(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+    if found is None:
+        return False
+    return lines[2].strip() == "^" and lines[2].index("^") - 2 == int(found.group(2)) - 1
 
 
 def check(capsys: pytest.CaptureFixture[str], *argv: str) -> None:
     """One line and exit 2, or exit 0 with the reference's own output."""
-    code, out, err = kleene(capsys, *argv)
+    code, out, err = run_cli(capsys, *argv)
     assert "Traceback" not in err, err
     assert code in (0, 2), (code, err)
     event(f"exit {code}")
     if code == 2:
         assert out == "" and one_message(err), err
         return
-    ref_code, ref_out, ref_err = kleene(capsys, *argv, "--engine", "reference")
+    ref_code, ref_out, ref_err = run_cli(capsys, *argv, "--engine", "reference")
     assert (ref_code, ref_out) == (0, out), (ref_err, out)
 
 
@@ -141,7 +137,7 @@ def drawn(language: str) -> Any:
     if language == "ses":
         return ses_patterns().map(format_ses)
     if language == "operator":
-        return operator_patterns().map(format_operator)
+        return operator_patterns().map(lambda p: format_operator(cast(OperatorPattern, p)))
     return sremo_expressions(max_depth=2).map(format_sremo)
 
 
