@@ -10,7 +10,13 @@ from pathlib import Path
 
 from kleene.cli.common import Commands, positive_count, positive_number
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
-from kleene.conformance.cases import CaseError, case_directory, load_case_files
+from kleene.conformance.cases import (
+    CaseError,
+    case_directory,
+    case_id,
+    iter_tests,
+    load_case_files,
+)
 from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
@@ -100,7 +106,15 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stdout
-    other = args.export or args.check_protocol or args.sqllogictest is not None
+    modes = [name for name, on in (("--export", args.export),
+                                   ("--check-protocol", args.check_protocol),
+                                   ("--sqllogictest", args.sqllogictest is not None)) if on]
+    if len(modes) > 1:
+        raise Unsupported(f"{modes[0]} and {modes[1]} are two different runs: give one")
+    if args.export and args.cases:
+        raise Unsupported("--export writes the packaged case files; --cases DIR is not "
+                          "exported (copy the folder itself)")
+    other = bool(modes)
     for option, target in (("--junit", args.junit), ("--report", args.report)):
         if target is not None and other:
             raise Unsupported(f"{option} reports a run of the conformance cases; --export, "
@@ -138,6 +152,10 @@ def run(args: argparse.Namespace) -> int:
         raise Unsupported("--master needs --spark")
     _check_reports(args)
     files = load_case_files(args.cases)
+    if args.select and not args.generated and not any(
+            args.select in case_id(case, test) for case, test in iter_tests(files)):
+        raise KleeneError(f"--case {args.select!r} is in no test id of the case files "
+                          "(an id is FILE/CASE/TEST, as the run prints them)")
     backend = spark_backend(args) if args.spark else find_backend(
         args.backend, timeout=args.timeout, max_answer=args.max_answer)
     spec = args.backend or f"${ENV}"

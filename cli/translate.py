@@ -9,11 +9,23 @@ by tests/test_translate_match_recognize.py; docs/semantics.md, "Translations int
 from __future__ import annotations
 
 import argparse
+import re
 
 from kleene.cli.common import Commands, _time_unit, pattern_text
 from kleene.reference.durations import READINGS
 from kleene.reference.operators.to_match_recognize import POLICIES, Naming, translate
 from kleene.reference.query import Query
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def sql_name(text: str) -> str:
+    """``text`` as a plain SQL name (an argparse ``type``): letters, digits and ``_``, not
+    starting with a digit, so that it stands in the statement as one name."""
+    if not _NAME.match(text):
+        raise argparse.ArgumentTypeError(f"expected a name of letters, digits and _, got {text!r}")
+    return text
+
 
 NAME = "translate"
 HELP = "print an SES or operator pattern as an SQL MATCH_RECOGNIZE statement (where exact)"
@@ -56,9 +68,9 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("--time-unit", type=_time_unit, default=None, metavar="UNIT",
                         help="the unit of the table's ts (ms s min h d): needed when the "
                              "window has a unit")
-    parser.add_argument("--table", default="events", metavar="NAME",
+    parser.add_argument("--table", type=sql_name, default="events", metavar="NAME",
                         help="the table the statement reads (default: events)")
-    parser.add_argument("--position", default=None, metavar="COLUMN",
+    parser.add_argument("--position", type=sql_name, default=None, metavar="COLUMN",
                         help="a column holding each event's position: rows tied in ts are "
                              "ordered by it, and the measures give positions, not ts")
     return parser

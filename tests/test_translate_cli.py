@@ -29,7 +29,7 @@ def test_the_dip_translates_to_the_file_the_readme_shows(capsys: pytest.CaptureF
     shown = (ROOT / "examples" / "ticks" / "dip.sql").read_text(encoding="utf-8")
     assert out == shown
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"```sql\n{shown}```" in readme
+    assert f"```output\n{shown}```" in readme
     assert "PARTITION BY sym" in out and "PATTERN (a b c)" in out
 
 
@@ -50,6 +50,7 @@ def test_the_statement_and_the_pattern_give_the_same_dips(capsys: pytest.Capture
     assert out.splitlines() == ['{"a": [1], "b": [3], "c": [5]}',
                                 '{"a": [2], "b": [4], "c": [6]}',
                                 '{"a": [8], "b": [9], "c": [10]}']
+    assert "```output\n" + out + "```" in readme
 
 
 @pytest.mark.parametrize(("pattern", "policy", "why"), [

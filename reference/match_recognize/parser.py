@@ -96,6 +96,10 @@ def _statement(text: str, source: Source, at: int = 0) -> Statement:
     """The statement ``text`` (at offset ``at`` of the text around it, if any)."""
     tokens = tokenize(text, source)
     check_nesting(tokens, source)
+    for k, tok in enumerate(tokens[:-1]):
+        if tok.kind == "op" and tok.text == ";" and tokens[k + 1].kind != "end":
+            raise source.unsupported("a second statement after ';' (a query is one "
+                                     "statement)", tokens[k + 1].at)
     found: list[Recognition] = []
     i = 0
     while i < len(tokens):
