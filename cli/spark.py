@@ -197,7 +197,7 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
     wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
     matches = match_frame(frame, query, engine=eng,
                           columns=wanted if args.output is not None else [],
-                          tasks=args.tasks, explain=explain)
+                          tasks=args.tasks, explain=explain, budget=args.budget)
     say_query("match", query)   # once the events are read and checked, and the plan made
     if chosen:
         print(f"kleene match: {chosen}", file=sys.stderr)

@@ -42,7 +42,7 @@ from kleene.conformance.wire import AnyRequest, TableRequest
 from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
 from kleene.engines.fastest import spent
 from kleene.engines.registry import engine, engine_names
-from kleene.reference.budget import DEFAULT_HELD, Budget
+from kleene.reference.budget import Budget, step_budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -130,7 +130,7 @@ class EngineBackend:
                 s = Stream.from_rows(request.events, time_unit=request.time_unit)
                 compiled = self.engine.compile(query)
                 counters = Counters()
-                budget = Budget(held=DEFAULT_HELD, what=f"running engine {self.name}")
+                budget = step_budget(None, what=f"running engine {self.name}")
                 found = tuple(spent(compiled, s, counters, budget))
             strange = [m for m in found if not isinstance(m, Match)]
             if strange:
