@@ -101,10 +101,17 @@ QUERY_CONTEXT_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
 @contextmanager
 def spark_errors() -> Iterator[None]:
     """Map any exception raised by PySpark or py4j to one :class:`SparkFailure` line
-    (:func:`cause`); PySpark's own printing of such an error is silenced."""
+    (:func:`cause`), or, when a Kleene error stopped a Spark task or a streaming
+    micro-batch (a bad row, the budget), to that error's own line
+    (:func:`~kleene.engines.spark.runner.job_errors`); PySpark's own printing of such an
+    error is silenced."""
+    # lazy: Spark only with `--spark` (`kleene match` imports this module)
+    from kleene.engines.spark.runner import job_errors
+
     try:
         _quiet_query_contexts()
-        yield
+        with job_errors():
+            yield
     except KleeneError:
         raise
     except Exception as err:

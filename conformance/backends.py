@@ -39,8 +39,8 @@ from kleene import __version__
 from kleene.conformance.command import DEFAULT_MAX_ANSWER, CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import AnyRequest, TableRequest
-from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
 from kleene.engines.fastest import spent
+from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget, step_budget
 from kleene.reference.errors import KleeneError

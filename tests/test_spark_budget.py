@@ -48,3 +48,24 @@ def test_within_the_budget_every_match(spark, capsys, tmp_path):
     code = main(kleene(tmp_path, 4, "--budget", "14", "--count"))
     out, err = capsys.readouterr()
     assert code == 2 and "budget steps=14 exceeded" in err, err
+
+
+@pytest.mark.slow
+def test_a_stream_micro_batch_stops_with_the_budget_line(spark, capsys, tmp_path):
+    """``kleene stream --budget``: the C at ts 3000 moves the watermark past the window
+    of the A, so the exploding matches are made final inside the micro-batch (Spark's
+    foreachBatch, whose failure Spark wraps in its own)."""
+    src = tmp_path / "src"
+    src.mkdir()
+    rows = ["ts,type", "0,A", *(f"{i},B" for i in range(1, 21)), "3000,C"]
+    (src / "e.csv").write_text("\n".join(rows) + "\n")
+    (tmp_path / "q.op").write_text(PATTERN)
+    code = main(["stream", "--pattern", str(tmp_path / "q.op"), "--source", str(src),
+                 "--output", str(tmp_path / "out.jsonl"), "--checkpoint", str(tmp_path / "ck"),
+                 "--engine", "nfa-chain", "--policy", "any", "--once", "--budget", "1000"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    said = [line for line in err.splitlines() if not line.startswith("kleene stream: engine ")]
+    assert len(said) == 1, err
+    assert said[0].startswith("kleene stream: budget steps=1000 exceeded while running "
+                              "engine nfa-chain on Spark"), err

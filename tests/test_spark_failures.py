@@ -103,7 +103,7 @@ def test_a_python_task_that_crashes_says_its_exception(spark):
 def test_a_raw_py4j_error_says_the_java_cause(spark):
     """An exception Py4J raises itself (no PySpark conversion): its innermost Java cause,
     not ``An error occurred while calling None.java.io.FileInputStream.``"""
-    from py4j.protocol import Py4JJavaError
+    from py4j.protocol import Py4JJavaError  # type: ignore[import-untyped]
 
     with pytest.raises(Py4JJavaError) as raised:
         spark.sparkContext._jvm.java.io.FileInputStream("/nonexistent/kleene-events")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -34,7 +35,7 @@ def stream(tmp_path: Path, src: Path) -> int:
                  str(tmp_path / "ck"), "--once"])
 
 
-def rows(folder: Path) -> list[dict[str, object]]:
+def rows(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for path in sorted(folder.rglob("*.json"))
             for line in path.read_text().splitlines()]
 

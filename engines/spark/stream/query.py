@@ -179,7 +179,8 @@ class ContinuousMatch:
     ``max_files`` the files per micro-batch; ``pattern`` its text, an AST or a
     :class:`Query`, decided here once (:meth:`Query.ask`: the language's default
     ``policy`` and window ``reading`` unless given, as ``kleene match``);
-    ``on_progress`` receives a :class:`~.step.Progress` per micro-batch."""
+    ``budget`` each micro-batch's step budget (None: the defaults); ``on_progress``
+    receives a :class:`~.step.Progress` per micro-batch."""
 
     def __init__(self, spark: Any, source: str, pattern: str | Pattern | Query, *,
                  output: str, checkpoint: str, policy: str | None = None,
@@ -187,7 +188,7 @@ class ContinuousMatch:
                  format: str | None = None, ts: str = "ts", type: str | None = "type",
                  time_unit: str | None = None, watermark: str | int | float | None = None,
                  schema: str | None = None, columns: Sequence[str] = (),
-                 max_files: int | None = None,
+                 max_files: int | None = None, budget: int | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructField, StructType
@@ -231,7 +232,8 @@ class ContinuousMatch:
                                          if alias.get(a, a) not in (ts, type)))
         self.setup = Setup(engine=eng, query=query, finality=fin, ts=ts, type=type,
                            fields=fields, attributes=attributes, columns=tuple(columns),
-                           output=output, output_format=output_format, schema=kept, keep=keep)
+                           output=output, output_format=output_format, schema=kept, keep=keep,
+                           budget=budget)
         self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
                          else F.col(ts).cast(ts_type))
         self.max_files = max_files
