@@ -43,7 +43,7 @@ from kleene.engines.spark import direct_write
 from kleene.engines.spark.direct import Slices, for_tasks, run_slices, usable
 from kleene.engines.spark.direct import layout as slice_layout
 from kleene.engines.spark.direct_write import DirectRun
-from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
+from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events, shown
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
 from kleene.engines.spark.pushdown import to_column
@@ -200,11 +200,11 @@ def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = No
     missing = sorted({frame.column_of(a) for a in read} - set(frame.df.columns))
     if missing:
         raise PatternError(f"the pattern reads {', '.join(missing)}, which the events do not "
-                           f"have; columns: {', '.join(frame.df.columns)}")
+                           f"have; columns: {shown(frame.df.columns)}")
     unknown = sorted(set(columns) - set(frame.df.columns))
     if unknown:
         raise PatternError(f"no column {', '.join(unknown)} to copy to the matches; columns: "
-                           f"{', '.join(frame.df.columns)}")
+                           f"{shown(frame.df.columns)}")
     attributes = tuple(dict.fromkeys(frame.column_of(a) for a in read
                                      if frame.column_of(a) not in (frame.ts, frame.type)))
     keys = [frame.column_of(a) for a in plan.keys]
