@@ -1,9 +1,11 @@
-"""``python -m bench [NAME ...] [--quick] [--peers]``: run benchmarks by name (default: all).
+"""``python -m bench [NAME ...] [--quick] [--peers] [--format F ...]``: run benchmarks by name
+(default: all).
 
 The dispatcher is a name → function table (:data:`BENCHMARKS`); each function
 takes ``quick`` (small sizes, for development and tests) and prints its tables.
 ``--peers`` also runs, after a benchmark of :data:`WITH_PEERS`, its comparison with the real
-engines installed under ``.peers/`` (``bash scripts/peers.sh --install-only``).
+engines installed under ``.peers/`` (``bash scripts/peers.sh --install-only``), over the file
+formats ``--format`` names (default: every one, :data:`bench.match_recognize_peers.FORMATS`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bench import (
     match_recognize,
@@ -44,7 +46,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
 }
 
 #: The benchmarks with a comparison to the peers (``--peers``): name → function.
-WITH_PEERS: dict[str, Callable[[bool], object]] = {
+WITH_PEERS: dict[str, Callable[[bool, Sequence[str]], object]] = {
     "match-recognize": match_recognize_peers.run,
 }
 
@@ -56,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="small sizes (seconds, not minutes)")
     parser.add_argument("--peers", action="store_true",
                         help=f"also the comparison with the real engines ({', '.join(WITH_PEERS)})")
+    parser.add_argument("--format", action="append", choices=list(match_recognize_peers.FORMATS),
+                        dest="formats", help="a file format the comparison with the real "
+                        "engines reads (repeat for more; default: all)")
     args = parser.parse_args(argv)
     names = [n for n in args.names if n != "all"] or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -67,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"# bench {name}{' (quick)' if args.quick else ''}\n", flush=True)
         BENCHMARKS[name](args.quick)
         if args.peers and name in WITH_PEERS:
-            WITH_PEERS[name](args.quick)
+            WITH_PEERS[name](args.quick, args.formats or tuple(match_recognize_peers.FORMATS))
         print(f"# bench {name}: {time.perf_counter() - started:.0f} s wall\n", flush=True)
     return 0
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import math
 import sys
 from pathlib import Path
 
@@ -141,11 +142,13 @@ def parse_frequencies(text: str) -> dict[str, float]:
     for item in filter(None, (x.strip() for x in text.split(","))):
         key, eq, value = item.partition("=")
         try:
-            if not eq or not key.strip():
+            number = float(value)
+            if not eq or not key.strip() or not 0 <= number < math.inf:
                 raise ValueError
-            out[key.strip()] = float(value)
+            out[key.strip()] = number
         except ValueError:
-            raise DrawError(f"--frequencies: {item!r} is not TYPE=NUMBER") from None
+            raise DrawError(f"--frequencies: {item!r} is not TYPE=NUMBER (a finite number, "
+                            "0 or more)") from None
     if not out:
         raise DrawError("--frequencies: give TYPE=NUMBER items separated by commas")
     return out

@@ -118,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and args.output is None:
         raise Unsupported("--columns needs --output")
-    fmt = results.check_output(args.output, args.overwrite, [args.events]) \
+    if args.count and args.output is not None:
+        raise Unsupported("--count prints the number of matches, --output writes them; give one")
+    fmt = results.check_output(args.output, args.overwrite, [args.events, args.pattern]) \
         if args.output is not None else None
     if args.counters and (args.spark or args.engine == REFERENCE):
         raise Unsupported("--counters needs an engine (the reference semantics keep no "

@@ -46,7 +46,7 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
     if given:
         raise Unsupported(f"{given[0]} applies to matches and events; a {query.language} "
                           "query answers a table (the SELECT says its columns and order)")
-    fmt = results.check_output(args.output, args.overwrite, [args.events]) \
+    fmt = results.check_output(args.output, args.overwrite, [args.events, args.pattern]) \
         if args.output is not None else None
     budget = budget_of(args)
     budget.what = "recognizing a row pattern"

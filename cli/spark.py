@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from kleene.cli import results
-from kleene.cli.common import canonical_order, plural, say_query, table
+from kleene.cli.common import canonical_order, plural, positive_count, say_query, table
 from kleene.cli.progress import spark_tasks
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.events import Event
@@ -56,7 +56,7 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--master", metavar="URL",
                        help="the Spark master: local[*] (default), local[N] or "
                             "spark://HOST:PORT")
-    group.add_argument("--tasks", type=int, metavar="N",
+    group.add_argument("--tasks", type=positive_count, metavar="N",
                        help="Spark partitions for the engine (default: 2 per core)")
     group.add_argument("--schema", metavar="DDL",
                        help="declare the columns of a CSV or JSON Lines file instead of "

@@ -265,7 +265,7 @@ def load_case_files(directory: Traversable | Path | None = None) -> list[CaseFil
         if entry.name.endswith(".json") and entry.is_file():
             try:
                 data = json.loads(entry.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as err:
+            except (json.JSONDecodeError, UnicodeDecodeError) as err:
                 raise CaseError(f"{entry.name}: not JSON: {err}") from None
             out.append(case_file(entry.name, data, optional=optional))
     return out

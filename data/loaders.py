@@ -239,7 +239,7 @@ def _csv_table(path: PathLike, limit: int | None) -> pa.Table:
         row = data[:err.start].count(b"\n") - 1
         raise StreamError(f"not UTF-8 text ({err.reason})", row=max(row, 0) if row >= 0
                           else None, source=source) from None
-    header = next(csv.reader(io.StringIO(text)), None)
+    header = next(csv.reader(io.StringIO(text, newline="")), None)
     if header is None:
         return pa.table({})
     check_header(header, source)

@@ -107,10 +107,13 @@ def _plain(v: object) -> object:
 def table(env: Any, msg: dict[str, Any]) -> dict[str, object]:
     """A statement over one table in batch mode, timed from the file to the rows out.
 
-    The table is read by the ``filesystem`` connector (JSON Lines: ``path``, or the rows
-    written to a temporary file); ``time``, when given, is ``[name, expression]``: a
-    computed column Flink orders by (its ``MATCH_RECOGNIZE`` orders by a time attribute
-    first), with a watermark equal to it (batch mode has no late rows)."""
+    The table is read by the ``filesystem`` connector: ``path``, JSON Lines or, when
+    ``format`` is ``csv``, CSV without a header line (Flink's CSV format has no option to
+    skip one: a header would be a row of NULLs), or the rows written to a temporary JSON
+    Lines file;
+    ``time``, when given, is ``[name, expression]``: a computed column Flink orders by (its
+    ``MATCH_RECOGNIZE`` orders by a time attribute first), with a watermark equal to it
+    (batch mode has no late rows)."""
     began = time.perf_counter()
     path = msg.get("path")
     temporary = None
@@ -125,10 +128,11 @@ def table(env: Any, msg: dict[str, Any]) -> dict[str, object]:
     if msg.get("time"):
         name, expression = msg["time"]
         cols += [f"`{name}` AS {expression}", f"WATERMARK FOR `{name}` AS `{name}`"]
+    form = "csv" if temporary is None and msg.get("format") == "csv" else "json"
     env.execute_sql(f"DROP TEMPORARY TABLE IF EXISTS `{msg['name']}`")
     env.execute_sql(
         f"CREATE TEMPORARY TABLE `{msg['name']}` ({', '.join(cols)}) WITH ("
-        f"'connector' = 'filesystem', 'path' = 'file://{path}', 'format' = 'json')")
+        f"'connector' = 'filesystem', 'path' = 'file://{path}', 'format' = '{form}')")
     try:
         loaded = time.perf_counter()
         result = env.execute_sql(msg["sql"])

@@ -9,7 +9,8 @@ stdin, one answer per line on stdout:
   objects, the table named ``events``) → ``{"rows": [{measure: value}]}``;
 - ``{"cmd": "table", "sql", "name", "columns", "rows" | "path"}`` (a ``MATCH_RECOGNIZE``
   statement as written, over the table ``name``: ``columns`` its ``[name, SQL type]``
-  pairs, ``rows`` its rows as lists, or ``path`` a JSON Lines file) →
+  pairs, ``rows`` its rows as lists, or ``path`` a file, CSV with a header line or JSON
+  Lines as ``format`` says, ``csv`` or ``jsonl``, the default) →
   ``{"columns": [[name, type]], "rows": [[value]], "seconds": {"load", "match"}}``
   (:mod:`kleene.conformance.adapters.native`);
 
@@ -97,15 +98,30 @@ def frame(columns: list[list[str]], rows: list[list[Any]]) -> Any:
     return df
 
 
+#: The pandas dtype of a column of each SQL type a file is read with (the rest: pandas's own).
+DTYPES = {"BIGINT": "int64", "DOUBLE": "float64", "VARCHAR": "object"}
+
+
+def read(msg: dict[str, Any]) -> Any:
+    """The DataFrame of the file ``msg["path"]`` by pandas's own reader of its ``format``
+    (``read_csv``, ``read_json(lines=True)``), each column of a type in :data:`DTYPES` read
+    as that dtype (the types the other engines read the file with)."""
+    import pandas as pd
+
+    dtype = {name: DTYPES[kind.upper()] for name, kind in msg["columns"]
+             if kind.upper() in DTYPES}
+    if msg.get("format", "jsonl") == "csv":
+        return pd.read_csv(msg["path"], dtype=dtype)
+    return pd.read_json(msg["path"], lines=True, dtype=dtype)
+
+
 def table(msg: dict[str, Any]) -> dict[str, object]:
     """A statement over one table (the module docstring), timed: the table's load (from
     the file or the rows) and the engine's run to its rows as Python values."""
-    import pandas as pd
     from pandas_match_recognize import match_recognize
 
     began = time.perf_counter()
-    df = (pd.read_json(msg["path"], lines=True) if "path" in msg
-          else frame(msg["columns"], msg["rows"]))
+    df = read(msg) if "path" in msg else frame(msg["columns"], msg["rows"])
     loaded = time.perf_counter()
     result = match_recognize(msg["sql"], df)
     columns: list[list[str]] = []

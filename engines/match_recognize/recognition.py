@@ -56,7 +56,7 @@ from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds, 
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import expressions_of
 from kleene.reference.match_recognize.matchings import Matching
-from kleene.reference.match_recognize.semantics import Recognizer, _within
+from kleene.reference.match_recognize.semantics import Recognizer, within_bound
 from kleene.reference.match_recognize.table import Table
 
 
@@ -345,7 +345,7 @@ class CompiledRecognition:
 
         def accept(start: int, variables: Sequence[str]) -> bool:
             row = start + len(variables) - 1
-            if within is not None and key is not None and not _within(
+            if within is not None and key is not None and not within_bound(
                     within, key_at(start), key_at(row)):
                 return False
             scope = Scope(rows, columns, start, variables, len(variables), number[0] + 1,

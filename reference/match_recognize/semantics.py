@@ -116,8 +116,10 @@ def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
     return [ordered(rows) for rows in groups.values()]
 
 
-def _within(within: Within, first: object, row: object) -> bool:
-    """``row``'s key lies within the interval of the match's first row's key."""
+def within_bound(within: Within, first: object, row: object) -> bool:
+    """``row``'s key lies within the interval of the match's first row's key (Flink's
+    ``WITHIN``, the bound from a match's first row to its last: docs/errata.md, mr-within-place;
+    the engine asks the same question)."""
     unit = within.unit.upper().removesuffix("S")
     if unit not in UNITS:
         raise Unsupported(f"WITHIN unit {within.unit} (supported: {', '.join(UNITS)})")
@@ -184,7 +186,7 @@ class Recognizer:
 
         def accept(start: int, variables: Sequence[str]) -> bool:
             row = start + len(variables) - 1
-            if within is not None and not _within(
+            if within is not None and not within_bound(
                     within, first_key, _row_value(self.clause.order_by[0].expr, rows[row],
                                                   self.columns)):
                 return False
