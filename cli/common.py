@@ -17,7 +17,7 @@ from typing import TypeAlias
 
 from kleene.data.batches import open_events
 from kleene.data.loaders import FORMATS, load_events
-from kleene.reference.budget import DEFAULT_HELD, DEFAULT_STEPS, Budget
+from kleene.reference.budget import DEFAULT_HELD, DEFAULT_STEPS, Budget, step_budget
 from kleene.reference.durations import READINGS
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
@@ -107,10 +107,7 @@ def make_budget(limit: int | None, seconds: float | None = None,
     """A fresh :class:`Budget` of ``limit`` steps, each engine holding at most ``limit``
     things at once (``None``: the defaults, ``DEFAULT_STEPS`` and ``DEFAULT_HELD``), and a
     deadline, a memory ceiling."""
-    if limit is None:
-        return Budget(name=BUDGET_NAME, limit=DEFAULT_STEPS, held=DEFAULT_HELD,
-                      seconds=seconds, memory_mb=memory_mb)
-    return Budget(name=BUDGET_NAME, limit=limit, seconds=seconds, memory_mb=memory_mb)
+    return step_budget(limit, seconds=seconds, memory_mb=memory_mb)
 
 
 def budget_of(args: argparse.Namespace) -> Budget:

@@ -20,6 +20,7 @@ from kleene.cli.common import (
     Commands,
     QueryHelpFormatter,
     add_query_options,
+    budget_limit,
     plural,
     query_of,
     say_query,
@@ -76,6 +77,10 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                         help="event columns copied to each match row")
     parser.add_argument("--master", metavar="URL",
                         help="the Spark master: local[*] (default), local[N] or spark://HOST:PORT")
+    parser.add_argument("--budget", type=budget_limit, metavar="N",
+                        help="the engine's step budget for each micro-batch: the matches it "
+                             "reports and the most it holds at once (default: those of "
+                             "kleene match); past it the stream stops with an error")
     parser.add_argument("--max-files", type=int, metavar="N",
                         help="at most N new files per micro-batch")
     parser.add_argument("--interval", metavar="TIME",
@@ -105,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
                                checkpoint=args.checkpoint, engine=args.engine,
                                format=args.format, ts=args.ts, type=args.type_field,
                                watermark=args.watermark, schema=args.schema, columns=columns,
-                               max_files=args.max_files, on_progress=_progress)
+                               max_files=args.max_files, budget=args.budget,
+                               on_progress=_progress)
         say_query(NAME, query)
         print(f"kleene stream: engine {run_.setup.engine.name}, policy {query.policy}; "
               f"{'; '.join(run_.setup.finality.explain(run_.setup.query.time_unit))}",

@@ -39,9 +39,10 @@ from kleene import __version__
 from kleene.conformance.command import DEFAULT_MAX_ANSWER, CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import AnyRequest, TableRequest
+from kleene.engines.fastest import spent
 from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names
-from kleene.reference.budget import Budget
+from kleene.reference.budget import Budget, step_budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -129,7 +130,8 @@ class EngineBackend:
                 s = Stream.from_rows(request.events, time_unit=request.time_unit)
                 compiled = self.engine.compile(query)
                 counters = Counters()
-                found = tuple(compiled.run(s, counters=counters))
+                budget = step_budget(None, what=f"running engine {self.name}")
+                found = tuple(spent(compiled, s, counters, budget))
             strange = [m for m in found if not isinstance(m, Match)]
             if strange:
                 return Outcome(broken=f"the engine yielded {type(strange[0]).__name__} "

@@ -15,10 +15,10 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from kleene.engines.protocol import Counters, Engine, Query, missing
+from kleene.engines.protocol import Compiled, Counters, Engine, Query, missing
 from kleene.engines.registry import engine, fastest_engine
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -80,11 +80,17 @@ def run_engine(name: str, query: Query, source: Iterable[Event], *,
     if budget is None:
         return set(compiled.run(source, counters=counters)), counters
     budget.what = f"running engine {name}"
-    found: set[Match] = set()
+    return set(spent(compiled, source, counters, budget)), counters
+
+
+def spent(compiled: Compiled, source: Iterable[Event], counters: Counters,
+          budget: Budget) -> Iterator[Match]:
+    """The matches of ``compiled`` on ``source`` within ``budget``: one step per match
+    reported, and the engine's own work (the NFAs' instances) drawn from it too; past it,
+    :class:`~kleene.reference.errors.BudgetExceeded`."""
     for m in compiled.run(source, counters=counters, budget=budget):
         budget.spend()
-        found.add(m)
-    return found, counters
+        yield m
 
 
 def find_matches(pattern: str | Pattern | Query, stream: Stream, *,

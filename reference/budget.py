@@ -99,3 +99,15 @@ class Budget:
 def _number(value: float | None) -> int | float:
     assert value is not None
     return int(value) if float(value).is_integer() else value
+
+
+def step_budget(limit: int | None, *, seconds: float | None = None,
+                memory_mb: float | None = None, what: str = "enumerating matches") -> Budget:
+    """A fresh budget of ``limit`` steps, an engine holding at most ``limit`` things at
+    once; ``None``: the defaults, :data:`DEFAULT_STEPS` steps and :data:`DEFAULT_HELD`
+    held (``--budget N`` and its absence, wherever an engine runs: the command line,
+    a Spark task, a conformance backend)."""
+    if limit is None:
+        return Budget(limit=DEFAULT_STEPS, held=DEFAULT_HELD, what=what, seconds=seconds,
+                      memory_mb=memory_mb)
+    return Budget(limit=limit, what=what, seconds=seconds, memory_mb=memory_mb)

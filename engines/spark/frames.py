@@ -236,16 +236,26 @@ def _from_columns(spark: Any, s: Stream, *, ts: str, type: str | None, source: s
 # ---------------------------------------------------------------- checks
 
 
+#: The prefix of the columns Kleene adds to a frame (positions, problems, the reader's
+#: corrupt records): never the events' own, so never listed as theirs.
+INTERNAL = "_kleene_"
+
+
+def shown(columns: Iterable[str]) -> str:
+    """The events' own columns, as a message lists them (no :data:`INTERNAL` column)."""
+    return ", ".join(c for c in columns if not c.startswith(INTERNAL))
+
+
 def _check_columns(columns: Sequence[str], *, ts: str, type: str | None,
                    require: Iterable[str], source: str) -> None:
     if ts not in columns:
-        raise StreamError(f"no timestamp column {ts!r}; columns: {', '.join(columns)} "
+        raise StreamError(f"no timestamp column {ts!r}; columns: {shown(columns)} "
                           "(name it with --ts)", field=ts, source=source)
     aliases = {"ts": ts, "type": type or "type"}
     missing = sorted({aliases.get(a, a) for a in require} - set(columns))
     if missing:
         raise PatternError(f"the pattern reads {', '.join(missing)}, which the events of "
-                           f"{source} do not have; columns: {', '.join(columns)}")
+                           f"{source} do not have; columns: {shown(columns)}")
 
 
 def _numeric_ts(df: Any, ts: str, source: str) -> tuple[Any, str | None, list[Any]]:

@@ -43,7 +43,7 @@ from kleene.engines.spark import direct_write
 from kleene.engines.spark.direct import Slices, for_tasks, run_slices, usable
 from kleene.engines.spark.direct import layout as slice_layout
 from kleene.engines.spark.direct_write import DirectRun
-from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events
+from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events, shown
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
 from kleene.engines.spark.pushdown import to_column
@@ -186,7 +186,7 @@ def checked_engine(engine: str | Engine | None, query: Query) -> Engine:
 
 def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = None,
             columns: Sequence[str] = (), tasks: int | None = None,
-            slices: int | Sequence[float] | None = None) -> Prepared:
+            slices: int | Sequence[float] | None = None, budget: int | None = None) -> Prepared:
     """Compile, plan and lay out a run (see :func:`match_frame`); nothing runs yet
     but the sampling of timestamps when they are unknown."""
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -200,11 +200,11 @@ def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = No
     missing = sorted({frame.column_of(a) for a in read} - set(frame.df.columns))
     if missing:
         raise PatternError(f"the pattern reads {', '.join(missing)}, which the events do not "
-                           f"have; columns: {', '.join(frame.df.columns)}")
+                           f"have; columns: {shown(frame.df.columns)}")
     unknown = sorted(set(columns) - set(frame.df.columns))
     if unknown:
         raise PatternError(f"no column {', '.join(unknown)} to copy to the matches; columns: "
-                           f"{', '.join(frame.df.columns)}")
+                           f"{shown(frame.df.columns)}")
     attributes = tuple(dict.fromkeys(frame.column_of(a) for a in read
                                      if frame.column_of(a) not in (frame.ts, frame.type)))
     keys = [frame.column_of(a) for a in plan.keys]
@@ -234,7 +234,7 @@ def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = No
                 columns=tuple(columns), slice_column=SLICE if layout.sliced else None,
                 bounds=layout.bounds,
                 schema=to_arrow_schema(schema), fail_once=int(fail) if fail else None,
-                by_position=plan.by_position)
+                by_position=plan.by_position, budget=budget)
     return Prepared(df, plan, layout, task, schema, direct)
 
 
@@ -242,18 +242,20 @@ def match_frame(frame: EventFrame, pattern: str | Pattern | Query, *,
                 engine: str | Engine | None = None, policy: str | None = None,
                 reading: str | None = None, columns: Sequence[str] = (),
                 tasks: int | None = None, slices: int | Sequence[float] | None = None,
-                explain: Explain = None) -> Any:
+                explain: Explain = None, budget: int | None = None) -> Any:
     """The match DataFrame of ``pattern`` (its text, an AST or a :class:`Query`, decided
     here once as in :func:`match_dataframe`) on ``frame`` (see the module docstring).
 
     ``tasks`` is the number of Spark partitions (default: 2 per core); ``slices``
     the number of time slices (default ``tasks``; 1: none) or their boundaries;
     ``explain`` receives the query's window and reading, the plan and the layout in
-    words.
+    words; ``budget`` is each partition's step budget (``kleene match --budget``; None:
+    the defaults of :func:`~kleene.reference.budget.step_budget`).
     """
     query = Query.ask(pattern, policy=policy, reading=reading,
                       door="match_frame on Spark")
-    run = prepare(frame, query, engine=engine, columns=columns, tasks=tasks, slices=slices)
+    run = prepare(frame, query, engine=engine, columns=columns, tasks=tasks, slices=slices,
+                  budget=budget)
     if explain is not None:
         explain(f"query: {run.task.query.said()}\n{run.explain()}")
     return run.matches()

@@ -33,6 +33,7 @@ from kleene.data.columnar import validated
 from kleene.engines.match_columns import MatchColumns, digest, match_batches
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.layout import owners
+from kleene.reference.budget import step_budget
 from kleene.reference.errors import StreamError
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -79,6 +80,7 @@ class Task:
     schema: Any                      # the pyarrow schema of the output
     fail_once: int | None = None
     by_position: bool = False        # slices own matches by first position, not timestamp
+    budget: int | None = None        # each partition's step budget (None: the defaults)
 
 
 def _groups(task: Task, batches: Iterator[Any]) -> Iterator[tuple[tuple[Any, ...], Any]]:
@@ -167,15 +169,20 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
 
     Each group's Arrow columns go to the engine as a stream
     (:meth:`~kleene.reference.events.Stream.from_columns`): the engine filters
-    on them and builds events only for the rows it keeps."""
+    on them and builds events only for the rows it keeps. The partition's groups draw
+    on one step budget (``task.budget``; one step a match, and what the engine holds
+    at once), as one run of the single process does: past it the task fails with
+    :class:`~kleene.reference.errors.BudgetExceeded`, one line on the driver."""
     task_threads()
     compiled = task.engine.compile(task.query)
+    budget = step_budget(task.budget, what=f"running engine {task.engine.name} on Spark")
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
     for key, group in _groups(task, batches):
         stream, origin = group_stream(task, group)
         assert stream.columns is not None
         stamps = stream.columns.ts.to_numpy()
-        for local in match_batches(compiled, stream):
+        for local in match_batches(compiled, stream, budget=budget):
+            budget.spend(len(local))
             if slice_at is not None:
                 first = local.first()
                 at = origin[first] if task.by_position else stamps[first]

@@ -91,9 +91,10 @@ def source_format(source: str, format: str | None) -> str:
     return found
 
 
-def source_schema(spark: Any, source: str, fmt: str, ddl: str | None) -> Any:
+def source_schema(spark: Any, source: str, fmt: str, ddl: str | None, ts: str = "ts") -> Any:
     """The columns of the arriving files: declared (``ddl``), or read from the files
-    present (CSV cells typed as :mod:`kleene.engines.spark.text_columns` types them)."""
+    present (CSV cells typed as :mod:`kleene.engines.spark.text_columns` types them; a
+    CSV ``ts`` column typed text only by some cells: :func:`_timestamp_type`)."""
     if ddl is not None:
         check_ddl(spark, ddl)
         return spark.createDataFrame([], ddl).schema
@@ -105,6 +106,8 @@ def source_schema(spark: Any, source: str, fmt: str, ddl: str | None) -> Any:
 
     if fmt == "csv":
         df = _csv(spark, source, None)[0]
+        df = df.withColumn(ts, df[ts].cast(_timestamp_type(df, ts))) \
+            if ts in df.columns else df
     elif fmt == "jsonl":
         df = spark.read.json(source)
     else:
@@ -113,6 +116,29 @@ def source_schema(spark: Any, source: str, fmt: str, ddl: str | None) -> Any:
 
     return StructType([f for f in df.schema.fields if f.name not in (CORRUPT,
                                                                       "_corrupt_record")])
+
+
+#: The types a CSV ``ts`` column's cells are tried as, in order of preference.
+_TS_TYPES = ("bigint", "double", "timestamp")
+
+
+def _timestamp_type(df: Any, ts: str) -> str:
+    """The type of a CSV ``ts`` column read as text because some of its cells are not
+    numbers (``abc``): the type under which the most cells read (``bigint``, else
+    ``double``, else ``timestamp``), so that the file's other rows are events and those
+    cells are malformed rows, written with the reason to ``OUTPUT/_late`` (README,
+    "Continuous matching"); ``string`` when no cell reads as any (then refused:
+    :func:`check_timestamp`). Another type is kept."""
+    from pyspark.sql import functions as F
+
+    kind = df.schema[ts].dataType.simpleString()
+    if kind != "string":
+        return str(kind)
+    name = ts.replace("`", "``")
+    counts = df.select(*(F.count(F.expr(f"try_cast(`{name}` AS {t})")).alias(t)
+                         for t in _TS_TYPES)).first()
+    best = max(_TS_TYPES, key=lambda t: counts[t])
+    return best if counts[best] else "string"
 
 
 def check_timestamp(schema: Any, ts: str, source: str) -> str | None:
@@ -153,7 +179,8 @@ class ContinuousMatch:
     ``max_files`` the files per micro-batch; ``pattern`` its text, an AST or a
     :class:`Query`, decided here once (:meth:`Query.ask`: the language's default
     ``policy`` and window ``reading`` unless given, as ``kleene match``);
-    ``on_progress`` receives a :class:`~.step.Progress` per micro-batch."""
+    ``budget`` each micro-batch's step budget (None: the defaults); ``on_progress``
+    receives a :class:`~.step.Progress` per micro-batch."""
 
     def __init__(self, spark: Any, source: str, pattern: str | Pattern | Query, *,
                  output: str, checkpoint: str, policy: str | None = None,
@@ -161,7 +188,7 @@ class ContinuousMatch:
                  format: str | None = None, ts: str = "ts", type: str | None = "type",
                  time_unit: str | None = None, watermark: str | int | float | None = None,
                  schema: str | None = None, columns: Sequence[str] = (),
-                 max_files: int | None = None,
+                 max_files: int | None = None, budget: int | None = None,
                  on_progress: Callable[[Progress], None] | None = None) -> None:
         from pyspark.sql import functions as F
         from pyspark.sql.types import StructField, StructType
@@ -173,7 +200,7 @@ class ContinuousMatch:
         check_targets(source, output=output, checkpoint=checkpoint)
         eng = engine_for(engine, query)
         self.format = source_format(source, format)
-        raw = source_schema(spark, source, self.format, schema)
+        raw = source_schema(spark, source, self.format, schema, ts)
         unit = check_timestamp(raw, ts, source)
         query = query.with_time_unit(unit)
         eng.compile(query)
@@ -205,7 +232,8 @@ class ContinuousMatch:
                                          if alias.get(a, a) not in (ts, type)))
         self.setup = Setup(engine=eng, query=query, finality=fin, ts=ts, type=type,
                            fields=fields, attributes=attributes, columns=tuple(columns),
-                           output=output, output_format=output_format, schema=kept, keep=keep)
+                           output=output, output_format=output_format, schema=kept, keep=keep,
+                           budget=budget)
         self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
                          else F.col(ts).cast(ts_type))
         self.max_files = max_files

@@ -79,6 +79,7 @@ class Setup:
     output_format: str
     schema: Any
     keep: Callable[[], Any] | None = None
+    budget: int | None = None           # each micro-batch's step budget (None: the defaults)
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,7 @@ def _task(setup: Setup, events: Any, columns: Sequence[str]) -> Task:
     return Task(engine=setup.engine, query=setup.query, ts=setup.ts, type=setup.type,
                 position=POSITION,
                 attributes=setup.attributes, groups=(), streams=(), columns=tuple(columns),
-                slice_column=None, bounds=(), schema=schema)
+                slice_column=None, bounds=(), schema=schema, budget=setup.budget)
 
 
 def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
