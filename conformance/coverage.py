@@ -27,6 +27,14 @@ from kleene.reference.languages import language_named
 #: cases needs (issue 28, item 2).
 HAND_WRITTEN_FLOOR = 10
 
+#: The feature labels no pattern of a language's syntax can need, with the reason: Wayeb's
+#: ``.sre`` files share SREMO's labels, but their grammar
+#: (:mod:`kleene.reference.sremo.wayeb`) has no intersection and marks every sentence.
+NOT_EXPRESSIBLE: dict[tuple[str, str], str] = {
+    ("wayeb", "intersection"): "the .sre grammar has no intersection",
+    ("wayeb", "unmarked"): "every .sre sentence is marked",
+}
+
 
 def generated(case_file: CaseFile) -> bool:
     """Whether ``case_file`` is drawn by ``kleene.conformance.corpus`` (its name ends in
@@ -53,10 +61,13 @@ def tally(case_files: Iterable[CaseFile] | None = None,
     return out
 
 
-def hand_written() -> dict[str, tuple[int, Counter[str]]]:
-    """Per language with hand-written cases: its hand-written tests, and how many of
-    them need each of the language's feature labels (every label listed, 0 included)."""
-    counts = tally(f for f in load_case_files() if not generated(f))
+def hand_written(case_files: Iterable[CaseFile] | None = None,
+                 ) -> dict[str, tuple[int, Counter[str]]]:
+    """Per language with hand-written cases among ``case_files`` (default: every
+    engine-facing file): its hand-written tests, and how many of them need each of the
+    language's feature labels (every label listed, 0 included)."""
+    files = load_case_files() if case_files is None else case_files
+    counts = tally(f for f in files if not generated(f))
     out = {}
     for language, (n, single, _) in sorted(counts.items()):
         labels = language_named(language).feature_labels()
@@ -64,11 +75,13 @@ def hand_written() -> dict[str, tuple[int, Counter[str]]]:
     return out
 
 
-def thin() -> list[tuple[str, str, int]]:
+def thin(case_files: Iterable[CaseFile] | None = None) -> list[tuple[str, str, int]]:
     """``(language, label, tests)`` for every feature label with fewer hand-written
-    tests than :data:`HAND_WRITTEN_FLOOR`."""
-    return [(language, label, k) for language, (_, single) in hand_written().items()
-            for label, k in single.items() if k < HAND_WRITTEN_FLOOR]
+    tests than :data:`HAND_WRITTEN_FLOOR` among ``case_files`` (default: every
+    engine-facing file), except those :data:`NOT_EXPRESSIBLE`."""
+    return [(language, label, k) for language, (_, single) in hand_written(case_files).items()
+            for label, k in single.items()
+            if k < HAND_WRITTEN_FLOOR and (language, label) not in NOT_EXPRESSIBLE]
 
 
 def hand_written_markdown() -> str:
@@ -79,7 +92,9 @@ def hand_written_markdown() -> str:
         lang = language_named(language)
         lines.append(f"| {language} | (all) | | {n} |")
         for label, k in single.items():
-            mark = f" (below {HAND_WRITTEN_FLOOR})" if k < HAND_WRITTEN_FLOOR else ""
+            why = NOT_EXPRESSIBLE.get((language, label))
+            mark = (f" (not expressible: {why})" if why else
+                    f" (below {HAND_WRITTEN_FLOOR})" if k < HAND_WRITTEN_FLOOR else "")
             lines.append(f"| {language} | {label} | {lang.feature_kind(label)} | {k}{mark} |")
     return "\n".join(lines)
 
