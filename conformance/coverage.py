@@ -84,11 +84,12 @@ def thin(case_files: Iterable[CaseFile] | None = None) -> list[tuple[str, str, i
             if k < HAND_WRITTEN_FLOOR and (language, label) not in NOT_EXPRESSIBLE]
 
 
-def hand_written_markdown() -> str:
-    """The hand-written tests per language and feature label, as markdown."""
+def hand_written_markdown(case_files: Iterable[CaseFile] | None = None) -> str:
+    """The hand-written tests per language and feature label among ``case_files``
+    (default: every engine-facing file), as markdown."""
     lines = ["| language | feature | kind | hand-written tests |",
              "| --- | --- | --- | ---: |"]
-    for language, (n, single) in hand_written().items():
+    for language, (n, single) in hand_written(case_files).items():
         lang = language_named(language)
         lines.append(f"| {language} | (all) | | {n} |")
         for label, k in single.items():

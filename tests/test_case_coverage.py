@@ -12,20 +12,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from kleene.conformance.cases import case_file
+from kleene.conformance.cases import case_file, load_case_files
 from kleene.conformance.coverage import (
     HAND_WRITTEN_FLOOR,
     NOT_EXPRESSIBLE,
     hand_written,
+    hand_written_markdown,
     tally,
     thin,
 )
 from kleene.reference.languages import LANGUAGES
 
+FILES = load_case_files()
+
 
 def test_every_feature_label_has_ten_hand_written_tests() -> None:
     assert HAND_WRITTEN_FLOOR == 10
-    below = thin()
+    below = thin(FILES)
     assert below == [], "feature labels below the floor of hand-written tests: " + ", ".join(
         f"{language}:{label} ({k})" for language, label, k in below)
 
@@ -33,11 +36,11 @@ def test_every_feature_label_has_ten_hand_written_tests() -> None:
 def test_every_language_with_case_files_has_hand_written_cases() -> None:
     with_cases = {name for name in LANGUAGES if LANGUAGES[name].case_prefixes}
     assert with_cases == {"ses", "operator", "sremo", "wayeb"}
-    assert set(hand_written()) == with_cases
+    assert set(hand_written(FILES)) == with_cases
 
 
 def test_a_label_exempt_as_not_expressible_is_needed_by_no_test() -> None:
-    counts = tally()   # every engine-facing file, generated ones included
+    counts = tally(FILES)   # every engine-facing file, generated ones included
     for (language, label), why in NOT_EXPRESSIBLE.items():
         assert why
         assert label in LANGUAGES[language].feature_labels()
@@ -78,3 +81,16 @@ def test_the_count_on_small_files_computed_by_hand() -> None:
     below = thin([hand, drawn])
     assert ("ses", "contiguous", 0) in below and ("ses", "prev", 3) in below
     assert len(below) == len(LANGUAGES["ses"].feature_labels())
+
+
+def test_the_table_lists_every_label_with_its_kind_and_marks_the_exempt_ones() -> None:
+    table = hand_written_markdown(FILES).splitlines()
+    for name in ("ses", "operator", "sremo", "wayeb"):
+        lang = LANGUAGES[name]
+        for label in lang.feature_labels():
+            rows = [r for r in table if r.startswith(f"| {name} | {label} | ")]
+            assert len(rows) == 1, (name, label)
+            assert f"| {lang.feature_kind(label)} |" in rows[0]
+    assert any(r.startswith("| wayeb | intersection | construct | 0 (not expressible: ")
+               for r in table)
+    assert not any("(below 10)" in r for r in table)
