@@ -59,7 +59,7 @@ def test_it_agrees_with_every_hand_written_test_it_covers() -> None:
     covered = [v for v in verdicts if v.covered]
     assert [check.explain(v) for v in covered if not v.agrees] == []
     # Q1 and P1 on the papers' figures, the seed 003 examples, SREMO (1) on Table 1 among them
-    assert len(covered) >= 80
+    assert len(covered) >= 100
     assert {v.language for v in covered} == {"ses", "operator", "sremo"}
 
 
@@ -130,6 +130,10 @@ def test_sremo_by_hand() -> None:
                                                     for m in expected}
     assert sremo.matches(f"({text})[1..4]", ticks, "stream") == {
         frozenset({("~", tuple(m))}) for m in expected if m != [0, 4]}
+    # literally (Def. 18) the expression reads the whole string: from the B at 0 to the
+    # S at 4 on the first five ticks; nothing on all six (the last is a B)
+    assert sremo.matches(text, ticks[:5], "literal") == {frozenset({("~", (0, 4))})}
+    assert sremo.matches(text, ticks, "literal") == set()
     # an empty register makes a comparison false (report Def. 13)
     assert sremo.matches("mark {~.id = r.id}", ticks, "stream") == set()
 
@@ -138,7 +142,8 @@ def test_sremo_by_hand() -> None:
     ("operator", "PATTERN SEQ(A a, NOT(B b), C c)+", "any"),
     ("operator", "PATTERN SEQ(A a, OR(B b, C c))", "next"),
     ("operator", "PATTERN SEQ(A a, B b) WHERE strict_contiguity { a.x = 1 }", "any"),
-    ("ses", "PATTERN <{a}>", "earliest-maximal"),
+    ("ses", "PATTERN <{a+}> WHERE SUM(a.x) > 1", "any"),
+    ("ses", "PATTERN <{a}>", "earliest"),
     ("sremo", "mark {~.x = 1} INTERSECT mark {~.x = 1}", "stream"),
     ("sremo", "ANY(mark {~.x = 1})", "stream"),
 ])
@@ -224,7 +229,7 @@ def test_it_agrees_with_the_reference_on_drawn_streams_of_12_events() -> None:
     """Differential, the reference as the oracle: the generator's draws (also ``AND``,
     ``NOT``, iterated ``SEQ``, ``PARTITION BY``, which the corpus does not keep yet)."""
     verdicts: list[Verdict] = []
-    for language, pattern, text, policy, rows in drawn(seed=28, count=120):
+    for language, pattern, text, policy, rows in drawn(seed=28, count=60):
         try:
             expected = corpus.reference(language, pattern, rows, policy)
         except KleeneError:
@@ -234,5 +239,5 @@ def test_it_agrees_with_the_reference_on_drawn_streams_of_12_events() -> None:
                 "matches": [dict(m.bindings) for m in expected]}
         verdicts.append(check.confirm_test(language, case, test))
     assert [check.explain(v) for v in verdicts if v.covered and not v.agrees] == []
-    assert sum(v.covered for v in verdicts) >= 400
+    assert sum(v.covered for v in verdicts) >= 250
     assert {v.reason for v in verdicts if not v.covered} <= {None}

@@ -24,6 +24,8 @@ from kleene.conformance.independent.text import Row, Uncovered
 Matches = set[frozenset[tuple[str, tuple[int, ...]]]]
 EVALUATORS: dict[str, Callable[[str, Sequence[Row], str, str, str | None], Matches]] = {
     "ses": ses.matches, "operator": operators.matches, "sremo": sremo.matches}
+#: The policy of a test that names none (conformance/CASES.md: the language's default).
+DEFAULT_POLICY = {"ses": "any", "operator": "any", "sremo": "stream"}
 #: The keys of a plain matches test; a test with any other key checks something else.
 PLAIN = {"description", "policy", "matches", "reading", "errata", "comment", "events"}
 
@@ -63,7 +65,7 @@ def _text(m: frozenset[tuple[str, tuple[int, ...]]]) -> str:
 
 def confirm_test(language: str, case: Mapping[str, Any], test: Mapping[str, Any]) -> Verdict:
     """The verdict of one test of ``case`` (a case of a ``language`` file)."""
-    policy = str(test.get("policy", "?"))
+    policy = str(test.get("policy", DEFAULT_POLICY.get(language, "?")))
     where = (language, policy, str(test.get("description", "")))
     if set(test) - PLAIN or "matches" not in test:
         return Verdict(*where, reason="not a plain matches test")

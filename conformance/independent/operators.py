@@ -34,17 +34,19 @@ which a condition over variables they all bind fails.
 Policies: ``any``; ``contiguous`` and ``partition-contiguous`` as for SES,
 the partition per match from the equalities among the variables it binds
 (seed 001 Def. 6); ``next`` only for the patterns written from SES
-(``SEQ`` of ``AND``\\ s of ``ANY v`` and ``ANY+ v[]``), where it is the SES
-definition (:func:`kleene.conformance.independent.ses.is_next`).
+(a ``SEQ`` of ``AND``\\ s of ``ANY v`` and ``ANY+ v[]``, or of such variables
+alone), where it is the SES definition
+(:func:`kleene.conformance.independent.ses.is_next`).
 
 Not covered (:class:`Uncovered`): a ``NOT`` under a Kleene operator (its
 interval is per iteration, which a match does not record), ``{0,m}``,
-strategies in ``WHERE``, windows with units, ``next`` on
-any other shape.
+strategies in ``WHERE``, aggregates, ``next`` on any other shape.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -57,6 +59,7 @@ from kleene.conformance.independent.text import (
     conditions,
     holds,
     partition_by,
+    prev_variables,
     ts,
     variables,
     window,
@@ -232,12 +235,19 @@ class Evaluation:
         neg = negated(self.p.expr)
         return [c for c in self.p.theta if not variables(c) & neg]
 
+    def takes(self, leaf: Prim, q: int) -> bool:
+        """Whether ``leaf`` can bind event ``q``: its type, and every condition over its
+        variable alone without ``prev`` (it must hold on each event the variable binds,
+        so an event failing it is in no match, and in no negated derivation)."""
+        alone = [c for c in self.p.theta if variables(c) == {leaf.var} and not prev_variables(c)]
+        return (leaf.type is None or self.rows[q].get("type") == leaf.type) \
+            and self.conditions_hold(frozenset({(leaf.var, q)}), alone)
+
     def derivations(self, node: Node, pool: Sequence[int], final: bool) -> set[Bindings]:
         """Every derivation of ``node`` on the events ``pool`` (``final``: under no Kleene
         operator, so the conditions prune)."""
         if isinstance(node, Prim):
-            found = {frozenset({(node.var, q)}) for q in pool
-                     if node.type is None or self.rows[q].get("type") == node.type}
+            found = {frozenset({(node.var, q)}) for q in pool if self.takes(node, q)}
         elif isinstance(node, Iter):
             found = self._iterations(node, pool)
         elif node.kind == "OR":
@@ -247,7 +257,8 @@ class Evaluation:
             for part in node.parts:
                 if isinstance(part, Op) and part.kind == "NOT":
                     continue
-                found = {a | b for a in found for b in self.derivations(part, pool, final)
+                choices = self.derivations(part, pool, final)
+                found = {a | b for a in found for b in choices
                          if self._joins(node.kind, a, b) and self._keep(a | b, final)}
         else:
             raise Uncovered("a NOT outside SEQ and AND")
@@ -337,16 +348,24 @@ def all_matches(ev: Evaluation) -> set[ses.Match]:
             and not ev.forbidden(ev.p.expr, b, None, None)}
 
 
+@functools.lru_cache(maxsize=16)
+def _gamma_of(text: str, events: str, reading: str, time_unit: str | None
+              ) -> frozenset[ses.Match]:
+    """Γ of the pattern ``text`` on the events (as JSON), kept for the case's other tests."""
+    return frozenset(all_matches(Evaluation(parse(text, time_unit), json.loads(events),
+                                            reading)))
+
+
 def as_ses(p: Pattern) -> ses.SES:
-    """The SES pattern of a ``SEQ`` of ``AND``\\ s of ``ANY v`` and ``ANY+ v[]`` (the shape
-    ``from_ses`` writes), for ``next``; any other shape is not covered."""
+    """The SES pattern of an operator pattern written from one (``from_ses``'s shape): a
+    ``SEQ`` of sets, each an ``AND`` of variables or one variable, a variable ``ANY v``
+    or ``ANY+ v[]``; for ``next``, any other shape is not covered."""
     parts = p.expr.parts if isinstance(p.expr, Op) and p.expr.kind == "SEQ" else (p.expr,)
     sets = []
     for part in parts:
-        if not (isinstance(part, Op) and part.kind == "AND"):
-            raise Uncovered("next on an operator pattern not written from SES")
+        leaves = part.parts if isinstance(part, Op) and part.kind == "AND" else (part,)
         block = []
-        for leaf in part.parts:
+        for leaf in leaves:
             if isinstance(leaf, Prim) and leaf.type is None:
                 block.append((leaf.var, False))
             elif isinstance(leaf, Iter) and isinstance(leaf.part, Prim) \
@@ -364,15 +383,14 @@ def matches(text: str, rows: Sequence[Row], policy: str, reading: str = "inclusi
     p = parse(text, time_unit)
     if policy not in POLICIES:
         raise Uncovered(f"operator policy {policy!r}")
-    ev = Evaluation(p, rows, reading)
-    if policy == "next":
-        shape = as_ses(p)
-        return {m for m in all_matches(ev) if ses.is_next(shape, m, rows, reading)}
-    found = all_matches(ev)
+    shape = as_ses(p) if policy == "next" else None
+    found = set(_gamma_of(text, json.dumps(list(rows)), reading, time_unit))
+    if shape is not None:
+        return {m for m in found if ses.is_next(shape, m, rows, reading)}
     if policy == "contiguous":
         return {m for m in found if ses.is_contiguous(m, rows)}
     if policy == "partition-contiguous":
-        positive = ev.positive()
+        positive = Evaluation(p, rows, reading).positive()
         return {m for m in found if ses.is_contiguous(
             m, rows, ses.partitioning_attributes(
                 [v for v, _ in sorted(m)],

@@ -20,6 +20,13 @@ not to be fast.
   normative reading of seed 000 Def. 2 (4)–(5): a match is kept iff no event
   from its first event to the end of that event's window is skipped that the
   run could have taken, given the bindings made before it (:func:`could_take`);
+  ``next-literal``: conditions (4) and (5) as printed, over all of Γ (no γ′ binds
+  a variable of γ to an event strictly between two of γ's events that γ does
+  not bind to it; γ is no proper part of a γ′ with the same earliest binding);
+  ``earliest-maximal`` (seed 001 Sec. 3): among the matches with γ's first
+  event, every variable starts at the earliest start any of them gives it, and
+  none is γ with one more event bound to one variable
+  (``earliest-maximal-contained``: none properly contains γ);
   ``contiguous``: the match binds every event from its first to its last;
   ``partition-contiguous``: every such event of its part, the events sharing
   the values of the partitioning attributes X of seed 001 Def. 6 (the
@@ -28,7 +35,9 @@ not to be fast.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -42,6 +51,7 @@ from kleene.conformance.independent.text import (
     conditions,
     holds,
     partition_by,
+    prev_variables,
     ts,
     variables,
     window,
@@ -49,7 +59,8 @@ from kleene.conformance.independent.text import (
 
 #: A match: each variable with its positions, in stream order.
 Match = frozenset[tuple[str, tuple[int, ...]]]
-POLICIES = ("any", "next", "contiguous", "partition-contiguous")
+POLICIES = ("any", "next", "next-literal", "earliest-maximal", "earliest-maximal-contained",
+            "contiguous", "partition-contiguous")
 
 
 @dataclass(frozen=True)
@@ -117,29 +128,37 @@ def _bound(gamma: dict[str, tuple[int, ...]], rows: Sequence[Row]) -> dict[str, 
     return {v: [rows[p] for p in ps] for v, ps in gamma.items()}
 
 
-def acceptable(p: SES, gamma: dict[str, tuple[int, ...]], rows: Sequence[Row],
+def acceptable(p: SES, gamma: dict[str, tuple[int, ...]], new: str, rows: Sequence[Row],
                reading: str) -> bool:
-    """Conditions 1–3 of Def. 2 on the variables ``gamma`` binds (no event twice)."""
-    positions = [q for ps in gamma.values() for q in ps]
-    if len(positions) != len(set(positions)):
+    """Conditions 1–3 of Def. 2 (and no event twice) on the variables ``gamma`` binds,
+    given that they held before ``new`` was bound: what reads ``new`` is tested."""
+    mine = set(gamma[new])
+    if any(mine & set(ps) for v, ps in gamma.items() if v != new):
         return False
-    times = [ts(rows, q) for q in positions]
+    times = [ts(rows, q) for ps in gamma.values() for q in ps]
     if not fits(max(times) - min(times), p.tau, reading):
         return False
-    for v, w in itertools.permutations(gamma, 2):
-        if p.set_of(v) < p.set_of(w) and not all(
-                ts(rows, a) < ts(rows, b) for a in gamma[v] for b in gamma[w]):
+    for w, ps in gamma.items():
+        earlier, later = (ps, gamma[new]) if p.set_of(w) < p.set_of(new) else (gamma[new], ps)
+        if p.set_of(w) != p.set_of(new) and not all(
+                ts(rows, x) < ts(rows, y) for x in earlier for y in later):
             return False
     events = _bound(gamma, rows)
-    return all(holds(c, events) for c in p.theta if variables(c) <= gamma.keys())
+    return all(holds(c, events) for c in p.theta
+               if new in variables(c) and variables(c) <= gamma.keys())
 
 
-def _choices(p: SES, var: str, n: int) -> Iterator[tuple[int, ...]]:
+def _choices(p: SES, var: str, rows: Sequence[Row]) -> Iterator[tuple[int, ...]]:
+    """The events (sets of events, in stream order, for a group variable) ``var`` may
+    bind: those on which every condition over ``var`` alone without ``prev`` holds
+    (it must hold on each event ``var`` binds)."""
+    alone = [c for c in p.theta if variables(c) == {var} and not prev_variables(c)]
+    events = [q for q in range(len(rows)) if all(holds(c, {var: [rows[q]]}) for c in alone)]
     if not p.group(var):
-        yield from ((q,) for q in range(n))
+        yield from ((q,) for q in events)
         return
-    for size in range(1, n + 1):
-        yield from itertools.combinations(range(n), size)
+    for size in range(1, len(events) + 1):
+        yield from itertools.combinations(events, size)
 
 
 def gamma(p: SES, rows: Sequence[Row], reading: str = "inclusive") -> set[Match]:
@@ -148,7 +167,7 @@ def gamma(p: SES, rows: Sequence[Row], reading: str = "inclusive") -> set[Match]
     for c in p.theta:
         if not variables(c) <= set(names):
             raise Uncovered(f"a condition names an unknown variable: {sorted(variables(c))}")
-    own = {v: [c for c in _choices(p, v, len(rows)) if acceptable(p, {v: c}, rows, reading)]
+    own = {v: [c for c in _choices(p, v, rows) if acceptable(p, {v: c}, v, rows, reading)]
            for v in names}
     out: set[Match] = set()
 
@@ -158,11 +177,18 @@ def gamma(p: SES, rows: Sequence[Row], reading: str = "inclusive") -> set[Match]
             return
         for c in own[names[k]]:
             bigger = {**partial, names[k]: c}
-            if acceptable(p, bigger, rows, reading):
+            if acceptable(p, bigger, names[k], rows, reading):
                 extend(k + 1, bigger)
 
     extend(0, {})
     return out
+
+
+@functools.lru_cache(maxsize=16)
+def _gamma_of(text: str, events: str, reading: str, time_unit: str | None
+              ) -> frozenset[Match]:
+    """Γ of the pattern ``text`` on the events (as JSON), kept for the case's other tests."""
+    return frozenset(gamma(parse(text, time_unit), json.loads(events), reading))
 
 
 def could_take(p: SES, prefix: dict[str, tuple[int, ...]], q: int, rows: Sequence[Row]
@@ -198,6 +224,50 @@ def is_next(p: SES, m: Match, rows: Sequence[Row], reading: str) -> bool:
         if q not in bound and could_take(p, prefix, q, rows):
             return False
     return True
+
+
+def _contains(big: Match, small: Match, by_one: bool = False) -> bool:
+    """Whether ``big`` properly contains ``small`` (same variables, each one's events a
+    superset); ``by_one``: with exactly one more event, bound to one variable."""
+    b, s = dict(big), dict(small)
+    if b.keys() != s.keys() or big == small or not all(set(s[v]) <= set(b[v]) for v in s):
+        return False
+    return not by_one or sum(len(b[v]) - len(s[v]) for v in s) == 1
+
+
+def _first(m: Match) -> int:
+    return min(q for _, ps in m for q in ps)
+
+
+def earliest_maximal(found: set[Match], by_one: bool) -> set[Match]:
+    """Seed 001's earliest and maximal matches, group by group of one first event."""
+    out = set()
+    for start in {_first(m) for m in found}:
+        group = [m for m in found if _first(m) == start]
+        earliest = {v: min(dict(g)[v][0] for g in group) for v, _ in group[0]}
+        out |= {m for m in group if all(ps[0] == earliest[v] for v, ps in m)
+                and not any(_contains(g, m, by_one) for g in group)}
+    return out
+
+
+def next_literal(found: set[Match], rows: Sequence[Row]) -> set[Match]:
+    """Seed 000 Def. 2 (4) and (5) as printed, quantified over all of Γ (``found``)."""
+    anywhere: dict[str, set[int]] = {}
+    for g in found:
+        for v, ps in g:
+            anywhere.setdefault(v, set()).update(ps)
+
+    def earliest_binding(m: Match) -> tuple[str, int]:
+        return min(((v, q) for v, ps in m for q in ps), key=lambda b: (ts(rows, b[1]), b[1]))
+
+    def condition4(m: Match) -> bool:
+        pairs = [(v, q) for v, ps in m for q in ps]
+        return not any(ts(rows, e) < ts(rows, x) < ts(rows, e2)
+                       for _, e in pairs for v2, e2 in pairs
+                       for x in anywhere[v2] - set(dict(m)[v2]))
+
+    return {m for m in found if condition4(m) and not any(
+        earliest_binding(g) == earliest_binding(m) and _contains(g, m) for g in found)}
 
 
 def partitioning_attributes(names: Sequence[str], theta: Sequence[Cond]) -> list[str]:
@@ -253,9 +323,13 @@ def matches(text: str, rows: Sequence[Row], policy: str, reading: str = "inclusi
     p = parse(text, time_unit)
     if policy not in POLICIES:
         raise Uncovered(f"SES policy {policy!r}")
-    found = gamma(p, rows, reading)
+    found = set(_gamma_of(text, json.dumps(list(rows)), reading, time_unit))
     if policy == "next":
         return {m for m in found if is_next(p, m, rows, reading)}
+    if policy == "next-literal":
+        return next_literal(found, rows)
+    if policy.startswith("earliest-maximal"):
+        return earliest_maximal(found, by_one=policy == "earliest-maximal")
     if policy == "contiguous":
         return {m for m in found if is_contiguous(m, rows)}
     if policy == "partition-contiguous":

@@ -29,9 +29,9 @@ The relation, case by case (a valuation maps registers to positions):
 
 Policy ``stream`` (the normative one, docs/semantics.md section 13): every
 ``M`` related by ``e`` to some slice ``rows[j:k+1]`` from the empty valuation
-whose last element is marked (``max M = k``). Not covered
-(:class:`Uncovered`): ``INTERSECT``, the strategies ``ANY(…)``/``NEXT(…)``,
-windows with units, the ``literal`` policy.
+whose last element is marked (``max M = k``); ``literal``: Def. 18 on the whole
+stream. Not covered (:class:`Uncovered`): ``INTERSECT``, the strategies
+``ANY(…)``/``NEXT(…)``.
 """
 
 from __future__ import annotations
@@ -241,15 +241,24 @@ def stream_matches(e: Expr, rows: Sequence[Row], reading: str) -> set[frozenset[
     return out
 
 
+def literal_matches(e: Expr, rows: Sequence[Row], reading: str) -> set[frozenset[int]]:
+    """Policy ``literal``: ``Match(e, S)`` of Def. 18 on the whole stream (``M = ∅`` too)."""
+    return {m for m, _ in Relation(rows, reading).relate(e, 0, len(rows), frozenset())}
+
+
+POLICIES = {"stream": stream_matches, "literal": literal_matches}
+
+
 def matches(text: str, rows: Sequence[Row], policy: str, reading: str = "inclusive",
             time_unit: str | None = None) -> set[frozenset[tuple[str, tuple[int, ...]]]]:
-    """The matches of ``text`` on ``rows`` under ``stream``, each as ``{"~": M}``.
+    """The matches of ``text`` on ``rows`` under ``policy``, each as ``{"~": M}`` (``{}``
+    for the empty ``M`` of ``literal``).
 
     ``e PARTITION BY a, …`` (Kleene's extension, docs/semantics.md section 11):
     the union over the parts (the elements sharing their values of the
     attributes, by ``=``; an element missing one alone) of the matches of ``e``
     on the part's sub-stream, mapped back to the stream's positions."""
-    if policy != "stream":
+    if policy not in POLICIES:
         raise Uncovered(f"SREMO policy {policy!r}")
     e, attrs = parse(text, time_unit)
     parts: dict[object, list[int]] = {}
@@ -257,6 +266,6 @@ def matches(text: str, rows: Sequence[Row], policy: str, reading: str = "inclusi
         parts.setdefault(part_of(row, attrs, q), []).append(q)
     out = set()
     for positions in parts.values():
-        for m in stream_matches(e, [rows[q] for q in positions], reading):
-            out.add(frozenset({("~", tuple(sorted(positions[x] for x in m)))}))
+        for m in POLICIES[policy](e, [rows[q] for q in positions], reading):
+            out.add(frozenset({("~", tuple(sorted(positions[x] for x in m)))} if m else ()))
     return out
