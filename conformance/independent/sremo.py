@@ -5,8 +5,9 @@ a direct transcription of the relation ``(e, S, M, v) ⊣ v′`` of report Def. 
 computed for every slice ``S = rows[i:j]`` (0-based, ``j`` exclusive; a
 match's positions are the stream's), written to be checked, not to be fast.
 
-Syntax (Kleene's, docs/semantics.md section 13): ``expr := seq ("+" seq)*``;
-``seq := unary (";" unary)*``; ``unary := "!" unary | postfix``;
+Syntax (Kleene's, docs/semantics.md section 13): ``expr := inter ("+" inter)*``;
+``inter := seq ("INTERSECT" seq)*``; ``seq := unary (";" unary)*``;
+``unary := "!" unary | postfix``;
 ``postfix := primary ("*" | "[" "1" ".." w "]" | "[" "WITHIN" τ "]")*``;
 ``primary := ["mark"] "{" condition "}" ["->" r] | "(" expr ")" | "EPS" | "EMPTY"``.
 
@@ -25,13 +26,15 @@ The relation, case by case (a valuation maps registers to positions):
    satisfying every window (the report does not say; Kleene's reading);
    ``e[WITHIN τ]`` (Kleene's extension, docs/semantics.md section 11): with
    ``ts(max M) − ts(min M) ≤ τ`` (``< τ`` strictly), τ a plain number;
-8. ``!e`` (Cor. 43): ``(∅, v)`` iff ``e`` relates nothing.
+8. ``!e`` (Cor. 43): ``(∅, v)`` iff ``e`` relates nothing;
+9. ``e1 INTERSECT e2`` (Thm 34): the same ``M`` from both, each register as the
+   part that writes it left it.
 
 Policy ``stream`` (the normative one, docs/semantics.md section 13): every
 ``M`` related by ``e`` to some slice ``rows[j:k+1]`` from the empty valuation
 whose last element is marked (``max M = k``); ``literal``: Def. 18 on the whole
-stream. Not covered (:class:`Uncovered`): ``INTERSECT``, the strategies
-``ANY(…)``/``NEXT(…)``.
+stream. Not covered (:class:`Uncovered`): the strategies ``ANY(…)``/``NEXT(…)``
+(report Defs. 44, 45).
 """
 
 from __future__ import annotations
@@ -80,11 +83,19 @@ Expr = Atom | Node
 
 
 def _expr(t: Tokens) -> Expr:
-    parts = [_seq(t)]
+    parts = [_inter(t)]
     while t.at("+"):
         t.take()
-        parts.append(_seq(t))
+        parts.append(_inter(t))
     return parts[0] if len(parts) == 1 else Node("+", tuple(parts))
+
+
+def _inter(t: Tokens) -> Expr:
+    parts = [_seq(t)]
+    while t.at("INTERSECT"):
+        t.take()
+        parts.append(_seq(t))
+    return parts[0] if len(parts) == 1 else Node("INTERSECT", tuple(parts))
 
 
 def _seq(t: Tokens) -> Expr:
@@ -152,9 +163,15 @@ def parse(text: str, time_unit: str | None = None) -> tuple[Expr, list[str]]:
             t.take()
             attrs.append(t.name())
     if not t.done():
-        raise Uncovered(f"SREMO expression: {t.peek().text!r} (INTERSECT, ANY, NEXT "
-                        "are not covered)")
+        raise Uncovered(f"SREMO expression: {t.peek().text!r}")
     return e, attrs
+
+
+def written(e: Expr) -> set[str]:
+    """The registers ``e`` writes (``-> r``)."""
+    if isinstance(e, Atom):
+        return set() if e.register is None else {e.register}
+    return set().union(*(written(x) for x in e.parts))
 
 
 @dataclass
@@ -208,6 +225,8 @@ class Relation:
                 for m1, v1 in self.relate(e.parts[0], i, k, v):
                     out |= {(m1 | m2, v2) for m2, v2 in self.relate(e, k, j, v1)}
             return out
+        if e.kind == "INTERSECT":
+            return self._intersect(e.parts, i, j, v)
         if e.kind == "!":
             return set() if self.relate(e.parts[0], i, j, v) else {(frozenset(), v)}
         body = self.relate(e.parts[0], i, j, v)
@@ -221,6 +240,20 @@ class Relation:
         for k in range(i, j + 1):
             for m1, v1 in self.relate(parts[0], i, k, v):
                 out |= {(m1 | m2, v2) for m2, v2 in self._concat(parts[1:], k, j, v1)}
+        return out
+
+    def _intersect(self, parts: Sequence[Expr], i: int, j: int, v: Valuation
+                   ) -> set[tuple[frozenset[int], Valuation]]:
+        """Thm 34: the same ``M`` from every part; each register as the part that writes
+        it left it (no two parts write one, as the theorem assumes)."""
+        out = {(m, v) for m, _ in self.relate(parts[0], i, j, v)}
+        for part in parts:
+            mine = written(part)
+            if any(mine & written(other) for other in parts if other is not part):
+                raise Uncovered("an intersection whose parts write one register")
+            out = {(m, frozenset({(r, q) for r, q in w if r not in mine}
+                                 | {(r, q) for r, q in w2 if r in mine}))
+                   for m, w in out for m2, w2 in self.relate(part, i, j, v) if m2 == m}
         return out
 
     def _window(self, e: Node, m: frozenset[int]) -> bool:
@@ -261,9 +294,11 @@ def matches(text: str, rows: Sequence[Row], policy: str, reading: str = "inclusi
     if policy not in POLICIES:
         raise Uncovered(f"SREMO policy {policy!r}")
     e, attrs = parse(text, time_unit)
-    parts: dict[object, list[int]] = {}
-    for q, row in enumerate(rows):
-        parts.setdefault(part_of(row, attrs, q), []).append(q)
+    parts: dict[object, list[int]] = {(): list(range(len(rows)))}  # one part, even if empty
+    if attrs:
+        parts = {}
+        for q, row in enumerate(rows):
+            parts.setdefault(part_of(row, attrs, q), []).append(q)
     out = set()
     for positions in parts.values():
         for m in POLICIES[policy](e, [rows[q] for q in positions], reading):
