@@ -45,7 +45,7 @@ CASES = Path(corpus.__file__).with_name("cases")
 #: Constructs of the generated files the evaluator does not define, each with the reason;
 #: the test below fails if one is missing here or listed but no longer met (stale).
 NOT_COVERED: dict[str, str] = {}
-#: What the generated files hold (issue 28 item 3): every (language, policy) must be covered.
+#: What the generated files hold at least (issue 28 item 3); every one must be covered.
 GENERATED = {("ses", "any"), ("ses", "next"), ("ses", "contiguous"),
              ("ses", "partition-contiguous"), ("operator", "any"), ("operator", "next"),
              ("operator", "contiguous"), ("operator", "partition-contiguous"),
@@ -178,7 +178,7 @@ def test_every_generated_test_agrees_and_every_language_and_policy_is_covered() 
     print(check.summary(verdicts))
     assert len(verdicts) >= 2000
     coverage = check.coverage(verdicts)
-    assert set(coverage) == GENERATED
+    assert set(coverage) >= GENERATED
     uncovered = {v.reason for v in verdicts if not v.covered}
     assert uncovered == set(NOT_COVERED), (
         f"not covered and not allowed: {sorted(str(r) for r in uncovered - set(NOT_COVERED))}; "
@@ -188,11 +188,12 @@ def test_every_generated_test_agrees_and_every_language_and_policy_is_covered() 
 
 
 def wrong(data: dict[str, Any]) -> dict[str, Any]:
-    """``data`` with one expected match dropped from its first test that has one."""
-    out = json.loads(json.dumps(data))
-    test = next(t for c in out["cases"] for t in c["tests"] if t["matches"])
+    """The first case of ``data`` that expects a match, one expected match dropped."""
+    case = json.loads(json.dumps(next(c for c in data["cases"]
+                                      if any(t["matches"] for t in c["tests"]))))
+    test = next(t for t in case["tests"] if t["matches"])
     test["matches"] = test["matches"][1:]
-    return out
+    return {**data, "cases": [case]}
 
 
 def test_a_wrong_expectation_is_caught_with_its_reproduction() -> None:
