@@ -9,8 +9,9 @@ writers of :mod:`kleene.engines.spark.runner`) goes through this module:
   input is the input); a folder output (Spark's, ``kleene stream``'s, ``--export``'s)
   holds no input and lies in no input folder (a folder's contents are replaced, and a
   stream's source folder would read its own output as events);
-- :func:`check_writable`, before work whose output comes last (a conformance report):
-  the folder (made if absent) takes a new file, and the target is no folder;
+- :func:`check_writable`, before work whose output comes last (a conformance report,
+  the compliance site): the folder (made if absent) takes a new file, and the target is
+  no folder (a folder output: no file);
 - :func:`replacing` and :func:`replacing_folder`: the new output is written to a
   temporary file (folder) in the target's folder and renamed into place only once
   complete, so a failure leaves the previous output as it was and no half-written
@@ -93,14 +94,17 @@ def refuse_inputs(target: str, inputs: Iterable[str], *, option: str,
                               "choose another path")
 
 
-def check_writable(target: str, *, option: str) -> None:
-    """Before the work whose output comes last: ``target`` is no folder, and its folder
-    (made if absent) takes a new file (a probe file created and removed: permissions
-    alone do not say it, for root or on a read-only file system)."""
+def check_writable(target: str, *, option: str, folder: bool = False) -> None:
+    """Before the work whose output comes last: ``target`` is no folder (a ``folder``
+    output: no file), and its folder (made if absent) takes a new file (a probe file
+    created and removed: permissions alone do not say it, for root or on a read-only file
+    system)."""
     if not target:
         raise OutputError(f"{option} needs a path")
-    if os.path.isdir(target):
+    if not folder and os.path.isdir(target):
         raise OutputError(f"{option} {target} is a folder; name a file")
+    if folder and os.path.exists(target) and not os.path.isdir(target):
+        raise OutputError(f"{option} {target} is a file; name a folder")
     real = os.path.realpath(target)
     if _special(real):
         return
