@@ -28,11 +28,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from kleene.conformance.adapters.base import PEERS
-from kleene.conformance.backends import ENTRY_POINT_GROUP, find_backend
+from kleene.conformance.backends import ENTRY_POINT_GROUP, REFERENCE, find_backend
 from kleene.conformance.cases import CaseFile, case_directory, case_id, iter_tests
 from kleene.conformance.command import DEFAULT_MAX_ANSWER
 from kleene.conformance.generated import conform
-from kleene.conformance.outcome import BackendError
+from kleene.conformance.outcome import BackendError, UnknownBackend
 from kleene.conformance.runner import needed_features, request_of
 from kleene.conformance.site_pages import (
     GENERATOR,
@@ -77,10 +77,14 @@ def chosen(names: Sequence[str] | None) -> list[Column]:
     """The catalogue (``names`` empty or ``None``), or the backends ``names`` names: a
     catalogue label, or any ``--backend`` specification (its own column)."""
     every = catalogue()
-    if not names:
-        return every
     by_label = {c.label: c for c in every}
-    out = [by_label.get(n) or Column(n, GIVEN, n) for n in dict.fromkeys(names)]
+    for n in names or ():
+        if n not in by_label and n != REFERENCE and ":" not in n and not Path(n).is_file():
+            raise UnknownBackend(f"--site-backend {n!r}: no such backend on the site; its "
+                                 f"backends: {', '.join(by_label)}; or a --backend form "
+                                 "(cmd:COMMAND, module:factory, reference, an executable)")
+    out = [by_label.get(n) or Column(n, GIVEN, n) for n in dict.fromkeys(names)] \
+        if names else every
     slugs = [c.slug for c in out]
     twice = sorted({s for s in slugs if slugs.count(s) > 1})
     if twice:
@@ -156,7 +160,8 @@ def _run_one(column: Column, files: Sequence[CaseFile], *, timeout: float, gener
     try:
         backend = find_backend(spec, timeout=timeout, max_answer=max_answer)
     except (BackendError, OSError) as err:
-        return Column(column.label, column.kind, spec, absent=f"could not start: {err}")
+        why = err.args[0] if isinstance(err, BackendError) and err.args else err
+        return Column(column.label, column.kind, spec, absent=f"could not start: {why}")
     try:
         report = conform(backend, files, timeout=timeout, generated=generated,
                          select=select, rerun=rerun)

@@ -24,10 +24,13 @@ from urllib.parse import unquote
 
 import pytest
 
+from kleene.conformance import site
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.runner import FAIL, PASS, SKIP, Report, Result
 from kleene.conformance.site import catalogue, chosen, needs, write_site
 from kleene.conformance.site_pages import Column, backend_page, badge, index_page
+from kleene.engines.registry import engine_names
+from kleene.reference.errors import KleeneError
 from kleene.reference.query import all_features
 from tests.helpers import run_cli
 
@@ -201,8 +204,37 @@ def test_the_needs_of_a_test_are_its_query_s_features() -> None:
 def test_pages_get_file_names_of_their_own() -> None:
     assert Column("windows+ses", "", "").slug == "windows-ses"
     assert Column("cmd:node /x/my backend.js", "", "").slug == "cmd-node-x-my-backend.js"
-    with pytest.raises(Exception, match="share the page windows-ses.html"):
-        chosen(["windows+ses", "windows-ses"])
+    with pytest.raises(KleeneError, match="share the page cmd-a-b.html"):
+        chosen(["cmd:a b", "cmd:a+b"])
+
+
+def test_the_catalogue_holds_every_engine_the_examples_and_the_peers(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(site, "PEERS", tmp_path)
+    (tmp_path / "pmr" / "bin").mkdir(parents=True)
+    (tmp_path / "pmr" / "bin" / "python").write_text("")
+    labels = {c.label: c for c in catalogue()}
+    assert set(engine_names()) | {"minimal-python", "minimal-javascript", "mr-example",
+                                  "flink", "pmr"} <= set(labels)
+    assert labels["flink"].absent.startswith("not installed: ")
+    assert labels["pmr"].absent == "" and labels["ses-automaton"].absent == ""
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    node = next(c for c in catalogue() if c.label == "minimal-javascript")
+    assert node.absent.startswith("not installed: Node.js")
+
+
+def test_a_backend_that_cannot_start_is_said_on_the_site(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site_dir = tmp_path / "site"
+    code, out, _ = run_cli(capsys, "conform", "--report-site", str(site_dir), "--case",
+                           "ses-p1", "--site-backend", "cmd:/no/such/backend",
+                           "--site-backend", "ses-automaton", "-q")
+    assert code == 0
+    assert "cmd:/no/such/backend: could not start: " in out
+    page = Page((site_dir / "index.html").read_text(encoding="utf-8"))
+    kind, why = page.row("backends", "cmd:/no/such/backend")
+    assert kind == "backend" and str(why).startswith("could not start: ")
+    assert len(page.counts("(all tests)")) == 1
 
 
 # ---------------------------------------------------------------- the folder it writes
@@ -246,7 +278,8 @@ def test_the_site_never_replaces_what_it_must_not(tmp_path: Path, where: str,
     ["--report-site", "S", "--junit", "r.xml"],
     ["--report-site", "S", "--export", "E"],
     ["--report-site", "S", "--case", "no-such-test-anywhere"],
-    ["--report-site", "S", "--generated", "-1"]])
+    ["--report-site", "S", "--generated", "-1"],
+    ["--report-site", "S", "--site-backend", "no-such-engine"]])
 def test_options_that_do_not_fit_a_site_are_one_line(argv: list[str], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]
                                                      ) -> None:
