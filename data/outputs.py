@@ -1,8 +1,8 @@
 """Outputs that never destroy an input: the one guard of every writer (issue 27).
 
 Every writer of Kleene (``kleene match --output``, its tables too, ``kleene convert``,
-``kleene stream --output``, ``kleene conform --junit/--report/--export``, the Spark
-writers of :mod:`kleene.engines.spark.runner`) goes through this module:
+``kleene stream --output``, ``kleene conform --junit/--report/--export/--report-site``,
+the Spark writers of :mod:`kleene.engines.spark.runner`) goes through this module:
 
 - :func:`refuse_inputs`, before any work: the target is not, and does not link to, a
   file the command reads (the same device and inode, so a hard link or a symlink to an
