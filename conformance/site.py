@@ -57,14 +57,16 @@ def catalogue() -> list[Column]:
     out = [Column(name, BUILT_IN, name) for name in engine_names()]
     out += [Column(name, ENTRY_POINT, name) for name in sorted(
         {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})]
-    python = shlex.quote(sys.executable)
     node = shutil.which("node") or shutil.which("nodejs")
+
+    def command(program: str, example: str) -> str:
+        return "cmd:" + shlex.join([program, str(EXAMPLES / example)])
+
     out += [
-        Column("minimal-python", EXAMPLE, f"cmd:{python} {EXAMPLES / 'minimal_backend.py'}"),
-        Column("minimal-javascript", EXAMPLE,
-               f"cmd:{node or 'node'} {EXAMPLES / 'minimal_backend.js'}",
+        Column("minimal-python", EXAMPLE, command(sys.executable, "minimal_backend.py")),
+        Column("minimal-javascript", EXAMPLE, command(node or "node", "minimal_backend.js"),
                absent="" if node else "not installed: Node.js (node) is not on the PATH"),
-        Column("mr-example", EXAMPLE, f"cmd:{python} {EXAMPLES / 'mr_backend.py'}")]
+        Column("mr-example", EXAMPLE, command(sys.executable, "mr_backend.py"))]
     for peer in ("flink", "pmr"):
         there = (PEERS / peer / "bin" / "python").exists()
         out.append(Column(peer, PEER, f"kleene.conformance.adapters.engines:{peer}",
