@@ -109,6 +109,9 @@ def needs(files: Iterable[CaseFile]) -> dict[str, frozenset[str]]:
 def check_target(directory: Path, case_folder: Path | None = None) -> None:
     """Before any run: ``directory`` holds no input and lies in no input folder, is no
     file, is empty or a previous site, and its folder takes a new file."""
+    if str(directory) in ("", ".") or directory.resolve() == Path.cwd().resolve():
+        raise OutputError(f"{OPTION} needs a folder of its own, not the current folder "
+                          "(e.g. --report-site site/)")
     folder = case_folder or case_directory()
     sources = [str(folder), *(str(f) for f in folder.iterdir())]
     refuse_inputs(str(directory), sources, option=OPTION, folder=True)

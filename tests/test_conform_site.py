@@ -279,7 +279,8 @@ def test_the_site_never_replaces_what_it_must_not(tmp_path: Path, where: str,
     ["--report-site", "S", "--export", "E"],
     ["--report-site", "S", "--case", "no-such-test-anywhere"],
     ["--report-site", "S", "--generated", "-1"],
-    ["--report-site", "S", "--site-backend", "no-such-engine"]])
+    ["--report-site", "S", "--site-backend", "no-such-engine"],
+    ["--report-site", ""]])
 def test_options_that_do_not_fit_a_site_are_one_line(argv: list[str], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]
                                                      ) -> None:
