@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from kleene.cli.demo import STOCK_FILE, default_data
 from kleene.reference.languages import detect_language
 from tests.helpers import run_cli
 
@@ -190,13 +189,6 @@ def test_demo_reports_agreement(capsys, tmp_path, correct):
     assert "not found" in out  # the stock part is skipped with a note
 
 
-def test_default_data_follows_kleene_data(monkeypatch, tmp_path):
-    monkeypatch.setenv("KLEENE_DATA", str(tmp_path))
-    assert default_data() == tmp_path / STOCK_FILE
-    monkeypatch.setenv("KLEENE_DATA", str(tmp_path / "other.stream"))
-    assert default_data() == tmp_path / "other.stream"
-
-
 STOCK_LINES = ["BUY(id=1,name=INTC,volume=1,price=1.0,stock_time=1000)",
                "SELL(id=2,name=IBM,volume=1,price=1.0,stock_time=1100)",
                "SELL(id=3,name=MSFT,volume=1,price=1.0,stock_time=1200)",
@@ -249,15 +241,3 @@ def test_other_languages_are_recognised_from_the_text(capsys, tmp_path, text, ex
     code, out, err = run_cli(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
                          "--events", str(tmp_path / "e.jsonl"), "--engine", "reference")
     assert (code, out.splitlines(), err) == (0, expected, "")
-
-
-def test_shared_data_lies_beside_the_repository_or_under_kleene_data(monkeypatch, tmp_path):
-    """No machine path: the shared data is found beside the clone, or where $KLEENE_DATA
-    says (a folder)."""
-    from kleene.data.shared import shared_data
-
-    monkeypatch.delenv("KLEENE_DATA", raising=False)
-    root = Path(__file__).resolve().parents[1]
-    assert shared_data("x.sre") == root.parent / "shared" / "data" / "x.sre"
-    monkeypatch.setenv("KLEENE_DATA", str(tmp_path))
-    assert shared_data("wayeb-queries") == tmp_path / "wayeb-queries"

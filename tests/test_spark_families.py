@@ -22,8 +22,8 @@ from kleene.conformance.strategies import (
     streams,
     typed_streams,
 )
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_dataframe
 from kleene.engines.spark.frames import read_events
@@ -37,7 +37,7 @@ from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
-STOCKS = str(shared_data("stocks.stream.gz"))
+STOCKS = str(bundled("stocks.stream.gz"))
 STOCK_EVENTS = 5_000
 CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
 
