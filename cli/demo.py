@@ -85,7 +85,8 @@ SPARK_NEEDS = ("a Java 17+ runtime (`make demo` installs it as root through "
 
 
 class CasesError(KleeneError):
-    """A ``--cases`` folder that is missing or holds a malformed case file."""
+    """A ``--cases`` folder that is missing or holds a malformed case file, or a ``--data``
+    file that is not there."""
 
     code = "cases"
 
@@ -133,6 +134,9 @@ def run(args: argparse.Namespace) -> int:
         except (KleeneError, OSError) as err:
             raise CasesError("; ".join(line.strip() for line in str(err).splitlines())) \
                 from None
+    if args.data is not None and not args.data.is_file():   # the user's file: at once too
+        raise CasesError(f"--data {args.data}: no such file (leave --data out for the stock "
+                         f"stream shipped with Kleene)")
     print("Kleene demo: the worked examples of the papers, run by the reference semantics",
           file=out)
     print("(positions are 0-based; the papers' e1 is position 0)\n", file=out)
@@ -177,8 +181,8 @@ def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
     skipped = [] if s is not None else [Skipped(
         "the stock stream parts (every engine, the NFA and SRT engines and Spark on it, the "
         "continuous run)", why,
-        "pass --data a stock stream file, or leave --data out for the shipped one"
-        if args.data else "restore data/datasets/ (git checkout -- data/datasets) or "
+        "pass --data a stock stream file Kleene reads, or leave --data out for the shipped "
+        "one" if args.data else "restore data/datasets/ (git checkout -- data/datasets) or "
         "reinstall Kleene")]
     expected: set[Match] = set()
     pattern = parse_ses(STOCK_PATTERN)

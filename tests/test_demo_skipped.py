@@ -42,15 +42,18 @@ def _no_java(master: str | None) -> None:
     ((), "1 part", "the Spark part", "spark: could not start Spark with master 'local[*]': no Java "
      "runtime", "a Java 17+ runtime"),
     (("--no-spark",), "1 part", "the Spark part", "--no-spark was given", "leave out --no-spark"),
-    # a --data file that is not there: the stock parts, and Spark (--no-spark)
-    (("--no-spark", "--data", "{tmp}/absent.stream.gz"), "2 parts", "the stock stream parts",
-     "{tmp}/absent.stream.gz not found", "pass --data a stock stream file"),
+    # a --data file that is not a stock stream: the stock parts, and Spark (--no-spark)
+    (("--no-spark", "--data", "{tmp}/bad.stream"), "2 parts", "the stock stream parts",
+     "{tmp}/bad.stream cannot be loaded: {tmp}/bad.stream: row 0: not a stock line "
+     "TYPE(key=value,...): 'hello world'",
+     "pass --data a stock stream file Kleene reads"),
 ])
 def test_a_part_that_did_not_run_is_named_in_the_last_line_and_the_report(
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
         options: tuple[str, ...], parts: str, part: str, why: str, enable: str) -> None:
     monkeypatch.setattr(demo.demo_spark, "start", _no_java)
     (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
+    (tmp_path / "bad.stream").write_text("hello world\n")
     options = tuple(o.format(tmp=tmp_path) for o in options)
     why = why.format(tmp=tmp_path)
     data = () if "--data" in options else ("--data", str(tmp_path / "s.stream"))
@@ -65,3 +68,10 @@ def test_a_part_that_did_not_run_is_named_in_the_last_line_and_the_report(
     assert "## Parts that did not run" in report
     assert f"- **{part}" in report and f"**: {why}. To run it: {enable}" in report
 
+
+def test_a_data_file_that_is_not_there_stops_at_once(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    code, out, err = run_cli(capsys, "demo", "--data", str(tmp_path / "nope.stream"),
+                             "--no-spark", "--out", str(tmp_path / "out"))
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"kleene demo: --data {tmp_path / 'nope.stream'}: no such file")

@@ -10,6 +10,8 @@ Hypothesis budgets are small because a Spark job costs ~0.3 s.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -88,7 +90,7 @@ OPERATOR_STOCK = ("PATTERN SEQ(BUY b, SELL s) WHERE b.name = s.name AND b.price 
 SREMO_STOCK = ("(mark {~.type = 'BUY' AND ~.name = 'INTC'} -> r ; {TRUE}* ; "
                "mark {~.type = 'SELL' AND ~.name = 'INTC' AND ~.price < r.price})"
                "[WITHIN 300 ms]")
-WAYEB_STOCK = "examples/stocks/intc.sre"
+WAYEB_STOCK = str(Path(__file__).resolve().parents[1] / "examples" / "stocks" / "intc.sre")
 
 
 @pytest.fixture(scope="module")
