@@ -10,10 +10,10 @@ worked examples, on a prefix of the stock stream (against the reference) and
 on the whole stream, single-process and on Spark (:mod:`kleene.cli.demo_spark`),
 and prints the agreement table (engine, matches, agreement, events/s, peak
 instances); ``out/report.md`` gets the table and the automaton pictures. A part that
-cannot run (no Java for Spark, a ``--data`` file that is not there, ``--no-spark``) is
-named, with why and how to run it, in the last line and at the top of the report; the
-verdict is then "everything that ran agrees", never "everything agrees". Exit code 0
-when everything that ran agrees, 1 otherwise.
+cannot run (no Java for Spark, a ``--data`` file that is not a stock stream,
+``--no-spark``) is named, with why and how to run it, in the last line and at the top of
+the report; the verdict is then "everything that ran agrees", never "everything
+agrees". Exit code 0 when everything that ran agrees, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -84,11 +84,11 @@ SPARK_NEEDS = ("a Java 17+ runtime (`make demo` installs it as root through "
                "--master naming a Spark master that answers")
 
 
-class CasesError(KleeneError):
+class DemoInputError(KleeneError):
     """A ``--cases`` folder that is missing or holds a malformed case file, or a ``--data``
     file that is not there."""
 
-    code = "cases"
+    code = "demo-input"
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -128,15 +128,15 @@ def run(args: argparse.Namespace) -> int:
     tally = Tally()
     if args.cases is not None:   # the user's folder: a mistake there stops at once, on one line
         if not args.cases.is_dir():
-            raise CasesError(f"--cases {args.cases}: no such folder")
+            raise DemoInputError(f"--cases {args.cases}: no such folder")
         try:
             load_case_files(args.cases)   # an empty folder is fine: no worked examples
         except (KleeneError, OSError) as err:
-            raise CasesError("; ".join(line.strip() for line in str(err).splitlines())) \
+            raise DemoInputError("; ".join(line.strip() for line in str(err).splitlines())) \
                 from None
     if args.data is not None and not args.data.is_file():   # the user's file: at once too
-        raise CasesError(f"--data {args.data}: no such file (leave --data out for the stock "
-                         f"stream shipped with Kleene)")
+        raise DemoInputError(f"--data {args.data}: no such file (leave --data out for the "
+                             f"stock stream shipped with Kleene)")
     print("Kleene demo: the worked examples of the papers, run by the reference semantics",
           file=out)
     print("(positions are 0-based; the papers' e1 is position 0)\n", file=out)
