@@ -1,5 +1,5 @@
 """A reader of Wayeb's ``.sre`` pattern files (seed 004, Sec. 5: the benchmark
-patterns in ``data/wayeb-queries``) into our SREMO expressions.
+patterns in ``data/datasets/wayeb-queries``) into our SREMO expressions.
 
 Wayeb's syntax (its ``SREParser``) is prefix notation::
 
