@@ -396,3 +396,13 @@ def test_a_statement_prints_each_recognition_anew_and_keeps_the_rest() -> None:
     assert format_pattern(Concat((Alt((A(), A("B"))), Quantified(Concat((A(), A("B"))), 0,
                                                                   None, True)))) == \
         "(A | B) (A B)*?"
+
+
+@pytest.mark.parametrize(("source", "name"), [
+    ("main.ticks k", "main.ticks k"), ("main.ticks AS k", "main.ticks AS k"),
+    ("s.t k(a, b)", "s.t k(a, b)"), ("ticks k", "ticks k"), ("main.ticks", "main.ticks")])
+def test_a_dotted_table_keeps_its_input_name(source: str, name: str) -> None:
+    """``FROM main.ticks k MATCH_RECOGNIZE``: the source is the whole ``main.ticks k``
+    (found writing docs/grammars.md: the parser read ``k`` alone, a table DuckDB lacks)."""
+    (r,) = parse_statement(f"SELECT * FROM {source} MATCH_RECOGNIZE (PATTERN (A))").recognitions
+    assert r.source == TableName(name)

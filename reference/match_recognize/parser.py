@@ -149,10 +149,9 @@ def _source(tokens: list[Token], k: int, text: str,
                 tokens[o - 2].word() == "AS" or tokens[o - 2].text == ")"
                 or _named(tokens[o - 2])) and tokens[o - 2].text != ".":
             j, correlated, listed = o - 1, True, True
-    elif j >= 1 and _named(tokens[j]) and (tokens[j - 1].word() == "AS" or (
-            tokens[j - 1].text == ")" or _named(tokens[j - 1])) and (
-            j < 2 or tokens[j - 2].text != ".")):
-        correlated = True
+    elif j >= 1 and _named(tokens[j]) and (tokens[j - 1].word() == "AS" or
+                                          tokens[j - 1].text == ")" or _named(tokens[j - 1])):
+        correlated = True   # an input name after a table (s.t k), a call or a query
     if correlated:
         j -= 2 if tokens[j - 1].word() == "AS" else 1
     if j < 0 or not (_named(tokens[j]) or tokens[j].text == ")"):
