@@ -142,7 +142,8 @@ class _Reader(Parser):
 
     def where(self) -> tuple[tuple[Condition, ...], str | None]:
         strategy = None
-        if self.tok.kind == "ident" and self.tok.text.lower() in STRATEGIES:
+        if self.tok.kind == "ident" and self.tok.text.lower() in STRATEGIES and \
+                self.peek().text not in (".", "+", "["):   # not a variable of that name
             strategy = self.advance().text.lower()
         if self.accept("{"):
             conditions = () if self.at("}") else where_conditions(self)
