@@ -120,7 +120,26 @@ def _statement(text: str, source: Source, at: int = 0) -> Statement:
         end = tokens[parser.i - 1].end
         found.append(Recognition(node, clause, parser.alias(), start, end, at=start))
         i = parser.i
+    _check_balanced(tokens, source)
     return Statement(text, tuple(found), at=at)
+
+
+def _check_balanced(tokens: list[Token], source: Source) -> None:
+    """Refuse a ``)`` that closes no ``(``, or a ``(`` left open, at that token (after the
+    clauses are read, whose own errors say more): SQL's parentheses balance, and the
+    clause's end is found by them (an extra ``)`` after
+    ``PATTERN (A)`` ended the clause there, its ``DEFINE`` then read as outer SQL;
+    found by docs/grammars.md's check)."""
+    opened: list[Token] = []
+    for tok in tokens:
+        if tok.kind == "op" and tok.text == "(":
+            opened.append(tok)
+        elif tok.kind == "op" and tok.text == ")":
+            if not opened:
+                raise source.syntax_error("')' closes no '('", tok.at)
+            opened.pop()
+    if opened:
+        raise source.syntax_error("'(' is not closed", opened[-1].at)
 
 
 def _named(tok: Token) -> bool:
