@@ -10,10 +10,12 @@ under "Refused beyond the grammar" (their messages below, by language).
 
 from __future__ import annotations
 
+import functools
 import random
 from pathlib import Path
 from typing import Any
 
+import lark
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -30,7 +32,7 @@ from kleene.reference.operators.text import format_operator
 from kleene.reference.ses.text import format_ses
 from kleene.reference.sremo.text import format_sremo
 from kleene.reference.syntax import tokenize
-from tests.helpers import ROOT, grammar_accepts, grammar_blocks
+from tests.helpers import ROOT, grammar_accepts, grammar_blocks, grammar_text
 
 #: The languages docs/grammars.md gives a grammar of (each its start rule's name).
 LANGUAGE_NAMES = ("ses", "operator", "sremo", "wayeb", "match_recognize")
@@ -95,6 +97,26 @@ def _case_patterns() -> list[Any]:
 @pytest.mark.parametrize(("language", "text"), _case_patterns())
 def test_every_case_pattern_agrees_with_its_grammar(language: str, text: str) -> None:
     _agree(language, text)
+
+
+@functools.cache
+def _explicit(language: str) -> lark.Lark:
+    """The grammar's parser that keeps every parse of a text (``_ambig`` nodes)."""
+    return lark.Lark(grammar_text(language), start=language, parser="earley",
+                     lexer="dynamic", ambiguity="explicit")
+
+
+def test_the_event_pattern_grammars_read_each_case_one_way() -> None:
+    """SES, operator, SREMO and ``.sre``: every case pattern has one parse tree, so the
+    precedence and grouping the page states are the grammar's. (The ``MATCH_RECOGNIZE``
+    grammar is not: it reads the SQL around a recognition as loose tokens.)"""
+    texts = {(case.language, case.pattern) for f in load_case_files() for case in f.cases
+             if case.language != "match_recognize"}
+    assert {language for language, _ in texts} == {"ses", "operator", "sremo", "wayeb"}
+    for language, text in sorted(texts):
+        if grammar_accepts(language, text):
+            tree = _explicit(language).parse(text)
+            assert not list(tree.find_data("_ambig")), f"{language}: two readings of {text}"
 
 
 def test_a_case_files_syntax_errors_are_refused_by_the_grammar() -> None:
