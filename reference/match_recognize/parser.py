@@ -32,7 +32,8 @@ matches any row, TR §4.14), as Trino and DuckDB allow. Row patterns are read by
 :mod:`~kleene.reference.match_recognize.expressions`. Every error names the file,
 line and column (a caret under it), also inside a subquery;
 :func:`~kleene.reference.match_recognize.checks.check_clause` then applies the
-standard's semantic rules to each clause.
+standard's semantic rules to each clause. The grammar checked against these parsers is
+docs/grammars.md ("MATCH_RECOGNIZE").
 """
 
 from __future__ import annotations
