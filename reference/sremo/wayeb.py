@@ -10,7 +10,8 @@ Wayeb's syntax (its ``SREParser``) is prefix notation::
     sentence := "^(" sentence,* ")" and | "|(" sentence,* ")" or | "-" sentence not
               | Predicate ["(" term,* ")"]
 
-Several queries may be separated by ``&``. Every sentence is marked (Wayeb
+Several queries may be separated by ``&`` (the grammar checked against this parser:
+docs/grammars.md, "Wayeb .sre files"). Every sentence is marked (Wayeb
 marks every formula it parses); ``["x"]`` writes the element to register x;
 ``"x"`` as an argument reads it. Predicates become conditions over the head:
 ``IsEventTypePredicate(T)`` is ``~.type = 'T'``, ``EQStr(a,C)`` is
