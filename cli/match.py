@@ -30,7 +30,12 @@ from kleene.cli.common import (
     say_query,
     table,
 )
-from kleene.cli.schema import add_quiet_option, check_schema, say_warnings
+from kleene.cli.schema import (
+    add_allow_missing_option,
+    add_quiet_option,
+    check_schema,
+    say_warnings,
+)
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
 from kleene.data.source import reads_in_batches
@@ -81,9 +86,7 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "per variable (default: jsonl)")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
-    parser.add_argument("--allow-missing", action="store_true",
-                        help="accept attributes the events lack (they read as missing and "
-                             "make comparisons unknown) instead of stopping")
+    add_allow_missing_option(parser)
     add_output_options(parser)
     add_event_options(parser)
     add_budget_option(parser)

@@ -16,6 +16,13 @@ from kleene.reference.query import Query
 from kleene.reference.schema import Schema, check_pattern, check_static, check_units
 
 
+def add_allow_missing_option(parser: argparse.ArgumentParser) -> None:
+    """``--allow-missing``: an attribute the events lack reads as missing."""
+    parser.add_argument("--allow-missing", action="store_true",
+                        help="accept attributes the events lack (they read as missing and "
+                             "make comparisons unknown) instead of stopping")
+
+
 def add_quiet_option(parser: argparse.ArgumentParser) -> None:
     """``-q``/``--quiet``: no plausibility warnings."""
     parser.add_argument("-q", "--quiet", action="store_true",

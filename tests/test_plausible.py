@@ -13,6 +13,8 @@ import pytest
 from kleene.cli import main
 from kleene.data.loaders import load_events
 from kleene.data.plausible import nearest, text_values
+from kleene.reference.query import Query
+from kleene.reference.schema import text_equalities
 
 # A click log in epoch seconds (1,700,000,000 s is 2023-11-14T22:13:20Z): u1 views,
 # carts and buys within 2 minutes; u2 views at +900 s, carts at +1000 s and buys at
@@ -169,3 +171,29 @@ def test_nearest_puts_a_different_case_first():
         ["Purchase ", "purchase", "purchases"]
     assert nearest("usr", ["ts", "user", "action"]) == ["user"]
     assert nearest("zzz", ["ts", "user"]) == []
+
+
+@pytest.mark.parametrize(("text", "language", "expected"), [
+    ("PATTERN SEQ(A a, NOT(C c), B b) WHERE 'q' = b.x AND a.y != 'r' WITHIN 10", None,
+     [("x", "q", "'q' = b.x"), ("type", "A", "A a"), ("type", "C", "C c"),
+      ("type", "B", "B b")]),
+    ("mark {~.type = 'A'} ; mark {~.type = 'B'}", "sremo",
+     [("type", "A", "~.type = 'A'"), ("type", "B", "~.type = 'B'")]),
+    ("^(IsEventTypePredicate(BUY),EQStr(name,INTC)){window:20}{windowType:count}", "wayeb",
+     [("type", "BUY", "~.type = 'BUY'"), ("name", "INTC", "~.name = 'INTC'")]),
+])
+def test_the_text_values_every_language_compares_for_equality(text, language, expected):
+    # Only equalities with a text constant and typed variables; a != is not one.
+    assert list(text_equalities(Query.parse(text, language=language).pattern)) == expected
+
+
+def test_trace_refuses_an_unknown_attribute_unless_allow_missing(capsys, folder):
+    (folder / "q.ses").write_text(FUNNEL.replace("v.user = c.user", "v.usr = c.user"))
+    code, _, err = match(capsys, folder, "--time-unit", "s", "--format", "text",
+                         pattern="q.ses", command="trace")
+    assert code == 2
+    assert err[0].startswith(f"kleene trace: {folder / 'q.ses'}:3:7: the events of "
+                             f"{folder / 'clicks.csv'} have no attribute 'usr' (v.usr)")
+    code, out, err = match(capsys, folder, "--time-unit", "s", "--format", "text",
+                           "--allow-missing", pattern="q.ses", command="trace")
+    assert (code, err) == (0, []) and out
