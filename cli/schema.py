@@ -9,8 +9,9 @@ import argparse
 import sys
 
 from kleene.data.kinds import kinds_of
-from kleene.data.plausible import warnings
+from kleene.data.plausible import epoch_hint, warnings
 from kleene.data.source import column_batches
+from kleene.reference.errors import PatternError
 from kleene.reference.events import Stream
 from kleene.reference.query import Query
 from kleene.reference.schema import Schema, check_pattern, check_static, check_units
@@ -37,7 +38,13 @@ def check_schema(query: Query, stream: Stream, *, source: str, command: str = "m
     has a window in a time unit over timestamps of none, reads what the events of
     ``source`` lack, or compares kinds that never meet; else the events' schema."""
     check_static(query)
-    check_units(query)
+    try:
+        check_units(query)
+    except PatternError as err:   # no unit: say the one the timestamps look written in
+        hint = epoch_hint(stream)
+        if hint is None:
+            raise
+        raise PatternError(f"{err.args[0]}; {hint}") from None
     if _empty(stream):   # no events, no columns to check: zero matches, said on stderr
         print(f"kleene {command}: {source} holds no events", file=sys.stderr)
         return {}

@@ -129,10 +129,9 @@ def time_doubts(query: Query, stream: Stream) -> list[str]:
     if other and not _epoch(first, last, unit):
         lo, hi = _year(first, unit), _year(last, unit)
         years = f"the year {lo}" if lo == hi else f"the years {lo} to {hi}"
-        lo_date, hi_date = _date(first, other[0]), _date(last, other[0])
-        dates = f"on {lo_date}" if lo_date == hi_date else f"from {lo_date} to {hi_date}"
         out.append(f"the timestamps read in {unit} fall in {years}; read in {other[0]} "
-                   f"they fall {dates}: is the unit {other[0]} (--time-unit {other[0]})?")
+                   f"they fall {_dates(first, last, other[0])}: is the unit {other[0]} "
+                   f"(--time-unit {other[0]})?")
     elif (last - first) * UNIT_MS[unit] > MAX_YEARS * _YEAR_MS:
         out.append(f"the events span {_human((last - first) * UNIT_MS[unit])} read in "
                    f"{unit} (ts {first} to {last}): is the unit right (--time-unit)?")
@@ -145,6 +144,25 @@ def time_doubts(query: Query, stream: Stream) -> list[str]:
                    f"({_human((last - first) * UNIT_MS[unit])} from the first event to "
                    f"the last, the timestamps read in {unit}): it bounds no match")
     return out
+
+
+def epoch_hint(stream: Stream) -> str | None:
+    """Which unit reads the timestamps of ``stream`` as dates of :data:`EPOCH_YEARS`
+    (``they read as epoch s on 2023-11-14: --time-unit s``), for a stream whose unit is
+    not declared; ``None`` when none does."""
+    if reads_in_batches(stream) or len(stream) == 0:
+        return None
+    first, last = stream[0].ts, stream[len(stream) - 1].ts
+    for unit in EPOCH_UNITS:
+        if _epoch(first, last, unit):
+            return f"they read as epoch {unit} {_dates(first, last, unit)}: --time-unit {unit}"
+    return None
+
+
+def _dates(first: int | float, last: int | float, unit: str) -> str:
+    """``on DATE`` or ``from DATE to DATE``: ``first`` and ``last`` as epoch times in ``unit``."""
+    lo, hi = _date(first, unit), _date(last, unit)
+    return f"on {lo}" if lo == hi else f"from {lo} to {hi}"
 
 
 def _year(ts: int | float, unit: str) -> int:

@@ -197,3 +197,12 @@ def test_trace_refuses_an_unknown_attribute_unless_allow_missing(capsys, folder)
     code, out, err = match(capsys, folder, "--time-unit", "s", "--format", "text",
                            "--allow-missing", pattern="q.ses", command="trace")
     assert (code, err) == (0, []) and out
+
+
+def test_a_window_unit_over_unit_less_epoch_seconds_names_the_unit(capsys, folder):
+    code, out, err = match(capsys, folder)
+    assert (code, out) == (2, [])
+    assert err == ["kleene match: pattern: the window is 30 minutes but the events' "
+                   "timestamps have no declared unit; declare one (--time-unit h, or "
+                   "\"time_unit\" in a case file) or write the window in timestamp units; they "
+                   "read as epoch s on 2023-11-14: --time-unit s"]
