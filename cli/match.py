@@ -30,7 +30,12 @@ from kleene.cli.common import (
     say_query,
     table,
 )
-from kleene.cli.schema import check_schema
+from kleene.cli.schema import (
+    add_allow_missing_option,
+    add_quiet_option,
+    check_schema,
+    say_warnings,
+)
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
 from kleene.data.source import reads_in_batches
@@ -56,8 +61,12 @@ and last timestamps and the --columns var.attr,...).
 
 The pattern is checked against the events' columns first: an attribute the
 events lack is an error naming the columns present (--allow-missing reads it
-as missing, the three-valued reading of docs/semantics.md), and comparing a
-text column with a number is an error.
+as missing, the three-valued reading of docs/semantics.md), and so is a
+--columns attribute; comparing a text column with a number is an error. What
+is valid but rarely meant is a warning on stderr, one line each (-q: none): a
+text value or event type the pattern compares with that no event has (naming
+the nearest ones), a time unit that puts the timestamps in implausible years,
+a window longer than the whole stream.
 
 A SQL statement holding MATCH_RECOGNIZE answers a table instead: the table
 its FROM names is the --events file (Parquet, CSV or JSON Lines, read by
@@ -77,14 +86,13 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "per variable (default: jsonl)")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
-    parser.add_argument("--allow-missing", action="store_true",
-                        help="accept attributes the events lack (they read as missing and "
-                             "make comparisons unknown) instead of stopping")
+    add_allow_missing_option(parser)
     add_output_options(parser)
     add_event_options(parser)
     add_budget_option(parser)
     add_engine_options(parser)
     add_spark_options(parser)
+    add_quiet_option(parser)
     return parser
 
 
@@ -129,7 +137,10 @@ def run(args: argparse.Namespace) -> int:
         return run_spark(args, query, columns)
     stream = load_stream(args)
     query = query.with_time_unit(stream.time_unit)
-    check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
+    schema = check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
+    missing = results.check_columns(columns, schema, allow_missing=args.allow_missing) \
+        if schema else []
+    say_warnings(NAME, query, stream, quiet=args.quiet, more=missing)
     say_query(NAME, query)
     found, by = _compute(args, query, stream)
     if args.count:
