@@ -37,6 +37,7 @@ from kleene.engines.srt.draw import output_text, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
 from kleene.engines.srt.execution import Execution
 from kleene.engines.srt.marks import ROOT, Marks, expand, union
+from kleene.engines.srt.partition import stream_order
 from kleene.engines.srt.run import CompiledSRT
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
@@ -53,6 +54,7 @@ from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.events import Event
 from kleene.reference.match import Match
+from kleene.reference.policies import part_of
 
 #: At most this many alternative mark sets are printed per group.
 MAX_MARKS = 6
@@ -182,21 +184,30 @@ def trace_srt(compiled: CompiledSRT, events: Iterable[Event], *,
     (counted into ``counters``; no ``budget`` drawn on)."""
     c = compiled
     counted = Counters() if counters is None else counters
-    ex = Execution(c.srt, c.policy, counted, faithful=c.faithful)
-    tests = {e: compile_edge(e, ex.slots) for e in c.srt.edges}
+    first = Execution(c.srt, c.policy, counted, faithful=c.faithful)
+    parts: dict[object, Execution] = {}   # e PARTITION BY a: one run per part (report Def. 44)
+    tests = {e: compile_edge(e, first.slots) for e in c.srt.edges}
     steps = []
     for u in events:
+        key = part_of(u, c.by) if c.by else None
+        ex = parts.get(key) or parts.setdefault(
+            key, first if not parts else Execution(c.srt, c.policy, counted,
+                                                   faithful=c.faithful))
         groups = dict(ex.groups)
         if c.policy == "stream":
-            key = (c.srt.start, ex.empty)
-            groups[key] = ROOT if key not in groups else union([groups[key], ROOT])
+            start = (c.srt.start, ex.empty)
+            groups[start] = ROOT if start not in groups else union([groups[start], ROOT])
         before = _runs(groups)
         fired = tuple((r, e) for r in before for e in c.srt.out[r.state]
                       if tests[e](u, r.registers))
         reported = tuple(ex.step(u))
         steps.append(SRTStep(u, before, fired, _runs(ex.groups), reported))
-    ex.flush()
-    return SRTTrace(c, tuple(ex.slots), tuple(steps), tuple(ex.finish()), counted)
+    ends: set[Match] = set()
+    for ex in parts.values() or (first,):
+        ex.flush()
+        ends.update(ex.finish())
+    final = tuple(sorted(ends, key=stream_order))
+    return SRTTrace(c, tuple(first.slots), tuple(steps), final, counted)
 
 
 def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event], *,
