@@ -41,6 +41,7 @@ def test_case_file_is_valid_and_descriptions_are_unique(path):
 
 @pytest.mark.parametrize("case, test", list(sremo_case_params()))
 def test_reference_gives_the_expected_matches(case, test):
-    s = Stream.from_rows(test.get("events", case.get("events")))
+    s = Stream.from_rows(test.get("events", case.get("events")),
+                         time_unit=test.get("time_unit", case.get("time_unit")))
     got = run_text(case["pattern"], s, test.get("policy", "stream"))
     assert got == matches_from_json(test["matches"])
