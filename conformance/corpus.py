@@ -32,9 +32,10 @@ no match, or every subset of the positions, must fail nearly all of them. A
 test expecting no match is kept only as a *near miss* (the same pattern on the
 same events matches under another policy or window reading of its case) and
 only while such tests are at most :data:`NO_MATCH_SHARE` of their language's
-tests; a test expects at most :data:`MAX_MATCHES` matches, and the reference may
-spend at most :data:`COST` steps on it (what keeps the suite fast for every
-engine that runs it).
+tests; no test expects exactly the matches of its pattern's bare shape
+(:func:`unconstrained`); a test expects at most :data:`MAX_MATCHES` matches,
+and the reference may spend at most :data:`COST` steps on it (what keeps the
+suite fast for every engine that runs it).
 """
 
 from __future__ import annotations
