@@ -13,7 +13,7 @@ and answers without looking at the conditions, the policy or the window:
   operator's iteration) to any non-empty set. Only the first :data:`POSITIONS`
   positions are used (12: 4,095 subsets) and at most :data:`CAP` matches are
   answered, in a fixed order (variables by name, positions and subsets by their
-  bits); a pattern that does not parse gets no match.
+  bits); a query Kleene rejects (its text, policy or window) gets no match.
 
 ``tests/test_conform_constant.py`` runs both through ``kleene conform`` over every
 case file and checks that each fails at least 90 % of the tests that reach it
@@ -40,10 +40,7 @@ from kleene.conformance.wire import AnyRequest, Request
 from kleene.engines.protocol import Feature
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
-from kleene.reference.operators.pattern import (
-    OperatorPattern,
-    iterated_variables,
-)
+from kleene.reference.operators.pattern import OperatorPattern, iterated_variables
 from kleene.reference.query import Query, all_features
 from kleene.reference.ses.pattern import SESPattern
 
@@ -60,7 +57,7 @@ ANSWERS = ("empty", "all-subsets")
 
 def shape(request: Request) -> list[tuple[str, bool]] | None:
     """The variables a match of ``request``'s pattern binds, each with whether it binds
-    a set (``True``) or one position; ``None`` when the pattern does not parse."""
+    a set (``True``) or one position; ``None`` when Kleene rejects the query."""
     if request.language in ("sremo", "wayeb"):
         return [("~", True)]
     try:
