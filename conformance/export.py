@@ -63,7 +63,9 @@ Each file has a `language`, a `description` and `cases`; each case a
 `tests`; each test a `policy` and `matches` (or `readings`: the matches under
 each window reading; or `error`). `case.schema.json` is the JSON Schema.
 Files named `*-generated.json` were drawn by `conformance/corpus.py` (a fixed
-seed), shrunk and deduplicated, each expected set confirmed by a second,
+seed, streams of up to 12 events), selected so that a backend answering no match
+or every subset fails nearly all of them (a test expecting no match is a near
+miss, and rare) and deduplicated, each expected set confirmed by a second,
 independent route named in the test's description.
 """
 
