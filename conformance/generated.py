@@ -113,7 +113,7 @@ def check_language(backend: Backend, language: str, examples: int, *,
     last: list[_Failure] = []
 
     @seeded(seed)
-    @settings(max_examples=examples, deadline=None, database=None,
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck), print_blob=False,
               phases=[Phase.generate, Phase.shrink])
     @given(st.data())
