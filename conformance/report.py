@@ -1,10 +1,13 @@
 """Reports of a conformance run: text for the terminal, JUnit XML, HTML.
 
 :func:`header` names the backend, its version, where it came from and its
-capabilities; :func:`summary` counts passes, failures and skips and lists
-the skips by reason (never a silent pass); :func:`write_junit` writes the
-JUnit XML that CI systems read (a skip is ``<skipped message=reason>``, a
-failure ``<failure>`` with the reproduction); :func:`write_html` a
+capabilities; :func:`summary` counts passes, failures, expected failures, unexpected
+passes and skips, lists the skips by reason (never a silent pass) and names the case
+corpus's version; :func:`slow_warning` lists the slowest tests past
+:data:`SLOW_SECONDS`; :func:`write_junit` writes the
+JUnit XML that CI systems read (a skip or an expected failure is
+``<skipped message=reason>``, a failure or an unexpected pass ``<failure>`` with the
+reproduction); :func:`write_html` a
 self-contained page with the same facts. Both write through a temporary file renamed
 into place (:func:`kleene.data.outputs.replacing`).
 """

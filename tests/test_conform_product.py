@@ -214,6 +214,13 @@ def test_expected_failures_as_json(tmp_path: Path) -> None:
     assert document["summary"]["expected_failures"] == sum(v == "fail" for v in verdicts.values())
 
 
+def test_the_example_list_names_exactly_the_broken_backends_ses_q1_failures() -> None:
+    listed = load(ROOT / "conformance" / "examples" / "broken_backend.xfail")
+    verdicts = broken_verdicts("ses-q1.json")
+    assert set(listed) == {i for i, v in verdicts.items() if v == "fail"}
+    assert set(listed.values()) == {"drops the last match of each run"}
+
+
 @pytest.mark.parametrize(("name", "text", "says"), [
     ("x.txt", "ses-q1/no-such-test  why\n", "'ses-q1/no-such-test' names no test"),
     ("x.txt", "# ok\nses-q1/q1-on-fig-1/x\n", "line 2: ses-q1/q1-on-fig-1/x has no reason"),
