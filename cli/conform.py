@@ -125,11 +125,13 @@ def run(args: argparse.Namespace) -> int:
         raise Unsupported("--export writes the packaged case files; --cases DIR is not "
                           "exported (copy the folder itself)")
     other = bool(modes)
-    for option in [o for o, target in (("--junit", args.junit), ("--report", args.report))
-                   if target is not None] + given(args):
-        if other:
-            raise Unsupported(f"{option} is an option of a run of the conformance cases, "
-                              f"not of {modes[0]}")
+    for option, target in (("--junit", args.junit), ("--report", args.report)):
+        if target is not None and other:
+            raise Unsupported(f"{option} reports a run of the conformance cases; --export, "
+                              "--check-protocol and --sqllogictest write no report")
+    for option in given(args) if other else ():
+        raise Unsupported(f"{option} is an option of a run of the conformance cases, "
+                          f"not of {modes[0]}")
     if getattr(args, "export", None):
         # lazy: only `--export` writes the cases out
         from kleene.conformance.export import export
