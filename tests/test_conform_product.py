@@ -194,8 +194,13 @@ def test_expected_failures_keep_the_run_green_and_a_pass_fails_it(
     assert f"{len(failing)} expected failure" in out and "every applicable case passes" in out
     # a listed test that passes (the defect fixed, or listed by mistake) fails the run
     listing.write_text(listing.read_text() + f"{passing[0]}\tlisted by mistake\n")
-    code, document = run_json(tmp_path, *argv)
+    junit = tmp_path / "r.xml"
+    code, document = run_json(tmp_path, *argv, "--junit", str(junit))
     assert code == 1
+    # JUnit: an expected failure is a skip, an unexpected pass a failure (pytest's way)
+    cases = {c.get("name"): c for c in ET.parse(junit).getroot().iter("testcase")}
+    assert cases[passing[0]].find("failure") is not None
+    assert all(cases[i].find("skipped") is not None for i in failing)
     assert {r["id"]: r["verdict"] for r in document["tests"]}[passing[0]] == "xpass"
     out = capsys.readouterr().out
     assert "1 unexpectedly passed" in out   # -q: no line per test, the section below
