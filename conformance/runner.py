@@ -113,11 +113,10 @@ def duplicates(found: Iterable[Match]) -> list[Match]:
 
 
 def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
-          error: str | None, events: int | None = None
-          ) -> tuple[str, str, list[tuple[str, list[Match]]]]:
+          error: str | None, events: int) -> tuple[str, str, list[tuple[str, list[Match]]]]:
     """``(status, reason, listings)`` of ``outcome`` against the expectation:
     ``matches``, or the error with stable code ``error``. A reported match holding a
-    position past the ``events`` of the stream is named ``out of range``, not extra."""
+    position past the stream's ``events`` is named ``out of range``, not extra."""
     if outcome.declined is not None:
         return SKIP, outcome.declined, []
     if outcome.broken is not None:
@@ -135,8 +134,7 @@ def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
     found = list(outcome.matches or ())
     expected = set(matches or ())
     missing, extra, twice = expected - set(found), set(found) - expected, duplicates(found)
-    outside = {m for m in extra
-               if events is not None and not all(0 <= p < events for p in m.positions)}
+    outside = {m for m in extra if not all(0 <= p < events for p in m.positions)}
     extra -= outside
     if not (missing or extra or twice or outside):
         return PASS, "", []
@@ -145,7 +143,8 @@ def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
         + [f"{len(missing)} missing"] * bool(missing) + [f"{len(extra)} extra"] * bool(extra) \
         + [f"{len(twice)} reported more than once"] * bool(twice)
     return FAIL, ", ".join(parts), [
-        (f"out of range (positions are 0 to {(events or 0) - 1})", sorted(outside)),
+        (f"out of range (positions are 0 to {events - 1})" if events
+         else "out of range (the stream has no event)", sorted(outside)),
         ("missing (expected, not reported)", sorted(missing)),
         ("extra (reported, not expected)", sorted(extra)),
         ("reported more than once (a defect even where the sets agree)", twice)]
