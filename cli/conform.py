@@ -106,6 +106,14 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                         help="with --sqllogictest: read as VENDOR does where it parts from the "
                              "standard (duckdb: ALL ROWS PER MATCH lists the input's columns "
                              "first); the errata it adopts then explain no failure")
+    parser.add_argument("--report-site", type=Path, metavar="DIR",
+                        help="run every built-in engine, the example backends and the "
+                             "installed peers over the cases and write a static compliance "
+                             "report into DIR (index.html, a page and an SVG badge per "
+                             "backend; docs/backends.md, \"A compliance report\")")
+    parser.add_argument("--site-backend", action="append", metavar="NAME",
+                        help="with --report-site: only this backend (a name the site lists, "
+                             "or any --backend form); repeat for several")
     parser.add_argument("--engine", metavar="NAME",
                         help="with --sqllogictest: the engine that runs each MATCH_RECOGNIZE "
                              "(match-recognize; default: Kleene's reference)")
@@ -116,6 +124,11 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
     out = sys.stderr if args.json == STDOUT else sys.stdout
+    if args.report_site is not None or args.site_backend:
+        # lazy: the site's runs and pages only with `--report-site`
+        from kleene.cli.conform_site import run_site
+
+        return run_site(args, out)
     modes = [name for name, on in (("--export", args.export),
                                    ("--check-protocol", args.check_protocol),
                                    ("--sqllogictest", args.sqllogictest is not None)) if on]

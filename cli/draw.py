@@ -27,7 +27,7 @@ from kleene.engines.draw import (
 )
 from kleene.engines.drawers import beside, draw, format_for, picture_graph, view, views_of
 from kleene.engines.protocol import Compiled, Engine, Query, claims
-from kleene.engines.registry import engine, engine_names, fastest_engine
+from kleene.engines.registry import PICTURED, engine, engine_names, pictured_engine
 from kleene.reference.errors import Unsupported
 from kleene.reference.languages import LANGUAGES, Language
 
@@ -53,7 +53,7 @@ examples:
   kleene draw table1.sremo --engine srt --view dsrt -o dsrt.svg"""
 
 #: The engine drawn unless ``--engine`` names another.
-DEFAULT_ENGINE = "ses-automaton"
+DEFAULT_ENGINE = PICTURED
 
 
 def add_pattern_options(parser: argparse.ArgumentParser) -> None:
@@ -101,13 +101,7 @@ def compile_pattern(args: argparse.Namespace, query: Query | None = None,
         paper = dataclasses.replace(query, policy="next")
         if claims(engine(DEFAULT_ENGINE), paper):
             query = paper
-    name = args.engine
-    if name is None:
-        choice = None if claims(engine(DEFAULT_ENGINE), query) else fastest_engine(query)
-        if choice is None and not claims(engine(DEFAULT_ENGINE), query):
-            raise Unsupported(f"no registered engine compiles this {language.title} pattern "
-                              f"under policy {query.policy}")
-        name = DEFAULT_ENGINE if choice is None else choice.name
+    name = args.engine or pictured_engine(query)
     runs_language(name, language)
     return configured(name, args).compile(query), query
 

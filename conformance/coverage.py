@@ -1,25 +1,54 @@
-"""The coverage table of ``conformance/CASES.md``: tests per construct, policy and pair.
+"""The coverage tables of ``conformance/CASES.md``: tests per construct, policy and pair.
 
 ``python -m kleene.conformance.coverage`` prints, per language, how many tests
 exercise each feature (policy or construct) and each pair of features, over
-every engine-facing case file (hand-written and generated). A test counts for
-the features its query needs (:meth:`kleene.engines.protocol.Query.features`).
+every engine-facing case file (hand-written and generated).
+``python -m kleene.conformance.coverage --hand-written`` prints, per language
+and feature label, how many *hand-written* tests (every file but the
+``*-generated.json`` ones) need it, and marks the labels below
+:data:`HAND_WRITTEN_FLOOR` (issue 28: every construct and policy has at least ten
+tests whose expectations were computed by hand; ``tests/test_case_coverage.py``
+holds the floor). A test counts for the features its query needs
+(:meth:`kleene.engines.protocol.Query.features`).
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 from collections import Counter
+from collections.abc import Iterable
 
-from kleene.conformance.cases import iter_tests, load_case_files
+from kleene.conformance.cases import CaseFile, iter_tests, load_case_files
 from kleene.conformance.runner import needed_features, request_of
 from kleene.reference.languages import language_named
 
+#: The fewest hand-written tests each feature label of a language with hand-written
+#: cases needs (issue 28, item 2).
+HAND_WRITTEN_FLOOR = 10
 
-def tally() -> dict[str, tuple[int, Counter[str], Counter[tuple[str, str]]]]:
-    """Per language: tests, tests per feature, tests per pair of features."""
+#: The feature labels no pattern of a language's syntax can need, with the reason: Wayeb's
+#: ``.sre`` files share SREMO's labels, but their grammar
+#: (:mod:`kleene.reference.sremo.wayeb`) has no intersection and marks every sentence.
+NOT_EXPRESSIBLE: dict[tuple[str, str], str] = {
+    ("wayeb", "intersection"): "the .sre grammar has no intersection",
+    ("wayeb", "unmarked"): "every .sre sentence is marked",
+}
+
+
+def generated(case_file: CaseFile) -> bool:
+    """Whether ``case_file`` is drawn by ``kleene.conformance.corpus`` (its name ends in
+    ``-generated.json``), not written by hand."""
+    return case_file.name.endswith("-generated.json")
+
+
+def tally(case_files: Iterable[CaseFile] | None = None,
+          ) -> dict[str, tuple[int, Counter[str], Counter[tuple[str, str]]]]:
+    """Per language: tests, tests per feature, tests per pair of features, over
+    ``case_files`` (default: every engine-facing file)."""
     out: dict[str, tuple[int, Counter[str], Counter[tuple[str, str]]]] = {}
-    for case, test in iter_tests(load_case_files()):
+    files = load_case_files() if case_files is None else case_files
+    for case, test in iter_tests(files):
         if test.check != "matches":
             continue
         n, single, pairs = out.setdefault(case.language, (0, Counter(), Counter()))
@@ -30,6 +59,45 @@ def tally() -> dict[str, tuple[int, Counter[str], Counter[tuple[str, str]]]]:
         pairs.update(itertools.combinations(labels, 2))
         out[case.language] = (n + 1, single, pairs)
     return out
+
+
+def hand_written(case_files: Iterable[CaseFile] | None = None,
+                 ) -> dict[str, tuple[int, Counter[str]]]:
+    """Per language with hand-written cases among ``case_files`` (default: every
+    engine-facing file): its hand-written tests, and how many of them need each of the
+    language's feature labels (every label listed, 0 included)."""
+    files = load_case_files() if case_files is None else case_files
+    counts = tally(f for f in files if not generated(f))
+    out = {}
+    for language, (n, single, _) in sorted(counts.items()):
+        labels = language_named(language).feature_labels()
+        out[language] = (n, Counter({label: single[label] for label in labels}))
+    return out
+
+
+def thin(case_files: Iterable[CaseFile] | None = None) -> list[tuple[str, str, int]]:
+    """``(language, label, tests)`` for every feature label with fewer hand-written
+    tests than :data:`HAND_WRITTEN_FLOOR` among ``case_files`` (default: every
+    engine-facing file), except those :data:`NOT_EXPRESSIBLE`."""
+    return [(language, label, k) for language, (_, single) in hand_written(case_files).items()
+            for label, k in single.items()
+            if k < HAND_WRITTEN_FLOOR and (language, label) not in NOT_EXPRESSIBLE]
+
+
+def hand_written_markdown(case_files: Iterable[CaseFile] | None = None) -> str:
+    """The hand-written tests per language and feature label among ``case_files``
+    (default: every engine-facing file), as markdown."""
+    lines = ["| language | feature | kind | hand-written tests |",
+             "| --- | --- | --- | ---: |"]
+    for language, (n, single) in hand_written(case_files).items():
+        lang = language_named(language)
+        lines.append(f"| {language} | (all) | | {n} |")
+        for label, k in single.items():
+            why = NOT_EXPRESSIBLE.get((language, label))
+            mark = (f" (not expressible: {why})" if why else
+                    f" (below {HAND_WRITTEN_FLOOR})" if k < HAND_WRITTEN_FLOOR else "")
+            lines.append(f"| {language} | {label} | {lang.feature_kind(label)} | {k}{mark} |")
+    return "\n".join(lines)
 
 
 def markdown() -> str:
@@ -51,4 +119,4 @@ def markdown() -> str:
 
 
 if __name__ == "__main__":
-    print(markdown())
+    print(hand_written_markdown() if "--hand-written" in sys.argv[1:] else markdown())

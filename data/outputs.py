@@ -1,16 +1,17 @@
 """Outputs that never destroy an input: the one guard of every writer (issue 27).
 
 Every writer of Kleene (``kleene match --output``, its tables too, ``kleene convert``,
-``kleene stream --output``, ``kleene conform --junit/--report/--export``, the Spark
-writers of :mod:`kleene.engines.spark.runner`) goes through this module:
+``kleene stream --output``, ``kleene conform --junit/--report/--export/--report-site``,
+the Spark writers of :mod:`kleene.engines.spark.runner`) goes through this module:
 
 - :func:`refuse_inputs`, before any work: the target is not, and does not link to, a
   file the command reads (the same device and inode, so a hard link or a symlink to an
   input is the input); a folder output (Spark's, ``kleene stream``'s, ``--export``'s)
   holds no input and lies in no input folder (a folder's contents are replaced, and a
   stream's source folder would read its own output as events);
-- :func:`check_writable`, before work whose output comes last (a conformance report):
-  the folder (made if absent) takes a new file, and the target is no folder;
+- :func:`check_writable`, before work whose output comes last (a conformance report,
+  the compliance site): the folder (made if absent) takes a new file, and the target is
+  no folder (a folder output: no file);
 - :func:`replacing` and :func:`replacing_folder`: the new output is written to a
   temporary file (folder) in the target's folder and renamed into place only once
   complete, so a failure leaves the previous output as it was and no half-written
@@ -93,14 +94,17 @@ def refuse_inputs(target: str, inputs: Iterable[str], *, option: str,
                               "choose another path")
 
 
-def check_writable(target: str, *, option: str) -> None:
-    """Before the work whose output comes last: ``target`` is no folder, and its folder
-    (made if absent) takes a new file (a probe file created and removed: permissions
-    alone do not say it, for root or on a read-only file system)."""
+def check_writable(target: str, *, option: str, folder: bool = False) -> None:
+    """Before the work whose output comes last: ``target`` is no folder (a ``folder``
+    output: no file), and its folder (made if absent) takes a new file (a probe file
+    created and removed: permissions alone do not say it, for root or on a read-only file
+    system)."""
     if not target:
         raise OutputError(f"{option} needs a path")
-    if os.path.isdir(target):
+    if not folder and os.path.isdir(target):
         raise OutputError(f"{option} {target} is a folder; name a file")
+    if folder and os.path.exists(target) and not os.path.isdir(target):
+        raise OutputError(f"{option} {target} is a file; name a folder")
     real = os.path.realpath(target)
     if _special(real):
         return

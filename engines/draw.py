@@ -190,20 +190,25 @@ def _edge_label(t: Transition, name: str | None, style: str, groups: Iterable[st
 
 
 def to_dot(g: nx.MultiDiGraph, *, highlight: Highlight | None = None, title: str | None = None,
-           rankdir: str = "LR", legend: bool = True) -> str:
+           rankdir: str = "LR", legend: bool = True, dom_ids: str | None = None) -> str:
     """DOT text for a graph of :func:`to_graph`: point-node start arrows, double-circled
-    accepting states, the legend and ``title`` as the caption below the picture."""
+    accepting states, the legend and ``title`` as the caption below the picture. With a
+    ``dom_ids`` prefix each state and transition carries the SVG ``id`` :func:`dom_ids_of`
+    names (an interactive trace marks them, :func:`kleene.engines.pages.player`)."""
     mark = highlight or Highlight()
     ids = {q: f"q{i}" for i, q in enumerate(g.nodes)}
+    node_ids, edge_ids = dom_ids_of(g, dom_ids) if dom_ids is not None else ({}, {})
     dot = graphviz.Digraph(name="automaton",
                            graph_attr={"rankdir": rankdir, "fontname": FONT, "nodesep": "0.35",
                                        "ranksep": "0.45"},
                            node_attr={"fontname": FONT, "fontsize": "12"},
                            edge_attr={"fontname": FONT, "fontsize": "10", "arrowsize": "0.7"})
-    _add_clusters(dot, g, list(g.nodes), ids, mark, rankdir, [0])
+    _add_clusters(dot, g, list(g.nodes), ids, mark, rankdir, [0], dom_ids=node_ids)
     for source, target, data in g.edges(data=True):
         ident = data.get("ident", (source, target, data["variable"]))
         attrs = dict(data.get("dot", {}))
+        if ident in edge_ids:
+            attrs["id"] = edge_ids[ident]
         if ident in mark.taken:
             attrs.update(penwidth="3", color="black", style="solid")
         dot.edge(ids[source], ids[target], label=_dot_text(data["label"]), **attrs)
@@ -211,6 +216,18 @@ def to_dot(g: nx.MultiDiGraph, *, highlight: Highlight | None = None, title: str
     if caption:
         dot.attr(label=caption, labelloc="b", labeljust="l", fontsize="11")
     return dot.source
+
+
+def dom_ids_of(g: nx.MultiDiGraph, prefix: str) -> tuple[dict[Hashable, str],
+                                                           dict[Hashable, str]]:
+    """The SVG ``id`` of each state (``<prefix>q0``, ...) and of each transition by the key
+    a :class:`Highlight` marks it by (``<prefix>e0``, ...), as ``to_dot(...,
+    dom_ids=prefix)`` writes them."""
+    states = {q: f"{prefix}q{i}" for i, q in enumerate(g.nodes)}
+    edges: dict[Hashable, str] = {}
+    for j, (source, target, data) in enumerate(g.edges(data=True)):
+        edges.setdefault(data.get("ident", (source, target, data["variable"])), f"{prefix}e{j}")
+    return states, edges
 
 
 def cluster_path(cluster: object) -> tuple[str, ...]:
@@ -222,7 +239,7 @@ def cluster_path(cluster: object) -> tuple[str, ...]:
 
 def _add_clusters(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashable],
                   ids: dict[Hashable, str], mark: Highlight, rankdir: str, count: list[int],
-                  depth: int = 0) -> None:
+                  depth: int = 0, *, dom_ids: dict[Hashable, str] | None = None) -> None:
     """The states ``qs`` (all inside the cluster path's first ``depth`` names): those
     outside deeper clusters here, the others in one nested subgraph per next name."""
     clusters: dict[str | None, list[Hashable]] = {}
@@ -233,21 +250,25 @@ def _add_clusters(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashab
     ordered = list(clusters.items())[::-1 if rankdir == "LR" else 1]
     for name, members in ordered:
         if name is None:
-            _add_states(dot, g, members, ids, mark)
+            _add_states(dot, g, members, ids, mark, dom_ids=dom_ids)
             continue
         count[0] += 1
         with dot.subgraph(name=f"cluster_{count[0] - 1}") as sub:
             sub.attr(label=name, style="rounded", color="gray60", fontsize="11")
-            _add_clusters(sub, g, members, ids, mark, rankdir, count, depth + 1)
+            _add_clusters(sub, g, members, ids, mark, rankdir, count, depth + 1,
+                          dom_ids=dom_ids)
 
 
 def _add_states(dot: graphviz.Digraph, g: nx.MultiDiGraph, qs: Sequence[Hashable],
-                ids: dict[Hashable, str], mark: Highlight) -> None:
+                ids: dict[Hashable, str], mark: Highlight, *,
+                dom_ids: dict[Hashable, str] | None = None) -> None:
     for q in qs:
         data = g.nodes[q]
         attrs = {"shape": data.get("shape") or
                  ("doublecircle" if data["accepting"] else "circle"),
                  "width": "0.45", "margin": "0.02", **data.get("dot", {})}
+        if dom_ids:
+            attrs["id"] = dom_ids[q]
         if q in mark.current:
             attrs.update(style="filled", fillcolor="black", fontcolor="white")
         elif q in mark.visited:

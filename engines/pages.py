@@ -1,21 +1,67 @@
 """HTML pages of traces, for every family (``kleene trace -o run.html``, notebooks):
-one self-contained page, pictures inline as SVG, cells escaped."""
+one self-contained page, pictures inline as SVG, cells escaped, no network.
+
+A trace's steps play on one picture (:func:`player`): the automaton is drawn once, each
+state and transition with an SVG ``id`` (:func:`~kleene.engines.draw.dom_ids_of`), and
+each step's marks (seed 000 Fig. 6: the current states black, the states visited before
+gray, the transitions taken thick) are data, applied by a few lines of script when the
+step is shown: buttons, a slider, the arrow keys, or a click on an event's row.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 from collections.abc import Iterable, Sequence
 
 import networkx as nx
 
-from kleene.engines.draw import Highlight, render, to_dot
+from kleene.engines.draw import Highlight, dom_ids_of, render, to_dot
 
 _STYLE = """
 body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:72em;margin:1em auto}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:.2em .5em}
 th{background:#eee}pre{background:#f6f6f6;padding:.5em}
 .step{border-top:2px solid #888;margin-top:1.5em}
-.reported{color:#070;font-weight:bold}svg{max-width:100%;height:auto}"""
+.reported{color:#070;font-weight:bold}svg{max-width:100%;height:auto}
+.player{position:sticky;top:0;background:#fff;border-bottom:2px solid #888;z-index:1}
+.controls{display:flex;gap:.5em;align-items:center;margin:.3em 0}
+.controls input[type=range]{flex:1}.player .step{border:0;margin:0}
+.player svg{max-height:45vh}
+g.cur ellipse,g.cur polygon{fill:#000}g.cur text{fill:#fff}
+g.vis ellipse,g.vis polygon{fill:#bbb}
+g.taken path,g.taken polygon{stroke:#000;stroke-width:3px}
+tr.here td{background:#ffd}tr[data-step]{cursor:pointer}"""
+
+#: The script of :func:`player` (no library), run where it stands, after the trace's root
+#: ``R``: shows step ``k`` and applies its marks, inside ``R`` only (a notebook may show
+#: several traces).
+_PLAYER = """(function(root){
+const q=s=>root.querySelectorAll(s);
+const marks=JSON.parse(root.querySelector('.kleene-steps').textContent);
+const steps=q('.player .step'),rows=q('tr[data-step]');
+const slider=root.querySelector('.kleene-slider'),where=root.querySelector('.kleene-where');
+let k=0;
+function show(j){
+ k=Math.max(0,Math.min(steps.length-1,j));
+ steps.forEach((s,i)=>{s.hidden=i!==k;});
+ q('g.cur,g.vis,g.taken').forEach(e=>e.classList.remove('cur','vis','taken'));
+ const m=marks[k]||{current:[],visited:[],taken:[]};
+ for(const [cls,ids] of [['cur',m.current],['vis',m.visited],['taken',m.taken]])
+  for(const id of ids){const e=document.getElementById(id);if(e)e.classList.add(cls);}
+ rows.forEach(r=>r.classList.toggle('here',Number(r.dataset.step)===k));
+ slider.value=k;where.textContent='step '+(k+1)+' of '+steps.length;
+}
+root.querySelector('.kleene-prev').onclick=()=>show(k-1);
+root.querySelector('.kleene-next').onclick=()=>show(k+1);
+slider.oninput=()=>show(Number(slider.value));
+rows.forEach(r=>{r.onclick=()=>show(Number(r.dataset.step));});
+root.tabIndex=0;
+root.addEventListener('keydown',e=>{if(e.key==='ArrowRight')show(k+1);
+ if(e.key==='ArrowLeft')show(k-1);});
+show(0);
+})(document.getElementById('R'));"""
 
 
 def svg_of(g: nx.MultiDiGraph, highlight: Highlight | None = None, *, legend: bool = True,
@@ -40,4 +86,45 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
                    for r in rows)
+    return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def player(g: nx.MultiDiGraph, steps: Sequence[tuple[str, Highlight]], *,
+           title: str | None = None, after: Sequence[str] = ()) -> str:
+    """A trace that plays ``steps`` (each its HTML and its marks) on one picture of ``g``
+    (module docstring): the controls, the picture and the steps (one shown at a time),
+    then the ``after`` parts (an events table of :func:`step_rows`: a click on a row shows
+    its step), the marks as JSON and the script, all in one root element whose ids no
+    other trace on the page shares."""
+    bodies = [body for body, _ in steps]
+    token = "kt" + hashlib.sha1("".join(bodies).encode("utf-8")).hexdigest()[:10]
+    states, edges = dom_ids_of(g, token)
+    marks = [{"current": sorted(states[q] for q in m.current if q in states),
+              "visited": sorted(states[q] for q in m.visited if q in states),
+              "taken": sorted(edges[t] for t in m.taken if t in edges)} for _, m in steps]
+    svg = render(to_dot(g, title=title, dom_ids=token), "svg").decode("utf-8")
+    n = len(steps)
+    controls = ("<div class='controls'><button class='kleene-prev'>◀ previous</button>"
+                f"<input class='kleene-slider' type='range' min='0' max='{max(n - 1, 0)}' "
+                "value='0' aria-label='step'><button class='kleene-next'>next ▶</button>"
+                f"<span class='kleene-where'>step 1 of {n}</span></div>")
+    shown = "".join(f"<div class='step' data-k='{k}'>{body}</div>"
+                    for k, body in enumerate(bodies))
+    data = json.dumps(marks, separators=(",", ":")).replace("</", "<\\/")
+    script = _PLAYER.replace("'R'", repr(token))
+    return "\n".join([
+        f"<div class='kleene-trace' id='{token}'>",
+        f"<div class='player'>{controls}{svg[svg.find('<svg'):]}{shown}</div>", *after,
+        f"<script type='application/json' class='kleene-steps'>{data}</script></div>",
+        f"<script>{script}</script>"])
+
+
+def step_rows(header: Sequence[str], rows: Iterable[tuple[int | None, Sequence[object]]]
+              ) -> str:
+    """An HTML table whose rows name the step they belong to (``None``: none): a click on
+    such a row shows that step in the :func:`player`."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(("<tr>" if k is None else f"<tr data-step='{k}'>") +
+                   "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
+                   for k, r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from kleene.engines.protocol import Engine, Query, claims
-from kleene.reference.errors import KleeneError
+from kleene.reference.errors import KleeneError, Unsupported
 
 
 class UnknownEngine(KleeneError):
@@ -116,3 +116,21 @@ def fastest_engine(query: Query) -> Choice | None:
         return None
     needed = ", ".join(sorted(map(str, query.features())))
     return Choice(able[0], f"the fastest engine that claims {needed}", tuple(able[1:]))
+
+
+#: The engine pictures and traces show unless told (``kleene draw``/``trace``,
+#: :func:`kleene.draw`/:func:`kleene.trace`): seed 000's SES automaton (Def. 4), whose runs
+#: the paper draws (Fig. 6), where it claims the query.
+PICTURED = "ses-automaton"
+
+
+def pictured_engine(query: Query) -> str:
+    """The engine a picture or a trace of ``query`` shows unless told: :data:`PICTURED`
+    where it claims the query, else the fastest engine that does; one line when none does."""
+    if claims(engine(PICTURED), query):
+        return PICTURED
+    choice = fastest_engine(query)
+    if choice is None:
+        raise Unsupported(f"no registered engine compiles this {query.lang.title} pattern "
+                          f"under policy {query.policy}")
+    return choice.name

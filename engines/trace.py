@@ -20,7 +20,7 @@ import importlib.util
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from kleene.engines.pages import table
+from kleene.engines.pages import step_rows
 from kleene.engines.protocol import Compiled, Counters
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -171,11 +171,22 @@ def event_text(e: Event) -> str:
     return f"{event_name(e)} (ts {e.ts}{kind}): {attrs}"
 
 
-def events_table(events: Sequence[Event]) -> str:
-    """The events as an HTML table: name, ts, then every attribute."""
+def events_table(events: Sequence[Event], steps: Mapping[int, int] | None = None) -> str:
+    """The events as an HTML table: name, ts, then every attribute; with ``steps`` (an
+    event's position → the step that shows it), a click on a row shows its step
+    (:func:`kleene.engines.pages.player`)."""
     keys = list(dict.fromkeys(k for e in events for k in e.attrs))
     types = any(e.type is not None for e in events)
-    return "<h2>Events</h2>" + table(
+    where = steps or {}
+    return "<h2>Events</h2>" + step_rows(
         ["event", "ts", *(["type"] if types else []), *keys],
-        ([event_name(e), e.ts, *([e.type] if types else []),
-          *(e.attrs.get(k, "") for k in keys)] for e in events))
+        ((where.get(e.position), [event_name(e), e.ts, *([e.type] if types else []),
+                                  *(e.attrs.get(k, "") for k in keys)]) for e in events))
+
+
+def beneath(more: int, events: Sequence[Event], steps: Mapping[int, int]) -> list[str]:
+    """What a trace's page shows under its player: how many steps it leaves out (``more``)
+    and the events table (each row showing its step)."""
+    out = [f"<p>… {more} more steps not shown (kleene trace --format text prints them "
+           "all).</p>"] if more > 0 else []
+    return out + ([events_table(events, steps)] if events else [])

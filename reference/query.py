@@ -119,7 +119,7 @@ def all_features() -> frozenset[Feature]:
 
 #: The doors that answer a query whose language answers tables (``MATCH_RECOGNIZE``).
 TABLE_DOORS = "kleene match --pattern FILE --events FILE (without --spark), or " \
-    "kleene.match_recognize(data, sql) in Python"
+    "kleene.match(sql, data) in Python"
 
 
 @dataclass(frozen=True)
@@ -211,12 +211,15 @@ class Query:
         through :meth:`parse`, an AST through :meth:`of`. A query comes with its
         settings: giving them again is an error, not a second decision. A query that
         answers tables is refused here (:meth:`matches_at`)."""
-        return cls._asked(pattern, language=language, policy=policy, reading=reading,
+        return cls.decide(pattern, language=language, policy=policy, reading=reading,
                           time_unit=time_unit).matches_at(door)
 
     @classmethod
-    def _asked(cls, pattern: str | Pattern | Query, *, language: str | None,
-               policy: str | None, reading: str | None, time_unit: str | None) -> Query:
+    def decide(cls, pattern: str | Pattern | Query, *, language: str | None = None,
+               policy: str | None = None, reading: str | None = None,
+               time_unit: str | None = None) -> Query:
+        """The query of a door that answers matches or tables (:func:`kleene.match`):
+        as :meth:`ask`, without refusing a query that answers tables."""
         if isinstance(pattern, Query):
             given = [name for name, value in (("language", language), ("policy", policy),
                                               ("reading", reading), ("time_unit", time_unit))

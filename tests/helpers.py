@@ -102,13 +102,21 @@ def write(path: Path, text: str, *, gz: bool = False) -> Path:
 
 
 def sremo_case_params() -> Iterator[Any]:
-    """Every test of :data:`SREMO_FILES` as ``pytest.param(case, test)``, named by its file
-    and description."""
+    """Every test of :data:`SREMO_FILES` under each window reading it pins, as
+    ``pytest.param(case, test, reading, matches)`` (a test with ``readings`` once per
+    reading; otherwise its ``reading``, default inclusive), named by its file and
+    description."""
     for path in SREMO_FILES:
         data = json.loads(path.read_text())
         for case in data["cases"]:
             for test in case["tests"]:
-                yield pytest.param(case, test, id=f"{path.stem}: {test['description']}")
+                name = f"{path.stem}: {test['description']}"
+                if "readings" in test:
+                    for reading, matches in test["readings"].items():
+                        yield pytest.param(case, test, reading, matches, id=f"{name} ({reading})")
+                else:
+                    yield pytest.param(case, test, test.get("reading", "inclusive"),
+                                       test["matches"], id=name)
 
 # ---------------------------------------------------------------- engines
 

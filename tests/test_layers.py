@@ -3,7 +3,9 @@ docs/architecture.md, "Layers") catches what it is there for.
 
 Each case runs ``lint-imports`` on a copy of the package with one import added by
 hand: a lower floor importing a higher one (also inside a function, where a lazy
-import would hide it from a reader), and two modules importing each other. The
+import would hide it from a reader), two modules importing each other, and the
+independent evaluator importing the reference (directly, or through a module that
+does: issue 28). The
 unchanged copy passes, so a failure below is the added import's.
 """
 
@@ -50,10 +52,10 @@ def lint(top: Path, edit: tuple[str, str] | None = None) -> subprocess.Completed
             path.write_text(before)
 
 
-def test_the_copy_keeps_both_contracts(package: Path) -> None:
+def test_the_copy_keeps_the_contracts(package: Path) -> None:
     done = lint(package)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 kept, 0 broken" in done.stdout
+    assert "3 kept, 0 broken" in done.stdout
     assert str(package) in subprocess.run(
         [sys.executable, "-c", "import kleene; print(kleene.__file__)"], cwd=package.parent,
         capture_output=True, text=True, env={"PYTHONPATH": str(package.parent)}).stdout
@@ -78,3 +80,16 @@ def test_two_modules_importing_each_other_fail(package: Path) -> None:
     assert done.returncode != 0
     assert "no import cycle between sibling packages or modules BROKEN" in done.stdout
     assert ".stock -> .loaders" in done.stdout or ".loaders -> .stock" in done.stdout
+
+
+@pytest.mark.parametrize("line", [
+    "from kleene.reference import conditions  # noqa",
+    "def f():\n    from kleene.conformance import corpus_draw  # noqa",
+], ids=["directly", "through a conformance module (lazy)"])
+def test_the_independent_evaluator_importing_the_reference_fails(package: Path,
+                                                                 line: str) -> None:
+    done = lint(package, ("conformance/independent/sremo.py", line))
+    assert done.returncode != 0
+    assert "the independent evaluator shares no code with the reference (issue 28) BROKEN" \
+        in done.stdout
+    assert "kleene.conformance.independent.sremo" in done.stdout

@@ -39,8 +39,9 @@ def test_case_file_is_valid_and_descriptions_are_unique(path):
                 assert f'<a id="{anchor.split("#")[1]}"></a>' in ERRATA
 
 
-@pytest.mark.parametrize("case, test", list(sremo_case_params()))
-def test_reference_gives_the_expected_matches(case, test):
-    s = Stream.from_rows(test.get("events", case.get("events")))
-    got = run_text(case["pattern"], s, test.get("policy", "stream"))
-    assert got == matches_from_json(test["matches"])
+@pytest.mark.parametrize("case, test, reading, expected", list(sremo_case_params()))
+def test_reference_gives_the_expected_matches(case, test, reading, expected):
+    s = Stream.from_rows(test.get("events", case.get("events")),
+                         time_unit=test.get("time_unit", case.get("time_unit")))
+    got = run_text(case["pattern"], s, test.get("policy", "stream"), reading=reading)
+    assert got == matches_from_json(expected)

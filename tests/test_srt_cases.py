@@ -19,13 +19,12 @@ from tests.helpers import sremo_case_params
 REFUSED: dict[str, str] = {}
 
 
-@pytest.mark.parametrize("case, test", list(sremo_case_params()))
-def test_srt_gives_the_expected_matches(case, test):
+@pytest.mark.parametrize("case, test, reading, expected", list(sremo_case_params()))
+def test_srt_gives_the_expected_matches(case, test, reading, expected):
     s = Stream.from_rows(test.get("events", case.get("events")),
                          time_unit=test.get("time_unit", case.get("time_unit")))
     e = parse_sremo(case["pattern"])
     policy = test.get("policy", "stream")
-    reading = test.get("window", case.get("window", "inclusive"))
     try:
         query = Query.of(e, policy=policy, time_unit=s.time_unit, reading=reading)
         compiled = engine("srt").compile(query)
@@ -35,7 +34,7 @@ def test_srt_gives_the_expected_matches(case, test):
         return
     got = list(compiled.run(s))
     assert len(got) == len(set(got)), "a match reported twice"
-    assert set(got) == matches_from_json(test["matches"])
+    assert set(got) == matches_from_json(expected)
 
 
 def test_transitions_are_named_with_top_never_true():

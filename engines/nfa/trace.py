@@ -35,14 +35,14 @@ from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.tree import TreeRunner
-from kleene.engines.pages import page, svg_of, table
+from kleene.engines.pages import page, player, table
 from kleene.engines.protocol import Counters, window_in_units
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
     StepTrace,
+    beneath,
     event_name,
     event_text,
-    events_table,
     every_run,
     match_text,
     register_tracer,
@@ -166,23 +166,22 @@ class NFATrace(StepTrace):
                  f"<p>{html.escape(_describe(c))}. Black: the states of the instances alive "
                  "before the event; thick: the edges taken by the instances it created. "
                  "An event taken from a buffer was read when it arrived and is evaluated "
-                 "only now (seed 003 Sec. 3).</p>", svg_of(self.graph, title="the automaton")]
-        if events:
-            parts.append(events_table(events))
+                 "only now (seed 003 Sec. 3).</p>"]
+        shown: list[tuple[str, Highlight]] = []
         before: tuple[tuple[int, Partial], ...] = ()
-        for k, s in enumerate(self.steps):
-            if k == MAX_PICTURED_STEPS:
-                parts.append(f"<p>… {len(self.steps) - k} more steps not shown.</p>")
-                break
-            parts.append(self._html_step(s, before))
+        for s in self.steps[:MAX_PICTURED_STEPS]:
+            shown.append((self._html_step(s), self.highlight(s, before)))
             before = s.live
+        parts.append(player(self.graph, shown, title="the automaton", after=beneath(
+            len(self.steps) - len(shown), events,
+            {s.event.position: k for k, s in enumerate(self.steps[:len(shown)])})))
         found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
                         for m in self.final)
         parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported'}"
                      "</ul><pre>" + html.escape(self.text()[-1]) + "</pre>")
         return page(title, parts)
 
-    def _html_step(self, s: NFAStep, before: Sequence[tuple[int, Partial]]) -> str:
+    def _html_step(self, s: NFAStep) -> str:
         head = html.escape(event_text(s.event)) + ("" if s.relevant else " — no pattern type")
         rows: list[Sequence[object]] = [(t, ", ".join(event_name(e) for e in es))
                                         for t, es in s.buffers]
@@ -194,10 +193,7 @@ class NFATrace(StepTrace):
                      [(self.state(b, p), self.binds_text(b, p)) for b, p in s.live])
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                            for m in s.reported)
-        picture = svg_of(self.graph, self.highlight(s, before), legend=False) \
-            if s.relevant else ""
-        return (f"<div class='step'><h3>{head}</h3>{buffers}{created}{live}{reported}"
-                f"{picture}</div>")
+        return f"<h3>{head}</h3>{buffers}{created}{live}{reported}"
 
 
 def _describe(c: CompiledNFA) -> str:

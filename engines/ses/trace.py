@@ -35,16 +35,16 @@ import networkx as nx
 
 from kleene.engines.draw import AutomatonView, Highlight, to_graph
 from kleene.engines.labels import group_variables, state_label, variable_label
-from kleene.engines.pages import page, svg_of, table
+from kleene.engines.pages import page, player, table
 from kleene.engines.protocol import Counters, Transition, window_in_units
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.filter import event_filter
 from kleene.engines.ses.run import CompiledSES, Execution, Instance
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
+    beneath,
     event_name,
     event_text,
-    events_table,
     match_text,
     register_tracer,
     substitution_text,
@@ -265,16 +265,14 @@ def to_html(t: Trace, first: int | None = None, *, title: str = "Kleene trace",
              f"<p>SES automaton (seed 000 Sec. 4), policy <b>{c.policy}</b>, variant "
              f"<b>{c.variant}</b>, filter <b>{c.filter}</b>; following {whose}. Black: the "
              "state before the event; thick: the transitions taken; gray: states the run "
-             "was in before; {}: no transition (seed 000 Fig. 6).</p>",
-             svg_of(names.graph, title="the automaton")]
-    if events:
-        parts.append(events_table(events))
-    steps = run_steps(t, first)
-    for k, rs in enumerate(steps):
-        if k == MAX_PICTURED_STEPS:
-            parts.append(f"<p>… {len(steps) - k} more steps not shown.</p>")
-            break
-        parts.append(_html_step(rs, names, first))
+             "was in before; {}: no transition (seed 000 Fig. 6).</p>"]
+    every = run_steps(t, first)
+    steps = every[:MAX_PICTURED_STEPS]
+    parts.append(player(names.graph,
+                        [(_html_step(rs, names, first), rs.highlight) for rs in steps],
+                        title="the automaton", after=beneath(
+                            len(every) - len(steps), events,
+                            {rs.step.event.position: k for k, rs in enumerate(steps)})))
     found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
                     for m in t.final)
     parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported</li>'}"
@@ -294,8 +292,7 @@ def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
         "<p>no instance of this run moves</p>"
     reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                        for m in s.reported)
-    picture = svg_of(names.graph, highlight=rs.highlight, legend=False)
-    return f"<div class='step'><h3>{head}</h3>{moves}{reported}{picture}</div>"
+    return f"<h3>{head}</h3>{moves}{reported}"
 
 
 def view_of(n: SESAutomaton) -> AutomatonView:

@@ -30,7 +30,7 @@ import networkx as nx
 
 from kleene.engines.draw import Highlight
 from kleene.engines.drawers import picture_graph
-from kleene.engines.pages import page, svg_of, table
+from kleene.engines.pages import page, player, table
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.automaton import Edge, Held, Registers, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
@@ -41,9 +41,9 @@ from kleene.engines.srt.run import CompiledSRT
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
     StepTrace,
+    beneath,
     event_name,
     event_text,
-    events_table,
     every_run,
     match_text,
     register_tracer,
@@ -147,14 +147,12 @@ class SRTTrace(StepTrace):
         parts = [f"<p>Run of the {self.name} (seed 004 Alg. 1), policy <b>{c.policy}</b>. "
                  "Black: the states of the runs before the element; thick: the transitions "
                  "that fire. Runs that agree on state and registers are one group; ● marks "
-                 f"the element.</p>", svg_of(self.graph, title=f"the {self.name}")]
-        if events:
-            parts.append(events_table(events))
-        for k in range(len(self.steps)):
-            if k == MAX_PICTURED_STEPS:
-                parts.append(f"<p>… {len(self.steps) - k} more steps not shown.</p>")
-                break
-            parts.append(self._html_step(k))
+                 f"the element.</p>"]
+        shown = [(self._html_step(k), self.mark(k))
+                 for k in range(min(len(self.steps), MAX_PICTURED_STEPS))]
+        parts.append(player(self.graph, shown, title=f"the {self.name}", after=beneath(
+            len(self.steps) - len(shown), events,
+            {s.event.position: k for k, s in enumerate(self.steps[:len(shown)])})))
         found = "".join(f"<li class='reported'>{html.escape(match_text(m))}</li>"
                         for m in self.final)
         parts.append(f"<h2>End of the stream</h2><ul>{found or '<li>nothing more reported'}"
@@ -169,9 +167,7 @@ class SRTTrace(StepTrace):
         after = table(["run after"], [(self.run_text(r),) for r in s.after])
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                            for m in s.reported)
-        picture = svg_of(self.graph, self.mark(k), legend=False)
-        return (f"<div class='step'><h3>{html.escape(event_text(s.event))}</h3>{fired}{after}"
-                f"{reported}{picture}</div>")
+        return f"<h3>{html.escape(event_text(s.event))}</h3>{fired}{after}{reported}"
 
 
 def _runs(groups: dict[Group, Marks]) -> tuple[Run, ...]:
