@@ -64,7 +64,7 @@ def test_export_writes_plain_json_and_a_format_page(tmp_path: Path) -> None:
     assert len(ids) == sum(1 for _, t in iter_tests(load_case_files()) if t.check == "matches")
     assert "tests.jsonl" in (out / "FORMAT.md").read_text()
     names = {p.name for p in case_directory().iterdir() if p.name.endswith(".json")}
-    assert names | {"case.schema.json"} == {p.name for p in (out / "cases").iterdir()}
+    assert names | {"case.schema.json", "VERSION"} == {p.name for p in (out / "cases").iterdir()}
     # The exported expectations are the reference's (a sample, every 97th line).
     for r in lines[::97]:
         if "matches" not in r["expected"]:
