@@ -24,7 +24,7 @@ body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;max-width:72em;margin:
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #bbb;padding:.2em .5em}
 th{background:#eee}pre{background:#f6f6f6;padding:.5em}
 .step{border-top:2px solid #888;margin-top:1.5em}
-.reported{color:#070;font-weight:bold}svg{max-width:100%;height:auto}
+.reported{color:#070;font-weight:bold}.refused td{color:#a00}svg{max-width:100%;height:auto}
 .player{position:sticky;top:0;background:#fff;border-bottom:2px solid #888;z-index:1}
 .controls{display:flex;gap:.5em;align-items:center;margin:.3em 0}
 .controls input[type=range]{flex:1}.player .step{border:0;margin:0}
@@ -81,12 +81,14 @@ def page(title: str, parts: Iterable[str]) -> str:
     return "\n".join([head, *parts, "</body></html>"])
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
-    """An HTML table, every cell escaped."""
+def table(header: Sequence[str], rows: Iterable[Sequence[object]], *,
+          css: str | None = None) -> str:
+    """An HTML table, every cell escaped (of class ``css`` if given: ``refused`` is red)."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
                    for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+    klass = "" if css is None else f" class='{html.escape(css)}'"
+    return f"<table{klass}><tr>{head}</tr>{body}</table>"
 
 
 def player(g: nx.MultiDiGraph, steps: Sequence[tuple[str, Highlight]], *,

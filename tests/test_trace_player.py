@@ -100,3 +100,22 @@ def test_the_ses_trace_marks_the_state_before_and_the_transition_taken(browser, 
     assert heading.startswith("e2 (ts 1)")
     assert (black, thick) == (1, 1)           # the run in {a} (black) takes b (thick)
     assert pg.locator("g.node.vis").count() == 1   # ∅, where the run was before
+
+
+@needs
+@pytest.mark.slow
+def test_a_step_shows_the_false_guard_and_the_negated_event_that_kills(browser, tmp_path):
+    # SEQ(A a, NOT(C n), B b) WHERE b.x = a.x over A(x=1) C B(x=2) B(x=1): at e3 the
+    # instance {a/e1} refuses b/e3 (2 ≠ 1); at e4 it takes b/e4, and the C at e2 forbids it
+    out = trace_page(tmp_path, "PATTERN SEQ(A a, NOT(C n), B b) WHERE b.x = a.x "
+                     "WITHIN 5 hours", "ts,type,x\n0,A,1\n1,C,0\n2,B,2\n3,B,1\n",
+                     "--engine", "nfa-eager", "--time-unit", "h")
+    pg = browser.new_page()
+    pg.goto(out.as_uri())
+    assert not pg.locator(".player .step:not([hidden]) table.refused").count()
+    pg.fill(".kleene-slider", "2")
+    assert pg.locator(".player .step:not([hidden]) table.refused td").all_inner_texts() == [
+        "a --b--✗ b/e3: b.x = a.x is false"]
+    pg.click(".kleene-next")
+    assert pg.locator(".player .step:not([hidden]) table.refused td").all_inner_texts() == [
+        "ab {a/e1, b/e4} dropped: NOT C n: forbidden by e2"]

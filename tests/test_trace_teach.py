@@ -1,0 +1,96 @@
+"""Traces that teach (issue 29 item 6): every refusal with the false guard named, and
+the instances a negated event or the window drops, with the event that caused it.
+
+Expected lines are hand-derived. Seed 000's Q1 (conformance case ses-q1): the run from
+e1 is in cdp+ after e4 (patient 1: c/e1, d/e3, p/e4); e5 is patient 2's B, so Θ17
+(``b``) fails on ``d.ID = b.ID`` (1 ≠ 2) and the loop Θ16 (``p+``) on ``p.L = 'P'``;
+e6 is patient 2's P, so the loop fails on ``c.ID = p.ID`` and Θ17 on ``b.L = 'B'``.
+The NFA cases are three events each (below)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kleene.cli import main
+from kleene.engines.registry import engine
+from kleene.engines.ses.trace import to_html, to_text
+from kleene.engines.trace import trace
+from kleene.reference.events import stream_of
+from kleene.reference.query import Query
+from kleene.reference.ses.text import parse_ses
+
+ROOT = Path(__file__).resolve().parents[1]
+Q1 = json.loads((ROOT / "conformance" / "cases" / "ses-q1.json").read_text())["cases"][0]
+
+# SEQ(A a, B b) WHERE b.x = a.x: e2 (x=2) is refused by the instance {a/e1} (x=1), e3 taken
+GUARD = ("PATTERN SEQ(A a, B b) WHERE b.x = a.x WITHIN 10 hours",
+         "ts,type,x\n0,A,1\n1,B,2\n2,B,1\n")
+# SEQ(A a, NOT(C n), B b): the complete instance {a/e1, b/e3} is forbidden by the C at e2
+NEG = ("PATTERN SEQ(A a, NOT(C n), B b) WITHIN 10 hours", "ts,type,x\n0,A,1\n1,C,2\n2,B,1\n")
+# WITHIN 2 hours: at e3 (ts 5) both instances of a (ts 0 and 1) are out of the window
+WIN = ("PATTERN SEQ(A a, B b) WITHIN 2 hours", "ts,type,x\n0,A,1\n1,A,2\n5,B,1\n")
+
+
+def ses_q1():
+    compiled = engine("ses-automaton").compile(Query.of(parse_ses(Q1["pattern"]),
+                                                        policy="next"))
+    return trace(compiled, stream_of(Q1["events"], time_unit=Q1["time_unit"]))
+
+
+def test_ses_names_the_false_guard_of_every_transition_not_taken():
+    lines = to_text(ses_q1(), first=0)
+    at = lines.index("e5 (ts 105): ID=2, L=B, V=0, U=WHO-Tox")
+    assert lines[at + 1:at + 4] == [
+        "  run from e1: cdp+  {} (no transition)  β = {c/e1, d/e3, p/e4}",
+        "  refused: run from e1: cdp+ --p+, Θ16--✗ on e5: p.L = 'P' is false",
+        "  refused: run from e1: cdp+ --b, Θ17--✗ on e5: d.ID = b.ID is false"]
+    assert "  refused: run from e1: cdp+ --p+, Θ16--✗ on e6: c.ID = p.ID is false" in lines
+    assert "  refused: run from e1: cdp+ --b, Θ17--✗ on e6: b.L = 'B' is false" in lines
+    # e4 is taken on Θ11, and nothing else leaves cd: no refusal there
+    at = lines.index("e4 (ts 81): ID=1, L=P, V=111.5, U=mg")
+    assert not lines[at + 2].startswith("  refused")
+
+
+def test_the_ses_page_shows_the_refusals():
+    page = to_html(ses_q1(), first=0)
+    assert "<table class='refused'>" in page
+    assert "cdp+ --b, Θ17--✗ on e5: d.ID = b.ID is false" in page
+
+
+def nfa_lines(tmp_path: Path, case: tuple[str, str], name: str, capsys) -> list[str]:
+    (tmp_path / "p.txt").write_text(case[0])
+    (tmp_path / "e.csv").write_text(case[1])
+    assert main(["trace", str(tmp_path / "p.txt"), "--events", str(tmp_path / "e.csv"),
+                 "--time-unit", "hours", "--engine", name]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize("name,refusal", [
+    ("nfa-eager", "a --b--✗ b/e2"), ("nfa-chain", "a --b--✗ b/e2"),
+    # the Tree NFA builds b's instance at e2, then looks for an a in A's buffer (Sec. 7)
+    ("nfa-tree", "b --a--✗ a/e1")])
+def test_an_nfa_names_the_false_guard(tmp_path, capsys, name, refusal):
+    lines = nfa_lines(tmp_path, GUARD, name, capsys)
+    e2 = lines.index("e2 (ts 1, type=B): x=2")
+    e3 = lines.index("e3 (ts 2, type=B): x=1")
+    assert f"  refused: {refusal}: b.x = a.x is false" in lines[e2:e3]
+    assert not any(line.startswith("  refused") for line in lines[e3:])
+
+
+@pytest.mark.parametrize("name", ["nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-tree"])
+def test_an_nfa_names_the_negated_event_that_kills(tmp_path, capsys, name):
+    lines = nfa_lines(tmp_path, NEG, name, capsys)
+    e3 = lines.index("e3 (ts 2, type=B): x=1")
+    assert "  killed: ab {a/e1, b/e3} dropped: NOT C n: forbidden by e2" in lines[e3:]
+    assert not any(line.startswith("  killed") for line in lines[:e3])
+    assert not any("reported" in line for line in lines)
+
+
+def test_an_nfa_names_the_event_that_expires_an_instance(tmp_path, capsys):
+    lines = nfa_lines(tmp_path, WIN, "nfa-eager", capsys)
+    e3 = lines.index("e3 (ts 5, type=B): x=1")
+    why = "dropped: expired (τ): e3 is out of the window of its first event"
+    assert lines[e3 + 1:e3 + 3] == [f"  killed: a {{a/e1}} {why}", f"  killed: a {{a/e2}} {why}"]
