@@ -10,6 +10,7 @@ The NFA cases are three events each (below)."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,50 @@ def test_an_nfa_names_the_event_that_expires_an_instance(tmp_path, capsys):
     e3 = lines.index("e3 (ts 5, type=B): x=1")
     why = "dropped: expired (τ): e3 is out of the window of its first event"
     assert lines[e3 + 1:e3 + 3] == [f"  killed: a {{a/e1}} {why}", f"  killed: a {{a/e2}} {why}"]
+
+
+# ---------------------------------------------------------------- pictures
+
+# SEQ(A a, C c, D d): a.x = d.x needs d, c.v > a.v needs c (issue 29: `∅ → a` showed both)
+GUARDS = "PATTERN SEQ(A a, C c, D d) WHERE a.x = d.x AND c.v > a.v WITHIN 5 hours"
+
+
+def nfa_picture(name: str, guards: str = "full", frequencies: str | None = None):
+    args = ["draw", GUARDS, "--engine", name, "--format", "dot", "--guards", guards]
+    return args + (["--frequencies", frequencies] if frequencies else [])
+
+
+def dot_of(capsysbinary, args: list[str]) -> str:
+    assert main(args) == 0
+    return capsysbinary.readouterr().out.decode("utf-8")
+
+
+def test_an_nfa_edge_shows_only_the_guards_of_bound_variables(capsysbinary):
+    dot = dot_of(capsysbinary, nfa_picture("nfa-eager"))
+    assert 'q0 -> q1 [label="take A a"]' in dot
+    assert 'q1 -> q2 [label="take C c\\nc.v > a.v"]' in dot
+    assert 'q2 -> q3 [label="take D d\\na.x = d.x"]' in dot
+    # the chain with D first: d binds alone, then a (a.x = d.x), then c (c.v > a.v)
+    dot = dot_of(capsysbinary, nfa_picture("nfa-chain", "legend", "D=1,A=2,C=3"))
+    assert 'label="take D d"' in dot and 'label="take A a, Θ1"' in dot
+    assert 'label="take C c, Θ2"' in dot
+    assert "Θ1 = {a.x = d.x}\\lΘ2 = {c.v > a.v}" in dot
+
+
+def test_the_buffer_caption_names_the_boxes_drawn(capsysbinary):
+    for name in ("nfa-chain", "nfa-tree"):
+        dot = dot_of(capsysbinary, nfa_picture(name))
+        boxes = sorted(re.findall(r'label="buffer (\w+)"', dot))
+        assert boxes == ["A", "C", "D"]
+        assert "input buffers: A, C, D (every event" in dot
+
+
+def test_dsrt_refused_points_to_the_srt_view(tmp_path, capsys):
+    (tmp_path / "t.sremo").write_text("mark {~.type = 'a'} ; {TRUE}* ; mark {~.type = 'b'}\n")
+    pattern = str(tmp_path / "t.sremo")
+    assert main(["draw", pattern, "--engine", "dsrt", "--format", "dot"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "unmarked atom" in err
+    assert err.rstrip().endswith(f"to draw its DSRT: kleene draw {pattern} --engine srt "
+                                 "--view dsrt")
+    assert main(["draw", pattern, "--engine", "srt", "--view", "dsrt", "--format", "dot"]) == 0
