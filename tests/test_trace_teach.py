@@ -142,3 +142,20 @@ def test_dsrt_refused_points_to_the_srt_view(tmp_path, capsys):
     assert err.rstrip().endswith(f"to draw its DSRT: kleene draw {pattern} --engine srt "
                                  "--view dsrt")
     assert main(["draw", pattern, "--engine", "srt", "--view", "dsrt", "--format", "dot"]) == 0
+
+
+def test_a_large_automaton_on_a_trace_page_is_scrolled_or_left_out(tmp_path):
+    (tmp_path / "e.csv").write_text("ts,L\n0,A\n1,B\n")
+    events = str(tmp_path / "e.csv")
+    # <{a, ..., e}>: one state per subset of the set, 2^5 = 32, wider than the page
+    assert main(["trace", "PATTERN <{a, b, c, d, e}> WITHIN 10", "--events", events,
+                 "-o", str(tmp_path / "five.html")]) == 0
+    five = (tmp_path / "five.html").read_text()
+    assert "A large automaton (32 states): drawn at its own size" in five
+    assert five.count("<svg") == 1 and "<div class='kleene-picture large'><svg" in five
+    # <{a, ..., h}>: 2^8 = 256 states, beyond the 150 drawn: no picture, a note, the steps
+    assert main(["trace", "PATTERN <{a, b, c, d, e, f, g, h}> WITHIN 10", "--events", events,
+                 "-o", str(tmp_path / "eight.html")]) == 0
+    eight = (tmp_path / "eight.html").read_text()
+    assert "The automaton has 256 states: too many to draw" in eight
+    assert "<svg" not in eight and eight.count("<div class='step'") == 2
