@@ -159,3 +159,21 @@ def test_a_large_automaton_on_a_trace_page_is_scrolled_or_left_out(tmp_path):
     eight = (tmp_path / "eight.html").read_text()
     assert "The automaton has 256 states: too many to draw" in eight
     assert "<svg" not in eight and eight.count("<div class='step'") == 2
+
+
+def test_an_srt_names_the_run_the_count_window_drops(tmp_path, capsys):
+    # intc.sre, window [1..20] counted: one INTC buy then 19 RIMM buys; the run from e1
+    # moves on ⊤ through e19, and at e20 only the marking φ2 (an INTC buy above x's
+    # price) is left to it: the RIMM buy fails it, and the run is dropped
+    (tmp_path / "s.stream").write_text("".join(
+        f"BUY(id={k},name={'RIMM' if k else 'INTC'},volume=100,price=20.5,"
+        f"stock_time={1000 + k})\n" for k in range(20)))
+    assert main(["trace", str(ROOT / "examples" / "stocks" / "intc.sre"), "--events",
+                 str(tmp_path / "s.stream")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    dropped = [k for k, line in enumerate(lines) if line.startswith("  dropped: ")]
+    assert [lines[k - 1].split(" ")[0] for k in dropped] == ["e20"]
+    [k] = dropped
+    assert lines[k].startswith("  dropped: q36 [x = e1] marked {e1}: false: q36 --~.type = "
+                               "'BUY' AND ~.name = 'INTC' AND ~.price > x.price ↑ ●--> ")
+    assert lines[k + 1] == "  runs (0): none"
