@@ -42,6 +42,8 @@ tr.here td{background:#ffd}tr[data-step]{cursor:pointer}
 #: scrolls, the current step's marks scrolled into view (shrunk to the page, its text
 #: would be unreadable: a count window unrolled, seed 004 Alg. 4).
 LARGE_PICTURE_PT = 1000.0
+#: A step's page shows at most this many refusals (a guard false, an instance dropped).
+MAX_REFUSALS_SHOWN = 25
 #: An automaton with more states than this is not drawn on a trace's page: its layout
 #: would be unreadable and slow; the steps still play, and the note says how to draw it.
 MAX_DRAWN_STATES = 150
@@ -100,11 +102,18 @@ def page(title: str, parts: Iterable[str]) -> str:
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[object]], *,
-          css: str | None = None) -> str:
-    """An HTML table, every cell escaped (of class ``css`` if given: ``refused`` is red)."""
+          css: str | None = None, most: int | None = None) -> str:
+    """An HTML table, every cell escaped (of class ``css`` if given: ``refused`` is red);
+    with ``most``, at most that many rows and a last one saying how many are left out
+    (the page stays small; the text trace prints them all)."""
+    rows = list(rows)
+    left = 0 if most is None else max(len(rows) - most, 0)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
-                   for r in rows)
+                   for r in rows[:len(rows) - left])
+    if left:
+        body += (f"<tr><td colspan='{len(header)}'>… {left} more (kleene trace --format "
+                 "text prints them all)</td></tr>")
     klass = "" if css is None else f" class='{html.escape(css)}'"
     return f"<table{klass}><tr>{head}</tr>{body}</table>"
 

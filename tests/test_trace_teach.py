@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
+from kleene.engines.pages import table
 from kleene.engines.registry import engine
 from kleene.engines.ses.trace import to_html, to_text
 from kleene.engines.trace import trace
@@ -177,3 +178,11 @@ def test_an_srt_names_the_run_the_count_window_drops(tmp_path, capsys):
     assert lines[k].startswith("  dropped: q36 [x = e1] marked {e1}: false: q36 --~.type = "
                                "'BUY' AND ~.name = 'INTC' AND ~.price > x.price ↑ ●--> ")
     assert lines[k + 1] == "  runs (0): none"
+
+
+def test_a_step_shows_at_most_so_many_refusals_and_says_how_many_more():
+    out = table(["why"], [("x",), ("y",), ("<z>",)], css="refused", most=2)
+    assert out.count("<tr>") == 4          # the header, two rows, the note
+    assert "<td>x</td>" in out and "<td>y</td>" in out and "&lt;z&gt;" not in out
+    assert "<td colspan='1'>… 1 more (kleene trace --format text prints them all)</td>" in out
+    assert table(["why"], [("x",)], most=2).count("<tr>") == 2

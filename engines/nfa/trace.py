@@ -35,7 +35,7 @@ from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import NegationBuffers, Partial, Pending, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.tree import TreeRunner
-from kleene.engines.pages import page, player, table
+from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters, window_in_units
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
@@ -230,9 +230,9 @@ class NFATrace(StepTrace):
                                                for c in s.created]) if s.created else \
             "<p>no instance created</p>"
         refused = table(["edge not taken: why"], [(self.refused_text(r),) for r in s.refused],
-                        css="refused") if s.refused else ""
+                        css="refused", most=MAX_REFUSALS_SHOWN) if s.refused else ""
         killed = table(["instance dropped: why"], [(self.killed_text(k),) for k in s.killed],
-                       css="refused") if s.killed else ""
+                       css="refused", most=MAX_REFUSALS_SHOWN) if s.killed else ""
         live = table(["live instance", "match buffer"],
                      [(self.state(b, p), self.binds_text(b, p)) for b, p in s.live])
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"

@@ -35,7 +35,7 @@ import networkx as nx
 
 from kleene.engines.draw import AutomatonView, Highlight, to_graph
 from kleene.engines.labels import group_variables, state_label, variable_label
-from kleene.engines.pages import page, player, table
+from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters, Transition, window_in_units
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.filter import event_filter
@@ -329,7 +329,7 @@ def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
         "<p>no instance of this run moves</p>"
     no = [r for m in rs.moves for r in names.refusals(m, s.event)]
     refusals = table(["guard false: transition not taken"], [(r,) for r in no],
-                     css="refused") if no else ""
+                     css="refused", most=MAX_REFUSALS_SHOWN) if no else ""
     reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                        for m in s.reported)
     return f"<h3>{head}</h3>{moves}{refusals}{reported}"

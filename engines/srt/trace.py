@@ -30,7 +30,7 @@ import networkx as nx
 
 from kleene.engines.draw import Highlight
 from kleene.engines.drawers import picture_graph
-from kleene.engines.pages import page, player, table
+from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.automaton import Edge, Held, Registers, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
@@ -178,7 +178,7 @@ class SRTTrace(StepTrace):
             if s.fired else "<p>no transition fires</p>"
         dropped = table(["run dropped: every transition false"],
                         [(self.dropped_text(r, out),) for r, out in s.dropped],
-                        css="refused") if s.dropped else ""
+                        css="refused", most=MAX_REFUSALS_SHOWN) if s.dropped else ""
         after = table(["run after"], [(self.run_text(r),) for r in s.after]) if s.after \
             else "<p>no run left</p>"
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
