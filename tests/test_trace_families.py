@@ -132,7 +132,11 @@ def test_a_trace_reports_the_engines_match_set(case):
             expected = sorted(m.dumps() for m in c.run(events))
         except KleeneError:         # the engine refuses the run (a budget)
             continue
-        assert sorted(m.dumps() for m in trace(c, events).matches) == expected, name
+        t = trace(c, events)
+        assert sorted(m.dumps() for m in t.matches) == expected, name
+        # every edge an NFA refused has its reason named (Plan.refusal mirrors admits)
+        assert not [r for s in t.steps for r in getattr(s, "refused", ())
+                    if r.why == "admitted"], name
         ran += 1
     if not ran:
         pytest.skip("no NFA or SRT engine compiles this case")
