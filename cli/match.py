@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from kleene.cli import progress, results
+from kleene.cli import cliffs, progress, results
 from kleene.cli.common import (
     Commands,
     QueryHelpFormatter,
@@ -166,6 +166,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_choice(query: Query, name: str, reason: str, stream: Any) -> None:
+    """Say the backend chosen and why on stderr, and the cliff it may fall off with its
+    faster equivalents (:mod:`kleene.cli.cliffs`); refuse a long input to the reference."""
+    if name == REFERENCE:
+        cliffs.refuse_reference(query, None if reads_in_batches(stream) else len(stream))
+    said = "the reference semantics" if name == REFERENCE else f"engine {name}"
+    print(f"kleene match: {said} ({reason})", file=sys.stderr)
+    warning = cliffs.warning(query, name)
+    if warning is not None:
+        print(f"kleene match: {warning}", file=sys.stderr)
+
+
 def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
@@ -176,8 +188,7 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[M
         raise Unsupported("--stream needs an engine, and no registered engine claims "
                           "this pattern under this policy")
     if chosen:   # said once every check that can fail has passed
-        said = "the reference semantics" if name == REFERENCE else f"engine {name}"
-        print(f"kleene match: {said} ({reason})", file=sys.stderr)
+        _say_choice(query, name, reason, stream)
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:
