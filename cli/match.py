@@ -133,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if args.counters and (args.spark or args.engine == REFERENCE):
         raise Unsupported("--counters needs an engine (the reference semantics keep no "
                           "counters) and no --spark")
+    progress.set_quiet(args.quiet)
     if wants_spark(args):
         return run_spark(args, query, columns)
     stream = load_stream(args)
