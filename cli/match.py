@@ -92,7 +92,9 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     add_budget_option(parser)
     add_engine_options(parser)
     add_spark_options(parser)
-    add_quiet_option(parser)
+    add_quiet_option(parser, more=", no warning of a slow backend (the reference, an engine "
+                     "enumerating every combination) and no progress (a bar on a terminal, "
+                     f"else a line every {progress.EVERY:g} seconds)")
     return parser
 
 
@@ -167,14 +169,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _say_choice(query: Query, name: str, reason: str, stream: Any) -> None:
-    """Say the backend chosen and why on stderr, and the cliff it may fall off with its
-    faster equivalents (:mod:`kleene.cli.cliffs`); refuse a long input to the reference."""
+def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool) -> None:
+    """Say the backend chosen and why on stderr, and (unless ``quiet``) the cliff it may
+    fall off with its faster equivalents (:mod:`kleene.cli.cliffs`); refuse a long input
+    to the reference."""
     if name == REFERENCE:
         cliffs.refuse_reference(query, None if reads_in_batches(stream) else len(stream))
     said = "the reference semantics" if name == REFERENCE else f"engine {name}"
     print(f"kleene match: {said} ({reason})", file=sys.stderr)
-    warning = cliffs.warning(query, name)
+    warning = None if quiet else cliffs.warning(query, name)
     if warning is not None:
         print(f"kleene match: {warning}", file=sys.stderr)
 
@@ -189,7 +192,7 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[M
         raise Unsupported("--stream needs an engine, and no registered engine claims "
                           "this pattern under this policy")
     if chosen:   # said once every check that can fail has passed
-        _say_choice(query, name, reason, stream)
+        _say_choice(query, name, reason, stream, args.quiet)
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:

@@ -63,6 +63,8 @@ def test_a_named_reference_or_a_direct_engine_says_no_warning(capsys, files):
     assert code == 0 and len(err) == 1 and err[0].startswith("kleene match: engine ")
     code, _, err = run(capsys, files, "q.op", "--count")   # any: the matches are Γ itself
     assert code == 0 and len(err) == 1 and err[0].startswith("kleene match: engine nfa-")
+    code, _, err = run(capsys, files, "q.ses", "--policy", "contiguous", "--count", "-q")
+    assert code == 0 and len(err) == 1 and err[0].startswith("kleene match: the reference ")
 
 
 def test_a_long_input_is_refused_to_the_reference_unless_named(capsys, files, monkeypatch):
