@@ -91,13 +91,13 @@ def warning(query: Query, name: str) -> str | None:
         policies = faster_policies(query)
         faster = (f"; an engine claims this pattern under --policy {', '.join(policies)}"
                   if policies else "")
-        return (f"warning: the reference semantics enumerate substitutions, exponential in "
+        return (f"slow: the reference semantics enumerate substitutions, exponential in "
                 f"the events in the worst case{faster}; --limit N matches the first N events")
     if enumerates_any(engine(name), query):
         policies = faster_policies(query, exclude_any=True)
         faster = (f"; without that enumeration: --policy {', '.join(policies)}" if policies
                   else "; no engine claims a faster policy for this pattern")
-        return (f"warning: engine {name} computes policy {query.policy} by enumerating every "
+        return (f"slow: engine {name} computes policy {query.policy} by enumerating every "
                 f"skip-till-any-match match and keeping some, a cost that grows with the "
                 f"product of the candidates{faster}; --limit N matches the first N events")
     return None

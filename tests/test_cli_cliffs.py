@@ -44,7 +44,7 @@ def test_a_fallback_on_the_reference_is_one_warning_naming_claimed_policies(caps
     # contiguous (consecutive events): {a3, b4} and {a1, b2} (a0 a1 b2 is contiguous too)
     assert out == "3\n"
     assert len(err) == 2 and err[0].startswith("kleene match: the reference semantics (")
-    assert err[1].startswith("kleene match: warning: the reference semantics enumerate ")
+    assert err[1].startswith("kleene match: slow: the reference semantics enumerate ")
     named = err[1].split("--policy ")[1].split(";")[0].split(", ")
     policies = {p.split(" (")[0]: p.split(" (")[1].rstrip(")") for p in named}
     # windows+ses claims <{a+},{b}> under any and next (docs/architecture.md, "Engines")
