@@ -135,7 +135,6 @@ def run(args: argparse.Namespace) -> int:
     if args.counters and (args.spark or args.engine == REFERENCE):
         raise Unsupported("--counters needs an engine (the reference semantics keep no "
                           "counters) and no --spark")
-    progress.set_quiet(args.quiet)
     if wants_spark(args):
         return run_spark(args, query, columns)
     stream = load_stream(args)
@@ -145,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
         if schema else []
     say_warnings(NAME, query, stream, quiet=args.quiet, more=missing)
     say_query(NAME, query)
-    found, by = _compute(args, query, stream)
+    with progress.said(args.quiet):
+        found, by = _compute(args, query, stream)
     if args.count:
         print(len(found))
         return 0

@@ -2,11 +2,11 @@
 
 On a terminal, a tqdm bar, shown once a run has lasted :data:`DELAY` seconds, so
 that quick runs print nothing. Elsewhere (a pipe, a log file, a notebook's
-captured stderr) one line every :data:`EVERY` seconds, said by a daemon thread
-so that a run stuck inside one event still says how far it got
-(``kleene: nfa-chain: 120,000 of 1,000,000 events, 10 s``). ``--quiet`` turns
-both off (:func:`set_quiet`). Engines read events (or batches of columns,
-:class:`Reading`), so their progress counts events; the reference enumerates
+captured stderr) ``kleene match`` says one line every :data:`EVERY` seconds
+(:func:`said`; its ``--quiet`` turns both off), from a daemon thread so that a run
+stuck inside one event still says how far it got
+(``kleene: nfa-chain: 120,000 of 1,000,000 events, 10 s``). Engines read events
+(or batches of columns, :class:`Reading`), so their progress counts events; the reference enumerates
 substitutions, so its progress counts budget steps. tqdm is imported only when a
 bar can be shown.
 """
@@ -34,23 +34,33 @@ EVERY = 5.0
 
 T = TypeVar("T")
 
-_quiet = False
+#: How progress is said now (:func:`said`): "bars" on a terminal only (every command's
+#: default), "lines" (also a line every :data:`EVERY` seconds elsewhere), "off".
+_how = "bars"
 
 
-def set_quiet(quiet: bool) -> None:
-    """Turn progress off (``--quiet``) or on again, for the rest of the process."""
-    global _quiet
-    _quiet = quiet
+@contextmanager
+def said(quiet: bool) -> Iterator[None]:
+    """Within the block, progress as ``kleene match`` says it: bars on a terminal, lines
+    elsewhere, nothing when ``quiet`` (``-q``); the previous way again after it. Other
+    commands (``kleene demo``, whose stderr is one message on a failure) keep the bars."""
+    global _how
+    before, _how = _how, "off" if quiet else "lines"
+    try:
+        yield
+    finally:
+        _how = before
 
 
 def enabled() -> bool:
-    """Whether bars are shown: stderr is a terminal, and not ``--quiet``."""
-    return not _quiet and sys.stderr.isatty()
+    """Whether bars are shown: stderr is a terminal, and progress is not off."""
+    return _how != "off" and sys.stderr.isatty()
 
 
 def lines() -> bool:
-    """Whether progress is said in lines: stderr is not a terminal, and not ``--quiet``."""
-    return not _quiet and not sys.stderr.isatty()
+    """Whether progress is said in lines: within :func:`said`, not quiet, and stderr is
+    not a terminal."""
+    return _how == "lines" and not sys.stderr.isatty()
 
 
 class _Off:

@@ -6,21 +6,12 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import pytest
-
 from kleene.cli import main, progress
 
 # <{a+},{b}> under contiguous: no engine claims it, the reference enumerates the subsets
 # of the As (2^14 of them here), long enough for lines said every 10 ms
 SES = "PATTERN <{a+}, {b}>\nWHERE a.type = 'A' AND b.type = 'B'\nWITHIN 100\n"
 EVENTS = "ts,type\n" + "".join(f"{i},A\n" for i in range(14)) + "14,B\n"
-
-
-@pytest.fixture(autouse=True)
-def loud():
-    progress.set_quiet(False)
-    yield
-    progress.set_quiet(False)
 
 
 def test_a_line_every_period_with_the_count_and_the_time(capsys):
@@ -49,14 +40,18 @@ def test_a_quick_run_says_nothing(capsys):
     assert capsys.readouterr().err == ""
 
 
-def test_not_a_terminal_means_lines_and_quiet_means_nothing():
-    # pytest's captured stderr is not a terminal
-    assert progress.lines() and not progress.enabled()
-    assert isinstance(progress._bar("x", "event", None), progress.Lines)
-    progress.set_quiet(True)
+def test_not_a_terminal_means_lines_in_kleene_match_and_quiet_means_nothing():
+    # pytest's captured stderr is not a terminal; other commands (kleene demo) say nothing
     assert not progress.lines() and not progress.enabled()
-    shown = progress._bar("x", "event", None)
-    assert type(shown) is progress._Off
+    assert type(progress._bar("x", "event", None)) is progress._Off
+    with progress.said(quiet=False):
+        assert progress.lines() and not progress.enabled()
+        assert isinstance(progress._bar("x", "event", None), progress.Lines)
+        with progress.said(quiet=True):
+            assert not progress.lines() and not progress.enabled()
+            assert type(progress._bar("x", "event", None)) is progress._Off
+        assert progress.lines()
+    assert not progress.lines()
 
 
 def run(capsys, tmp_path: Path, *extra: str) -> tuple[str, list[str]]:
