@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from kleene.cli import progress, results
+from kleene.cli import cliffs, progress, results
 from kleene.cli.common import (
     Commands,
     QueryHelpFormatter,
@@ -92,7 +92,9 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     add_budget_option(parser)
     add_engine_options(parser)
     add_spark_options(parser)
-    add_quiet_option(parser)
+    add_quiet_option(parser, more=", no warning of a slow backend (the reference, an engine "
+                     "enumerating every combination) and no progress (a bar on a terminal, "
+                     f"else a line every {progress.EVERY:g} seconds)")
     return parser
 
 
@@ -142,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
         if schema else []
     say_warnings(NAME, query, stream, quiet=args.quiet, more=missing)
     say_query(NAME, query)
-    found, by = _compute(args, query, stream)
+    with progress.said(args.quiet):
+        found, by = _compute(args, query, stream)
     if args.count:
         print(len(found))
         return 0
@@ -166,6 +169,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool) -> None:
+    """Say the backend chosen and why on stderr, and (unless ``quiet``) the cliff it may
+    fall off with its faster equivalents (:mod:`kleene.cli.cliffs`); refuse a long input
+    to the reference."""
+    if name == REFERENCE:
+        cliffs.refuse_reference(query, None if reads_in_batches(stream) else len(stream))
+    said = "the reference semantics" if name == REFERENCE else f"engine {name}"
+    print(f"kleene match: {said} ({reason})", file=sys.stderr)
+    warning = None if quiet else cliffs.warning(query, name)
+    if warning is not None:
+        print(f"kleene match: {warning}", file=sys.stderr)
+
+
 def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
@@ -176,8 +192,7 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[M
         raise Unsupported("--stream needs an engine, and no registered engine claims "
                           "this pattern under this policy")
     if chosen:   # said once every check that can fail has passed
-        said = "the reference semantics" if name == REFERENCE else f"engine {name}"
-        print(f"kleene match: {said} ({reason})", file=sys.stderr)
+        _say_choice(query, name, reason, stream, args.quiet)
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:

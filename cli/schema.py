@@ -24,12 +24,12 @@ def add_allow_missing_option(parser: argparse.ArgumentParser) -> None:
                              "make comparisons unknown) instead of stopping")
 
 
-def add_quiet_option(parser: argparse.ArgumentParser) -> None:
-    """``-q``/``--quiet``: no plausibility warnings."""
+def add_quiet_option(parser: argparse.ArgumentParser, more: str = "") -> None:
+    """``-q``/``--quiet``: no plausibility warnings (and ``more``, said in its help)."""
     parser.add_argument("-q", "--quiet", action="store_true",
                         help="say no plausibility warnings (a text value or event type no "
                              "event has, a time unit that puts the timestamps in implausible "
-                             "years, a window longer than the whole stream)")
+                             f"years, a window longer than the whole stream){more}")
 
 
 def check_schema(query: Query, stream: Stream, *, source: str, command: str = "match",
