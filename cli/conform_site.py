@@ -21,6 +21,7 @@ from kleene import __version__
 from kleene.conformance.cases import CaseError, load_case_files
 from kleene.conformance.site import check_target, chosen, needs, run_all, write_site
 from kleene.conformance.site_pages import Column, tally
+from kleene.conformance.versioning import corpus_version
 from kleene.reference.errors import KleeneError, Unsupported
 
 #: The options of one backend's run that a site, which runs many, does not take.
@@ -73,6 +74,8 @@ def run_site(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     about = [f"Kleene {__version__}, written {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} "
              f"UTC in {seconds:.0f} s by: {command}",
              f"case files: {args.cases or 'the packaged conformance/cases'}"
+             + ("" if args.cases else f" (case corpus {corpus_version()}, "
+                "conformance/CHANGELOG.md)")
              + (f"; tests whose id contains {args.select!r}" if args.select else "")
              + (f"; {args.generated} generated queries per language" if args.generated
                 else "")]

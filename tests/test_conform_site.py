@@ -235,6 +235,9 @@ def test_a_backend_that_cannot_start_is_said_on_the_site(
     kind, why = page.row("backends", "cmd:/no/such/backend")
     assert kind == "backend" and str(why).startswith("could not start: ")
     assert len(page.counts("(all tests)")) == 1
+    version = (ROOT / "conformance" / "cases" / "VERSION").read_text().strip()
+    assert f"(case corpus {version}, conformance/CHANGELOG.md)" in \
+        (site_dir / "index.html").read_text(encoding="utf-8")     # the corpus it measured
 
 
 # ---------------------------------------------------------------- the folder it writes
