@@ -27,6 +27,8 @@ from kleene.cli.common import (
     load_stream,
     plural,
     query_of,
+    readable,
+    readable_name,
     say_query,
     table,
 )
@@ -114,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
         from kleene.cli.match_table import run_table
 
         return run_table(args, query)
-    variables = list(query.lang.variables(query.pattern))
+    variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and args.output is None:
         raise Unsupported("--columns needs --output")
@@ -132,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
     check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
     say_query(NAME, query)
     found, by = _compute(args, query, stream)
+    found = readable(found)   # SREMO's marked positions as `marked` (docs/outputs.md)
     if args.count:
         print(len(found))
         return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -141,6 +142,17 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+#: What ``kleene match --spark`` and ``kleene stream`` say as Spark starts, before any
+#: error Spark finds (cli/spark.py: ``say_if_small``, ``started_spark``).
+SPARK_START = re.compile(r"kleene (match|stream): (starting Spark \(.*\)|Spark ready in "
+                         r"\d+\.\d s|.* is .* MB; below .* MB one process matches faster .*)")
+
+
+def after_spark_start(err: str) -> list[str]:
+    """The lines of ``err`` but those of :data:`SPARK_START`."""
+    return [line for line in err.splitlines() if not SPARK_START.fullmatch(line)]
 
 
 def node_labels(g: Any) -> set[str]:
