@@ -1,9 +1,9 @@
 """``MATCH_RECOGNIZE`` on the stock stream: the match-recognize engine against the reference
 (issue 26, "Performance").
 
-Two queries over the 224,473-event stock stream (``stocks.stream.gz``, found by
-:func:`kleene.data.shared.shared_data`), loaded once as an Arrow table (``type``,
-``stock_time``, ``id``, ``name``, ``volume``, ``price``):
+Two queries over the 224,473-event stock stream (``stocks.stream.gz``, shipped in
+``data/datasets/``), loaded once as an Arrow table (``type``, ``stock_time``, ``id``,
+``name``, ``volume``, ``price``):
 
 - ``v-shape``: the issue's V shape, ``PARTITION BY name ORDER BY stock_time, id PATTERN (STRT
   DOWN+ UP+) DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)`` (row-local
@@ -34,8 +34,8 @@ from functools import partial
 import pyarrow as pa
 
 from bench.report import Table, emit, ratio
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.data.sql import arrow_of, table_of
 from kleene.engines.match_recognize.recognition import CompiledRecognition
 from kleene.reference.budget import Budget
@@ -43,7 +43,7 @@ from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.match_recognize.table import Table as Rows
 
-STOCKS = shared_data("stocks.stream.gz")
+STOCKS = bundled("stocks.stream.gz")
 
 #: Runs of the engine over the whole stream; the fastest is reported (the machine is shared).
 REPEATS = 3

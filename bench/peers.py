@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.report import Table, emit, ratio
-from kleene.cli.demo import default_data
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.reference.query import Query
@@ -147,10 +147,7 @@ def after_load_seconds(compiled: Any, stream: Any, repeats: int = 3) -> tuple[fl
 
 def run(quick: bool = False) -> None:
     """Print the load table and the peers table; write them to ``out/bench/``."""
-    data = default_data()
-    if not data.exists():
-        print(f"(bench peers: {data} is not present; skipped)\n")
-        return
+    data = bundled("stocks.stream.gz")
     limit = 20_000 if quick else None
     windows = (500,) if quick else (500, 1000)
     engines = ENGINES[:1] if quick else ENGINES

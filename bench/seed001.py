@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from bench.measure import Measured, available, measure
 from bench.report import Table, emit, geomean, ratio
-from kleene.cli.demo import default_data
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 from kleene.reference.events import Stream
 from kleene.reference.ses.pattern import SESPattern
@@ -280,7 +280,7 @@ def _goal_text(label: str, goal: float) -> str:
 def run(quick: bool = False) -> list[Table]:
     """Figs. 6 and 8 and the targets; prints and writes ``out/bench/seed001_*.csv``."""
     settings = Settings.of(quick)
-    s = load_events(default_data(), limit=settings.load)
+    s = load_events(bundled("stocks.stream.gz"), limit=settings.load)
     head = prefix(s, settings.fig6_events)
     seq_table, seqs = fig6(head, settings, "seq")
     emit(seq_table, "seed001_fig6_seq")

@@ -47,7 +47,7 @@ from bench.report import Table, emit, ratio
 from bench.seed003_drift import columns_table, drift_table
 from bench.seed003_figs import tables as figure_tables
 from bench.seed003_stock import stock_table
-from kleene.cli.demo import default_data
+from kleene.data.bundled import bundled
 from kleene.data.loaders import read_stock
 from kleene.engines.nfa.engine import NFAEngine
 from kleene.engines.protocol import Counters, Engine
@@ -153,7 +153,7 @@ def grouped(settings: Settings) -> Table:
 
 def stock(settings: Settings) -> Table:
     """Part 2 (:mod:`bench.seed003_stock`)."""
-    data = default_data()
+    data = bundled("stocks.stream.gz")
     started = time.process_time()
     s = read_stock(data, limit=settings.stock_limit)
     return stock_table(data, s, time.process_time() - started, settings.stock_limit)

@@ -235,7 +235,7 @@ def fig17(settings: Settings) -> Table:
     return table
 
 
-#: Why a family's evaluation ratio stays below the paper's 10–200× (README, Seed 003).
+#: Why a family's evaluation ratio stays below the paper's 10–200× (docs/benchmarks.md, Seed 003).
 BELOW = {
     "AND (Fig. 12)": "AND2: both NFAs evaluate the condition once per (a, b) pair in the "
                      "window (n + 2P eager, n_B + 2P lazy, whatever the selectivity); AND3: "

@@ -2,7 +2,7 @@
 ``srt`` engine (report Alg. 1) at its own window, beside Wayeb's published figures,
 and ``srt`` against ``dsrt`` (report Thm 41 / Alg. 7).
 
-Each query of ``data/wayeb-queries`` carries ``{window:TIMESTAMP}{windowType:time}``,
+Each query of ``data/datasets/wayeb-queries`` carries ``{window:TIMESTAMP}{windowType:time}``,
 a placeholder the paper's scripts fill in; we fill in the paper's stock windows
 (Sec. 5.3–5.7: 500 ms for the sequential, Kleene and nested-Kleene patterns,
 Figs. 2 and 4; 1000 ms for the patterns "with other operators", Fig. 5), read in
@@ -35,10 +35,9 @@ import numpy as np
 import pyarrow as pa
 
 from bench.report import Table, emit
-from kleene.cli.demo import default_data
+from kleene.data.bundled import bundled
 from kleene.data.columnar import Columns
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
@@ -54,7 +53,7 @@ from kleene.reference.sremo.expressions import Expr, Partition, Window, walk
 from kleene.reference.sremo.strategies import strict_contiguity
 from kleene.reference.sremo.wayeb import SreQuery, read_sre
 
-QUERIES = shared_data("wayeb-queries")
+QUERIES = bundled("wayeb-queries")
 #: The paper's stock window (ms) per query family (Secs. 5.3–5.7).
 WINDOWS = {"reg": 500, "k": 500, "kn": 500, "other_reg": 1000}
 #: The paper's name of each query and its figure.
@@ -309,20 +308,15 @@ def filtered_table(s: Stream) -> Table:
 def run(quick: bool) -> None:
     settings = Settings.of(quick)
     paths = sorted(QUERIES.glob("*.sre"))
-    if not paths:
-        print(f"(no queries under {QUERIES})")
-        return
-    s = load_events(default_data(), limit=settings.load)
+    s = load_events(bundled("stocks.stream.gz"), limit=settings.load)
     for made, name in _tables(s, settings, paths):
         emit(made, name)
 
 
 def _tables(s: Stream, settings: Settings, paths: list[Path]) -> Iterator[tuple[Any, str]]:
     yield table(s, settings, paths), "seed004"
-    if (QUERIES / "stock_reg1.sre").exists():
-        yield sweep_table(s, settings), "seed004-window-sweep"
-    if (QUERIES / "stock_kn1.sre").exists():
-        yield nested_table(s), "seed004-nested-kleene"
+    yield sweep_table(s, settings), "seed004-window-sweep"
+    yield nested_table(s), "seed004-nested-kleene"
     yield versus_table(s, settings), "seed004-srt-vs-dsrt"
     if s.columns is not None:
         yield filtered_table(s), "seed004-head-filtered"

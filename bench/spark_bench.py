@@ -45,8 +45,8 @@ from typing import Any
 
 from bench.report import OUT_DIR, Table, emit, ratio
 from bench.stream import shift_stock_times
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.protocol import Feature, claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.spark.frames import read_events
@@ -56,7 +56,7 @@ from kleene.engines.spark.worker import match_id
 from kleene.reference.languages import detect_language
 from kleene.reference.query import Query
 
-STOCKS = shared_data("stocks.stream.gz")
+STOCKS = bundled("stocks.stream.gz")
 KEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.name = s.name "
          "WITHIN 500 ms")
 UNKEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.price > s.price "

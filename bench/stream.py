@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench.peers import pattern_text
 from bench.report import OUT_DIR, Table, emit
-from kleene.cli.demo import default_data
+from kleene.data.bundled import bundled
 
 SHIFT_MS = 50_000_000
 _STOCK_TIME = re.compile(r"stock_time=(\d+)")
@@ -69,10 +69,7 @@ def measured(pattern: Path, events: Path, limit: int | None) -> tuple[float, int
 
 def run(quick: bool = False) -> None:
     """Print the streaming table; write it to ``out/bench/stream.csv``."""
-    data = default_data()
-    if not data.exists():
-        print(f"(bench stream: {data} is not present; skipped)\n")
-        return
+    data = bundled("stocks.stream.gz")
     copies = 2 if quick else 90
     folder = Path(tempfile.mkdtemp()) if quick else OUT_DIR
     folder.mkdir(parents=True, exist_ok=True)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kleene.data.bundled import bundled
 from kleene.reference.match import Match
 
 FILES_PER_BATCH = 4
@@ -105,10 +106,9 @@ def generated_case(folder: Path, *, events: int, files: int, seed: int) -> Case:
 
 def stock_table(limit: int | None) -> Any:
     """The stock stream as an Arrow table (``ts`` in ms, ``type``, the attributes)."""
-    from kleene.cli.demo import default_data
     from kleene.engines.spark.stream.replay import stock_table as read
 
-    return read(str(default_data()), limit)
+    return read(str(bundled("stocks.stream.gz")), limit)
 
 
 def shifted(table: Any, copy: int) -> Any:
@@ -179,14 +179,10 @@ def run(quick: bool = False) -> None:
     """Print the throughput and latency table; write ``out/bench/stream_spark.csv``."""
     from bench.peers import pattern_text
     from bench.report import Table, emit
-    from kleene.cli.demo import default_data
     from kleene.engines.spark.session import session
     from kleene.engines.spark.stream import ContinuousMatch
     from kleene.engines.spark.stream.replay import chop, write_part
 
-    if not default_data().exists():
-        print(f"(bench stream-spark: {default_data()} is not present; skipped)\n")
-        return
     limit = 40_000 if quick else None
     table = stock_table(limit)
     files = 8 if quick else 24

@@ -89,7 +89,8 @@ def add_budget_option(parser: argparse.ArgumentParser) -> None:
                              "wall-clock time")
     parser.add_argument("--memory-limit", type=positive_number, metavar="MB",
                         help="stop the search (reference or engine) once the process holds "
-                             "more than MB megabytes (default: 3/4 of the machine's memory)")
+                             "more than MB megabytes (default: a quarter of the machine's "
+                             "memory)")
 
 
 def budget_limit(text: str) -> int:
@@ -117,11 +118,20 @@ def budget_of(args: argparse.Namespace) -> Budget:
                        memory if memory is not None else default_memory_mb())
 
 
+#: The share of the machine's memory a search may hold when ``--memory-limit`` is not given:
+#: a quarter leaves three quarters to the others on a shared machine, and is far above what
+#: the searches need (docs/architecture.md, "Engine budgets": an exponential case stops on
+#: its step budget below 0.3 GB, a windowed one near 1 GB, a 1 M-row funnel in 0.5 GB).
+DEFAULT_MEMORY_SHARE = 0.25
+
+
 def default_memory_mb() -> float | None:
-    """Three quarters of the machine's memory in MiB (``None`` where unknown): the
-    default ceiling, so a runaway search stops before the machine swaps."""
+    """:data:`DEFAULT_MEMORY_SHARE` of the machine's memory in MiB (``None`` where
+    unknown): the default ceiling, so a runaway search stops long before the machine swaps
+    and leaves it usable to others."""
     try:
-        return float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") * 3 // 4 // 2**20)
+        machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+        return float(int(machine * DEFAULT_MEMORY_SHARE) // 2**20)
     except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
         return None
 

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import sys
 from pathlib import Path
 
 from kleene.cli.common import Commands, positive_count, positive_number
+from kleene.cli.conform_product import (
+    STDOUT,
+    add_product_options,
+    before_summary,
+    given,
+    product_of,
+    rerun_command,
+    write_results,
+)
 from kleene.conformance.backends import DEFAULT_TIMEOUT, ENV, find_backend
 from kleene.conformance.cases import (
     CaseError,
@@ -22,6 +30,7 @@ from kleene.conformance.generated import conform
 from kleene.conformance.outcome import Backend, UnknownBackend
 from kleene.conformance.report import header, line, summary, write_html, write_junit
 from kleene.conformance.runner import FAIL, PASS, Result, new_report
+from kleene.conformance.versioning import corpus_version
 from kleene.data.outputs import OutputError, check_writable, refuse_inputs
 from kleene.engines.registry import engine_names
 from kleene.reference.errors import KleeneError, Unsupported
@@ -108,12 +117,13 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("--engine", metavar="NAME",
                         help="with --sqllogictest: the engine that runs each MATCH_RECOGNIZE "
                              "(match-recognize; default: Kleene's reference)")
+    add_product_options(parser)   # --languages --features --expected-failures --json --seed
     return parser
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the cases (or the protocol check); 0 when every applicable case passes."""
-    out = sys.stdout
+    out = sys.stderr if args.json == STDOUT else sys.stdout
     if args.report_site is not None or args.site_backend:
         # lazy: the site's runs and pages only with `--report-site`
         from kleene.cli.conform_site import run_site
@@ -132,6 +142,9 @@ def run(args: argparse.Namespace) -> int:
         if target is not None and other:
             raise Unsupported(f"{option} reports a run of the conformance cases; --export, "
                               "--check-protocol and --sqllogictest write no report")
+    for option in given(args) if other else ():
+        raise Unsupported(f"{option} is an option of a run of the conformance cases, "
+                          f"not of {modes[0]}")
     if getattr(args, "export", None):
         # lazy: only `--export` writes the cases out
         from kleene.conformance.export import export
@@ -163,21 +176,18 @@ def run(args: argparse.Namespace) -> int:
         raise KleeneError("--generated takes a number of cases, 0 or more")
     if args.master and not args.spark:
         raise Unsupported("--master needs --spark")
-    _check_reports(args)
+    sources = _check_reports(args)
     files = load_case_files(args.cases)
     if args.select and not args.generated and not any(
             args.select in case_id(case, test) for case, test in iter_tests(files)):
         raise KleeneError(f"--case {args.select!r} is in no test id of the case files "
                           "(an id is FILE/CASE/TEST, as the run prints them)")
+    product = product_of(args, files, sources)
     backend = spark_backend(args) if args.spark else find_backend(
         args.backend, timeout=args.timeout, max_answer=args.max_answer)
-    spec = args.backend or f"${ENV}"
-    on_spark = " --spark" if args.spark else ""
-
-    def rerun(ident: str) -> str:
-        return (f"kleene conform --backend {shlex.quote(spec)}{on_spark} "
-                f"--case {shlex.quote(ident)}")
-
+    spec = args.backend or os.environ.get(ENV, "")
+    rerun = rerun_command(spec, spark=args.spark, generated=args.generated,
+                          seed=product.seed)
     print(header_of(backend), file=out)
     if not args.quiet:
         print(file=out)
@@ -188,17 +198,21 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         report = conform(backend, files, timeout=args.timeout, generated=args.generated,
-                         select=args.select, rerun=rerun, progress=progress)
+                         select=product.selection, rerun=rerun, progress=progress,
+                         seed=product.seed, expected=product.expected,
+                         corpus_version=corpus_version(args.cases))
     finally:
         backend.close()
-    failures = [r for r in report.results if r.status == "fail"]
+    failures = [r for r in report.results if r.status == FAIL]
     if failures:
         print("\n━━ failures (copy-paste reproductions)\n", file=out)
         for r in failures:
             print(r.reproduction + "\n", file=out)
+    before_summary(report, out, expected_file=args.expected_failures)
     print(file=out)
     print(summary(report), file=out)
     try:   # the verdicts are printed above: a report that cannot be written loses none
+        write_results(report, product, out, spec=spec)
         if args.junit:
             print(f"JUnit XML: {write_junit(report, args.junit)}", file=out)
         if args.report:
@@ -209,10 +223,10 @@ def run(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
-def _check_reports(args: argparse.Namespace) -> None:
+def _check_reports(args: argparse.Namespace) -> list[str]:
     """Before any test: ``--cases`` is a folder of case files, and each report file
     (``--junit``, ``--report``) is none of them and can be written
-    (:mod:`kleene.data.outputs`)."""
+    (:mod:`kleene.data.outputs`); the case files, read by the run."""
     if args.cases is not None and not args.cases.is_dir():
         raise CaseError(f"--cases {args.cases}: no such folder")
     folder = args.cases if args.cases is not None else case_directory()
@@ -223,6 +237,7 @@ def _check_reports(args: argparse.Namespace) -> None:
         if target is not None:
             refuse_inputs(str(target), sources, option=option)
             check_writable(str(target), option=option)
+    return sources
 
 
 def spark_backend(args: argparse.Namespace) -> Backend:

@@ -25,7 +25,7 @@ from kleene.reference.errors import KleeneError, Unsupported
 
 #: The options of one backend's run that a site, which runs many, does not take.
 _ALONE = ("backend", "junit", "report", "export", "check_protocol", "spark", "master",
-          "reading", "engine")
+          "reading", "engine", "json", "expected_failures", "languages", "features", "seed")
 
 
 def run_site(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:

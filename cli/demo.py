@@ -9,14 +9,16 @@ runs every engine beside the reference (:mod:`kleene.cli.demo_engines`) on the
 worked examples, on a prefix of the stock stream (against the reference) and
 on the whole stream, single-process and on Spark (:mod:`kleene.cli.demo_spark`),
 and prints the agreement table (engine, matches, agreement, events/s, peak
-instances); ``out/report.md`` gets the table and the automaton pictures. Exit
-code 0 when everything agrees, 1 otherwise.
+instances); ``out/report.md`` gets the table and the automaton pictures. A part that
+cannot run (no Java for Spark, a ``--data`` file that is not a stock stream,
+``--no-spark``) is named, with why and how to run it, in the last line and at the top of
+the report; the verdict is then "everything that ran agrees", never "everything
+agrees". Exit code 0 when everything that ran agrees, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -27,11 +29,11 @@ from kleene.cli import demo_engines, demo_nfa, demo_spark, demo_srt, demo_stream
 from kleene.cli.common import Commands, add_budget_option, make_budget, non_negative, plural
 from kleene.cli.demo_cases import CROSS, Tally, summary, worked_examples
 from kleene.cli.demo_engines import Row, claiming_engines
-from kleene.cli.demo_report import print_table, write_report
+from kleene.cli.demo_report import Skipped, print_table, verdict, write_report
 from kleene.cli.progress import Reading
 from kleene.conformance.cases import Case, CaseTest, load_case_files, optional_directory
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.registry import engine
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import Event, Stream
@@ -49,10 +51,12 @@ papers' event names e1.. and as 0-based positions) and whether they equal the
 expected ones. Part 2 runs every engine beside the reference on the worked
 examples and on the stock stream, single-process and on Spark, and prints the
 agreement table (engine, matches, agreement, events/s, peak instances);
-OUT/report.md gets the table and pictures of the compiled automata. Exit code
-0 when everything agrees, 1 otherwise."""
+OUT/report.md gets the table and pictures of the compiled automata. A part that
+cannot run (no Java for Spark, --no-spark, ...) is named in the last line and
+in the report, with why and how to run it. Exit code 0 when everything that ran
+agrees, 1 otherwise."""
 
-#: The stock stream, relative to the repository root (or ``$KLEENE_DATA``).
+#: The stock stream shipped in the package (data/datasets/SOURCE.md).
 STOCK_FILE = "stocks.stream.gz"
 
 #: The stock pattern: three stocks traded within half a second, in any order.
@@ -72,11 +76,19 @@ FULL_STREAM_ENGINES = ("ses-automaton", "windows+ses", "windows-f+ses", "windows
 #: Engines run on Spark (one per family beside the SES ones: seed 003, seed 004).
 SPARK_ENGINES = ("ses-automaton", "windows+ses", "nfa-chain", "srt")
 
+#: What the demo skips without Spark, and what Spark needs.
+SPARK_PART = ("the Spark part (the worked examples and the stock stream on Spark, the "
+              "continuous run)")
+SPARK_NEEDS = ("a Java 17+ runtime (`make demo` installs it as root through "
+               "scripts/bootstrap-system.sh; else install openjdk-17-jre-headless), or "
+               "--master naming a Spark master that answers")
 
-class CasesError(KleeneError):
-    """A ``--cases`` folder that is missing or holds a malformed case file."""
 
-    code = "cases"
+class DemoInputError(KleeneError):
+    """A ``--cases`` folder that is missing or holds a malformed case file, or a ``--data``
+    file that is not there."""
+
+    code = "demo-input"
 
     def __str__(self) -> str:
         return str(self.args[0])
@@ -90,8 +102,8 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                         help="the folder of case files (default: the suite's "
                              "conformance/cases)")
     parser.add_argument("--data", metavar="FILE", type=Path, default=None,
-                        help=f"the stock stream (default: $KLEENE_DATA, else "
-                             f"../shared/data/{STOCK_FILE} beside the repository)")
+                        help=f"the stock stream (default: the one shipped with Kleene, "
+                             f"data/datasets/{STOCK_FILE})")
     parser.add_argument("--prefix", type=non_negative, default=2000, metavar="N",
                         help="compare engines with the reference over the first N stock "
                              "events (default: 2000)")
@@ -109,27 +121,22 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
-def default_data() -> Path:
-    """``$KLEENE_DATA`` (a file, or a folder holding :data:`STOCK_FILE`), else the shared data."""
-    env = os.environ.get("KLEENE_DATA")
-    if env:
-        path = Path(env)
-        return path / STOCK_FILE if path.is_dir() else path
-    return shared_data(STOCK_FILE)
-
-
 def run(args: argparse.Namespace) -> int:
-    """The worked examples, the engines and Spark, the report; 0 when everything agrees."""
+    """The worked examples, the engines and Spark, the report; 0 when everything that ran
+    agrees (the parts skipped are named)."""
     out = sys.stdout
     tally = Tally()
     if args.cases is not None:   # the user's folder: a mistake there stops at once, on one line
         if not args.cases.is_dir():
-            raise CasesError(f"--cases {args.cases}: no such folder")
+            raise DemoInputError(f"--cases {args.cases}: no such folder")
         try:
             load_case_files(args.cases)   # an empty folder is fine: no worked examples
         except (KleeneError, OSError) as err:
-            raise CasesError("; ".join(line.strip() for line in str(err).splitlines())) \
+            raise DemoInputError("; ".join(line.strip() for line in str(err).splitlines())) \
                 from None
+    if args.data is not None and not args.data.is_file():   # the user's file: at once too
+        raise DemoInputError(f"--data {args.data}: no such file (leave --data out for the "
+                             f"stock stream shipped with Kleene)")
     print("Kleene demo: the worked examples of the papers, run by the reference semantics",
           file=out)
     print("(positions are 0-based; the papers' e1 is position 0)\n", file=out)
@@ -147,31 +154,36 @@ def run(args: argparse.Namespace) -> int:
     worked_examples(files, make_budget(args.budget).limit, tally, out)
     examples = summary(tally, out)
     cases = [(case, test) for f in files for case in f.cases for test in case.tests]
-    rows, notes = engines_part(cases, args, out, tally)
+    rows, notes, skipped = engines_part(cases, args, out, tally)
     print("\n━━ the agreement table", file=out)
     print_table(rows, out)
-    pictures = draw_pictures(args.out, out)
+    pictures = draw_pictures(args.out, out, skipped)
     report = write_report(args.out / "report.md", rows, examples=examples, pictures=pictures,
-                          notes=notes)
+                          notes=notes, skipped=skipped)
     differ = sum(r.agree is False for r in rows)
     print(f"\nreport: {report}", file=out)
-    verdict = "everything agrees" if tally.disagree == 0 and differ == 0 else "DISAGREEMENTS above"
-    print(f"Done: {len(rows)} engine runs, {differ} differ; {verdict}.", file=out)
+    print(verdict(len(rows), differ, tally.disagree, skipped), file=out)
     return 0 if tally.disagree == 0 and differ == 0 else 1
 
 
 def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
-                 out: TextIO, tally: Tally) -> tuple[list[Row], list[str]]:
+                 out: TextIO, tally: Tally) -> tuple[list[Row], list[str], list[Skipped]]:
     """Every engine beside the reference: worked examples, the stock stream, the
     NFA engines of seed 003 (:mod:`.demo_nfa`), the seed 004 engines (:mod:`.demo_srt`, their
-    disagreements counted in ``tally``), Spark."""
+    disagreements counted in ``tally``), Spark; with the parts that did not run."""
     names = claiming_engines()
     print(f"\n━━ engines: {', '.join(names)}", file=out)
     rows = demo_engines.worked_examples(cases, names)
     notes = ["engines run under each policy they claim exactly (engines/protocol.py); "
              "paper-faithful variants claim none and are checked in the tests instead"]
-    path = args.data or default_data()
-    s = _load_stock(path, out)
+    path = args.data or bundled(STOCK_FILE)
+    s, why = _load_stock(path, out)
+    skipped = [] if s is not None else [Skipped(
+        "the stock stream parts (every engine, the NFA and SRT engines and Spark on it, the "
+        "continuous run)", why,
+        "pass --data a stock stream file Kleene reads, or leave --data out for the shipped "
+        "one" if args.data else "restore data/datasets/ (git checkout -- data/datasets) or "
+        "reinstall Kleene")]
     expected: set[Match] = set()
     pattern = parse_ses(STOCK_PATTERN)
     if s is not None:
@@ -187,46 +199,52 @@ def engines_part(cases: list[tuple[Case, CaseTest]], args: argparse.Namespace,
         notes.append(f"stock pattern: {' '.join(STOCK_PATTERN.split())}")
     print(file=out)
     rows += demo_nfa.nfa_part(s, out)
-    tally.disagree += demo_srt.srt_part(s, out, path.parent)
+    tally.disagree += demo_srt.srt_part(s, out)
+    if s is not None and not demo_srt.QUERY_FILE.is_file():
+        skipped.append(Skipped("the seed 004 run on the stock stream",
+                               f"{demo_srt.QUERY_FILE} is missing",
+                               "restore data/datasets/ (git checkout -- data/datasets) or "
+                               "reinstall Kleene"))
     if args.no_spark:
-        notes.append("the Spark part was skipped (--no-spark)")
-        return rows, notes
+        skipped.append(Skipped(SPARK_PART, "--no-spark was given", "leave out --no-spark"))
+        return rows, notes, skipped
     try:
         spark, seconds = demo_spark.start(args.master)
     except KleeneError as err:
         print(f"  Spark did not start: {err}", file=out)
-        notes.append(f"Spark did not start: {err}")
-        return rows, notes
+        skipped.append(Skipped(SPARK_PART, str(err), SPARK_NEEDS))
+        return rows, notes, skipped
     print(f"  Spark ({spark.sparkContext.master}) started in {seconds:.1f} s; the worked "
           "examples and the whole stock stream on Spark ...", file=out)
     rows += demo_spark.worked_examples(spark, cases, SPARK_ENGINES)
     if s is not None:
         rows += demo_spark.stock(spark, path, pattern, SPARK_ENGINES, "next", expected, len(s))
         if args.no_stream:
-            notes.append("the continuous run was skipped (--no-stream)")
+            skipped.append(Skipped("the continuous run (Spark Structured Streaming)",
+                                   "--no-stream was given", "leave out --no-stream"))
         else:
             print(file=out)
             tally.disagree += not demo_stream.run_stream_demo(spark, path, out)
-    return rows, notes
+    return rows, notes, skipped
 
 
-def _load_stock(path: Path, out: TextIO) -> Stream | None:
+def _load_stock(path: Path, out: TextIO) -> tuple[Stream | None, str]:
+    """The stock stream, or ``None`` and why it is not there."""
     print(f"━━ the stock stream: {path}", file=out)
     if not path.is_file():
-        print("  (not found: set KLEENE_DATA to the file or its folder, or pass --data; "
-              "skipping the stock stream)", file=out)
-        return None
+        print("  (not found: skipping the stock stream; --data names another file)", file=out)
+        return None, f"{path} not found"
     start = time.perf_counter()
     try:
         s = load_events(path, format="stock")
     except KleeneError as err:
         print(f"  cannot load it: {err}", file=out)
-        return None
+        return None, f"{path} cannot be loaded: {err}"
     seconds = time.perf_counter() - start
     print(f"  {plural(len(s), 'event')} loaded in {seconds:.1f} s "
           f"({len(s) / max(seconds, 1e-9):,.0f} events/s); ts in ms since midnight, "
           f"{clock(s[0].ts)} to {clock(s[-1].ts)}", file=out)
-    return s
+    return s, ""
 
 
 def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterable[Event]]:
@@ -238,8 +256,9 @@ def _progress(name: str, total: int) -> Callable[[Iterable[Event]], Iterable[Eve
     return wrap
 
 
-def draw_pictures(folder: Path, out: TextIO) -> list[Path]:
-    """The SES automata of Q1 (seed 000 Fig. 5) and of the stock pattern, as SVG."""
+def draw_pictures(folder: Path, out: TextIO, skipped: list[Skipped]) -> list[Path]:
+    """The SES automata of Q1 (seed 000 Fig. 5) and of the stock pattern, as SVG; a
+    picture not drawn is added to ``skipped``."""
     # lazy: networkx and Graphviz when the pictures are drawn, not for `kleene --help`
     from kleene.engines.drawers import write
 
@@ -251,6 +270,8 @@ def draw_pictures(folder: Path, out: TextIO) -> list[Path]:
             made.append(write(compiled, folder / f"{name}.svg", title=name))
         except KleeneError as err:
             print(f"  picture {name} not drawn: {err}", file=out)
+            skipped.append(Skipped(f"the picture {name}", str(err),
+                                   "install Graphviz (`dot`; `make demo` installs it)"))
     return made
 
 

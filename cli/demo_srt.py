@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 from typing import TextIO
 
+from kleene.data.bundled import bundled
 from kleene.engines.registry import engine
 from kleene.engines.srt.dsrt import compile_dsrt
 from kleene.reference.errors import KleeneError
@@ -34,9 +34,9 @@ TABLE_1 = [{"ts": t, "type": k, "id": i, "price": p} for t, k, i, p in
 EXAMPLES = ("mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1.id}",
             "(mark {~.type = 'B'} -> r1 ; (mark {~.type = 'B'})* ; "
             "mark {~.type = 'S' AND ~.id = r1.id})[1..4]")
-#: Wayeb's seq3 (beside the stock stream, in ``wayeb-queries/``) and the paper's stock
+#: Wayeb's seq3 (shipped in ``data/datasets/wayeb-queries/``) and the paper's stock
 #: window (Sec. 5.3), in Wayeb's strict reading.
-QUERY = Path("wayeb-queries") / "stock_reg1.sre"
+QUERY_FILE = bundled("wayeb-queries") / "stock_reg1.sre"
 WINDOW_MS = 500
 #: Stock events the reference reads (it enumerates runs; the engines read them all).
 PREFIX = 60
@@ -45,7 +45,7 @@ PREFIX = 60
 def excerpt(s: Stream, found: set[Match]) -> Stream:
     """The :data:`PREFIX` events of ``s`` that end with the first match in ``found``
     (the first events if there is none), positions renumbered from 0."""
-    end = min((max(m["~"]) for m in found), default=PREFIX - 1) + 1
+    end = min((max(m["~"]) for m in found), default=min(PREFIX, len(s)) - 1) + 1
     start = max(0, end - PREFIX)
     return Stream([dataclasses.replace(s[i], position=i - start) for i in range(start, end)],
                   s.time_unit)
@@ -83,11 +83,10 @@ def _compare(e: Expr, s: Stream, expected: set[Match], out: TextIO, reading: str
     return differ
 
 
-def srt_part(stock: Stream | None, out: TextIO, data: Path | None = None) -> int:
+def srt_part(stock: Stream | None, out: TextIO) -> int:
     """Print the seed 004 engine runs; the number of runs that differ from the reference.
-    ``data`` is the folder of the stock stream (Wayeb's queries are in its
-    ``wayeb-queries/``)."""
-    query_file = (data or Path(".")) / QUERY
+    The stock run needs ``stock`` and :data:`QUERY_FILE`."""
+    query_file = QUERY_FILE
     print("━━ seed 004: srt (report Alg. 1) and dsrt (Alg. 7) beside the SREMO reference",
           file=out)
     differ = 0

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+import shlex
 import sys
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from kleene.engines.draw import (
 from kleene.engines.drawers import beside, draw, format_for, picture_graph, view, views_of
 from kleene.engines.protocol import Compiled, Engine, Query, claims
 from kleene.engines.registry import PICTURED, engine, engine_names, pictured_engine
-from kleene.reference.errors import Unsupported
+from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.languages import LANGUAGES, Language
 
 NAME = "draw"
@@ -178,11 +179,16 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     return parser
 
 
+#: An engine whose automaton is also a view of another family's (``kleene draw --engine
+#: srt --view dsrt`` draws the DSRT even of an expression the ``dsrt`` engine refuses).
+VIEW_OF = {"dsrt": "srt"}
+
+
 def run(args: argparse.Namespace) -> int:
     """Compile, draw, write; user mistakes propagate as ``KleeneError``."""
     if args.output is not None:   # before any work: never the pattern file, nor a link to it
         refuse_inputs(args.output, [args.pattern], option="--output")
-    compiled, query = compile_pattern(args)
+    compiled, query = _compile_or_point(args)
     pattern = query.pattern
     fmt = format_for(args.output, args.format) if args.output else (args.format or "svg")
     picture: object = compiled
@@ -211,3 +217,25 @@ def run(args: argparse.Namespace) -> int:
     sys.stdout.buffer.write(data)
     sys.stdout.buffer.flush()
     return 0
+
+
+def _compile_or_point(args: argparse.Namespace) -> tuple[Compiled, Query]:
+    """:func:`compile_pattern`; when an engine that is also a view of another refuses
+    the pattern (``dsrt``, which runs only fully marked expressions), the refusal points
+    to the view that draws it (``--engine srt --view dsrt``)."""
+    try:
+        return compile_pattern(args)
+    except Unsupported as refused:
+        if args.engine not in VIEW_OF or args.view is not None:
+            raise
+        family = VIEW_OF[args.engine]
+        try:
+            compiled, _ = compile_pattern(argparse.Namespace(**{**vars(args),
+                                                                "engine": family}))
+        except KleeneError:
+            raise refused from None
+        if args.engine not in views_of(compiled):
+            raise
+        raise Unsupported(f"{refused.args[0]}; to draw its {args.engine.upper()}: kleene draw "
+                          f"{shlex.quote(args.pattern)} --engine {family} --view "
+                          f"{args.engine}") from None

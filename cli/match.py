@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from kleene.cli import progress, results
+from kleene.cli import cliffs, progress, results
 from kleene.cli.common import (
     Commands,
     QueryHelpFormatter,
@@ -32,7 +32,12 @@ from kleene.cli.common import (
     say_query,
     table,
 )
-from kleene.cli.schema import check_schema
+from kleene.cli.schema import (
+    add_allow_missing_option,
+    add_quiet_option,
+    check_schema,
+    say_warnings,
+)
 from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
 from kleene.data.source import reads_in_batches
@@ -58,8 +63,12 @@ and last timestamps and the --columns var.attr,...).
 
 The pattern is checked against the events' columns first: an attribute the
 events lack is an error naming the columns present (--allow-missing reads it
-as missing, the three-valued reading of docs/semantics.md), and comparing a
-text column with a number is an error.
+as missing, the three-valued reading of docs/semantics.md), and so is a
+--columns attribute; comparing a text column with a number is an error. What
+is valid but rarely meant is a warning on stderr, one line each (-q: none): a
+text value or event type the pattern compares with that no event has (naming
+the nearest ones), a time unit that puts the timestamps in implausible years,
+a window longer than the whole stream.
 
 A SQL statement holding MATCH_RECOGNIZE answers a table instead: the table
 its FROM names is the --events file (Parquet, CSV or JSON Lines, read by
@@ -79,14 +88,15 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                              "per variable (default: jsonl)")
     parser.add_argument("--count", action="store_true",
                         help="print only the number of matches")
-    parser.add_argument("--allow-missing", action="store_true",
-                        help="accept attributes the events lack (they read as missing and "
-                             "make comparisons unknown) instead of stopping")
+    add_allow_missing_option(parser)
     add_output_options(parser)
     add_event_options(parser)
     add_budget_option(parser)
     add_engine_options(parser)
     add_spark_options(parser)
+    add_quiet_option(parser, more=", no warning of a slow backend (the reference, an engine "
+                     "enumerating every combination) and no progress (a bar on a terminal, "
+                     f"else a line every {progress.EVERY:g} seconds)")
     return parser
 
 
@@ -131,9 +141,13 @@ def run(args: argparse.Namespace) -> int:
         return run_spark(args, query, columns)
     stream = load_stream(args)
     query = query.with_time_unit(stream.time_unit)
-    check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
+    schema = check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
+    missing = results.check_columns(columns, schema, allow_missing=args.allow_missing) \
+        if schema else []
+    say_warnings(NAME, query, stream, quiet=args.quiet, more=missing)
     say_query(NAME, query)
-    found, by = _compute(args, query, stream)
+    with progress.said(args.quiet):
+        found, by = _compute(args, query, stream)
     found = readable(found)   # SREMO's marked positions as `marked` (docs/outputs.md)
     if args.count:
         print(len(found))
@@ -158,6 +172,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool) -> None:
+    """Say the backend chosen and why on stderr, and (unless ``quiet``) the cliff it may
+    fall off with its faster equivalents (:mod:`kleene.cli.cliffs`); refuse a long input
+    to the reference."""
+    if name == REFERENCE:
+        cliffs.refuse_reference(query, None if reads_in_batches(stream) else len(stream))
+    said = "the reference semantics" if name == REFERENCE else f"engine {name}"
+    print(f"kleene match: {said} ({reason})", file=sys.stderr)
+    warning = None if quiet else cliffs.warning(query, name)
+    if warning is not None:
+        print(f"kleene match: {warning}", file=sys.stderr)
+
+
 def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[Match], str]:
     """The matches, and which backend computed them (said on stderr)."""
     name = args.engine
@@ -168,8 +195,7 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[M
         raise Unsupported("--stream needs an engine, and no registered engine claims "
                           "this pattern under this policy")
     if chosen:   # said once every check that can fail has passed
-        said = "the reference semantics" if name == REFERENCE else f"engine {name}"
-        print(f"kleene match: {said} ({reason})", file=sys.stderr)
+        _say_choice(query, name, reason, stream, args.quiet)
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:

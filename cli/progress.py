@@ -1,16 +1,21 @@
-"""Progress bars on stderr for runs longer than a second (tqdm).
+"""Progress on stderr for runs longer than a second.
 
-Shown only when stderr is a terminal, and only once a run has lasted
-:data:`DELAY` seconds, so that quick runs, pipes and tests print nothing.
-Engines read events (or batches of columns, :class:`Reading`), so their bar
-counts events;
-the reference enumerates substitutions, so its bar counts budget steps.
-tqdm is imported only when a bar can be shown.
+On a terminal, a tqdm bar, shown once a run has lasted :data:`DELAY` seconds, so
+that quick runs print nothing. Elsewhere (a pipe, a log file, a notebook's
+captured stderr) ``kleene match`` says one line every :data:`EVERY` seconds
+(:func:`said`; its ``--quiet`` turns both off), from a daemon thread so that a run
+stuck inside one event still says how far it got
+(``kleene: nfa-chain: 120,000 of 1,000,000 events, 10 s``). Engines read events
+(or batches of columns, :class:`Reading`), so their progress counts events; the reference enumerates
+substitutions, so its progress counts budget steps. tqdm is imported only when a
+bar can be shown.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,12 +29,38 @@ if TYPE_CHECKING:
 #: Seconds before a bar appears.
 DELAY = 1.0
 
+#: Seconds between two progress lines when stderr is not a terminal.
+EVERY = 5.0
+
 T = TypeVar("T")
+
+#: How progress is said now (:func:`said`): "bars" on a terminal only (every command's
+#: default), "lines" (also a line every :data:`EVERY` seconds elsewhere), "off".
+_how = "bars"
+
+
+@contextmanager
+def said(quiet: bool) -> Iterator[None]:
+    """Within the block, progress as ``kleene match`` says it: bars on a terminal, lines
+    elsewhere, nothing when ``quiet`` (``-q``); the previous way again after it. Other
+    commands (``kleene demo``, whose stderr is one message on a failure) keep the bars."""
+    global _how
+    before, _how = _how, "off" if quiet else "lines"
+    try:
+        yield
+    finally:
+        _how = before
 
 
 def enabled() -> bool:
-    """Whether bars are shown: stderr is a terminal."""
-    return sys.stderr.isatty()
+    """Whether bars are shown: stderr is a terminal, and progress is not off."""
+    return _how != "off" and sys.stderr.isatty()
+
+
+def lines() -> bool:
+    """Whether progress is said in lines: within :func:`said`, not quiet, and stderr is
+    not a terminal."""
+    return _how == "lines" and not sys.stderr.isatty()
 
 
 class _Off:
@@ -47,33 +78,69 @@ class _Off:
         self.n += n
 
 
-def _bar(**options: Any) -> tqdm | _Off:
-    """A tqdm bar with ``options`` when bars are shown, else an :class:`_Off` one."""
+class Lines(_Off):
+    """A count said in one line on stderr every ``every`` seconds (:data:`EVERY`) while
+    the ``with`` block runs: ``kleene: WHAT: N[ of TOTAL] UNITs, S s``; nothing for a
+    run shorter than that. ``clock`` reads the seconds elapsed (a test's fake clock)."""
+
+    def __init__(self, what: str, unit: str, total: int | None = None,
+                 every: float | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.what, self.unit, self.total = what, unit, total
+        self.every = EVERY if every is None else every
+        self.clock = clock
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._began = 0.0
+
+    def line(self) -> str:
+        """The line said now."""
+        of = "" if self.total is None else f" of {self.total:,}"
+        return (f"kleene: {self.what}: {self.n:,}{of} {self.unit}s, "
+                f"{self.clock() - self._began:.0f} s")
+
+    def _say(self) -> None:
+        while not self._done.wait(self.every):
+            print(self.line(), file=sys.stderr, flush=True)
+
+    def __enter__(self) -> Lines:
+        self._began = self.clock()
+        self._thread = threading.Thread(target=self._say, name="kleene-progress", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+
+def _bar(what: str, unit: str, total: int | None) -> tqdm | _Off:
+    """A tqdm bar on a terminal, :class:`Lines` elsewhere, an :class:`_Off` one when
+    quiet."""
+    if lines():
+        return Lines(what, unit, total)
     if not enabled():
         return _Off()
     from tqdm import tqdm
 
-    return tqdm(**options)
+    return tqdm(total=total, desc=what, unit=f" {unit}s", unit_scale=True, delay=DELAY,
+                leave=False, file=sys.stderr)
 
 
 def over(items: Iterable[T], total: int | None, what: str, unit: str = "event") -> Iterator[T]:
-    """``items``, with a bar of ``total`` ``unit``s labelled ``what``."""
-    if not enabled():
-        yield from items
-        return
-    from tqdm import tqdm
-
-    with tqdm(items, total=total, desc=what, unit=f" {unit}s", unit_scale=True, delay=DELAY,
-              disable=not enabled(), leave=False, file=sys.stderr) as bar:
-        yield from bar
+    """``items``, with progress of ``total`` ``unit``s labelled ``what``."""
+    with _bar(what, unit, total) as bar:
+        for item in items:
+            yield item
+            bar.update(1)
 
 
 @contextmanager
 def steps(what: str) -> Iterator[Callable[[int], None]]:
     """A ``tick(used)`` callback for :class:`~kleene.reference.budget.Budget` that shows
     the steps spent so far."""
-    with _bar(total=None, desc=what, unit=" steps", unit_scale=True, delay=DELAY,
-              leave=False, file=sys.stderr) as bar:
+    with _bar(what, "step", None) as bar:
         def tick(used: int) -> None:
             bar.update(used - bar.n)
         yield tick
@@ -86,8 +153,6 @@ def spark_tasks(spark: Any, what: str = "Spark") -> Iterator[None]:
     if not enabled():
         yield
         return
-    import threading
-
     from tqdm import tqdm
 
     done = threading.Event()
@@ -132,8 +197,7 @@ class Reading:
 
     def _bar(self) -> tqdm | _Off:
         total = len(self.stream) if columns_of_source(self.stream) is not None else None
-        return _bar(total=total, desc=self.what, unit=" events", unit_scale=True, delay=DELAY,
-                    leave=False, file=sys.stderr)
+        return _bar(self.what, "event", total)
 
     def batches(self) -> Iterator[tuple[int, Any]] | None:
         found = column_batches(self.stream, ROWS)

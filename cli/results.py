@@ -32,12 +32,13 @@ import csv
 import datetime as dt
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from kleene.data.outputs import OutputError, refuse_inputs, replacing
+from kleene.data.plausible import nearest
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 
@@ -132,6 +133,28 @@ def column_names(layout: str, columns: Sequence[tuple[str, str]],
                               f"{taken[name]}; leave one out")
         taken[name] = f"--columns {source}'s"
     return list(sources.values())
+
+
+def check_columns(columns: Sequence[tuple[str, str]], present: Collection[str], *,
+                  allow_missing: bool = False) -> list[str]:
+    """Refuse the first ``--columns`` attribute no event has (an :class:`OutputError`
+    naming the nearest of the columns ``present``), as the pattern's own attributes are
+    refused; with ``allow_missing``, the warnings to say instead (each writes an empty
+    column)."""
+    out = []
+    for var, attr in dict.fromkeys(columns):
+        if attr in present:
+            continue
+        near = nearest(attr, present)
+        hint = f"the nearest: {', '.join(near)}" if near else \
+            f"the columns: {', '.join(sorted(present))}"
+        item = f"{var}.{attr}" if var else attr
+        if not allow_missing:
+            raise OutputError(f"--columns {item}: the events have no attribute {attr!r}; "
+                              f"{hint} (--allow-missing writes it as an empty column)")
+        out.append(f"--columns {item}: the events have no attribute {attr!r}, so its "
+                   f"column is empty; {hint}")
+    return out
 
 
 def rows(found: Iterable[Match], stream: Sequence[Event] | Mapping[int, Event], layout: str,

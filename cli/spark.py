@@ -242,11 +242,13 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
 
     eng, chosen = _engine_for(args, query)
-    say_if_small(args.events)
+    if not args.quiet:   # -q: no warning of a slow backend
+        say_if_small(args.events)
     spark = started_spark("match", args.master)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
     frame = _frame(spark, args, query)
-    attrs = list(dict.fromkeys(a for _, a in columns))
+    present = _check_columns(args, frame, columns)
+    attrs = [a for a in dict.fromkeys(a for _, a in columns) if a in present]
     wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
     matches = match_frame(frame, query, engine=eng,
                           columns=wanted if args.output is not None else [],
@@ -274,6 +276,22 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
         for m in canonical_order(found):
             print(m.dumps())
     return 0
+
+
+def _check_columns(args: argparse.Namespace, frame: Any,
+                   columns: Sequence[tuple[str, str]]) -> set[str]:
+    """``--columns`` against the frame's columns, as single-process (read from its
+    schema: no job): an attribute no event has is refused, or with ``--allow-missing``
+    a warning (``-q``: none) and an empty column. Returns the attributes present."""
+    from kleene.engines.spark.frames import INTERNAL
+
+    present = {c for c in frame.df.columns if not c.startswith(INTERNAL)} | {"ts"}
+    if frame.type is not None:
+        present.add("type")
+    for line in results.check_columns(columns, present, allow_missing=args.allow_missing):
+        if not args.quiet:
+            print(f"kleene match: warning: {line}", file=sys.stderr)
+    return present
 
 
 def _engine_for(args: argparse.Namespace, query: Query) -> tuple[Any, str | None]:

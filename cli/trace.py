@@ -17,6 +17,12 @@ from pathlib import Path
 
 from kleene.cli.common import Commands, add_event_options, load_stream, plural, say_query
 from kleene.cli.draw import add_pattern_options, compile_pattern, pattern_name, pattern_query
+from kleene.cli.schema import (
+    add_allow_missing_option,
+    add_quiet_option,
+    check_schema,
+    say_warnings,
+)
 from kleene.data.outputs import refuse_inputs, replacing
 from kleene.engines.trace import trace, tracer_of
 from kleene.reference.errors import PatternError, Unsupported
@@ -73,6 +79,8 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=("html", "text"),
                         help="html (with pictures) or text (default: html with -o, else text)")
     add_event_options(parser)
+    add_allow_missing_option(parser)
+    add_quiet_option(parser)
     return parser
 
 
@@ -104,12 +112,16 @@ def run(args: argparse.Namespace) -> int:
         if error is not None:
             raise error
         return 0
+    stream = load_stream(args)
+    query = query.with_time_unit(stream.time_unit)
+    check_schema(query, stream, source=args.events, command=NAME,
+                 allow_missing=args.allow_missing)
     compiled, query = compile_pattern(args, query)
     if tracer_of(compiled) is None:
         raise Unsupported(f"engine {args.engine or 'chosen'} runs no automaton a trace "
                           "follows: choose an SES automaton (ses-automaton*), an NFA (nfa-*) "
                           "or an SRT (srt*)")
-    stream = load_stream(args)
+    say_warnings(NAME, query, stream, quiet=args.quiet)
     say_query(NAME, query)
     first = run_start(args.run_from, len(stream))
     t = trace(compiled, stream)

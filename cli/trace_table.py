@@ -29,7 +29,7 @@ from kleene.reference.query import Query
 _STREAM_ONLY = (("run_from", "--run"), ("events_format", "--events-format"), ("ts", "--ts"),
                 ("time_unit", "--time-unit"), ("limit", "--limit"), ("sort", "--sort"),
                 ("stream", "--stream"), ("frequencies", "--frequencies"),
-                ("policy", "--policy"))
+                ("policy", "--policy"), ("allow_missing", "--allow-missing"))
 
 
 def trace_table(args: argparse.Namespace, query: Query) -> tuple[str, KleeneError | None]:

@@ -26,11 +26,14 @@ import os
 import re
 import shlex
 import signal
+import subprocess
+import sys
 import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib.machinery import PathFinder
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -294,6 +297,30 @@ def _import_factory(spec: str) -> Backend:
                                  f"{spec!r}; {choices()}")
         obj = getattr(obj, part)
     return from_factory(obj, f"Python factory {spec}")
+
+
+def import_folder(spec: str) -> str | None:
+    """For a ``module:factory`` backend whose module a fresh interpreter would not find
+    (no ``PYTHONPATH``, started in another folder): the folder of ``sys.path`` it is
+    imported from here, absolute, which a rerun line puts on ``PYTHONPATH`` so that it
+    runs in a fresh shell; ``None`` for every other backend and for an importable one."""
+    if not _MODULE_FACTORY.match(spec):
+        return None
+    top = spec.partition(":")[0].split(".")[0]
+    fresh = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    probe = f"import importlib.util, sys; sys.exit(importlib.util.find_spec({top!r}) is None)"
+    try:
+        done = subprocess.run([sys.executable, "-c", probe], cwd=os.path.abspath(os.sep),
+                              env=fresh, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode == 0:
+        return None
+    for entry in sys.path:
+        folder = os.path.abspath(entry or os.curdir)
+        if os.path.isdir(folder) and PathFinder.find_spec(top, [folder]) is not None:
+            return folder
+    return None
 
 
 def find_backend(spec: str | None = None, *, timeout: float = DEFAULT_TIMEOUT,

@@ -233,7 +233,7 @@ def case_file(name: str, data: Mapping[str, Any], *, optional: bool = False) -> 
     ``cases/optional/``."""
     found = problems(name, data, optional=optional)
     if found:
-        raise CaseError(f"{name} is not a valid case file:\n  " + "\n  ".join(found))
+        raise CaseError(f"{name} is not a valid case file: {said(name, found)}")
     cases = tuple(Case(file=name, language=data["language"], description=c["description"],
                        specification=tuple((x["seed"], x["section"]) for x in c["specification"]),
                        pattern=c["pattern"], time_unit=c.get("time_unit"),
@@ -241,6 +241,13 @@ def case_file(name: str, data: Mapping[str, Any], *, optional: bool = False) -> 
                        tests=tuple(_test(t, data["language"]) for t in c["tests"]))
                   for c in data["cases"])
     return CaseFile(name, data["language"], data["description"], cases)
+
+
+def said(name: str, found: list[str], most: int = 3) -> str:
+    """The first ``most`` problems of file ``name`` on one line (a failure is one line,
+    docs/architecture.md, "Bad input"), and how many more there are."""
+    shown = "; ".join(p.removeprefix(f"{name}: ") for p in found[:most])
+    return shown + (f" (and {len(found) - most} more)" if len(found) > most else "")
 
 
 def case_directory() -> Traversable:

@@ -89,6 +89,8 @@ class CommandBackend:
         self._seq = 0
         #: The exit status after :meth:`close` (``None``: killed, or not closed yet).
         self.returncode: int | None = None
+        #: Whether :meth:`close` sent ``bye`` (not to a backend stopped after a verdict).
+        self.said_bye = False
         try:
             self._start()
         except Broken as err:
@@ -278,11 +280,13 @@ class CommandBackend:
             raise Broken("malformed", f"malformed run table response: {err}") from None
 
     def close(self) -> None:
-        """Say ``bye`` and wait for the process to exit (killed after 5 s)."""
+        """Say ``bye`` and wait for the process to exit (killed after 5 s); a backend
+        already stopped (after a verdict) is not started again to be told."""
         if self._proc is None:
             return
         try:
             self._send("bye-request", dict(wire.BYE))
+            self.said_bye = True
             self.returncode = self._proc.wait(timeout=5)
         except (Broken, subprocess.TimeoutExpired):
             self.returncode = None

@@ -31,6 +31,9 @@ from kleene.reference.operators.pattern import (
 from kleene.reference.ses.pattern import SESPattern, Variable
 
 LABELS = ("A", "B", "C")
+
+#: The longest generated stream.
+MAX_EVENTS = 12
 NAMES = ("a", "b", "c", "d", "e")
 
 
@@ -48,8 +51,9 @@ def positional(rows: Sequence[Mapping[str, Any]]) -> bool:
 
 def stream(rng: random.Random, *, positional: bool = False, types: bool = False,
            size: int | None = None) -> list[dict[str, Any]]:
-    """A small stream: SES rows ``L, ID, V`` or operator rows ``type, x, ID``."""
-    n = size if size is not None else rng.randint(1, 6)
+    """A stream of 2 to :data:`MAX_EVENTS` events: SES rows ``L, ID, V`` or operator rows
+    ``type, x, ID``."""
+    n = size if size is not None else rng.randint(2, MAX_EVENTS)
     ts, out = 0, []  # type: tuple[int | float, list[dict[str, Any]]]
     for i in range(n):
         ts = i if positional else ts + (rng.choice((0, 1, 1, 2)) if out else 0)

@@ -7,7 +7,8 @@ Writes, into ``DIR``:
   ``policy``, ``window``, ``time_unit``, ``events``) with the ``id`` of the
   test, the features it needs, and ``expected`` (``{"matches": [...]}`` or
   ``{"error": "<code>"}``);
-- ``cases/*.json``: the case files themselves (``case.schema.json`` beside them);
+- ``cases/*.json``: the case files themselves (``case.schema.json`` beside them, and
+  ``VERSION``, the corpus version of conformance/CHANGELOG.md);
 - ``FORMAT.md``: the one-page description of both (:data:`FORMAT`).
 
 Nothing in ``DIR`` needs Kleene: compare your match sets with ``expected``
@@ -23,12 +24,15 @@ from pathlib import Path
 from kleene import __version__
 from kleene.conformance.cases import case_directory, case_id, iter_tests, load_case_files
 from kleene.conformance.runner import needed_features, request_of
+from kleene.conformance.versioning import VERSION_FILE, corpus_version
 from kleene.data.outputs import OutputError, reason, refuse_inputs, replacing
 
 FORMAT = """# Kleene conformance corpus (exported by `kleene conform --export`, Kleene {version})
 
-{count} tests ({lines} lines: a test pinning both window readings gives one line per
-reading). No Kleene installation is needed to use them.
+Corpus version {corpus} (`cases/VERSION`; Kleene's `conformance/CHANGELOG.md` says what
+each version added, changed or removed). {count} tests ({lines} lines: a test pinning
+both window readings gives one line per reading). No Kleene installation is needed to
+use them.
 
 ## `tests.jsonl`: one test per line
 
@@ -63,7 +67,9 @@ Each file has a `language`, a `description` and `cases`; each case a
 `tests`; each test a `policy` and `matches` (or `readings`: the matches under
 each window reading; or `error`). `case.schema.json` is the JSON Schema.
 Files named `*-generated.json` were drawn by `conformance/corpus.py` (a fixed
-seed), shrunk and deduplicated, each expected set confirmed by a second,
+seed, streams of up to 12 events), selected so that a backend answering no match
+or every subset fails nearly all of them (a test expecting no match is a near
+miss, and rare) and deduplicated, each expected set confirmed by a second,
 independent route named in the test's description.
 """
 
@@ -107,8 +113,9 @@ def export(directory: Path) -> tuple[int, int]:
             _write(cases / f.name, f.read_text("utf-8"))
     schema = files("kleene.conformance") / "case.schema.json"
     _write(cases / "case.schema.json", schema.read_text("utf-8"))
+    _write(cases / VERSION_FILE, corpus_version() + "\n")
     _write(directory / "FORMAT.md", FORMAT.format(version=__version__, count=len(ids),
-                                                  lines=lines))
+                                                  lines=lines, corpus=corpus_version()))
     return len(ids), lines
 
 

@@ -20,23 +20,26 @@ then the generated cases.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, cast
 
 from kleene.conformance.cases import CaseFile
+from kleene.conformance.expected_failures import mark
 from kleene.conformance.outcome import Backend
 from kleene.conformance.runner import (
     FAIL,
-    PASS,
     SKIP,
     Report,
     Result,
+    generated_result,
+    generated_title,
     judge,
     new_report,
     reproduction,
     run_cases,
 )
+from kleene.conformance.selection import Selection
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.budget import Budget
@@ -46,6 +49,10 @@ from kleene.reference.pattern import Pattern
 
 #: Reference steps per generated example (larger examples are rejected, not run).
 STEPS = 20_000
+
+#: The Hypothesis seed of ``--generated`` without ``--seed``: every run draws the same
+#: queries, so a run is repeatable; another seed draws others.
+DEFAULT_SEED = 0
 
 
 @dataclass
@@ -75,9 +82,12 @@ def _claimed(backend: Backend, language: str) -> tuple[list[str], list[str]]:
 
 
 def check_language(backend: Backend, language: str, examples: int, *,
-                   timeout: float | None = None) -> Result:
-    """Up to ``examples`` drawn queries of ``language`` against ``backend``."""
+                   timeout: float | None = None, seed: int = DEFAULT_SEED,
+                   rerun: Callable[[str], str] | None = None) -> Result:
+    """Up to ``examples`` queries of ``language`` drawn from ``seed`` against ``backend``
+    (``rerun(id)``: the command line the reproduction gives)."""
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seeded
     from hypothesis import strategies as st
     from hypothesis.errors import Unsatisfiable
 
@@ -85,9 +95,9 @@ def check_language(backend: Backend, language: str, examples: int, *,
         # lazy: DuckDB and the SQL reference only for a language answering tables
         from kleene.conformance.generated_tables import check_tables
 
-        return check_tables(backend, language, examples, timeout=timeout)
-    ident = f"generated/{language}"
-    result = Result(ident, "(generated)", language, PASS)
+        return check_tables(backend, language, examples, timeout=timeout, seed=seed,
+                            rerun=rerun)
+    result = generated_result(language, seed, rerun)
     policies, readings = _claimed(backend, language)
     if Feature(language) not in backend.capabilities or not policies:
         result.status, result.reason = SKIP, f"needs {language} and one of its policies"
@@ -102,7 +112,8 @@ def check_language(backend: Backend, language: str, examples: int, *,
     ran = [0]
     last: list[_Failure] = []
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+    @seeded(seed)
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck), print_blob=False,
               phases=[Phase.generate, Phase.shrink])
     @given(st.data())
@@ -123,7 +134,7 @@ def check_language(backend: Backend, language: str, examples: int, *,
                           tuple(e.to_json() for e in s))
         outcome = backend.run(request, timeout=timeout)
         ran[0] += 1
-        status, reason, listings = judge(outcome, expected, None)
+        status, reason, listings = judge(outcome, expected, None, len(request.events))
         if status == FAIL:
             failure = _Failure(request, reason, listings)
             last.append(failure)
@@ -135,9 +146,8 @@ def check_language(backend: Backend, language: str, examples: int, *,
     except _Failure:
         minimal = last[-1]  # Hypothesis replays the shrunk example last
         result.status, result.reason = FAIL, f"minimal counterexample: {minimal.reason}"
-        result.reproduction = reproduction(
-            f"FAIL {ident} (shrunk by Hypothesis to a minimal counterexample)",
-            minimal.request, minimal.reason, minimal.listings)
+        result.reproduction = reproduction(generated_title(result), minimal.request, minimal.reason,
+                                           minimal.listings, result.rerun)
     except Unsatisfiable:
         result.status, result.reason = SKIP, "no drawn query fits the backend's capabilities"
     except Exception as err:  # e.g. Hypothesis found the failure flaky
@@ -145,8 +155,9 @@ def check_language(backend: Backend, language: str, examples: int, *,
         if last:
             result.reason = f"{type(err).__name__} while shrinking; last counterexample: " \
                             f"{last[-1].reason}"
-            result.reproduction = reproduction(f"FAIL {ident}", last[-1].request,
-                                               last[-1].reason, last[-1].listings)
+            result.reproduction = reproduction(generated_title(result, shrunk=False),
+                                               last[-1].request, last[-1].reason,
+                                               last[-1].listings, result.rerun)
         else:
             result.reason = f"the generator failed: {type(err).__name__}: {err}"
     result.seconds = time.perf_counter() - start
@@ -154,27 +165,41 @@ def check_language(backend: Backend, language: str, examples: int, *,
     return result
 
 
-def run_generated(backend: Backend, examples: int, *,
-                  timeout: float | None = None) -> Iterator[Result]:
-    """:func:`check_language` for every registered language (a skip with the reason for
-    one without a generator)."""
+def run_generated(backend: Backend, examples: int, *, timeout: float | None = None,
+                  select: Selection | str | None = None, seed: int = DEFAULT_SEED,
+                  rerun: Callable[[str], str] | None = None) -> Iterator[Result]:
+    """:func:`check_language` for every registered language that ``select`` keeps (a skip
+    with the reason for one without a generator)."""
+    chosen = Selection.of(select)
     for language in LANGUAGES:
-        yield check_language(backend, language, examples, timeout=timeout)
+        if chosen.keeps_generated(language):
+            yield check_language(backend, language, examples, timeout=timeout, seed=seed,
+                                 rerun=rerun)
 
 
 def conform(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
-            generated: int = 0, select: str | None = None,
+            generated: int = 0, select: Selection | str | None = None,
             rerun: Callable[[str], str] | None = None,
-            progress: Callable[[Result], None] | None = None) -> Report:
-    """The whole run: the case files, then ``generated`` drawn cases per language."""
+            progress: Callable[[Result], None] | None = None, seed: int = DEFAULT_SEED,
+            expected: Mapping[str, str] | None = None, corpus_version: str = "") -> Report:
+    """The whole run: the case files, then ``generated`` drawn cases per language (from
+    ``seed``), each test that ``select`` keeps; a test ``expected`` lists (id to reason,
+    :mod:`kleene.conformance.expected_failures`) is marked before ``progress`` sees it."""
     start = time.perf_counter()
     report = new_report(backend)
+    report.corpus_version = corpus_version
+
+    def seen(result: Result) -> None:
+        mark(result, expected or {})
+        if progress:
+            progress(result)
+
     report.results = run_cases(backend, files, timeout=timeout, select=select, rerun=rerun,
-                               progress=progress)
+                               progress=seen)
     if generated:
-        for result in run_generated(backend, generated, timeout=timeout):
+        for result in run_generated(backend, generated, timeout=timeout, select=select,
+                                    seed=seed, rerun=rerun):
             report.results.append(result)
-            if progress:
-                progress(result)
+            seen(result)
     report.seconds = time.perf_counter() - start
     return report

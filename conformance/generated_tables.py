@@ -25,7 +25,7 @@ from typing import Any, cast
 import pyarrow as pa
 
 from kleene.conformance.outcome import Backend, Outcome, table_backend
-from kleene.conformance.runner import FAIL, PASS, SKIP, Result
+from kleene.conformance.runner import FAIL, SKIP, Result, generated_result, generated_title
 from kleene.conformance.sql_tables import table_difference
 from kleene.conformance.sqllogictest.backend import needs, request_for
 from kleene.conformance.wire import TableRequest
@@ -77,7 +77,7 @@ def verdict(outcome: Outcome, expected: Table | str) -> str | None:
     return table_difference(outcome.table, expected.names, expected.rows)
 
 
-def reproduction(title: str, failure: _Failure) -> str:
+def reproduction(title: str, failure: _Failure, rerun: str = "") -> str:
     """A copy-paste reproduction of one generated table request."""
     request = failure.request
     lines = [title, f"  {failure.reason}", "  sql:",
@@ -91,20 +91,24 @@ def reproduction(title: str, failure: _Failure) -> str:
     else:
         lines.append(f"  expected ({', '.join(expected.names)}), rows in any order:")
         lines += [f"    {row!r}" for row in expected.rows] or ["    (no rows)"]
+    if rerun:
+        lines.append(f"  rerun: {rerun}")
     lines.append("  the run message (one line on the backend's stdin):")
     lines.append(f"    {request.line()}")
     return "\n".join(lines)
 
 
 def check_tables(backend: Backend, language: str, examples: int, *,
-                 timeout: float | None = None) -> Result:
-    """Up to ``examples`` drawn recognitions of ``language`` against ``backend``."""
+                 timeout: float | None = None, seed: int = 0,
+                 rerun: Callable[[str], str] | None = None) -> Result:
+    """Up to ``examples`` recognitions of ``language`` drawn from ``seed`` against
+    ``backend`` (``rerun(id)``: the command line the reproduction gives)."""
     from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as seeded
     from hypothesis import strategies as st
     from hypothesis.errors import Unsatisfiable
 
-    ident = f"generated/{language}"
-    result = Result(ident, "(generated)", language, PASS)
+    result = generated_result(language, seed, rerun)
     if Feature(language) not in backend.capabilities:
         result.status, result.reason = SKIP, f"needs {language}"
         return result
@@ -116,7 +120,8 @@ def check_tables(backend: Backend, language: str, examples: int, *,
     ran = [0]
     last: list[_Failure] = []
 
-    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+    @seeded(seed)
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck), print_blob=False,
               phases=[Phase.generate, Phase.shrink])
     @given(st.data())
@@ -148,8 +153,7 @@ def check_tables(backend: Backend, language: str, examples: int, *,
     except _Failure:
         minimal = last[-1]  # Hypothesis replays the shrunk example last
         result.status, result.reason = FAIL, f"minimal counterexample: {minimal.reason}"
-        result.reproduction = reproduction(
-            f"FAIL {ident} (shrunk by Hypothesis to a minimal counterexample)", minimal)
+        result.reproduction = reproduction(generated_title(result), minimal, result.rerun)
     except Unsatisfiable:
         result.status, result.reason = SKIP, "no drawn query fits the backend's capabilities"
     except Exception as err:  # e.g. Hypothesis found the failure flaky
@@ -157,7 +161,8 @@ def check_tables(backend: Backend, language: str, examples: int, *,
         if last:
             result.reason = f"{type(err).__name__} while shrinking; last counterexample: " \
                             f"{last[-1].reason}"
-            result.reproduction = reproduction(f"FAIL {ident}", last[-1])
+            result.reproduction = reproduction(generated_title(result, shrunk=False), last[-1],
+                                               result.rerun)
         else:
             result.reason = f"the generator failed: {type(err).__name__}: {err}"
     result.seconds = time.perf_counter() - start

@@ -1,10 +1,13 @@
 """Reports of a conformance run: text for the terminal, JUnit XML, HTML.
 
 :func:`header` names the backend, its version, where it came from and its
-capabilities; :func:`summary` counts passes, failures and skips and lists
-the skips by reason (never a silent pass); :func:`write_junit` writes the
-JUnit XML that CI systems read (a skip is ``<skipped message=reason>``, a
-failure ``<failure>`` with the reproduction); :func:`write_html` a
+capabilities; :func:`summary` counts passes, failures, expected failures, unexpected
+passes and skips, lists the skips by reason (never a silent pass) and names the case
+corpus's version; :func:`slow_warning` lists the slowest tests past
+:data:`SLOW_SECONDS`; :func:`write_junit` writes the
+JUnit XML that CI systems read (a skip or an expected failure is
+``<skipped message=reason>``, a failure or an unexpected pass ``<failure>`` with the
+reproduction); :func:`write_html` a
 self-contained page with the same facts. Both write through a temporary file renamed
 into place (:func:`kleene.data.outputs.replacing`).
 """
@@ -16,10 +19,17 @@ import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
 
-from kleene.conformance.runner import FAIL, PASS, SKIP, Report, Result
+from kleene.conformance.runner import FAIL, PASS, SKIP, XFAIL, XPASS, Report, Result
 from kleene.data.outputs import replacing
 
-MARKS = {PASS: "ok  ", FAIL: "FAIL", SKIP: "skip"}
+MARKS = {PASS: "ok  ", FAIL: "FAIL", SKIP: "skip", XFAIL: "xfail", XPASS: "XPASS"}
+
+#: A test slower than this many seconds is named in the run's slow-test warning
+#: (docs/backends.md, "Running the cases").
+SLOW_SECONDS = 1.0
+
+#: How many of the slowest tests the warning lists.
+SLOWEST = 5
 
 
 def header(report: Report) -> str:
@@ -37,8 +47,12 @@ def line(result: Result) -> str:
 
 def summary(report: Report) -> str:
     """The counts, the skips by reason and the features they need, and the verdict."""
+    xfail = report.count(XFAIL)
+    listed = [f"{xfail} expected failure{'s' * (xfail != 1)}"] * bool(xfail) \
+        + [f"{report.count(XPASS)} unexpectedly passed"] * bool(report.count(XPASS))
     lines = [f"{report.count(PASS)} passed, {report.count(FAIL)} failed, "
-             f"{report.count(SKIP)} skipped ({len(report.results)} tests, "
+             + "".join(f"{part}, " for part in listed)
+             + f"{report.count(SKIP)} skipped ({len(report.results)} tests, "
              f"{report.seconds:.1f} s)"]
     skips = report.skips_by_reason()
     if skips:
@@ -58,8 +72,30 @@ def summary(report: Report) -> str:
                     row = " "
                 row += item
             lines.append(row)
+    if report.corpus_version:
+        lines.append(f"case corpus {report.corpus_version} (conformance/CHANGELOG.md)")
     lines.append("FAILED" if report.failed else "every applicable case passes")
     return "\n".join(lines)
+
+
+def slow_warning(report: Report, *, seconds: float = SLOW_SECONDS,
+                 most: int = SLOWEST) -> str:
+    """A warning naming the slowest tests that took longer than ``seconds`` each ("" when
+    none did): a correct backend may still be too slow for a suite run."""
+    slow = sorted((r for r in report.results if r.seconds > seconds and
+                   not r.id.startswith("generated/")),
+                  key=lambda r: r.seconds, reverse=True)
+    if not slow:
+        return ""
+    lines = [f"warning: {len(slow)} test{'s' * (len(slow) > 1)} took longer than "
+             f"{seconds:g} s each; the slowest:"]
+    lines += [f"  {r.seconds:7.2f} s  {r.id}" for r in slow[:most]]
+    return "\n".join(lines)
+
+
+def unexpected_passes(report: Report) -> list[Result]:
+    """The listed expected failures that passed."""
+    return [r for r in report.results if r.status == XPASS]
 
 
 def text(report: Report) -> str:
@@ -76,8 +112,10 @@ def text(report: Report) -> str:
 def write_junit(report: Report, path: Path) -> Path:
     """JUnit XML: one ``testsuite`` per case file, one ``testcase`` per test."""
     root = ET.Element("testsuites", name=f"kleene conform {report.backend}",
-                      tests=str(len(report.results)), failures=str(report.count(FAIL)),
-                      skipped=str(report.count(SKIP)), time=f"{report.seconds:.3f}")
+                      tests=str(len(report.results)),
+                      failures=str(report.count(FAIL) + report.count(XPASS)),
+                      skipped=str(report.count(SKIP) + report.count(XFAIL)),
+                      time=f"{report.seconds:.3f}")
     suites: dict[str, ET.Element] = {}
     for r in report.results:
         suite = suites.get(r.file)
@@ -86,13 +124,14 @@ def write_junit(report: Report, path: Path) -> Path:
             props = ET.SubElement(suite, "properties")
             for name, value in (("backend", report.backend), ("version", report.version),
                                 ("origin", report.origin),
-                                ("capabilities", ", ".join(report.capabilities))):
+                                ("capabilities", ", ".join(report.capabilities)),
+                                ("corpus_version", report.corpus_version)):
                 ET.SubElement(props, "property", name=name, value=value)
         case = ET.SubElement(suite, "testcase", classname=r.file.removesuffix(".json"),
                              name=r.id, time=f"{r.seconds:.4f}")
-        if r.status == FAIL:
+        if r.status in (FAIL, XPASS):
             ET.SubElement(case, "failure", message=r.reason).text = r.reproduction
-        elif r.status == SKIP:
+        elif r.status in (SKIP, XFAIL):   # an expected failure, as pytest's xfail
             ET.SubElement(case, "skipped", message=r.reason)
         if r.notes:
             ET.SubElement(case, "system-out").text = "\n".join(r.notes)
@@ -108,7 +147,7 @@ def write_junit(report: Report, path: Path) -> Path:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:2em;max-width:70em}
 table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left}
-.pass{color:#176f2c}.fail{color:#b00020;font-weight:bold}.skip{color:#777}
+.pass{color:#176f2c}.fail,.xpass{color:#b00020;font-weight:bold}.skip,.xfail{color:#777}
 pre{background:#f6f6f6;padding:.6em;overflow-x:auto}"""
 
 

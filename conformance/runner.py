@@ -17,16 +17,21 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from kleene.conformance.cases import Case, CaseFile, CaseTest, Expectation, case_id, iter_tests
 from kleene.conformance.outcome import Backend, Outcome
+from kleene.conformance.selection import Selection
 from kleene.conformance.wire import Request
 from kleene.engines.protocol import Feature, Query
 from kleene.reference.errors import KleeneError
 from kleene.reference.match import Match
 
 PASS, FAIL, SKIP = "pass", "fail", "skip"
+#: A listed expected failure that failed, and one that passed (``--expected-failures``,
+#: :mod:`kleene.conformance.expected_failures`): the first keeps the run green, the
+#: second fails it (pytest's strict xfail).
+XFAIL, XPASS = "xfail", "xpass"
 
 
 @dataclass
@@ -44,6 +49,12 @@ class Result:
     events: int = 0
     peak: int | None = None
     notes: list[str] = field(default_factory=list)
+    #: The features the test's queries need (its language's for a generated batch).
+    features: tuple[str, ...] = ()
+    #: The command line that reruns just this test ("" where the caller gave none).
+    rerun: str = ""
+    #: The Hypothesis seed of a generated batch (``None`` for a case file's test).
+    seed: int | None = None
 
 
 @dataclass
@@ -56,13 +67,16 @@ class Report:
     capabilities: tuple[str, ...]
     results: list[Result] = field(default_factory=list)
     seconds: float = 0.0
+    #: The version of the case corpus run (:mod:`kleene.conformance.versioning`).
+    corpus_version: str = ""
 
     def count(self, status: str) -> int:
         return sum(r.status == status for r in self.results)
 
     @property
     def failed(self) -> bool:
-        return self.count(FAIL) > 0
+        """A test failed, or a listed expected failure passed."""
+        return self.count(FAIL) + self.count(XPASS) > 0
 
     def skips_by_reason(self) -> list[tuple[str, int]]:
         """The skip reasons, most frequent first."""
@@ -108,9 +122,10 @@ def duplicates(found: Iterable[Match]) -> list[Match]:
 
 
 def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
-          error: str | None) -> tuple[str, str, list[tuple[str, list[Match]]]]:
+          error: str | None, events: int) -> tuple[str, str, list[tuple[str, list[Match]]]]:
     """``(status, reason, listings)`` of ``outcome`` against the expectation:
-    ``matches``, or the error with stable code ``error``."""
+    ``matches``, or the error with stable code ``error``. A reported match holding a
+    position past the stream's ``events`` is named ``out of range``, not extra."""
     if outcome.declined is not None:
         return SKIP, outcome.declined, []
     if outcome.broken is not None:
@@ -128,11 +143,17 @@ def judge(outcome: Outcome, matches: frozenset[Match] | set[Match] | None,
     found = list(outcome.matches or ())
     expected = set(matches or ())
     missing, extra, twice = expected - set(found), set(found) - expected, duplicates(found)
-    if not (missing or extra or twice):
+    outside = {m for m in extra if not all(0 <= p < events for p in m.positions)}
+    extra -= outside
+    if not (missing or extra or twice or outside):
         return PASS, "", []
-    parts = [f"{len(missing)} missing"] * bool(missing) + [f"{len(extra)} extra"] * bool(extra) \
+    parts = [f"{len(outside)} out of range (a position past the stream's {events} "
+             "events)"] * bool(outside) \
+        + [f"{len(missing)} missing"] * bool(missing) + [f"{len(extra)} extra"] * bool(extra) \
         + [f"{len(twice)} reported more than once"] * bool(twice)
     return FAIL, ", ".join(parts), [
+        (f"out of range (positions are 0 to {events - 1})" if events
+         else "out of range (the stream has no event)", sorted(outside)),
         ("missing (expected, not reported)", sorted(missing)),
         ("extra (reported, not expected)", sorted(extra)),
         ("reported more than once (a defect even where the sets agree)", twice)]
@@ -159,22 +180,32 @@ def reproduction(title: str, request: Request, reason: str,
     return "\n".join(lines)
 
 
+def features_needed_by(case: Case, test: CaseTest) -> frozenset[Feature]:
+    """What ``test`` needs a backend to claim, over every window reading it pins."""
+    return frozenset().union(*(needed_features(request_of(case, test, e.reading))
+                               for e in test.expectations()))
+
+
 def run_test(backend: Backend, case: Case, test: CaseTest, *, timeout: float | None = None,
              rerun: Callable[[str], str] | None = None) -> Result:
     """One test against ``backend``: run under each window reading the backend claims."""
     ident = case_id(case, test)
-    result = Result(ident, case.file, case.language, PASS)
+    result = Result(ident, case.file, case.language, PASS,
+                    rerun=rerun(ident) if rerun else "")
     ran = 0
     skipped: list[str] = []
+    needed: set[Feature] = set()
     for expected in test.expectations():
         request = request_of(case, test, expected.reading)
-        absent = sorted(map(str, needed_features(request) - backend.capabilities))
+        features = needed_features(request)
+        needed |= features
+        absent = sorted(map(str, features - backend.capabilities))
         if absent:
             skipped.append(f"needs {', '.join(absent)}")
             continue
         outcome = backend.run(request, timeout=timeout)
         ran += 1
-        status, reason, listings = _judge_expected(outcome, expected)
+        status, reason, listings = _judge_expected(outcome, expected, len(request.events))
         result.seconds += outcome.seconds
         result.matches += len(outcome.matches or ())
         result.events += len(request.events)
@@ -187,7 +218,8 @@ def run_test(backend: Backend, case: Case, test: CaseTest, *, timeout: float | N
             result.status, result.reason = FAIL, reason
             result.reproduction = reproduction(
                 f"FAIL {ident}\n  {case.file}: {case.description}: {test.description}",
-                request, reason, listings, rerun(ident) if rerun else "")
+                request, reason, listings, result.rerun)
+    result.features = tuple(sorted(map(str, needed)))
     if not ran and result.status != FAIL:
         result.status, result.reason = SKIP, "; ".join(dict.fromkeys(skipped))
     elif skipped:
@@ -195,9 +227,9 @@ def run_test(backend: Backend, case: Case, test: CaseTest, *, timeout: float | N
     return result
 
 
-def _judge_expected(outcome: Outcome, expected: Expectation
+def _judge_expected(outcome: Outcome, expected: Expectation, events: int
                     ) -> tuple[str, str, list[tuple[str, list[Match]]]]:
-    return judge(outcome, expected.matches, expected.error)
+    return judge(outcome, expected.matches, expected.error, events)
 
 
 def claimed_requests(backend: Backend, tests: Iterable[tuple[Case, CaseTest]]) -> list[Request]:
@@ -213,15 +245,24 @@ def claimed_requests(backend: Backend, tests: Iterable[tuple[Case, CaseTest]]) -
     return out
 
 
+def selected_tests(files: Iterable[CaseFile], select: Selection | str | None = None
+                   ) -> list[tuple[Case, CaseTest]]:
+    """Every ``matches`` test of ``files`` that ``select`` keeps (a text: the ids holding
+    it; :class:`~kleene.conformance.selection.Selection`)."""
+    chosen = Selection.of(select)
+    return [(case, test) for case, test in iter_tests(files)
+            if test.check == "matches" and chosen.keeps(
+                case_id(case, test), case.language, partial(features_needed_by, case, test))]
+
+
 def run_cases(backend: Backend, files: Iterable[CaseFile], *, timeout: float | None = None,
-              select: str | None = None, rerun: Callable[[str], str] | None = None,
+              select: Selection | str | None = None, rerun: Callable[[str], str] | None = None,
               progress: Callable[[Result], None] | None = None) -> list[Result]:
-    """Every ``matches`` test of ``files`` (whose id contains ``select``, if given). A
-    backend with a ``prefetch(requests)`` method (Spark: one job for them all) is
+    """Every ``matches`` test of ``files`` that ``select`` keeps (:func:`selected_tests`).
+    A backend with a ``prefetch(requests)`` method (Spark: one job for them all) is
     handed every request first."""
     out = []
-    tests = [(case, test) for case, test in iter_tests(files)
-             if test.check == "matches" and not (select and select not in case_id(case, test))]
+    tests = selected_tests(files, select)
     prefetch = getattr(backend, "prefetch", None)
     if callable(prefetch):
         prefetch(claimed_requests(backend, tests))
@@ -231,6 +272,19 @@ def run_cases(backend: Backend, files: Iterable[CaseFile], *, timeout: float | N
         if progress:
             progress(result)
     return out
+
+
+def generated_result(language: str, seed: int, rerun: Callable[[str], str] | None) -> Result:
+    """The empty result of the generated batch of ``language`` drawn from ``seed``."""
+    ident = f"generated/{language}"
+    return Result(ident, "(generated)", language, PASS, features=(language,),
+                  rerun=rerun(ident) if rerun else "", seed=seed)
+
+
+def generated_title(result: Result, shrunk: bool = True) -> str:
+    """The first line of a generated failure's reproduction: its id and seed."""
+    how = "shrunk by Hypothesis to a minimal counterexample; " if shrunk else ""
+    return f"FAIL {result.id} ({how}Hypothesis seed {result.seed})"
 
 
 def new_report(backend: Backend) -> Report:

@@ -51,6 +51,7 @@ def problems(name: str, data: Any, *, optional: bool = False) -> list[str]:
     for c in data["cases"]:
         where = f"{name}: case {c['description']!r}"
         found += _unique(c["description"], seen_cases, where, "case description")
+        found += _pattern_problems(c, language, where)
         for t in c["tests"]:
             found += _unique(t["description"], seen_tests, f"{where}: test {t['description']!r}",
                              "test description")
@@ -60,6 +61,18 @@ def problems(name: str, data: Any, *, optional: bool = False) -> list[str]:
                              "tests the reference's own pruning, not an engine: move it to "
                              "cases/optional/")
     return found
+
+
+def _pattern_problems(c: Mapping[str, Any], language: str, where: str) -> list[str]:
+    """The case's pattern must parse in its language, unless a test of the case expects
+    an error (a syntax error may be the point of the case)."""
+    if language not in LANGUAGES or any("error" in t for t in c["tests"]):
+        return []
+    try:
+        LANGUAGES[language].parse(c["pattern"], "<pattern>")
+    except KleeneError as err:
+        return [f"{where}: the pattern does not parse: {str(err).splitlines()[0]}"]
+    return []
 
 
 def _unique(description: str, seen: set[str], where: str, what: str) -> list[str]:

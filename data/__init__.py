@@ -8,8 +8,9 @@ file, gunzipped by magic bytes, perhaps read ahead on a thread), :mod:`.loaders`
 batch), :mod:`.stock` (stock-tick lines as columns), :mod:`.textvalues` (one rule
 typing text cells), :mod:`.timestamps` (timestamp columns checked and
 converted), :mod:`.columnar` (a stream held as checked Arrow columns),
-:mod:`.threads` (column work on several cores) and :mod:`.source` (what an
-engine may read of its input).
+:mod:`.threads` (column work on several cores), :mod:`.source` (what an
+engine may read of its input) and :mod:`.bundled` (the data sets shipped in
+``datasets/``: the stock stream and Wayeb's queries).
 
 docs/architecture.md, "Layers": ``reference -> data -> engines``; nothing here
 imports an engine.

@@ -28,8 +28,10 @@ its recognizer in :mod:`kleene.engines.tables`.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
+import zlib
 from collections.abc import Callable
 from dataclasses import fields, replace
 from decimal import Decimal
@@ -38,7 +40,9 @@ from typing import Any, Protocol, cast, runtime_checkable
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
+from kleene.data.loaders import check_header, open_text
 from kleene.reference.errors import KleeneError, StreamError
 from kleene.reference.match_recognize.ast import (
     MatchRecognize,
@@ -325,5 +329,24 @@ def _read_file(connection: duckdb.DuckDBPyConnection, path: Path) -> duckdb.Duck
     if not path.is_file():
         raise StreamError("cannot read the table: No such file or directory",
                           source=str(path))
+    _check_names(path, reader)
     relation: duckdb.DuckDBPyRelation = getattr(connection, reader)(str(path))
     return relation
+
+
+def _check_names(path: Path, reader: str) -> None:
+    """Refuse a CSV header or Parquet schema that names a column twice (or an empty
+    name, or too many), as the event loaders do (:func:`~kleene.data.loaders.check_header`):
+    DuckDB would rename the second ``price`` to ``price_1``. A file that cannot be read
+    here is left to DuckDB's own reader, which says why."""
+    try:
+        if reader == "read_csv":
+            with open_text(path, newline="") as f:
+                names = next(csv.reader(f), [])
+        elif reader == "read_parquet":
+            names = pq.read_schema(path).names
+        else:
+            return
+    except (OSError, ValueError, EOFError, csv.Error, zlib.error, pa.ArrowException):
+        return
+    check_header(names, str(path))

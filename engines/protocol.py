@@ -45,8 +45,8 @@ from kleene.reference.match import Match
 from kleene.reference.query import Feature, Query, WindowReading, all_features
 
 __all__ = ["Compiled", "Counters", "Engine", "Feature", "Query", "Transition",
-           "WindowReading", "all_features", "claims", "claims_policy", "missing", "require",
-           "window_in_units"]
+           "WindowReading", "all_features", "claims", "claims_policy", "enumerates_any", "missing",
+           "require", "window_in_units"]
 
 
 # ---------------------------------------------------------------- automata
@@ -200,6 +200,15 @@ def missing(engine: Engine, query: Query) -> frozenset[Feature]:
 def claims(engine: Engine, query: Query) -> bool:
     """Whether ``engine`` claims to compute the reference's result of ``query`` exactly."""
     return not missing(engine, query)
+
+
+def enumerates_any(engine: Engine, query: Query) -> bool:
+    """Whether ``engine`` computes ``query``'s policy by enumerating every
+    skip-till-any-match match of the pattern and keeping some (the NFAs' policies other
+    than ``any``, :mod:`kleene.engines.nfa.engine`): its cost then grows with the product
+    of the candidates whatever the matches kept. An engine says which policies it
+    computes so in ``filtered_policies`` (none when it has no such attribute)."""
+    return query.policy in getattr(engine, "filtered_policies", ())
 
 
 def claims_policy(engine: Engine, language: str, policy: str) -> bool:

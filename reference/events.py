@@ -184,7 +184,9 @@ class Stream(Sequence[Event]):
                                   "in one column", row=i, field=ts, source=source)
             if converted:
                 unit = "ms"
-            kind = row.get(type) if type else None
+            # a type is a value as an attribute's is (an object or a list is refused)
+            kind = _attribute(row.get(type), row=i, field_name=type, source=source) \
+                if type else None
             if type and not typed:
                 typed = type in row
                 columns.update(dict.fromkeys(map(str, row)))

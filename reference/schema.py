@@ -17,7 +17,13 @@ any other backend (a Spark or Arrow schema) can build the same mapping.
 - a partition attribute that no event has (SREMO's ``e PARTITION BY a``, Wayeb's
   ``{partitionBy:a}``): every event would be a part of its own, so a typo would
   quietly change the matches (SES and operator ``PARTITION BY`` become equalities,
-  checked as comparisons).
+  checked as comparisons);
+- an event type named (an operator pattern's ``A a``) on events with no type:
+  no event has one, so the variable could never bind.
+
+:func:`check_units` refuses a window written in a unit (``WITHIN 1 hour``) over
+timestamps of no declared unit, once the events are read and before any engine
+compiles the query.
 
 Errors carry the line and column of the attribute in the pattern's text when
 it is given (docs/architecture.md, "Bad input").
@@ -31,6 +37,7 @@ from typing import Any
 
 from kleene.reference.condition_text import format_term
 from kleene.reference.conditions import Agg, Attr, Cmp, Const, Prev, Term
+from kleene.reference.durations import Duration
 from kleene.reference.errors import KleeneError, PatternError, PatternSyntaxError
 from kleene.reference.query import Query
 from kleene.reference.syntax import check_prev, tokenize
@@ -53,8 +60,9 @@ def kind(value: object) -> str | None:
 
 
 def nodes(pattern: Any) -> Iterator[Any]:
-    """Every node of ``pattern``, each once (any language's AST: dataclasses, tuples,
-    mappings; strings and numbers are leaves, not yielded)."""
+    """Every node of ``pattern``, each once, parents first and children in the order the
+    pattern holds them (any language's AST: dataclasses, tuples, mappings; strings and
+    numbers are leaves, not yielded)."""
     seen: set[int] = set()
     todo = [pattern]
     while todo:
@@ -64,11 +72,11 @@ def nodes(pattern: Any) -> Iterator[Any]:
         seen.add(id(node))
         yield node
         if isinstance(node, (tuple, list, frozenset, set)):
-            todo.extend(node)
+            todo.extend(reversed(list(node)))
         elif isinstance(node, Mapping):
-            todo.extend(node.values())
+            todo.extend(reversed(list(node.values())))
         elif is_dataclass(node):
-            todo.extend(getattr(node, f.name) for f in fields(node))
+            todo.extend(reversed([getattr(node, f.name) for f in fields(node)]))
 
 
 def comparisons(pattern: Any) -> Iterator[Cmp]:
@@ -83,6 +91,43 @@ def partition_attributes(pattern: Any) -> Iterator[str]:
         by = getattr(node, "by", None) if is_dataclass(node) else None
         if isinstance(by, tuple) and by and all(isinstance(a, str) for a in by):
             yield from by
+
+
+def typed_variables(pattern: Any) -> Iterator[tuple[str, str]]:
+    """``(type, variable)`` of every variable ``pattern`` binds to an event type: a node
+    with a ``type`` and a ``var`` of text (the operator languages' ``A a``; ``ANY a``
+    names no type)."""
+    for node in nodes(pattern):
+        if is_dataclass(node):
+            typ, var = getattr(node, "type", None), getattr(node, "var", None)
+            if isinstance(typ, str) and isinstance(var, str):
+                yield typ, var
+
+
+def text_equalities(pattern: Any) -> Iterator[tuple[str, str, str]]:
+    """``(attribute, text, words)`` of every equality of an attribute with a text
+    constant in ``pattern`` (``p.action = 'purchase'``, either way round) and every
+    typed variable (``Purchase p`` is ``type`` = ``'Purchase'``); ``words`` is how the
+    pattern writes it."""
+    for c in comparisons(pattern):
+        if c.op != "=":
+            continue
+        for term, other in ((c.left, c.right), (c.right, c.left)):
+            attr = _attribute(term)
+            if attr is not None and not isinstance(term, Agg) and isinstance(other, Const) \
+                    and isinstance(other.value, str):
+                yield attr, other.value, f"{format_term(c.left)} = {format_term(c.right)}"
+    for typ, var in typed_variables(pattern):
+        yield "type", typ, f"{typ} {var}"
+
+
+def check_units(query: Query) -> None:
+    """A :class:`PatternError` when a window of the query's pattern is written in a time
+    unit and its timestamps have none (:meth:`Duration.in_units_of`): said before any
+    engine compiles the query."""
+    for node in nodes(query.pattern):
+        if isinstance(node, Duration):
+            node.in_units_of(query.time_unit)
 
 
 def check_static(query: Query) -> None:
@@ -108,6 +153,13 @@ def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
                              f"the columns present: {present} (--allow-missing reads it "
                              "as missing: every event a part of its own)",
                              Attr("", name), text, source)
+        if "type" not in schema:
+            for typ, var in typed_variables(pattern):
+                present = ", ".join(sorted(schema)) or "(none)"
+                raise _error(f"{events} have no event type, and the pattern names one "
+                             f"({typ} {var}); the columns present: {present} (--type-field "
+                             f"names the column of the types; --allow-missing reads no "
+                             "event as having the type)", Const(typ), text, source)
     for c in comparisons(pattern):
         sides = (c.left, c.right)
         for t in sides:
@@ -173,6 +225,9 @@ def locate(t: Term, text: str, source: str = "<pattern>") -> tuple[int, int] | N
     if isinstance(t, Const):
         for tok in tokens:
             if tok.kind in ("number", "string") and tok.value == t.value:
+                return tok.line, tok.column
+        for tok in tokens:   # a name written bare (an operator pattern's event type)
+            if tok.kind == "ident" and tok.text == t.value:
                 return tok.line, tok.column
         return None
     var, attr = getattr(t, "var", None), getattr(t, "attr", None)

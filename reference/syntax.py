@@ -15,7 +15,9 @@ Condition grammar (keywords are case-insensitive)::
     ref        := var ["+"] "." attr          (``p+.L`` is read as ``p.L``, seed 000's style)
                 | var "[" "i" ["-" "1"] "]" "." attr   (SASE+: ``b[i].x`` is ``b.x``,
                                               ``b[i-1].x`` is ``prev(b.x)``; seed 003)
-    cmp        := "=" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+    cmp        := "=" | "==" | "!=" | "<>" | "<" | "<=" | ">" | ">="
+
+The grammar checked against this parser is docs/grammars.md ("Tokens and conditions").
 
 Strings are single- or double-quoted; a quote is doubled to escape it.
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from kleene.cli.demo import STOCK_FILE, default_data
 from kleene.reference.languages import detect_language
 from tests.helpers import run_cli
 
@@ -179,22 +178,14 @@ def test_demo_reports_agreement(capsys, tmp_path, correct):
     if not correct:
         expected = expected[:2]  # (a2, b3) is left out: the reference finds it as extra
     (tmp_path / "ses-tiny.json").write_text(json.dumps(case_file(expected)))
+    (tmp_path / "s.stream").write_text("\n".join(STOCK_LINES) + "\n")
     code, out, _ = run_cli(capsys, "demo", "--cases", str(tmp_path), "--no-spark",
-                       "--out", str(tmp_path / "out"),
-                       "--data", str(tmp_path / "absent.stream.gz"))
+                       "--out", str(tmp_path / "out"), "--data", str(tmp_path / "s.stream"))
     assert code == (0 if correct else 1)
     assert ("✓ any" if correct else "✗ any") in out
     # e1 is position 0: the match (a0, b1) is {a/e1, b/e2} in the paper's notation.
     assert "{a/e1, b/e2}" in out
     assert ("extra: {a/e3, b/e4}" in out) is not correct
-    assert "not found" in out  # the stock part is skipped with a note
-
-
-def test_default_data_follows_kleene_data(monkeypatch, tmp_path):
-    monkeypatch.setenv("KLEENE_DATA", str(tmp_path))
-    assert default_data() == tmp_path / STOCK_FILE
-    monkeypatch.setenv("KLEENE_DATA", str(tmp_path / "other.stream"))
-    assert default_data() == tmp_path / "other.stream"
 
 
 STOCK_LINES = ["BUY(id=1,name=INTC,volume=1,price=1.0,stock_time=1000)",
@@ -251,15 +242,3 @@ def test_other_languages_are_recognised_from_the_text(capsys, tmp_path, text, ex
     code, out, err = run_cli(capsys, "match", "--pattern", str(tmp_path / "p.txt"),
                          "--events", str(tmp_path / "e.jsonl"), "--engine", "reference")
     assert (code, out.splitlines(), err) == (0, expected, "")
-
-
-def test_shared_data_lies_beside_the_repository_or_under_kleene_data(monkeypatch, tmp_path):
-    """No machine path: the shared data is found beside the clone, or where $KLEENE_DATA
-    says (a folder)."""
-    from kleene.data.shared import shared_data
-
-    monkeypatch.delenv("KLEENE_DATA", raising=False)
-    root = Path(__file__).resolve().parents[1]
-    assert shared_data("x.sre") == root.parent / "shared" / "data" / "x.sre"
-    monkeypatch.setenv("KLEENE_DATA", str(tmp_path))
-    assert shared_data("wayeb-queries") == tmp_path / "wayeb-queries"

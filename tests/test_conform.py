@@ -178,6 +178,7 @@ def test_the_minimal_javascript_backend_agrees_on_generated_queries() -> None:
     ("hang", "timeout: no run answer within 1 s"),
     ("non-json", "non-json: the answer is not JSON"),
     ("malformed", "malformed: malformed run response"),
+    ("extra-field", "malformed: malformed run response"),
     ("duplicate", "1 reported more than once"),
 ])
 def test_a_misbehaving_backend_gets_a_verdict_and_the_run_goes_on(
@@ -188,6 +189,8 @@ def test_a_misbehaving_backend_gets_a_verdict_and_the_run_goes_on(
     assert report.results[1].reason.startswith(verdict), report.results[1].reason
     if mode == "malformed":
         assert "/matches/0/a: '0' is not of type 'array'" in report.results[1].reason
+    if mode == "extra-field":   # docs/backends.md: a field no schema names is malformed
+        assert "'debug' was unexpected" in report.results[1].reason
 
 
 @pytest.mark.parametrize(("mode", "message"), [

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
+from kleene.data.bundled import bundled
 from kleene.data.loaders import (
     detect_format,
     load_events,
@@ -26,7 +26,7 @@ from kleene.data.loaders import (
 from kleene.reference.errors import StreamError
 from tests.helpers import rows, write
 
-STOCKS = Path(__file__).resolve().parents[2] / "shared" / "data" / "stocks.stream.gz"
+STOCKS = bundled("stocks.stream.gz")
 
 CSV = "ts,type,name,price,volume,note\n0,BUY,INTC,27.85,100,\n5,SELL,MSFT,30,-7,x y\n"
 
@@ -258,7 +258,6 @@ def test_stock_file_gzip(tmp_path):
     assert s.time_unit == "ms" and "stock_time" not in s[0].attrs
 
 
-@pytest.mark.skipif(not STOCKS.exists(), reason=f"{STOCKS} is not present")
 def test_real_stock_file_prefix():
     s = read_stock(STOCKS, limit=1000)
     assert len(s) == 1000

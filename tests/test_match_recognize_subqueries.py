@@ -110,7 +110,7 @@ def test_a_subquery_prints_back_as_written_and_the_reference_alone_does_not_gues
     condition = clause.defines[0].condition
     text = format_expr(condition)
     assert text == "X IN (SELECT v FROM s) AND X > (SELECT min(v) FROM s)"
-    again = parse_statement(sql.replace(sql[sql.index("x IN"):-2], text))
+    again = parse_statement(sql.replace(sql[sql.index("x IN"):-1], text))
     assert again.recognitions[0].clause.defines[0].condition == condition
     subqueries = [x for x in (condition.left, condition.right)]  # type: ignore[attr-defined]
     assert isinstance(subqueries[0], InList)

@@ -396,3 +396,28 @@ def test_a_statement_prints_each_recognition_anew_and_keeps_the_rest() -> None:
     assert format_pattern(Concat((Alt((A(), A("B"))), Quantified(Concat((A(), A("B"))), 0,
                                                                   None, True)))) == \
         "(A | B) (A B)*?"
+
+
+@pytest.mark.parametrize(("source", "name"), [
+    ("main.ticks k", "main.ticks k"), ("main.ticks AS k", "main.ticks AS k"),
+    ("s.t k(a, b)", "s.t k(a, b)"), ("ticks k", "ticks k"), ("main.ticks", "main.ticks")])
+def test_a_dotted_table_keeps_its_input_name(source: str, name: str) -> None:
+    """``FROM main.ticks k MATCH_RECOGNIZE``: the source is the whole ``main.ticks k``
+    (found writing docs/grammars.md: the parser read ``k`` alone, a table DuckDB lacks)."""
+    (r,) = parse_statement(f"SELECT * FROM {source} MATCH_RECOGNIZE (PATTERN (A))").recognitions
+    assert r.source == TableName(name)
+
+
+@pytest.mark.parametrize(("text", "column", "message"), [
+    ("SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A) ) DEFINE A AS x > 0)", 65, "closes no"),
+    ("SELECT * FROM (VALUES (1) t(x) MATCH_RECOGNIZE (PATTERN (A))", 15, "is not closed"),
+    ("SELECT max((x) FROM t MATCH_RECOGNIZE (PATTERN (A))", 11, "is not closed"),
+])
+def test_parentheses_balance(text: str, column: int, message: str) -> None:
+    """An extra ')' ended the clause early (its DEFINE was read as outer SQL) and an
+    unclosed '(' passed to DuckDB; both are a syntax error at the parenthesis (found
+    checking docs/grammars.md, whose statements balance their parentheses)."""
+    with pytest.raises(PatternSyntaxError) as caught:
+        parse_statement(text)
+    assert (caught.value.line, caught.value.column) == (1, column)
+    assert message in caught.value.message

@@ -78,7 +78,7 @@ def test_conjunction_counts_every_pair_once_either_way(on_columns: bool) -> None
     evaluate the condition on each of the 3 (a, b) pairs once: evaluations are
     ``n + 2P`` eager, ``n_B + 2P`` lazy (P pairs in the window), whatever the
     selectivity; so for 2-slot conjuncts the lazy gain is at most ``1 + n_A / (n_B + 2P)``
-    (README, Seed 003). Over columns (join.py) the chain counts the same."""
+    (docs/benchmarks.md, Seed 003). Over columns (join.py) the chain counts the same."""
 
     text = "PATTERN AND(A a, B b) WHERE a.v <= b.v WITHIN 10"
     s = stream("A A B A", v=[1, 2, 1, 0])

@@ -191,3 +191,16 @@ def conditions_over(expr: Node) -> st.SearchStrategy[Condition]:
 def test_printer_and_parser_round_trip(p):
     text = format_operator(p)
     assert parse_operator(text) == p, text
+
+
+def test_a_variable_named_like_a_strategy_starts_the_conditions() -> None:
+    """``WHERE strict_contiguity.x = 1`` is a condition on the variable of that name (the
+    parser took the word for the strategy and then failed at '.'; found checking
+    docs/grammars.md), and the printed pattern reads back."""
+    text = "PATTERN SEQ(A strict_contiguity, B b) WHERE strict_contiguity.x = 1"
+    p = parse_operator(text)
+    assert p.strategy is None
+    assert p.conditions == (Cmp("=", Attr("strict_contiguity", "x"), Const(1)),)
+    assert parse_operator(format_operator(p)) == p
+    assert parse_operator("PATTERN SEQ(A a, B b) WHERE strict_contiguity a.x = 1").strategy \
+        == "strict_contiguity"

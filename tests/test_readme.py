@@ -48,6 +48,7 @@ def test_readme_command(command: str, tmp_path: Path) -> None:
     done = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr and "WARN" not in done.stderr
+    assert "warning:" not in done.stderr   # the examples are plausible (data/plausible.py)
 
 
 def test_the_first_example_prints_what_the_readme_says(tmp_path: Path) -> None:

@@ -58,6 +58,24 @@ def test_nanosecond_parquet_and_wide_output(spark, capsys, files):
          "last_ts": "2024-03-01T09:03:00.000Z", "v_user": "u2", "b_price": 25.0}]
 
 
+def test_an_unknown_columns_attribute_on_spark_is_refused_as_single_process(spark, capsys,
+                                                                            files):
+    target = files / "m.jsonl"
+    code, _, err = run(capsys, files, "--spark", "--output", str(target), "--layout", "wide",
+                       "--columns", "v.usr")
+    assert (code, err.splitlines()) == (2, [
+        "kleene match: --columns v.usr: the events have no attribute 'usr'; the nearest: "
+        "user (--allow-missing writes it as an empty column)"])
+    assert not target.exists()
+    code, _, err = run(capsys, files, "--spark", "--output", str(target), "--layout", "wide",
+                       "--columns", "v.usr,v.user", "--allow-missing")
+    assert code == 0, err
+    assert ("kleene match: warning: --columns v.usr: the events have no attribute 'usr', so "
+            "its column is empty; the nearest: user") in err.splitlines()
+    assert [(r["v.usr"], r["v.user"]) for r in map(json.loads, target.read_text().splitlines())
+            ] == [(None, "u1"), (None, "u2")]
+
+
 def test_count_on_spark_prints_the_number_of_matches(spark, capsys, files):
     code, out, err = run(capsys, files, "--spark", "--count")
     assert (code, out) == (0, "2\n"), err          # the two hand-computed matches

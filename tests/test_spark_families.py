@@ -10,6 +10,8 @@ Hypothesis budgets are small because a Spark job costs ~0.3 s.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -22,8 +24,8 @@ from kleene.conformance.strategies import (
     streams,
     typed_streams,
 )
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_dataframe
 from kleene.engines.spark.frames import read_events
@@ -37,7 +39,7 @@ from tests.helpers import frame_of, small_jobs
 
 pytestmark = pytest.mark.spark
 
-STOCKS = str(shared_data("stocks.stream.gz"))
+STOCKS = str(bundled("stocks.stream.gz"))
 STOCK_EVENTS = 5_000
 CUTS = st.lists(st.integers(0, 12), max_size=2, unique=True)
 
@@ -88,7 +90,7 @@ OPERATOR_STOCK = ("PATTERN SEQ(BUY b, SELL s) WHERE b.name = s.name AND b.price 
 SREMO_STOCK = ("(mark {~.type = 'BUY' AND ~.name = 'INTC'} -> r ; {TRUE}* ; "
                "mark {~.type = 'SELL' AND ~.name = 'INTC' AND ~.price < r.price})"
                "[WITHIN 300 ms]")
-WAYEB_STOCK = "examples/stocks/intc.sre"
+WAYEB_STOCK = str(Path(__file__).resolve().parents[1] / "examples" / "stocks" / "intc.sre")
 
 
 @pytest.fixture(scope="module")

@@ -21,8 +21,8 @@ from pyspark import cloudpickle
 
 from kleene.conformance.differential import assert_same_matches, reference_matches, reported_matches
 from kleene.conformance.strategies import ses_patterns, streams
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.protocol import (
     Counters,
     Engine,
@@ -53,7 +53,7 @@ pytestmark = pytest.mark.spark
 # The reference engine below is defined here, so tasks receive it by value.
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
-STOCKS = str(shared_data("stocks.stream.gz"))
+STOCKS = str(bundled("stocks.stream.gz"))
 STOCK_EVENTS = 20_000
 EVERY_ENGINE_EVENTS = 4_000
 KEYED = ("PATTERN <{b, s}> WHERE b.type = 'BUY' AND s.type = 'SELL' AND b.name = s.name "

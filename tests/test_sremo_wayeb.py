@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kleene.data.shared import shared_data
+from kleene.data.bundled import bundled
 from kleene.reference.conditions import And, Attr, Cmp, Const, Not, Or, Truth
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
@@ -24,15 +24,14 @@ from kleene.reference.sremo.text import format_sremo, parse_sremo
 from kleene.reference.sremo.wayeb import SreUnsupported, parse_sre, read_sre
 from tests.helpers import letters
 
-QUERIES = shared_data("wayeb-queries")
-FILES = sorted(QUERIES.glob("*.sre")) if QUERIES.is_dir() else []
+QUERIES = bundled("wayeb-queries")
+FILES = sorted(QUERIES.glob("*.sre"))
 
 
 def head(attr: str) -> Attr:
     return Attr("~", attr)
 
 
-@pytest.mark.skipif(not FILES, reason=f"{QUERIES} is not available")
 @pytest.mark.parametrize("path", FILES, ids=[p.name for p in FILES])
 def test_every_benchmark_file_parses_and_asks_for_its_time_window(path):
     query, = read_sre(str(path))

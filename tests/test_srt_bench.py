@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from bench import seed004
 from kleene.reference.events import Stream
 from kleene.reference.query import Query
@@ -23,7 +21,6 @@ ROWS = [
 ]
 
 
-@pytest.mark.skipif(not QUERY.exists(), reason="the Wayeb queries are not available")
 def test_seed004_table_on_a_tiny_stream(tmp_path: Path):
     s = Stream.from_rows(ROWS, time_unit="ms")
     table = seed004.table(s, seed004.Settings(None), [QUERY])

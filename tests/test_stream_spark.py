@@ -20,6 +20,7 @@ import pytest
 from bench.stream_spark import generated_table
 from kleene.cli import main
 from kleene.conformance.differential import reference_matches, reported_matches
+from kleene.data.bundled import bundled
 from kleene.engines.registry import engine
 from kleene.engines.spark import collect_matches, match_frame
 from kleene.engines.spark.frames import from_stream
@@ -184,12 +185,9 @@ def test_api_errors_are_typed(spark, tmp_path, source):
 def test_the_demo_matches_the_batch_runner_across_a_restart(spark):
     import io
 
-    from kleene.cli.demo import default_data
     from kleene.cli.demo_stream import run_stream_demo
 
-    data = default_data()
-    if not data.exists():
-        pytest.skip(f"the stock stream {data} is not present (set KLEENE_DATA)")
+    data = bundled("stocks.stream.gz")
     out = io.StringIO()
     assert run_stream_demo(spark, data, out, events=8_000, files=4), out.getvalue()
     text = out.getvalue()

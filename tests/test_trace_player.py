@@ -100,3 +100,52 @@ def test_the_ses_trace_marks_the_state_before_and_the_transition_taken(browser, 
     assert heading.startswith("e2 (ts 1)")
     assert (black, thick) == (1, 1)           # the run in {a} (black) takes b (thick)
     assert pg.locator("g.node.vis").count() == 1   # ∅, where the run was before
+
+
+@needs
+@pytest.mark.slow
+def test_a_step_shows_the_false_guard_and_the_negated_event_that_kills(browser, tmp_path):
+    # SEQ(A a, NOT(C n), B b) WHERE b.x = a.x over A(x=1) C B(x=2) B(x=1): at e3 the
+    # instance {a/e1} refuses b/e3 (2 ≠ 1); at e4 it takes b/e4, and the C at e2 forbids it
+    out = trace_page(tmp_path, "PATTERN SEQ(A a, NOT(C n), B b) WHERE b.x = a.x "
+                     "WITHIN 5 hours", "ts,type,x\n0,A,1\n1,C,0\n2,B,2\n3,B,1\n",
+                     "--engine", "nfa-eager", "--time-unit", "h")
+    pg = browser.new_page()
+    pg.goto(out.as_uri())
+    assert not pg.locator(".player .step:not([hidden]) table.refused").count()
+    pg.fill(".kleene-slider", "2")
+    assert pg.locator(".player .step:not([hidden]) table.refused td").all_inner_texts() == [
+        "a --b--✗ b/e3: b.x = a.x is false"]
+    pg.click(".kleene-next")
+    assert pg.locator(".player .step:not([hidden]) table.refused td").all_inner_texts() == [
+        "ab {a/e1, b/e4} dropped: NOT C n: forbidden by e2"]
+
+
+@needs
+@pytest.mark.slow
+def test_a_large_automaton_is_drawn_readably_and_its_marks_scrolled_into_view(browser,
+                                                                             tmp_path):
+    # intc.sre unrolls its count window [1..20] (seed 004 Alg. 4): a picture far wider
+    # than the page. One INTC buy, then RIMM buys: only the run from e1 lives (a fresh run
+    # needs an INTC buy), and each element moves it one ⊤ step further along the window.
+    (tmp_path / "s.stream").write_text("".join(
+        f"BUY(id={k},name={'RIMM' if k else 'INTC'},volume=100,price=20.5,"
+        f"stock_time={1000 + k})\n" for k in range(20)))
+    out = tmp_path / "run.html"
+    assert main(["trace", str(ROOT / "examples" / "stocks" / "intc.sre"), "--events",
+                 str(tmp_path / "s.stream"), "-o", str(out)]) == 0
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    pg.goto(out.as_uri())
+    assert pg.inner_text(".kleene-note").startswith("A large automaton (")
+    box = pg.locator(".kleene-picture.large")
+    # the thick edges of the step are in view (the start state, black at every step under
+    # the stream policy, may be scrolled away)
+    inside = ("b => { const r = b.getBoundingClientRect(); const m = b.querySelectorAll("
+              "'g.taken'); return m.length > 0 && [...m].every(e => { const a = "
+              "e.getBoundingClientRect(); return a.left >= r.left - 1 && a.right <= r.right "
+              "+ 1 && a.top >= r.top - 1 && a.bottom <= r.bottom + 1; }); }")
+    assert box.evaluate("b => b.scrollWidth > b.clientWidth")   # its own size: it scrolls
+    for step in ("0", "10", "17"):   # e18: the run from e1 still moves on ⊤
+        pg.fill(".kleene-slider", step)
+        assert box.evaluate(inside), step
+    assert box.evaluate("b => b.scrollLeft > 0")                # the far end, scrolled to

@@ -1,2 +1,2 @@
 """Example backends of docs/backends.md: a minimal one in Python and in
-JavaScript, and a deliberately broken one."""
+JavaScript, a deliberately broken one, and two constant ones (no match; every subset)."""

@@ -112,24 +112,28 @@ def nfa_graph(c: CompiledNFA, *, states: str = "auto", guards: str = "auto") -> 
     takes = [t.guard for t in c.iter_transitions() if t.kind == "bind"]
     style = guard_style(guards, takes, AUTO_FULL_GUARDS)
     g = nx.MultiDiGraph(guards=style, legend=[], notes=[])
-    names: dict[tuple[int, int], str] = {}
-    for br in branches:
-        for s in br.plan.shape.slots:
-            guard = conjunction(br.plan.placed.guard(s.index))
-            if style == "legend" and guard != TRUE:
-                names[br.index, s.index] = f"Θ{len(names) + 1}"
-                g.graph["legend"].append((names[br.index, s.index], guard_set(guard)))
-    _Builder(c, g, style, names, multi).build(branches)
+    _Builder(c, g, style, multi).build(branches)
     return g
+
+
+def edge_guard(plan: Plan, source: frozenset[int], slot: int) -> Condition:
+    """The conditions an edge that binds ``slot`` from the state with ``source`` bound
+    evaluates: those whose variables are all bound once it is taken
+    (:meth:`~kleene.engines.nfa.partial.Plan.admits` skips the others; each is checked
+    on the edge that binds the last of its variables, :mod:`.conditions`)."""
+    bound = source | {slot}
+    return conjunction([cond for cond, where in plan.placed.incremental[slot]
+                        if bound.issuperset(where)])
 
 
 class _Builder:
     """Adds the states and edges of every conjunct to ``g``."""
 
-    def __init__(self, c: CompiledNFA, g: nx.MultiDiGraph, style: str,
-                 names: dict[tuple[int, int], str], multi: bool) -> None:
-        self.c, self.g, self.style, self.names, self.multi = c, g, style, names, multi
+    def __init__(self, c: CompiledNFA, g: nx.MultiDiGraph, style: str, multi: bool) -> None:
+        self.c, self.g, self.style, self.multi = c, g, style, multi
         self.lazy = c.kind != "eager"
+        #: ``legend`` style: each distinct edge guard's name Θi, in the order drawn
+        self.names: dict[Condition, str] = {}
 
     def build(self, branches: list[_Branch]) -> None:
         c, g = self.c, self.g
@@ -143,8 +147,11 @@ class _Builder:
         negated = sorted({n.type or "ANY" for p in c.plans for n in p.shape.negations})
         if self.lazy:
             types = sorted({s.type or "ANY" for p in c.plans for s in p.shape.slots})
+            for t in types:
+                self.buffer_node(t)   # also the buffer no state of the drawn order reads
             g.graph["notes"].append("input buffers: " + ", ".join(types) +
-                                    " (every event of these types is stored on arrival)")
+                                    " (every event of these types is stored on arrival; a "
+                                    "dotted read edge: the state that looks into it)")
         if negated:
             g.graph["notes"].append("negation buffers: " + ", ".join(negated) +
                                     " (kept for the check, Sec. 4.4)")
@@ -177,17 +184,22 @@ class _Builder:
 
     # ------------------------------------------------------------ edges
 
-    def take_label(self, br: _Branch, slot: int, loop: bool) -> str:
+    def take_label(self, br: _Branch, slot: int, loop: bool, guard: Condition) -> str:
+        """``take A a`` (``iterate``, ``take A+ a[]``) and the edge's guard (full, or its
+        name Θi with the legend)."""
         s = br.plan.shape.slots[slot]
         kind = s.type or "ANY"
         head = f"iterate {kind} {s.var}" if loop else \
             (f"take {kind}{format_repeat(s.low, s.high)} {s.var}[]" if s.iterated
              else f"take {kind} {s.var}")
-        guard = conjunction(br.plan.placed.guard(slot))
         if self.style == "full":
             return "\n".join([head, *guard_lines(guard)])
-        name = self.names.get((br.index, slot))
-        return head + (f", {name}" if name and self.style == "legend" else "")
+        if self.style != "legend" or guard == TRUE:
+            return head
+        if guard not in self.names:
+            self.names[guard] = f"Θ{len(self.names) + 1}"
+            self.g.graph["legend"].append((self.names[guard], guard_set(guard)))
+        return f"{head}, {self.names[guard]}"
 
     def skip_label(self, br: _Branch, bound: frozenset[int]) -> str:
         """``ignore``; for the Chain NFA the paper's two loops of a state (Sec. 4.1):
@@ -229,8 +241,9 @@ class _Builder:
             assert t.variable is not None       # a bind edge binds a variable
             slot = plan.shape.slot_of(t.variable).index
             on_path = src in path and dst in path and c.kind == "tree"
-            g.add_edge(a, z, variable=t.variable, guard=t.guard, name=None,
-                       label=self.take_label(br, slot, src == dst),
+            guard = edge_guard(plan, src, slot)
+            g.add_edge(a, z, variable=t.variable, guard=guard, name=None,
+                       label=self.take_label(br, slot, src == dst, guard),
                        dot=BOLD if on_path else {}, ident=(br.index, tuple(sorted(src)), slot))
         if c.kind == "tree":
             for k in range(plan.n + 1):
@@ -286,19 +299,13 @@ class _Builder:
     def buffers(self, br: _Branch, path: set[frozenset[int]] | None) -> None:
         """Cylinders for the per-type buffers and dotted ``read`` edges to the states that
         look into them (for the Tree NFA: along the current order only)."""
-        g, plan = self.g, br.plan
+        plan = br.plan
         for k, slot in enumerate(br.order):
             if k == 0:
                 continue  # the first state takes arrivals only (nothing is earlier)
-            s = plan.shape.slots[slot]
-            t = s.type or "ANY"
-            key = ("buffer", t)
-            if key not in g:
-                g.add_node(key, label=f"buffer {t}", initial=False, accepting=False,
-                           cluster="input buffers", shape="cylinder",
-                           dot={"fontsize": "10", "height": "0.4"})
+            key = self.buffer_node(plan.shape.slots[slot].type or "ANY")
             state = self.node(br, frozenset(br.order[:k]))
-            g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
+            self.g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
                        dot=READ)
 
     def negations(self, br: _Branch, edges: list[Transition]) -> None:
@@ -337,14 +344,18 @@ class _Builder:
             g.add_edge(here, nxt, variable=None, guard=TRUE, name=None, label=word)
             here = nxt
 
-    def negation_buffer(self, br: _Branch, k: int, state: Hashable) -> None:
-        """The buffer of a negated type (Sec. 4.4: kept for the check) read by ``state``."""
-        t = br.plan.shape.negations[k].type or "ANY"
+    def buffer_node(self, t: str) -> Hashable:
+        """The cylinder of type ``t``'s buffer (added once)."""
         key = ("buffer", t)
         if key not in self.g:
             self.g.add_node(key, label=f"buffer {t}", initial=False, accepting=False,
                             cluster="input buffers", shape="cylinder",
                             dot={"fontsize": "10", "height": "0.4"})
+        return key
+
+    def negation_buffer(self, br: _Branch, k: int, state: Hashable) -> None:
+        """The buffer of a negated type (Sec. 4.4: kept for the check) read by ``state``."""
+        key = self.buffer_node(br.plan.shape.negations[k].type or "ANY")
         if not self.g.has_edge(key, state):
             self.g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
                             dot=READ)

@@ -346,6 +346,9 @@ class NFAEngine:
     max_instances: int = DEFAULT_MAX_INSTANCES
     #: the group-by-attribute optimisation of Sec. 4.5.3 (exact; off only to measure it)
     group_by: bool = True
+    #: the policies computed by filtering every skip-till-any-match match (Γ; the module
+    #: docstring, :mod:`.selection`; :func:`~kleene.engines.protocol.enumerates_any`)
+    filtered_policies: tuple[str, ...] = ("contiguous", *FILTERED)
 
     @property
     def capabilities(self) -> frozenset[Feature]:

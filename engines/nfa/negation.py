@@ -50,8 +50,8 @@ def interval(binds: Sequence[tuple[Event, ...]], lo: Iterable[int],
 def forbidden(candidates: Iterable[Event], gamma: Mapping[str, Sequence[Event]], var: str,
               conditions: Sequence[Condition], low: float, high: float, first: float,
               last: float, bound: Window | None, taken: frozenset[int],
-              evaluations: list[int]) -> bool:
-    """Whether some candidate ``N`` event forbids the (partial) match ``gamma``.
+              evaluations: list[int]) -> Event | None:
+    """The first candidate ``N`` event that forbids the (partial) match ``gamma``, if any.
 
     ``first``/``last``: the match's ts span; ``bound``: the window
     (``None``: none); ``evaluations`` counts predicate evaluations.
@@ -64,5 +64,5 @@ def forbidden(candidates: Iterable[Event], gamma: Mapping[str, Sequence[Event]],
         joint = {**gamma, var: (e,)}
         evaluations[0] += len(conditions) or 1
         if all(holds(c, joint) for c in conditions):
-            return True
-    return False
+            return e
+    return None

@@ -33,6 +33,7 @@ from kleene.engines.nfa.shape import Shape
 from kleene.engines.protocol import Counters
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
+from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import holds, variables
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event
@@ -141,6 +142,34 @@ class Plan:
                     return False
         return True
 
+    def refusal(self, p: Partial, slot: int, new: tuple[Event, ...]) -> str:
+        """Why :meth:`admits` refuses ``new`` to ``slot`` of ``p``, read in its order: the
+        first check that fails, named (a condition as pattern text). Only a trace asks
+        (:mod:`.trace`, after ``admits`` said no): the run itself never names a reason."""
+        s = self.shape.slots[slot]
+        have, binds, lo, hi = p.binds[slot], p.binds, new[0].ts, new[-1].ts
+        group = self.groups[slot]
+        slots = self.shape.slots
+        if s.high is not None and len(have) + len(new) > s.high:
+            return f"{s.var} takes at most {s.high} events"
+        if have and group is not None and not same_group(group, have, new):
+            return f"{s.var}'s events share one {group} (Sec. 4.5.3)"
+        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
+            return "outside the window (τ) of the instance's first event"
+        if any(e.position in p.taken for e in new):
+            return "already bound by this instance"
+        for t in self.shape.before[slot]:
+            if binds[t] and binds[t][-1].ts >= lo:
+                return f"not after {slots[t].var}"
+        for t in self.shape.after[slot]:
+            if binds[t] and binds[t][0].ts <= hi:
+                return f"not before {slots[t].var}"
+        for cond, where in self.placed.incremental[slot]:
+            gamma = {slots[t].var: (new if t == slot else binds[t]) for t in where}
+            if all(gamma.values()) and not holds(cond, gamma):
+                return f"{format_condition(cond)} is false"
+        return "admitted"
+
     def bind(self, p: Partial, slot: int, new: tuple[Event, ...], stage: int,
              c: Counters) -> Partial:
         """The instance ``p`` with ``new`` added to ``slot`` (a new instance)."""
@@ -188,6 +217,12 @@ class Plan:
         return {s.var: b for s, b in zip(self.shape.slots, p.binds, strict=True) if b}
 
     def forbids(self, k: int, p: Partial, negbuf: NegationBuffers, c: Counters) -> bool:
+        """Whether an event of negation ``k``'s buffer forbids ``p`` (:meth:`forbidder`)."""
+        return self.forbidder(k, p, negbuf, c) is not None
+
+    def forbidder(self, k: int, p: Partial, negbuf: NegationBuffers,
+                  c: Counters) -> Event | None:
+        """The first event of negation ``k``'s buffer that forbids ``p``, if any."""
         neg = self.shape.negations[k]
         low, high = interval(p.binds, neg.lo, neg.hi)
         count = [0]

@@ -22,7 +22,7 @@ from __future__ import annotations
 import html
 import itertools
 from collections import Counter
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 import networkx as nx
@@ -32,10 +32,10 @@ from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.draw import nfa_graph
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.engine import CompiledNFA
-from kleene.engines.nfa.partial import Partial, Plan
+from kleene.engines.nfa.partial import NegationBuffers, Partial, Pending, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.tree import TreeRunner
-from kleene.engines.pages import page, player, table
+from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters, window_in_units
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
@@ -49,6 +49,8 @@ from kleene.engines.trace import (
     substitution_text,
 )
 from kleene.reference.budget import Budget
+from kleene.reference.condition_text import format_condition
+from kleene.reference.conditions import holds
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.operators.text import format_operator
@@ -67,6 +69,29 @@ class Created:
 
 
 @dataclass(frozen=True)
+class Refused:
+    """An edge not taken at this event: conjunct, the state it would leave (bound slots),
+    the slot, the events it was offered and why :meth:`~.partial.Plan.admits` refused
+    them (:meth:`~.partial.Plan.refusal`: the false guard named)."""
+
+    branch: int
+    source: frozenset[int]
+    slot: int
+    new: tuple[Event, ...]
+    why: str
+
+
+@dataclass(frozen=True)
+class Killed:
+    """An instance (or its complete match) dropped at this event, and why: a negated
+    event found in the buffer, a final condition false, or the window (τ)."""
+
+    branch: int
+    instance: Partial
+    why: str
+
+
+@dataclass(frozen=True)
 class NFAStep:
     """What one event did: was it of a pattern type, the buffers after it (type → events),
     the instances created, the live ones after it, the matches reported."""
@@ -77,6 +102,8 @@ class NFAStep:
     created: tuple[Created, ...]
     live: tuple[tuple[int, Partial], ...]
     reported: tuple[Match, ...]
+    refused: tuple[Refused, ...] = ()
+    killed: tuple[Killed, ...] = ()
 
 
 @dataclass
@@ -128,6 +155,17 @@ class NFATrace(StepTrace):
         return (f"{self._label(c.branch, c.source)} --{var}--> {self.state(c.branch, c.instance)}"
                 f" ← {var}/{came} ({where})  {self.binds_text(c.branch, c.instance)}")
 
+    def refused_text(self, r: Refused) -> str:
+        """``a --b--✗ b/e3: b.x = a.x is false``."""
+        var = self.compiled.plans[r.branch].shape.slots[r.slot].var
+        came = ", ".join(event_name(e) for e in r.new)
+        return f"{self._label(r.branch, r.source)} --{var}--✗ {var}/{came}: {r.why}"
+
+    def killed_text(self, k: Killed) -> str:
+        """``ab {a/e1, b/e3} dropped: NOT C n, forbidden by e2``."""
+        return f"{self.state(k.branch, k.instance)} {self.binds_text(k.branch, k.instance)} " \
+               f"dropped: {k.why}"
+
     # ------------------------------------------------------------ text
 
     def step_text(self, k: int) -> list[str]:
@@ -139,6 +177,8 @@ class NFATrace(StepTrace):
             lines.append("  buffers: " + " · ".join(
                 f"{t} [{', '.join(event_name(e) for e in es)}]" for t, es in s.buffers))
         lines += [f"  new: {self.created_text(c, s.event)}" for c in s.created]
+        lines += [f"  refused: {self.refused_text(r)}" for r in s.refused]
+        lines += [f"  killed: {self.killed_text(k)}" for k in s.killed]
         lines.append(f"  live ({len(s.live)}): " + ("; ".join(
             f"{self.state(b, p)} {self.binds_text(b, p)}" for b, p in s.live) or "none"))
         lines += [f"  reported: {match_text(m)}" for m in s.reported]
@@ -189,11 +229,15 @@ class NFATrace(StepTrace):
         created = table(["instance created"], [(self.created_text(c, s.event),)
                                                for c in s.created]) if s.created else \
             "<p>no instance created</p>"
+        refused = table(["edge not taken: why"], [(self.refused_text(r),) for r in s.refused],
+                        css="refused", most=MAX_REFUSALS_SHOWN) if s.refused else ""
+        killed = table(["instance dropped: why"], [(self.killed_text(k),) for k in s.killed],
+                       css="refused", most=MAX_REFUSALS_SHOWN) if s.killed else ""
         live = table(["live instance", "match buffer"],
                      [(self.state(b, p), self.binds_text(b, p)) for b, p in s.live])
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                            for m in s.reported)
-        return f"<h3>{head}</h3>{buffers}{created}{live}{reported}"
+        return f"<h3>{head}</h3>{buffers}{created}{refused}{killed}{live}{reported}"
 
 
 def _describe(c: CompiledNFA) -> str:
@@ -204,18 +248,64 @@ def _describe(c: CompiledNFA) -> str:
     return f"Run of {kind}, {len(c.plans)} conjunct(s)"
 
 
-def _observe(plan: Plan, branch: int, out: list[Created]) -> Plan:
-    """A copy of ``plan`` whose ``bind`` also records each instance it creates."""
+@dataclass
+class _Seen:
+    """What the observed plans saw during one event."""
+
+    created: list[Created] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
+    killed: list[Killed] = field(default_factory=list)
+
+    def flush(self) -> tuple[tuple[Created, ...], tuple[Refused, ...], tuple[Killed, ...]]:
+        out = tuple(self.created), tuple(self.refused), tuple(self.killed)
+        self.created, self.refused, self.killed = [], [], []
+        return out
+
+
+def _observe(plan: Plan, branch: int, seen: _Seen) -> Plan:
+    """A copy of ``plan`` whose ``bind`` also records each instance it creates, whose
+    ``admits`` records each refusal with its reason, and whose ``forbidder`` and
+    ``finish`` record each instance a negated event or a final condition drops (the run
+    of an unobserved plan pays nothing)."""
     mine = replace(plan)
-    bind = mine.bind
+    bind, admits, forbidder, finish = mine.bind, mine.admits, mine.forbidder, mine.finish
+
+    def slots_of(p: Partial) -> frozenset[int]:
+        return frozenset(i for i, x in enumerate(p.binds) if x)
 
     def recorded(p: Partial, slot: int, new: tuple[Event, ...], stage: int, c: Counters
                  ) -> Partial:
         q = bind(p, slot, new, stage, c)
-        source = frozenset(i for i, x in enumerate(p.binds) if x)
-        out.append(Created(branch, source, slot, new, q))
+        seen.created.append(Created(branch, slots_of(p), slot, new, q))
         return q
-    object.__setattr__(mine, "bind", recorded)
+
+    def admitted(p: Partial, slot: int, new: tuple[Event, ...], c: Counters) -> bool:
+        ok = admits(p, slot, new, c)
+        if not ok:
+            seen.refused.append(Refused(branch, slots_of(p), slot, new,
+                                        mine.refusal(p, slot, new)))
+        return ok
+
+    def forbidding(k: int, p: Partial, negbuf: NegationBuffers, c: Counters
+                   ) -> Event | None:
+        e = forbidder(k, p, negbuf, c)
+        if e is not None:
+            neg = mine.shape.negations[k]
+            seen.killed.append(Killed(branch, p, f"NOT {neg.type or 'ANY'} {neg.var}: "
+                                                 f"forbidden by {event_name(e)}"))
+        return e
+
+    def finishing(p: Partial, c: Counters, negbuf: NegationBuffers,
+                  pending: Pending) -> Iterator[Match]:
+        gamma = mine.gamma(p)
+        false = [f for f in mine.placed.final if not holds(f, gamma)]
+        if false:
+            seen.killed.append(Killed(branch, p, f"{format_condition(false[0])} is false"))
+        return finish(p, c, negbuf, pending)
+
+    for name, f in [("bind", recorded), ("admits", admitted), ("forbidder", forbidding),
+                    ("finish", finishing)]:
+        object.__setattr__(mine, name, f)
     return mine
 
 
@@ -230,8 +320,8 @@ def trace_nfa(compiled: CompiledNFA, events: Iterable[Event], *,
     stream = list(events)
     bound = (None if c.pattern.window is None else
              window_in_units(c.pattern.window, c.time_unit, events, c.reading))
-    created: list[Created] = []
-    plans = [_observe(replace(p, bound=bound, budget=budget), b, created)
+    seen = _Seen()
+    plans = [_observe(replace(p, bound=bound, budget=budget), b, seen)
              for b, p in enumerate(c.plans)]
     if c.kind != "eager" and c.frequencies is None:
         counts = Counter(e.type for e in itertools.islice(stream, c.sample)
@@ -248,24 +338,35 @@ def trace_nfa(compiled: CompiledNFA, events: Iterable[Event], *,
 
     runners = [runner(b, p) for b, p in enumerate(plans)]
     relevant = c.relevant()
-    seen: set[Match] = set()
+    done: set[Match] = set()
     steps = []
     for e in stream:
         counted.events_read += 1
         ok = relevant is None or e.type in relevant
         reported: list[Match] = []
         if ok:
-            for r in runners:
-                reported += [m for m in r.step(e) if m not in seen]
-                seen.update(reported)
+            for b, r in enumerate(runners):
+                before = list(r.live)
+                reported += [m for m in r.step(e) if m not in done]
+                done.update(reported)
+                seen.killed += _expired(r, b, before, e)
         else:
             counted.events_filtered += 1
-        steps.append(NFAStep(e, ok, _buffers(runners), tuple(created),
+        created, refused, killed = seen.flush()
+        steps.append(NFAStep(e, ok, _buffers(runners), created,
                              tuple((b, p) for b, r in enumerate(runners) for p in r.live),
-                             tuple(dict.fromkeys(reported))))
-        created.clear()
-    final = [m for r in runners for m in r.close() if m not in seen]
+                             tuple(dict.fromkeys(reported)), refused, killed))
+    final = [m for r in runners for m in r.close() if m not in done]
     return NFATrace(c, tuple(steps), tuple(dict.fromkeys(final)), counted)
+
+
+def _expired(r: Runner, branch: int, before: Sequence[Partial], e: Event) -> list[Killed]:
+    """The instances alive before ``e`` that ``r`` dropped on it: the window (τ) left
+    their first event behind (:meth:`~.runner.Runner.step`)."""
+    still = {id(p) for p in r.live}
+    return [Killed(branch, p, f"expired (τ): {event_name(e)} is out of the window of its "
+                              "first event")
+            for p in before if id(p) not in still]
 
 
 def _buffers(runners: Sequence[Runner]) -> tuple[tuple[str, tuple[Event, ...]], ...]:

@@ -35,7 +35,7 @@ import networkx as nx
 
 from kleene.engines.draw import AutomatonView, Highlight, to_graph
 from kleene.engines.labels import group_variables, state_label, variable_label
-from kleene.engines.pages import page, player, table
+from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters, Transition, window_in_units
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition
 from kleene.engines.ses.filter import event_filter
@@ -50,6 +50,8 @@ from kleene.engines.trace import (
     substitution_text,
 )
 from kleene.reference.budget import Budget
+from kleene.reference.condition_text import format_condition
+from kleene.reference.conditions import Condition, holds, prev_variables
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.text import format_ses
@@ -66,6 +68,9 @@ class Move:
     before: Instance
     taken: tuple[tuple[SESTransition, Instance], ...]
     kept: Instance | None
+    #: the transitions of ``before``'s state not taken, each with the condition of its
+    #: Θ_δ that is false on the event (Alg. 2 line 3; :func:`refused`)
+    refused: tuple[tuple[SESTransition, Condition], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -110,10 +115,33 @@ class Trace:
         return to_html(self, first, title=title, events=events)
 
 
+def refused(n: SESAutomaton, inst: Instance, e: Event,
+            taken: Sequence[SESTransition]) -> tuple[tuple[SESTransition, Condition], ...]:
+    """The transitions leaving ``inst``'s state that ``e`` does not fire, each with the
+    first condition of its Θ_δ that is false for ``β ∪ {v/e}`` (Alg. 2 line 3), read with
+    the reference :func:`~kleene.reference.conditions.holds` as
+    :meth:`~kleene.engines.ses.run.Execution._bind` reads it (a ``prev`` condition on
+    ``v``'s last event and ``e``). Only a trace asks: the run itself never names a guard."""
+    out = []
+    for delta in n.outgoing(inst.state):
+        if delta in taken:
+            continue
+        v = delta.variable
+        bound = inst.beta.get(v, ())
+        for theta in delta.conditions:
+            new = (bound[-1], e) if bound and v in prev_variables(theta) else (e,)
+            if not holds(theta, {**inst.beta, v: new}):
+                out.append((delta, theta))
+                break
+    return tuple(out)
+
+
 @dataclass
 class _Recorder:
-    """The observer: collects what happens during one step."""
+    """The observer: collects what happens during one step, and, for each instance, the
+    guards that kept it from a transition (:func:`refused`)."""
 
+    automaton: SESAutomaton
     gone: list[Instance] = field(default_factory=list)
     moves: list[Move] = field(default_factory=list)
 
@@ -122,7 +150,8 @@ class _Recorder:
 
     def consumed(self, e: Event, inst: Instance,
                  taken: Sequence[tuple[SESTransition, Instance]], kept: Instance | None) -> None:
-        self.moves.append(Move(inst, tuple(taken), kept))
+        no = refused(self.automaton, inst, e, [d for d, _ in taken])
+        self.moves.append(Move(inst, tuple(taken), kept, no))
 
     def flush(self) -> tuple[tuple[Instance, ...], tuple[Move, ...]]:
         out = tuple(self.gone), tuple(self.moves)
@@ -137,7 +166,7 @@ def trace_ses(compiled: CompiledSES, events: Iterable[Event], *,
     c = Counters() if counters is None else counters
     win = window_in_units(compiled.pattern.window, compiled.time_unit, events,
                           compiled.reading)
-    recorder = _Recorder()
+    recorder = _Recorder(compiled.automaton)
     ex = Execution(compiled.automaton, win=win, policy=compiled.policy,
                    variant=compiled.variant, counters=c, observer=recorder)
     keep = event_filter(compiled.pattern, compiled.filter, c)
@@ -228,6 +257,13 @@ class TraceNames:
             rows.append((run, here, "{}", DROPPED, "{}"))
         return rows
 
+    def refusals(self, m: Move, e: Event) -> list[str]:
+        """Each guard that kept ``m``'s instance from a transition on ``e``:
+        ``run from e1: c --p+, Θ11--✗ on e4: p.price > c.price is false``."""
+        return [f"run from {event_name(m.before.first)}: {self.state(m.before.state)} "
+                f"--{self.transition(d)}--✗ on {event_name(e)}: "
+                f"{format_condition(theta)} is false" for d, theta in m.refused]
+
 
 def move_text(row: tuple[str, str, str, str, str]) -> str:
     """One row of :meth:`TraceNames.move` as text: ``cd --p+, Θ11--> cdp+  β = {...}``,
@@ -249,6 +285,7 @@ def to_text(t: Trace, first: int | None = None) -> list[str]:
                   for i in s.expired if first is None or i.first.position == first]
         for m in rs.moves:
             lines += [f"  {row[0]}: {move_text(row)}" for row in names.move(m)]
+            lines += [f"  refused: {r}" for r in names.refusals(m, s.event)]
         lines += [f"  reported: {match_text(m)}" for m in s.reported]
     lines += [f"end of stream, reported: {match_text(m)}" for m in t.final]
     return lines
@@ -290,9 +327,12 @@ def _html_step(rs: RunStep, names: TraceNames, first: int | None) -> str:
     moves = table(["instance", "state", "transition", "state after", "buffer β after"],
                   rows) if rows else \
         "<p>no instance of this run moves</p>"
+    no = [r for m in rs.moves for r in names.refusals(m, s.event)]
+    refusals = table(["guard false: transition not taken"], [(r,) for r in no],
+                     css="refused", most=MAX_REFUSALS_SHOWN) if no else ""
     reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                        for m in s.reported)
-    return f"<h3>{head}</h3>{moves}{reported}"
+    return f"<h3>{head}</h3>{moves}{refusals}{reported}"
 
 
 def view_of(n: SESAutomaton) -> AutomatonView:

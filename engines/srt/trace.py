@@ -30,13 +30,14 @@ import networkx as nx
 
 from kleene.engines.draw import Highlight
 from kleene.engines.drawers import picture_graph
-from kleene.engines.pages import page, player, table
+from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.automaton import Edge, Held, Registers, compile_edge
 from kleene.engines.srt.draw import output_text, subset_label
 from kleene.engines.srt.dsrt import CompiledDSRT, Configurations
 from kleene.engines.srt.execution import Execution
 from kleene.engines.srt.marks import ROOT, Marks, expand, union
+from kleene.engines.srt.partition import stream_order
 from kleene.engines.srt.run import CompiledSRT
 from kleene.engines.trace import (
     MAX_PICTURED_STEPS,
@@ -53,6 +54,7 @@ from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import TRUE
 from kleene.reference.events import Event
 from kleene.reference.match import Match
+from kleene.reference.policies import part_of
 
 #: At most this many alternative mark sets are printed per group.
 MAX_MARKS = 6
@@ -79,6 +81,10 @@ class SRTStep:
     fired: tuple[tuple[Run, Edge], ...]
     after: tuple[Run, ...]
     reported: tuple[Match, ...]
+    #: the runs before it that go on with no transition, each with the transitions that
+    #: leave its state (all false on the element: a guard, a register, or the window's
+    #: clock or count, seed 004 Alg. 4); a fresh run in the start state is left out
+    dropped: tuple[tuple[Run, tuple[Edge, ...]], ...] = ()
 
 
 def _q(state: int) -> str:
@@ -122,12 +128,20 @@ class SRTTrace(StepTrace):
         return (f"{self.state_name(e.source)} --{guard}{clocks} {output_text(e)}--> "
                 f"{self.state_name(e.target)}")
 
+    def dropped_text(self, r: Run, out: tuple[Edge, ...]) -> str:
+        """``q18 [x = e1] marked {e1}: false: q18 --φ2 ↑ ●--> q19; …`` (or no transition
+        leaves its state: a count window has passed)."""
+        why = ("false: " + "; ".join(self.edge_text(e) for e in out)) if out else \
+            f"no transition leaves {self.state_name(r.state)}"
+        return f"{self.run_text(r)}: {why}"
+
     def step_text(self, k: int) -> list[str]:
         """Step ``k``: the element, the transitions that fire from which run, the runs
         after it, the reports (indented under the element)."""
         s = self.steps[k]
         lines = [event_text(s.event)]
         lines += [f"  fires: {self.edge_text(e)}  from {self.run_text(r)}" for r, e in s.fired]
+        lines += [f"  dropped: {self.dropped_text(r, out)}" for r, out in s.dropped]
         lines.append(f"  runs ({len(s.after)}): " +
                      ("; ".join(self.run_text(r) for r in s.after) or "none"))
         lines += [f"  reported: {match_text(m)}" for m in s.reported]
@@ -164,10 +178,14 @@ class SRTTrace(StepTrace):
         fired = table(["run before", "transition fired"],
                       [(self.run_text(r), self.edge_text(e)) for r, e in s.fired]) \
             if s.fired else "<p>no transition fires</p>"
-        after = table(["run after"], [(self.run_text(r),) for r in s.after])
+        dropped = table(["run dropped: every transition false"],
+                        [(self.dropped_text(r, out),) for r, out in s.dropped],
+                        css="refused", most=MAX_REFUSALS_SHOWN) if s.dropped else ""
+        after = table(["run after"], [(self.run_text(r),) for r in s.after]) if s.after \
+            else "<p>no run left</p>"
         reported = "".join(f"<p class='reported'>reported: {html.escape(match_text(m))}</p>"
                            for m in s.reported)
-        return f"<h3>{html.escape(event_text(s.event))}</h3>{fired}{after}{reported}"
+        return f"<h3>{html.escape(event_text(s.event))}</h3>{fired}{dropped}{after}{reported}"
 
 
 def _runs(groups: dict[Group, Marks]) -> tuple[Run, ...]:
@@ -182,21 +200,33 @@ def trace_srt(compiled: CompiledSRT, events: Iterable[Event], *,
     (counted into ``counters``; no ``budget`` drawn on)."""
     c = compiled
     counted = Counters() if counters is None else counters
-    ex = Execution(c.srt, c.policy, counted, faithful=c.faithful)
-    tests = {e: compile_edge(e, ex.slots) for e in c.srt.edges}
+    first = Execution(c.srt, c.policy, counted, faithful=c.faithful)
+    parts: dict[object, Execution] = {}   # e PARTITION BY a: one run per part (report Def. 44)
+    tests = {e: compile_edge(e, first.slots) for e in c.srt.edges}
     steps = []
     for u in events:
+        key = part_of(u, c.by) if c.by else None
+        ex = parts.get(key) or parts.setdefault(
+            key, first if not parts else Execution(c.srt, c.policy, counted,
+                                                   faithful=c.faithful))
         groups = dict(ex.groups)
         if c.policy == "stream":
-            key = (c.srt.start, ex.empty)
-            groups[key] = ROOT if key not in groups else union([groups[key], ROOT])
+            start = (c.srt.start, ex.empty)
+            groups[start] = ROOT if start not in groups else union([groups[start], ROOT])
         before = _runs(groups)
         fired = tuple((r, e) for r in before for e in c.srt.out[r.state]
                       if tests[e](u, r.registers))
+        moved = {id(r) for r, _ in fired}
+        dropped = tuple((r, tuple(c.srt.out[r.state])) for r in before if id(r) not in moved
+                        and not (r.state == c.srt.start and r.marks == ((),)))
         reported = tuple(ex.step(u))
-        steps.append(SRTStep(u, before, fired, _runs(ex.groups), reported))
-    ex.flush()
-    return SRTTrace(c, tuple(ex.slots), tuple(steps), tuple(ex.finish()), counted)
+        steps.append(SRTStep(u, before, fired, _runs(ex.groups), reported, dropped))
+    ends: set[Match] = set()
+    for ex in parts.values() or (first,):
+        ex.flush()
+        ends.update(ex.finish())
+    final = tuple(sorted(ends, key=stream_order))
+    return SRTTrace(c, tuple(first.slots), tuple(steps), final, counted)
 
 
 def trace_dsrt(compiled: CompiledDSRT, events: Iterable[Event], *,

@@ -16,15 +16,15 @@ import pstats
 import time
 from collections.abc import Sequence
 
+from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
-from kleene.data.shared import shared_data
 from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.reference.events import Event
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
-STOCKS = str(shared_data("stocks.stream.gz"))
+STOCKS = str(bundled("stocks.stream.gz"))
 
 _NAMES = ("INTC", "MSFT", "CSCO", "ORCL", "DELL")
 

@@ -32,7 +32,8 @@ matches any row, TR §4.14), as Trino and DuckDB allow. Row patterns are read by
 :mod:`~kleene.reference.match_recognize.expressions`. Every error names the file,
 line and column (a caret under it), also inside a subquery;
 :func:`~kleene.reference.match_recognize.checks.check_clause` then applies the
-standard's semantic rules to each clause.
+standard's semantic rules to each clause. The grammar checked against these parsers is
+docs/grammars.md ("MATCH_RECOGNIZE").
 """
 
 from __future__ import annotations
@@ -120,7 +121,26 @@ def _statement(text: str, source: Source, at: int = 0) -> Statement:
         end = tokens[parser.i - 1].end
         found.append(Recognition(node, clause, parser.alias(), start, end, at=start))
         i = parser.i
+    _check_balanced(tokens, source)
     return Statement(text, tuple(found), at=at)
+
+
+def _check_balanced(tokens: list[Token], source: Source) -> None:
+    """Refuse a ``)`` that closes no ``(``, or a ``(`` left open, at that token (after the
+    clauses are read, whose own errors say more): SQL's parentheses balance, and the
+    clause's end is found by them (an extra ``)`` after
+    ``PATTERN (A)`` ended the clause there, its ``DEFINE`` then read as outer SQL;
+    found by docs/grammars.md's check)."""
+    opened: list[Token] = []
+    for tok in tokens:
+        if tok.kind == "op" and tok.text == "(":
+            opened.append(tok)
+        elif tok.kind == "op" and tok.text == ")":
+            if not opened:
+                raise source.syntax_error("')' closes no '('", tok.at)
+            opened.pop()
+    if opened:
+        raise source.syntax_error("'(' is not closed", opened[-1].at)
 
 
 def _named(tok: Token) -> bool:
@@ -149,10 +169,9 @@ def _source(tokens: list[Token], k: int, text: str,
                 tokens[o - 2].word() == "AS" or tokens[o - 2].text == ")"
                 or _named(tokens[o - 2])) and tokens[o - 2].text != ".":
             j, correlated, listed = o - 1, True, True
-    elif j >= 1 and _named(tokens[j]) and (tokens[j - 1].word() == "AS" or (
-            tokens[j - 1].text == ")" or _named(tokens[j - 1])) and (
-            j < 2 or tokens[j - 2].text != ".")):
-        correlated = True
+    elif j >= 1 and _named(tokens[j]) and (tokens[j - 1].word() == "AS" or
+                                          tokens[j - 1].text == ")" or _named(tokens[j - 1])):
+        correlated = True   # an input name after a table (s.t k), a call or a query
     if correlated:
         j -= 2 if tokens[j - 1].word() == "AS" else 1
     if j < 0 or not (_named(tokens[j]) or tokens[j].text == ")"):

@@ -21,6 +21,7 @@ which also reads SASE+'s ``b[i].x`` and ``b[i-1].x``)::
     strategy := skip_till_any_match | skip_till_next_match | strict_contiguity
               | partition_contiguity
 
+The grammar checked against this parser is docs/grammars.md ("Operator patterns").
 ``B+ b[]`` is ``Kleene(Primitive('B', 'b'))``, the same AST as ``(B b)+``; the
 ``[]`` marks a repeated event and is required exactly then. ``conditions``
 are the top-level ``AND``-separated parts of ``WHERE`` (Θ, as for SES
@@ -142,7 +143,8 @@ class _Reader(Parser):
 
     def where(self) -> tuple[tuple[Condition, ...], str | None]:
         strategy = None
-        if self.tok.kind == "ident" and self.tok.text.lower() in STRATEGIES:
+        if self.tok.kind == "ident" and self.tok.text.lower() in STRATEGIES and \
+                self.peek().text not in (".", "+", "["):   # not a variable of that name
             strategy = self.advance().text.lower()
         if self.accept("{"):
             conditions = () if self.at("}") else where_conditions(self)

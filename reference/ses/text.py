@@ -15,7 +15,8 @@ or ``(...)``. Θ is the list of the top-level ``AND``-separated conditions of
 ``WHERE`` (a parenthesised conjunction stays one condition). ``WITHIN``
 takes a number and an optional unit (``ms``, ``s``/``seconds``,
 ``min``/``minutes``, ``h``/``hours``, ``d``/``days``); without a unit it is in timestamp units.
-:func:`format_ses` prints a pattern so that :func:`parse_ses` reads it back.
+:func:`format_ses` prints a pattern so that :func:`parse_ses` reads it back. The grammar
+checked against this parser is docs/grammars.md ("SES patterns").
 """
 
 from __future__ import annotations

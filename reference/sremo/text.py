@@ -21,6 +21,7 @@ Grammar (keywords are case-insensitive; conditions are those of
              | ("ANY" | "NEXT") "(" expr ("," expr)* ")"     Defs. 44, 45
     atom    := ["mark"] "{" condition "}" ["->" register]    cases 2, 3
 
+The grammar checked against this parser is docs/grammars.md ("SREMO").
 ``mark`` makes the output • (otherwise ⊗); ``-> r`` writes the element to
 register ``r``. ``ANY(e1, ..., en)`` is ⟲(e1, ..., en), the strategy applied
 to the sequence; ``ANY(e)`` applies it to ``e`` alone (to an iteration

@@ -1,5 +1,5 @@
 """A reader of Wayeb's ``.sre`` pattern files (seed 004, Sec. 5: the benchmark
-patterns in ``data/wayeb-queries``) into our SREMO expressions.
+patterns in ``data/datasets/wayeb-queries``) into our SREMO expressions.
 
 Wayeb's syntax (its ``SREParser``) is prefix notation::
 
@@ -10,7 +10,8 @@ Wayeb's syntax (its ``SREParser``) is prefix notation::
     sentence := "^(" sentence,* ")" and | "|(" sentence,* ")" or | "-" sentence not
               | Predicate ["(" term,* ")"]
 
-Several queries may be separated by ``&``. Every sentence is marked (Wayeb
+Several queries may be separated by ``&`` (the grammar checked against this parser:
+docs/grammars.md, "Wayeb .sre files"). Every sentence is marked (Wayeb
 marks every formula it parses); ``["x"]`` writes the element to register x;
 ``"x"`` as an argument reads it. Predicates become conditions over the head:
 ``IsEventTypePredicate(T)`` is ``~.type = 'T'``, ``EQStr(a,C)`` is

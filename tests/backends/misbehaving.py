@@ -55,6 +55,8 @@ for line in sys.stdin:
                 continue
             if MODE == "malformed":
                 reply = {"seq": message["seq"], "matches": [{"a": "0"}]}
+            if MODE == "extra-field":   # a field the schema does not name
+                reply["debug"] = "took 3 ms"
             if MODE == "duplicate":
                 reply["matches"] = reply["matches"] * 2
             if MODE == "huge":   # one 11 MB line of bogus matches
