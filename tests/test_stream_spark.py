@@ -160,7 +160,7 @@ def test_the_cli_prints_what_the_stream_does_not_the_batch_plan(spark, tmp_path,
     # PATTERN joins a and c on id: the batch plan partitions by id and cuts time slices;
     # a continuous run does neither (one group on the driver), so neither is printed.
     code, err = _cli(tmp_path, capsys, source)
-    first = err.splitlines()[0]
+    first = after_spark_start(err)[0]
     assert code == 0, err
     assert "partitions" not in err and "slices" not in err, first
     assert first.endswith(
