@@ -48,7 +48,7 @@ from kleene.engines.trace import trace as _trace
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream, canonical_unit
-from kleene.reference.match import Match
+from kleene.reference.match import Match, readable_name
 from kleene.reference.pattern import Pattern
 from kleene.reference.query import Query
 
@@ -162,7 +162,7 @@ def rows_table(found: Iterable[Match], rows: pa.Table, variables: Iterable[str] 
         for v in [v for v in order if v in m.variables] + sorted(set(m.variables) - set(order)):
             for p in m[v]:
                 ids.append(k)
-                names.append(v)
+                names.append(readable_name(v))   # SREMO's `~` as `marked`
                 positions.append(p)
     head = pa.table({"match": pa.array(ids, pa.int64()),
                      "variable": pa.array(names, pa.string()),

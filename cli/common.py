@@ -22,7 +22,7 @@ from kleene.reference.durations import READINGS
 from kleene.reference.errors import PatternError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.languages import LANGUAGES
-from kleene.reference.match import Match
+from kleene.reference.match import Match, readable_name
 from kleene.reference.query import Query
 
 #: What a subcommand's ``add_parser`` is given: the ``kleene`` parser's subcommands.
@@ -271,6 +271,13 @@ def _window_value(text: str) -> int | float:
 
 
 # ---------------------------------------------------------------- printing matches
+
+def readable(found: Iterable[Match]) -> set[Match]:
+    """``found`` with each variable under its printed name
+    (:func:`~kleene.reference.match.readable_name`: SREMO's marked positions as
+    ``marked``)."""
+    return {Match.of({readable_name(v): m[v] for v in m.variables}) for m in found}
+
 
 def canonical_order(found: Iterable[Match]) -> list[Match]:
     """Matches sorted by first position, then by their canonical JSON."""

@@ -18,7 +18,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, _is_file, _time_unit, pattern_text
+from kleene.cli.common import Commands, _is_file, _time_unit, pattern_text, plural
 from kleene.data.outputs import refuse_inputs, replacing
 from kleene.engines.draw import (
     FORMATS,
@@ -208,6 +208,8 @@ def run(args: argparse.Namespace) -> int:
     if args.output:
         with replacing(args.output, option="--output") as temporary:
             Path(temporary).write_bytes(data)
+        print(f"kleene draw: wrote {args.output} ({fmt}, {plural(len(data), 'byte')})",
+              file=sys.stderr)
         return 0
     if fmt == "png" and sys.stdout.isatty():
         raise DrawError("a PNG is binary; write it to a file with -o FILE.png")

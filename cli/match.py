@@ -27,6 +27,8 @@ from kleene.cli.common import (
     load_stream,
     plural,
     query_of,
+    readable,
+    readable_name,
     say_query,
     table,
 )
@@ -124,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
         from kleene.cli.match_table import run_table
 
         return run_table(args, query)
-    variables = list(query.lang.variables(query.pattern))
+    variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and args.output is None:
         raise Unsupported("--columns needs --output")
@@ -146,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
     say_query(NAME, query)
     with progress.said(args.quiet):
         found, by = _compute(args, query, stream)
+    found = readable(found)   # SREMO's marked positions as `marked` (docs/outputs.md)
     if args.count:
         print(len(found))
         return 0

@@ -5,14 +5,21 @@ number, the variable, the event's position and timestamp, and the event
 attributes named by ``--columns``. ``wide``: one row per match (SQL's
 MATCH_RECOGNIZE ``ONE ROW PER MATCH`` with ``MEASURES``): the match's number,
 its first and last timestamps, and one column per ``var.attr`` of
-``--columns`` (a list for a group variable); without ``--columns``, one
-column per variable with its positions.
+``--columns`` (a list for a group variable), named ``var_attr``; without
+``--columns``, one column per variable with its positions.
+
+Column names are ones SQL engines take without quoting (:func:`column_name`:
+``v.user`` is ``v_user``, any character but an ASCII letter, digit or ``_``
+becomes ``_``); two ``--columns`` that would give one name, or a name of the
+layout's own columns (``match``, ``first_ts``, ...), are refused in one line
+before any work (docs/outputs.md, "Columns").
 
 Matches are numbered in canonical order (first position, then canonical JSON),
 as ``kleene match`` prints them. Timestamps go back in their input type: when
 the input's were datetimes (ISO text in CSV or JSON Lines, a Parquet timestamp
 column), ISO 8601 text in UTC in JSON Lines and CSV and a timestamp column in
-Parquet; otherwise the numbers they were. A file that
+Parquet; otherwise the numbers they were. A ``--columns`` of ``ts`` (``v.ts``) is written
+as the layout's own timestamps are: one unit per output. A file that
 exists is an error unless ``--overwrite`` is given, and so is a target that is, or
 links to, the input; both are checked before any work (docs/architecture.md, "Bad
 input"). The file is written through a temporary file renamed into place
@@ -24,6 +31,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import json
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -89,7 +97,42 @@ def parse_columns(text: str, layout: str, variables: Sequence[str]) -> list[tupl
             raise OutputError(f"--columns {item!r}: no variable {var!r} in the pattern "
                               f"(variables: {', '.join(variables)})")
         out.append((var, attr))
+    column_names(layout, out, variables)   # a collision is refused before any work
     return out
+
+
+#: The columns each layout writes before those of ``--columns``.
+FIXED = {"long": ("match", "variable", "position", "ts"),
+         "wide": ("match", "first_ts", "last_ts")}
+
+
+def column_name(*parts: str) -> str:
+    """A column name SQL engines take without quoting: ``parts`` joined by ``_``, every
+    character but an ASCII letter, digit or ``_`` replaced by ``_``, and a ``_`` in front
+    of a leading digit (``column_name("v", "user")`` is ``v_user``)."""
+    name = re.sub(r"[^A-Za-z0-9_]", "_", "_".join(parts))
+    return f"_{name}" if name[:1].isdigit() or not name else name
+
+
+def column_names(layout: str, columns: Sequence[tuple[str, str]],
+                 variables: Sequence[str]) -> list[str]:
+    """The names of the columns after :data:`FIXED` in ``layout``, in order: one per
+    attribute (``long``), per ``var.attr`` (``wide``), per variable (``wide`` without
+    ``--columns``). Two sources of one name, or a fixed column's name, are an
+    :class:`OutputError`."""
+    if layout == "long":
+        sources = {f"{a}": column_name(a) for _, a in columns}
+    elif columns:
+        sources = {f"{v}.{a}": column_name(v, a) for v, a in columns}
+    else:
+        sources = {v: column_name(v) for v in variables}
+    taken: dict[str, str] = {name: f"the {layout} layout's own column" for name in FIXED[layout]}
+    for source, name in sources.items():
+        if name in taken:
+            raise OutputError(f"--columns {source} would be the column {name}, which is "
+                              f"{taken[name]}; leave one out")
+        taken[name] = f"--columns {source}'s"
+    return list(sources.values())
 
 
 def check_columns(columns: Sequence[tuple[str, str]], present: Collection[str], *,
@@ -119,7 +162,13 @@ def rows(found: Iterable[Match], stream: Sequence[Event] | Mapping[int, Event], 
          variables: Sequence[str], datetimes: bool) -> list[dict[str, Any]]:
     """The output rows of ``found`` over ``stream`` in ``layout``."""
     stamp: Callable[[int | float], Any] = _iso if datetimes else (lambda t: t)
+
+    def cell(e: Event, attr: str) -> Any:   # the timestamp in the unit of the ts columns
+        return stamp(e.ts) if attr == "ts" else e.value(attr)
+
     ordered = sorted(found, key=lambda m: (m.first, m.dumps()))
+    named = column_names(layout, columns, variables)
+    attrs = list(dict.fromkeys(a for _, a in columns))
     out: list[dict[str, Any]] = []
     for k, m in enumerate(ordered):
         names = [v for v in variables if v in m.variables] + \
@@ -129,17 +178,18 @@ def rows(found: Iterable[Match], stream: Sequence[Event] | Mapping[int, Event], 
                 for p in m[v]:
                     e = stream[p]
                     row = {"match": k, "variable": v, "position": p, "ts": stamp(e.ts)}
-                    row.update({attr: e.value(attr) for _, attr in columns})
+                    row.update(zip(named, (cell(e, a) for a in attrs), strict=True))
                     out.append(row)
             continue
         positions = sorted(p for v in names for p in m[v])
         row = {"match": k, "first_ts": stamp(stream[positions[0]].ts),
                "last_ts": stamp(stream[positions[-1]].ts)}
         if not columns:
-            row.update({v: list(m[v]) for v in names})
-        for var, attr in columns:
-            values = [stream[p].value(attr) for p in m[var]] if var in m.variables else []
-            row[f"{var}.{attr}"] = values if len(values) != 1 else values[0]
+            row.update((name, list(m[v])) for name, v in zip(named, variables, strict=True)
+                       if v in m.variables)
+        for (var, attr), name in zip(columns, named if columns else [], strict=True):
+            values = [cell(stream[p], attr) for p in m[var]] if var in m.variables else []
+            row[name] = values if len(values) != 1 else values[0]
         out.append(row)
     return out
 
@@ -205,10 +255,7 @@ def _write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[st
 
 def header(layout: str, columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> list[str]:
     """The column names of ``layout``."""
-    if layout == "long":
-        return ["match", "variable", "position", "ts", *[a for _, a in columns]]
-    extra = [f"{v}.{a}" for v, a in columns] if columns else list(variables)
-    return ["match", "first_ts", "last_ts", *extra]
+    return [*FIXED[layout], *column_names(layout, columns, variables)]
 
 
 def _parquet_datetimes(path: str, field: str) -> bool:

@@ -15,14 +15,24 @@ here imports Spark until ``--spark`` is given. Printing is here, in ``cli/``;
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from kleene.cli import results
-from kleene.cli.common import canonical_order, plural, positive_count, say_query, table
+from kleene.cli.common import (
+    canonical_order,
+    plural,
+    positive_count,
+    readable,
+    readable_name,
+    say_query,
+    table,
+)
 from kleene.cli.progress import spark_tasks
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.events import Event
@@ -39,6 +49,13 @@ NOT_ON_SPARK = {
     "time_limit": "the limits of the search are the single process's",
     "memory_limit": "the limits of the search are the single process's",
 }
+
+
+#: Below this many bytes of events one process matched faster than Spark on the 2-core
+#: machine Kleene is measured on, start-up included (docs/outputs.md, "Spark": the
+#: README's 10,000-row funnel, 0.37 MB, and the 1 M-row funnel, 52 MB, of issue 29):
+#: ``kleene match --spark`` says so in one line, and runs.
+SMALL_INPUT_BYTES = 50_000_000
 
 
 class SparkOptionError(KleeneError):
@@ -186,6 +203,35 @@ def run_spark(args: argparse.Namespace, query: Query,
         return _run(args, query, columns)
 
 
+def started_spark(command: str, master: str | None) -> Any:
+    """The Spark session of ``master`` (:func:`~kleene.engines.spark.session.session`),
+    its start announced on stderr in one line and, once it is up, its time in another."""
+    # lazy: Spark only with `--spark` (`kleene match` imports this module)
+    from kleene.engines.spark.session import DEFAULT_MASTER, session
+
+    print(f"kleene {command}: starting Spark ({master or DEFAULT_MASTER})", file=sys.stderr,
+          flush=True)
+    began = time.monotonic()
+    spark = session(master)
+    print(f"kleene {command}: Spark ready in {time.monotonic() - began:.1f} s",
+          file=sys.stderr, flush=True)
+    return spark
+
+
+def say_if_small(path: str) -> None:
+    """Say on stderr, in one line, when the events file ``path`` is below
+    :data:`SMALL_INPUT_BYTES` (one process is faster there); nothing for a folder, a
+    link to nothing, or a file that large."""
+    try:
+        size = os.stat(path).st_size
+    except OSError:   # the reader says what is wrong with it
+        return
+    if os.path.isfile(path) and size < SMALL_INPUT_BYTES:
+        print(f"kleene match: {path} is {size / 1e6:.2g} MB; below "
+              f"{SMALL_INPUT_BYTES // 1_000_000} MB one process matches faster than Spark "
+              "(start-up included; docs/outputs.md, \"Spark\"): drop --spark", file=sys.stderr)
+
+
 def _collect(spark: Any, job: Any) -> Any:
     """Run ``job()`` (a Spark action) under a progress bar of its tasks."""
     with spark_tasks(spark):
@@ -194,10 +240,11 @@ def _collect(spark: Any, job: Any) -> Any:
 
 def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, str]]) -> int:
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
-    from kleene.engines.spark.session import session
 
     eng, chosen = _engine_for(args, query)
-    spark = session(args.master)
+    if not args.quiet:   # -q: no warning of a slow backend
+        say_if_small(args.events)
+    spark = started_spark("match", args.master)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
     frame = _frame(spark, args, query)
     present = _check_columns(args, frame, columns)
@@ -218,9 +265,9 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
         with job_errors():
             print(_collect(spark, matches.select("match_id").distinct().count))
         return 0
-    found = _collect(spark, lambda: collect_matches(matches))
+    found = readable(_collect(spark, lambda: collect_matches(matches)))
     if args.format == "table":
-        names = query.lang.variables(query.pattern)
+        names = [readable_name(v) for v in query.lang.variables(query.pattern)]
         for line in table(found, names):
             print(line)
         print(f"({plural(len(found), 'match')}, engine {eng.name} on Spark, "
@@ -291,8 +338,8 @@ def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: 
         attrs = {a: row.get(frame.column_of(a)) for _, a in columns}
         events[position] = Event(position, _epoch(row[frame.ts]), None, attrs)
         bound.setdefault(row["match_id"], {}).setdefault(row["variable"], []).append(position)
-    found = {Match.of(vars_) for vars_ in bound.values()}
-    variables = list(query.lang.variables(query.pattern))
+    found = readable(Match.of(vars_) for vars_ in bound.values())
+    variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     fmt = results.output_format(args.output)
     datetimes = results.input_has_datetimes(args.events, args.ts)
     rows = results.rows(found, events, args.layout, columns, variables, datetimes)

@@ -25,8 +25,7 @@ from kleene.cli.common import (
     query_of,
     say_query,
 )
-from kleene.cli.spark import spark_errors
-from kleene.engines.spark.session import session
+from kleene.cli.spark import spark_errors, started_spark
 from kleene.engines.spark.stream import ContinuousMatch
 from kleene.engines.spark.stream.query import FORMATS, check_targets
 
@@ -105,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     columns = [c for c in args.columns.split(",") if c]
     check_targets(args.source, output=args.output, checkpoint=args.checkpoint)  # before Spark
     with spark_errors():
-        spark = session(args.master)
+        spark = started_spark(NAME, args.master)
         run_ = ContinuousMatch(spark, args.source, query, output=args.output,
                                checkpoint=args.checkpoint, engine=args.engine,
                                format=args.format, ts=args.ts, type=args.type_field,
@@ -132,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
             run_.end()
     counts = run_.counts()
     late = counts.get("late", 0) + counts.get("rejected", 0)
-    print(f"{plural(counts.get('matches', 0), 'match')} written to {args.output}; "
+    kind = "JSON Lines" if run_.setup.output_format == "jsonl" else "Parquet"
+    print(f"{plural(counts.get('matches', 0), 'match')} written to the folder "
+          f"{args.output.rstrip('/')}/ ({kind} files, one batch=K folder per micro-batch); "
           f"{plural(counts.get('events', 0), 'event')}"
           + (f", {late} late or malformed (in {args.output}/_late)" if late else ""))
     return 0

@@ -15,7 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, add_event_options, load_stream, say_query
+from kleene.cli.common import Commands, add_event_options, load_stream, plural, say_query
 from kleene.cli.draw import add_pattern_options, compile_pattern, pattern_name, pattern_query
 from kleene.cli.schema import (
     add_allow_missing_option,
@@ -137,9 +137,11 @@ def run(args: argparse.Namespace) -> int:
 
 def write(output: str | None, text: str) -> None:
     """``text`` into the file ``output`` (through a temporary file renamed into place,
-    :func:`kleene.data.outputs.replacing`), or on standard output."""
+    :func:`kleene.data.outputs.replacing`), or on standard output; a file written is
+    said on stderr in one line."""
     if output:
         with replacing(output, option="--output") as temporary:
-            Path(temporary).write_text(text, encoding="utf-8")
+            size = Path(temporary).write_bytes(text.encode("utf-8"))
+        print(f"kleene trace: wrote {output} ({plural(size, 'byte')})", file=sys.stderr)
     else:
         sys.stdout.write(text)

@@ -20,8 +20,19 @@ from kleene.reference.events import Event
 
 #: The variable name under which SREMO matches record their marked positions.
 MARKED = "~"
+#: The name outputs give :data:`MARKED` (``kleene match``'s lines, tables and files, the
+#: rows of ``kleene.match``): a name a reader, a shell and a SQL engine take as it is.
+#: ``~`` stays the canonical form (``Match.dumps``, the conformance protocol, the case
+#: files; docs/outputs.md, "Names").
+MARKED_NAME = "marked"
 #: Whether a variable name is written in JSON as it is (ASCII letters, digits, ``_ ~``).
 plain_name = re.compile(r"[A-Za-z0-9_~]+").fullmatch
+
+
+def readable_name(variable: str) -> str:
+    """The name outputs print for ``variable``: :data:`MARKED_NAME` for SREMO's marked
+    positions, any other variable as its pattern names it."""
+    return MARKED_NAME if variable == MARKED else variable
 
 
 @dataclass(frozen=True, slots=True, order=True)

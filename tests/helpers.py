@@ -148,6 +148,17 @@ def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, s
     return code, out, err
 
 
+#: What ``kleene match --spark`` and ``kleene stream`` say as Spark starts, before any
+#: error Spark finds (cli/spark.py: ``say_if_small``, ``started_spark``).
+SPARK_START = re.compile(r"kleene (match|stream): (starting Spark \(.*\)|Spark ready in "
+                         r"\d+\.\d s|.* is .* MB; below .* MB one process matches faster .*)")
+
+
+def after_spark_start(err: str) -> list[str]:
+    """The lines of ``err`` but those of :data:`SPARK_START`."""
+    return [line for line in err.splitlines() if not SPARK_START.fullmatch(line)]
+
+
 def node_labels(g: Any) -> set[str]:
     """The labels of a picture's states (a networkx graph)."""
     return {d["label"] for _, d in g.nodes(data=True)}

@@ -120,7 +120,7 @@ def test_output_wide_csv_one_row_per_match(capsys, files):
     assert code == 0
     with out_file.open() as f:
         assert list(csv.reader(f)) == [
-            ["match", "first_ts", "last_ts", "v.user", "b.price"],
+            ["match", "first_ts", "last_ts", "v_user", "b_price"],
             ["0", "2024-03-01T09:00:00.000Z", "2024-03-01T09:02:00.000Z", "u1", "10"],
             ["1", "2024-03-01T09:01:00.000Z", "2024-03-01T09:03:00.000Z", "u2", "25"]]
 

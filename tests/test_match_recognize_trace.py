@@ -254,7 +254,7 @@ def test_kleene_trace_writes_a_page(files, capsys):
     page = files / "v.html"
     code, _, err = run_cli(capsys, "trace", str(files / "v.sql"), "--events",
                            str(files / "prices.csv"), "-o", str(page))
-    assert (code, err) == (0, "")
+    assert (code, err) == (0, f"kleene trace: wrote {page} ({page.stat().st_size:,} bytes)\n")
     text = page.read_text(encoding="utf-8")
     assert text.count("<svg") == 1 + 3      # the program, then a tree per search
 

@@ -144,7 +144,7 @@ def test_allow_missing_writes_the_unknown_column_empty_with_a_warning(capsys, fo
                       "'usr', so its column is empty; the nearest: user")
     with out.open() as f:
         rows = list(csv.DictReader(f))
-    assert [(r["v.usr"], r["v.user"]) for r in rows] == [("", "u1")]
+    assert [(r["v_usr"], r["v_user"]) for r in rows] == [("", "u1")]
 
 
 def test_json_lines_events_are_checked_alike(capsys, folder):

@@ -4,6 +4,7 @@ Kleene adds (``_kleene_corrupt``, ``_kleene_position``: issue 27's hostile runs)
 from __future__ import annotations
 
 from kleene.cli import main
+from tests.helpers import after_spark_start
 
 
 def test_an_unknown_attribute_lists_the_files_columns(spark, capsys, tmp_path):
@@ -12,4 +13,4 @@ def test_an_unknown_attribute_lists_the_files_columns(spark, capsys, tmp_path):
                  "--language", "operator", "--events", str(tmp_path / "e.csv"), "--spark"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
-    assert len(err.splitlines()) == 1 and err.endswith("columns: ts, type, x\n"), err
+    assert len(after_spark_start(err)) == 1 and err.endswith("columns: ts, type, x\n"), err

@@ -12,6 +12,7 @@ import pytest
 
 from kleene.cli import main
 from kleene.cli.spark import SparkFailure, cause, spark_errors
+from tests.helpers import after_spark_start
 
 PATTERN = "PATTERN SEQ(A a, B b) WITHIN 10\n"
 
@@ -23,7 +24,7 @@ def kleene(tmp_path: Path, capsys: pytest.CaptureFixture[str], events: Path,
                  "--spark", *extra])
     out, err = capsys.readouterr()
     assert out == ""
-    return code, err.splitlines()
+    return code, after_spark_start(err)
 
 
 def one_line(lines: list[str], *said: str) -> None:

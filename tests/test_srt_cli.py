@@ -41,20 +41,20 @@ def test_a_time_window_given_on_the_command_line_is_read_as_wayeb_reads_it(capsy
     code, out, err = _run(capsys, files, "--window", "5", "--engine", "srt")
     assert code == 0
     # strict: 5 − 0 is not < 5, so only the QQQ at ts 2 pairs with the SELL
-    assert out == ['{"~": [0, 1]}']
+    assert out == ['{"marked": [0, 1]}']
     assert "time window 5 (given), read strict (max ts - min ts < τ)" in err
 
 
 def test_the_inclusive_reading_overrides_wayebs(capsys, files):
     code, out, err = _run(capsys, files, "--window", "5", "--window-reading", "inclusive")
-    assert code == 0 and out == ['{"~": [0, 1]}', '{"~": [0, 2]}']
+    assert code == 0 and out == ['{"marked": [0, 1]}', '{"marked": [0, 2]}']
     assert "read inclusive" in err
 
 
 def test_a_count_window_replaces_the_files_time_window(capsys, files):
     code, out, err = _run(capsys, files, "--window", "3", "--window-type", "count")
     # [1..3]: the marked positions span at most 3 elements: (0, 1) and (0, 2)
-    assert code == 0 and out == ['{"~": [0, 1]}', '{"~": [0, 2]}']
+    assert code == 0 and out == ['{"marked": [0, 1]}', '{"marked": [0, 2]}']
     assert "count window [1..3] (given)" in err and "read strict" not in err
 
 
@@ -87,7 +87,7 @@ def test_dsrt_runs_a_fully_marked_sre_query_and_refuses_a_strategy(capsys, tmp_p
     pattern.write_text(";(IsEventTypePredicate(SELL), IsEventTypePredicate(BUY)){window:2}\n")
     code = main(["match", "--pattern", str(pattern), "--events", files[1], "--engine", "dsrt"])
     out, err = capsys.readouterr()
-    assert code == 0 and out.splitlines() == ['{"~": [0, 1]}']
+    assert code == 0 and out.splitlines() == ['{"marked": [0, 1]}']
     assert "count window [1..2] (the file's)" in err
     code, _, err = _run(capsys, files, "--window", "3", "--window-type", "count",
                         "--engine", "dsrt")

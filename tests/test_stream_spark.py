@@ -29,6 +29,7 @@ from kleene.engines.spark.stream.replay import arrive, chop, cuts, write_part
 from kleene.reference.errors import PatternError, StreamError, Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.languages import detect_language
+from tests.helpers import after_spark_start
 
 pytestmark = pytest.mark.spark
 
@@ -149,7 +150,7 @@ def test_bad_input_is_one_line_before_the_query(spark, tmp_path, capsys, source,
                                                  pattern, expected):
     policy = ["--policy", "stream"] if pattern.startswith("mark") else []
     code, err = _cli(tmp_path, capsys, source, *extra, *policy, pattern=pattern)
-    assert code == 2 and len(err.strip().splitlines()) == 1, err
+    assert code == 2 and len(after_spark_start(err)) == 1, err
     assert expected in err
     assert not (tmp_path / "ck" / "spark").exists()      # no query was started
 
@@ -159,7 +160,7 @@ def test_the_cli_prints_what_the_stream_does_not_the_batch_plan(spark, tmp_path,
     # PATTERN joins a and c on id: the batch plan partitions by id and cuts time slices;
     # a continuous run does neither (one group on the driver), so neither is printed.
     code, err = _cli(tmp_path, capsys, source)
-    first = err.splitlines()[0]
+    first = after_spark_start(err)[0]
     assert code == 0, err
     assert "partitions" not in err and "slices" not in err, first
     assert first.endswith(

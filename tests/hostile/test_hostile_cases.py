@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from kleene.cli import main
+from tests.helpers import after_spark_start
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -126,8 +127,8 @@ CARET = re.compile(r":(\d+):(\d+): ")
 
 def check_one_message(err: str, caret: bool) -> None:
     """One line, or (a pattern error) the line, the source line and a caret under the
-    column the first line names."""
-    lines = err.splitlines()
+    column the first line names; the lines Spark's start-up says before it are set aside."""
+    lines = after_spark_start(err)
     assert err.endswith("\n"), err
     if not caret and len(lines) == 1:
         return
