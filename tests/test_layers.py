@@ -31,7 +31,7 @@ def package(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "*.json", "*.md", "*.js")
     for floor in FLOORS:
         shutil.copytree(ROOT / floor, top / floor, ignore=ignore)
-    for name in ("__init__.py", "__main__.py", "setup.py", "pyproject.toml"):
+    for name in ("__init__.py", "__main__.py", "api.py", "setup.py", "pyproject.toml"):
         shutil.copy(ROOT / name, top / name)
     return top
 
@@ -71,7 +71,7 @@ def test_a_lower_floor_importing_a_higher_one_fails(package: Path, module: str,
                                                    line: str) -> None:
     done = lint(package, (module, line))
     assert done.returncode != 0
-    assert "reference -> data -> engines -> proofs/conformance -> cli BROKEN" in done.stdout
+    assert "reference -> data -> engines -> proofs/conformance -> api -> cli BROKEN" in done.stdout
     assert f"kleene.{module[:-3].replace('/', '.')}" in done.stdout
 
 
