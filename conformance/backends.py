@@ -43,7 +43,7 @@ from kleene.conformance.command import DEFAULT_MAX_ANSWER, CommandBackend
 from kleene.conformance.outcome import Backend, BackendError, Outcome, UnknownBackend
 from kleene.conformance.wire import AnyRequest, TableRequest
 from kleene.engines.fastest import spent
-from kleene.engines.protocol import Counters, Engine, Feature, Query, all_features
+from kleene.engines.protocol import Counters, Engine, Feature, Limitation, Query, all_features
 from kleene.engines.registry import engine, engine_names
 from kleene.reference.budget import Budget, step_budget
 from kleene.reference.errors import KleeneError
@@ -142,6 +142,9 @@ class EngineBackend:
                                seconds=time.perf_counter() - start)
         except _Timeout:
             return Outcome(broken=f"no answer within {timeout:g} s", verdict="timeout",
+                           seconds=time.perf_counter() - start)
+        except Limitation as err:   # documented by the engine: declined, never passed
+            return Outcome(declined=f"{self.name} documents it cannot: {err.args[0]}",
                            seconds=time.perf_counter() - start)
         except KleeneError as err:
             return Outcome(error=(err.code, str(err)), seconds=time.perf_counter() - start)

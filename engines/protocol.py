@@ -192,6 +192,15 @@ class Engine(Protocol):
     def compile(self, query: Query) -> Compiled: ...
 
 
+class Limitation(Unsupported):
+    """A query an engine claims by its features but, as its docstring documents, cannot
+    compile: a limit of its construction that no feature label names (``dsrt`` and a body
+    that reads a register it writes: report Alg. 7's register copies). The command line
+    prints it as any :class:`Unsupported`; the conformance runner reports the test
+    *declined* by the engine, with this reason, never passed
+    (:class:`kleene.conformance.backends.EngineBackend`)."""
+
+
 def missing(engine: Engine, query: Query) -> frozenset[Feature]:
     """The features ``query`` needs that ``engine`` does not claim."""
     return query.features() - engine.capabilities

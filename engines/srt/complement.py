@@ -33,6 +33,7 @@ of compilation; beyond them a one-line :class:`Unsupported` names the cap.
 
 from __future__ import annotations
 
+from kleene.engines.protocol import Limitation
 from kleene.engines.srt.automaton import HIDDEN, SRT, Edge, trim
 from kleene.reference.conditions import (
     TRUE,
@@ -79,13 +80,15 @@ def reads_written(a: SRT) -> frozenset[str]:
 
 def check_determinizable(a: SRT) -> None:
     """Raise :class:`Unsupported` unless :func:`determinize` handles ``a``: no clocks, and
-    no transition reads a register that a path from the start may have written."""
+    no transition reads a register that a path from the start may have written (a
+    :class:`~kleene.engines.protocol.Limitation`: ``dsrt`` claims such queries by their
+    features and documents that it cannot determinize them)."""
     if any(e.clocks for e in a.edges):
         raise Unsupported("determinizing a time window is not implemented (Alg. 7 covers "
                           "count windows only)")
     clash = reads_written(a)
     if clash:
-        raise Unsupported(f"determinizing an SRT that reads register(s) it writes "
+        raise Limitation(f"determinizing an SRT that reads register(s) it writes "
                           f"({', '.join(sorted(clash))}) needs Alg. 7's register copies, "
                           "which this engine does not implement")
 
