@@ -178,14 +178,8 @@ def rows_table(found: Iterable[Match], rows: pa.Table, variables: Iterable[str] 
 
 def _events_table(stream: Stream) -> pa.Table:
     """``stream``'s rows as an Arrow table: ``ts``, ``type`` (when typed), the attributes."""
-    cols = stream.columns
-    if cols is not None:
-        out = pa.table({"ts": cols.ts})
-        if cols.types is not None:
-            out = out.append_column("type", cols.types)
-        for name in cols.attrs.column_names:
-            out = out.append_column(name, cols.attrs.column(name))
-        return out
+    if stream.columns is not None:
+        return stream.columns.table()
     rows = [e.to_json() for e in stream]
     names = dict.fromkeys(k for r in rows for k in r)
     return pa.table({n: [r.get(n) for r in rows] for n in names}) if rows else \

@@ -109,8 +109,7 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], *,
     rows = list(rows)
     left = 0 if most is None else max(len(rows) - most, 0)
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
-                   for r in rows[:len(rows) - left])
+    body = "".join(_row(r) for r in rows[:len(rows) - left])
     if left:
         body += (f"<tr><td colspan='{len(header)}'>… {left} more (kleene trace --format "
                  "text prints them all)</td></tr>")
@@ -171,7 +170,11 @@ def step_rows(header: Sequence[str], rows: Iterable[tuple[int | None, Sequence[o
     """An HTML table whose rows name the step they belong to (``None``: none): a click on
     such a row shows that step in the :func:`player`."""
     head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join(("<tr>" if k is None else f"<tr data-step='{k}'>") +
-                   "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>"
-                   for k, r in rows)
+    body = "".join(_row(r, k) for k, r in rows)
     return f"<table><tr>{head}</tr>{body}</table>"
+
+
+def _row(cells: Sequence[object], step: int | None = None) -> str:
+    """One table row, every cell escaped; ``step`` the player's step it shows."""
+    opening = "<tr>" if step is None else f"<tr data-step='{step}'>"
+    return opening + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
