@@ -15,7 +15,9 @@ tables (ties in the order key and the partition key, NULLs everywhere).
 
 Rows are compared as multisets where the definition leaves the order of partitions to the
 implementation; an error (a data exception, the skip to a match's first row) must be the
-same error.
+same error. These check the reference, the oracle, against the definition; the engine's
+own shift test is in tests/test_match_recognize_engine.py (and every drawn clause holds
+the engine to the reference there).
 """
 
 from __future__ import annotations
