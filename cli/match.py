@@ -130,6 +130,10 @@ def run(args: argparse.Namespace) -> int:
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and args.output is None:
         raise Unsupported("--columns needs --output")
+    if args.stream and args.output is not None:
+        raise Unsupported("--output writes each matched event's columns, which --stream does "
+                          "not keep (it reads the events in batches); drop --stream, or print "
+                          "the matches as JSON Lines or --count them")
     if args.count and args.output is not None:
         raise Unsupported("--count prints the number of matches, --output writes them; give one")
     fmt = results.check_output(args.output, args.overwrite, [args.events, args.pattern]) \
