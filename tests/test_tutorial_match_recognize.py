@@ -20,14 +20,15 @@ from pathlib import Path
 
 import pytest
 
+from tests.docblocks import page_blocks
+
 ROOT = Path(__file__).resolve().parents[1]
 KLEENE = Path(sys.executable).parent / "kleene"
 
 
 def blocks(text: str) -> list[tuple[str, str | None]]:
     """``(script, expected output or None)`` for each ``sh`` block of ``text``."""
-    found = re.findall(r"```sh\n(.*?)```\n(?:\n[^`]*?```output\n(.*?)```)?", text, re.S)
-    return [(script, out or None) for script, out in found]
+    return [(b.text, b.expected) for b in page_blocks("page", text) if b.kind == "sh"]
 
 
 def _section(text: str, title: str) -> str:
