@@ -56,7 +56,7 @@ NOT_ON_SPARK = {
 
 #: Below this many bytes of events one process matched faster than Spark on the 2-core
 #: machine Kleene is measured on, start-up included (docs/outputs.md, "Spark": the
-#: README's 10,000-row funnel, 0.37 MB, and the 1 M-row funnel, 52 MB, of issue 29):
+#: docs/spark.md's 10,000-row funnel, 0.37 MB, and the 1 M-row funnel, 52 MB, of issue 29):
 #: ``kleene match --spark`` says so in one line, and runs.
 SMALL_INPUT_BYTES = 50_000_000
 

@@ -1,5 +1,5 @@
 """``kleene stream`` on a source where one CSV file has a text ``ts`` cell (issue 27):
-the README promises that rows that do not parse are written with the reason to
+docs/spark.md promises that rows that do not parse are written with the reason to
 ``OUTPUT/_late/`` while the others are matched, not that the whole source is
 refused. Expected matches by hand: A at ts 1, B at ts 2 and 5 (the row ``abc,A``
 is malformed); ``SEQ(A a, B b) WITHIN 10`` under ``any`` pairs the A with each B."""

@@ -126,7 +126,7 @@ def _timestamp_type(df: Any, ts: str) -> str:
     cells are not numbers (``abc``, ``"abc"``): the type under which the most cells read
     (``bigint``, else ``double``, else ``timestamp``), so that the file's other rows are
     events and those cells are malformed rows, written with the reason to
-    ``OUTPUT/_late`` (README, "Continuous matching"); ``string`` when no cell reads as
+    ``OUTPUT/_late`` (docs/spark.md, "Continuous matching"); ``string`` when no cell reads as
     any (then refused: :func:`check_timestamp`). Another type is kept."""
     from pyspark.sql import functions as F
 
