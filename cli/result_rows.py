@@ -238,7 +238,7 @@ def table(cols: Sequence[Column]) -> pa.Table:
     return pa.table({c.name: typed(c) for c in kept})
 
 
-def _quoted(texts: pa.Array) -> pa.Array:
+def csv_quoted(texts: pa.Array) -> pa.Array:
     """CSV's minimal quoting: a cell holding ``,``, ``"``, CR or LF in quotes, its
     quotes doubled."""
     special = pc.match_substring_regex(texts, '[,"\r\n]')
@@ -258,7 +258,7 @@ def lines(cols: Sequence[Column], fmt: str) -> Iterator[bytes]:
         parts: list[Any] = []
         for k, c in enumerate(part):
             if fmt == "csv":
-                cell = _quoted(csv_texts(c))
+                cell = csv_quoted(csv_texts(c))
                 if c.present is not None:
                     cell = pc.if_else(pa.array(c.present), cell, "")
                 parts += [cell, "," if k < len(part) - 1 else "\r\n"]
