@@ -67,7 +67,7 @@ def ordered(found: Sequence[MatchColumns], variables: Sequence[str]) -> Ordered:
         return Ordered(tuple(names), tuple(np.zeros(0, np.int64) for _ in names),
                        tuple(np.zeros(0, np.int64) for _ in names))
     first = np.concatenate([g.first() for g in found])
-    texts = pa.chunked_array([pa.array(g.texts(), pa.string()) for g in found])
+    texts = pa.chunked_array([g.text_array() for g in found], pa.string())
     order = pc.sort_indices(pa.table({"first": first, "text": texts}),
                             sort_keys=[("first", "ascending"), ("text", "ascending")])
     lengths, positions = [], []
@@ -264,10 +264,11 @@ def lines(cols: Sequence[Column], fmt: str) -> Iterator[bytes]:
                 parts += [cell, "," if k < len(part) - 1 else "\r\n"]
                 continue
             head = ("{" if k == 0 else ", ") + _json_key(c.name) + ": "
+            if c.present is None:
+                parts += [head, json_texts(c)]
+                continue
             cell = pc.binary_join_element_wise(head, json_texts(c), "")
-            if c.present is not None:
-                cell = pc.if_else(pa.array(c.present), cell, "")
-            parts.append(cell)
+            parts.append(pc.if_else(pa.array(c.present), cell, ""))
         if fmt != "csv":
             parts.append("}\n")
         joined = pc.binary_join_element_wise(*parts, "")

@@ -147,20 +147,24 @@ class MatchColumns:
         """Each match's canonical JSON, as :meth:`Match.dumps` writes it (built by
         Arrow's string kernels; by :meth:`Match.dumps` when a variable's name would
         need escaping)."""
-        if not len(self):
-            return []
-        if not all(plain_name(v) for v in self.variables):
-            return [m.dumps() for m in self.matches()]
+        return self.text_array().to_pylist()
+
+    def text_array(self) -> Any:
+        """:meth:`texts` as an Arrow string array (sorted, joined without Python strings)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        if not len(self):
+            return pa.array([], pa.string())
+        if not all(plain_name(v) for v in self.variables):
+            return pa.array([m.dumps() for m in self.matches()], pa.string())
         parts: list[Any] = []
         for k, (var, o, p) in enumerate(zip(self.variables, self.offsets, self.positions,
                                             strict=True)):
             cells = pa.ListArray.from_arrays(pa.array(o.astype(np.int32)),
                                              pa.array(p).cast(pa.string()))
             parts += [("{" if k == 0 else "], ") + f'"{var}": [', pc.binary_join(cells, ", ")]
-        return pc.binary_join_element_wise(*parts, "]}", "").to_pylist()
+        return pc.binary_join_element_wise(*parts, "]}", "")
 
     def ids(self) -> list[str]:
         """Each match's id (:func:`digest` of its canonical JSON)."""
