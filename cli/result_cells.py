@@ -86,7 +86,9 @@ class Cells:
     datetimes: bool = False
 
     def __len__(self) -> int:
-        return len(self.array if self.array is not None else self.index)
+        rows = self.array if self.array is not None else self.index
+        assert rows is not None
+        return len(rows)
 
     def take(self, rows: pa.Array) -> Cells:
         """The cells at ``rows``."""

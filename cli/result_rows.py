@@ -160,9 +160,10 @@ def wide_columns(m: Ordered, events: EventCells, named: Sequence[str],
                                offsets_of(m.lengths[i]), m.lengths[i] > 0))
         return cols
     for (var, attr), name in zip(columns, named, strict=True):
-        i = m.variables.index(var) if var in m.variables else None
-        lengths = m.lengths[i] if i is not None else np.zeros(n, np.int64)
-        flat = m.positions[i] if i is not None else np.zeros(0, np.int64)
+        binds = var in m.variables
+        i = m.variables.index(var) if binds else 0
+        lengths = m.lengths[i] if binds else np.zeros(n, np.int64)
+        flat = m.positions[i] if binds else np.zeros(0, np.int64)
         cells = events.cells(attr, flat)
         cols.append(Column(name, cells, None if (lengths == 1).all() else offsets_of(lengths),
                            singles=True))

@@ -165,9 +165,11 @@ def match_rows(found: Iterable[Match] | Sequence[MatchColumns],
                datetimes: bool) -> list[Column]:
     """The output rows of ``found`` (matches, or matches as columns) over ``stream`` in
     ``layout``, as Arrow columns (:mod:`kleene.cli.result_rows`)."""
-    groups = found if isinstance(found, Sequence) and all(
-        isinstance(g, MatchColumns) for g in found) else MatchColumns.of(found)
-    m = result_rows.ordered(list(groups), variables)   # type: ignore[arg-type]
+    given = list(found)
+    groups = [g for g in given if isinstance(g, MatchColumns)]
+    if len(groups) < len(given):
+        groups = MatchColumns.of(m for m in given if isinstance(m, Match))
+    m = result_rows.ordered(groups, variables)
     events = result_rows.EventCells(stream, datetimes)
     named = column_names(layout, columns, variables)
     if layout == "long":

@@ -21,7 +21,7 @@ EVENTS = bundled("stocks.stream.gz")
 
 
 def test_the_cli_cuts_the_parts_over_columns(capsys, monkeypatch):
-    cut = []
+    cut: list[bool] = []
 
     def split(c, by):
         found = original(c, by)
