@@ -28,6 +28,7 @@ from bench import (
     stream,
     stream_faults,
     stream_spark,
+    writers,
 )
 
 BENCHMARKS: dict[str, Callable[[bool], object]] = {
@@ -43,6 +44,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "stream-spark": stream_spark.run,
     "stream-faults": stream_faults.run,
     "match-recognize": match_recognize.run,
+    "writers": writers.run,
 }
 
 #: The benchmarks with a comparison to the peers (``--peers``): name → function.

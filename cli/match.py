@@ -157,12 +157,12 @@ def run(args: argparse.Namespace) -> int:
         print(len(found))
         return 0
     if fmt is not None:
-        header = results.header(args.layout, columns, variables)
         datetimes = results.input_has_datetimes(args.events, args.ts)
-        rows = results.rows(found, stream, args.layout, columns, variables, datetimes)
-        results.write(rows, args.output, fmt, header)
+        rows = results.match_rows(found, stream, args.layout, columns, variables, datetimes)
+        results.write_matches(rows, args.output, fmt)
         print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
-              f"({args.layout} layout, {plural(len(rows), 'row')})", file=sys.stderr)
+              f"({args.layout} layout, {plural(results.row_count(rows), 'row')})",
+              file=sys.stderr)
         return 0
     out = sys.stdout
     if args.format == "table":

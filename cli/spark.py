@@ -384,10 +384,10 @@ def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: 
     variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     fmt = results.output_format(args.output)
     datetimes = results.input_has_datetimes(args.events, args.ts)
-    rows = results.rows(found, events, args.layout, columns, variables, datetimes)
-    results.write(rows, args.output, fmt, results.header(args.layout, columns, variables))
+    rows = results.match_rows(found, events, args.layout, columns, variables, datetimes)
+    results.write_matches(rows, args.output, fmt)
     print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
-          f"({args.layout} layout, {plural(len(rows), 'row')})", file=sys.stderr)
+          f"({args.layout} layout, {plural(results.row_count(rows), 'row')})", file=sys.stderr)
 
 
 def _epoch(value: Any) -> int | float:
