@@ -158,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if fmt is not None:
         datetimes = results.input_has_datetimes(args.events, args.ts)
-        rows = results.match_rows(found, stream, args.layout, columns, variables, datetimes)
+        rows = results.match_rows(found, stream, args.layout, columns, variables, datetimes,
+                                  results.repeated_variables(query))
         results.write_matches(rows, args.output, fmt)
         print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
               f"({args.layout} layout, {plural(results.row_count(rows), 'row')})",

@@ -23,7 +23,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.cli.result_cells import Cells, column_cells, value_cells
-from kleene.data.outputs import OutputError
 from kleene.engines.match_columns import MatchColumns, offsets_of
 from kleene.reference.events import Event
 
@@ -41,8 +40,6 @@ class Column:
     cells: Cells
     offsets: np.ndarray | None = None
     present: np.ndarray | None = None
-    #: a row of one value holds the value, not a list of it (``--columns`` of wide)
-    singles: bool = False
 
 
 @dataclass(frozen=True)
@@ -141,8 +138,12 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
 
 
 def wide_columns(m: Ordered, events: EventCells, named: Sequence[str],
-                 columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> list[Column]:
-    """The wide layout: a row per match."""
+                 columns: Sequence[tuple[str, str]], variables: Sequence[str],
+                 repeated: frozenset[str] = frozenset()) -> list[Column]:
+    """The wide layout: a row per match. A ``--columns`` cell of a variable is a list in
+    every row when the variable binds several events (``repeated``: the pattern's group
+    variables), or when it does in some match; else the value itself — never a list in
+    one row and a value in another (a column of one type: Parquet, SQL)."""
     n = len(m)
     big = np.iinfo(np.int64).max
     firsts, lasts = np.full(n, big), np.full(n, -1)
@@ -164,9 +165,9 @@ def wide_columns(m: Ordered, events: EventCells, named: Sequence[str],
         i = m.variables.index(var) if binds else 0
         lengths = m.lengths[i] if binds else np.zeros(n, np.int64)
         flat = m.positions[i] if binds else np.zeros(0, np.int64)
-        cells = events.cells(attr, flat)
-        cols.append(Column(name, cells, None if (lengths == 1).all() else offsets_of(lengths),
-                           singles=True))
+        listed = var in repeated or not (lengths == 1).all()
+        cols.append(Column(name, events.cells(attr, flat),
+                           offsets_of(lengths) if listed else None))
     return cols
 
 
@@ -177,53 +178,24 @@ def _lists(col: Column, texts: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise("[", pc.binary_join(lists, ", "), "]", "")
 
 
-def _mixed(col: Column) -> np.ndarray:
-    """The rows of a wide column that hold one value, not a list of it."""
-    assert col.offsets is not None
-    return np.diff(col.offsets) == 1 if col.singles else np.zeros(len(col.offsets) - 1, bool)
-
-
 def json_texts(col: Column) -> pa.Array:
     """The column's cells as JSON."""
     if col.offsets is None:
         return col.cells.json()
-    single = _mixed(col)
-    lists = _lists(col, col.cells.json())
-    if single.any():
-        flat = col.cells.json().take(pa.array(col.offsets[:-1][single]))
-        lists = _replace(lists, single, flat)
-    return lists
+    return _lists(col, col.cells.json())
 
 
 def csv_texts(col: Column) -> pa.Array:
     """The column's cells as CSV writes them, before quoting."""
     if col.offsets is None:
         return col.cells.csv()
-    single = _mixed(col)
-    lists = _lists(col, col.cells.json(ascii=True))
-    if single.any():
-        lists = _replace(lists, single, col.cells.csv().take(pa.array(col.offsets[:-1][single])))
-    return lists
-
-
-def _replace(texts: pa.Array, rows: np.ndarray, by: pa.Array) -> pa.Array:
-    out = np.array(texts.to_pylist(), dtype=object)
-    out[rows] = by.to_pylist()
-    return pa.array(out.tolist(), pa.string())
+    return _lists(col, col.cells.json(ascii=True))
 
 
 def typed(col: Column) -> pa.Array:
     """The column as Parquet holds it (``pyarrow.array`` of the rows' values)."""
     values = col.cells.typed()
     if col.offsets is not None:
-        single = _mixed(col)
-        if single.any() and not single.all():
-            heads = values.take(pa.array(col.offsets[:-1][single]))
-            if heads.null_count < len(heads):
-                raise OutputError("ArrowInvalid: cannot mix list and non-list, non-null values")
-            mask = pa.array(single)
-            return pa.LargeListArray.from_arrays(pa.array(col.offsets), values,
-                                                 mask=mask).cast(pa.list_(values.type))
         values = pa.LargeListArray.from_arrays(pa.array(col.offsets), values) \
             .cast(pa.list_(values.type))
     if col.present is not None and not col.present.all():

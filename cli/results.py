@@ -42,7 +42,8 @@ from kleene.data.outputs import OutputError, refuse_inputs, replacing
 from kleene.data.plausible import nearest
 from kleene.engines.match_columns import MatchColumns
 from kleene.reference.events import Event
-from kleene.reference.match import Match
+from kleene.reference.match import Match, readable_name
+from kleene.reference.query import Query
 
 #: Output formats by file extension.
 FORMATS = {".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl", ".csv": "csv",
@@ -159,12 +160,20 @@ def check_columns(columns: Sequence[tuple[str, str]], present: Collection[str], 
     return out
 
 
+def repeated_variables(query: Query) -> frozenset[str]:
+    """The variables of ``query``'s pattern that bind several events (the language's
+    ``repeated``), named as outputs name them (:func:`readable_name`)."""
+    found = query.lang.repeated(query.pattern) if query.lang.repeated else frozenset()
+    return frozenset(readable_name(v) for v in found)
+
+
 def match_rows(found: Iterable[Match] | Sequence[MatchColumns],
                stream: Sequence[Event] | Mapping[int, Event], layout: str,
                columns: Sequence[tuple[str, str]], variables: Sequence[str],
-               datetimes: bool) -> list[Column]:
+               datetimes: bool, repeated: frozenset[str] = frozenset()) -> list[Column]:
     """The output rows of ``found`` (matches, or matches as columns) over ``stream`` in
-    ``layout``, as Arrow columns (:mod:`kleene.cli.result_rows`)."""
+    ``layout``, as Arrow columns (:mod:`kleene.cli.result_rows`); ``repeated``: the
+    variables that bind several events (a list in every row of their wide columns)."""
     given = list(found)
     groups = [g for g in given if isinstance(g, MatchColumns)]
     if len(groups) < len(given):
@@ -175,7 +184,7 @@ def match_rows(found: Iterable[Match] | Sequence[MatchColumns],
     if layout == "long":
         attrs = list(dict.fromkeys(a for _, a in columns))
         return result_rows.long_columns(m, events, named, attrs)
-    return result_rows.wide_columns(m, events, named, columns, variables)
+    return result_rows.wide_columns(m, events, named, columns, variables, repeated)
 
 
 def row_count(cols: Sequence[Column]) -> int:
