@@ -81,7 +81,8 @@ def _on_spark(args: argparse.Namespace, query: Query) -> pa.Table:
         say_if_small(args.events)
     spark = started_spark("match", args.master)
     answered = match_recognize(read_table(spark, args.events, args.schema), query,
-                               engine_name=args.engine, tasks=args.tasks)
+                               engine_name=args.engine, tasks=args.tasks,
+                               steps=args.budget)
     backend = ("the reference semantics" if answered.backend == REFERENCE
                else f"engine {answered.backend}")
     print(f"kleene match: {backend} on Spark ({answered.reason})", file=sys.stderr)

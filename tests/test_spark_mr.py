@@ -34,6 +34,7 @@ from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.printer import format_clause
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
+from tests.helpers import small_jobs
 
 pytest.importorskip("pyspark")
 
@@ -99,7 +100,7 @@ def on_spark(spark: Any, seen: list[Recorded]) -> tuple[dict[int, pa.Table], dic
     frames = []
     out: dict[int, pa.Table] = {}
     refused: dict[int, str] = {}
-    for i, r in enumerate(seen):
+    for i, r in enumerate(seen):  # one frame per recognition, then one action for all
         try:
             df = spark.createDataFrame(r.source)
             frame = recognize_frame(df, r.clause, Run(r.engine, 2, []))
@@ -112,8 +113,9 @@ def on_spark(spark: Any, seen: list[Recorded]) -> tuple[dict[int, pa.Table], dic
     union = frames[0]
     for f in frames[1:]:
         union = union.unionAll(f)
-    for row in union.collect():
-        out[row["case"]] = pa.ipc.open_stream(row["ipc"]).read_all()
+    with small_jobs(spark):
+        for row in union.collect():
+            out[row["case"]] = pa.ipc.open_stream(row["ipc"]).read_all()
     return out, refused
 
 

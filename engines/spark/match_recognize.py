@@ -89,12 +89,14 @@ class SparkAnswer:
 
 
 def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
-                    engine_name: str | None = None, tasks: int | None = None) -> SparkAnswer:
+                    engine_name: str | None = None, tasks: int | None = None,
+                    steps: int | None = None) -> SparkAnswer:
     """The table ``query`` (a ``SELECT`` holding ``MATCH_RECOGNIZE``) answers over ``df``,
     known to the SQL as ``name`` (default: the one table the recognitions read), each
     recognition by ``engine_name`` (``reference``, ``match-recognize``; default as the
     single process chooses), in ``tasks`` Spark partitions (default: the session's
-    ``spark.sql.shuffle.partitions``). Every check is made before any job."""
+    ``spark.sql.shuffle.partitions``), under a budget of ``steps`` for each ``PARTITION
+    BY`` key (default: the single process's). Every check is made before any job."""
     statement = query.pattern
     if not query.answers_tables or not isinstance(statement, Statement):
         raise Unsupported(f"a {query.language} query answers matches, not a table")
@@ -107,7 +109,7 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     backend, reason = _backend(query, engine_name)
     worker_python(df.sparkSession)
     notes: list[str] = []
-    frame = run_statement(statement, df, name, Run(backend == ENGINE, tasks, notes))
+    frame = run_statement(statement, df, name, Run(backend == ENGINE, tasks, notes, steps))
     return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)))
 
 
@@ -146,11 +148,13 @@ def _clauses(statement: Statement) -> Iterator[MatchRecognize]:
 @dataclass(frozen=True)
 class Run:
     """How the recognitions of one statement run: by the engine or the reference, in how
-    many tasks, and the notes said so far."""
+    many tasks, the notes said so far, and the step budget of one key (``None``: the
+    default)."""
 
     engine: bool
     tasks: int | None
     notes: list[str]
+    steps: int | None = None
 
 
 def run_statement(statement: Statement, df: DataFrame, name: str, run: Run) -> DataFrame:
@@ -223,9 +227,9 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
            for e in expressions_of(clause) for x in walk(e)):
         raise Unsupported("a subquery inside MATCH_RECOGNIZE runs single-process (DuckDB "
                           "evaluates it first); on Spark, compute it and write its value")
-    schema = output_schema(clause, df.schema)
     columns = {f.name.upper(): f for f in df.schema.fields}
     _check_columns(clause, columns)
+    schema = output_schema(clause, df.schema)
     keys = [columns[e.name.upper()].name for e in clause.partition_by
             if isinstance(e, Column)]
     indexed = df.withColumn(ROW, F.monotonically_increasing_id())
@@ -242,7 +246,7 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     numbered = T.StructType([*schema.fields, T.StructField(PART, T.LongType()),
                              T.StructField(SEQ, T.LongType())])
     task = partial(recognize_task, clause, run.engine,
-                   to_arrow_schema(schema, timezone="UTC"))
+                   to_arrow_schema(schema, timezone="UTC"), run.steps)
     return (ordered.mapInArrow(task, numbered).repartition(1)
             .sortWithinPartitions(PART, SEQ).drop(PART, SEQ))
 
@@ -260,6 +264,11 @@ def _sort_column(name: str, descending: bool, nulls_first: bool | None) -> Any:
 def _check_columns(clause: MatchRecognize, columns: dict[str, T.StructField]) -> None:
     """Every column the clause reads is in the DataFrame, and each ``ORDER BY`` column is
     of a type Spark and Arrow sort."""
+    keys = [("PARTITION BY", e) for e in clause.partition_by]
+    for where, e in keys + [("ORDER BY", k.expr) for k in clause.order_by]:
+        if isinstance(e, Column) and e.name.upper() not in columns:
+            raise Unsupported(f"{where} {e.name}: the DataFrame has no such column (it has "
+                              f"{', '.join(f.name for f in columns.values())})")
     for e in expressions_of(clause):
         for x in walk(e):
             if isinstance(x, Column) and x.name.upper() not in columns:
@@ -269,12 +278,13 @@ def _check_columns(clause: MatchRecognize, columns: dict[str, T.StructField]) ->
         if isinstance(k.expr, Column):
             kind = columns[k.expr.name.upper()].dataType
             if isinstance(kind, _UNSORTABLE):
-                raise Unsupported(f"ORDER BY {k.expr.name}: a {kind.simpleString()} column "
-                                  "is not sortable")
+                raise Unsupported(f"ORDER BY {k.expr.name}: {kind.simpleString()} values do "
+                                  "not sort")
 
 
 def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
-                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+                   steps: int | None, batches: Iterator[pa.RecordBatch],
+                   ) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` function: every SQL partition among the task's rows, in input
     order, by the matcher (module docstring, step 4)."""
     received = list(batches)
@@ -290,7 +300,8 @@ def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
     for lo, hi in zip(edges, edges[1:], strict=False):
         taken = order[lo:hi]
         part = data.take(pa.array(taken))
-        budget = Budget(what="recognizing a row pattern")
+        budget = Budget(what="recognizing a row pattern") if steps is None else \
+            Budget(limit=steps, what="recognizing a row pattern")
         out = (compiled.recognize(part, budget=budget) if compiled is not None else
                arrow_of(reference_recognize(clause, table_of(part), budget=budget),
                         like=part.schema))

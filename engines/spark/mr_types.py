@@ -92,7 +92,8 @@ def output_schema(clause: MatchRecognize, schema: T.StructType) -> T.StructType:
 
 def _input(e: Expr, columns: Mapping[str, T.StructField], clause: str) -> T.StructField:
     if not isinstance(e, Column) or e.name.upper() not in columns:
-        raise Unsupported(f"{clause} {format_expr(e)}: the DataFrame has no such column "
+        written = e.name if isinstance(e, Column) else format_expr(e)
+        raise Unsupported(f"{clause} {written}: the DataFrame has no such column "
                           f"(it has {', '.join(f.name for f in columns.values())})")
     return columns[e.name.upper()]
 
