@@ -156,3 +156,16 @@ def test_every_recognition_of_the_file_equals_the_single_process(spark: Any, pat
              if (d := difference(r.output, got[i])) is not None]
     assert not wrong, "\n".join(f"{format_clause(seen[i].clause)}\n  -> {d}"
                                 for i, d in wrong[:5])
+
+
+def test_difference_sees_each_way_two_outputs_can_differ():
+    single = pa.table({"sym": ["A", "B"], "F": pa.array([1, 2], pa.int64()),
+                       "R": pa.array([1.5, float("nan")])})
+    assert difference(single, single) is None
+    assert difference(single, single.select(["F", "sym", "R"])) is not None  # names
+    assert difference(single, single.slice(1)) is not None                   # a row
+    assert difference(single, single.take([1, 0])) is not None               # order
+    narrow = pa.table({"sym": ["A", "B"], "F": pa.array([1, 2], pa.int8()),
+                       "R": pa.array([1.5, float("nan")])})
+    assert difference(single.set_column(1, "F", pa.array([1, 300])), narrow) is not None
+    assert difference(single, single.set_column(2, "R", pa.array([1.5, 2.0]))) is not None

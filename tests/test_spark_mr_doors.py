@@ -107,3 +107,20 @@ def test_kleene_match_spark_prints_what_one_process_prints(spark, capsys):
     assert out.splitlines()[0].lower() == single.splitlines()[0].lower()
     assert after_spark_start(err)[0].startswith("kleene match: engine match-recognize on "
                                                 "Spark (")
+
+
+def test_sql_that_spark_refuses_around_the_recognition_is_one_line(spark):
+    sql = V_SHAPE.read_text().replace("SELECT sym, start_ts, bottom_ts, end_ts",
+                                      "SELECT sym, list(start_ts) AS starts")
+    sql = sql.replace("ORDER BY sym, start_ts", "GROUP BY sym")
+    spark.sparkContext.setJobGroup("mr-outer-sql", "analysis only")
+    try:
+        with pytest.raises(Unsupported) as err:
+            kleene.match_recognize(_ticks(spark), sql)
+    finally:
+        spark.sparkContext.setJobGroup("", "")
+    assert str(err.value).startswith("unsupported: on Spark the SQL around MATCH_RECOGNIZE "
+                                     "is run by Spark SQL, which refused it: ")
+    assert "list" in str(err.value) and "\n" not in str(err.value)
+    assert _jobs(spark, "mr-outer-sql") == []
+    assert not [v for v in spark.catalog.listTables() if v.name.startswith("__kleene")]
