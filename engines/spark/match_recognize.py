@@ -230,7 +230,7 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     columns = {f.name.upper(): f for f in df.schema.fields}
     _check_columns(clause, columns)
     schema = output_schema(clause, df.schema)
-    keys = [columns[e.name.upper()].name for e in clause.partition_by
+    keys = [_column(columns[e.name.upper()].name) for e in clause.partition_by
             if isinstance(e, Column)]
     indexed = df.withColumn(ROW, F.monotonically_increasing_id())
     if keys:
@@ -239,9 +239,9 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     else:
         run.notes.append(ONE_TASK)
         parts = indexed.repartition(1)
-    order = [F.col(k) for k in keys] + [_sort_column(columns[k.expr.name.upper()].name,
-                                                     k.descending, k.nulls_first)
-                                        for k in clause.order_by if isinstance(k.expr, Column)]
+    order = [*keys, *(_sort_column(columns[k.expr.name.upper()].name, k.descending,
+                                   k.nulls_first)
+                      for k in clause.order_by if isinstance(k.expr, Column))]
     ordered = parts.sortWithinPartitions(*order, F.col(ROW))
     numbered = T.StructType([*schema.fields, T.StructField(PART, T.LongType()),
                              T.StructField(SEQ, T.LongType())])
@@ -251,11 +251,16 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
             .sortWithinPartitions(PART, SEQ).drop(PART, SEQ))
 
 
+def _column(name: str) -> Any:
+    """The DataFrame's column ``name`` (quoted: a dot in it is no field access)."""
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
 def _sort_column(name: str, descending: bool, nulls_first: bool | None) -> Any:
     """A Spark sort column in the reference's order (NULLs last ascending, first
     descending, unless ``NULLS FIRST/LAST`` says)."""
     first = descending if nulls_first is None else nulls_first
-    column = F.col(name)
+    column = _column(name)
     if descending:
         return column.desc_nulls_first() if first else column.desc_nulls_last()
     return column.asc_nulls_first() if first else column.asc_nulls_last()
