@@ -78,7 +78,7 @@ def recorded(path: Path) -> list[Recorded]:
     return recorder.seen
 
 
-def _ipc(case: int, schema: pa.Schema, batches: Iterator[pa.RecordBatch]
+def as_ipc(case: int, schema: pa.Schema, batches: Iterator[pa.RecordBatch]
          ) -> Iterator[pa.RecordBatch]:
     """A frame's one partition as one row: its case number and its rows as Arrow IPC."""
     sink = pa.BufferOutputStream()
@@ -109,7 +109,7 @@ def on_spark(spark: Any, seen: list[Recorded]) -> tuple[dict[int, pa.Table], dic
             continue
         schema = to_arrow_schema(frame.schema, timezone="UTC")
         out[i] = schema.empty_table()  # a frame with no partition left sends no row
-        frames.append(frame.mapInArrow(partial(_ipc, i, schema), "case long, ipc binary"))
+        frames.append(frame.mapInArrow(partial(as_ipc, i, schema), "case long, ipc binary"))
     union = frames[0]
     for f in frames[1:]:
         union = union.unionAll(f)

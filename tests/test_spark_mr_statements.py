@@ -28,7 +28,7 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.ast import Statement
 from kleene.reference.query import Query
 from tests.helpers import small_jobs
-from tests.test_spark_mr import FILES, _ipc, difference
+from tests.test_spark_mr import FILES, as_ipc, difference
 
 pytest.importorskip("pyspark")
 
@@ -83,7 +83,7 @@ def test_every_statement_of_the_file_equals_the_single_process(spark: Any, path:
         frame = match_recognize(spark.createDataFrame(data), query, tasks=2).frame
         schema = to_arrow_schema(frame.schema, timezone="UTC")
         empty[i] = schema.empty_table()
-        frames.append(frame.coalesce(1).mapInArrow(partial(_ipc, i, schema),
+        frames.append(frame.coalesce(1).mapInArrow(partial(as_ipc, i, schema),
                                                    "case long, ipc binary"))
     union = frames[0]
     for f in frames[1:]:
