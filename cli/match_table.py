@@ -17,8 +17,11 @@ import argparse
 import csv
 import sys
 
+import pyarrow as pa
+
 from kleene.cli import results
 from kleene.cli.common import budget_of, plural
+from kleene.cli.spark import collect_tasks, say_if_small, spark_errors, started_spark, wants_spark
 from kleene.cli.watchdog import limits
 from kleene.engines.fastest import REFERENCE
 from kleene.engines.tables import answer_table
@@ -36,8 +39,7 @@ _MATCH_ONLY = (("columns", "--columns"), ("counters", "--counters"), ("stream", 
 
 def run_table(args: argparse.Namespace, query: Query) -> int:
     """Answer the table query over ``args.events``; print or write its rows."""
-    if args.spark:
-        query.matches_at("kleene match --spark")
+    on_spark = wants_spark(args)
     given = [spelt for option, spelt in _MATCH_ONLY if getattr(args, option) not in
              (None, False, "")]
     given += [f"--{option} {value}" for option, value in (("format", "table"),
@@ -48,6 +50,10 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
                           "query answers a table (the SELECT says its columns and order)")
     fmt = results.check_output(args.output, args.overwrite, [args.events, args.pattern]) \
         if args.output is not None else None
+    if on_spark:
+        with spark_errors():
+            table = _on_spark(args, query)
+        return _said(args, fmt, table)
     budget = budget_of(args)
     budget.what = "recognizing a row pattern"
     with limits(budget.seconds, budget.memory_mb, "recognizing a row pattern"):
@@ -58,7 +64,36 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
         print(f"kleene match: engine {answered.backend} ({answered.reason})", file=sys.stderr)
     for line in answered.warnings:
         print(f"kleene match: warning: {line}", file=sys.stderr)
-    table = answered.table
+    return _said(args, fmt, answered.table)
+
+
+def _on_spark(args: argparse.Namespace, query: Query) -> pa.Table:
+    """``kleene match --spark``: the table read by Spark's reader (``--schema``), each
+    recognition per ``PARTITION BY`` key in Spark tasks, the SQL around it by Spark SQL
+    (:mod:`kleene.engines.spark.match_recognize`); the rows collected to the driver."""
+    # lazy: Spark only with --spark
+    from kleene.engines.spark.match_recognize import match_recognize, read_table
+
+    if args.explain:
+        raise Unsupported("--explain shows an event pattern's Spark plan; a MATCH_RECOGNIZE "
+                          "plan is said in docs/match-recognize-spark.md")
+    if not args.quiet:   # -q: no warning of a slow backend
+        say_if_small(args.events)
+    spark = started_spark("match", args.master)
+    answered = match_recognize(read_table(spark, args.events, args.schema), query,
+                               engine_name=args.engine, tasks=args.tasks,
+                               steps=args.budget)
+    backend = ("the reference semantics" if answered.backend == REFERENCE
+               else f"engine {answered.backend}")
+    print(f"kleene match: {backend} on Spark ({answered.reason})", file=sys.stderr)
+    for line in answered.notes:
+        print(f"kleene match: {line}", file=sys.stderr)
+    table: pa.Table = collect_tasks(spark, answered.frame.toArrow)
+    return table
+
+
+def _said(args: argparse.Namespace, fmt: str | None, table: pa.Table) -> int:
+    """Print the table's rows as CSV, its row count (``--count``), or write ``--output``."""
     if args.count:
         print(table.num_rows)
         return 0

@@ -263,7 +263,7 @@ def say_if_small(path: str) -> None:
               "(start-up included; docs/outputs.md, \"Spark\"): drop --spark", file=sys.stderr)
 
 
-def _collect(spark: Any, job: Any) -> Any:
+def collect_tasks(spark: Any, job: Any) -> Any:
     """Run ``job()`` (a Spark action) under a progress bar of its tasks."""
     with spark_tasks(spark):
         return job()
@@ -289,14 +289,14 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
         print(f"kleene match: {chosen}", file=sys.stderr)
     if args.output is not None:
         with job_errors():
-            collected = _collect(spark, matches.collect)
+            collected = collect_tasks(spark, matches.collect)
         _write(args, query, collected, frame, columns)
         return 0
     if args.count:   # the matches' number, not the matches: no rows to the driver
         with job_errors():
-            print(_collect(spark, matches.select("match_id").distinct().count))
+            print(collect_tasks(spark, matches.select("match_id").distinct().count))
         return 0
-    found = readable(_collect(spark, lambda: collect_matches(matches)))
+    found = readable(collect_tasks(spark, lambda: collect_matches(matches)))
     if args.format == "table":
         names = [readable_name(v) for v in query.lang.variables(query.pattern)]
         for line in table(found, names):

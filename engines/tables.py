@@ -224,6 +224,12 @@ def match_recognize(data: Any, sql: str, *, name: str | None = None,
     ``SELECT`` names them (a measure's unquoted name in upper case, SQL's rule). A ``DEFINE``
     true for no row of the input is a :class:`UserWarning`.
 
+    A Spark DataFrame is answered on Spark, as a Spark DataFrame (lazy: no job has run;
+    :mod:`kleene.engines.spark.match_recognize`, docs/match-recognize-spark.md): each
+    recognition by the same matcher per ``PARTITION BY`` key in a ``mapInArrow`` task, the
+    SQL around it by Spark SQL; a clause without ``PARTITION BY`` runs in one task, said as a
+    :class:`UserWarning`.
+
     Example (a V shape: a fall, then a rise; examples/ticks/)::
 
         >>> import kleene
@@ -232,7 +238,28 @@ def match_recognize(data: Any, sql: str, *, name: str | None = None,
         {'sym': 'ACME', 'START_TS': 1, 'BOTTOM_TS': 3, 'END_TS': 5}
     """
     query = Query.parse(sql, language="match_recognize", source="<sql>")
+    if _is_spark(data):
+        return _on_spark(data, query, name=name, engine=engine, pandas=pandas, budget=budget)
     answered = answer_table(query, data, name=name, engine_name=engine, budget=budget)
     for line in answered.warnings:
         warnings.warn(line, UserWarning, stacklevel=2)
     return answered.table.to_pandas() if pandas else answered.table
+
+
+def _is_spark(x: object) -> bool:
+    return type(x).__module__.startswith("pyspark.") and type(x).__name__ == "DataFrame"
+
+
+def _on_spark(df: Any, query: Query, *, name: str | None, engine: str | None, pandas: bool,
+              budget: Budget | None) -> Any:
+    """:func:`match_recognize` of a Spark DataFrame: a Spark DataFrame."""
+    if pandas or budget is not None:
+        raise Unsupported(f"{'pandas=True' if pandas else 'budget='} applies to one process; "
+                          "a Spark DataFrame is answered by one (call .toPandas() on it)")
+    # lazy: PySpark only for a Spark DataFrame
+    from kleene.engines.spark.match_recognize import match_recognize as on_spark
+
+    answered = on_spark(df, query, name=name, engine_name=engine)
+    for line in answered.notes:
+        warnings.warn(line, UserWarning, stacklevel=3)
+    return answered.frame

@@ -118,7 +118,7 @@ def all_features() -> frozenset[Feature]:
 # ---------------------------------------------------------------- queries
 
 #: The doors that answer a query whose language answers tables (``MATCH_RECOGNIZE``).
-TABLE_DOORS = "kleene match --pattern FILE --events FILE (without --spark), or " \
+TABLE_DOORS = "kleene match --pattern FILE --events FILE (--spark too), or " \
     "kleene.match(sql, data) in Python"
 
 
