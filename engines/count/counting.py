@@ -17,6 +17,7 @@ from kleene.engines import fastest
 from kleene.engines.count import ses
 from kleene.reference.budget import Budget
 from kleene.reference.events import Event, Stream
+from kleene.reference.pattern import Pattern
 from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
 
@@ -38,11 +39,10 @@ class Counted:
 def outside(query: Query) -> str | None:
     """Why the dynamic programme does not count ``query`` (one line), or ``None``."""
     if query.language != "ses" or not isinstance(query.pattern, SESPattern):
-        return (f"counting without enumerating covers SES patterns under policy any; this is "
-                f"a {query.lang.title} query")
+        return f"counting covers SES patterns under any, not {query.lang.title}"
     if query.policy != "any":
-        return (f"counting without enumerating covers policy any; policy {query.policy} "
-                "keeps some of its matches, which must be listed")
+        return (f"counting covers policy any, not {query.policy} (which keeps some "
+                "matches)")
     return ses.outside(query.pattern)
 
 
@@ -52,7 +52,7 @@ def count_dp(query: Query, source: Iterable[Event]) -> int:
     return ses.count(query.pattern, source, time_unit=query.time_unit, reading=query.reading)
 
 
-def count_matches(pattern: str | SESPattern | Query, stream: Stream, *,
+def count_matches(pattern: str | Pattern | Query, stream: Stream, *,
                   policy: str | None = None, reading: str | None = None,
                   engine_name: str | None = None, budget: Budget | None = None,
                   events: Iterable[Event] | None = None) -> Counted:

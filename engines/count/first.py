@@ -33,10 +33,12 @@ from kleene.engines.count.counting import outside
 from kleene.reference.budget import Budget
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
-from kleene.reference.operators.pattern import OperatorPattern, negations
+from kleene.reference.pattern import Pattern
 from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
 
+#: The operator constructs that read events outside the match (seed 003 Sec. 4.4).
+NEGATIONS = frozenset({"negation", "negated-subpattern"})
 #: The first prefix tried when the count does not guide the search (events).
 FIRST_PREFIX = 4096
 
@@ -63,10 +65,10 @@ def not_prefix_closed(query: Query) -> str | None:
     """Why ``query``'s matches may depend on events after their last one, or ``None``."""
     if query.policy != "any":
         return f"policy {query.policy} keeps matches by what follows them"
-    if isinstance(query.pattern, SESPattern):
+    if query.language == "ses":
         return None
-    if isinstance(query.pattern, OperatorPattern):
-        if any(True for _ in negations(query.pattern.expr)):
+    if query.language == "operator":
+        if NEGATIONS & set(query.lang.constructs_of(query.pattern)):
             return "a NOT reads the window after the match"
         return None
     return f"the first matches of a {query.lang.title} query are not worked out"
@@ -98,7 +100,7 @@ def counted_prefix(query: Query, stream: Stream, k: int) -> int:
     return end if until is not None else len(stream)
 
 
-def first_matches(pattern: str | SESPattern | OperatorPattern | Query, stream: Stream,
+def first_matches(pattern: str | Pattern | Query, stream: Stream,
                   k: int, *, policy: str | None = None, engine_name: str | None = None,
                   budget: Budget | None = None) -> First:
     """The first ``k`` matches of ``pattern`` on ``stream`` in :func:`order`, matching only

@@ -27,7 +27,8 @@ groups ``lo_g..g``, ``lo_g`` the oldest group that fits with ``g``. So the match
 each matrix product kept by :class:`~kleene.engines.count.transfer.SlidingProduct`
 (O(1) amortised per group): time linear in the stream (times the automaton's states
 cubed), memory bounded by the window. Only the events that satisfy the properties
-of some variable are read (seed 001 Thm 1; :func:`kleene.engines.ses.filter.candidates`).
+of some variable are read (seed 001 Thm 1), their properties evaluated over the
+columns of a loaded stream (:class:`~kleene.engines.columns.PropertyBits`).
 
 Equalities ``u.A = v.B`` between variables are counted exactly when they partition the
 stream (seed 001 Def. 6; ``PARTITION BY``): the equalities' classes of terms each hold one
@@ -44,24 +45,25 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+import numpy as np
+
+from kleene.data.source import column_batches
+from kleene.engines.columns import PropertyBits
 from kleene.engines.count.transfer import Matrix, SlidingProduct
-from kleene.engines.protocol import Counters, window_in_units
-from kleene.engines.ses.filter import candidates
+from kleene.engines.protocol import window_in_units
 from kleene.engines.spans import Window
 from kleene.reference.conditions import (
     Attr,
     Cmp,
-    Condition,
-    conjuncts,
     holds,
     is_property_of,
-    rename,
     variables,
 )
 from kleene.reference.events import Event, Value
-from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
 
+#: Rows of a loaded stream whose properties are evaluated at once.
+ROWS = 65_536
 #: The most states the automaton may have (Σ_i (2^|B_i| − 1) + 1).
 MAX_STATES = 256
 
@@ -83,12 +85,11 @@ class _Outside(Exception):
 
 @dataclass(frozen=True)
 class _Plan:
-    """What the count reads of the pattern: its sets, each variable's property (over
-    :data:`EVENT`), the partition attributes of each variable, the constant conditions."""
+    """What the count reads of the pattern: its sets, the partition attributes of each
+    variable, whether the constant conditions hold."""
 
     sets: tuple[tuple[bool, ...], ...]          # per set, per variable: is it a group
     names: tuple[str, ...]                      # the variables, set by set
-    properties: tuple[Condition, ...]           # per variable, over EVENT
     keys: tuple[tuple[str, ...], ...]           # per variable, its partition attributes
     constants: bool                              # every variable-free condition holds
 
@@ -103,7 +104,7 @@ class _Plan:
             return t
 
         constants = True
-        for c in (part for whole in pattern.conditions for part in conjuncts(whole)):
+        for c in pattern.conditions:   # whole, as PropertyBits reads the properties
             vs = variables(c)
             if not vs:
                 constants = constants and holds(c, {})
@@ -131,7 +132,6 @@ class _Plan:
         if states > MAX_STATES:
             raise _Outside(f"the sets make {states} automaton states (at most {MAX_STATES})")
         return cls(sets=tuple(tuple(v.group for v in b) for b in pattern.sets), names=names,
-                   properties=tuple(rename(pattern.property_of(n), {n: EVENT}) for n in names),
                    keys=tuple(tuple(keys[n]) for n in names), constants=constants)
 
 
@@ -232,33 +232,31 @@ def endings(pattern: SESPattern, source: Iterable[Event], *, time_unit: str | No
         return
     automaton = _Automaton(plan.sets)
     parts: dict[Key, SlidingProduct] = {}
+    matrices: dict[tuple[int, ...], Matrix] = {}   # M_g by the group's masks
     group: dict[Key, list[int]] = {}
     ts: int | float | None = None
     last: dict[Key, int] = {}
-    events, keep = candidates(pattern, "sound", source, Counters())
-    for e in events:
-        if keep is not None and not keep(e):
-            continue
+    for e, bits in _candidates(pattern, source):
         if e.ts != ts and group and ts is not None:
-            yield from _close(automaton, parts, group, ts, last, window)
+            yield from _close(automaton, parts, group, ts, last, window, matrices)
             group, last = {}, {}
         ts = e.ts
         allowed: dict[Key, int] = {}
-        for j, prop in enumerate(plan.properties):
-            if not holds(prop, {EVENT: (e,)}):
-                continue
-            key = _key(e, plan.keys[j])
-            if key is not None:
-                allowed[key] = allowed.get(key, 0) | 1 << j
+        for j, attrs in enumerate(plan.keys):
+            if bits >> j & 1:
+                key = _key(e, attrs)
+                if key is not None:
+                    allowed[key] = allowed.get(key, 0) | 1 << j
         for key, mask in allowed.items():
             group.setdefault(key, []).append(mask)
             last[key] = e.position
     if group and ts is not None:
-        yield from _close(automaton, parts, group, ts, last, window)
+        yield from _close(automaton, parts, group, ts, last, window, matrices)
 
 
 def _close(automaton: _Automaton, parts: dict[Key, SlidingProduct], group: dict[Key, list[int]],
-           ts: int | float, last: dict[Key, int], window: Window) -> Iterator[Ending]:
+           ts: int | float, last: dict[Key, int], window: Window,
+           matrices: dict[tuple[int, ...], Matrix]) -> Iterator[Ending]:
     """The matches ending in the group at ``ts``, part by part (``group``: for each part,
     one entry per event, the bits of the variables it may take there)."""
     for key, masks in group.items():
@@ -268,10 +266,32 @@ def _close(automaton: _Automaton, parts: dict[Key, SlidingProduct], group: dict[
         while len(part) and not window.fits_between(part.oldest(), ts):
             part.drop()
         before = part.total()
-        part.push(ts, automaton.matrix(masks))
+        shape = tuple(masks)
+        m = matrices.get(shape)
+        if m is None:
+            m = matrices[shape] = automaton.matrix(masks)
+        part.push(ts, m)
         ending = part.total() - before
         if ending:
             yield Ending(ts, last[key], ending)
+
+
+def _candidates(pattern: SESPattern, source: Iterable[Event]) -> Iterator[tuple[Event, int]]:
+    """Each event that satisfies the properties of some variable (seed 001 Thm 1), with
+    ē, its bit per such variable (Sec. 5; :class:`~kleene.engines.columns.PropertyBits`):
+    over a loaded stream's columns batch by batch, else event by event."""
+    bits = PropertyBits(pattern)
+    batches = column_batches(source, ROWS)
+    if batches is None:
+        for e in source:
+            b = bits.of_event(e)
+            if b:
+                yield e, b
+        return
+    for start, part in batches:
+        found = bits.of(part)
+        index = np.flatnonzero(found)
+        yield from zip(part.events(index, offset=start), found[index].tolist(), strict=True)
 
 
 def _key(e: Event, attrs: tuple[str, ...]) -> Key | None:

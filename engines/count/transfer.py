@@ -63,10 +63,12 @@ class SlidingProduct:
 
     def __init__(self, n: int, start: int, final: frozenset[int]) -> None:
         self.n, self.start, self.final = n, start, final
+        self.one = identity(n)   # shared, never written: every product is a new matrix
+        self.unit = self.one[start]
         self.front: list[tuple[int | float, Matrix]] = []
         self.back: list[int | float] = []
         self.back_matrices: list[Matrix] = []
-        self.back_product: Matrix = identity(n)
+        self.back_product: Matrix = self.one
 
     def __len__(self) -> int:
         return len(self.front) + len(self.back)
@@ -82,18 +84,17 @@ class SlidingProduct:
 
     def drop(self) -> None:
         if not self.front:
-            acc = identity(self.n)
+            acc = self.one
             for ts, m in zip(reversed(self.back), reversed(self.back_matrices), strict=True):
                 acc = times(m, acc)
                 self.front.append((ts, acc))
             self.back, self.back_matrices = [], []
-            self.back_product = identity(self.n)
+            self.back_product = self.one
         self.front.pop()
 
     def total(self) -> int:
         """``start · (product of the window) · final``: the runs from the start state to
         a final state over the groups held."""
-        v = self.front[-1][1][self.start] if self.front else \
-            [int(j == self.start) for j in range(self.n)]
+        v = self.front[-1][1][self.start] if self.front else self.unit
         v = row_times(v, self.back_product)
         return sum(v[j] for j in self.final)
