@@ -144,7 +144,8 @@ def test_import_kleene_loads_no_engine_until_a_name_is_read():
                          cwd=ROOT.parent, check=True)
     assert json.loads(out.stdout) == [[], True]
     assert sorted(kleene.__all__) == sorted(["parse", "load_events", "match", "find_matches",
-                                             "draw", "trace", "match_recognize"])
+                                             "count_matches", "first_matches", "draw",
+                                             "trace", "match_recognize"])
 
 
 @pytest.mark.spark
