@@ -18,6 +18,7 @@ CPU seconds (user + system), wall seconds, peak resident memory.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,7 +34,7 @@ PATTERN = ("PATTERN <{x}, {y}, {z}>\nWHERE x.type = 'SELL' AND x.name = 'INTC' A
 #: The windows (seconds), the listing's --budget and --time-limit.
 WINDOWS_S = (10, 60)
 LIST_BUDGET = 100_000_000
-LIST_SECONDS = 600
+LIST_SECONDS = 1800
 
 
 def measured(argv: list[str]) -> tuple[int, float, float, float, str]:
@@ -50,6 +51,13 @@ def measured(argv: list[str]) -> tuple[int, float, float, float, str]:
     out = subprocess.run(cmd, capture_output=True, text=True, check=True,
                          env=fresh_env()).stdout.split(" ", 4)
     return int(out[0]), float(out[1]), float(out[2]), int(out[3]) / 1024, out[4].strip()
+
+
+def stopped(said: str) -> str:
+    """A run's failure in a few words, the budget it exceeded (its message goes to the
+    notes; :class:`~kleene.reference.errors.BudgetExceeded`)."""
+    found = re.search(r"budget (\w+)=", said)
+    return f"stopped: {found.group(1)}" if found else "failed"
 
 
 def run(quick: bool = False) -> None:
@@ -79,7 +87,9 @@ def run(quick: bool = False) -> None:
                 code, cpu, wall, mb, said = measured(argv)
                 if label == "count (DP)":
                     dp_cpu = cpu
-                matches: str | int = said if code != 0 else int(said)
+                matches: str | int = int(said) if code == 0 else stopped(said)
+                if code != 0:
+                    table.notes.append(f"{seconds} s, {label}: {said}")
                 table.add(seconds, label, matches, cpu, wall, mb,
                           ratio(cpu, dp_cpu) if label.startswith("count (listing") and code == 0
                           else None)

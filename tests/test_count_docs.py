@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.count import measured
+from bench.count import measured, stopped
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = (ROOT / "docs" / "counting.md").read_text(encoding="utf-8")
@@ -60,3 +60,10 @@ def test_the_bench_measures_one_run(tmp_path: Path) -> None:
     seq3 = commands()[0]
     code, cpu, wall, mb, said = measured(shlex.split(seq3)[1:])
     assert code == 0 and said == "4" and cpu > 0 and wall > 0 and mb > 10
+
+
+def test_a_stopped_run_is_named_in_a_few_words() -> None:
+    assert stopped("kleene match: budget seconds=600 exceeded while running engine x") == \
+        "stopped: seconds"
+    assert stopped("kleene match: budget memory=6000MB exceeded while x") == "stopped: memory"
+    assert stopped("something else") == "failed"
