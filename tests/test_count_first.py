@@ -60,8 +60,9 @@ def test_the_count_stops_at_the_group_that_completes_k():
 
 
 def test_an_operator_pattern_reads_a_doubling_prefix():
-    """``SEQ(A a, B b)`` within 1: the same matches; 3 lie in the first prefix tried."""
-    got = first_matches("PATTERN SEQ(A a, B b) WITHIN 1", ALTERNATING, 3)
+    """``SEQ(A a, OR(B b, C c))`` within 1 (outside the count's fragment): the same
+    matches; 3 lie in the first prefix tried."""
+    got = first_matches("PATTERN SEQ(A a, OR(B b, C c)) WITHIN 1", ALTERNATING, 3)
     assert [(m["a"], m["b"]) for m in got.matches] == [((0,), (1,)), ((2,), (3,)), ((4,), (5,))]
     assert got.events == FIRST_PREFIX < len(ALTERNATING)
 

@@ -3,7 +3,9 @@ linear, else by enumerating (docs/counting.md).
 
 The count is defined by the reference: ``len(query.reference(stream))``. The dynamic
 programme (:mod:`kleene.engines.count.ses`) claims SES patterns under ``any`` whose
-relationships are equalities partitioning the events; every other query is counted by
+relationships are equalities partitioning the events, and the operator patterns that
+are such SES patterns written as ``SEQ(AND(...), ...)``
+(:mod:`kleene.engines.count.operators`); every other query is counted by
 enumerating its matches with the backend ``kleene match`` would choose
 (:func:`kleene.engines.fastest.find_matches`), and :func:`outside` says why in one line.
 """
@@ -38,18 +40,36 @@ class Counted:
 
 def outside(query: Query) -> str | None:
     """Why the dynamic programme does not count ``query`` (one line), or ``None``."""
-    if query.language != "ses" or not isinstance(query.pattern, SESPattern):
-        return f"counting covers SES patterns under any, not {query.lang.title}"
+    counted = ses_pattern(query)
+    if isinstance(counted, str):
+        return counted
     if query.policy != "any":
         return (f"counting covers policy any, not {query.policy} (which keeps some "
                 "matches)")
-    return ses.outside(query.pattern)
+    return ses.outside(counted)
+
+
+def ses_pattern(query: Query) -> SESPattern | str:
+    """The SES pattern the count reads for ``query`` (an SES pattern, or an operator
+    pattern in its fragment: :func:`kleene.engines.count.operators.as_ses`), or why none."""
+    if isinstance(query.pattern, SESPattern):
+        return query.pattern
+    if query.language == "operator":
+        # lazy: the operator language's modules only for an operator query (the startup
+        # floor of kleene match on an SES pattern, tests/test_cli_imports.py)
+        from kleene.engines.count.operators import as_ses
+        from kleene.reference.operators.pattern import OperatorPattern
+
+        if isinstance(query.pattern, OperatorPattern):
+            return as_ses(query.pattern)
+    return f"counting covers SES and operator patterns under any, not {query.lang.title}"
 
 
 def count_dp(query: Query, source: Iterable[Event]) -> int:
     """``|Γ|`` of a query :func:`outside` accepts, by dynamic programming."""
-    assert isinstance(query.pattern, SESPattern)
-    return ses.count(query.pattern, source, time_unit=query.time_unit, reading=query.reading)
+    pattern = ses_pattern(query)
+    assert isinstance(pattern, SESPattern)
+    return ses.count(pattern, source, time_unit=query.time_unit, reading=query.reading)
 
 
 def count_matches(pattern: str | Pattern | Query, stream: Stream, *,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from kleene.engines import fastest
 from kleene.engines.count import ses
-from kleene.engines.count.counting import outside
+from kleene.engines.count.counting import outside, ses_pattern
 from kleene.reference.budget import Budget
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -86,9 +86,10 @@ def prefix(stream: Stream, n: int) -> Stream:
 def counted_prefix(query: Query, stream: Stream, k: int) -> int:
     """The length of the shortest prefix that ends a tie group and holds the first
     ``k`` matches, by the count's pass (which stops there)."""
-    assert isinstance(query.pattern, SESPattern)
+    pattern = ses_pattern(query)
+    assert isinstance(pattern, SESPattern)
     total, until, end = 0, None, len(stream)
-    for x in ses.endings(query.pattern, stream, time_unit=query.time_unit,
+    for x in ses.endings(pattern, stream, time_unit=query.time_unit,
                          reading=query.reading):
         if until is not None and x.ts != until:
             break
