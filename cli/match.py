@@ -198,11 +198,11 @@ def counted(args: argparse.Namespace, query: Query, stream: Any) -> str | None:
     """``--count`` by dynamic programming when no engine is named and the query is in its
     fragment (:mod:`kleene.engines.count`): print the count and say so, ``None``; else
     why the matches are listed, which the line naming the backend says (``""`` when an
-    engine is named)."""
+    engine is named, or its ``--counters`` asked for)."""
     # lazy: the counting modules only for --count (the startup floor, test_cli_imports.py)
     from kleene.engines.count.counting import count_dp, outside
 
-    if args.engine is not None:
+    if args.engine is not None or args.counters:   # an engine's run asked for
         return ""
     why = outside(query)
     if why is not None:
