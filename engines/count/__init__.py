@@ -5,6 +5,8 @@
   window (two stacks), exact in Python ints;
 - :mod:`~kleene.engines.count.ses`: ``|Γ|`` of an SES pattern under ``any`` by dynamic
   programming over the SES automaton's runs, per tie group, part and match window;
+- :mod:`~kleene.engines.count.operators`: operator patterns of the form
+  ``SEQ(AND(...), ...)`` read back as the SES patterns they are;
 - :mod:`~kleene.engines.count.counting`: ``count_matches``, the DP where it claims the
   query, else the enumeration of the engine ``kleene match`` would run, with the reason;
 - :mod:`~kleene.engines.count.first`: the first K matches in the order of their last
