@@ -56,7 +56,7 @@ from kleene.engines.trace import trace as _trace
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream, canonical_unit
-from kleene.reference.match import Match, readable_name
+from kleene.reference.match import MARKED, MARKED_NAME, Match, readable_name
 from kleene.reference.pattern import Pattern
 from kleene.reference.query import Query
 
@@ -156,15 +156,21 @@ def match(pattern: str | Pattern | Query, events: Events, *, policy: str | None 
 
     A Spark DataFrame is matched on Spark and gives a Spark DataFrame
     (:func:`~kleene.engines.spark.runner.match_dataframe`: ``match_id``, ``first``,
-    ``variable``, ``position``, and the ``columns`` it is given). A
+    ``variable`` — SREMO's marked positions as ``marked`` here too —, ``position``, and
+    the ``columns`` it is given). A
     ``MATCH_RECOGNIZE`` statement answers the table the statement defines over ``events``
     (its ``FROM`` names them)."""
     if _is_spark(events):
         # lazy: PySpark only for a Spark DataFrame
+        from pyspark.sql import functions as F
+
         from kleene.engines.spark.runner import match_dataframe
 
-        return match_dataframe(events, pattern, engine=engine, policy=policy, reading=reading,
-                               ts=ts or "ts", type=type, time_unit=time_unit)
+        found = match_dataframe(events, pattern, engine=engine, policy=policy,
+                                reading=reading, ts=ts or "ts", type=type, time_unit=time_unit)
+        # SREMO's `~` as `marked`, as every other door prints it (readable_name)
+        return found.withColumn("variable", F.when(F.col("variable") == MARKED,
+                                                   MARKED_NAME).otherwise(F.col("variable")))
     query = Query.decide(pattern, policy=policy, reading=reading, time_unit=time_unit)
     if query.answers_tables:
         # lazy: DuckDB and the SQL modules only for a MATCH_RECOGNIZE statement

@@ -29,6 +29,7 @@ from bench import (
     stream,
     stream_faults,
     stream_spark,
+    writers,
 )
 
 BENCHMARKS: dict[str, Callable[[bool], object]] = {
@@ -45,6 +46,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "stream-faults": stream_faults.run,
     "match-recognize": match_recognize.run,
     "count": count.run,
+    "writers": writers.run,
 }
 
 #: The benchmarks with a comparison to the peers (``--peers``): name → function.

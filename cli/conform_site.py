@@ -21,6 +21,7 @@ from kleene import __version__
 from kleene.conformance.cases import CaseError, load_case_files
 from kleene.conformance.site import check_target, chosen, needs, run_all, write_site
 from kleene.conformance.site_pages import Column, tally
+from kleene.conformance.site_records import record_files, record_needs
 from kleene.conformance.versioning import corpus_version
 from kleene.reference.errors import KleeneError, Unsupported
 
@@ -46,7 +47,8 @@ def run_site(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     directory: Path = args.report_site
     check_target(directory, args.cases)
     files = load_case_files(args.cases)
-    test_needs = needs(files)
+    records = record_needs(args.select)
+    test_needs = needs(files) | records
     if args.select and not args.generated and not any(args.select in i for i in test_needs):
         raise KleeneError(f"--case {args.select!r} is in no test id of the case files "
                           "(an id is FILE/CASE/TEST, as the run prints them)")
@@ -66,8 +68,8 @@ def run_site(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
               f"({column.report.seconds:.1f} s)", file=out, flush=True)
 
     ran = run_all(columns, files, timeout=args.timeout, generated=args.generated,
-                  select=args.select, max_answer=args.max_answer, started=started,
-                  finished=finished)
+                  select=args.select, max_answer=args.max_answer, records=records,
+                  started=started, finished=finished)
     seconds = time.perf_counter() - start
     command = " ".join(["kleene conform --report-site", shlex.quote(str(directory)),
                         *_selection(args)])
@@ -78,7 +80,10 @@ def run_site(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
                 "conformance/CHANGELOG.md)")
              + (f"; tests whose id contains {args.select!r}" if args.select else "")
              + (f"; {args.generated} generated queries per language" if args.generated
-                else "")]
+                else ""),
+             f"MATCH_RECOGNIZE: {len(records)} records of Kleene's hand-computed "
+             f"sqllogictest file ({', '.join(p.name for p in record_files())}; "
+             "kleene conform --sqllogictest)"]
     written = write_site(directory, ran, test_needs, about)
     print(f"report site: {directory / 'index.html'} ({len(written)} files, "
           f"{sum(c.report is not None for c in ran)} of {len(ran)} backends ran, "

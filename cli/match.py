@@ -136,6 +136,10 @@ def run(args: argparse.Namespace) -> int:
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and args.output is None:
         raise Unsupported("--columns needs --output")
+    if args.stream and args.output is not None:
+        raise Unsupported("--output writes each matched event's columns, which --stream does "
+                          "not keep (it reads the events in batches); drop --stream, or print "
+                          "the matches as JSON Lines or --count them")
     if args.count and args.output is not None:
         raise Unsupported("--count prints the number of matches, --output writes them; give one")
     if args.count and args.first is not None:
@@ -174,12 +178,12 @@ def run(args: argparse.Namespace) -> int:
         print(len(found))
         return 0
     if fmt is not None:
-        header = results.header(args.layout, columns, variables)
         datetimes = results.input_has_datetimes(args.events, args.ts)
-        rows = results.rows(found, stream, args.layout, columns, variables, datetimes)
-        results.write(rows, args.output, fmt, header)
+        rows = results.match_rows(found, stream, args.layout, columns, variables, datetimes)
+        results.write_matches(rows, args.output, fmt)
         print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
-              f"({args.layout} layout, {plural(len(rows), 'row')})", file=sys.stderr)
+              f"({args.layout} layout, {plural(results.row_count(rows), 'row')})",
+              file=sys.stderr)
         return 0
     out = sys.stdout
     if args.format == "table":

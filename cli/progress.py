@@ -182,7 +182,7 @@ def spark_tasks(spark: Any, what: str = "Spark") -> Iterator[None]:
 
 
 class Reading:
-    """``stream`` read through a bar of its events that keeps its batches of columns,
+    """``stream`` read through a bar of its events that keeps its columns and batches,
     so an engine still filters on columns and builds events only for candidate rows
     (docs/architecture.md, "Top-level folders", `data/`): :meth:`batches` advance the bar a batch at
     a time, plain iteration an event at a time."""
@@ -194,6 +194,13 @@ class Reading:
 
     def __len__(self) -> int:
         return len(self.stream)
+
+    @property
+    def columns(self) -> Any:
+        """All the stream's columns at once, where it has them (a loaded stream): what
+        an engine that cuts the stream whole reads (``srt``'s runs per part of ``e
+        PARTITION BY a``); its batches (:meth:`batches`) keep the bar."""
+        return columns_of_source(self.stream)
 
     def _bar(self) -> tqdm | _Off:
         total = len(self.stream) if columns_of_source(self.stream) is not None else None

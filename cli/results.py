@@ -29,16 +29,18 @@ input"). The file is written through a temporary file renamed into place
 from __future__ import annotations
 
 import csv
-import datetime as dt
 import json
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from kleene.cli import result_rows
+from kleene.cli.result_cells import iso_text, json_default, text_value
+from kleene.cli.result_rows import Column
 from kleene.data.outputs import OutputError, refuse_inputs, replacing
 from kleene.data.plausible import nearest
+from kleene.engines.match_columns import MatchColumns
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 
@@ -157,67 +159,42 @@ def check_columns(columns: Sequence[tuple[str, str]], present: Collection[str], 
     return out
 
 
-def rows(found: Iterable[Match], stream: Sequence[Event] | Mapping[int, Event], layout: str,
-         columns: Sequence[tuple[str, str]],
-         variables: Sequence[str], datetimes: bool) -> list[dict[str, Any]]:
-    """The output rows of ``found`` over ``stream`` in ``layout``."""
-    stamp: Callable[[int | float], Any] = _iso if datetimes else (lambda t: t)
-
-    def cell(e: Event, attr: str) -> Any:   # the timestamp in the unit of the ts columns
-        return stamp(e.ts) if attr == "ts" else e.value(attr)
-
-    ordered = sorted(found, key=lambda m: (m.first, m.dumps()))
+def match_rows(found: Iterable[Match] | Sequence[MatchColumns],
+               stream: Sequence[Event] | Mapping[int, Event], layout: str,
+               columns: Sequence[tuple[str, str]], variables: Sequence[str],
+               datetimes: bool) -> list[Column]:
+    """The output rows of ``found`` (matches, or matches as columns) over ``stream`` in
+    ``layout``, as Arrow columns (:mod:`kleene.cli.result_rows`)."""
+    given = list(found)
+    groups = [g for g in given if isinstance(g, MatchColumns)]
+    if len(groups) < len(given):
+        groups = MatchColumns.of(m for m in given if isinstance(m, Match))
+    m = result_rows.ordered(groups, variables)
+    events = result_rows.EventCells(stream, datetimes)
     named = column_names(layout, columns, variables)
-    attrs = list(dict.fromkeys(a for _, a in columns))
-    out: list[dict[str, Any]] = []
-    for k, m in enumerate(ordered):
-        names = [v for v in variables if v in m.variables] + \
-            sorted(set(m.variables) - set(variables))
-        if layout == "long":
-            for v in names:
-                for p in m[v]:
-                    e = stream[p]
-                    row = {"match": k, "variable": v, "position": p, "ts": stamp(e.ts)}
-                    row.update(zip(named, (cell(e, a) for a in attrs), strict=True))
-                    out.append(row)
-            continue
-        positions = sorted(p for v in names for p in m[v])
-        row = {"match": k, "first_ts": stamp(stream[positions[0]].ts),
-               "last_ts": stamp(stream[positions[-1]].ts)}
-        if not columns:
-            row.update((name, list(m[v])) for name, v in zip(named, variables, strict=True)
-                       if v in m.variables)
-        for (var, attr), name in zip(columns, named if columns else [], strict=True):
-            values = [cell(stream[p], attr) for p in m[var]] if var in m.variables else []
-            row[name] = values if len(values) != 1 else values[0]
-        out.append(row)
-    return out
+    if layout == "long":
+        attrs = list(dict.fromkeys(a for _, a in columns))
+        return result_rows.long_columns(m, events, named, attrs)
+    return result_rows.wide_columns(m, events, named, columns, variables)
 
 
-def _iso(ms: int | float) -> dt.datetime:
-    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC)
+def row_count(cols: Sequence[Column]) -> int:
+    """How many rows ``cols`` hold."""
+    return len(cols[0].cells) if cols else 0
 
 
-def _text(value: Any) -> Any:
-    """A datetime as ISO 8601 text in UTC with milliseconds (JSON Lines and CSV); a date
-    as ISO 8601 text."""
-    if isinstance(value, dt.datetime):
-        return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    if isinstance(value, dt.date):
-        return value.isoformat()
-    return value
-
-
-def text_value(value: Any) -> Any:
-    """A value of a row as a CSV cell: a list as JSON, a datetime or date as ISO 8601, a
-    decimal as its digits, NULL as an empty cell (as ``--output FILE.csv`` writes it)."""
-    return json.dumps(value, default=_json) if isinstance(value, list) else _text(value)
-
-
-def _json(value: Any) -> Any:
-    """What ``json`` cannot write itself: a decimal (a SQL ``DECIMAL``) as a number, a
-    datetime or date as ISO 8601 text."""
-    return float(value) if isinstance(value, Decimal) else _text(value)
+def write_matches(cols: Sequence[Column], path: str, fmt: str) -> None:
+    """Write match rows to ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``), through
+    a temporary file renamed into place (:func:`kleene.data.outputs.replacing`)."""
+    with replacing(path, option="--output", over_folder=True) as temporary:  # checked
+        try:
+            with open(temporary, "wb") as out:  # a file, not a path: pyarrow removes a
+                result_rows.write_to(cols, out, fmt)  # path it fails to write (/dev/full)
+        except OutputError as err:
+            raise OutputError(f"cannot write --output {path}: {err}") from None
+        except (ValueError, TypeError) as err:
+            kind = type(err).__name__
+            raise OutputError(f"cannot write --output {path}: {kind}: {err}") from None
 
 
 def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:
@@ -235,8 +212,8 @@ def _write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[st
     if fmt == "jsonl":
         with open(path, "w", encoding="utf-8") as f:
             for r in rows_:
-                f.write(json.dumps({k: _text(v) for k, v in r.items()},
-                                   ensure_ascii=False, default=_json) + "\n")
+                f.write(json.dumps({k: iso_text(v) for k, v in r.items()},
+                                   ensure_ascii=False, default=json_default) + "\n")
     elif fmt == "csv":
         with open(path, "w", encoding="utf-8", newline="") as f:
             writer = csv.DictWriter(f, fieldnames=list(header))

@@ -34,10 +34,13 @@ from kleene.cli.common import (
     table,
 )
 from kleene.cli.progress import spark_tasks
+from kleene.data.filebytes import format_of
+from kleene.data.loaders import open_text
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.query import Query
+from kleene.reference.schema import check_pattern
 
 #: Options that mean nothing without ``--spark``.
 SPARK_ONLY = ("master", "tasks", "explain", "schema")
@@ -53,7 +56,7 @@ NOT_ON_SPARK = {
 
 #: Below this many bytes of events one process matched faster than Spark on the 2-core
 #: machine Kleene is measured on, start-up included (docs/outputs.md, "Spark": the
-#: README's 10,000-row funnel, 0.37 MB, and the 1 M-row funnel, 52 MB, of issue 29):
+#: docs/spark.md's 10,000-row funnel, 0.37 MB, and the 1 M-row funnel, 52 MB, of issue 29):
 #: ``kleene match --spark`` says so in one line, and runs.
 SMALL_INPUT_BYTES = 50_000_000
 
@@ -97,7 +100,35 @@ def wants_spark(args: argparse.Namespace) -> bool:
             if getattr(args, name, None):
                 raise SparkOptionError(f"--{name.replace('_', '-')} does not apply with "
                                        f"--spark: {why}")
+        if holds_no_events(args.events, args.events_format):
+            print("kleene match: Spark not started: one process answers an input with no "
+                  "events", file=sys.stderr)
+            return False
     return bool(args.spark)
+
+
+def holds_no_events(path: str, fmt: str | None) -> bool:
+    """Whether the local file ``path`` certainly holds no event, told without Spark: no
+    byte, a CSV of a header alone, JSON Lines of blank lines, a Parquet file of no row
+    (its footer). A folder, a file that cannot be read, or any doubt: ``False`` (Spark's
+    reader speaks for it)."""
+    try:
+        if not os.path.isfile(path):
+            return False
+        if os.path.getsize(path) == 0:
+            return True
+        kind = fmt or format_of(path)
+        if kind == "parquet":
+            import pyarrow.parquet as pq
+
+            return bool(pq.read_metadata(path).num_rows == 0)
+        if kind not in ("csv", "jsonl"):
+            return False
+        with open_text(path) as f:
+            lines = [line for line in f.read(1 << 16).splitlines() if line.strip()][:2]
+        return len(lines) <= (1 if kind == "csv" else 0)
+    except (OSError, ValueError, KleeneError):
+        return False
 
 
 class SparkFailure(KleeneError):
@@ -318,13 +349,24 @@ def _engine_for(args: argparse.Namespace, query: Query) -> tuple[Any, str | None
 
 
 def _frame(spark: Any, args: argparse.Namespace, query: Query) -> Any:
-    from kleene.engines.spark.frames import read_events
+    """The events read on Spark; an attribute they lack is named where the pattern
+    reads it (file, line, column, caret), as single-process does."""
+    from kleene.engines.spark.frames import INTERNAL, MissingAttributes, read_events
     from kleene.engines.spark.plan import attributes_read
 
-    return read_events(spark, args.events, format=args.events_format, ts=args.ts,
-                       type=args.type_field or None, time_unit=query.time_unit,
-                       require=attributes_read(query.pattern), stock=args.stock_reader,
-                       limit=args.limit, schema=args.schema)
+    try:
+        return read_events(spark, args.events, format=args.events_format, ts=args.ts,
+                           type=args.type_field or None, time_unit=query.time_unit,
+                           require=attributes_read(query.pattern), stock=args.stock_reader,
+                           limit=args.limit, schema=args.schema)
+    except MissingAttributes as err:
+        ts, kind = args.ts or "ts", args.type_field or "type"
+        present = {c: frozenset[str]() for c in err.columns if not c.startswith(INTERNAL)}
+        present |= {alias: frozenset() for alias, c in (("ts", ts), ("type", kind))
+                    if c in err.columns}
+        check_pattern(query.pattern, present, text=query.text, source=query.source,
+                      events=f"the events of {args.events}", can_allow_missing=False)
+        raise
 
 
 def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: Any,
@@ -342,10 +384,10 @@ def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: 
     variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     fmt = results.output_format(args.output)
     datetimes = results.input_has_datetimes(args.events, args.ts)
-    rows = results.rows(found, events, args.layout, columns, variables, datetimes)
-    results.write(rows, args.output, fmt, results.header(args.layout, columns, variables))
+    rows = results.match_rows(found, events, args.layout, columns, variables, datetimes)
+    results.write_matches(rows, args.output, fmt)
     print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
-          f"({args.layout} layout, {plural(len(rows), 'row')})", file=sys.stderr)
+          f"({args.layout} layout, {plural(results.row_count(rows), 'row')})", file=sys.stderr)
 
 
 def _epoch(value: Any) -> int | float:

@@ -10,6 +10,13 @@ and feature label, how many *hand-written* tests (every file but the
 tests whose expectations were computed by hand; ``tests/test_case_coverage.py``
 holds the floor). A test counts for the features its query needs
 (:meth:`kleene.engines.protocol.Query.features`).
+
+``MATCH_RECOGNIZE`` answers tables, and its hand-computed tests are Kleene's own
+sqllogictest file (``conformance/sqllogictest/kleene/``), not JSON cases: there a test is a
+record holding ``MATCH_RECOGNIZE`` (a ``query`` or a ``statement``), and it counts for the
+language's policy and the constructs of its statement (:func:`records_tally`, the labels
+``kleene conform --sqllogictest`` reports per construct); a statement Kleene's parser
+rejects counts for the policy only.
 """
 
 from __future__ import annotations
@@ -18,10 +25,17 @@ import itertools
 import sys
 from collections import Counter
 from collections.abc import Iterable
+from pathlib import Path
 
 from kleene.conformance.cases import CaseFile, iter_tests, load_case_files
 from kleene.conformance.runner import needed_features, request_of
+from kleene.conformance.sqllogictest import KLEENE_FILES
+from kleene.conformance.sqllogictest.backend import LANGUAGE as RECORDS_LANGUAGE
+from kleene.conformance.sqllogictest.reader import Query, Statement, expand, read_file
+from kleene.conformance.sqllogictest.runner import constructs, files_in, holds_recognition
+from kleene.reference.errors import KleeneError
 from kleene.reference.languages import language_named
+from kleene.reference.match_recognize.parser import parse_statement
 
 #: The fewest hand-written tests each feature label of a language with hand-written
 #: cases needs (issue 28, item 2).
@@ -61,35 +75,66 @@ def tally(case_files: Iterable[CaseFile] | None = None,
     return out
 
 
+def records_tally(paths: Iterable[str | Path] | None = None) -> tuple[int, Counter[str]]:
+    """The ``MATCH_RECOGNIZE`` records of the sqllogictest files ``paths`` (files or folders;
+    default: Kleene's own hand-computed ones) and how many use each feature label (the
+    policy, and each construct of the statement Kleene's parser reads; module docstring)."""
+    policy = language_named(RECORDS_LANGUAGE).default_policy
+    n, single = 0, Counter[str]()
+    for path in files_in([KLEENE_FILES] if paths is None else paths):
+        for record in expand(read_file(path)):
+            if not isinstance(record, Statement | Query) or not holds_recognition(record.sql):
+                continue
+            n += 1
+            single[policy] += 1
+            try:
+                statement = parse_statement(record.sql, source=f"{record.file}:{record.line}")
+            except KleeneError:
+                continue
+            single.update(constructs(statement))
+    return n, single
+
+
 def hand_written(case_files: Iterable[CaseFile] | None = None,
+                 sqllogictest: Iterable[str | Path] | None = None,
                  ) -> dict[str, tuple[int, Counter[str]]]:
-    """Per language with hand-written cases among ``case_files`` (default: every
-    engine-facing file): its hand-written tests, and how many of them need each of the
-    language's feature labels (every label listed, 0 included)."""
+    """Per language with hand-written tests: among ``case_files`` (default: every
+    engine-facing file), and ``MATCH_RECOGNIZE``'s records among the sqllogictest files
+    ``sqllogictest`` (default: Kleene's own; none when empty): its hand-written tests, and how
+    many of them need each of the language's feature labels (every label listed, 0
+    included)."""
     files = load_case_files() if case_files is None else case_files
-    counts = tally(f for f in files if not generated(f))
+    counts: dict[str, tuple[int, Counter[str]]] = {
+        language: (n, single)
+        for language, (n, single, _) in tally(f for f in files if not generated(f)).items()}
+    paths = None if sqllogictest is None else list(sqllogictest)
+    if paths is None or paths:
+        counts[RECORDS_LANGUAGE] = records_tally(paths)
     out = {}
-    for language, (n, single, _) in sorted(counts.items()):
+    for language, (n, single) in sorted(counts.items()):
         labels = language_named(language).feature_labels()
         out[language] = (n, Counter({label: single[label] for label in labels}))
     return out
 
 
-def thin(case_files: Iterable[CaseFile] | None = None) -> list[tuple[str, str, int]]:
+def thin(case_files: Iterable[CaseFile] | None = None,
+         sqllogictest: Iterable[str | Path] | None = None) -> list[tuple[str, str, int]]:
     """``(language, label, tests)`` for every feature label with fewer hand-written
-    tests than :data:`HAND_WRITTEN_FLOOR` among ``case_files`` (default: every
-    engine-facing file), except those :data:`NOT_EXPRESSIBLE`."""
-    return [(language, label, k) for language, (_, single) in hand_written(case_files).items()
+    tests than :data:`HAND_WRITTEN_FLOOR` (:func:`hand_written` of ``case_files`` and
+    ``sqllogictest``), except those :data:`NOT_EXPRESSIBLE`."""
+    return [(language, label, k)
+            for language, (_, single) in hand_written(case_files, sqllogictest).items()
             for label, k in single.items()
             if k < HAND_WRITTEN_FLOOR and (language, label) not in NOT_EXPRESSIBLE]
 
 
-def hand_written_markdown(case_files: Iterable[CaseFile] | None = None) -> str:
-    """The hand-written tests per language and feature label among ``case_files``
-    (default: every engine-facing file), as markdown."""
+def hand_written_markdown(case_files: Iterable[CaseFile] | None = None,
+                          sqllogictest: Iterable[str | Path] | None = None) -> str:
+    """The hand-written tests per language and feature label (:func:`hand_written` of
+    ``case_files`` and ``sqllogictest``), as markdown."""
     lines = ["| language | feature | kind | hand-written tests |",
              "| --- | --- | --- | ---: |"]
-    for language, (n, single) in hand_written(case_files).items():
+    for language, (n, single) in hand_written(case_files, sqllogictest).items():
         lang = language_named(language)
         lines.append(f"| {language} | (all) | | {n} |")
         for label, k in single.items():

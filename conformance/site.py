@@ -9,8 +9,10 @@ external command an author would write; and the peers of ``make peers`` (Flink S
 pandas-match-recognize), which are *not installed* unless ``.peers/`` holds them (a
 column of the site says so; nothing fails on it). :func:`run_all` runs each over the
 same case files with :func:`kleene.conformance.generated.conform` (the whole run of
-``kleene conform``, the same rerun lines); a backend that cannot start is recorded with
-the reason. :func:`write_site` writes the pages of :mod:`kleene.conformance.site_pages`
+``kleene conform``, the same rerun lines), then over the records of Kleene's own
+``MATCH_RECOGNIZE`` file (:mod:`kleene.conformance.site_records`: the language's tests are
+sqllogictest records, not cases); a backend that cannot start is recorded with the
+reason. :func:`write_site` writes the pages of :mod:`kleene.conformance.site_pages`
 into ``DIR`` through the one guard of every writer (:mod:`kleene.data.outputs`): refused
 before any run when ``DIR`` holds an input or is a file, or is a folder that is neither
 empty nor a previous site; written into a temporary folder that replaces ``DIR`` once
@@ -19,11 +21,12 @@ complete.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -41,6 +44,7 @@ from kleene.conformance.site_pages import (
     badge,
     index_page,
 )
+from kleene.conformance.site_records import run_records
 from kleene.data.outputs import OutputError, check_writable, refuse_inputs, replacing_folder
 from kleene.engines.registry import engine_names
 from kleene.reference.errors import KleeneError
@@ -134,11 +138,13 @@ def is_site(directory: Path) -> bool:
 def run_all(columns: Sequence[Column], files: Sequence[CaseFile], *, timeout: float,
             generated: int = 0, select: str | None = None,
             max_answer: int = DEFAULT_MAX_ANSWER,
+            records: Mapping[str, frozenset[str]] | None = None,
             started: Callable[[Column], None] | None = None,
             finished: Callable[[Column], None] | None = None) -> list[Column]:
     """Each backend of ``columns`` over ``files`` (and ``generated`` drawn queries per
-    language), as ``kleene conform --backend SPEC`` runs it; a backend that cannot start
-    keeps the reason in ``absent``."""
+    language), as ``kleene conform --backend SPEC`` runs it, then over the sqllogictest
+    records ``records`` names (id → features, :func:`~.site_records.record_needs`; none by
+    default); a backend that cannot start keeps the reason in ``absent``."""
     out = []
     for column in columns:
         if column.absent:
@@ -149,14 +155,15 @@ def run_all(columns: Sequence[Column], files: Sequence[CaseFile], *, timeout: fl
         if started:
             started(column)
         out.append(_run_one(column, files, timeout=timeout, generated=generated,
-                            select=select, max_answer=max_answer))
+                            select=select, max_answer=max_answer, records=records or {}))
         if finished:
             finished(out[-1])
     return out
 
 
 def _run_one(column: Column, files: Sequence[CaseFile], *, timeout: float, generated: int,
-             select: str | None, max_answer: int) -> Column:
+             select: str | None, max_answer: int,
+             records: Mapping[str, frozenset[str]]) -> Column:
     spec = column.spec
 
     def rerun(ident: str) -> str:
@@ -170,6 +177,10 @@ def _run_one(column: Column, files: Sequence[CaseFile], *, timeout: float, gener
     try:
         report = conform(backend, files, timeout=timeout, generated=generated,
                          select=select, rerun=rerun)
+        if records:
+            more, seconds = run_records(backend, spec, dict(records), timeout=timeout)
+            report = dataclasses.replace(report, results=report.results + more,
+                                         seconds=report.seconds + seconds)
     finally:
         backend.close()
     return Column(column.label, column.kind, spec, report=report)

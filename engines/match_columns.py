@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -60,16 +61,35 @@ class MatchColumns:
     @classmethod
     def of(cls, matches: Iterable[Match]) -> list[MatchColumns]:
         """The matches as columns, one :class:`MatchColumns` per set of variables bound."""
+        found = list(matches)
+        bindings = [m.bindings for m in found]
+        if not bindings:
+            return []
+        if len(set(map(len, bindings))) == 1:
+            # Every match binds as many variables (the usual case): read all bindings in
+            # one pass of C loops (no Python step per match), one group if the names agree.
+            k, n = len(bindings[0]), len(bindings)
+            items = list(itertools.chain.from_iterable(bindings))
+            names = list(map(operator.itemgetter(0), items))
+            parts = list(map(operator.itemgetter(1), items))
+            if all(len(set(names[v::k])) == 1 for v in range(k)):
+                lengths = np.fromiter(map(len, parts), dtype=np.int64, count=len(parts))
+                flat = np.fromiter(itertools.chain.from_iterable(parts), dtype=np.int64,
+                                   count=int(lengths.sum()))
+                owner = np.repeat(np.tile(np.arange(k), n), lengths)
+                return [cls(tuple(names[:k]),
+                            tuple(offsets_of(lengths[v::k]) for v in range(k)),
+                            tuple(flat[owner == v] for v in range(k)))]
         groups: dict[tuple[str, ...], list[Match]] = {}
-        for m in matches:
+        for m in found:
             groups.setdefault(m.variables, []).append(m)
         out = []
         for variables, ms in groups.items():
             offsets, positions = [], []
             for v in range(len(variables)):
-                parts = [m.bindings[v][1] for m in ms]
-                offsets.append(offsets_of([len(p) for p in parts]))
-                positions.append(np.fromiter(itertools.chain.from_iterable(parts),
+                parts_ = [m.bindings[v][1] for m in ms]
+                offsets.append(offsets_of([len(p) for p in parts_]))
+                positions.append(np.fromiter(itertools.chain.from_iterable(parts_),
                                              dtype=np.int64, count=int(offsets[-1][-1])))
             out.append(cls(variables, tuple(offsets), tuple(positions)))
         return out
@@ -127,20 +147,24 @@ class MatchColumns:
         """Each match's canonical JSON, as :meth:`Match.dumps` writes it (built by
         Arrow's string kernels; by :meth:`Match.dumps` when a variable's name would
         need escaping)."""
-        if not len(self):
-            return []
-        if not all(plain_name(v) for v in self.variables):
-            return [m.dumps() for m in self.matches()]
+        return self.text_array().to_pylist()
+
+    def text_array(self) -> Any:
+        """:meth:`texts` as an Arrow string array (sorted, joined without Python strings)."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        if not len(self):
+            return pa.array([], pa.string())
+        if not all(plain_name(v) for v in self.variables):
+            return pa.array([m.dumps() for m in self.matches()], pa.string())
         parts: list[Any] = []
         for k, (var, o, p) in enumerate(zip(self.variables, self.offsets, self.positions,
                                             strict=True)):
             cells = pa.ListArray.from_arrays(pa.array(o.astype(np.int32)),
                                              pa.array(p).cast(pa.string()))
             parts += [("{" if k == 0 else "], ") + f'"{var}": [', pc.binary_join(cells, ", ")]
-        return pc.binary_join_element_wise(*parts, "]}", "").to_pylist()
+        return pc.binary_join_element_wise(*parts, "]}", "")
 
     def ids(self) -> list[str]:
         """Each match's id (:func:`digest` of its canonical JSON)."""

@@ -25,7 +25,7 @@ from kleene.engines.protocol import Compiled, Counters
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
-from kleene.reference.match import Match
+from kleene.reference.match import Match, readable_name
 
 #: A trace's page draws at most this many steps (the page stays readable).
 MAX_PICTURED_STEPS = 200
@@ -160,8 +160,11 @@ def counters_text(c: Counters) -> str:
 
 
 def match_text(m: Match) -> str:
-    """A reported match in the paper's notation, with its 0-based JSON form."""
-    return f"{substitution_text(dict(m.bindings))}  {m.dumps()}"
+    """A reported match in the paper's notation, with its 0-based JSON form, its
+    variables named as ``kleene match`` prints them (SREMO's ``~`` as ``marked``:
+    :func:`~kleene.reference.match.readable_name`)."""
+    shown = Match.of({readable_name(v): ps for v, ps in m.bindings})
+    return f"{substitution_text(dict(shown.bindings))}  {shown.dumps()}"
 
 
 def event_text(e: Event) -> str:

@@ -3,7 +3,7 @@
 Every error carries the facts a user needs to fix the input (line and column
 of a pattern, row and field of an event, the name of an exhausted budget) and
 renders as one line: the command line prints ``str(error)`` and exits, with
-no traceback (docs/architecture.md, "Bad input"; README "Bad input").
+no traceback (docs/architecture.md, "Bad input"; docs/cli.md, "kleene match").
 """
 
 from __future__ import annotations

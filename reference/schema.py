@@ -141,25 +141,31 @@ def check_static(query: Query) -> None:
 
 def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
                   source: str = "<pattern>", events: str = "the events",
-                  allow_missing: bool = False) -> None:
+                  allow_missing: bool = False, can_allow_missing: bool = True) -> None:
     """Raise a one-line error for the first attribute ``schema`` lacks (unless
     ``allow_missing``), comparison of kinds that never meet, aggregate over text, or
-    partition attribute ``schema`` lacks."""
+    partition attribute ``schema`` lacks; the error names ``--allow-missing`` only where
+    the door offers it for the pattern (``can_allow_missing``)."""
+    def hint(text: str, sep: str = " (") -> str:
+        return f"{sep}{text}" if can_allow_missing else ""
+
     if not allow_missing:
         for name in partition_attributes(pattern):
             if name not in schema:
                 present = ", ".join(sorted(schema)) or "(none)"
                 raise _error(f"{events} have no attribute {name!r} (PARTITION BY {name}); "
-                             f"the columns present: {present} (--allow-missing reads it "
-                             "as missing: every event a part of its own)",
+                             f"the columns present: {present}"
+                             + hint("--allow-missing reads it as missing: every event a "
+                                    "part of its own)"),
                              Attr("", name), text, source)
         if "type" not in schema:
             for typ, var in typed_variables(pattern):
                 present = ", ".join(sorted(schema)) or "(none)"
                 raise _error(f"{events} have no event type, and the pattern names one "
                              f"({typ} {var}); the columns present: {present} (--type-field "
-                             f"names the column of the types; --allow-missing reads no "
-                             "event as having the type)", Const(typ), text, source)
+                             "names the column of the types"
+                             + hint("--allow-missing reads no event as having the type",
+                                    "; ") + ")", Const(typ), text, source)
     for c in comparisons(pattern):
         sides = (c.left, c.right)
         for t in sides:
@@ -168,7 +174,7 @@ def check_pattern(pattern: Any, schema: Schema, *, text: str | None = None,
                 continue
             present = ", ".join(sorted(schema)) or "(none)"
             raise _error(f"{events} have no attribute {attr!r} ({format_term(t)}); the columns "
-                         f"present: {present} (--allow-missing reads it as missing)",
+                         f"present: {present}" + hint("--allow-missing reads it as missing)"),
                          t, text, source)
         for t in sides:
             if isinstance(t, Agg) and t.func != "COUNT" and t.attr is not None \

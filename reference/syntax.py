@@ -3,7 +3,7 @@ printer that reads conditions back is :mod:`kleene.reference.condition_text`; th
 ``PARTITION BY`` clause, :mod:`kleene.reference.partition_by`).
 
 Every token knows its line and column, so every parse error says where it
-happened and what was expected (README, "Bad input").
+happened and what was expected (docs/cli.md, "kleene match": bad input).
 
 Condition grammar (keywords are case-insensitive)::
 

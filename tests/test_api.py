@@ -159,3 +159,21 @@ def test_a_spark_dataframe_is_matched_on_spark(spark):
     for m, _, p in rows:
         by_match.setdefault(m, []).append(p)
     assert sorted(tuple(v) for v in by_match.values()) == HAND
+
+
+@pytest.mark.spark
+def test_sremo_on_spark_names_the_marked_positions_marked(spark):
+    """Seed 004 Example 3.7 on Table 1's first five elements (BUY, BUY, BUY, SELL,
+    SELL): the matches {e1, e4}, {e1, e5}, {e2, e4}, {e2, e5} (ids 1, 1, 2, 1, 1), each a
+    set of marked positions, printed ``marked`` at this door as at every other."""
+    table1 = "mark {~.type = 'B'} -> r1 ; {TRUE}* ; mark {~.type = 'S' AND ~.id = r1.id}"
+    rows = [{"ts": t, "type": k, "id": i} for t, k, i in
+            [(1, "B", 1), (2, "B", 1), (3, "B", 2), (4, "S", 1), (5, "S", 1)]]
+    out = kleene.match(table1, spark.createDataFrame(pd.DataFrame(rows)))
+    got = [(r["match_id"], r["variable"], r["position"]) for r in out.collect()]
+    assert {v for _, v, _ in got} == {"marked"}
+    by_match: dict[str, list[int]] = {}
+    for m, _, p in got:
+        by_match.setdefault(m, []).append(p)
+    assert sorted(tuple(sorted(v)) for v in by_match.values()) == [(0, 3), (0, 4), (1, 3),
+                                                                   (1, 4)]

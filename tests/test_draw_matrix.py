@@ -99,7 +99,7 @@ def test_a_sremo_time_window_is_drawn_and_traced_in_the_given_unit(tmp_path: Pat
     code, out, err = run_cli(capsys, "trace", str(tmp_path / "tw.sremo"), "--events",
                          str(tmp_path / "e.csv"), "--time-unit", "min", "--format", "text")
     assert (code, err) == (0, "")
-    assert "e2 (ts 30, type=S)" in out and '{"~": [0, 1]}' in out
+    assert "e2 (ts 30, type=S)" in out and '{"marked": [0, 1]}' in out
 
 
 def test_the_dsrt_view_of_a_time_window_says_why_there_is_none(tmp_path: Path, capsys) -> None:

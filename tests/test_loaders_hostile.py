@@ -2,7 +2,7 @@
 timestamps, duplicate keys, unterminated quotes, unsorted rows, empty, huge and
 non-ASCII files, Parquet's nanoseconds and nested values. Each is one StreamError
 naming the file, the row (from 0) and the field, or a documented rule of
-kleene.data.loaders (README, "Bad input").
+kleene.data.loaders (docs/cli.md, "kleene match": bad input).
 
 Expected values are read off the file contents written in each test.
 """

@@ -1,4 +1,4 @@
-"""An event file has at most 10,000 columns (README, "Events"; data/loaders.py,
+"""An event file has at most 10,000 columns (docs/cli.md, "kleene match"; data/loaders.py,
 ``MAX_COLUMNS``): a CSV header's names, a Parquet file's columns, a JSON object's keys.
 A wider file is refused with one line, in time linear in its width (a header of 10^6
 columns hung in a quadratic duplicate check), by the loaders and ``kleene convert``."""

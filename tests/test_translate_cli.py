@@ -1,7 +1,7 @@
-"""``kleene translate``: the README's worked example (the dip of examples/ticks) and refusals.
+"""``kleene translate``: docs/cli.md's worked example (the dip of examples/ticks) and refusals.
 
-The README's commands run in tests/test_readme.py; here what they print is checked:
-the translation is ``examples/ticks/dip.sql`` (and the README shows that file), and
+docs/cli.md's commands run in tests/test_docs_commands.py; here what they print is checked:
+the translation is ``examples/ticks/dip.sql`` (and docs/cli.md shows that file), and
 the statement and the SES pattern give the same dips, computed by hand from the
 eleven ticks (ACME 10 8 6 9 12 11 9 10 at ts 1..8, GLOB 5 4 7 at ts 1..3: a middle
 tick below both neighbours, within 2).
@@ -28,8 +28,8 @@ def test_the_dip_translates_to_the_file_the_readme_shows(capsys: pytest.CaptureF
     assert code == 0
     shown = (ROOT / "examples" / "ticks" / "dip.sql").read_text(encoding="utf-8")
     assert out == shown
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert f"```output\n{shown}```" in readme
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert f"```output\n{shown}```" in page
     assert "PARTITION BY sym" in out and "PATTERN (a b c)" in out
 
 
@@ -39,8 +39,8 @@ def test_the_statement_and_the_pattern_give_the_same_dips(capsys: pytest.Capture
     code, out, _ = run(capsys, "match", "--pattern", sql, "--events", TICKS)
     assert code == 0
     assert out.splitlines() == ["sym,A,B,C", "ACME,2,3,4", "ACME,6,7,8", "GLOB,1,2,3"]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "```output\n" + out + "```" in readme
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "```output\n" + out + "```" in page
     code, out, _ = run(capsys, "match", "--pattern", DIP, "--events", TICKS, "--sort",
                        "--policy", "partition-contiguous")
     assert code == 0
@@ -50,7 +50,7 @@ def test_the_statement_and_the_pattern_give_the_same_dips(capsys: pytest.Capture
     assert out.splitlines() == ['{"a": [1], "b": [3], "c": [5]}',
                                 '{"a": [2], "b": [4], "c": [6]}',
                                 '{"a": [8], "b": [9], "c": [10]}']
-    assert "```output\n" + out + "```" in readme
+    assert "```output\n" + out + "```" in page
 
 
 @pytest.mark.parametrize(("pattern", "policy", "why"), [

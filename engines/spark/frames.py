@@ -71,6 +71,17 @@ ROUNDED = "_kleene_rounded"
 _NUMERIC = ("tinyint", "smallint", "int", "bigint", "float", "double")
 
 
+class MissingAttributes(PatternError):
+    """The events lack an attribute the pattern reads (checked before any job);
+    ``columns`` are the columns they have, so a door that holds the pattern's text can
+    name where the pattern reads it (``kleene match --spark``:
+    :func:`~kleene.reference.schema.check_pattern`)."""
+
+    def __init__(self, message: str, *, columns: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.columns = columns
+
+
 @dataclass(frozen=True)
 class EventFrame:
     """A DataFrame of events: ``ts`` numeric, ``position`` the row index (0-based,
@@ -254,8 +265,9 @@ def _check_columns(columns: Sequence[str], *, ts: str, type: str | None,
     aliases = {"ts": ts, "type": type or "type"}
     missing = sorted({aliases.get(a, a) for a in require} - set(columns))
     if missing:
-        raise PatternError(f"the pattern reads {', '.join(missing)}, which the events of "
-                           f"{source} do not have; columns: {shown(columns)}")
+        raise MissingAttributes(f"the pattern reads {', '.join(missing)}, which the events "
+                                f"of {source} do not have; columns: {shown(columns)}",
+                                columns=tuple(columns))
 
 
 def _numeric_ts(df: Any, ts: str, source: str) -> tuple[Any, str | None, list[Any]]:

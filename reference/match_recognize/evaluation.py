@@ -39,8 +39,11 @@ The rules, each from TR §4 as cited:
   as the argument is, is TRUE. ``ARRAY_AGG`` (§10.9 <array aggregate function>) is the
   list of the argument's values at those rows in the match's order, NULLs kept (the
   standard's example of ``CLASSIFIER``, TR §4.12). Over no row ``COUNT`` is 0, the others
-  NULL. ``AVG`` of integers or floats is a ``float`` (DuckDB, Trino; Oracle's
-  ``NUMBER`` is exact: a vendor difference), the exact mean rounded once
+  NULL. ``SUM`` of integers and floats is the exact sum rounded once
+  (:func:`kleene.reference.sums.exact_sum`: ``1.7e308 + 1.7e308 - 1.7e308`` is
+  1.7e308, not ``inf``; an int when every value is one). ``AVG`` of integers or
+  floats is a ``float`` (DuckDB, Trino; Oracle's ``NUMBER`` is exact: a vendor
+  difference), the exact mean rounded once
   (:func:`kleene.reference.sums.exact_mean`: two values of 1.7e308 average to
   1.7e308, not ``inf``), of decimals a ``Decimal``;
 - ``CLASSIFIER()`` is the primary variable of the current row, ``CLASSIFIER(U)``
@@ -97,7 +100,7 @@ from kleene.reference.match_recognize.scalars import (
     negate,
     truth,
 )
-from kleene.reference.sums import exact_mean
+from kleene.reference.sums import exact_mean, exact_sum
 
 
 @dataclass(frozen=True)
@@ -278,12 +281,14 @@ def aggregate(e: Aggregate, s: Scope) -> object:
             if compare("<" if e.name == "MIN" else ">", v, best):
                 best = v
         return best
+    numbers = [v for v in present if isinstance(v, (int, float)) and not isinstance(v, bool)]
+    if e.name == "SUM" and len(numbers) == len(present):
+        return exact_sum(numbers)   # exact, rounded once: no overflow (reference/sums.py)
     total: object = 0
     for v in present:
         total = arithmetic("+", total, v)
     if e.name == "SUM":
         return total
-    numbers = [v for v in present if isinstance(v, (int, float)) and not isinstance(v, bool)]
     if e.name == "AVG" and len(numbers) == len(present):
         return exact_mean(numbers)   # exact, rounded once: no overflow (reference/sums.py)
     if e.name == "AVG":

@@ -14,6 +14,7 @@ from kleene.reference.match_recognize.ast import (
     Alt,
     Anchor,
     Classifier,
+    Concat,
     Empty,
     Exclude,
     Expr,
@@ -22,23 +23,27 @@ from kleene.reference.match_recognize.ast import (
     Navigation,
     Permute,
     Quantified,
+    RowPattern,
     Statement,
+    Var,
 )
 from kleene.reference.match_recognize.checks import pattern_parts
 from kleene.reference.match_recognize.expressions import walk
 
 #: The constructs a ``MATCH_RECOGNIZE`` engine may claim.
 CONSTRUCTS: tuple[str, ...] = (
-    "alternation", "quantifier", "reluctant", "permute", "anchor", "exclusion",
-    "empty-pattern", "subset", "partition-by", "measures", "all-rows", "omit-empty-matches",
-    "unmatched-rows", "skip-to-next-row", "skip-to-variable", "navigation",
-    "nested-navigation", "aggregate", "aggregate-filter", "array-aggregate", "distinct",
-    "running", "final", "classifier",
-    "match-number", "within", "subquery",
+    "alternation", "quantifier", "reluctant", "grouping", "permute", "anchor", "exclusion",
+    "empty-pattern", "empty-match", "subset", "partition-by", "measures", "all-rows",
+    "omit-empty-matches", "unmatched-rows", "skip-to-next-row", "skip-to-variable",
+    "navigation", "nested-navigation", "navigation-offset", "aggregate", "aggregate-filter",
+    "array-aggregate", "distinct", "running", "final", "classifier", "match-number", "within",
+    "subquery",
 )
 
 _PATTERN = {Alt: "alternation", Quantified: "quantifier", Permute: "permute",
             Anchor: "anchor", Exclude: "exclusion", Empty: "empty-pattern"}
+#: The offset of a navigation written without one (TR §4.10, §4.11).
+_DEFAULT_OFFSET = {"PREV": 1, "NEXT": 1, "FIRST": 0, "LAST": 0}
 _ROWS = {"ALL SHOW": ("all-rows",), "ALL OMIT": ("all-rows", "omit-empty-matches"),
          "ALL WITH UNMATCHED": ("all-rows", "unmatched-rows"), "ONE": ()}
 
@@ -57,9 +62,10 @@ def clause_constructs(clause: MatchRecognize) -> frozenset[str]:
     """The constructs one clause uses."""
     out = {label for part in pattern_parts(clause.pattern)
            for kind, label in _PATTERN.items() if isinstance(part, kind)}
-    if any(isinstance(part, Quantified) and part.reluctant
-           for part in pattern_parts(clause.pattern)):
-        out.add("reluctant")
+    quantified = [p for p in pattern_parts(clause.pattern) if isinstance(p, Quantified)]
+    out |= {"reluctant"} if any(q.reluctant for q in quantified) else set()
+    out |= {"grouping"} if any(not isinstance(q.body, Var) for q in quantified) else set()
+    out |= {"empty-match"} if matches_empty(clause.pattern) else set()
     out |= {"subset"} if clause.subsets else set()
     out |= {"partition-by"} if clause.partition_by else set()
     out |= {"measures"} if clause.measures else set()
@@ -71,6 +77,23 @@ def clause_constructs(clause: MatchRecognize) -> frozenset[str]:
     for e in expressions_of(clause):
         out |= _expression_constructs(e)
     return frozenset(out)
+
+
+def matches_empty(p: RowPattern) -> bool:
+    """Whether ``p`` matches the empty sequence of rows somewhere (``A*``, ``A?``, ``()``,
+    ``^``, ...): the pattern has empty matches (TR §4.7, §4.15)."""
+    if isinstance(p, Var):
+        return False
+    if isinstance(p, (Empty, Anchor)):
+        return True
+    if isinstance(p, (Concat, Permute)):
+        return all(matches_empty(item) for item in p.items)
+    if isinstance(p, Alt):
+        return any(matches_empty(item) for item in p.items)
+    if isinstance(p, Quantified):
+        return p.low == 0 or matches_empty(p.body)
+    assert isinstance(p, Exclude), p
+    return matches_empty(p.body)
 
 
 def expressions_of(clause: MatchRecognize) -> Iterator[Expr]:
@@ -88,6 +111,8 @@ def _expression_constructs(e: Expr) -> set[str]:
             out.add("navigation")
             if any(isinstance(y, Navigation) for y in walk(x.operand)):
                 out.add("nested-navigation")
+            if x.offset != _DEFAULT_OFFSET[x.kind]:
+                out.add("navigation-offset")
         if isinstance(x, Aggregate):
             out |= {"aggregate"} | ({"distinct"} if x.distinct else set())
             out |= {"aggregate-filter"} if x.filter is not None else set()

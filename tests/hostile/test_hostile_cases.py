@@ -27,7 +27,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 KEYS = {"id", "argv", "files", "raw", "dirs", "symlinks", "hardlinks", "env", "exit", "err",
         "err_re", "out", "out_has", "out_lines", "writes", "xfail", "slow", "subprocess",
-        "stdout", "caret", "changes", "engine_line", "setup"}
+        "stdout", "caret", "changes", "engine_line", "setup", "modes", "unprivileged"}
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,14 @@ def lay_out(spec: dict[str, Any], work: Path) -> None:
         (work / name).symlink_to(work / to)
     for name, to in spec.get("hardlinks", {}).items():
         os.link(work / to, work / name)
+    for name, mode in spec.get("modes", {}).items():
+        os.chmod(work / name, int(mode, 8))
+
+
+#: How a case marked ``unprivileged`` runs when the tests run as root (CI's containers):
+#: without the capabilities that let root read and write past permission bits, so a
+#: folder of mode 555 refuses it as it refuses any user (util-linux's setpriv).
+UNPRIVILEGED = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
 
 
 def set_up(spec: dict[str, Any], work: Path, capfd: pytest.CaptureFixture[str],
@@ -105,10 +113,11 @@ def run(case: Case, work: Path, capfd: pytest.CaptureFixture[str],
         monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
     argv = [fill(a, work) for a in case.argv]
     env = {k: fill(v, work) for k, v in case.spec.get("env", {}).items()}
-    if case.spec.get("subprocess"):
+    if case.spec.get("subprocess") or case.spec.get("unprivileged"):
         stdout_to = case.spec.get("stdout")
+        prefix = UNPRIVILEGED if case.spec.get("unprivileged") and os.geteuid() == 0 else []
         with open(stdout_to, "wb") if stdout_to else open(os.devnull, "wb") as sink:
-            done = subprocess.run([sys.executable, "-m", "kleene", *argv], cwd=work,
+            done = subprocess.run([*prefix, sys.executable, "-m", "kleene", *argv], cwd=work,
                                   env={**os.environ, **env},
                                   stdout=sink if stdout_to else subprocess.PIPE,
                                   stderr=subprocess.PIPE, timeout=120)

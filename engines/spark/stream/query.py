@@ -94,7 +94,8 @@ def source_format(source: str, format: str | None) -> str:
 def source_schema(spark: Any, source: str, fmt: str, ddl: str | None, ts: str = "ts") -> Any:
     """The columns of the arriving files: declared (``ddl``), or read from the files
     present (CSV cells typed as :mod:`kleene.engines.spark.text_columns` types them; a
-    CSV ``ts`` column typed text only by some cells: :func:`_timestamp_type`)."""
+    CSV or JSON Lines ``ts`` column typed text only by some cells:
+    :func:`_timestamp_type`)."""
     if ddl is not None:
         check_ddl(spark, ddl)
         return spark.createDataFrame([], ddl).schema
@@ -104,14 +105,12 @@ def source_schema(spark: Any, source: str, fmt: str, ddl: str | None, ts: str = 
         raise StreamSetupError(f"{source}: no file yet to read the columns from; declare "
                                "them with --schema, e.g. 'ts BIGINT, type STRING'")
 
-    if fmt == "csv":
-        df = _csv(spark, source, None)[0]
+    if fmt == "parquet":
+        df = spark.read.parquet(source)
+    else:
+        df = _csv(spark, source, None)[0] if fmt == "csv" else spark.read.json(source)
         df = df.withColumn(ts, df[ts].cast(_timestamp_type(df, ts))) \
             if ts in df.columns else df
-    elif fmt == "jsonl":
-        df = spark.read.json(source)
-    else:
-        df = spark.read.parquet(source)
     from pyspark.sql.types import StructType
 
     return StructType([f for f in df.schema.fields if f.name not in (CORRUPT,
@@ -123,12 +122,12 @@ _TS_TYPES = ("bigint", "double", "timestamp")
 
 
 def _timestamp_type(df: Any, ts: str) -> str:
-    """The type of a CSV ``ts`` column read as text because some of its cells are not
-    numbers (``abc``): the type under which the most cells read (``bigint``, else
-    ``double``, else ``timestamp``), so that the file's other rows are events and those
-    cells are malformed rows, written with the reason to ``OUTPUT/_late`` (README,
-    "Continuous matching"); ``string`` when no cell reads as any (then refused:
-    :func:`check_timestamp`). Another type is kept."""
+    """The type of a CSV or JSON Lines ``ts`` column read as text because some of its
+    cells are not numbers (``abc``, ``"abc"``): the type under which the most cells read
+    (``bigint``, else ``double``, else ``timestamp``), so that the file's other rows are
+    events and those cells are malformed rows, written with the reason to
+    ``OUTPUT/_late`` (docs/spark.md, "Continuous matching"); ``string`` when no cell reads as
+    any (then refused: :func:`check_timestamp`). Another type is kept."""
     from pyspark.sql import functions as F
 
     kind = df.schema[ts].dataType.simpleString()

@@ -1,0 +1,311 @@
+"""``--output``'s match rows built as Arrow arrays, and written as JSON Lines, CSV or
+Parquet (issue 33, item 1: a writer at the engine's speed).
+
+The matches go in as :class:`~kleene.engines.match_columns.MatchColumns` (each
+variable's positions as one flat array), are put in canonical order by one sort
+(first position, then the canonical JSON of Arrow's string kernels), and every
+column of a layout is an index into the events' columns (``take``): no Python object
+per match or row. A loaded stream's columns are read as they are; events held as
+Python objects (a Spark run's collected rows) as their values. The rows, the columns
+and every byte written are those :mod:`kleene.cli.results` documents
+(tests/test_result_rows.py: outputs of the former per-match writer, by hand).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, BinaryIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kleene.cli.result_cells import Cells, column_cells, value_cells
+from kleene.data.outputs import OutputError
+from kleene.engines.match_columns import MatchColumns, offsets_of
+from kleene.reference.events import Event
+
+#: Rows encoded as text at once.
+BATCH = 1 << 16
+
+
+@dataclass(frozen=True)
+class Column:
+    """One output column: its ``name``, its cells (scalars) or, for a wide column of
+    lists, the ``offsets`` of each row's list into ``cells``; ``present``: the rows that
+    have the column (a variable a match does not bind has no wide column)."""
+
+    name: str
+    cells: Cells
+    offsets: np.ndarray | None = None
+    present: np.ndarray | None = None
+    #: a row of one value holds the value, not a list of it (``--columns`` of wide)
+    singles: bool = False
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """The matches in canonical order: ``variables`` (the layout's order), each match's
+    number of positions per variable (``lengths[v]``) and their positions, flat."""
+
+    variables: tuple[str, ...]
+    lengths: tuple[np.ndarray, ...]
+    positions: tuple[np.ndarray, ...]
+
+    def __len__(self) -> int:
+        return len(self.lengths[0]) if self.lengths else 0
+
+
+def ordered(found: Sequence[MatchColumns], variables: Sequence[str]) -> Ordered:
+    """``found`` in canonical order (first position, then canonical JSON), the variables
+    in ``variables``' order, any other by name (as ``kleene match`` prints them)."""
+    names = list(variables) + sorted({v for g in found for v in g.variables} - set(variables))
+    found = [g for g in found if len(g)]
+    if not found:
+        return Ordered(tuple(names), tuple(np.zeros(0, np.int64) for _ in names),
+                       tuple(np.zeros(0, np.int64) for _ in names))
+    first = np.concatenate([g.first() for g in found])
+    texts = pa.chunked_array([g.text_array() for g in found], pa.string())
+    order = pc.sort_indices(pa.table({"first": first, "text": texts}),
+                            sort_keys=[("first", "ascending"), ("text", "ascending")])
+    lengths, positions = [], []
+    for v in names:
+        parts, flat = [], []
+        for g in found:
+            if v in g.variables:
+                i = g.variables.index(v)
+                parts.append(g.lengths(i))
+                flat.append(g.positions[i])
+            else:
+                parts.append(np.zeros(len(g), np.int64))
+        lists = pa.LargeListArray.from_arrays(
+            pa.array(offsets_of(np.concatenate(parts))),
+            pa.array(np.concatenate(flat) if flat else np.zeros(0, np.int64))).take(order)
+        lengths.append(pc.list_value_length(lists).to_numpy(zero_copy_only=False)
+                       .astype(np.int64))
+        positions.append(lists.flatten().to_numpy(zero_copy_only=False).astype(np.int64))
+    return Ordered(tuple(names), tuple(lengths), tuple(positions))
+
+
+class EventCells:
+    """The events' cells at any positions: a loaded stream's columns (``columns``: row
+    ``p`` is position ``p``), or events held as Python objects (a sequence or a mapping
+    from position to event)."""
+
+    def __init__(self, stream: Sequence[Event] | Mapping[int, Event], datetimes: bool) -> None:
+        self.columns = getattr(stream, "columns", None)
+        self.stream, self.datetimes = stream, datetimes
+
+    def cells(self, attr: str, positions: np.ndarray) -> Cells:
+        """Attribute ``attr`` (``ts``: the timestamps, as the layout's own) at
+        ``positions``."""
+        rows = pa.array(positions.astype(np.int64))
+        c = self.columns
+        if c is not None:
+            found = c.column(attr)
+            if found is None:
+                return value_cells([None] * len(positions))
+            kind = None if attr == "ts" else found[1]
+            cells = column_cells(found[0], kind).take(rows)
+            return Cells(cells.array, datetimes=True) if attr == "ts" and self.datetimes \
+                else cells
+        events = [self.stream[p] for p in positions.tolist()]
+        if attr == "ts":
+            return Cells(pa.array([e.ts for e in events]), datetimes=self.datetimes)
+        return value_cells([e.value(attr) for e in events])
+
+
+def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
+                 attrs: Sequence[str]) -> list[Column]:
+    """The long layout: a row per match, variable and event."""
+    per_match = np.add.reduce(m.lengths) if m.lengths else np.zeros(0, np.int64)
+    total = int(per_match.sum())
+    position = np.zeros(total, np.int64)
+    variable = np.zeros(total, np.int32)
+    start = offsets_of(per_match)[:-1]
+    for i, (lengths, flat) in enumerate(zip(m.lengths, m.positions, strict=True)):
+        own = offsets_of(lengths)
+        dest = np.repeat(start, lengths) + np.arange(len(flat)) - np.repeat(own[:-1], lengths)
+        position[dest] = flat
+        variable[dest] = i
+        start = start + lengths
+    match = np.repeat(np.arange(len(m), dtype=np.int64), per_match)
+    names = pa.array(list(m.variables), pa.string()).take(pa.array(variable))
+    cols = [Column("match", Cells(pa.array(match))), Column("variable", Cells(names)),
+            Column("position", Cells(pa.array(position))),
+            Column("ts", events.cells("ts", position))]
+    cols += [Column(n, events.cells(a, position)) for n, a in zip(named, attrs, strict=True)]
+    return cols
+
+
+def wide_columns(m: Ordered, events: EventCells, named: Sequence[str],
+                 columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> list[Column]:
+    """The wide layout: a row per match."""
+    n = len(m)
+    big = np.iinfo(np.int64).max
+    firsts, lasts = np.full(n, big), np.full(n, -1)
+    for lengths, flat in zip(m.lengths, m.positions, strict=True):
+        own, bound = offsets_of(lengths), lengths > 0
+        firsts[bound] = np.minimum(firsts[bound], flat[own[:-1][bound]])
+        lasts[bound] = np.maximum(lasts[bound], flat[own[1:][bound] - 1])
+    cols = [Column("match", Cells(pa.array(np.arange(n, dtype=np.int64)))),
+            Column("first_ts", events.cells("ts", firsts)),
+            Column("last_ts", events.cells("ts", lasts))]
+    if not columns:
+        for name, v in zip(named, variables, strict=True):
+            i = m.variables.index(v)
+            cols.append(Column(name, Cells(pa.array(m.positions[i])),
+                               offsets_of(m.lengths[i]), m.lengths[i] > 0))
+        return cols
+    for (var, attr), name in zip(columns, named, strict=True):
+        binds = var in m.variables
+        i = m.variables.index(var) if binds else 0
+        lengths = m.lengths[i] if binds else np.zeros(n, np.int64)
+        flat = m.positions[i] if binds else np.zeros(0, np.int64)
+        cells = events.cells(attr, flat)
+        cols.append(Column(name, cells, None if (lengths == 1).all() else offsets_of(lengths),
+                           singles=True))
+    return cols
+
+
+def _lists(col: Column, texts: pa.Array) -> pa.Array:
+    """Each row's list of ``texts`` as JSON: ``[a, b]``."""
+    assert col.offsets is not None
+    lists = pa.LargeListArray.from_arrays(pa.array(col.offsets), texts)
+    return pc.binary_join_element_wise("[", pc.binary_join(lists, ", "), "]", "")
+
+
+def _mixed(col: Column) -> np.ndarray:
+    """The rows of a wide column that hold one value, not a list of it."""
+    assert col.offsets is not None
+    return np.diff(col.offsets) == 1 if col.singles else np.zeros(len(col.offsets) - 1, bool)
+
+
+def json_texts(col: Column) -> pa.Array:
+    """The column's cells as JSON."""
+    if col.offsets is None:
+        return col.cells.json()
+    single = _mixed(col)
+    lists = _lists(col, col.cells.json())
+    if single.any():
+        flat = col.cells.json().take(pa.array(col.offsets[:-1][single]))
+        lists = _replace(lists, single, flat)
+    return lists
+
+
+def csv_texts(col: Column) -> pa.Array:
+    """The column's cells as CSV writes them, before quoting."""
+    if col.offsets is None:
+        return col.cells.csv()
+    single = _mixed(col)
+    lists = _lists(col, col.cells.json(ascii=True))
+    if single.any():
+        lists = _replace(lists, single, col.cells.csv().take(pa.array(col.offsets[:-1][single])))
+    return lists
+
+
+def _replace(texts: pa.Array, rows: np.ndarray, by: pa.Array) -> pa.Array:
+    out = np.array(texts.to_pylist(), dtype=object)
+    out[rows] = by.to_pylist()
+    return pa.array(out.tolist(), pa.string())
+
+
+def typed(col: Column) -> pa.Array:
+    """The column as Parquet holds it (``pyarrow.array`` of the rows' values)."""
+    values = col.cells.typed()
+    if col.offsets is not None:
+        single = _mixed(col)
+        if single.any() and not single.all():
+            heads = values.take(pa.array(col.offsets[:-1][single]))
+            if heads.null_count < len(heads):
+                raise OutputError("ArrowInvalid: cannot mix list and non-list, non-null values")
+            mask = pa.array(single)
+            return pa.LargeListArray.from_arrays(pa.array(col.offsets), values,
+                                                 mask=mask).cast(pa.list_(values.type))
+        values = pa.LargeListArray.from_arrays(pa.array(col.offsets), values) \
+            .cast(pa.list_(values.type))
+    if col.present is not None and not col.present.all():
+        values = pc.if_else(pa.array(col.present), values, pa.nulls(len(values), values.type))
+    return values
+
+
+def table(cols: Sequence[Column]) -> pa.Table:
+    """The rows as an Arrow table (the Parquet file's), the columns of the first row."""
+    if not cols or not len(cols[0].cells):
+        return pa.table({c.name: pa.array([], pa.null()) for c in cols})
+    kept = [c for c in cols if c.present is None or c.present[0]]
+    return pa.table({c.name: typed(c) for c in kept})
+
+
+def csv_quoted(texts: pa.Array) -> pa.Array:
+    """CSV's minimal quoting: a cell holding ``,``, ``"``, CR or LF in quotes, its
+    quotes doubled."""
+    special = pc.match_substring_regex(texts, '[,"\r\n]')
+    doubled = pc.replace_substring(texts, '"', '""')
+    return pc.if_else(special, pc.binary_join_element_wise('"', doubled, '"', ""), texts)
+
+
+def lines(cols: Sequence[Column], fmt: str) -> Iterator[bytes]:
+    """The rows as JSON Lines or CSV text (a header line first), :data:`BATCH` rows at a
+    time."""
+    n = len(cols[0].cells) if cols else 0
+    if fmt == "csv":
+        yield (",".join(c.name for c in cols) + "\r\n").encode()
+    for lo in range(0, n, BATCH):
+        rows = pa.array(np.arange(lo, min(lo + BATCH, n), dtype=np.int64))
+        part = [_sliced(c, rows) for c in cols]
+        parts: list[Any] = []
+        for k, c in enumerate(part):
+            if fmt == "csv":
+                cell = csv_quoted(csv_texts(c))
+                if c.present is not None:
+                    cell = pc.if_else(pa.array(c.present), cell, "")
+                parts += [cell, "," if k < len(part) - 1 else "\r\n"]
+                continue
+            head = ("{" if k == 0 else ", ") + _json_key(c.name) + ": "
+            if c.present is None:
+                parts += [head, json_texts(c)]
+                continue
+            cell = pc.binary_join_element_wise(head, json_texts(c), "")
+            parts.append(pc.if_else(pa.array(c.present), cell, ""))
+        if fmt != "csv":
+            parts.append("}\n")
+        joined = pc.binary_join_element_wise(*parts, "")
+        yield _bytes(joined)
+
+
+def _json_key(name: str) -> str:
+    return json.dumps(name, ensure_ascii=False)
+
+
+def _sliced(c: Column, rows: pa.Array) -> Column:
+    """Column ``c`` at the rows ``rows`` (a contiguous range)."""
+    lo, hi = rows[0].as_py(), rows[-1].as_py() + 1
+    present = None if c.present is None else c.present[lo:hi]
+    if c.offsets is None:
+        return replace(c, cells=c.cells.take(rows), present=present)
+    own = c.offsets[lo:hi + 1]
+    inner = pa.array(np.arange(own[0], own[-1], dtype=np.int64))
+    return replace(c, cells=c.cells.take(inner), offsets=own - own[0], present=present)
+
+
+def _bytes(texts: pa.Array) -> bytes:
+    """The strings of ``texts`` one after another."""
+    texts = texts.cast(pa.large_string()) if texts.type == pa.string() else texts
+    _, offsets, data = texts.buffers()
+    bounds = np.frombuffer(offsets, dtype=np.int64, count=len(texts) + 1,
+                           offset=texts.offset * 8)
+    return data.to_pybytes()[bounds[0]:bounds[-1]]
+
+
+def write_to(cols: Sequence[Column], out: BinaryIO, fmt: str) -> None:
+    """Write the rows to ``out`` as ``fmt``."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        pq.write_table(table(cols), out)
+        return
+    for chunk in lines(cols, fmt):
+        out.write(chunk)
