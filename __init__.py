@@ -12,6 +12,8 @@ command does, loads no engine, Arrow, DuckDB or Spark):
   and event with the event's attributes (Arrow, or pandas for pandas input; Spark for a
   Spark DataFrame); a ``MATCH_RECOGNIZE`` statement answers its own table;
 - ``kleene.find_matches(pattern, events)``: the canonical matches (positions);
+- ``kleene.count_matches(pattern, events)``: their number (SES under ``any``: without
+  listing them); ``kleene.first_matches(pattern, events, k)``: the first k by last event;
 - ``kleene.draw(pattern)``, ``kleene.trace(pattern, events)``: the automaton's picture and
   a run step by step, shown inline by a notebook;
 - ``kleene.match_recognize(data, sql)``: a ``MATCH_RECOGNIZE`` statement's table.
@@ -32,9 +34,11 @@ import importlib
 __version__ = "0.1.0"
 
 #: The names of :mod:`kleene.api` ``import kleene`` offers, and ``match_recognize``.
-_API = ("parse", "load_events", "match", "find_matches", "draw", "trace")
+_API = ("parse", "load_events", "match", "find_matches", "count_matches", "first_matches",
+        "draw", "trace")
 
-__all__ = ["draw", "find_matches", "load_events", "match", "match_recognize", "parse", "trace"]
+__all__ = ["count_matches", "draw", "find_matches", "first_matches", "load_events", "match",
+           "match_recognize", "parse", "trace"]
 
 
 def __getattr__(name: str) -> object:

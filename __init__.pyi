@@ -1,7 +1,9 @@
 """The types of ``import kleene``'s names (``__init__.py`` imports them when first read)."""
 
+from kleene.api import count_matches as count_matches
 from kleene.api import draw as draw
 from kleene.api import find_matches as find_matches
+from kleene.api import first_matches as first_matches
 from kleene.api import load_events as load_events
 from kleene.api import match as match
 from kleene.api import parse as parse

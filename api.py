@@ -11,6 +11,10 @@
   and field for a bad value);
 - :func:`find_matches` — the canonical matches (each variable's 0-based positions), by the
   fastest engine that claims the query exactly, as ``kleene match`` computes them;
+- :func:`count_matches` — their number, without listing them where the count's dynamic
+  programme claims the query (``kleene match --count``; docs/counting.md);
+- :func:`first_matches` — the first K of them in the order of their last event, matching
+  only the prefix of the events that holds them (``kleene match --first K``);
 - :func:`match` — the same matches as a table, one row per match, variable and event with
   every attribute of the event (the ``--layout long`` rows of ``kleene match --output``),
   as an Arrow table, or a pandas DataFrame when the events were one; a Spark DataFrame is
@@ -37,6 +41,10 @@ import pyarrow as pa
 
 from kleene.data.columnar import validated
 from kleene.data.loaders import load_events as _load_file
+from kleene.engines.count.counting import Counted
+from kleene.engines.count.counting import count_matches as _count
+from kleene.engines.count.first import First
+from kleene.engines.count.first import first_matches as _first
 from kleene.engines.drawers import draw as _draw
 from kleene.engines.fastest import Found
 from kleene.engines.fastest import find_matches as _find
@@ -52,7 +60,8 @@ from kleene.reference.match import MARKED, MARKED_NAME, Match, readable_name
 from kleene.reference.pattern import Pattern
 from kleene.reference.query import Query
 
-__all__ = ["Picture", "draw", "find_matches", "load_events", "match", "parse", "trace"]
+__all__ = ["Picture", "count_matches", "draw", "find_matches", "first_matches", "load_events",
+           "match", "parse", "trace"]
 
 #: What :func:`load_events` reads: a path (``str`` or ``os.PathLike``), an Arrow table, a
 #: pandas DataFrame, a sequence of mappings, a :class:`Stream` already loaded (pandas and
@@ -108,6 +117,32 @@ def find_matches(pattern: str | Pattern | Query, events: Events, *,
     stream = load_events(events, ts=ts, type=type, time_unit=time_unit)
     return _find(pattern, stream, policy=policy, reading=reading, engine_name=engine,
                  budget=budget)
+
+
+def count_matches(pattern: str | Pattern | Query, events: Events, *,
+                  policy: str | None = None, reading: str | None = None,
+                  engine: str | None = None, budget: Budget | None = None,
+                  ts: str | None = None, type: str | None = "type",
+                  time_unit: str | None = None) -> Counted:
+    """The number of matches of ``pattern`` on ``events``, as ``kleene match --count``
+    computes it: ``.count`` (a Python int, exact at any size), ``.backend`` (``dynamic
+    programming``, or the engine that listed them), ``.why`` (why they were listed)
+    (:func:`kleene.engines.count.counting.count_matches`)."""
+    stream = load_events(events, ts=ts, type=type, time_unit=time_unit)
+    return _count(pattern, stream, policy=policy, reading=reading, engine_name=engine,
+                  budget=budget)
+
+
+def first_matches(pattern: str | Pattern | Query, events: Events, k: int, *,
+                  policy: str | None = None, engine: str | None = None,
+                  budget: Budget | None = None, ts: str | None = None,
+                  type: str | None = "type", time_unit: str | None = None) -> First:
+    """The first ``k`` matches in the order of their last event (then their canonical
+    text), as ``kleene match --first K``: ``.matches`` in that order, ``.events`` (the
+    prefix matched), ``.why`` (why every event was matched)
+    (:func:`kleene.engines.count.first.first_matches`)."""
+    stream = load_events(events, ts=ts, type=type, time_unit=time_unit)
+    return _first(pattern, stream, k, policy=policy, engine_name=engine, budget=budget)
 
 
 def match(pattern: str | Pattern | Query, events: Events, *, policy: str | None = None,

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from bench import (
+    count,
     match_recognize,
     match_recognize_peers,
     peers,
@@ -44,6 +45,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "stream-spark": stream_spark.run,
     "stream-faults": stream_faults.run,
     "match-recognize": match_recognize.run,
+    "count": count.run,
     "writers": writers.run,
 }
 

@@ -26,6 +26,7 @@ from kleene.cli.common import (
     canonical_order,
     load_stream,
     plural,
+    positive_count,
     query_of,
     readable,
     readable_name,
@@ -87,7 +88,12 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
                         help="one canonical JSON match per line, or a table with one column "
                              "per variable (default: jsonl)")
     parser.add_argument("--count", action="store_true",
-                        help="print only the number of matches")
+                        help="print only the number of matches (SES patterns under any: "
+                             "counted without listing them, docs/counting.md)")
+    parser.add_argument("--first", type=positive_count, metavar="K",
+                        help="only the first K matches in the order of their last event "
+                             "(CEQL's LIMIT K; --limit N reads the first N events): only "
+                             "the prefix of the events holding them is matched")
     add_allow_missing_option(parser)
     add_output_options(parser)
     add_event_options(parser)
@@ -136,6 +142,11 @@ def run(args: argparse.Namespace) -> int:
                           "the matches as JSON Lines or --count them")
     if args.count and args.output is not None:
         raise Unsupported("--count prints the number of matches, --output writes them; give one")
+    if args.count and args.first is not None:
+        raise Unsupported("--count prints the number of matches, --first K the first K; "
+                          "give one")
+    if args.first is not None and wants_spark(args):
+        raise Unsupported("--first runs in one process; leave out --spark")
     fmt = results.check_output(args.output, args.overwrite, [args.events, args.pattern]) \
         if args.output is not None else None
     if args.counters and (args.spark or args.engine == REFERENCE):
@@ -150,8 +161,18 @@ def run(args: argparse.Namespace) -> int:
         if schema else []
     say_warnings(NAME, query, stream, quiet=args.quiet, more=missing)
     say_query(NAME, query)
+    listed = None
+    if args.count:
+        listed = counted(args, query, stream)
+        if listed is None:
+            return 0
+    first: list[Match] | None = None
     with progress.said(args.quiet):
-        found, by = _compute(args, query, stream)
+        if args.first is None:
+            found, by = _compute(args, query, stream, listed or "")
+        else:
+            first, by = _first(args, query, stream)
+            found = set(first)
     found = readable(found)   # SREMO's marked positions as `marked` (docs/outputs.md)
     if args.count:
         print(len(found))
@@ -172,26 +193,76 @@ def run(args: argparse.Namespace) -> int:
         print(f"({plural(len(found), 'match')} on {plural(len(stream), 'event')}, "
               f"policy {query.policy}, {by})", file=out)
     else:
-        for m in canonical_order(found):
+        for m in canonical_order(found) if first is None else [readable([x]).pop()
+                                                                for x in first]:
             print(m.dumps(), file=out)
     return 0
 
 
-def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool) -> None:
+def counted(args: argparse.Namespace, query: Query, stream: Any) -> str | None:
+    """``--count`` by dynamic programming when no engine is named and the query is in its
+    fragment (:mod:`kleene.engines.count`): print the count and say so, ``None``; else
+    why the matches are listed, which the line naming the backend says (``""`` when an
+    engine is named, or its ``--counters`` asked for)."""
+    # lazy: the counting modules only for --count (the startup floor, test_cli_imports.py)
+    from kleene.engines.count.counting import count_dp, outside
+
+    if args.engine is not None or args.counters:   # an engine's run asked for
+        return ""
+    why = outside(query)
+    if why is not None:
+        return f"; --count lists the matches: {why}"
+    print("kleene match: counting without listing the matches (dynamic programming over "
+          "the SES automaton's runs, docs/counting.md)", file=sys.stderr)
+    budget = budget_of(args)
+    with progress.said(args.quiet), \
+            limits(budget.seconds, budget.memory_mb, "counting the matches"):
+        print(count_dp(query, progress.Reading(stream, "counting")))
+    return None
+
+
+def _first(args: argparse.Namespace, query: Query, stream: Any) -> tuple[list[Match], str]:
+    """``--first K``: the first K matches in the order of their last event, and the backend
+    (:func:`kleene.engines.count.first.first_matches`); says on stderr how many events it
+    read, or why it matched them all."""
+    # lazy: the counting modules only for --first (the startup floor, test_cli_imports.py)
+    from kleene.engines.count.first import first_matches
+
+    if reads_in_batches(stream):
+        raise Unsupported("--first needs the events loaded (leave out --stream)")
+    if args.engine is None:
+        name, reason = choose(query)
+        _say_choice(query, name, reason, stream, args.quiet)
+    budget = budget_of(args)
+    with limits(budget.seconds, budget.memory_mb, "finding the first matches"):
+        got = first_matches(query, stream, args.first, engine_name=args.engine, budget=budget)
+    if got.why is None:
+        print(f"kleene match: --first {args.first} matched the first "
+              f"{plural(got.events, 'event')} of {len(stream):,}", file=sys.stderr)
+    else:
+        print(f"kleene match: --first matched every event: {got.why}", file=sys.stderr)
+    by = "the reference semantics" if got.backend == REFERENCE else f"engine {got.backend}"
+    return list(got.matches), by
+
+
+def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool,
+                more: str = "") -> None:
     """Say the backend chosen and why on stderr, and (unless ``quiet``) the cliff it may
     fall off with its faster equivalents (:mod:`kleene.cli.cliffs`); refuse a long input
-    to the reference."""
+    to the reference. ``more`` ends the reason (why ``--count`` lists the matches)."""
     if name == REFERENCE:
         cliffs.refuse_reference(query, None if reads_in_batches(stream) else len(stream))
     said = "the reference semantics" if name == REFERENCE else f"engine {name}"
-    print(f"kleene match: {said} ({reason})", file=sys.stderr)
+    print(f"kleene match: {said} ({reason}{more})", file=sys.stderr)
     warning = None if quiet else cliffs.warning(query, name)
     if warning is not None:
         print(f"kleene match: {warning}", file=sys.stderr)
 
 
-def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[Match], str]:
-    """The matches, and which backend computed them (said on stderr)."""
+def _compute(args: argparse.Namespace, query: Query, stream: Any,
+             more: str = "") -> tuple[set[Match], str]:
+    """The matches, and which backend computed them (said on stderr, ``more`` after the
+    reason)."""
     name = args.engine
     chosen = name is None
     if name is None:
@@ -200,7 +271,7 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any) -> tuple[set[M
         raise Unsupported("--stream needs an engine, and no registered engine claims "
                           "this pattern under this policy")
     if chosen:   # said once every check that can fail has passed
-        _say_choice(query, name, reason, stream, args.quiet)
+        _say_choice(query, name, reason, stream, args.quiet, more)
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:

@@ -1,0 +1,103 @@
+"""Counting without listing the matches, and the first K (issue 31 items 2–3): on the stock
+stream, seq3 at 10 s and 60 s (``python -m bench count``; docs/counting.md).
+
+seq3 here is ``<{x}, {y}, {z}>``: a SELL of INTC, then a BUY of RIMM, then a BUY of QQQ
+(:mod:`bench.peers` adds ``z.price > x.price``, an order between two variables that the
+count does not claim; on this stream it holds in every match of these windows, so the
+counts are the same). Each figure is one ``kleene match`` in a fresh process, end to end
+(interpreter, imports, load, work, print), measured through an intermediate process:
+CPU seconds (user + system), wall seconds, peak resident memory.
+
+- *count (DP)*: ``kleene match --count``: the dynamic programme of
+  :mod:`kleene.engines.count.ses`;
+- *count (listing)*: ``kleene match --count --engine windows+ses`` (the fastest engine,
+  listing every match), with a budget above the match count and ``--time-limit``: a run
+  stopped by a limit says so in its row;
+- *first 1000*: ``kleene match --first 1000`` (the matches printed, to a pipe).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench.peers import fresh_env
+from bench.report import Table, emit, ratio
+from kleene.data.bundled import bundled
+
+PATTERN = ("PATTERN <{x}, {y}, {z}>\nWHERE x.type = 'SELL' AND x.name = 'INTC' AND "
+           "y.type = 'BUY' AND y.name = 'RIMM' AND z.type = 'BUY' AND z.name = 'QQQ'\n"
+           "WITHIN {ms} ms\n")
+#: The windows (seconds), the listing's --budget and --time-limit.
+WINDOWS_S = (10, 60)
+LIST_BUDGET = 100_000_000
+LIST_SECONDS = 1800
+
+
+def measured(argv: list[str]) -> tuple[int, float, float, float, str]:
+    """Exit code, CPU s, wall s, peak MB and stdout (or stderr's last line, on failure)
+    of ``kleene ARGV`` in a process of its own."""
+    script = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+              "d = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+              "w = time.perf_counter() - t; u = resource.getrusage(resource.RUSAGE_CHILDREN); "
+              "o = d.stdout.strip().splitlines() if d.returncode == 0 else "
+              "[repr(d.stderr.strip().splitlines()[-1:])]; "
+              "print(d.returncode, u.ru_utime + u.ru_stime, w, u.ru_maxrss, "
+              "len(o) if len(o) != 1 else o[0])")
+    cmd = [sys.executable, "-c", script, sys.executable, "-m", "kleene", *argv]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                         env=fresh_env()).stdout.split(" ", 4)
+    return int(out[0]), float(out[1]), float(out[2]), int(out[3]) / 1024, out[4].strip()
+
+
+def stopped(said: str) -> str:
+    """A run's failure in a few words, the budget it exceeded (its message goes to the
+    notes; :class:`~kleene.reference.errors.BudgetExceeded`)."""
+    found = re.search(r"budget (\w+)=", said)
+    return f"stopped: {found.group(1)}" if found else "failed"
+
+
+def run(quick: bool = False) -> None:
+    """Print the table; write it to ``out/bench/count.csv``."""
+    data = bundled("stocks.stream.gz")
+    limit = ["--limit", "20000"] if quick else []
+    windows = WINDOWS_S[:1] if quick else WINDOWS_S
+    table = Table(title="Counting without listing the matches: seq3 on the stock stream",
+                  columns=("window s", "run", "matches", "CPU s", "wall s", "peak MB",
+                           "listing / DP CPU"),
+                  header=[f"{data}{' (first 20,000 events)' if quick else ''}; each run a "
+                          "fresh kleene match, end to end"])
+    with tempfile.TemporaryDirectory() as tmp:
+        for seconds in windows:
+            path = Path(tmp) / f"seq3_{seconds}s.ses"
+            path.write_text(PATTERN.replace("{ms}", str(seconds * 1000)), encoding="utf-8")
+            base = ["match", "--pattern", str(path), "--events", str(data), "-q", *limit]
+            runs = {
+                "count (DP)": [*base, "--count"],
+                "count (listing, windows+ses)": [*base, "--count", "--engine", "windows+ses",
+                                                 "--budget", str(LIST_BUDGET),
+                                                 "--time-limit", str(LIST_SECONDS)],
+                "first 1000": [*base, "--first", "1000"],
+            }
+            dp_cpu = float("nan")
+            for label, argv in runs.items():
+                code, cpu, wall, mb, said = measured(argv)
+                if label == "count (DP)":
+                    dp_cpu = cpu
+                matches: str | int = int(said) if code == 0 else stopped(said)
+                if code != 0:
+                    table.notes.append(f"{seconds} s, {label}: {said}")
+                table.add(seconds, label, matches, cpu, wall, mb,
+                          ratio(cpu, dp_cpu) if label.startswith("count (listing") and code == 0
+                          else None)
+    table.notes += [
+        "count (DP): engines/count/ses.py, time linear in the events, memory bounded by the "
+        "window (the matrices of its tie groups)",
+        f"listing: --budget {LIST_BUDGET:,} --time-limit {LIST_SECONDS} and the default "
+        "--memory-limit; a stopped run shows its message instead of a count",
+        "first 1000: the count's pass stops where 1,000 matches have ended, then the prefix "
+        "read so far is listed (engines/count/first.py)"]
+    emit(table, "count")
