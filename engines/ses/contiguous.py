@@ -38,12 +38,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass
+from itertools import islice
 
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Feature, Query, Transition, require, window_in_units
 from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, required_features, ses_automaton
-from kleene.engines.ses.filter import event_filter
+from kleene.engines.columns import PropertyBits
+from kleene.engines.ses.filter import candidates, event_filter
 from kleene.engines.ses.run import Execution, Instance
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -69,18 +71,43 @@ class ContiguousExecution(Execution):
         return fired, None
 
 
-def drive_contiguous(ex: ContiguousExecution, events: Iterable[Event],
-                     keep: Callable[[Event], bool] | None, attributes: tuple[str, ...],
-                     counters: Counters) -> Iterator[Match]:
-    """Feed each event to the runs of its part (one part when ``attributes`` is
-    empty); an event that ``keep`` (the filter) drops ends its part's runs. ``ex``'s Ω
-    is swapped in for each part (only parts with live runs are kept)."""
+#: Events whose filter verdicts are evaluated at once (over their columns).
+BATCH = 4096
+
+
+def judged(pattern: SESPattern, events: Iterable[Event],
+           counters: Counters) -> Iterator[tuple[Event, bool]]:
+    """Each event with the verdict of the sound filter (seed 000 Sec. 4.5: it has every
+    property of some variable, ē ≠ 0 of seed 001 Sec. 5), evaluated a batch at a time."""
+    bits = PropertyBits(pattern) if event_filter(pattern, "sound", counters) is not None \
+        else None
+    it = iter(events)
+    while batch := list(islice(it, BATCH)):
+        if bits is None:
+            yield from ((e, True) for e in batch)
+            continue
+        counters.predicate_evaluations += len(batch) * len(bits.masks)
+        yield from zip(batch, (bits.of(batch) != 0).tolist(), strict=True)
+
+
+def drive_contiguous(ex: ContiguousExecution, events: Iterable[tuple[Event, bool]],
+                     attributes: tuple[str, ...], counters: Counters) -> Iterator[Match]:
+    """Feed each event that passed the filter to the runs of its part (one part when
+    ``attributes`` is empty); an event that did not pass ends its part's runs, and so
+    does a gap in the positions (events the filter dropped before the driver: only
+    with no ``attributes``). ``ex``'s Ω is swapped in for each part (only parts with
+    live runs are kept)."""
     parts: dict[object, list[Instance]] = {}
-    for e in events:
+    last = -2                        # with no attributes: the position of the last event
+    for e, passed in events:
         counters.events_read += 1
         k = part_of(e, attributes) if attributes else ()
         omega = parts.pop(k, None)
-        if keep is not None and not keep(e):
+        if not attributes:
+            if e.position != last + 1:
+                omega = None         # an event in between was dropped: every run ends
+            last = e.position
+        if not passed:
             counters.events_filtered += 1
             continue
         ex.omega = omega if omega is not None else []
@@ -100,7 +127,6 @@ class CompiledContiguous(Pictured):
     pattern: SESPattern
     automaton: SESAutomaton
     policy: str
-    filter: str = "sound"
     time_unit: str | None = None
     reading: str = "inclusive"
 
@@ -133,8 +159,13 @@ class CompiledContiguous(Pictured):
             return
         ex = ContiguousExecution(self.automaton, win=win, policy="any", variant="corrected",
                                  counters=c, budget=budget)
-        keep = event_filter(self.pattern, self.filter, c)
-        yield from drive_contiguous(ex, events, keep, self.attributes, c)
+        attributes = self.attributes
+        if attributes:   # every event's part is read, with the filter's verdict
+            verdicts = judged(self.pattern, events, c)
+        else:            # over a loaded stream only the rows the filter keeps are events
+            kept, keep = candidates(self.pattern, "sound", events, c)
+            verdicts = ((e, keep is None or keep(e)) for e in kept)
+        yield from drive_contiguous(ex, verdicts, attributes, c)
 
 
 @dataclass(frozen=True)
@@ -156,8 +187,8 @@ class ContiguousEngine:
             raise Unsupported(f"{self.name} computes the policies {', '.join(POLICIES)}, "
                               f"not {query.policy!r}")
         require(self, required_features(p))
-        return CompiledContiguous(p, ses_automaton(p), query.policy, "sound",
-                                  query.time_unit, query.reading)
+        return CompiledContiguous(p, ses_automaton(p), query.policy, query.time_unit,
+                                  query.reading)
 
 
 register("ses-contiguous", ContiguousEngine)
