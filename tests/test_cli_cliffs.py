@@ -114,3 +114,18 @@ def test_what_the_nfas_say_they_enumerate_they_do(policy):
     assert not enumerates_any(engine("nfa-chain"), dataclasses.replace(q, policy="any"))
     assert not enumerates_any(engine("windows+ses"),
                               Query.parse(SES, language="ses", policy="next"))
+
+
+@pytest.mark.parametrize("policy", ["contiguous", "partition-contiguous", "earliest-maximal",
+                                    "earliest-maximal-contained"])
+def test_every_ses_policy_has_an_engine_and_no_cliff(capsys, files, monkeypatch, policy):
+    """Issue 32 item 3: no documented SES policy falls back on the reference, so nothing is
+    refused on a long input and no slow line is said. <{a+},{b}> on A A B A B, by hand:
+    contiguous (no partitioning attribute: the same parts) {a1, b2}, {a0 a1, b2}, {a3, b4};
+    earliest-maximal, per first event: a0 with the earliest b2, {a0, b2} extended by a1
+    to {a0 a1, b2}; a1 with b2; a3 with b4: three matches in both readings."""
+    monkeypatch.setattr(cliffs, "REFERENCE_MAX_EVENTS", 4)   # the file has 5 events
+    code, out, err = run(capsys, files, "q.ses", "--policy", policy, "--count")
+    assert code == 0 and out == "3\n"
+    assert len(err) == 1 and err[0].startswith("kleene match: engine ")
+    assert not any("slow:" in line for line in err)

@@ -36,15 +36,15 @@ budget as under ``any``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
+from kleene.engines.columns import PropertyBits
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Feature, Query, Transition, require, window_in_units
 from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, required_features, ses_automaton
-from kleene.engines.columns import PropertyBits
 from kleene.engines.ses.filter import candidates, event_filter
 from kleene.engines.ses.run import Execution, Instance
 from kleene.reference.budget import Budget

@@ -19,8 +19,9 @@ not claimed.
 Registered: ``windows+ses`` (= ``windows-fpc+ses``: every step, around
 ``ses-automaton``), ``windows-plain+ses``, ``windows-f+ses``,
 ``windows-fp+ses``, ``windows-fc+ses``, ``windows-fpc+ses``,
-``windows+ses-bruteforce``, ``windows+ses-earliest`` (every step, A selecting the
-earliest-maximal matches of each window's ``any``: :mod:`kleene.engines.windows.earliest`) and ``windows-paper+ses`` (Algorithm 1 as printed,
+``windows+ses-bruteforce``, ``windows+ses-earliest`` (every step, A searching each
+window for its earliest-maximal matches: :mod:`kleene.engines.windows.earliest`) and
+``windows-paper+ses`` (Algorithm 1 as printed,
 claims no policy).
 """
 
@@ -44,6 +45,7 @@ from kleene.engines.protocol import (
 )
 from kleene.engines.registry import engine, register
 from kleene.engines.ses.automaton import required_features
+from kleene.engines.ses.run import CompiledSES
 from kleene.engines.windows.earliest import EARLIEST_POLICIES, EarliestMatcher
 from kleene.engines.windows.framework import BATCH, ROWS, MatchWindows
 from kleene.engines.windows.matching import WindowMatcher, absorb, matcher
@@ -110,11 +112,15 @@ class CompiledWindows(Pictured):
         inner = self.inner if unit == self.time_unit else self.engine.inner_engine.compile(
             self.inner_query.with_time_unit(unit))
         steps = self.engine
-        A: WindowMatcher = matcher(inner, win, prefiltered=steps.filtering,
-                                   properties=self.pattern, anchored=steps.anchored,
-                                   budget=budget)
+        A: WindowMatcher
         if steps.earliest:
-            A = EarliestMatcher(A, self.policy)
+            if not isinstance(inner, CompiledSES):
+                raise Unsupported("an earliest-maximal A searches the runs of the SES "
+                                  "automaton: its inner engine is ses-automaton")
+            A = EarliestMatcher(inner.automaton, self.pattern, self.policy, win, budget)
+        else:
+            A = matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
+                        anchored=steps.anchored, budget=budget)
         windows = MatchWindows(self.pattern, A, win=win, attributes=self.attributes,
                                filtering=steps.filtering, conditions=steps.conditions,
                                paper_faithful=steps.paper_faithful, counters=c,
@@ -132,10 +138,10 @@ class WindowsEngine:
     ``anchored``: A runs only the run started at W's first event when the inner
     engine is an SES automaton or brute force (else every run, keeping the
     matches that start there); ``batch``: events filtered at once; ``rows``: rows of
-    a loaded stream's columns filtered at once; ``earliest``: A runs the inner engine
-    under ``any`` and keeps what an earliest-maximal policy keeps of each window's
-    matches (:mod:`kleene.engines.windows.earliest`): the engine then claims those
-    policies, and only them.
+    a loaded stream's columns filtered at once; ``earliest``: A searches the runs of the
+    inner SES automaton under ``any`` for the earliest-maximal matches of each window
+    (:mod:`kleene.engines.windows.earliest`): the engine then claims those policies,
+    and only them.
     """
 
     name: str = "windows+ses"
@@ -159,19 +165,13 @@ class WindowsEngine:
         if Feature("ses") not in inner:
             return frozenset()
         kept = preserved_policies(filtering=self.filtering, paper_faithful=self.paper_faithful)
-        if self.earliest:   # A selects from the inner engine's `any`, exact if it claims it
+        if self.earliest:   # A searches the inner automaton's `any` runs, exact if it claims it
             policies = {p for p in EARLIEST_POLICIES if p in kept}
             if Feature("ses", "any") not in inner:
                 policies = set()
             return frozenset({f for f in inner if f.kind != "policy"}
                              | {Feature("ses", p) for p in policies})
         return frozenset(f for f in inner if f.kind != "policy" or f.label in kept)
-
-    @property
-    def filtered_policies(self) -> tuple[str, ...]:
-        """The policies computed by enumerating every skip-till-any-match match of a
-        window and keeping some (:func:`~kleene.engines.protocol.enumerates_any`)."""
-        return EARLIEST_POLICIES if self.earliest else ()
 
     def compile(self, query: Query) -> CompiledWindows:
         pattern, policy = query.pattern, query.policy
