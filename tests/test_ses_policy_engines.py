@@ -5,17 +5,22 @@ A (``windows+ses-earliest``: ``earliest-maximal``, ``earliest-maximal-contained`
 1. Differential: each engine reports exactly the reference's matches under each of its
    policies, no match twice, on drawn patterns and streams (ties, keys, windows: the
    strategies of :mod:`kleene.conformance.strategies`; ≥ 300 examples per policy,
-   tests/conftest.py), also over a loaded stream's columns.
+   tests/conftest.py); over a loaded stream's columns (the filter on the columns, ē)
+   each engine reports what it reports over the same events one by one.
 2. Hand-computed examples: the docs' worked examples (docs/semantics.md, section 5).
 3. The registry: no documented SES policy is left to the reference.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import pytest
 from hypothesis import given
 
 from kleene.conformance.differential import assert_same_matches, reported_matches
+from kleene.data.bundled import bundled
+from kleene.data.loaders import load_events
 from kleene.engines.registry import engine, fastest_engine
 from kleene.reference.events import Stream
 from kleene.reference.languages import language_named
@@ -39,11 +44,31 @@ def test_the_engine_equals_the_reference(policy, pattern, stream):
                         got=reported_matches(eng, policy, pattern, stream), expected=expected)
 
 
+STOCK = {
+    "contiguous": "PATTERN <{a, b+, c}> WHERE a.name = 'INTC' AND b.name = 'MSFT' "
+                  "AND c.name = 'CSCO' WITHIN 500 ms",
+    "partition-contiguous": "PATTERN <{a}, {b+}, {c}> WHERE a.name = 'INTC' AND "
+                            "a.name = b.name AND b.name = c.name AND b.volume > 100 "
+                            "AND prev(b.price) <= b.price WITHIN 2000 ms",
+}
+
+
+@pytest.mark.parametrize("policy", [*CONTIGUOUS, *EARLIEST])
+def test_a_loaded_stream_gives_what_its_events_give(policy):
+    s = load_events(str(bundled("stocks.stream.gz")), limit=3000)
+    text = STOCK.get(policy, "PATTERN <{a, b, c}> WHERE a.name = 'INTC' AND b.name = 'MSFT' "
+                             "AND c.name = 'CSCO' WITHIN 500 ms")
+    compiled = engine(ENGINE_OF[policy]).compile(
+        Query.of(parse_ses(text), policy=policy, time_unit=s.time_unit))
+    loaded = list(compiled.run(s))
+    assert loaded and sorted(loaded) == sorted(compiled.run(list(s.events)))
+
+
 def _match(**bindings: int | tuple[int, ...]) -> Match:
     return Match.of({v: (p,) if isinstance(p, int) else p for v, p in bindings.items()})
 
 
-def _run(text: str, policy: str, rows: list[dict[str, object]]) -> set[Match]:
+def _run(text: str, policy: str, rows: Sequence[Mapping[str, object]]) -> set[Match]:
     query = Query.of(parse_ses(text), policy=policy)
     return set(engine(ENGINE_OF[policy]).compile(query).run(Stream.from_rows(rows)))
 
