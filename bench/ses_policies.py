@@ -6,10 +6,12 @@ For each pattern and policy the fastest engine that claims the query
 (:func:`~kleene.engines.registry.fastest_engine`) runs over the loaded stream (its
 columns, as ``kleene match`` reads it); throughput is events per CPU second of the run
 (loading and compiling excluded). ``next-literal`` is left out: its condition 4 reads
-every part's matches, and only the reference computes it. The patterns: the set
-pattern with a group variable of seed 001's targets (``P3``), a 4-variable set pattern
-(``P4``), and a rising run of one ticker partitioned by name (``RUN``: Def. 6 finds
-``name``; its ``b`` and ``c`` have no property, so no event is filtered).
+every part's matches, and only the reference computes it. The patterns: a sequence of
+three tickers (``SEQ3``), a 4-variable set pattern (``P4``), and a rising run of one
+ticker partitioned by name (``RUN``: Def. 6 finds ``name``; its ``b`` and ``c`` have no
+property, so no event is filtered). Not seed 001's ``<{a, b+, c}>`` over three tickers:
+under ``any`` its group variable makes a match per subset of a window's MSFT events,
+and the earliest-maximal search enumerates those that start at the earliest one.
 """
 
 from __future__ import annotations
@@ -24,8 +26,8 @@ from kleene.reference.ses.policies import POLICIES
 from kleene.reference.ses.text import parse_ses
 
 PATTERNS = {
-    "P3": ("PATTERN <{a, b+, c}> WHERE a.name = 'INTC' AND b.name = 'MSFT' "
-           "AND c.name = 'CSCO' WITHIN 500 ms"),
+    "SEQ3": ("PATTERN <{a}, {b}, {c}> WHERE a.name = 'INTC' AND b.name = 'MSFT' "
+             "AND c.name = 'CSCO' WITHIN 500 ms"),
     "P4": ("PATTERN <{a, b, c, d}> WHERE a.name = 'INTC' AND b.name = 'MSFT' "
            "AND c.name = 'CSCO' AND d.name = 'ORCL' WITHIN 500 ms"),
     "RUN": ("PATTERN <{a}, {b+}, {c}> WHERE a.name = 'INTC' AND a.name = b.name "
