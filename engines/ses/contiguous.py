@@ -153,6 +153,9 @@ class CompiledContiguous(Pictured):
         """One pass; a match is emitted when its run accepts it (a contiguous buffer is
         final as a match: more events make other matches), counted into ``counters``;
         ``budget``'s limit bounds the instances of a part alive at once."""
+        if self.policy not in POLICIES:   # compiled to be drawn: it runs only these
+            raise Unsupported(f"ses-contiguous computes the policies {', '.join(POLICIES)}, "
+                              f"not {self.policy!r}")
         c = Counters() if counters is None else counters
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
         if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
@@ -171,7 +174,8 @@ class CompiledContiguous(Pictured):
 @dataclass(frozen=True)
 class ContiguousEngine:
     """``contiguous`` and ``partition-contiguous`` by the SES automaton's runs that
-    never skip (see the module docstring)."""
+    never skip (see the module docstring). A query under another policy compiles (its
+    automaton is drawn) but does not run."""
 
     name: str = "ses-contiguous"
 
@@ -183,9 +187,6 @@ class ContiguousEngine:
         p = query.pattern
         if not isinstance(p, SESPattern):
             raise Unsupported(f"the SES engines take SES patterns, not {type(p).__name__}")
-        if query.policy not in POLICIES:
-            raise Unsupported(f"{self.name} computes the policies {', '.join(POLICIES)}, "
-                              f"not {query.policy!r}")
         require(self, required_features(p))
         return CompiledContiguous(p, ses_automaton(p), query.policy, query.time_unit,
                                   query.reading)

@@ -114,6 +114,9 @@ class CompiledWindows(Pictured):
         steps = self.engine
         A: WindowMatcher
         if steps.earliest:
+            if self.policy not in EARLIEST_POLICIES:   # compiled to be drawn: not run
+                raise Unsupported(f"{steps.name} computes the policies "
+                                  f"{', '.join(EARLIEST_POLICIES)}, not {self.policy!r}")
             if not isinstance(inner, CompiledSES):
                 raise Unsupported("an earliest-maximal A searches the runs of the SES "
                                   "automaton: its inner engine is ses-automaton")
@@ -141,7 +144,7 @@ class WindowsEngine:
     a loaded stream's columns filtered at once; ``earliest``: A searches the runs of the
     inner SES automaton under ``any`` for the earliest-maximal matches of each window
     (:mod:`kleene.engines.windows.earliest`): the engine then claims those policies,
-    and only them.
+    and runs only them (a query under another compiles, to be drawn).
     """
 
     name: str = "windows+ses"
@@ -180,9 +183,6 @@ class WindowsEngine:
                               f"{type(pattern).__name__}")
         if policy not in POLICIES:
             raise Unsupported(f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}")
-        if self.earliest and policy not in EARLIEST_POLICIES:
-            raise Unsupported(f"{self.name} computes the policies "
-                              f"{', '.join(EARLIEST_POLICIES)}, not {policy!r}")
         require(self, required_features(pattern))
         attributes: tuple[str, ...] = ()
         if self.partitioning:
