@@ -33,10 +33,11 @@ class UnknownEngine(KleeneError):
 BUILTIN_ENGINES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("kleene.engines.windows.engine", ("ses",),
      ("windows+ses", "windows-plain+ses", "windows-f+ses", "windows-fp+ses", "windows-fc+ses",
-      "windows-fpc+ses", "windows+ses-bruteforce", "windows-paper+ses")),
+      "windows-fpc+ses", "windows+ses-bruteforce", "windows+ses-earliest", "windows-paper+ses")),
     ("kleene.engines.ses.run", ("ses",),
      ("ses-automaton", "ses-automaton-unfiltered", "ses-automaton-paper-filter",
       "ses-automaton-faithful")),
+    ("kleene.engines.ses.contiguous", ("ses",), ("ses-contiguous",)),
     ("kleene.engines.ses.bruteforce", ("ses",), ("ses-bruteforce", "ses-bruteforce-paper")),
     ("kleene.engines.nfa.engine", ("operator",),
      ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")),
@@ -102,8 +103,9 @@ class Choice:
 #: Engine names in order of preference when several claim a query exactly
 #: (fastest first, measured by ``python -m bench``); engines not listed come
 #: after these, in name order, and the reference last.
-PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton", "nfa-chain", "nfa-multichain",
-                               "nfa-tree", "srt")
+PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton", "ses-contiguous",
+                               "windows+ses-earliest", "nfa-chain",
+                               "nfa-multichain", "nfa-tree", "srt")
 
 
 def fastest_engine(query: Query) -> Choice | None:

@@ -17,7 +17,8 @@ from kleene.engines.registry import engine
 from kleene.reference.events import Stream
 from kleene.reference.query import Query
 
-# <{a+},{b}> on A A B A B: under contiguous (no engine claims it) the reference answers
+# <{a+},{b}> on A A B A B: under next-literal (no engine claims it: its condition 4 reads
+# the matches of every part) the reference answers
 SES = "PATTERN <{a+}, {b}>\nWHERE a.type = 'A' AND b.type = 'B'\nWITHIN 100\n"
 OPERATOR = "PATTERN SEQ(A+ a[], B b) WITHIN 100\n"
 EVENTS = "ts,type\n0,A\n1,A\n2,B\n3,A\n4,B\n"
@@ -39,46 +40,49 @@ def run(capsys, files: Path, pattern: str, *extra: str) -> tuple[int, str, list[
 
 
 def test_a_fallback_on_the_reference_is_one_warning_naming_claimed_policies(capsys, files):
-    code, out, err = run(capsys, files, "q.ses", "--policy", "contiguous", "--count")
+    code, out, err = run(capsys, files, "q.ses", "--policy", "next-literal", "--count")
     assert code == 0
-    # contiguous (consecutive events): {a3, b4} and {a1, b2} (a0 a1 b2 is contiguous too)
+    # Γ: b/2 with a/{0}, {1}, {0, 1}; b/4 with the 7 non-empty subsets of {0, 1, 3}.
+    # Condition 4 drops every b/4 match with a/0 or a/1 (b/2 lies between), condition 5
+    # {a0, b2} (inside {a0 a1, b2}, same earliest binding a/0): {a1, b2}, {a0 a1, b2}, {a3, b4}
     assert out == "3\n"
     assert len(err) == 2 and err[0].startswith("kleene match: the reference semantics (")
     assert err[1].startswith("kleene match: slow: the reference semantics enumerate ")
     named = err[1].split("--policy ")[1].split(";")[0].split(", ")
     policies = {p.split(" (")[0]: p.split(" (")[1].rstrip(")") for p in named}
     # windows+ses claims <{a+},{b}> under any and next (docs/architecture.md, "Engines")
-    assert {"any", "next"} <= set(policies) and "contiguous" not in policies
-    q = Query.parse(SES, language="ses", policy="contiguous")
+    assert {"any", "next", "contiguous", "earliest-maximal"} <= set(policies)
+    assert "next-literal" not in policies
+    q = Query.parse(SES, language="ses", policy="next-literal")
     for policy, name in policies.items():
         assert claims(engine(name), dataclasses.replace(q, policy=policy))
     assert "--limit N" in err[1]
 
 
 def test_a_named_reference_or_a_direct_engine_says_no_warning(capsys, files):
-    code, _, err = run(capsys, files, "q.ses", "--policy", "contiguous", "--engine",
+    code, _, err = run(capsys, files, "q.ses", "--policy", "next-literal", "--engine",
                        "reference", "--count")
     assert code == 0 and err == []
     code, _, err = run(capsys, files, "q.ses", "--policy", "next", "--count")
     assert code == 0 and len(err) == 1 and err[0].startswith("kleene match: engine ")
     code, _, err = run(capsys, files, "q.op")   # any: the matches are Γ itself
     assert code == 0 and len(err) == 1 and err[0].startswith("kleene match: engine nfa-")
-    code, _, err = run(capsys, files, "q.ses", "--policy", "contiguous", "--count", "-q")
+    code, _, err = run(capsys, files, "q.ses", "--policy", "next-literal", "--count", "-q")
     assert code == 0 and len(err) == 1 and err[0].startswith("kleene match: the reference ")
 
 
 def test_a_long_input_is_refused_to_the_reference_unless_named(capsys, files, monkeypatch):
     monkeypatch.setattr(cliffs, "REFERENCE_MAX_EVENTS", 4)   # the file has 5 events
-    code, out, err = run(capsys, files, "q.ses", "--policy", "contiguous", "--count")
+    code, out, err = run(capsys, files, "q.ses", "--policy", "next-literal", "--count")
     assert code == 2 and out == "" and len(err) == 1
     assert "on 5 events (more than 4)" in err[0]
     assert "--engine reference runs it anyway" in err[0] and "--limit 4 " in err[0]
-    code, out, err = run(capsys, files, "q.ses", "--policy", "contiguous", "--count",
+    code, out, err = run(capsys, files, "q.ses", "--policy", "next-literal", "--count",
                          "--engine", "reference")
     assert code == 0 and out == "3\n"
-    code, out, _ = run(capsys, files, "q.ses", "--policy", "contiguous", "--count",
+    code, out, _ = run(capsys, files, "q.ses", "--policy", "next-literal", "--count",
                        "--limit", "4")
-    assert code == 0 and out == "2\n"   # A A B A: {a1, b2} and {a0 a1, b2}
+    assert code == 0 and out == "2\n"   # A A B A: {a1, b2} and {a0 a1, b2} (condition 5)
 
 
 def test_the_default_limit_is_documented():
@@ -110,3 +114,18 @@ def test_what_the_nfas_say_they_enumerate_they_do(policy):
     assert not enumerates_any(engine("nfa-chain"), dataclasses.replace(q, policy="any"))
     assert not enumerates_any(engine("windows+ses"),
                               Query.parse(SES, language="ses", policy="next"))
+
+
+@pytest.mark.parametrize("policy", ["contiguous", "partition-contiguous", "earliest-maximal",
+                                    "earliest-maximal-contained"])
+def test_every_ses_policy_has_an_engine_and_no_cliff(capsys, files, monkeypatch, policy):
+    """Issue 32 item 3: no documented SES policy falls back on the reference, so nothing is
+    refused on a long input and no slow line is said. <{a+},{b}> on A A B A B, by hand:
+    contiguous (no partitioning attribute: the same parts) {a1, b2}, {a0 a1, b2}, {a3, b4};
+    earliest-maximal, per first event: a0 with the earliest b2, {a0, b2} extended by a1
+    to {a0 a1, b2}; a1 with b2; a3 with b4: three matches in both readings."""
+    monkeypatch.setattr(cliffs, "REFERENCE_MAX_EVENTS", 4)   # the file has 5 events
+    code, out, err = run(capsys, files, "q.ses", "--policy", policy, "--count")
+    assert code == 0 and out == "3\n"
+    assert len(err) == 1 and err[0].startswith("kleene match: engine ")
+    assert not any("slow:" in line for line in err)

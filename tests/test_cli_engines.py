@@ -103,12 +103,12 @@ def test_the_default_is_the_fastest_claiming_engine_named_on_stderr(capsys, file
 
 
 def test_without_a_claiming_engine_the_reference_runs_and_says_so(capsys, tmp_path):
-    # no engine claims earliest-maximal (seed 001 Sec. 3): only the reference computes it
+    # no engine claims next-literal (seed 000 Def. 2 read literally): only the reference does
     (tmp_path / "q.ses").write_text("PATTERN <{c}, {b}> WHERE c.L = 'C' AND b.L = 'B' "
                                     "WITHIN 1000\n")
     (tmp_path / "e.csv").write_text(EVENTS)
     code = main(["match", "--pattern", str(tmp_path / "q.ses"), "--events",
-                 str(tmp_path / "e.csv"), "--policy", "earliest-maximal"])
+                 str(tmp_path / "e.csv"), "--policy", "next-literal"])
     out, err = capsys.readouterr()
     assert code == 0 and out
     assert err.startswith("kleene match: the reference semantics (no registered engine "

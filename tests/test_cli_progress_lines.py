@@ -8,7 +8,7 @@ from pathlib import Path
 
 from kleene.cli import main, progress
 
-# <{a+},{b}> under contiguous: no engine claims it, the reference enumerates the subsets
+# <{a+},{b}> under contiguous, the reference named: it enumerates the subsets
 # of the As (2^14 of them here), long enough for lines said every 10 ms
 SES = "PATTERN <{a+}, {b}>\nWHERE a.type = 'A' AND b.type = 'B'\nWITHIN 100\n"
 EVENTS = "ts,type\n" + "".join(f"{i},A\n" for i in range(14)) + "14,B\n"

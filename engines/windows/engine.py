@@ -19,7 +19,9 @@ not claimed.
 Registered: ``windows+ses`` (= ``windows-fpc+ses``: every step, around
 ``ses-automaton``), ``windows-plain+ses``, ``windows-f+ses``,
 ``windows-fp+ses``, ``windows-fc+ses``, ``windows-fpc+ses``,
-``windows+ses-bruteforce`` and ``windows-paper+ses`` (Algorithm 1 as printed,
+``windows+ses-bruteforce``, ``windows+ses-earliest`` (every step, A searching each
+window for its earliest-maximal matches: :mod:`kleene.engines.windows.earliest`) and
+``windows-paper+ses`` (Algorithm 1 as printed,
 claims no policy).
 """
 
@@ -43,8 +45,10 @@ from kleene.engines.protocol import (
 )
 from kleene.engines.registry import engine, register
 from kleene.engines.ses.automaton import required_features
+from kleene.engines.ses.run import CompiledSES
+from kleene.engines.windows.earliest import EARLIEST_POLICIES, EarliestMatcher
 from kleene.engines.windows.framework import BATCH, ROWS, MatchWindows
-from kleene.engines.windows.matching import absorb, matcher
+from kleene.engines.windows.matching import WindowMatcher, absorb, matcher
 from kleene.engines.windows.soundness import preserved_policies
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -108,8 +112,18 @@ class CompiledWindows(Pictured):
         inner = self.inner if unit == self.time_unit else self.engine.inner_engine.compile(
             self.inner_query.with_time_unit(unit))
         steps = self.engine
-        A = matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
-                    anchored=steps.anchored, budget=budget)
+        A: WindowMatcher
+        if steps.earliest:
+            if self.policy not in EARLIEST_POLICIES:   # compiled to be drawn: not run
+                raise Unsupported(f"{steps.name} computes the policies "
+                                  f"{', '.join(EARLIEST_POLICIES)}, not {self.policy!r}")
+            if not isinstance(inner, CompiledSES):
+                raise Unsupported("an earliest-maximal A searches the runs of the SES "
+                                  "automaton: its inner engine is ses-automaton")
+            A = EarliestMatcher(inner.automaton, self.pattern, self.policy, win, budget)
+        else:
+            A = matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
+                        anchored=steps.anchored, budget=budget)
         windows = MatchWindows(self.pattern, A, win=win, attributes=self.attributes,
                                filtering=steps.filtering, conditions=steps.conditions,
                                paper_faithful=steps.paper_faithful, counters=c,
@@ -127,7 +141,10 @@ class WindowsEngine:
     ``anchored``: A runs only the run started at W's first event when the inner
     engine is an SES automaton or brute force (else every run, keeping the
     matches that start there); ``batch``: events filtered at once; ``rows``: rows of
-    a loaded stream's columns filtered at once.
+    a loaded stream's columns filtered at once; ``earliest``: A searches the runs of the
+    inner SES automaton under ``any`` for the earliest-maximal matches of each window
+    (:mod:`kleene.engines.windows.earliest`): the engine then claims those policies,
+    and runs only them (a query under another compiles, to be drawn).
     """
 
     name: str = "windows+ses"
@@ -139,6 +156,7 @@ class WindowsEngine:
     anchored: bool = True
     batch: int = BATCH
     rows: int = ROWS
+    earliest: bool = False
 
     @property
     def inner_engine(self) -> Engine:
@@ -150,6 +168,12 @@ class WindowsEngine:
         if Feature("ses") not in inner:
             return frozenset()
         kept = preserved_policies(filtering=self.filtering, paper_faithful=self.paper_faithful)
+        if self.earliest:   # A searches the inner automaton's `any` runs, exact if it claims it
+            policies = {p for p in EARLIEST_POLICIES if p in kept}
+            if Feature("ses", "any") not in inner:
+                policies = set()
+            return frozenset({f for f in inner if f.kind != "policy"}
+                             | {Feature("ses", p) for p in policies})
         return frozenset(f for f in inner if f.kind != "policy" or f.label in kept)
 
     def compile(self, query: Query) -> CompiledWindows:
@@ -166,7 +190,8 @@ class WindowsEngine:
             attributes = (partitioning_attributes(pattern) if self.paper_faithful
                           else partitioning_attributes_for(pattern, policy))
         inner_pattern = without_equalities(pattern, attributes)
-        inner_query = replace(query, pattern=inner_pattern, text=format_ses(inner_pattern))
+        inner_query = replace(query, pattern=inner_pattern, text=format_ses(inner_pattern),
+                              policy="any" if self.earliest else policy)
         return CompiledWindows(self, pattern, policy, attributes, inner_query,
                                self.inner_engine.compile(inner_query), query.time_unit,
                                query.reading)
@@ -185,4 +210,5 @@ register("windows-fp+ses", _variant("windows-fp+ses", conditions=False))
 register("windows-fc+ses", _variant("windows-fc+ses", partitioning=False))
 register("windows-fpc+ses", _variant("windows-fpc+ses"))
 register("windows+ses-bruteforce", _variant("windows+ses-bruteforce", inner="ses-bruteforce"))
+register("windows+ses-earliest", _variant("windows+ses-earliest", earliest=True))
 register("windows-paper+ses", _variant("windows-paper+ses", paper_faithful=True))
