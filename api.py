@@ -159,7 +159,13 @@ def match(pattern: str | Pattern | Query, events: Events, *, policy: str | None 
     ``variable`` — SREMO's marked positions as ``marked`` here too —, ``position``, and
     the ``columns`` it is given). A
     ``MATCH_RECOGNIZE`` statement answers the table the statement defines over ``events``
-    (its ``FROM`` names them)."""
+    (its ``FROM`` names them): on Spark a Spark DataFrame
+    (:func:`kleene.engines.tables.match_recognize`)."""
+    query = Query.decide(pattern, policy=policy, reading=reading, time_unit=time_unit)
+    if _is_spark(events) and query.answers_tables:
+        from kleene.engines.tables import match_recognize as _recognize
+
+        return _recognize(events, query.text, engine=engine, budget=budget)
     if _is_spark(events):
         # lazy: PySpark only for a Spark DataFrame
         from pyspark.sql import functions as F
@@ -171,7 +177,6 @@ def match(pattern: str | Pattern | Query, events: Events, *, policy: str | None 
         # SREMO's `~` as `marked`, as every other door prints it (readable_name)
         return found.withColumn("variable", F.when(F.col("variable") == MARKED,
                                                    MARKED_NAME).otherwise(F.col("variable")))
-    query = Query.decide(pattern, policy=policy, reading=reading, time_unit=time_unit)
     if query.answers_tables:
         # lazy: DuckDB and the SQL modules only for a MATCH_RECOGNIZE statement
         from kleene.engines.tables import answer_table

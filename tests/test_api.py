@@ -177,3 +177,16 @@ def test_sremo_on_spark_names_the_marked_positions_marked(spark):
         by_match.setdefault(m, []).append(p)
     assert sorted(tuple(sorted(v)) for v in by_match.values()) == [(0, 3), (0, 4), (1, 3),
                                                                    (1, 4)]
+
+
+@pytest.mark.spark
+def test_a_match_recognize_statement_on_a_spark_frame_answers_on_spark(spark):
+    """The statement of test_a_match_recognize_statement_answers_its_table over the same
+    rows as a Spark DataFrame: a Spark DataFrame with the same one row (values compared by
+    position: Spark SQL names the columns as written, docs/match-recognize-spark.md)."""
+    sql = ("SELECT * FROM events MATCH_RECOGNIZE (ORDER BY ts MEASURES FIRST(a.ts) AS s, "
+           "FIRST(b.ts) AS fb, COUNT(*) AS n ONE ROW PER MATCH PATTERN (a+ b+) "
+           "DEFINE a AS type = 'A', b AS type = 'B')")
+    out = kleene.match(sql, spark.createDataFrame(pd.DataFrame(ROWS)))
+    assert type(out).__module__.startswith("pyspark.")
+    assert [tuple(r) for r in out.collect()] == [(0, 2, 4)]
