@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from bench import (
+    funnel,
     match_recognize,
     match_recognize_peers,
     peers,
@@ -43,6 +44,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "stream-spark": stream_spark.run,
     "stream-faults": stream_faults.run,
     "match-recognize": match_recognize.run,
+    "funnel": funnel.run,
 }
 
 #: The benchmarks with a comparison to the peers (``--peers``): name → function.
