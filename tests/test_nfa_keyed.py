@@ -186,3 +186,12 @@ def test_keys_share_a_code_iff_equality_holds_and_rank_rows_across_batches() -> 
     assert bools[0] not in codes + floats and bool_ranks == [0]
     strings, string_ranks = batch("k")              # a string column
     assert strings == [codes[1]] and string_ranks == [1]
+
+
+@pytest.mark.parametrize("policy", ["any", "next", "partition-contiguous"])
+def test_parts_by_the_event_type_itself(policy: str) -> None:
+    """``a.type = b.type`` keys by the event's own type (Event.value reads ``type``),
+    not by an attribute named so: the reference's matches."""
+    s = Stream.from_rows([{"ts": i // 2, "type": t} for i, t in enumerate("ABABBAAB")])
+    same_as_reference("nfa-chain", "PATTERN SEQ(ANY a, ANY b) WHERE a.type = b.type WITHIN 3",
+                      s, policy, columnar(s))

@@ -63,8 +63,7 @@ class Keys:
         """Per row of ``part`` (the next rows of the stream): its code and its rank."""
         n = len(part)
         local, values = self._local(part)
-        key_of = [partition_key(Event(0, 0, None, dict(zip(self.attributes, row, strict=True))),
-                                self.attributes) for row in values]
+        key_of = [partition_key(_event(self.attributes, row), self.attributes) for row in values]
         for k in key_of:
             if k is not None and k not in self.codes:
                 self.codes[k] = len(self.codes)
@@ -108,6 +107,13 @@ class Keys:
                 [tuple(u[int(i)] for u, i in zip(uniques, row, strict=True)) for row in combos])
 
 
+def _event(attributes: tuple[str, ...], values: tuple[Any, ...]) -> Event:
+    """An event holding ``values`` of ``attributes`` (``ts`` and ``type`` its own)."""
+    given = dict(zip(attributes, values, strict=True))
+    ts, kind = given.pop("ts", 0), given.pop("type", None)
+    return Event(0, 0 if ts is None else ts, kind, given)
+
+
 def _column(part: EventColumns, name: str) -> Any:
     """The values of attribute ``name`` (``ts`` and ``type`` address the event, as
     :meth:`~kleene.reference.events.Event.value` reads them), nulls where missing."""
@@ -118,7 +124,9 @@ def _column(part: EventColumns, name: str) -> Any:
                 else pa.nulls(len(part), pa.string()))
     if name in part.attrs.column_names:
         column = part.attrs.column(name)
-        return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+        return (column.cast(column.type.value_type) if pa.types.is_dictionary(column.type)
+                else column)
     return pa.nulls(len(part), pa.string())
 
 
