@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from bench import (
     count,
+    funnel,
     match_recognize,
     match_recognize_peers,
     peers,
@@ -49,6 +50,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "match-recognize": match_recognize.run,
     "count": count.run,
     "writers": writers.run,
+    "funnel": funnel.run,
 }
 
 #: The benchmarks with a comparison to the peers (``--peers``): name → function.

@@ -25,10 +25,10 @@ import pytest
 from kleene.cli import main
 from kleene.conformance.differential import reference_or_reject
 from kleene.conformance.strategies import ses_patterns, streams
-from kleene.data.columnar import columns_of
+from kleene.data.columnar import Columns, columns_of
 from kleene.engines.protocol import Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names_for
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.match_recognize.ast import Concat, Literal, Quantified, RowPattern
 from kleene.reference.ses.pattern import SESPattern
@@ -74,6 +74,31 @@ def m(**bindings: int | list[int]) -> Match:
 def columnar(s: Stream) -> Stream:
     """``s`` held as Arrow columns (what the loaders build)."""
     return Stream.from_columns(columns_of(list(s)), s.time_unit)
+
+
+class Cut:
+    """A source read in batches (as ``kleene match --stream`` reads one) whose batches
+    end at ``cuts`` (then every ``last`` rows): the columnar chain's pieces
+    (engines/nfa/pieces.py) must not depend on where the batches end."""
+
+    def __init__(self, stream: Stream, cuts: list[int], last: int = 7) -> None:
+        self.columns = columns_of(stream.events)
+        self.time_unit = stream.time_unit
+        self.cuts, self.last = cuts, last
+        self.sizes: list[int] = []
+
+    def batches(self) -> Iterator[tuple[int, Columns]]:
+        n, start = len(self.columns), 0
+        sizes = iter(self.cuts)
+        while start < n:
+            stop = min(n, start + next(sizes, self.last))
+            self.sizes.append(stop - start)
+            yield start, self.columns.slice(start, stop)
+            start = stop
+
+    def __iter__(self) -> Iterator[Event]:
+        for start, part in self.batches():
+            yield from part.events(offset=start)
 
 
 def claiming_engines(query: Query) -> list[str]:

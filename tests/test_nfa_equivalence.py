@@ -9,24 +9,21 @@ frequency table, so every order σ of Sec. 3 is exercised.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kleene.conformance.differential import assert_same_matches, reference_or_reject
 from kleene.conformance.strategies import TYPES, operator_patterns, typed_streams
-from kleene.data.columnar import Columns, columns_of
 from kleene.engines.nfa.engine import CompiledNFA, NFAEngine
 from kleene.engines.protocol import Counters, Feature
 from kleene.engines.registry import engine
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Event, Stream
+from kleene.reference.events import Stream
 from kleene.reference.operators.pattern import OperatorPattern
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.query import Query
-from tests.helpers import columnar
+from tests.helpers import Cut, columnar
 
 ENGINES = ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")
 CLAIMED = [(name, policy) for name in ENGINES
@@ -267,31 +264,6 @@ def test_columnar_chain_counts_the_chain_instances_with_conditions() -> None:
     assert by_columns == by_events == sorted(reference_or_reject(pattern, s, "any"))
     assert joined.instances_created == counted.instances_created
     assert joined.peak_instances == 0  # no instance kept: the join ran
-
-
-class Cut:
-    """A source read in batches (as ``kleene match --stream`` reads one) whose batches
-    end at ``cuts`` (then every ``last`` rows): the columnar chain's pieces
-    (engines/nfa/pieces.py) must not depend on where the batches end."""
-
-    def __init__(self, stream: Stream, cuts: list[int], last: int = 7) -> None:
-        self.columns = columns_of(stream.events)
-        self.time_unit = stream.time_unit
-        self.cuts, self.last = cuts, last
-        self.sizes: list[int] = []
-
-    def batches(self) -> Iterator[tuple[int, Columns]]:
-        n, start = len(self.columns), 0
-        sizes = iter(self.cuts)
-        while start < n:
-            stop = min(n, start + next(sizes, self.last))
-            self.sizes.append(stop - start)
-            yield start, self.columns.slice(start, stop)
-            start = stop
-
-    def __iter__(self) -> Iterator[Event]:
-        for start, part in self.batches():
-            yield from part.events(offset=start)
 
 
 @given(stream=typed_streams(max_size=14), text=st.sampled_from(JOINED + CONDITIONED),

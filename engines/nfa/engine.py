@@ -40,8 +40,10 @@ from kleene.engines.nfa.conditions import place
 from kleene.engines.nfa.construct import shape_of
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
+from kleene.engines.nfa.keyed import key_attributes
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.pieces import pieces
+from kleene.engines.nfa.policy_columns import keep_of
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.selection import FILTERED, Selection, select
 from kleene.engines.nfa.tree import TreeRunner
@@ -208,10 +210,11 @@ class CompiledNFA(Pictured):
         if self.kind == "eager" or len(self.plans) != 1 or not join.typed(events):
             return None
         plan = replace(self.plans[0], bound=self._bound(events), budget=budget)
-        if not join.eligible(plan, self.policy):
+        keep = keep_of(self.pattern, plan, self.policy)
+        if keep is None or not join.eligible(plan):
             return None
-        found = pieces(events, plan, c)
-        return None if found is None else self._pieces(found, plan, c, out)
+        found = pieces(events, plan, c, keys=key_attributes(self.pattern, plan))
+        return None if found is None else self._pieces(found, plan, c, out, keep)
 
     def _run(self, events: Iterable[Event], c: Counters, budget: Budget | None,
              out: NFARun[Any]) -> Iterator[Match]:
@@ -244,7 +247,7 @@ class CompiledNFA(Pictured):
         return found if sel is None else select(sel, ((m, 0) for m in found))
 
     def _pieces(self, found: Iterator[join.Scan], plan: Plan, c: Counters,
-                out: NFARun[Any]) -> Iterator[MatchColumns]:
+                out: NFARun[Any], keep: join.Keep) -> Iterator[MatchColumns]:
         """The chain over columns, piece by piece (:mod:`.pieces`); σ by the given
         frequencies, else by each piece's candidate counts (its own "event types'"
         frequencies: the order changes the cost only, Sec. 6); the tree re-plans σ
@@ -262,8 +265,7 @@ class CompiledNFA(Pictured):
                     c.switches += 1
                 current = sigma
                 out.orders = (sigma,)
-                yield from join.run(replace(piece, lo=lo, hi=hi), plan, sigma, c,
-                                    self.policy == "contiguous")
+                yield from join.run(replace(piece, lo=lo, hi=hi), plan, sigma, c, keep)
 
     def relevant(self) -> frozenset[str | None] | None:
         """The event types some slot or negation reads (``None``: every type)."""

@@ -46,7 +46,7 @@ do in the event-by-event chain.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,6 +56,7 @@ from kleene.data.source import columns_of_source, reads_in_batches
 from kleene.engines.match_columns import MatchColumns, offsets_of
 from kleene.engines.nfa.chain import chain_order
 from kleene.engines.nfa.gather import InstanceColumns, columnar, count_subsets, subsets
+from kleene.engines.nfa.keyed import KeyedView
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.engines.spans import Window, searched, spans_of
@@ -76,11 +77,11 @@ def joint(plan: Plan) -> list[tuple[Condition, tuple[int, ...]]]:
                               if len(cs[1]) > 1))
 
 
-def eligible(plan: Plan, policy: str) -> bool:
-    """Whether :func:`run` may compute ``plan`` (see the module docstring)."""
+def eligible(plan: Plan) -> bool:
+    """Whether :func:`run` may compute ``plan`` (see the module docstring; the policy's
+    filter over the instances is :mod:`.policy_columns`')."""
     slots = plan.shape.slots
-    if (policy not in ("any", "contiguous") or plan.bound is None or plan.shape.negations
-            or plan.placed.final):
+    if plan.bound is None or plan.shape.negations or plan.placed.final:
         return False
     for s in slots:
         if s.iterated and (s.low < 1 or s.high is None or s.high > MAX_ITERATED):
@@ -112,6 +113,10 @@ class Scan:
     columns: dict[int, Any]  # slot → gather.Candidates
     lo: int | float   # Python numbers (an int past 2**53 stays exact), or ±∞
     hi: int | float
+    #: keyed (:mod:`.keyed`): per slot, each candidate's part and its rank in the part
+    codes: list[np.ndarray] | None = None
+    ranks: list[np.ndarray] | None = None
+    view: KeyedView | None = None
 
 
 def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> tuple[int, ...]:
@@ -123,10 +128,30 @@ def order(plan: Plan, found: Scan, frequencies: Mapping[str, float] | None) -> t
                         key=lambda i: (slots[i].iterated, len(found.pos[i]), i)))
 
 
+#: Which of a piece's matches a policy keeps: ``keep(found, idx, matches)``, a boolean
+#: mask over ``matches`` (:func:`instances`' ``idx``, as columns), ``None`` for all.
+Keep = Callable[[Scan, dict[int, np.ndarray], MatchColumns], np.ndarray | None]
+
+
 def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
-        contiguous: bool) -> Iterator[MatchColumns]:
+        keep: Keep | None = None) -> Iterator[MatchColumns]:
     """Every match of ``plan`` over the piece ``found`` by the chain σ whose first
-    timestamp is in ``[found.lo, found.hi)``, as columns (none, or one batch)."""
+    timestamp is in ``[found.lo, found.hi)`` that ``keep`` keeps (the policy's,
+    :mod:`.policy_columns`), as columns (none, or one batch)."""
+    idx = instances(found, plan, sigma, counters)
+    if idx is None:
+        return
+    matches = _columns(found, plan, idx)
+    kept = None if keep is None else keep(found, idx, matches)
+    yield matches if kept is None else matches.take(kept)
+
+
+def instances(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters
+              ) -> dict[int, np.ndarray] | None:
+    """The complete instances of the chain σ over ``found`` whose first timestamp is in
+    ``[found.lo, found.hi)``: per slot, each instance's candidate index (held order;
+    2-D, ``-1``-padded, for an iterated slot); ``None`` if there is none. Over keyed
+    candidates (:mod:`.keyed`) every state after σ's first looks up its own part only."""
     slots = plan.shape.slots
     shared = _sharing(plan)
     bound = plan.bound
@@ -137,30 +162,30 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
     lo_ts: dict[int, np.ndarray] = {}  # the slot's first event's ts, per instance
     hi_ts: dict[int, np.ndarray] = {}  # its last event's ts
     m = 1
+    part = np.zeros(1, dtype=np.int64)   # keyed: the part of each instance
     # the instances' first and last timestamps, in the column's own dtype (an int64
     # column stays exact past 2**53: no float sentinel is mixed in; spans.searched)
     first = last = found.times[sigma[0]][:0] if sigma else np.zeros(0)
     for k, s in enumerate(sigma):
         slot = slots[s]
         buf = found.times[s]
+        view = found.view
         if k == 0:  # σ's first event fits with the match's first one, in [lo, hi)
             lo = searched(buf, [found.lo], "left")
             hi = searched(buf, [bound.latest(found.hi) if math.isfinite(found.hi)
                                 else found.hi], "right")
-        else:  # the events that fit with the instance's first and last (spans.py)
-            lo = bound.starts(buf, last)
-            hi = bound.ends(buf, first)
-            for t in plan.shape.before[s]:
-                if t in idx:
-                    lo = np.maximum(lo, np.searchsorted(buf, hi_ts[t], "right"))
-            for t in plan.shape.after[s]:
-                if t in idx:
-                    hi = np.minimum(hi, np.searchsorted(buf, lo_ts[t], "left"))
+        elif view is None:  # the events that fit with the instance's first and last
+            lo, hi = _fitting(bound, plan, s, buf, first, last, idx, lo_ts, hi_ts)
+        else:  # the same, by rank among the piece's timestamps, in the instance's part
+            lo, hi = view.range(s, part, *_fitting(bound, plan, s, view.stamps, first, last,
+                                                   idx, lo_ts, hi_ts))
         if slot.iterated:
             assert slot.high is not None
             # the state's instances are held at once: the instance budget bounds them
             plan.check_budget(count_subsets(lo, hi, slot.low, slot.high))
             rep, chosen = subsets(lo, hi, slot.low, slot.high)
+            if k and view is not None:   # keyed index → held index (a part's, in order)
+                chosen = np.where(chosen >= 0, view.order[s][np.maximum(chosen, 0)], -1)
             width = (chosen >= 0).sum(axis=1)
             new_lo = buf[chosen[:, 0]] if len(rep) else buf[:0]
             new_hi = (buf[chosen[np.arange(len(rep)), width - 1]] if len(rep)
@@ -171,7 +196,11 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             rep = np.repeat(np.arange(m), counts)
             starts = np.cumsum(counts) - counts
             chosen = lo[rep] + (np.arange(total) - starts[rep])
+            if k and view is not None:
+                chosen = view.order[s][chosen]   # keyed index → held index
             new_lo = new_hi = buf[chosen]
+        if view is not None:   # the part of each instance: its first slot's
+            part = view.codes[s][chosen] if k == 0 else part[rep]
         first = new_lo if k == 0 else np.minimum(first[rep], new_lo)
         last = new_hi if k == 0 else np.maximum(last[rep], new_hi)
         # the window; a match of another piece: its first ts is before lo already, or
@@ -204,11 +233,30 @@ def run(found: Scan, plan: Plan, sigma: tuple[int, ...], counters: Counters,
             lo_ts = {t: v[keep] for t, v in lo_ts.items()}
             hi_ts = {t: v[keep] for t, v in hi_ts.items()}
             first, last = first[keep], last[keep]
+            if view is not None:
+                part = part[keep]
         m = len(first)
         counters.instances_created += int(((first >= found.lo) & (first < found.hi)).sum())
         if not m:
-            return
-    yield _columns(found, plan, idx, contiguous)
+            return None
+    return idx
+
+
+def _fitting(bound: Window, plan: Plan, s: int, buf: np.ndarray, first: np.ndarray,
+             last: np.ndarray, idx: dict[int, np.ndarray], lo_ts: dict[int, np.ndarray],
+             hi_ts: dict[int, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per instance, the range ``[lo, hi)`` of the sorted timestamps ``buf`` that slot
+    ``s`` may take: within the window of the instance's first and last events
+    (spans.py), strictly after the bound slots before it, strictly before those after."""
+    lo = bound.starts(buf, last)
+    hi = bound.ends(buf, first)
+    for t in plan.shape.before[s]:
+        if t in idx:
+            lo = np.maximum(lo, np.searchsorted(buf, hi_ts[t], "right"))
+    for t in plan.shape.after[s]:
+        if t in idx:
+            hi = np.minimum(hi, np.searchsorted(buf, lo_ts[t], "left"))
+    return lo, hi
 
 
 def _starts_before(bound: Window, last: np.ndarray, hi: int | float) -> np.ndarray:
@@ -247,12 +295,10 @@ def _positions(pos: np.ndarray, i: np.ndarray, pad: int) -> np.ndarray:
     return np.where(rows >= 0, pos[np.maximum(rows, 0)], pad)
 
 
-def _columns(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
-             contiguous: bool) -> MatchColumns:
+def _columns(found: Scan, plan: Plan, idx: dict[int, np.ndarray]) -> MatchColumns:
     """The instances' matches as columns: each variable's positions per instance (its
     candidates' positions; an iterated slot's ``-1``-padded rows give each instance's
-    bound ones), ``contiguous`` keeping the matches that bind every position from
-    their first to their last."""
+    bound ones)."""
     offsets, positions = [], []
     for _, i in plan.named:
         p, rows = found.pos[i], idx[i]
@@ -263,6 +309,4 @@ def _columns(found: Scan, plan: Plan, idx: dict[int, np.ndarray],
             bound = rows >= 0
             offsets.append(offsets_of(bound.sum(axis=1)))
             positions.append(p[rows[bound]].astype(np.int64))
-    matches = MatchColumns(tuple(var for var, _ in plan.named), tuple(offsets),
-                           tuple(positions))
-    return matches.take(matches.contiguous()) if contiguous else matches
+    return MatchColumns(tuple(var for var, _ in plan.named), tuple(offsets), tuple(positions))

@@ -32,7 +32,7 @@ candidates never exceed those of 2τ of stream plus one step;
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,7 @@ from kleene.engines.columns import ArrowColumns
 from kleene.engines.nfa.columns import read_attributes
 from kleene.engines.nfa.gather import Candidates
 from kleene.engines.nfa.join import Scan, joint, unary
+from kleene.engines.nfa.keyed import KeyedView, Keys
 from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.engines.spans import searched
@@ -62,19 +63,22 @@ STEP = ROWS
 _INF = float("inf")
 
 
-def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS) -> Iterator[Any] | None:
+def pieces(events: Any, plan: Plan, counters: Counters, rows: int = ROWS,
+           keys: Sequence[str] = ()) -> Iterator[Any] | None:
     """The pieces (:class:`.join.Scan`) of ``events`` for ``plan`` (see the module
-    docstring); ``None`` without columns. Counts ``events_read``, ``events_filtered``
-    (rows no slot takes), ``buffer_operations`` (candidates inserted) and
-    ``peak_candidates``."""
+    docstring), keyed by the attributes ``keys`` if any (:mod:`.keyed`); ``None``
+    without columns. Counts ``events_read``,
+    ``events_filtered`` (rows no slot takes), ``buffer_operations`` (candidates
+    inserted) and ``peak_candidates``."""
     batches = column_batches(events, rows)
     if batches is None:
         return None
-    return _pieces(batches, plan, counters, source_name(events))
+    return _pieces(batches, plan, counters, source_name(events), Keys(keys) if keys else None)
 
 
 def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
-            counters: Counters, source: str = "<events>") -> Iterator[Any]:
+            counters: Counters, source: str = "<events>",
+            keys: Keys | None = None) -> Iterator[Any]:
     bound = plan.bound
     assert bound is not None
     slots = plan.shape.slots
@@ -85,6 +89,9 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
     times: list[np.ndarray] = []   # per slot, in the timestamps' dtype (int64 stays exact)
     held: dict[int, EventColumns | None] = {i: None for i in need}
     tests = [unary(plan, s.index) for s in slots]
+    # keyed: per slot, each candidate's part and rank in it (keyed.py)
+    codes = [np.zeros(0, dtype=np.int64) for _ in slots]
+    ranks = [np.zeros(0, dtype=np.int64) for _ in slots]
     lo = -_INF
     for start, part in _steps(batches):
         n = len(part)
@@ -98,6 +105,7 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
                                   "ones are not compared as columns (floats would round them)")
             stamps = stamps.astype(np.float64)
             times = [t.astype(np.float64) for t in times]
+        row_codes, row_ranks = keys.of(part) if keys is not None else (None, None)
         by_type: dict[str | None, np.ndarray] = {}
         taken = np.zeros(n, dtype=bool)
         for s in slots:
@@ -116,6 +124,9 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
             idx = np.flatnonzero(mask)
             pos[s.index] = np.concatenate([pos[s.index], idx + start])
             times[s.index] = np.concatenate([times[s.index], stamps[idx]])
+            if row_codes is not None and row_ranks is not None:
+                codes[s.index] = np.concatenate([codes[s.index], row_codes[idx]])
+                ranks[s.index] = np.concatenate([ranks[s.index], row_ranks[idx]])
             if s.index in held:
                 held[s.index] = _joined(held[s.index], _take(part, idx, read), start, source)
         kept = int(np.count_nonzero(taken))
@@ -127,16 +138,18 @@ def _pieces(batches: Iterator[tuple[int, EventColumns]], plan: Plan,
         if last - earliest < 2 * bound.tau:
             continue
         hi = bound.earliest(last)
-        yield _scan(Scan, pos, times, held, lo, hi)
+        yield _scan(Scan, pos, times, held, lo, hi, (codes, ranks) if keys else None)
         lo = hi
         for i in range(len(slots)):
             cut = int(searched(times[i], [hi], "left")[0])
             pos[i], times[i] = pos[i][cut:], times[i][cut:]
+            codes[i], ranks[i] = codes[i][cut:], ranks[i][cut:]
             if i in held and held[i] is not None:
                 whole = held[i]
                 assert whole is not None
                 held[i] = whole.slice(cut, len(whole))
-    yield _scan(Scan, pos, times or [np.zeros(0) for _ in slots], held, lo, _INF)
+    yield _scan(Scan, pos, times or [np.zeros(0) for _ in slots], held, lo, _INF,
+                (codes, ranks) if keys else None)
 
 
 def exact_floats(ts: np.ndarray) -> bool:
@@ -156,9 +169,14 @@ def _steps(batches: Iterator[tuple[int, EventColumns]]) -> Iterator[tuple[int, E
 
 
 def _scan(scan: Any, pos: list[np.ndarray], times: list[np.ndarray],
-          held: dict[int, EventColumns | None], lo: int | float, hi: int | float) -> Any:
+          held: dict[int, EventColumns | None], lo: int | float, hi: int | float,
+          keyed: tuple[list[np.ndarray], list[np.ndarray]] | None = None) -> Any:
     columns = {i: Candidates(c) for i, c in held.items() if c is not None}
-    return scan(list(pos), list(times), columns, lo, hi)
+    if keyed is None:
+        return scan(list(pos), list(times), columns, lo, hi)
+    codes, ranks = keyed
+    return scan(list(pos), list(times), columns, lo, hi, list(codes), list(ranks),
+                KeyedView(codes, times))
 
 
 def _take(part: EventColumns, idx: np.ndarray, read: frozenset[str]) -> EventColumns:
