@@ -82,10 +82,10 @@ class _Reader(Parser):
             refusal = strategy_refusal(tok.text.upper())
             if refusal is not None:
                 raise self.refuse(refusal, tok)
-        if not self.at("*"):
+        if self.tok.kind == "ident" and self.tok.text.upper() not in KEYWORDS:
             raise self.refuse("only SELECT * is read: a list of variables (a projection) is "
                               "not computed yet")
-        self.advance()
+        self.expect("*")
         if self.accept("FROM"):
             self.word("a stream name")
             if self.at(","):
@@ -151,7 +151,9 @@ class _Reader(Parser):
                 seconds += self.number() * factor
                 self.advance()
         if self.tok is start:
-            raise self.error("a window: n EVENTS, n [attribute] or n HOURS/MINUTES/SECONDS")
+            after = self.peek() if start.kind == "number" else start
+            raise self.error("a window: n EVENTS, n [attribute] or n HOURS/MINUTES/SECONDS",
+                             after)
         return Duration(seconds, "s")
 
     def whole(self, what: str) -> int:
@@ -264,13 +266,17 @@ class _Reader(Parser):
         return self.comparison()
 
     def comparison(self) -> Condition:
+        start = self.tok
         left = self.value()
         if self.at("LIKE"):
             raise self.refuse("LIKE is not read: Kleene's conditions have no pattern match")
         negated = self.tok.text.upper() == "NOT" and self.peek().text.upper() == "IN"
         if negated:
             self.advance()
-        if self.accept("IN"):
+        if self.at("IN"):
+            if not isinstance(left, Attr):
+                raise self.error("an attribute before IN", start)
+            self.advance()
             return self.membership(left, negated)
         if self.tok.text in ("+", "-", "*", "/", "%"):
             raise self.refuse("arithmetic in a predicate is not read")

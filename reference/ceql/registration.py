@@ -13,12 +13,17 @@ from dataclasses import replace
 from kleene.reference.ceql.parser import parse_ceql
 from kleene.reference.sremo.registration import SREMO
 
+#: The SREMO constructs a CEQL query can read into: iterations (``star``), windows in
+#: events (``window``) or in time (``time-window``), the gaps of ``;`` (``unmarked``) and
+#: ``PARTITION BY``; never registers, intersection, negation or a strategy operator.
+CONSTRUCTS = ("star", "window", "time-window", "unmarked", "partition")
+
 LANGUAGE = replace(
     SREMO, name="ceql", title="CEQL queries (CORE's language; CEL, TODS 2021)",
     example="SELECT * FROM S WHERE (SELL as a; BUY as b) FILTER a[name = 'INTC'] "
             "WITHIN 10000 [stock_time]",
     parse=lambda text, source: parse_ceql(text, source),
-    policies=("stream",), default_policy="stream", spark_unsupported={},
+    constructs=CONSTRUCTS, policies=("stream",), default_policy="stream", spark_unsupported={},
     case_prefixes=(),
     specification=(("004", "Def. 17 (CEQL's ALL, through its SREMO translation)"),),
 )
