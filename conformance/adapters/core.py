@@ -120,10 +120,10 @@ class Verdict:
         return self.core - self.kleene
 
 
-def compare(text: str, s: Stream, **options: float) -> Verdict:
+def compare(text: str, s: Stream, *, timeout: float = 120.0) -> Verdict:
     """CORE against Kleene on CEQL ``text`` (a strategy Kleene refuses is compared with
     Kleene's ``ALL``), classified by :data:`CLASSES`."""
-    core, _ = core_matches(text, s, **options)
+    core, _ = core_matches(text, s, timeout=timeout)
     strategy = _STRATEGY.search(text)
     written = strategy.group(2).upper() if strategy else "ALL"
     as_all = _STRATEGY.sub(r"\1ALL\3", text)

@@ -39,10 +39,13 @@ def run(msg: dict[str, Any]) -> dict[str, Any]:
             bool: pycer.PyBoolValue}
     server.send_events([pycer.PyEvent(ids[kind], [wrap[type(v)](v) for v in values])
                         for kind, values in msg["events"]])
-    out = server.get_output()
-    matches = [sorted(int(p) for p in _EVENT.findall(line))
-               for line in out.splitlines() if line.startswith("[")]
-    return {"version": "pycer " + version("pycer"), "matches": matches}
+    return {"version": "pycer " + version("pycer"), "matches": printed(server.get_output())}
+
+
+def printed(out: str) -> list[list[int]]:
+    """The complex events of CORE's printed output, each as its events' ``kleene_pos``."""
+    return [sorted(int(p) for p in _EVENT.findall(line))
+            for line in out.splitlines() if line.startswith("[")]
 
 
 def main() -> None:
