@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import gzip
 import itertools
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import kleene
 from kleene.data.bundled import bundled
@@ -313,3 +316,53 @@ def test_the_stock_prefix_has_ties_that_tell_position_from_time(stocks: Stream) 
     assert (stocks[1405].ts, stocks[1405].type) == (stocks[1406].ts, "SELL")
     read = on_srt(parse_ceql(STOCK_QUERIES[0][0]), stocks)
     assert any(p[:2] == (1405, 1406) for p in read)
+
+
+# ---------------------------------------------------------------- CEL's definitions
+
+Denotation = Callable[[tuple[str, ...]], frozenset[tuple[int, ...]]]
+
+
+def _seq(d: Denotation, e: Denotation, contiguous: bool) -> Denotation:
+    def both(types: tuple[str, ...]) -> frozenset[tuple[int, ...]]:
+        return frozenset(c1 + c2 for c1 in d(types) for c2 in e(types)
+                         if (c2[0] == c1[-1] + 1 if contiguous else c2[0] > c1[-1]))
+    return both
+
+
+def _plus(d: Denotation, contiguous: bool) -> Denotation:
+    def iterated(types: tuple[str, ...]) -> frozenset[tuple[int, ...]]:
+        done, frontier = set(d(types)), set(d(types))
+        step = _seq(lambda t: frozenset(frontier), d, contiguous)
+        while frontier:
+            frontier = set(step(types)) - done
+            done |= frontier
+        return frozenset(done)
+    return iterated
+
+
+@st.composite
+def formulas(draw: st.DrawFn, depth: int = 3) -> tuple[str, Denotation]:
+    """A CEQL formula over types A and B and its denotation, CEL's (TODS 2021, Sec. 3)
+    written directly: ``T`` the positions of type T, ``;``/``:`` the unions of a complex
+    event with a later (the next) one, ``+``/``:+`` their fixpoints, ``OR`` the union."""
+    if depth == 0 or draw(st.booleans(), label="leaf"):
+        t = draw(st.sampled_from("AB"), label="type")
+        return t, lambda types: frozenset((i,) for i, x in enumerate(types) if x == t)
+    op = draw(st.sampled_from([";", ":", "OR", "+", ":+"]), label="operator")
+    text, d = draw(formulas(depth - 1), label="left")
+    if op in ("+", ":+"):
+        return f"({text}){op}", _plus(d, op == ":+")
+    text2, e = draw(formulas(depth - 1), label="right")
+    if op == "OR":
+        return f"({text} OR {text2})", lambda types: d(types) | e(types)
+    return f"({text} {op} {text2})", _seq(d, e, op == ":")
+
+
+@settings(max_examples=150, deadline=None)
+@given(formulas(), st.lists(st.sampled_from("AB"), min_size=1, max_size=5))
+def test_the_reading_is_cels_definition(formula: tuple[str, Denotation],
+                                        types: list[str]) -> None:
+    text, denotation = formula
+    assert found(f"SELECT * FROM S WHERE {text}", typed_stream(*types)) == \
+        set(denotation(tuple(types)))
