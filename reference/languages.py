@@ -9,8 +9,9 @@ value (parser, printer, reference, policies and defaults, constructs, window,
 pruning, the variables ``prev`` may read, its case files' prefixes, the
 sections that define it, what Spark cannot run), and one line here that
 registers it: SES patterns (seeds 000/001), operator patterns (seed 003),
-SREMO (seed 004), Wayeb's ``.sre`` files and SQL's ``MATCH_RECOGNIZE`` (a query whose
-first keyword is ``SELECT`` or ``WITH`` and that holds ``MATCH_RECOGNIZE``).
+SREMO (seed 004), Wayeb's ``.sre`` files, SQL's ``MATCH_RECOGNIZE`` (a query whose
+first keyword is ``SELECT`` or ``WITH`` and that holds ``MATCH_RECOGNIZE``) and CORE's
+CEQL (a query whose first keyword is ``SELECT`` and that holds no ``MATCH_RECOGNIZE``).
 ``detect`` looks at the pattern
 text only (comments ``--`` and ``//`` and blank lines before the first keyword
 are skipped), so a file needs no particular extension.
@@ -275,6 +276,7 @@ _SREMO_DETECT = starts_with(r"(mark\b|\{|\(|!|ANY\s*\(|NEXT\s*\(|EPS\b|EMPTY\b)"
 _WAYEB_DETECT = starts_with(r"[;+*#@!]\s*\(")
 _OPERATOR_DETECT = starts_with(r"PATTERN\s*(?![<⟨]|\(\s*\{)[\w~(]")
 _MATCH_RECOGNIZE_DETECT = starts_with(r"(SELECT|WITH)\b(?=(?s:.*)\bMATCH_RECOGNIZE\b)")
+_CEQL_DETECT = starts_with(r"SELECT\b(?!(?s:.*)\bMATCH_RECOGNIZE\b)")
 
 
 register_builtin("ses", "kleene.reference.ses.registration:LANGUAGE", _SES_DETECT,
@@ -287,3 +289,5 @@ register_builtin("operator", "kleene.reference.operators.registration:LANGUAGE",
                  _OPERATOR_DETECT, "kleene.reference.operators")
 register_builtin("match_recognize", "kleene.reference.match_recognize.registration:LANGUAGE",
                  _MATCH_RECOGNIZE_DETECT, "kleene.reference.match_recognize")
+register_builtin("ceql", "kleene.reference.ceql.registration:LANGUAGE", _CEQL_DETECT,
+                 "kleene.reference.ceql")

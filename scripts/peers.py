@@ -8,11 +8,13 @@ For each engine of :mod:`kleene.conformance.adapters.engines`:
 2. the ``MATCH_RECOGNIZE``-semantics probe (:mod:`kleene.conformance.adapters.probe`)
    under both skip modes, each disagreement shrunk and classified with
    :data:`CLASSIFIED` (findings nobody has classified yet say so);
-3. the ``MATCH_RECOGNIZE`` corpus natively (:mod:`kleene.conformance.adapters.mr_suite`):
+3. CEQL queries through CORE (:mod:`kleene.conformance.adapters.core_checks`), compared
+   with Kleene's reading of CEQL and each difference classified (``--parts core``);
+4. the ``MATCH_RECOGNIZE`` corpus natively (:mod:`kleene.conformance.adapters.mr_suite`):
    Kleene's file and DuckDB's through each engine's own ``MATCH_RECOGNIZE``, the
    compliance table (the page's last section, :data:`MR_HEADING`).
 
-Usage: ``python scripts/peers.py [--engines flink,pmr] [--parts operator,mr]
+Usage: ``python scripts/peers.py [--engines flink,pmr] [--parts operator,core,mr]
 [--out docs/peers.md]``; ``--parts mr`` reruns the corpus alone and keeps the rest of the
 page as it is.
 """
@@ -29,7 +31,7 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from kleene.conformance.adapters import direct, engines, mr, mr_suite
+from kleene.conformance.adapters import core_checks, direct, engines, mr, mr_suite
 from kleene.conformance.adapters.native import Native
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
@@ -201,9 +203,10 @@ def main(argv: list[str] | None = None) -> int:
                     help="probe runs per engine and skip mode (engine=N,...)")
     ap.add_argument("--reclassify", action="store_true",
                     help="only reclassify the findings already in --out (after triage)")
-    ap.add_argument("--parts", default="operator,mr",
-                    help="operator: the operator cases and the probe; mr: the "
-                         "MATCH_RECOGNIZE corpus natively (alone, it keeps the rest of --out)")
+    ap.add_argument("--parts", default="operator,core,mr",
+                    help="operator: the operator cases and the probe; core: CEQL queries "
+                         "through CORE; mr: the MATCH_RECOGNIZE corpus natively (a part "
+                         "not run keeps its section of --out)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds an engine may take on one recognition of the corpus")
     ap.add_argument("--mr-kleene-only", default="flink",
@@ -215,19 +218,34 @@ def main(argv: list[str] | None = None) -> int:
         args.out.write_text(reclassify(args.out.read_text("utf-8")), encoding="utf-8")
         return 0
     parts = set(args.parts.split(","))
-    body = operator_part(args) if "operator" in parts else kept(args.out)
+    body = operator_part(args) if "operator" in parts else kept(args.out, MR_HEADING,
+                                                                 core_checks.HEADING)
+    if "core" in parts:
+        print("peers: core: CEQL queries", file=sys.stderr, flush=True)
+        body += core_checks.section()
+    else:
+        body += kept(args.out, MR_HEADING, start=core_checks.HEADING)
     if "mr" in parts:
         body += mr_part(args.engines.split(","), args.timeout,
                         set(args.mr_kleene_only.split(",")))
+    else:
+        body += kept(args.out, start=MR_HEADING)
     args.out.write_text("\n".join(body) + "\n", encoding="utf-8")
     print(f"peers: wrote {args.out}", file=sys.stderr)
     return 0
 
 
-def kept(page: Path) -> list[str]:
-    """The lines of ``page`` before its corpus section (the operator part, kept)."""
+def kept(page: Path, *ends: str, start: str | None = None) -> list[str]:
+    """The lines of ``page`` before the first of the headings ``ends`` (the operator part,
+    kept); with ``start``, from that heading on instead (a section kept, up to ``ends``)."""
     text = page.read_text("utf-8") if page.exists() else "\n".join(header())
-    return text.split(MR_HEADING)[0].rstrip("\n").splitlines() + [""]
+    if start is not None:
+        if start not in text:
+            return []
+        text = start + text.split(start, 1)[1]
+    for end in ends:
+        text = text.split(end)[0]
+    return text.rstrip("\n").splitlines() + [""]
 
 
 def mr_part(names: list[str], timeout: float, kleene_only: set[str]) -> list[str]:

@@ -5,6 +5,7 @@
 # `--install-only` stops after the installs (for `python -m bench match-recognize --peers`).
 #   .peers/flink  apache-flink (PyFlink; needs Java 17, installed by bootstrap-system.sh)
 #   .peers/pmr    pandas-match-recognize
+#   .peers/core   pycer (CORE's bindings; CPython 3.13, pyenv's or python3.13 on PATH)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -29,6 +30,16 @@ if ! java -version 2>&1 | grep -q 'version "17'; then
     else
         echo "peers: Flink needs Java 17 (run scripts/bootstrap-system.sh)" >&2
     fi
+fi
+# CORE's bindings (pycer) are a CPython 3.13 wheel: a python3.13 on PATH, or pyenv's.
+PYCER_VERSION="${PYCER_VERSION:-0.1.6}"
+PY313="${PYTHON313:-$(command -v python3.13 || ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3.13 2>/dev/null | tail -1 || true)}"
+if [ -n "$PY313" ] && [ -x "$PY313" ]; then
+    PYTHON="$PY313" install_peer core "pycer==$PYCER_VERSION"
+else
+    echo "peers: CORE skipped: pycer needs CPython 3.13 and neither python3.13 on PATH nor" \
+         "pyenv's 3.13 exists (pyenv install 3.13, or apt-get install python3.13-venv;" \
+         "PYTHON313=/path/to/python3.13 names one)" >&2
 fi
 install_peer pmr "pandas-match-recognize==$PMR_VERSION"
 install_peer flink "apache-flink==$FLINK_VERSION"

@@ -174,7 +174,7 @@ def test_the_language_registry_builds_only_the_languages_asked_for():
     done = subprocess.run([sys.executable, "-c", LANGUAGE_PROGRAM], capture_output=True,
                           text=True, timeout=120, cwd=ROOT, check=True)
     names, before, found, operators = json.loads(done.stdout.splitlines()[-1])
-    assert names == ["ses", "sremo", "wayeb", "operator", "match_recognize"]
+    assert names == ["ses", "sremo", "wayeb", "operator", "match_recognize", "ceql"]
     assert before == ["kleene.reference.ses"]
     # a SREMO expression is SREMO's (registered before Wayeb, whose patterns are SREMO's)
     assert found == ["ses", "ses", "sremo"]

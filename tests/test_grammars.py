@@ -35,7 +35,7 @@ from kleene.reference.syntax import tokenize
 from tests.helpers import ROOT, grammar_accepts, grammar_blocks, grammar_text
 
 #: The languages docs/grammars.md gives a grammar of (each its start rule's name).
-LANGUAGE_NAMES = ("ses", "operator", "sremo", "wayeb", "match_recognize")
+LANGUAGE_NAMES = ("ses", "operator", "sremo", "wayeb", "match_recognize", "ceql")
 
 #: Words of Kleene's messages for the syntax errors that docs/grammars.md lists under
 #: "Refused beyond the grammar": text the grammar derives and the parser refuses.
@@ -54,6 +54,7 @@ BEYOND_GRAMMAR = {
               "is read before any path", "negation needs a window", "skip-till-next over"),
     "match_recognize": ("more than one", "minimum", "maximum must be at least 1",
                         "a number in the interval's quotes"),
+    "ceql": ("which its formula does not bind", "WITHIN n EVENTS with PARTITION BY"),
 }
 
 
@@ -149,6 +150,16 @@ def test_a_case_files_syntax_errors_are_refused_by_the_grammar() -> None:
     ("wayeb", "*(A){window:3}", False),
     ("wayeb", ";(IsEventTypePredicate(A)){window:3}", False),
     ("wayeb", "TruePredicate{windowType:Time}", False),
+    ("ceql", "select all * from S where (A as x ; B:+ : C+) as y or D filter x[v in {1, 'a'}"
+             " or not (w < -2.5)] and y[v in range(1, 2)] -- CORE\n"
+             "partition by [k, j] within 1 hour 2 seconds consume by none", True),
+    ("ceql", "SELECT * WHERE ANDROID ; ALL FILTER ALL[NOTE = FILTERED] WITHIN 3 [t]", True),
+    ("ceql", "SELECT * FROM S WHERE A FILTER A[3 IN {1}]", False),
+    ("ceql", "SELECT * FROM S WHERE A WITHIN 3.5 EVENTS", False),
+    ("ceql", "SELECT * FROM S WHERE A WITHIN 2 SECONDS 1 MINUTE", False),
+    ("ceql", "SELECT NEXT * FROM S WHERE A", False),
+    ("ceql", "SELECT * FROM S WHERE A LIMIT 3", False),
+    ("ceql", "SELECT * FROM S WHERE A ; : B", False),
 ])
 def test_hand_written_texts(language: str, text: str, accepted: bool) -> None:
     """Texts chosen to reach the corners (whole-word keywords, comments, the forms of
