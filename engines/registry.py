@@ -41,8 +41,8 @@ BUILTIN_ENGINES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("kleene.engines.ses.bruteforce", ("ses",), ("ses-bruteforce", "ses-bruteforce-paper")),
     ("kleene.engines.nfa.engine", ("operator",),
      ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")),
-    ("kleene.engines.srt.run", ("sremo", "wayeb"), ("srt", "srt-faithful")),
-    ("kleene.engines.srt.dsrt", ("sremo", "wayeb"), ("dsrt",)),
+    ("kleene.engines.srt.run", ("sremo", "wayeb", "ceql"), ("srt", "srt-faithful")),
+    ("kleene.engines.srt.dsrt", ("sremo", "wayeb", "ceql"), ("dsrt",)),
     ("kleene.engines.match_recognize.engine", ("match_recognize",), ("match-recognize",)),
 )
 

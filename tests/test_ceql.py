@@ -4,8 +4,9 @@ reference/ceql/, docs/ceql.md).
 Every expected match set is worked out by hand from CEL's semantics (TODS 2021, Sec. 3:
 ``;`` skips any events, ``:`` none, ``+`` takes every non-empty choice of iterations,
 ``FILTER`` holds for every position its variable names) on streams small enough to
-list; the query runs through ``kleene.find_matches``, whose backend for a CEQL query
-is the reference (no engine claims the language yet). On a prefix of the stock stream
+list; the query runs through ``kleene.find_matches`` with the reference, and the
+engine that claims the language (``srt``: a CEQL query is the SREMO expression it
+denotes) must give the same matches. On a prefix of the stock stream
 the reading is compared with SREMO and operator patterns written by hand for the same
 CORE-like queries.
 """
@@ -37,9 +38,12 @@ Positions = set[tuple[int, ...]]
 
 
 def found(text: str, s: Stream) -> Positions:
-    """The matches of CEQL ``text`` on ``s``, each as its sorted positions."""
-    result = kleene.find_matches(text, s)
+    """The matches of CEQL ``text`` on ``s``, each as its sorted positions: the
+    reference's, which the engine that claims the language (``srt``) must equal."""
+    result = kleene.find_matches(text, s, engine="reference")
     assert result.query.language == "ceql"
+    engine = kleene.find_matches(text, s)
+    assert engine.backend == "srt" and engine.matches == result.matches
     return {m.positions for m in result.matches}
 
 

@@ -32,6 +32,7 @@ from kleene.engines.registry import register
 from kleene.engines.srt.automaton import SRT, Edge, Held, Registers, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
+from kleene.engines.srt.run import claimed
 from kleene.engines.srt.unroll import boundary_marked, unroll
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -217,7 +218,7 @@ class DSRTEngine:
     @property
     def capabilities(self) -> frozenset[Feature]:
         labels = (*POLICIES, "registers", "star", "window", "intersection", "window-strict")
-        return Feature.of("sremo", *labels) | Feature.of("wayeb", *labels)
+        return claimed("sremo", labels) | claimed("wayeb", labels) | claimed("ceql", labels)
 
     def compile(self, query: Query) -> CompiledDSRT:
         pattern, policy, time_unit = query.pattern, query.policy, query.time_unit

@@ -40,7 +40,7 @@ from kleene.engines.srt.skip import key_index
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
-from kleene.reference.languages import language_named
+from kleene.reference.languages import STRICT_WINDOW, language_named
 from kleene.reference.match import Match
 from kleene.reference.sremo.expressions import Partition, check
 from kleene.reference.sremo.features import CONSTRUCTS, EXPRESSION_TYPES
@@ -161,13 +161,14 @@ def compile_expression(query: Query, *, max_states: int = MAX_STATES,
                        time_unit=time_unit)
 
 
-def claimed(language: str) -> frozenset[Feature]:
-    """What ``srt`` claims for ``language``: both policies, every construct, both window
-    readings (negation and determinization beyond their fragment raise Unsupported)."""
-    labels = (*POLICIES, *CONSTRUCTS)
-    if "strict" in language_named(language).readings:
-        labels += ("window-strict",)
-    return Feature.of(language, *labels)
+def claimed(language: str, labels: tuple[str, ...] = (*POLICIES, *CONSTRUCTS, STRICT_WINDOW)
+            ) -> frozenset[Feature]:
+    """What an SRT engine claims for ``language`` (SREMO or a language read into SREMO
+    expressions: ``.sre``, CEQL), of ``labels`` (``srt``: both policies, every construct,
+    both window readings; negation and determinization beyond their fragment raise
+    Unsupported): those the language has (CEQL has one policy, no registers)."""
+    own = language_named(language).feature_labels()
+    return Feature.of(language, *(label for label in labels if label in own))
 
 
 @dataclass(frozen=True)
@@ -183,7 +184,8 @@ class SRTEngine:
     def capabilities(self) -> frozenset[Feature]:
         if self.faithful:
             return Feature.of("sremo", *CONSTRUCTS) | Feature.of("wayeb", *CONSTRUCTS)
-        return claimed("sremo") | claimed("wayeb")
+        # a CEQL query is the SREMO expression it denotes (reference/ceql): run as one
+        return claimed("sremo") | claimed("wayeb") | claimed("ceql")
 
     def compile(self, query: Query) -> CompiledSRT:
         return compile_expression(query, faithful=self.faithful)
