@@ -132,7 +132,9 @@ def test_language_detection():
 
 
 def test_unknown_language_asks_for_one(capsys, files):
-    (files / "q.ses").write_text("SELECT * FROM events\n")
+    """A text no language begins like (a SELECT is CEQL's since CEQL is a language, or
+    MATCH_RECOGNIZE's when it holds one)."""
+    (files / "q.ses").write_text("FIND a THEN b\n")
     code, _, err = run_cli(capsys, *match(files))
     assert code == 2 and "cannot tell the pattern language" in err
 
