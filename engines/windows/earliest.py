@@ -35,7 +35,9 @@ group variable can take, as ``any``'s group is; with singleton variables E has a
 one match). Over the stream, Algorithm 1 calls A at most once per event that passes
 the filter and the necessary conditions (seed 001 Sec. 4): linear in the stream for a
 pattern and window whose windows hold boundedly many candidates. ``budget``'s limit
-bounds the runs held at once by a search.
+on what is held bounds both the runs a search holds at once and the runs it explores
+in one window (a group variable over many candidates: the search is exponential in
+them, and stops there with the budget error).
 """
 
 from __future__ import annotations
@@ -103,9 +105,9 @@ class Runs(AnchoredExecution):
         skipping it (``None`` in the start state)."""
         return self._consume(inst, e)
 
-    def hold_runs(self, held: int) -> None:
+    def hold_runs(self, held: int, what: str = "held at once") -> None:
         assert self.budget is not None
-        self.budget.hold(held, "runs of an earliest-maximal search held at once")
+        self.budget.hold(held, f"runs of an earliest-maximal search {what}")
 
 
 def search(ex: Runs, W: Sequence[Event], wanted: Wanted) -> list[Match]:
@@ -116,8 +118,12 @@ def search(ex: Runs, W: Sequence[Event], wanted: Wanted) -> list[Match]:
     start = Instance(n.start, {}, first)
     stack: list[tuple[Instance, int]] = [(start, 0)]
     most = ex.most
+    explored = 0
     while stack:
         inst, i = stack.pop()
+        explored += 1
+        if most is not None and explored > most:   # the search's size in one window
+            ex.hold_runs(explored, "explored in one window")
         if i == len(W) or not win.fits(W[i].ts - first.ts):
             continue
         if i > 0 and not wanted(inst, W[i].position):
