@@ -172,8 +172,7 @@ def match(pattern: str | Pattern | Query, events: Events, *, policy: str | None 
 
         from kleene.engines.spark.runner import match_dataframe
 
-        found = match_dataframe(events, pattern, engine=engine, policy=policy,
-                                reading=reading, ts=ts or "ts", type=type, time_unit=time_unit)
+        found = match_dataframe(events, query, engine=engine, ts=ts or "ts", type=type)
         # SREMO's `~` as `marked`, as every other door prints it (readable_name)
         return found.withColumn("variable", F.when(F.col("variable") == MARKED,
                                                    MARKED_NAME).otherwise(F.col("variable")))

@@ -36,17 +36,16 @@ budget as under ``any``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
 from kleene.engines.columns import PropertyBits
-from kleene.engines.pictured import Pictured
-from kleene.engines.protocol import Counters, Feature, Query, Transition, require, window_in_units
+from kleene.engines.protocol import Counters, Feature, Query, require, window_in_units
 from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, required_features, ses_automaton
 from kleene.engines.ses.filter import candidates, event_filter
-from kleene.engines.ses.run import Execution, Instance
+from kleene.engines.ses.run import Execution, Instance, PicturedSES
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
@@ -120,7 +119,7 @@ def drive_contiguous(ex: ContiguousExecution, events: Iterable[tuple[Event, bool
 
 
 @dataclass
-class CompiledContiguous(Pictured):
+class CompiledContiguous(PicturedSES):
     """An SES pattern compiled to its automaton (seed 000 Sec. 4.2), run so that no run
     skips an event of its part."""
 
@@ -129,18 +128,6 @@ class CompiledContiguous(Pictured):
     policy: str
     time_unit: str | None = None
     reading: str = "inclusive"
-
-    @property
-    def initial(self) -> frozenset[Hashable]:
-        return frozenset({self.automaton.start})
-
-    @property
-    def accepting(self) -> frozenset[Hashable]:
-        return frozenset({self.automaton.accepting})
-
-    def iter_transitions(self) -> Iterator[Transition]:
-        for delta in self.automaton.transitions:
-            yield Transition(delta.source, delta.target, delta.variable, delta.guard)
 
     @property
     def attributes(self) -> tuple[str, ...]:

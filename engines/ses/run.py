@@ -342,17 +342,11 @@ def claimed(variant: str, filter: str) -> frozenset[Feature]:
     return Feature.of("ses", *CONSTRUCTS, STRICT_WINDOW)
 
 
-@dataclass
-class CompiledSES(Pictured):
-    """An SES pattern compiled to its automaton (Sec. 4.2), ready to run (Sec. 4.3)."""
+class PicturedSES(Pictured):
+    """A compiled SES pattern shown as its ``automaton`` (Sec. 4.2): its start state,
+    its accepting state and its transitions, as pictures and traces read them."""
 
-    pattern: SESPattern
     automaton: SESAutomaton
-    policy: str = "next"
-    variant: str = "corrected"
-    filter: str = "sound"
-    time_unit: str | None = None
-    reading: str = "inclusive"
 
     @property
     def initial(self) -> frozenset[Hashable]:
@@ -365,6 +359,19 @@ class CompiledSES(Pictured):
     def iter_transitions(self) -> Iterator[Transition]:
         for delta in self.automaton.transitions:
             yield Transition(delta.source, delta.target, delta.variable, delta.guard)
+
+
+@dataclass
+class CompiledSES(PicturedSES):
+    """An SES pattern compiled to its automaton (Sec. 4.2), ready to run (Sec. 4.3)."""
+
+    pattern: SESPattern
+    automaton: SESAutomaton
+    policy: str = "next"
+    variant: str = "corrected"
+    filter: str = "sound"
+    time_unit: str | None = None
+    reading: str = "inclusive"
 
     @property
     def ses_automata(self) -> list[SESAutomaton]:
