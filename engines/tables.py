@@ -40,7 +40,7 @@ from kleene.engines.match_recognize.conditions import column_truth, row_local
 from kleene.engines.match_recognize.recognition import sorted_frame
 from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget
-from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.errors import KleeneError, PatternError, Unsupported
 from kleene.reference.match_recognize.ast import (
     MatchRecognize,
     Navigation,
@@ -85,6 +85,10 @@ def answer_table(query: Query, data: Any, *, name: str | None = None,
                           "with kleene match or find_matches")
     statement = query.pattern
     assert isinstance(statement, Statement)
+    if not statement.recognitions:
+        raise PatternError(f"{query.source}: the statement holds no MATCH_RECOGNIZE: Kleene "
+                           "answers row pattern recognition (SELECT ... FROM t "
+                           "MATCH_RECOGNIZE (...)); plain SQL belongs to a SQL engine")
     budget = budget or Budget(what="recognizing a row pattern")
     backend, reason, recognize = _backend(query, engine_name, budget)
     said: list[str] = []

@@ -32,6 +32,7 @@ import importlib
 import re
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 from typing import Literal as Choice
 
@@ -157,6 +158,7 @@ class Registry(MutableMapping[str, Language]):
     def __init__(self) -> None:
         self._entries: dict[str, Language | _Builtin] = {}
         self._detect: dict[str, Callable[[str], bool]] = {}
+        self._suffixes: dict[str, str] = {}
 
     def __getitem__(self, name: str) -> Language:
         entry = self._entries[name]
@@ -174,6 +176,7 @@ class Registry(MutableMapping[str, Language]):
     def __delitem__(self, name: str) -> None:
         del self._entries[name]
         del self._detect[name]
+        self._suffixes = {s: n for s, n in self._suffixes.items() if n != name}
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
@@ -181,10 +184,20 @@ class Registry(MutableMapping[str, Language]):
     def __len__(self) -> int:
         return len(self._entries)
 
-    def add(self, name: str, entry: Language | _Builtin, detect: Callable[[str], bool]) -> None:
-        """Add a language (a built-in one is built on first read) and its ``detect``."""
+    def add(self, name: str, entry: Language | _Builtin, detect: Callable[[str], bool],
+            suffixes: tuple[str, ...] = ()) -> None:
+        """Add a language (a built-in one is built on first read), its ``detect`` and the
+        file-name suffixes that name it (``.ses``; each suffix names one language)."""
+        taken = [s for s in suffixes if s in self._suffixes]
+        if taken:
+            raise ValueError(f"file suffix(es) {', '.join(taken)} already name a language")
         self._entries[name] = entry
         self._detect[name] = detect
+        self._suffixes.update(dict.fromkeys(suffixes, name))
+
+    def named_by_suffix(self, source: str) -> str | None:
+        """The language whose file suffix ``source`` (a file name) ends with, if any."""
+        return self._suffixes.get(PurePath(source).suffix.lower())
 
     def detects(self, name: str, text: str) -> bool:
         """Whether language ``name``'s ``detect`` accepts ``text`` (without building it)."""
@@ -204,23 +217,26 @@ class Registry(MutableMapping[str, Language]):
 LANGUAGES = Registry()
 
 
-def register(language: Language, detect: Callable[[str], bool]) -> Language:
+def register(language: Language, detect: Callable[[str], bool],
+             suffixes: tuple[str, ...] = ()) -> Language:
     """Add ``language`` to :data:`LANGUAGES` (its name must be new); ``detect`` tells its
-    texts from the other languages' (:func:`starts_with` builds one)."""
+    texts from the other languages' (:func:`starts_with` builds one); a pattern file
+    whose name ends with one of ``suffixes`` is read as this language."""
     if language.name in LANGUAGES:
         raise ValueError(f"language {language.name!r} is already registered")
-    LANGUAGES.add(language.name, language, detect)
+    LANGUAGES.add(language.name, language, detect, suffixes)
     return language
 
 
 def register_builtin(name: str, where: str, detect: Callable[[str], bool],
-                     package: str) -> None:
+                     package: str, suffixes: tuple[str, ...] = ()) -> None:
     """Add a language whose :class:`Language` value ``module:attribute`` (``where``) is
     imported on first use: ``detect`` tells its texts from the others', ``package`` is the
-    package of its pattern types (the language's one folder under ``reference/``)."""
+    package of its pattern types (the language's one folder under ``reference/``),
+    ``suffixes`` the file-name endings that name it."""
     if name in LANGUAGES:
         raise ValueError(f"language {name!r} is already registered")
-    LANGUAGES.add(name, _Builtin(where, detect, package), detect)
+    LANGUAGES.add(name, _Builtin(where, detect, package), detect, suffixes)
 
 
 def hook(language: Language, key: str) -> Any | None:
@@ -251,7 +267,14 @@ def language_of(pattern: Any) -> Language:
 
 
 def detect_language(text: str, source: str = "<pattern>") -> Language:
-    """The one registered language whose ``detect`` accepts ``text``."""
+    """The language a file's suffix names (``q.sql``: ``MATCH_RECOGNIZE``), else the one
+    registered language whose ``detect`` accepts ``text``. The suffix decides because the
+    text can read as another language only by mistake (a ``.sql`` file without
+    ``MATCH_RECOGNIZE`` is a wrong statement, not a CEQL query); :func:`suffix_hint`
+    says so when the named language then refuses the text."""
+    by_suffix = LANGUAGES.named_by_suffix(source)
+    if by_suffix is not None:
+        return LANGUAGES[by_suffix]
     found = [LANGUAGES[name] for name in LANGUAGES if LANGUAGES.detects(name, text)]
     if len(found) == 1:
         return found[0]
@@ -261,6 +284,18 @@ def detect_language(text: str, source: str = "<pattern>") -> Language:
                            "name it with --language")
     raise PatternError(f"{source} reads as several languages "
                        f"({', '.join(lang.name for lang in found)}); name one with --language")
+
+
+def suffix_hint(lang: Language, text: str, source: str) -> str | None:
+    """When ``source``'s suffix chose ``lang`` but the text reads as one other language:
+    what to add to the refusal (the language the text reads as, and how to name it)."""
+    if LANGUAGES.named_by_suffix(source) != lang.name:
+        return None
+    found = [name for name in LANGUAGES if LANGUAGES.detects(name, text)]
+    if len(found) != 1 or found[0] == lang.name:
+        return None
+    return (f"read as {lang.name} for its {PurePath(source).suffix} name; the text reads "
+            f"as {found[0]}: name it with --language {found[0]}")
 
 
 def starts_with(pattern: str) -> Callable[[str], bool]:
@@ -280,14 +315,15 @@ _CEQL_DETECT = starts_with(r"SELECT\b(?!(?s:.*)\bMATCH_RECOGNIZE\b)")
 
 
 register_builtin("ses", "kleene.reference.ses.registration:LANGUAGE", _SES_DETECT,
-                 "kleene.reference.ses")
+                 "kleene.reference.ses", suffixes=(".ses",))
 register_builtin("sremo", "kleene.reference.sremo.registration:SREMO", _SREMO_DETECT,
-                 "kleene.reference.sremo")
+                 "kleene.reference.sremo", suffixes=(".sremo",))
 register_builtin("wayeb", "kleene.reference.sremo.registration:WAYEB", _WAYEB_DETECT,
-                 "kleene.reference.sremo")
+                 "kleene.reference.sremo", suffixes=(".sre",))
 register_builtin("operator", "kleene.reference.operators.registration:LANGUAGE",
-                 _OPERATOR_DETECT, "kleene.reference.operators")
+                 _OPERATOR_DETECT, "kleene.reference.operators", suffixes=(".op",))
 register_builtin("match_recognize", "kleene.reference.match_recognize.registration:LANGUAGE",
-                 _MATCH_RECOGNIZE_DETECT, "kleene.reference.match_recognize")
+                 _MATCH_RECOGNIZE_DETECT, "kleene.reference.match_recognize",
+                 suffixes=(".sql",))
 register_builtin("ceql", "kleene.reference.ceql.registration:LANGUAGE", _CEQL_DETECT,
-                 "kleene.reference.ceql")
+                 "kleene.reference.ceql", suffixes=(".ceql",))

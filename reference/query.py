@@ -32,12 +32,13 @@ the choices, raised when the query is built, before any event is read.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import cast
+from typing import TypeVar, cast
 
 from kleene.reference.budget import Budget
 from kleene.reference.durations import WindowReading
-from kleene.reference.errors import PatternError, Unsupported
+from kleene.reference.errors import PatternError, PatternSyntaxError, Unsupported
 from kleene.reference.events import UNIT_MS, Stream
 from kleene.reference.languages import (
     LANGUAGES,
@@ -46,6 +47,7 @@ from kleene.reference.languages import (
     detect_language,
     language_named,
     language_of,
+    suffix_hint,
 )
 from kleene.reference.match import Match
 from kleene.reference.pattern import Pattern
@@ -180,11 +182,13 @@ class Query:
                 raise PatternError(f"a window override (--window, --window-type) applies to "
                                    f"Wayeb .sre patterns, not to {lang.title}; write the "
                                    "window in the pattern")
-            pattern = lang.parse(text, source)
+            pattern = _parsed(lambda: lang.parse(text, source), lang, text, source)
             words = window_words(lang, pattern)
         else:
+            windowed = lang.windowed
             try:
-                pattern, words = lang.windowed(text, source, window, window_type)
+                pattern, words = _parsed(lambda: windowed(text, source, window, window_type),
+                                         lang, text, source)
             except ValueError as err:
                 raise PatternError(f"window: {err}") from None
         return cls(lang.name, pattern, text, _policy(lang, pattern, policy),
@@ -300,6 +304,22 @@ def window_words(lang: Language, pattern: Pattern) -> str:
     if "time-window" in constructs:
         return "the expression's time windows"
     return "the expression's count windows" if "window" in constructs else "no window"
+
+
+_T = TypeVar("_T")
+
+
+def _parsed(parse: Callable[[], _T], lang: Language, text: str, source: str) -> _T:
+    """What ``parse`` returns; a syntax error of a file read as ``lang`` for its suffix
+    while its text reads as another language says so (:func:`suffix_hint`)."""
+    try:
+        return parse()
+    except PatternSyntaxError as err:
+        hint = suffix_hint(lang, text, source)
+        if hint is None:
+            raise
+        raise PatternSyntaxError(f"{err.message} ({hint})", line=err.line, column=err.column,
+                                 source=err.source, text=err.text) from None
 
 
 def _policy(lang: Language, pattern: Pattern, policy: str | None) -> str:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kleene.reference.languages import detect_language
+from kleene.reference.languages import LANGUAGES, detect_language
 from tests.helpers import run_cli
 
 PATTERN = "PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 10\n"
@@ -133,10 +133,44 @@ def test_language_detection():
 
 def test_unknown_language_asks_for_one(capsys, files):
     """A text no language begins like (a SELECT is CEQL's since CEQL is a language, or
-    MATCH_RECOGNIZE's when it holds one)."""
-    (files / "q.ses").write_text("FIND a THEN b\n")
-    code, _, err = run_cli(capsys, *match(files))
+    MATCH_RECOGNIZE's when it holds one), in a file whose name names no language."""
+    (files / "q.txt").write_text("FIND a THEN b\n")
+    code, _, err = run_cli(capsys, "match", "--pattern", str(files / "q.txt"),
+                           "--events", str(files / "e.csv"))
     assert code == 2 and "cannot tell the pattern language" in err
+
+
+def test_a_file_suffix_names_the_language(capsys, files):
+    """``q.ses`` is read as SES whatever its text begins like; when the text reads as
+    another language, the refusal names it and the option that reads it so."""
+    (files / "q.ses").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+    code, _, err = run_cli(capsys, *match(files))
+    assert code == 2
+    assert err.splitlines()[0].endswith(
+        "(read as ses for its .ses name; the text reads as operator: name it with "
+        "--language operator)")
+    assert err.splitlines()[2] == "          ^"  # under SEQ, column 9
+    code, out, _ = run_cli(capsys, *match(files, "--language", "operator", "--type-field", "L"))
+    assert (code, out.splitlines()) == (0, ['{"a": [0], "b": [1]}', '{"a": [0], "b": [3]}',
+                                            '{"a": [2], "b": [3]}'])
+
+
+def test_a_sql_file_without_match_recognize_says_so(capsys, files):
+    """A ``.sql`` file is row pattern recognition: plain SQL in it is a mistake said in
+    one line (not a CEQL syntax error, as its first word alone would have it)."""
+    (files / "q.sql").write_text("SELECT * FROM events\n")
+    code, out, err = run_cli(capsys, "match", "--pattern", str(files / "q.sql"),
+                             "--events", str(files / "e.csv"))
+    assert (code, out) == (2, "")
+    assert len(err.strip().splitlines()) == 1 and "holds no MATCH_RECOGNIZE" in err
+
+
+def test_a_suffix_names_one_language():
+    with pytest.raises(ValueError, match=r"suffix\(es\) \.ses already name a language"):
+        LANGUAGES.add("ses-again", LANGUAGES["ses"], lambda text: False, (".ses",))
+    assert "ses-again" not in LANGUAGES
+    assert [LANGUAGES.named_by_suffix(f"dir.v1/q{s}") for s in (".SQL", ".sre", ".txt", "")] \
+        == ["match_recognize", "wayeb", None, None]
 
 
 def test_help(capsys):
