@@ -59,7 +59,7 @@ def claiming(pattern: OperatorPattern, policy: str = "any",
     return out
 
 
-def _difference(got: Sequence[Match], expected: set[Match]) -> tuple[Match | None, str]:
+def difference(got: Sequence[Match], expected: set[Match]) -> tuple[Match | None, str]:
     missing, extra = expected - set(got), set(got) - expected
     twice = [m for m, k in Counter(got).items() if k > 1]
     if missing:
@@ -115,7 +115,7 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
                     continue
                 if p not in expected:
                     expected[p] = reference_matches(pattern, s, p, reading=reading)
-                match, note = _difference(list(c.run(s)), expected[p])
+                match, note = difference(list(c.run(s)), expected[p])
                 if note:
                     found[name] = CounterExample(claims_of[name], s, match, note)
             if len(found) + len(twin) == len(engines):   # every engine refuted

@@ -5,7 +5,8 @@ section         claim per subject                                           prov
 ==============  ==========================================================  =====================
 variables       no event can bind v (its type and properties)               problem (dead variable)
 branches        no stream has a match of this OR branch (DNF, Sec. 5)       problem (dead branch)
-equivalence     engine E under any / contiguous = the reference (≤ k events)  ok
+equivalence     engine E under any / contiguous = the reference (≤ k events):  ok
+                by symbolic streams (E), and by its runs on the classes (E (runs))
 transitions     engine E's transition δ is driven (witness stream); coverage  ok when refuted
 ==============  ==========================================================  =====================
 """
@@ -19,6 +20,7 @@ from kleene.engines.nfa.draw import state_name
 from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.protocol import Compiled, Transition
 from kleene.proofs.automata import name_of, names, register_namer, transition_namer
+from kleene.proofs.nfa.bounded import SYMBOLIC_BOUND, symbolic_equivalence
 from kleene.proofs.nfa.classes import schema_of
 from kleene.proofs.nfa.coverage import drawn_order, lazy_coverage, off_order
 from kleene.proofs.nfa.equivalence import (
@@ -29,9 +31,10 @@ from kleene.proofs.nfa.equivalence import (
     equivalence,
 )
 from kleene.proofs.nfa.satisfiability import dead_branches, dead_variables
-from kleene.proofs.results import Check, Proved, Unknown
+from kleene.proofs.results import Check, Proved, Result, Unknown
 from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS
+from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.operators.pattern import OperatorPattern
 
@@ -49,8 +52,10 @@ def nfa_namer(c: Compiled) -> Callable[[Transition], str]:
 register_namer(CompiledNFA, nfa_namer)
 #: The policies every NFA engine claims (seed 003: skip-till-any-match, strict contiguity).
 POLICIES = ("any", "contiguous")
-#: The NFA equivalence gets this many times Z3's time limit per query in all.
+#: The NFA equivalence by classes gets this many times Z3's time limit per query in all.
 EQUIVALENCE_SECONDS = 3
+#: The symbolic NFA equivalence gets this many times Z3's time limit per query in all.
+SYMBOLIC_SECONDS = 6
 
 
 def prove(pattern: OperatorPattern, *, schema: Schema | None = None, bound: int = BOUND,
@@ -71,14 +76,30 @@ def prove(pattern: OperatorPattern, *, schema: Schema | None = None, bound: int 
     if not wanted & {"equivalence", "transitions"}:
         return
     k = max(bound, BOUND)
+    if "equivalence" in wanted:
+        try:
+            symbolic: dict[str, Result] | None = symbolic_equivalence(
+                pattern, policies=POLICIES, bound=max(bound, SYMBOLIC_BOUND),
+                timeout_ms=timeout_ms, seconds=SYMBOLIC_SECONDS * timeout_ms / 1000,
+                schema=schema)
+        except Unsupported:
+            symbolic = None   # an iterated or negated sub-pattern: the classes only
+        for name, r in (symbolic or {}).items():
+            yield Check("equivalence", name, r,
+                        proved_says=f"{name} reports exactly the reference's matches "
+                                    "(symbolic streams)",
+                        refuted_says=f"{name} and the reference differ")
     streams: list[Stream] = []
     results = equivalence(pattern, policies=POLICIES, bound=k, timeout_ms=timeout_ms,
                           witnesses=streams, seconds=EQUIVALENCE_SECONDS * timeout_ms / 1000,
                           schema=schema)
     if "equivalence" in wanted:
         for name, r in results.items():
-            yield Check("equivalence", name, r,
-                        proved_says=f"{name} reports exactly the reference's matches",
+            if isinstance(r, Unknown) and isinstance((symbolic or {}).get(name), Proved):
+                continue   # decided symbolically; the runs only found no duplicate so far
+            yield Check("equivalence", f"{name} (runs)", r,
+                        proved_says=f"{name} reports exactly the reference's matches, "
+                                    "each once (its runs on every class of streams)",
                         refuted_says=f"{name} and the reference differ")
     if "transitions" in wanted:
         # every stream of at most `done` events was enumerated (the last length may not be)
