@@ -1,5 +1,6 @@
 """Bounded equivalence of the seed 003 NFAs and the reference by symbolic streams
-(proofs/nfa/bounded.py, definition.py, plans.py).
+(proofs/nfa/bounded.py, definition.py, plans.py), and witnesses or proofs of death for
+the lazy NFAs' transitions (proofs/nfa/reach.py).
 
 Proved: every NFA engine on patterns with a comparison between two variables, a
 negation and an aggregate, to 8 events. Refuted, with the counterexample stream run
@@ -14,15 +15,18 @@ from __future__ import annotations
 import pytest
 import z3
 
-from kleene.conformance.differential import reference_matches
+from kleene.conformance.differential import check_engine, reference_matches
+from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.protocol import Compiled
 from kleene.engines.registry import engine
 from kleene.proofs.encode import as_z3
 from kleene.proofs.nfa import bounded
 from kleene.proofs.nfa.bounded import symbolic_equivalence, symbolic_stream
-from kleene.proofs.nfa.classes import schema_of
+from kleene.proofs.nfa.classes import schema_of, stream_classes
+from kleene.proofs.nfa.coverage import drawn_order, traced
 from kleene.proofs.nfa.definition import reference_match
-from kleene.proofs.nfa.equivalence import NFA_ENGINES
+from kleene.proofs.nfa.equivalence import NFA_ENGINES, claiming
+from kleene.proofs.nfa.reach import witness
 from kleene.proofs.results import CounterExample, Proved, Unknown
 from kleene.proofs.solver import Outcome
 from kleene.reference.errors import Unsupported
@@ -161,3 +165,59 @@ def test_the_encoded_reference_is_the_reference_on_a_concrete_stream(text, polic
     expected = reference_matches(pattern, STREAM, policy)
     assert found == expected
     assert expected or policy == "contiguous"   # the stream has matches to agree on
+
+
+# ---------------------------------------------------------------- lazy coverage (reach.py)
+
+DEAD_TAKE = "PATTERN SEQ(A a, C c) WHERE c.V > 1 AND a.V > c.V AND a.V < 0"
+
+
+def _lazy(text: str) -> dict[str, CompiledNFA]:
+    pattern = parse_operator(text)
+    return {name: drawn_order(c) for name, c in claiming(pattern).items()
+            if name != "nfa-eager" and isinstance(c, CompiledNFA)}
+
+
+def test_a_take_no_instance_can_make_is_proved_dead():
+    # by hand: a.V < 0 and a.V > c.V > 1 cannot all hold, so no instance binds a and c
+    pattern = parse_operator(DEAD_TAKE)
+    for name, c in _lazy(DEAD_TAKE).items():
+        both = (0, 2) if c.kind == "chain" else (0, frozenset({"a", "c"}))
+        takes = [witness(c, t, schema_of(pattern)) for t in c.iter_transitions()
+                 if t.variable == "c" and t.target == both and t.source != t.target]
+        assert takes, name
+        for r in takes:
+            assert isinstance(r, Proved), (name, r)
+            assert r.note == "no instance can bind its slots on any stream"
+
+
+@pytest.mark.slow   # about a minute: every transition's witness against every class stream
+@pytest.mark.parametrize("text", ["PATTERN SEQ(A a, B+ b[], C c) WHERE a.V < c.V WITHIN 5",
+                                  "PATTERN AND(A a, B b) WHERE a.V < b.V", DEAD_TAKE])
+def test_witnesses_are_taken_by_the_run_and_dead_transitions_by_no_class_stream(text):
+    pattern = parse_operator(text)
+    streams = list(stream_classes(pattern, 3))
+    for name, c in _lazy(text).items():
+        seen = set().union(*(traced(c, s) for s in streams))
+        for t in c.iter_transitions():
+            r = witness(c, t, schema_of(pattern))
+            key = (t.source, t.target, t.variable)
+            if isinstance(r, CounterExample):
+                assert key in traced(c, r.stream)
+                check_engine(engine(name), "any", pattern, r.stream)
+            elif isinstance(r, Proved):   # by Z3 or by the run's rule: no run takes it
+                assert key not in seen, (name, t, r)
+
+
+def test_a_witness_drives_what_the_short_class_streams_do_not():
+    pattern = parse_operator(COMPARED)
+    c = _lazy(COMPARED)["nfa-chain"]
+    short = set().union(*(traced(c, s) for s in stream_classes(pattern, 1)))
+    take_b = next(t for t in c.iter_transitions() if t.variable == "b")
+    assert (take_b.source, take_b.target, "b") not in short   # one event binds no pair
+    r = witness(c, take_b, schema_of(pattern))
+    assert isinstance(r, CounterExample) and len(r.stream) == 2
+    a, b = r.stream.events   # by hand: an A, then a B within 10 with a larger V
+    assert a.type == "A" and b.type == "B" and a.ts < b.ts <= a.ts + 10
+    assert isinstance(a.attrs.get("V"), int) and isinstance(b.attrs.get("V"), int)
+    assert a.attrs["V"] < b.attrs["V"]   # type: ignore[operator]

@@ -30,8 +30,9 @@ from kleene.proofs.nfa.equivalence import (
     coverage_results,
     equivalence,
 )
+from kleene.proofs.nfa.reach import step_of, witness
 from kleene.proofs.nfa.satisfiability import dead_branches, dead_variables
-from kleene.proofs.results import Check, Proved, Result, Unknown
+from kleene.proofs.results import Check, CounterExample, Proved, Result, Unknown
 from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS
 from kleene.reference.errors import Unsupported
@@ -106,38 +107,54 @@ def prove(pattern: OperatorPattern, *, schema: Schema | None = None, bound: int 
         done = k if all(isinstance(r, Proved) for r in results.values()) else \
             max((len(s) for s in streams), default=1) - 1
         for name, c in claiming(pattern).items():
-            yield from _coverage(pattern, name, c, streams, done)
+            yield from _coverage(pattern, name, c, streams, done, schema, timeout_ms)
 
 
 def _coverage(pattern: OperatorPattern, name: str, compiled: Compiled,
-              streams: list[Stream], k: int) -> Iterator[Check]:
+              streams: list[Stream], k: int, schema: Schema, timeout_ms: int
+              ) -> Iterator[Check]:
     """Engine ``name``'s transitions, each driven by a witness or not, and its coverage:
     the eager NFA's along the paths of matches, a lazy NFA's from its run traces (in the
-    order its picture draws)."""
+    order its picture draws); a lazy transition no class stream drives is asked of Z3
+    (:func:`.reach.witness`: a stream its run takes, or a proof that none does)."""
     assert isinstance(compiled, CompiledNFA)
-    if name == "nfa-eager":
-        nfa, cov = compiled, coverage(pattern, streams, compiled=compiled)
-    else:
+    lazy = name != "nfa-eager"
+    if lazy:
         nfa = drawn_order(compiled)
         cov = lazy_coverage(nfa, streams)
+    else:
+        nfa, cov = compiled, coverage(pattern, streams, compiled=compiled)
     named = transition_namer(nfa)
-    by = "match" if name == "nfa-eager" else "run"
     off = off_order(nfa)
     order = ", ".join(nfa.plans[b].shape.slots[i].var for b in range(len(nfa.plans))
                       for i in nfa.orders[b]) if off else ""
-    for t, r in coverage_results(cov, k, by=by).items():
+    dead = 0
+    for t, r in coverage_results(cov, k, by="run" if lazy else "match").items():
         label = f"{name} {named(t)}"
+        if lazy and isinstance(r, Unknown):
+            r = witness(nfa, t, schema, timeout_ms)
+            if isinstance(r, CounterExample):
+                cov.witnesses[t] = r.stream
+            dead += isinstance(r, Proved)
         if t in off and isinstance(r, Unknown):
             yield Check("transitions", label, Proved(r.claim), if_proved="info",
                         proved_says=f"{label} is off the current order {order} (bold in its "
                                     "picture): a run takes it once other frequencies "
                                     "choose another order")
             continue
+        if isinstance(r, Proved) and isinstance(step_of(nfa, t), str):
+            yield Check("transitions", label, r, if_proved="info",
+                        proved_says=f"{label} never fires by the run's rule")
+            continue
         yield Check("transitions", label, r, if_proved="problem", if_refuted="ok",
+                    proved_says=f"{label} never fires on any stream (dead)",
                     refuted_says=f"{label} is driven")
-    claim = f"every transition of {name} is driven by a stream of at most {k} events"
+    claim = f"every transition of {name} is driven or proved dead"
     along = f"; {len(off)} are off the current order" if off else ""
-    total = (Proved(claim, k) if cov.covered == len(cov.witnesses)
-             else Unknown(claim, f"{cov} by streams of at most {k} events{along}"))
+    proved = f"; {dead} proved never to fire" if dead else ""
+    total = (Proved(claim) if cov.covered + dead == len(cov.witnesses)
+             else Unknown(claim, f"{cov}{proved}, by streams of at most {k} events or "
+                                 f"Z3's{along}" if lazy else
+                          f"{cov} by streams of at most {k} events{along}"))
     yield Check("transitions", f"{name} coverage", total,
-                proved_says=f"{name}: {cov} (coverage)")
+                proved_says=f"{name}: {cov}{proved} (coverage)")
