@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import z3
 
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -171,3 +172,32 @@ def test_the_pattern_text_itself_is_proved_as_draw_and_trace_take_it(capsys) -> 
     assert (code, err) == (1, "")
     assert "problem  a can bind no event: it is in no match" in out
     assert "ok       b is satisfiable" in out
+
+
+def test_the_time_limit_stops_a_long_z3_query_with_one_line(tmp_path: Path, capsys,
+                                                            monkeypatch) -> None:
+    """Past --time-limit the run stops with the budget line (exit 2), also inside a Z3
+    query (interrupted, not waited for up to --timeout)."""
+    import time
+
+    from kleene.proofs.nfa import bounded
+
+    real = bounded.solve
+
+    def slow(constraints, timeout_ms):   # a query Z3 cannot finish: n-queens-like sums
+        xs = [z3.Int(f"q{i}") for i in range(60)]
+        hard = [z3.Distinct(*xs), *[z3.And(0 <= x, x < 60) for x in xs],
+                z3.Distinct(*[x + i for i, x in enumerate(xs)]),
+                z3.Distinct(*[x - i for i, x in enumerate(xs)]),
+                z3.Sum(*[x * x for x in xs]) == 12345]
+        return real([*constraints, *hard], timeout_ms)
+    monkeypatch.setattr(bounded, "solve", slow)
+    (tmp_path / "ab.op").write_text("PATTERN SEQ(A a, B b) WHERE a.V < b.V WITHIN 10\n")
+    start = time.monotonic()
+    code, _, err = run_cli(capsys, "prove", str(tmp_path / "ab.op"), "--check",
+                           "equivalence", "--timeout", "600", "--time-limit", "1")
+    assert code == 2
+    assert err.strip().endswith("raise it (--time-limit SECONDS) or shrink the stream or "
+                                "window")
+    assert "budget seconds=1 exceeded while proving" in err
+    assert time.monotonic() - start < 60   # not the 600 s of one query
