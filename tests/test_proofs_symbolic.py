@@ -5,7 +5,8 @@ the lazy NFAs' transitions (proofs/nfa/reach.py).
 Proved: every NFA engine on patterns with a comparison between two variables, a
 negation and an aggregate, to 8 events. Refuted, with the counterexample stream run
 through the broken engine and the reference: engines compiled for a pattern without
-the window, with ``<=`` for ``<``, without the ``NOT``, reading ``MAX`` for ``SUM``.
+the window, with ``<=`` for ``<``, without the ``NOT``, reading ``MAX`` for ``SUM`` or
+``SUM`` for ``AVG``.
 The encoding of the reference is checked against the reference itself on concrete
 streams (the reference is the oracle).
 """
@@ -105,6 +106,18 @@ def test_an_engine_reading_max_for_sum_is_refuted():
     assert isinstance(a, int | float)
     # by hand: SUM and MAX over the b events disagree against a.V
     assert len(numbers) >= 2 and (sum(numbers) > a) != (max(numbers) > a)
+
+
+def test_an_engine_reading_sum_for_avg_is_refuted():
+    text = "PATTERN SEQ(A a, B{1,3} b[]) WHERE AVG(b.V) > a.V AND MIN(b.V) >= 0 WITHIN 5"
+    r = _refuted(text, text.replace("AVG", "SUM"), 4)
+    assert r.match is not None
+    a = r.stream[r.match["a"][0]].attrs["V"]
+    numbers = [v for p in r.match["b"] if isinstance(v := r.stream[p].attrs.get("V"),
+                                                          int | float)]
+    assert isinstance(a, int | float) and len(numbers) >= 2
+    # by hand: the sum passes a.V and the mean does not (or the other way round)
+    assert (sum(numbers) > a) != (sum(numbers) / len(numbers) > a)
 
 
 def test_the_time_limit_and_z3s_unknown_name_the_length_decided(monkeypatch):
