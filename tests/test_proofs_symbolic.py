@@ -151,7 +151,8 @@ STREAM = Stream(tuple(Event(i, ts, t, {"V": v}) for i, (ts, t, v) in enumerate(
 
 @pytest.mark.parametrize("text", [COMPARED, NEGATED, SUMMED,
                                   "PATTERN AND(A a, NOT(C c), B b) WHERE c.V > b.V WITHIN 3",
-                                  "PATTERN SEQ(A{1,2} a[], OR(B b, C c)) WHERE COUNT(a) = 2"])
+                                  "PATTERN SEQ(A{1,2} a[], OR(B b, C c)) WHERE COUNT(a) = 2",
+                                  "PATTERN SEQ(A a, C c) PARTITION BY V WITHIN 10"])
 @pytest.mark.parametrize("policy", ["any", "contiguous"])
 def test_the_encoded_reference_is_the_reference_on_a_concrete_stream(text, policy):
     """Every substitution over STREAM: the encoding holds iff the reference reports it."""
