@@ -178,6 +178,23 @@ def driven(m: Match, branch: int = 0) -> set[tuple[Hashable, Hashable, str | Non
     return out
 
 
+def off_paths(compiled: Compiled) -> dict[Transition, str]:
+    """The eager NFA's skip loops that lie on no match's path (:func:`driven`), and why: a
+    path runs from a match's first event to its last, so it skips nothing in the start
+    state, nor in an accepting one that no loop leaves for a later event."""
+    transitions = list(compiled.iter_transitions())
+    loops = {t.source for t in transitions if t.source == t.target and t.variable}
+    out: dict[Transition, str] = {}
+    for t in transitions:
+        if t.variable is not None:
+            continue
+        if t.source in compiled.initial:
+            out[t] = "a match's path starts with its first event"
+        elif t.source in compiled.accepting and t.source not in loops:
+            out[t] = "a match's path ends with its last event, and no loop leaves this state"
+    return out
+
+
 def coverage(pattern: OperatorPattern, streams: Iterable[Stream], *,
              compiled: Compiled | None = None, policy: str = "any",
              reading: WindowReading = "inclusive") -> Coverage:

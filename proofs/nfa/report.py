@@ -29,6 +29,7 @@ from kleene.proofs.nfa.equivalence import (
     coverage,
     coverage_results,
     equivalence,
+    off_paths,
 )
 from kleene.proofs.nfa.reach import step_of, witness
 from kleene.proofs.nfa.satisfiability import dead_branches, dead_variables
@@ -129,6 +130,7 @@ def _coverage(pattern: OperatorPattern, name: str, compiled: Compiled,
     order = ", ".join(nfa.plans[b].shape.slots[i].var for b in range(len(nfa.plans))
                       for i in nfa.orders[b]) if off else ""
     dead = 0
+    pathless = {} if lazy else off_paths(nfa)
     for t, r in coverage_results(cov, k, by="run" if lazy else "match").items():
         label = f"{name} {named(t)}"
         if lazy and isinstance(r, Unknown):
@@ -136,6 +138,11 @@ def _coverage(pattern: OperatorPattern, name: str, compiled: Compiled,
             if isinstance(r, CounterExample):
                 cov.witnesses[t] = r.stream
             dead += isinstance(r, Proved)
+        elif t in pathless and isinstance(r, Unknown):
+            dead += 1
+            yield Check("transitions", label, Proved(r.claim), if_proved="info",
+                        proved_says=f"{label} lies on no match's path: {pathless[t]}")
+            continue
         if t in off and isinstance(r, Unknown):
             yield Check("transitions", label, Proved(r.claim), if_proved="info",
                         proved_says=f"{label} is off the current order {order} (bold in its "
@@ -151,7 +158,8 @@ def _coverage(pattern: OperatorPattern, name: str, compiled: Compiled,
                     refuted_says=f"{label} is driven")
     claim = f"every transition of {name} is driven or proved dead"
     along = f"; {len(off)} are off the current order" if off else ""
-    proved = f"; {dead} proved never to fire" if dead else ""
+    never = "proved never to fire" if lazy else "on no match's path"
+    proved = f"; {dead} {never}" if dead else ""
     total = (Proved(claim) if cov.covered + dead == len(cov.witnesses)
              else Unknown(claim, f"{cov}{proved}, by streams of at most {k} events or "
                                  f"Z3's{along}" if lazy else
