@@ -127,16 +127,27 @@ def test_the_time_limit_and_z3s_unknown_name_the_length_decided(monkeypatch):
                for x in r.values()), r
     real = bounded.solve
 
-    def gives_up_at_three(constraints, timeout_ms):
+    seeds: list[int | None] = []
+
+    def gives_up_at_three(constraints, timeout_ms, seed=None):
         constraints = list(constraints)
         if any("e2.ts" in str(c) for c in constraints):
+            seeds.append(seed)
             return Outcome("unknown", reason="timeout")
-        return real(constraints, timeout_ms)
+        return real(constraints, timeout_ms, seed)
     monkeypatch.setattr(bounded, "solve", gives_up_at_three)
     r = symbolic_equivalence(pattern, bound=8)
     assert all(isinstance(x, Unknown) and x.reason == (
         "the same matches on every stream of at most 2 events; Z3 gave up at 3 events "
         "(timeout)") for x in r.values()), r
+    assert seeds[:2] == [None, bounded.RETRY_SEED]   # asked twice, with another seed
+
+    def once_more(constraints, timeout_ms, seed=None):   # the second seed succeeds
+        return (Outcome("unknown", reason="timeout") if seed is None
+                else real(constraints, timeout_ms, seed))
+    monkeypatch.setattr(bounded, "solve", once_more)
+    r = symbolic_equivalence(pattern, bound=4)
+    assert all(isinstance(x, Proved) and x.bound == 4 for x in r.values()), r
 
 
 def test_an_iterated_sub_pattern_is_outside_the_encoding():

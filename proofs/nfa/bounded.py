@@ -13,8 +13,9 @@ A *sat* answer is a stream and a γ; it is replayed (the engine's own run and th
 reference, :func:`kleene.conformance.differential.reference_matches`): a
 difference is a :class:`CounterExample`; none, an :class:`Unknown` saying the
 encoding of the plans and the run disagree (never a silent pass). A time limit
-(``seconds``) or Z3's ``unknown`` stops with an :class:`Unknown` naming the
-largest length decided. The premise (:mod:`.plans`): a run reports exactly the
+(``seconds``) or Z3's ``unknown`` (twice: a query that gives up is asked again with
+another random seed) stops with an :class:`Unknown` naming the largest length
+decided. The premise (:mod:`.plans`): a run reports exactly the
 complete instances its plans accept, each once; duplicates are the class
 enumeration's to find.
 """
@@ -45,6 +46,8 @@ from kleene.reference.operators.pattern import OperatorPattern, positive_variabl
 
 #: The default bound of the symbolic equivalence.
 SYMBOLIC_BOUND = 8
+#: Z3's random seed for the second try of a query that gave up.
+RETRY_SEED = 7
 
 
 def symbolic_stream(pattern: OperatorPattern, schema: Schema, n: int,
@@ -90,8 +93,10 @@ def symbolic_equivalence(pattern: OperatorPattern, *,
                 out[name] = Unknown(claims[name], f"{done}stopped after {seconds:g} s at "
                                                   f"{n} events")
                 continue
-            got = solve([*s.constraints, as_z3(expected[policy]) != as_z3(nfa_accepts(c, s))],
-                        timeout_ms)
+            query = [*s.constraints, as_z3(expected[policy]) != as_z3(nfa_accepts(c, s))]
+            got = solve(query, timeout_ms)
+            if got.status == "unknown":   # Z3's string search times out at random: once more
+                got = solve(query, timeout_ms, seed=RETRY_SEED)
             if got.status == "unknown":
                 out[name] = Unknown(claims[name], f"{done}Z3 gave up at {n} events "
                                                   f"({got.reason})")
