@@ -4,14 +4,19 @@
 from __future__ import annotations
 
 import argparse
+import ctypes
 import functools
 import json
 import sys
-from collections.abc import Iterable
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import TextIO, cast
 
+import z3
+
 from kleene.cli.common import Commands, _time_unit, non_negative, pattern_text, positive_number
-from kleene.cli.watchdog import limits
+from kleene.cli.watchdog import PERIOD, limits
 from kleene.data.loaders import FORMATS, load_events
 from kleene.proofs.nfa.equivalence import BOUND as NFA_BOUND
 from kleene.proofs.reports import AUTOMATON_ONLY, ProofOptions, ProofReport
@@ -143,8 +148,40 @@ def run(args: argparse.Namespace) -> int:
     options = ProofOptions(sorts=list(args.sort), events=events, time_unit=args.time_unit,
                            no_missing=args.no_missing, bound=args.bound,
                            timeout=args.timeout)
-    with limits(args.time_limit, None, f"proving {args.pattern}"):
-        return _report(args, report.run(query, options, wanted))
+    with limits(args.time_limit, None, f"proving {args.pattern}"), \
+            _z3_interrupted(args.time_limit):
+        try:
+            return _report(args, report.run(query, options, wanted))
+        except ctypes.ArgumentError as err:
+            # the watchdog's interruption, raised while ctypes converted an argument of a
+            # Z3 call, comes wrapped: unwrap it for ``limits``
+            if "KeyboardInterrupt" in str(err):
+                raise KeyboardInterrupt from err
+            raise
+
+
+@contextmanager
+def _z3_interrupted(seconds: float | None) -> Iterator[None]:
+    """Past ``seconds``, interrupt Z3's query in progress (and any later one) every
+    :data:`~kleene.cli.watchdog.PERIOD`: Python's interruption (``limits``) waits for
+    the query to return, which takes up to ``--timeout``."""
+    if seconds is None:
+        yield
+        return
+    done = threading.Event()
+
+    def watch() -> None:
+        if done.wait(seconds):
+            return
+        while not done.wait(PERIOD):
+            z3.main_ctx().interrupt()
+
+    threading.Thread(target=watch, name="kleene-z3-limit", daemon=True).start()
+    try:
+        z3.main_ctx()   # made here, not first in the watcher's thread
+        yield
+    finally:
+        done.set()
 
 
 def _report(args: argparse.Namespace, found: Iterable[Check]) -> int:

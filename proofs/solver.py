@@ -26,10 +26,14 @@ class Outcome:
     reason: str = ""
 
 
-def solve(constraints: Iterable[Lit], timeout_ms: int = TIMEOUT_MS) -> Outcome:
-    """Check ``constraints`` with a time limit; a model when satisfiable."""
+def solve(constraints: Iterable[Lit], timeout_ms: int = TIMEOUT_MS,
+          seed: int | None = None) -> Outcome:
+    """Check ``constraints`` with a time limit; a model when satisfiable. ``seed``: Z3's
+    random seed (another seed is another search: a query that timed out may not)."""
     solver = z3.Solver()
     solver.set("timeout", timeout_ms)
+    if seed is not None:
+        solver.set("random_seed", seed)
     solver.add(*[as_z3(c) for c in constraints])
     status = solver.check()
     if status == z3.sat:

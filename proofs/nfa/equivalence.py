@@ -59,7 +59,7 @@ def claiming(pattern: OperatorPattern, policy: str = "any",
     return out
 
 
-def _difference(got: Sequence[Match], expected: set[Match]) -> tuple[Match | None, str]:
+def difference(got: Sequence[Match], expected: set[Match]) -> tuple[Match | None, str]:
     missing, extra = expected - set(got), set(got) - expected
     twice = [m for m, k in Counter(got).items() if k > 1]
     if missing:
@@ -115,7 +115,7 @@ def equivalence(pattern: OperatorPattern, *, compiled: dict[str, Compiled] | Non
                     continue
                 if p not in expected:
                     expected[p] = reference_matches(pattern, s, p, reading=reading)
-                match, note = _difference(list(c.run(s)), expected[p])
+                match, note = difference(list(c.run(s)), expected[p])
                 if note:
                     found[name] = CounterExample(claims_of[name], s, match, note)
             if len(found) + len(twin) == len(engines):   # every engine refuted
@@ -175,6 +175,23 @@ def driven(m: Match, branch: int = 0) -> set[tuple[Hashable, Hashable, str | Non
         v = next(v for q, v in order if q == p)
         bound = bound | {v}
         out.add((here, (branch, bound), v))
+    return out
+
+
+def off_paths(compiled: Compiled) -> dict[Transition, str]:
+    """The eager NFA's skip loops that lie on no match's path (:func:`driven`), and why: a
+    path runs from a match's first event to its last, so it skips nothing in the start
+    state, nor in an accepting one that no loop leaves for a later event."""
+    transitions = list(compiled.iter_transitions())
+    loops = {t.source for t in transitions if t.source == t.target and t.variable}
+    out: dict[Transition, str] = {}
+    for t in transitions:
+        if t.variable is not None:
+            continue
+        if t.source in compiled.initial:
+            out[t] = "a match's path starts with its first event"
+        elif t.source in compiled.accepting and t.source not in loops:
+            out[t] = "a match's path ends with its last event, and no loop leaves this state"
     return out
 
 
