@@ -49,15 +49,14 @@ from dataclasses import dataclass, field
 
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Limitation, Transition
-from kleene.engines.srt.automaton import SRT, Edge, Guard, Held, Registers, compile_guard
-from kleene.engines.srt.marks import ROOT, Marks, expand, reported, union
-from kleene.engines.srt.partition import stream_order
+from kleene.engines.srt.automaton import SRT, Edge, Guard, Registers, compile_guard
+from kleene.engines.srt.lazy_pass import passes
+from kleene.engines.srt.skip import skipping
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, Condition, conjunction, rename
 from kleene.reference.conditions import Not as NotCondition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.policies import part_of
 from kleene.reference.sremo.expressions import reads
 
 #: The cap on the DSRT states one compiled query builds (over all its runs).
@@ -85,6 +84,10 @@ class Table:
     atoms: tuple[Guard, ...]
     #: each atom's condition (``None``: a clock, not a condition, as in the SRT's pictures)
     shown: tuple[Condition | None, ...]
+    #: the atoms false on every idle element (guards of non-``TRUE`` transitions)
+    quiet: tuple[bool, ...]
+    #: whether every other atom is a clock
+    clocks_only: bool
     #: per member, per SRT edge: (edge, atoms that must hold, atoms that must not)
     tests: tuple[tuple[tuple[Edge, tuple[int, ...], tuple[int, ...]], ...], ...]
     moves: dict[tuple[bool, ...], tuple[Out, Out]] = field(default_factory=dict)
@@ -107,6 +110,41 @@ class LazyDSRT(Pictured):
     def __post_init__(self) -> None:
         self.registers = self.srt.registers()
         self.start = self.state(frozenset({(self.srt.start, (0,) * len(self.registers))}))
+        relevant, moves = skipping(self.srt, {r: i for i, r in enumerate(self.registers)})
+        if relevant is not None and self.policy == "stream" and moves[self.srt.start]:
+            relevant = None      # the fresh run lives on an idle element: read them all
+        self._relevant = None if relevant is None else \
+            [compile_guard(c, {}) for c in relevant]
+
+    def atoms(self, sid: int) -> tuple[Guard, ...]:
+        """The atomic tests of state ``sid``, in the order of its minterms' bits."""
+        return self.tables[sid].atoms
+
+    def finals(self, sid: int) -> bool:
+        """Whether state ``sid`` holds a final member (accepts, policy ``literal``)."""
+        return any(q in self.srt.finals for q, _ in self.tables[sid].members)
+
+    def idle(self, u: Event) -> bool:
+        """Whether ``u`` satisfies none of the guards' head-only conjuncts
+        (:func:`~kleene.engines.srt.skip.skipping`), so that only unmarked ``TRUE``
+        transitions that write nothing fire on it (never, when those carry marks or
+        writes, or when the fresh run has one)."""
+        relevant = self._relevant
+        return relevant is not None and not any(test(u, ()) for test in relevant)
+
+    def idle_bits(self, sid: int, regs: Registers, u: Event) -> tuple[bool, ...] | None:
+        """The minterm of a configuration ``(sid, regs)`` on the idle element ``u``: its
+        quiet atoms false, its clocks tested (``None`` when another atom is live: an
+        ``unless`` test, not monotone in the timestamps)."""
+        t = self.tables[sid]
+        if not t.clocks_only:
+            return None
+        return tuple(False if q else a(u, regs) for q, a in zip(t.quiet, t.atoms, strict=True))
+
+    def unchanged(self, sid: int, bits: tuple[bool, ...]) -> bool:
+        """Whether the minterm ``bits`` leaves a configuration of state ``sid`` as it is."""
+        (marked, _, _), (target, keep, _) = self.move(sid, bits)
+        return marked < 0 and target == sid and keep == tuple(range(1, self.tables[sid].slots))
 
     # ------------------------------------------------------------ the automaton
 
@@ -160,6 +198,8 @@ class LazyDSRT(Pictured):
         compiled: list[Guard] = []
         shown: list[Condition | None] = []
 
+        quiet: set[int] = set()
+
         def atom(key: tuple[object, ...], make: Guard, c: Condition | None = None) -> int:
             if key not in atoms:
                 atoms[key] = len(compiled)
@@ -177,6 +217,7 @@ class LazyDSRT(Pictured):
                 if e.guard != TRUE:
                     c = self._renamed(e.guard, names)
                     yes.append(atom(("g", c), self._guard(c), c))
+                    quiet.add(yes[-1])
                 for u in e.unless:
                     c = self._renamed(u, names)
                     no.append(atom(("g", c), self._guard(c), c))
@@ -186,7 +227,10 @@ class LazyDSRT(Pictured):
                                     _clock(x, clock.bound, clock.inside)))
                 per.append((e, tuple(yes), tuple(no)))
             tests.append(tuple(per))
-        return Table(members, width, tuple(compiled), tuple(shown), tuple(tests))
+        return Table(members, width, tuple(compiled), tuple(shown),
+                     tuple(i in quiet for i in range(len(compiled))),
+                     all(i in quiet or shown[i] is None for i in range(len(compiled))),
+                     tuple(tests))
 
     @staticmethod
     def _renamed(c: Condition, names: dict[str, str]) -> Condition:
@@ -229,97 +273,10 @@ class LazyDSRT(Pictured):
 
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
-        """The matches over ``events`` (one :class:`Pass`; under ``PARTITION BY by`` one
-        per part, :func:`~kleene.reference.policies.part_of`, each element sent to its
-        part's pass as it arrives: the DSRT is shared, its runs are the part's own)."""
-        c, by = Counters() if counters is None else counters, self.by
-        passes: dict[object, Pass] = {}
-        one = None if by else Pass(self, c, budget)
-        try:
-            for u in events:
-                if one is None:
-                    key = part_of(u, by)
-                    p = passes.get(key)
-                    if p is None:
-                        p = passes[key] = Pass(self, c, budget)
-                else:
-                    p = one
-                found = p.step(u)
-                if found:
-                    yield from found
-            ends: set[Match] = set()
-            for p in passes.values() if one is None else (one,):
-                ends.update(p.finish())
-            yield from sorted(ends, key=stream_order)
-        finally:
-            for p in passes.values() if one is None else (one,):
-                p.flush()
-
-
-class Pass:
-    """One pass of a :class:`LazyDSRT` over a stream (or one part of it): its
-    configurations, each holding the sets of marks that reached it (:class:`Marks`)."""
-
-    def __init__(self, d: LazyDSRT, counters: Counters, budget: Budget | None) -> None:
-        self.d, self.counters, self.budget = d, counters, budget
-        self.streaming = d.policy == "stream"
-        self.start = (d.start, (None,))
-        self.runs: dict[tuple[int, Registers], Marks] = {} if self.streaming \
-            else {self.start: ROOT}
-        self.read = self.evaluations = self.created = self.peak = 0
-
-    def step(self, u: Event) -> list[Match]:
-        """Read ``u``: every configuration's transition on its minterm, both outputs; the
-        matches reported (policy ``stream``)."""
-        d, runs = self.d, self.runs
-        self.read += 1
-        if self.streaming:                     # the ⊤* prefix: a fresh run at every element
-            held = runs.get(self.start)
-            runs[self.start] = ROOT if held is None else union([held, ROOT])
-        element = Held(u)
-        tables = d.tables
-        nxt: dict[tuple[int, Registers], Marks] = {}
-        reports: list[Marks] = []
-        for (sid, regs), marks in runs.items():
-            atoms = tables[sid].atoms
-            self.evaluations += len(atoms)
-            outs = d.move(sid, tuple(a(u, regs) for a in atoms))
-            extended = regs + (element,)
-            for mark, (target, keep, report) in zip((True, False), outs, strict=True):
-                if target < 0:
-                    continue
-                m = Marks(u.position, (marks,)) if mark else marks
-                key = (target, (None, *(extended[i] for i in keep)))
-                before = nxt.get(key)
-                nxt[key] = m if before is None else union([before, m])
-                if report and self.streaming:
-                    reports.append(m)
-        self.runs = nxt
-        self.created += len(nxt)
-        self.peak = max(self.peak, len(nxt))
-        return reported(reports, self.budget) if reports else []
-
-    def finish(self) -> list[Match]:
-        """End of the stream: policy ``literal`` reports the marks of every configuration
-        in a final state (the empty match too)."""
-        if self.streaming:
-            return []
-        finals = self.d.srt.finals
-        memo: dict[int, set[tuple[int, ...]]] = {}
-        found: set[tuple[int, ...]] = set()
-        for (sid, _), marks in self.runs.items():
-            if any(q in finals for q, _ in self.d.tables[sid].members):
-                found |= expand(marks, memo, self.budget)
-        return [Match.marked(m) if m else Match.of({}) for m in sorted(found)]
-
-    def flush(self) -> None:
-        """Write this pass's counts into the counters."""
-        c = self.counters
-        c.events_read += self.read
-        c.predicate_evaluations += self.evaluations
-        c.instances_created += self.created
-        c.observe_active(self.peak)
-        self.read = self.evaluations = self.created = self.peak = 0
+        """The matches over ``events`` (:func:`~kleene.engines.srt.lazy_pass.passes`: one
+        pass, or one per part under ``PARTITION BY``)."""
+        return passes(self, events, Counters() if counters is None else counters, budget,
+                      self.by)
 
 
 def _clock(slot: int, bound: int | float, inside: bool) -> Guard:
