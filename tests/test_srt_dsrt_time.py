@@ -18,12 +18,14 @@ from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 from kleene.engines.protocol import Limitation, Query
 from kleene.engines.registry import engine
+from kleene.engines.srt import lazy_pass
 from kleene.engines.srt.lazy_dsrt import LazyDSRT
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
 from kleene.reference.sremo import parse_sremo
 from kleene.reference.sremo.expressions import Partition
 from kleene.reference.sremo.wayeb import read_sre
+from tests.helpers import columnar
 
 STREAMS = streams(min_size=1, max_size=6)
 
@@ -58,6 +60,26 @@ def test_dsrt_equals_the_reference_on_skip_till_any_under_time_windows(e, s, rea
     """The shape of every Wayeb query: marked atoms joined by skip-till-any gaps, a
     register written by one and read by a later one, a time window."""
     _check(e, s, "stream", reading)
+
+
+@given(e=st.one_of(gapped_sremo_expressions(), sremo_expressions(max_depth=2,
+                                                                time_windows=True)),
+       s=streams(min_size=1, max_size=8), policy=st.sampled_from(("stream", "literal")))
+def test_dsrt_equals_the_reference_over_columns(e, s, policy):
+    """Over a loaded stream's columns (lazy_pass.over_columns: the idle rows found by
+    Arrow's kernels, read a stretch at a time by their timestamps), on any stream size."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lazy_pass, "SMALL", 0)
+        expected = reference_or_reject(e, s, policy, steps=40_000)
+        try:
+            compiled = engine("dsrt").compile(Query.of(e, policy=policy,
+                                                       time_unit=s.time_unit))
+        except Unsupported as err:
+            assert "Alg. 7" in str(err) or "cap" in str(err), err
+            reject()
+        got = list(compiled.run(columnar(s)))
+    assert_same_matches(engine("dsrt"), pattern=e, stream=s, got=got, expected=expected,
+                        policy=policy)
 
 
 @given(e=sremo_expressions(max_depth=2, time_windows=True), s=STREAMS,

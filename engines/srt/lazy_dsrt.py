@@ -88,6 +88,8 @@ class Table:
     quiet: tuple[bool, ...]
     #: whether every other atom is a clock
     clocks_only: bool
+    #: the clock atoms: (atom, slot, bound, inside)
+    clocks: tuple[tuple[int, int, int | float, bool], ...]
     #: per member, per SRT edge: (edge, atoms that must hold, atoms that must not)
     tests: tuple[tuple[tuple[Edge, tuple[int, ...], tuple[int, ...]], ...], ...]
     moves: dict[tuple[bool, ...], tuple[Out, Out]] = field(default_factory=dict)
@@ -113,6 +115,8 @@ class LazyDSRT(Pictured):
         relevant, moves = skipping(self.srt, {r: i for i, r in enumerate(self.registers)})
         if relevant is not None and self.policy == "stream" and moves[self.srt.start]:
             relevant = None      # the fresh run lives on an idle element: read them all
+        #: one of these head-only conditions holds on every element that is not idle
+        self.relevant = relevant
         self._relevant = None if relevant is None else \
             [compile_guard(c, {}) for c in relevant]
 
@@ -132,14 +136,19 @@ class LazyDSRT(Pictured):
         relevant = self._relevant
         return relevant is not None and not any(test(u, ()) for test in relevant)
 
-    def idle_bits(self, sid: int, regs: Registers, u: Event) -> tuple[bool, ...] | None:
-        """The minterm of a configuration ``(sid, regs)`` on the idle element ``u``: its
-        quiet atoms false, its clocks tested (``None`` when another atom is live: an
+    def idle_bits(self, sid: int, regs: Registers, ts: int | float
+                  ) -> tuple[bool, ...] | None:
+        """The minterm of a configuration ``(sid, regs)`` on an idle element at time ``ts``:
+        its quiet atoms false, its clocks tested (``None`` when another atom is live: an
         ``unless`` test, not monotone in the timestamps)."""
         t = self.tables[sid]
         if not t.clocks_only:
             return None
-        return tuple(False if q else a(u, regs) for q, a in zip(t.quiet, t.atoms, strict=True))
+        bits = [False] * len(t.atoms)
+        for i, slot, bound, inside in t.clocks:
+            held = regs[slot]
+            bits[i] = held is not None and (ts - held.event.ts <= bound) == inside
+        return tuple(bits)
 
     def unchanged(self, sid: int, bits: tuple[bool, ...]) -> bool:
         """Whether the minterm ``bits`` leaves a configuration of state ``sid`` as it is."""
@@ -199,6 +208,7 @@ class LazyDSRT(Pictured):
         shown: list[Condition | None] = []
 
         quiet: set[int] = set()
+        clocks: dict[int, tuple[int, int, int | float, bool]] = {}
 
         def atom(key: tuple[object, ...], make: Guard, c: Condition | None = None) -> int:
             if key not in atoms:
@@ -225,12 +235,13 @@ class LazyDSRT(Pictured):
                     x = slots[self.registers.index(clock.register)]
                     yes.append(atom(("k", x, clock.bound, clock.inside),
                                     _clock(x, clock.bound, clock.inside)))
+                    clocks[yes[-1]] = (yes[-1], x, clock.bound, clock.inside)
                 per.append((e, tuple(yes), tuple(no)))
             tests.append(tuple(per))
         return Table(members, width, tuple(compiled), tuple(shown),
                      tuple(i in quiet for i in range(len(compiled))),
                      all(i in quiet or shown[i] is None for i in range(len(compiled))),
-                     tuple(tests))
+                     tuple(clocks.values()), tuple(tests))
 
     @staticmethod
     def _renamed(c: Condition, names: dict[str, str]) -> Condition:

@@ -5,14 +5,18 @@ of Thm 41 / Alg. 7, :mod:`kleene.engines.srt.lazy_dsrt`), and one per part of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Protocol
 
+from kleene.data.columnar import Columns
+from kleene.data.source import columns_of_source
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.automaton import Guard, Held, Registers
+from kleene.engines.srt.columns import SMALL, candidates
 from kleene.engines.srt.marks import ROOT, Marks, expand, reported, union
 from kleene.engines.srt.partition import stream_order
 from kleene.reference.budget import Budget
+from kleene.reference.conditions import Condition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.policies import part_of
@@ -31,9 +35,13 @@ class Automaton(Protocol):
 
     def finals(self, sid: int) -> bool: ...
 
+    @property
+    def relevant(self) -> list[Condition] | None: ...
+
     def idle(self, u: Event) -> bool: ...
 
-    def idle_bits(self, sid: int, regs: Registers, u: Event) -> tuple[bool, ...] | None: ...
+    def idle_bits(self, sid: int, regs: Registers, ts: int | float
+                  ) -> tuple[bool, ...] | None: ...
 
     def unchanged(self, sid: int, bits: tuple[bool, ...]) -> bool: ...
 
@@ -44,6 +52,10 @@ def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | 
            by: tuple[str, ...]) -> Iterator[Match]:
     """The matches of ``d`` over ``events``: one :class:`Pass`, or under ``PARTITION BY
     by`` one per part (:func:`~kleene.reference.policies.part_of`)."""
+    columns = columns_of_source(events)
+    if not by and d.relevant is not None and columns is not None and len(columns) >= SMALL:
+        yield from over_columns(d, columns, Pass(d, c, budget))
+        return
     parts: dict[object, Pass] = {}
     one = None if by else Pass(d, c, budget)
     try:
@@ -67,6 +79,45 @@ def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | 
             p.flush()
 
 
+def over_columns(d: Automaton, columns: Columns, p: Pass) -> Iterator[Match]:
+    """``p`` over the columns of a loaded stream: the rows that are not idle found with
+    Arrow's kernels (:func:`~kleene.engines.srt.columns.candidates`), events built for
+    those only; each stretch of idle rows between them read at once by its timestamps
+    (:meth:`Pass.stretch`), skipped when no configuration is alive (the fresh run dies on
+    an idle row). The same transitions as event by event (tests/test_srt_dsrt_time.py)."""
+    assert d.relevant is not None
+    rows, _ = candidates(columns, d.relevant)
+    stamps = columns.ts.to_pylist()
+    read, _ = columns.reader(rows)
+    previous = 0
+    try:
+        for i, r in enumerate(rows.tolist()):
+            if r > previous:
+                p.read += r - previous
+                p.skipped += r - previous
+                if p.runs:
+                    p.stretch(stamps[previous:r], _rows(columns, previous))
+            p.read += 1
+            found = p.read_one(read(i))
+            if found:
+                yield from found
+            previous = r + 1
+        n = len(stamps)
+        if previous < n:
+            p.read += n - previous
+            p.skipped += n - previous
+            if p.runs and not p.streaming:
+                p.stretch(stamps[previous:], _rows(columns, previous))
+        yield from p.finish()
+    finally:
+        p.flush()
+
+
+def _rows(columns: Columns, base: int) -> Callable[[int], Event]:
+    """``event(i)``: the event of row ``base + i`` (position kept)."""
+    return lambda i: columns.slice(base + i, base + i + 1).events(offset=base + i)[0]
+
+
 class Pass:
     """One pass of a :class:`~kleene.engines.srt.lazy_dsrt.LazyDSRT` over a stream (or one
     part of it): its configurations, each holding the sets of marks that reached it
@@ -75,10 +126,11 @@ class Pass:
     Idle elements (:meth:`Automaton.idle`: no guard but ``TRUE`` can fire on them, and
     the fresh run dies on them) are not read one by one: a stretch of them is kept and
     read once it ends. A configuration whose state's only live tests on such elements are
-    clocks (each monotone in the timestamps) takes one minterm on a prefix of the stretch,
-    found by bisection; if that minterm leaves it unchanged, so does the prefix. From the
-    first element after it (from the first, otherwise) it is stepped element by element
-    until it dies or the stretch ends. Exact: the same transitions fire."""
+    clocks (each monotone in the timestamps) takes one minterm on a prefix of what is left
+    of the stretch, found by bisection; if that minterm leaves it unchanged, so does the
+    prefix, else it takes the minterm's transition on one element (by its timestamp); a
+    configuration with other live tests (``unless``) is stepped on the element itself.
+    Until it dies or the stretch ends. Exact: the same transitions fire."""
 
     def __init__(self, d: Automaton, counters: Counters, budget: Budget | None) -> None:
         self.d, self.counters, self.budget = d, counters, budget
@@ -98,8 +150,18 @@ class Pass:
             if self.runs:
                 self.pending.append(u)
             return []
+        self._kept()
+        return self.read_one(u)
+
+    def _kept(self) -> None:
+        """Read the kept stretch of idle elements, if any."""
         if self.pending:
-            self._stretch()
+            pending = self.pending
+            self.stretch([u.ts for u in pending], pending.__getitem__)
+            self.pending = []
+
+    def read_one(self, u: Event) -> list[Match]:
+        """Read the element ``u``, not idle, every idle element before it read."""
         runs = self.runs
         if self.streaming:                     # the ⊤* prefix: a fresh run at every element
             held = runs.get(self.start)
@@ -133,50 +195,50 @@ class Pass:
                     reports.append(m)
         return reports
 
-    def _stretch(self) -> None:
-        """Read the kept stretch of idle elements (class docstring); nothing reports on
-        them (their only transitions are unmarked)."""
-        d, pending = self.d, self.pending
-        first = pending[0]
+    def stretch(self, stamps: Sequence[int | float], event: Callable[[int], Event]) -> None:
+        """Read a stretch of idle elements (class docstring): their timestamps, and
+        ``event(i)`` the ``i``-th of them (built only where a configuration is stepped
+        through it). Nothing reports on them (their only transitions are unmarked)."""
+        d, n = self.d, len(stamps)
         nxt: dict[tuple[int, Registers], Marks] = {}
-        for config, marks in self.runs.items():
+        work = [(0, config, marks) for config, marks in self.runs.items()]
+        while work:
+            i, config, marks = work.pop()
+            if i == n:
+                before = nxt.get(config)
+                nxt[config] = marks if before is None else union([before, marks])
+                continue
             sid, regs = config
-            lo = 0            # the first element that may change it
-            bits = d.idle_bits(sid, regs, first)
+            bits = d.idle_bits(sid, regs, stamps[i])
             if bits is not None and d.unchanged(sid, bits):
-                # each clock is monotone over the stretch, so the elements whose minterm
-                # is the first's are a prefix of it: bisect for its end
-                lo, hi = 1, len(pending)
+                # each clock is monotone over the stretch, so the elements from i whose
+                # minterm is this one are a prefix of the rest: bisect for its end
+                lo, hi = i + 1, n
                 while lo < hi:
                     mid = (lo + hi) // 2
-                    if d.idle_bits(sid, regs, pending[mid]) == bits:
+                    if d.idle_bits(sid, regs, stamps[mid]) == bits:
                         lo = mid + 1
                     else:
                         hi = mid
-                if lo == len(pending):
-                    before = nxt.get(config)
-                    nxt[config] = marks if before is None else union([before, marks])
-                    continue
-            alone: dict[tuple[int, Registers], Marks] = {config: marks}
-            for u in pending[lo:]:
-                after: dict[tuple[int, Registers], Marks] = {}
-                self._advance(u, alone.items(), after)
-                alone = after
-                if not alone:
-                    break
-            for key, m in alone.items():
-                before = nxt.get(key)
-                nxt[key] = m if before is None else union([before, m])
+                work.append((lo, config, marks))
+                continue
+            if bits is not None:       # decided on clocks: only unmarked, no writes
+                self.evaluations += len(bits)
+                target, keep, _ = d.move(sid, bits)[1]
+                if target >= 0:
+                    work.append((i + 1, (target, (None, *(regs[k] for k in keep))), marks))
+                continue
+            after: dict[tuple[int, Registers], Marks] = {}
+            self._advance(event(i), ((config, marks),), after)
+            work.extend((i + 1, key, m) for key, m in after.items())
         self.runs = nxt
-        self.pending = []
 
     def finish(self) -> list[Match]:
         """End of the stream: policy ``literal`` reports the marks of every configuration
         in a final state (the empty match too)."""
         if self.streaming:
             return []
-        if self.pending:
-            self._stretch()
+        self._kept()
         memo: dict[int, set[tuple[int, ...]]] = {}
         found: set[tuple[int, ...]] = set()
         for (sid, _), marks in self.runs.items():
