@@ -66,9 +66,10 @@ MAX_STATES = 20_000
 Member = tuple[int, tuple[int, ...]]
 State = frozenset[Member]
 #: One output of a transition: the target state's id (-1: none), how to build its
-#: registers from the old ones and the element (indices into ``regs + (element,)``),
-#: and whether it reports (a marked successor holding a final member).
-Out = tuple[int, tuple[int, ...], bool]
+#: registers from the old ones and the element (indices into ``regs + (element,)``;
+#: ``None``: the old ones as they are), and whether it reports (a marked successor
+#: holding a final member).
+Out = tuple[int, tuple[int, ...] | None, bool]
 
 
 def _slot(i: int) -> str:
@@ -153,7 +154,7 @@ class LazyDSRT(Pictured):
     def unchanged(self, sid: int, bits: tuple[bool, ...]) -> bool:
         """Whether the minterm ``bits`` leaves a configuration of state ``sid`` as it is."""
         (marked, _, _), (target, keep, _) = self.move(sid, bits)
-        return marked < 0 and target == sid and keep == tuple(range(1, self.tables[sid].slots))
+        return marked < 0 and target == sid and keep is None
 
     # ------------------------------------------------------------ the automaton
 
@@ -267,18 +268,19 @@ class LazyDSRT(Pictured):
                     after = tuple(new if r in e.writes else x
                                   for r, x in zip(self.registers, slots, strict=True))
                     reached[0 if e.mark else 1].add((e.target, after))
-        outs = (self._out(reached[0], True), self._out(reached[1], False))
+        outs = (self._out(reached[0], True, new), self._out(reached[1], False, new))
         t.moves[bits] = outs
         return outs
 
-    def _out(self, reached: set[Member], marked: bool) -> Out:
+    def _out(self, reached: set[Member], marked: bool, width: int) -> Out:
         if not reached:
-            return (-1, (), False)
+            return (-1, None, False)
         used = sorted({x for _, slots in reached for x in slots if x})
         renumber = {x: i + 1 for i, x in enumerate(used)}
         s = frozenset((q, tuple(renumber.get(x, 0) for x in slots)) for q, slots in reached)
         report = marked and any(q in self.srt.finals for q, _ in reached)
-        return (self.state(s), tuple(used), report)
+        same = used == list(range(1, width))   # the registers as they are
+        return (self.state(s), None if same else tuple(used), report)
 
     # ------------------------------------------------------------ the run
 

@@ -22,7 +22,7 @@ from kleene.reference.match import Match
 from kleene.reference.policies import part_of
 
 #: One output of a DSRT transition (:data:`kleene.engines.srt.lazy_dsrt.Out`).
-Out = tuple[int, tuple[int, ...], bool]
+Out = tuple[int, tuple[int, ...] | None, bool]
 
 
 class Automaton(Protocol):
@@ -183,16 +183,20 @@ class Pass:
             atoms = d.atoms(sid)
             self.evaluations += len(atoms)
             outs = d.move(sid, tuple(a(u, regs) for a in atoms))
-            extended = regs + (element,)
-            for mark, (target, keep, report) in zip((True, False), outs, strict=True):
-                if target < 0:
-                    continue
-                m = Marks(u.position, (marks,)) if mark else marks
-                key = (target, (None, *(extended[i] for i in keep)))
+            (target, keep, report), (after, kept, _) = outs
+            if target >= 0:
+                m = Marks(u.position, (marks,))
+                key = (target, regs if keep is None
+                       else (None, *((regs + (element,))[i] for i in keep)))
                 before = nxt.get(key)
                 nxt[key] = m if before is None else union([before, m])
                 if report:
                     reports.append(m)
+            if after >= 0:
+                key = (after, regs if kept is None
+                       else (None, *((regs + (element,))[i] for i in kept)))
+                before = nxt.get(key)
+                nxt[key] = marks if before is None else union([before, marks])
         return reports
 
     def stretch(self, stamps: Sequence[int | float], event: Callable[[int], Event]) -> None:
@@ -226,7 +230,8 @@ class Pass:
                 self.evaluations += len(bits)
                 target, keep, _ = d.move(sid, bits)[1]
                 if target >= 0:
-                    work.append((i + 1, (target, (None, *(regs[k] for k in keep))), marks))
+                    work.append((i + 1, (target, regs if keep is None
+                                         else (None, *(regs[k] for k in keep))), marks))
                 continue
             after: dict[tuple[int, Registers], Marks] = {}
             self._advance(event(i), ((config, marks),), after)
