@@ -171,7 +171,8 @@ def table(s: Stream, settings: Settings, paths: list[Path]) -> Table:
                    "per output, built as the stream reaches its states, engines/srt/"
                    "lazy_dsrt.py) and finds srt's matches (checked); 'DSRT built': its states "
                    "and minterms on this stream; dsrt/srt: the ratio of their throughputs "
-                   "(srt over columns, dsrt event by event); the output-agnostic DSRT is "
+                   "(both over columns; under {partitionBy} dsrt reads event by event); "
+                   "the output-agnostic DSRT is "
                    f"built at [1..{DSRT_COUNT_WINDOW}] with register copies (Algs. 3-7), "
                    f"capped at {DSRT_CAP} states (st: states, mt: minterms = transitions)")
     return t

@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Limitation, Transition
-from kleene.engines.srt.automaton import SRT, Edge, Guard, Registers, compile_guard
-from kleene.engines.srt.lazy_pass import passes
+from kleene.engines.srt.automaton import SRT, Guard, Registers, compile_guard
+from kleene.engines.srt.lazy_pass import Table, passes
 from kleene.engines.srt.skip import skipping
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, Condition, conjunction, rename
@@ -77,26 +77,6 @@ def _slot(i: int) -> str:
 
 
 @dataclass
-class Table:
-    """What one DSRT state tests and where each minterm leads (built on first need)."""
-
-    members: tuple[Member, ...]
-    slots: int                                   # DSRT registers (slot 0 is ♯)
-    atoms: tuple[Guard, ...]
-    #: each atom's condition (``None``: a clock, not a condition, as in the SRT's pictures)
-    shown: tuple[Condition | None, ...]
-    #: the atoms false on every idle element (guards of non-``TRUE`` transitions)
-    quiet: tuple[bool, ...]
-    #: whether every other atom is a clock
-    clocks_only: bool
-    #: the clock atoms: (atom, slot, bound, inside)
-    clocks: tuple[tuple[int, int, int | float, bool], ...]
-    #: per member, per SRT edge: (edge, atoms that must hold, atoms that must not)
-    tests: tuple[tuple[tuple[Edge, tuple[int, ...], tuple[int, ...]], ...], ...]
-    moves: dict[tuple[bool, ...], tuple[Out, Out]] = field(default_factory=dict)
-
-
-@dataclass
 class LazyDSRT(Pictured):
     """The marked DSRT of an SRT (module docstring), determinized as runs reach its
     states. ``srt`` is trimmed for ``policy`` (:func:`~kleene.engines.srt.run.reporting`)."""
@@ -120,10 +100,6 @@ class LazyDSRT(Pictured):
         self.relevant = relevant
         self._relevant = None if relevant is None else \
             [compile_guard(c, {}) for c in relevant]
-
-    def atoms(self, sid: int) -> tuple[Guard, ...]:
-        """The atomic tests of state ``sid``, in the order of its minterms' bits."""
-        return self.tables[sid].atoms
 
     def finals(self, sid: int) -> bool:
         """Whether state ``sid`` holds a final member (accepts, policy ``literal``)."""

@@ -6,12 +6,13 @@ of Thm 41 / Alg. 7, :mod:`kleene.engines.srt.lazy_dsrt`), and one per part of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from kleene.data.columnar import Columns
 from kleene.data.source import columns_of_source
 from kleene.engines.protocol import Counters
-from kleene.engines.srt.automaton import Guard, Held, Registers
+from kleene.engines.srt.automaton import Edge, Guard, Held, Registers
 from kleene.engines.srt.columns import SMALL, candidates
 from kleene.engines.srt.marks import ROOT, Marks, expand, reported, union
 from kleene.engines.srt.partition import stream_order
@@ -25,13 +26,33 @@ from kleene.reference.policies import part_of
 Out = tuple[int, tuple[int, ...] | None, bool]
 
 
+@dataclass
+class Table:
+    """What one DSRT state tests and where each minterm leads (built on first need)."""
+
+    members: tuple[tuple[int, tuple[int, ...]], ...]
+    slots: int                                   # DSRT registers (slot 0 is ♯)
+    atoms: tuple[Guard, ...]
+    #: each atom's condition (``None``: a clock, not a condition, as in the SRT's pictures)
+    shown: tuple[Condition | None, ...]
+    #: the atoms false on every idle element (guards of non-``TRUE`` transitions)
+    quiet: tuple[bool, ...]
+    #: whether every other atom is a clock
+    clocks_only: bool
+    #: the clock atoms: (atom, slot, bound, inside)
+    clocks: tuple[tuple[int, int, int | float, bool], ...]
+    #: per member, per SRT edge: (edge, atoms that must hold, atoms that must not)
+    tests: tuple[tuple[tuple[Edge, tuple[int, ...], tuple[int, ...]], ...], ...]
+    moves: dict[tuple[bool, ...], tuple[Out, Out]] = field(default_factory=dict)
+
+
 class Automaton(Protocol):
     """What a pass reads of the DSRT (:class:`~kleene.engines.srt.lazy_dsrt.LazyDSRT`)."""
 
     policy: str
     start: int
 
-    def atoms(self, sid: int) -> tuple[Guard, ...]: ...
+    tables: list[Table]
 
     def finals(self, sid: int) -> bool: ...
 
@@ -179,10 +200,13 @@ class Pass:
         d = self.d
         element = Held(u)
         reports: list[Marks] = []
+        tables = d.tables
         for (sid, regs), marks in runs:
-            atoms = d.atoms(sid)
+            t = tables[sid]
+            atoms = t.atoms
             self.evaluations += len(atoms)
-            outs = d.move(sid, tuple(a(u, regs) for a in atoms))
+            bits = tuple([a(u, regs) for a in atoms])
+            outs = t.moves.get(bits) or d.move(sid, bits)
             (target, keep, report), (after, kept, _) = outs
             if target >= 0:
                 m = Marks(u.position, (marks,))
