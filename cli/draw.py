@@ -29,6 +29,7 @@ from kleene.engines.draw import (
 from kleene.engines.drawers import beside, draw, format_for, picture_graph, view, views_of
 from kleene.engines.protocol import Compiled, Engine, Query, claims
 from kleene.engines.registry import PICTURED, engine, engine_names, pictured_engine
+from kleene.engines.srt.lazy_dsrt import LazyDSRT
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.languages import LANGUAGES, Language
 
@@ -221,10 +222,16 @@ def run(args: argparse.Namespace) -> int:
 
 def _compile_or_point(args: argparse.Namespace) -> tuple[Compiled, Query]:
     """:func:`compile_pattern`; when an engine that is also a view of another refuses
-    the pattern (``dsrt``, which runs only fully marked expressions), the refusal points
-    to the view that draws it (``--engine srt --view dsrt``)."""
+    the pattern, or has no whole automaton to draw (``dsrt`` on an expression that is not
+    fully marked: its DSRT with marks is built as a stream reaches its states), the
+    refusal points to the view that draws it (``--engine srt --view dsrt``)."""
     try:
-        return compile_pattern(args)
+        found = compile_pattern(args)
+        if isinstance(found[0], LazyDSRT) and args.view is None:
+            raise Unsupported("dsrt keeps this query's marks on a DSRT built as a stream "
+                              "reaches its states (engines/srt/lazy_dsrt.py): there is no "
+                              "whole automaton to draw")
+        return found
     except Unsupported as refused:
         if args.engine not in VIEW_OF or args.view is not None:
             raise

@@ -82,13 +82,16 @@ def test_window_options_apply_to_sre_patterns_only(capsys, tmp_path, files):
     assert code != 0 and "applies to Wayeb .sre patterns" in capsys.readouterr().err
 
 
-def test_dsrt_runs_a_fully_marked_sre_query_and_refuses_a_strategy(capsys, tmp_path, files):
+def test_dsrt_runs_a_fully_marked_sre_query_and_a_strategy(capsys, tmp_path, files):
     pattern = tmp_path / "strict.sre"
     pattern.write_text(";(IsEventTypePredicate(SELL), IsEventTypePredicate(BUY)){window:2}\n")
     code = main(["match", "--pattern", str(pattern), "--events", files[1], "--engine", "dsrt"])
     out, err = capsys.readouterr()
     assert code == 0 and out.splitlines() == ['{"marked": [0, 1]}']
     assert "count window [1..2] (the file's)" in err
-    code, _, err = _run(capsys, files, "--window", "3", "--window-type", "count",
-                        "--engine", "dsrt")
-    assert code != 0 and "wayeb:strategy" in err
+    code, out, err = _run(capsys, files, "--window", "3", "--window-type", "count",
+                          "--engine", "dsrt")
+    # as srt (test_a_count_window_replaces_the_files_time_window): the DSRT with marks
+    assert code == 0 and out == ['{"marked": [0, 1]}', '{"marked": [0, 2]}']
+    code, out, err = _run(capsys, files, "--window", "5", "--engine", "dsrt")
+    assert code == 0 and out == ['{"marked": [0, 1]}']     # strict: as srt, above

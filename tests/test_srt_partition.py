@@ -1,7 +1,7 @@
 """``e PARTITION BY a`` (Kleene's extension for Wayeb's ``{partitionBy:a}``): the
 reference (the matches of ``e`` on each sub-stream of equal ``a``, positions mapped
 back) and the engine ``srt`` (one run per part, engines/srt/partition.py), over events
-and over columns; ``dsrt`` refuses it in one line."""
+and over columns; ``dsrt`` runs the parts too."""
 
 from __future__ import annotations
 
@@ -78,15 +78,14 @@ def test_the_columns_are_split_per_value_in_order_of_first_row():
     assert split(sparse, ("ID",)) is None    # a missing value: read event by event
 
 
-def test_dsrt_refuses_a_partition_in_one_line():
+def test_dsrt_claims_a_partition_and_runs_its_parts():
+    # one pass of the DSRT per part (tests/test_srt_dsrt_time.py: against the reference)
     from kleene.engines.protocol import Feature
 
-    e = parse_sremo("mark {~.L = 'A'} ; mark {~.L = 'B'} PARTITION BY ID")
-    assert Feature("sremo", "partition") not in engine("dsrt").capabilities
-    assert Feature("sremo", "partition") in engine("srt").capabilities
-    with pytest.raises(Unsupported, match="PARTITION BY") as err:
-        engine("dsrt").compile(Query.of(e))
-    assert "\n" not in str(err.value)
+    assert Feature("sremo", "partition") in engine("dsrt").capabilities
+    s = Stream.from_rows(ROWS)
+    assert [m.positions for m in engine("dsrt").compile(Query.of(parse_sremo(PATTERN))).run(s)] \
+        == [(0, 2)]
 
 
 @given(e=sremo_expressions(max_depth=2, time_windows=True), s=streams(min_size=1, max_size=7),

@@ -25,8 +25,9 @@ from typing import Any
 import pytest
 
 from kleene.cli import main
-from kleene.engines.protocol import Query
+from kleene.engines.protocol import Limitation, Query
 from kleene.engines.registry import engine, engine_names
+from kleene.engines.srt.lazy_dsrt import LazyDSRT
 from kleene.engines.trace import trace
 from kleene.reference.errors import KleeneError
 from kleene.reference.events import stream_of
@@ -132,6 +133,10 @@ def test_a_trace_reports_the_engines_match_set(case):
             expected = sorted(m.dumps() for m in c.run(events))
         except KleeneError:         # the engine refuses the run (a budget)
             continue
+        if isinstance(c, LazyDSRT):   # its trace is not implemented: one line says so
+            with pytest.raises(Limitation, match="trace --engine srt"):
+                trace(c, events)
+            continue
         t = trace(c, events)
         assert sorted(m.dumps() for m in t.matches) == expected, name
         # every edge an NFA refused has its reason named (Plan.refusal mirrors admits)
@@ -185,7 +190,7 @@ def test_every_engine_that_compiles_a_pattern_draws_it_and_the_automata_trace_it
             continue
         assert b"<svg" in draw(c, "svg"), name
         drawn.append(name)
-        if tracer_of(c) is not None:
+        if tracer_of(c) is not None and not isinstance(c, LazyDSRT):  # a Limitation, above
             events = stream_of(EX11_EVENTS if text == EX11 else table_1() if text == SREMO1
                                else [{"ts": 0, "L": "C", "ID": 1}], time_unit="h")
             assert "<svg" in trace(c, events).html(), name

@@ -139,7 +139,7 @@ def test_dsrt_refused_points_to_the_srt_view(tmp_path, capsys):
     pattern = str(tmp_path / "t.sremo")
     assert main(["draw", pattern, "--engine", "dsrt", "--format", "dot"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "unmarked atom" in err
+    assert err.count("\n") == 1 and "no whole automaton to draw" in err
     assert err.rstrip().endswith(f"to draw its DSRT: kleene draw {pattern} --engine srt "
                                  "--view dsrt")
     assert main(["draw", pattern, "--engine", "srt", "--view", "dsrt", "--format", "dot"]) == 0

@@ -32,13 +32,23 @@ from kleene.engines.registry import register
 from kleene.engines.srt.automaton import SRT, Edge, Held, Registers, compile_edge
 from kleene.engines.srt.compile import MAX_STATES, Options, compile_sremo
 from kleene.engines.srt.complement import determinize
-from kleene.engines.srt.run import claimed
+from kleene.engines.srt.lazy_dsrt import LazyDSRT
+from kleene.engines.srt.run import claimed, compile_expression
 from kleene.engines.srt.unroll import boundary_marked, unroll
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.sremo.expressions import Atom, Expr, Not, Strategy, Window, check, walk
+from kleene.reference.sremo.expressions import (
+    Atom,
+    Expr,
+    Not,
+    Partition,
+    Strategy,
+    Window,
+    check,
+    walk,
+)
 from kleene.reference.sremo.features import EXPRESSION_TYPES
 
 #: A configuration of the DSRT's runs: (state, registers) → the elements the runs started at.
@@ -204,23 +214,35 @@ def fully_marked(e: Expr) -> str | None:
 POLICIES = ("stream", "literal")
 
 
+def eager(e: Expr) -> bool:
+    """Whether the engine runs ``e`` on its eager, output-agnostic DSRT
+    (:func:`compile_dsrt`, drawn and proved whole): ``e`` is fully marked
+    (:func:`fully_marked`), has no time window and no ``PARTITION BY`` (and its DSRT is
+    within the caps and needs no copies beyond Algs. 3-6's). Every other expression runs
+    on the DSRT with its marks, built lazily
+    (:mod:`kleene.engines.srt.lazy_dsrt`)."""
+    return fully_marked(e) is None and not any(
+        isinstance(n, Window) and not isinstance(n.width, int) for n in walk(e))
+
+
 @dataclass(frozen=True)
 class DSRTEngine:
-    """The engine ``dsrt``: the output-agnostic DSRT (report Thm 41, Alg. 7) run over the
-    stream (:meth:`CompiledDSRT.run`). It claims what it computes: both policies, count
-    windows, registers (copies, Algs. 3–6), star, intersection — not the features
-    ``unmarked``, ``negation``, ``strategy`` (the expression is not fully marked,
-    :func:`fully_marked`) nor ``time-window`` (it bounds no length), which it also
-    refuses at compile time with the reason; beyond the caps it refuses naming them."""
+    """The engine ``dsrt``: the DSRT of report Thm 41 / Alg. 7 run over the stream.
+    A fully marked, count-windowed expression runs on its output-agnostic DSRT, built
+    whole (:meth:`CompiledDSRT.run`); every other one (time windows, unmarked atoms and
+    the gaps of selection strategies, ``PARTITION BY``, negation, bodies that read a
+    register they write) on the DSRT that keeps its marks, built lazily
+    (:class:`~kleene.engines.srt.lazy_dsrt.LazyDSRT`: its states are bounded by the
+    elements that can share a window, and capped). It claims what ``srt`` claims; beyond
+    a cap it refuses naming it."""
 
     name: str = "dsrt"
 
     @property
     def capabilities(self) -> frozenset[Feature]:
-        labels = (*POLICIES, "registers", "star", "window", "intersection", "window-strict")
-        return claimed("sremo", labels) | claimed("wayeb", labels) | claimed("ceql", labels)
+        return claimed("sremo") | claimed("wayeb") | claimed("ceql")
 
-    def compile(self, query: Query) -> CompiledDSRT:
+    def compile(self, query: Query) -> CompiledDSRT | LazyDSRT:
         pattern, policy, time_unit = query.pattern, query.policy, query.time_unit
         if not isinstance(pattern, EXPRESSION_TYPES):
             raise Unsupported(f"the SRT engines run SREMO expressions, not "
@@ -228,18 +250,18 @@ class DSRTEngine:
         if policy not in POLICIES:
             raise Unsupported(f"the dsrt engine has no policy {policy!r}; choose "
                               f"{' or '.join(POLICIES)}")
-        e: Expr = pattern
-        why = fully_marked(e)
-        if why is not None:
-            raise Unsupported(f"dsrt reports matches only when every element read is marked "
-                              f"(an output-agnostic DSRT forgets the marks); this expression "
-                              f"has {why}: use srt")
-        if any(isinstance(n, Window) and not isinstance(n.width, int) for n in walk(e)):
-            raise Unsupported("dsrt needs count windows: a time window bounds no string's "
-                              "length, so Alg. 7 has no finite DSRT for it; use srt")
-        compiled = compile_dsrt(e, time_unit=time_unit, max_states=DSRT_MAX_STATES)
-        compiled.policy = policy
-        return compiled
+        if not isinstance(pattern, Partition) and eager(pattern):
+            try:
+                compiled = compile_dsrt(pattern, time_unit=time_unit,
+                                        max_states=DSRT_MAX_STATES)
+            except Unsupported:
+                pass    # beyond the eager construction (a cap, a register read after its
+                # write outside Algs. 3-6's unrolling): the DSRT with marks, built lazily
+            else:
+                compiled.policy = policy
+                return compiled
+        srt = compile_expression(query)
+        return LazyDSRT(srt.srt, policy, DSRT_MAX_STATES, by=srt.by)
 
 
 #: The state cap of the engine's determinization (report Alg. 7).
