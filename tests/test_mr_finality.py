@@ -103,7 +103,11 @@ def test_settling_in_pieces_equals_settling_at_once(clause: MatchRecognize, tabl
                 tail, base = tail[keep - base:], keep
             once = settle(clause, names, rows, budget=Budget(limit=STEPS)).rows
             assert got[:len(once)] == list(once)      # the pieces lose nothing
-            assert got == _whole(clause, names, rows)[:len(got)]
+            whole = _whole(clause, names, rows)
+            assert got == whole[:len(got)]
+            rest = settle(clause, names, tail, base=base, cursor=cursor, ended=True,
+                          budget=Budget(limit=STEPS))
+            assert got + list(rest.rows) == whole     # the end of the stream: the rest
     except (BudgetExceeded, KleeneError):
         assume(False)
 

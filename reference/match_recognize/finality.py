@@ -137,12 +137,13 @@ class Settled:
 
 def settle(clause: MatchRecognize, names: Sequence[str], rows: Sequence[Row], *,
            base: int = 0, cursor: Cursor | None = None, floor: object = None,
-           budget: Budget | None = None) -> Settled:
+           ended: bool = False, budget: Budget | None = None) -> Settled:
     """The output rows final on the partition whose rows from index ``base`` on are
     ``rows`` (columns ``names``), from ``cursor`` on (partition indexes, ``cursor.pos −
     base`` at least the clause's ``reach().back`` unless ``base`` is 0), and the cursor
     after them; ``floor``: no later row sorts below it on the first ``ORDER BY`` key
-    (``None``: unknown). The module docstring states the rule."""
+    (``None``: unknown); ``ended``: no row follows (every row is final). The module
+    docstring states the rule."""
     budget = budget or Budget(what="recognizing a row pattern")
     cursor = cursor or Cursor()
     pad = 1 if base else 0
@@ -159,10 +160,10 @@ def settle(clause: MatchRecognize, names: Sequence[str], rows: Sequence[Row], *,
     while True:
         watch.start, watch.past = at.pos, False
         step = next(steps, None)
-        if step is None or watch.past:
+        if step is None or (watch.past and not ended):
             break
         m = step.match
-        if m is not None and m.variables and ((the.end_anchor and m.end == n) or (
+        if not ended and m is not None and m.variables and ((the.end_anchor and m.end == n) or (
                 the.measures and m.end - 1 + the.measures >= n)):
             break
         out.extend(step.rows)

@@ -101,6 +101,13 @@ def _sort_compare(keys: Sequence[SortKey], a: Sequence[object], b: Sequence[obje
 
 def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
     """The input's rows by partition (in order of first appearance), each ordered."""
+    return list(keyed_partitions(clause, table).values())
+
+
+def keyed_partitions(clause: MatchRecognize,
+                     table: Table) -> dict[tuple[object, ...], list[Row]]:
+    """The input's rows by partition key (the ``PARTITION BY`` values; keys in order of
+    first appearance), each partition ordered (module docstring, 1 and 2)."""
     columns = {name.upper(): i for i, name in enumerate(table.names)}
     groups: dict[tuple[object, ...], list[Row]] = {}
     for row in table.rows:
@@ -115,7 +122,7 @@ def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
                  for row in rows]
         return [row for _, row in sorted(keyed, key=functools.cmp_to_key(order))]
 
-    return [ordered(rows) for rows in groups.values()]
+    return {key: ordered(rows) for key, rows in groups.items()}
 
 
 def within_bound(within: Within, first: object, row: object) -> bool:
