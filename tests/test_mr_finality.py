@@ -38,10 +38,6 @@ from kleene.reference.match_recognize.table import Table
 STEPS = 20_000
 
 
-def _clause(sql: str) -> MatchRecognize:
-    return parse_statement(sql).recognitions[0].clause
-
-
 def _floor(clause: MatchRecognize, names: tuple[str, ...], rows: list[Row], k: int) -> Any:
     """The first ORDER BY key of row ``k``: no row from ``k`` on sorts below it (ascending
     keys only; ``None`` otherwise, or past the end, or a NULL key)."""
@@ -89,7 +85,8 @@ def test_settling_in_pieces_equals_settling_at_once(clause: MatchRecognize, tabl
             cuts = sorted(data.draw(st.lists(st.integers(0, len(rows)), max_size=4),
                                     label="cuts"))
             got: list[Row] = []
-            cursor, base, tail = Cursor(), 0, []
+            cursor, base = Cursor(), 0
+            tail: list[Row] = []
             seen = 0
             for k in [*cuts, len(rows)]:
                 tail = tail + rows[seen:k]
@@ -113,7 +110,7 @@ def test_settling_in_pieces_equals_settling_at_once(clause: MatchRecognize, tabl
 
 
 def _settled(sql: str, xs: list[Any], **kw: Any) -> tuple[Row, ...]:
-    clause = _clause(sql)
+    clause = parse_statement(sql).recognitions[0].clause
     rows = [(i, x) for i, x in enumerate(xs)]
     return settle(clause, ("T", "X"), rows, **kw).rows
 
@@ -164,4 +161,4 @@ def test_within_ends_a_greedy_quantifier_once_the_floor_is_past_it() -> None:
 def test_reach_back_is_the_largest_prev_offset(back: int) -> None:
     sql = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY t MEASURES A.t AS s "
            f"PATTERN (A) DEFINE A AS x > PREV(x, {back}))")
-    assert reach(_clause(sql)).back == back
+    assert reach(parse_statement(sql).recognitions[0].clause).back == back

@@ -50,7 +50,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kleene.reference.budget import Budget
-from kleene.reference.match_recognize.ast import Anchor, MatchRecognize, Navigation, RowPattern
+from kleene.reference.match_recognize.ast import (
+    Anchor,
+    Expr,
+    MatchRecognize,
+    Navigation,
+    RowPattern,
+)
 from kleene.reference.match_recognize.checks import pattern_parts
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.matchings import Observer
@@ -76,8 +82,8 @@ class Reach:
     end_anchor: bool
 
 
-def _largest(exprs: Sequence[object], kind: str) -> int:
-    return max((x.offset for e in exprs for x in walk(e)  # type: ignore[arg-type]
+def _largest(exprs: Sequence[Expr], kind: str) -> int:
+    return max((x.offset for e in exprs for x in walk(e)
                 if isinstance(x, Navigation) and x.kind == kind), default=0)
 
 

@@ -176,10 +176,10 @@ class Continuous:
     :class:`~kleene.engines.spark.stream.recognition.ContinuousRecognition` for
     ``MATCH_RECOGNIZE``): the stream of the source's files, the trigger, the end of the
     stream, the output and the counts. A subclass's constructor checks everything and
-    sets ``spark``, ``source``, ``checkpoint``, ``format``, ``raw`` (the files' schema), ``columns`` (those
-    read), ``computed`` (``(name, Column)`` added to each row), ``max_files``, ``store``,
-    ``on_progress`` and ``setup`` (its ``output`` and ``output_format``); :meth:`_run`
-    processes one micro-batch."""
+    sets ``spark``, ``source``, ``checkpoint``, ``format``, ``raw`` (the files' schema),
+    ``columns`` (those read), ``computed`` (``(name, Column)`` added to each row),
+    ``max_files``, ``store``, ``on_progress`` and ``setup`` (its ``output`` and
+    ``output_format``); :meth:`_run` processes one micro-batch."""
 
     spark: Any
     source: str

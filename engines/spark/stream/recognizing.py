@@ -117,7 +117,7 @@ class Recognitions:
         parts = []
         for row in keyed.rows:
             key, (base, pos, number, covered) = tuple(row[:width]), row[width:]
-            part = Part([], int(base), Cursor(int(pos), int(number), int(covered)))  # type: ignore[call-overload]
+            part = Part([], _int(base), Cursor(_int(pos), _int(number), _int(covered)))
             state.parts[key] = part
             parts.append(part)
         tails = tables.get("tails")
@@ -126,6 +126,11 @@ class Recognitions:
             for i, row in zip(which, table_of(tails.drop_columns([KEY])).rows, strict=True):
                 parts[i].rows.append(row)
         return state
+
+
+def _int(value: object) -> int:
+    assert isinstance(value, int)
+    return value
 
 
 __all__ = ["Part", "Recognitions"]
