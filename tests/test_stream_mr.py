@@ -31,6 +31,7 @@ from kleene.data.sql import table_of
 from kleene.engines.spark.stream.recognition import ONE_KEY, ContinuousRecognition
 from kleene.engines.spark.stream.replay import chop, cuts, write_part
 from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.match_recognize.ast import MatchRecognize, Statement
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.query import Query
 
@@ -39,6 +40,12 @@ pytestmark = pytest.mark.spark
 ALL_ROWS = STATEMENT.replace("ONE ROW PER MATCH", "ALL ROWS PER MATCH")
 ONE_KEY_STATEMENT = STATEMENT.replace("PARTITION BY sym\n", "").replace(
     "PATTERN (STRT DOWN+ UP+)", "PATTERN (STRT DOWN+? UP)")
+
+
+def _recognized(query: Query) -> MatchRecognize:
+    statement = query.pattern
+    assert isinstance(statement, Statement)
+    return statement.recognitions[0].clause
 
 
 def _keyed(rows: list[tuple[object, ...]], width: int) -> dict[Any, list[tuple[object, ...]]]:
@@ -64,7 +71,7 @@ def test_stream_equals_batch(spark: Any, tmp_path: Path, statement: str, width: 
     run.run_available()
     before_end = run.counts()["matches"]
     run.end()
-    clause = query.pattern.recognitions[0].clause  # type: ignore[attr-defined]
+    clause = _recognized(query)
     expected = list(recognize(clause, table_of(table)).rows)
     got = written_rows(tmp_path / "o.parquet")
     assert _keyed(got, width) == _keyed(expected, width)
@@ -105,3 +112,39 @@ def test_refusals_are_one_line_before_any_job(spark: Any, tmp_path: Path, statem
                               checkpoint=str(tmp_path / "ckpt"))
     assert said in str(err.value) and "\n" not in str(err.value)
     assert not (tmp_path / "ckpt").exists() or not any((tmp_path / "ckpt").iterdir())
+
+
+def _naive(row: tuple[object, ...]) -> tuple[object, ...]:
+    """``row`` with its datetimes in UTC without a zone (Spark's read back, the reference's)."""
+    import datetime
+
+    return tuple(v.astimezone(datetime.UTC).replace(tzinfo=None)
+                 if isinstance(v, datetime.datetime) and v.tzinfo else v for v in row)
+
+
+@pytest.mark.slow
+def test_a_datetime_event_time(spark: Any, tmp_path: Path) -> None:
+    import datetime
+
+    import pyarrow as pa
+
+    table = ticks_table(5, 120, symbols=3)
+    stamps = [datetime.datetime(2024, 1, 1) + datetime.timedelta(seconds=t)
+              for t in table.column("ts").to_pylist()]
+    table = table.set_column(1, "ts", pa.array(stamps, pa.timestamp("us")))
+    source = tmp_path / "in"
+    source.mkdir()
+    for j, part in enumerate(chop(table, cuts(table.num_rows, 4, random.Random(1)))):
+        write_part(part, source, j, "parquet")
+    statement = ALL_ROWS.replace("MATCH_NUMBER() AS n, ", "").replace(
+        "FIRST(ts) AS start_ts, LAST(DOWN.ts) AS bottom_ts,\n           LAST(ts) AS end_ts",
+        "COUNT(*) AS rows_so_far")
+    query = Query.parse(statement)
+    run = ContinuousRecognition(spark, str(source), query, output=str(tmp_path / "o.parquet"),
+                                checkpoint=str(tmp_path / "ckpt"), max_files=1)
+    run.run_available()
+    run.end()
+    clause = _recognized(query)
+    expected = [_naive(r) for r in recognize(clause, table_of(table)).rows]
+    got = [_naive(r) for r in written_rows(tmp_path / "o.parquet")]
+    assert _keyed(got, 1) == _keyed(expected, 1) and len(expected) >= 10
