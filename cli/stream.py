@@ -150,7 +150,7 @@ def _run_recognition(args: argparse.Namespace, query: Query) -> int:
         for note in run_.notes:
             print(f"kleene stream: {note}", file=sys.stderr, flush=True)
         print(f"kleene stream: MATCH_RECOGNIZE; final: an output row once no later row of its "
-              f"key can change it; watermark: the largest {run_.setup.clause.order_by[0].expr}"
+              f"key can change it; watermark: the largest {run_.setup.event_time}"
               f" - {run_.setup.delay:g}", file=sys.stderr, flush=True)
         if _drive(run_, args):
             return 130

@@ -101,13 +101,15 @@ def streamed_clause(query: Query) -> MatchRecognize:
 class RecognitionSetup:
     """What every micro-batch of one continuous recognition needs (checked before it
     starts): the clause; ``ts`` the numeric event-time column the watermark reads (the
-    ``ORDER BY`` column, or :data:`EVENT_MS` beside a datetime one); ``fields`` the columns
-    collected (the source's, and ``ts``), ``schema`` their Spark schema, ``rows`` the Arrow
-    schema of the source's columns, ``typed`` the output's; ``delay`` the watermark's;
+    ``ORDER BY`` column ``event_time``, or :data:`EVENT_MS` beside a datetime one);
+    ``fields`` the columns collected (the source's, and ``ts``), ``schema`` their Spark
+    schema, ``rows`` the Arrow schema of the source's columns, ``typed`` the output's;
+    ``delay`` the watermark's;
     ``numeric`` whether the ``ORDER BY`` key is the number ``ts`` (then the watermark is
     the floor ``WITHIN`` reads)."""
 
     clause: MatchRecognize
+    event_time: str
     ts: str
     fields: tuple[str, ...]
     schema: Any
@@ -192,7 +194,7 @@ def run_recognition_batch(setup: RecognitionSetup, store: StateStore, cache: Sta
     sink += done - committing
     return Progress(batch_id, new.num_rows, int(late.sum()), int(bad.sum()),
                     settled.num_rows, len(out.rows), watermark, watermark, end, job_s=job,
-                    driver_s=done - began - job - sink, sink_s=sink)
+                    driver_s=done - began - job - sink, sink_s=sink, noun="row")
 
 
 def _write(setup: RecognitionSetup, store: StateStore, rows: pa.Table, batch_id: int) -> None:
@@ -244,8 +246,8 @@ def recognition_setup(clause: MatchRecognize, raw: Any, *, ts: str | None, outpu
     fields = names if unit is None else (*names, EVENT_MS)
     output_format = "jsonl" if output.rstrip("/").endswith((".jsonl", ".json", ".ndjson")) \
         else "parquet"
-    setup = RecognitionSetup(clause=clause, ts=event, fields=fields, schema=schema,
-                             rows=to_arrow_schema(raw, timezone="UTC"),
+    setup = RecognitionSetup(clause=clause, event_time=order, ts=event, fields=fields,
+                             schema=schema, rows=to_arrow_schema(raw, timezone="UTC"),
                              typed=to_arrow_schema(typed, timezone="UTC"), output=output,
                              output_format=output_format, delay=delay, numeric=unit is None,
                              budget=budget)

@@ -122,6 +122,8 @@ class Progress:
     job_s: float = 0.0
     driver_s: float = 0.0
     sink_s: float = 0.0
+    #: What ``matches`` counts: matches, or a ``MATCH_RECOGNIZE``'s output rows.
+    noun: str = "match"
 
     def line(self) -> str:
         def at(x: float) -> str:
@@ -129,10 +131,11 @@ class Progress:
                 return "end" if x > 0 else "start"
             return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
+        suffix = "" if self.matches == 1 else "es" if self.noun == "match" else "s"
         extra = f", {self.late} late" if self.late else ""
         extra += f", {self.rejected} rejected" if self.rejected else ""
         return (f"batch {self.batch}: {self.events} events{extra}, {self.settled} settled, "
-                f"{self.matches} match{'' if self.matches == 1 else 'es'} final (watermark "
+                f"{self.matches} {self.noun}{suffix} final (watermark "
                 f"{at(self.watermark)}, "
                 f"final before ts {at(self.frontier)})")
 
