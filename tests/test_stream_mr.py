@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from bench.stream_faults import kill_and_restart, latest_meta
 from bench.stream_mr import (
     STATEMENT,
     lost_and_twice,
@@ -78,10 +79,9 @@ def test_stream_equals_batch(spark: Any, tmp_path: Path, statement: str, width: 
     assert len(expected) >= 10 and before_end >= len(expected) // 2   # final before the end
 
 
+@pytest.mark.slow
 def test_sigkill_mid_stream_then_restart_writes_every_row_once(tmp_path: Path) -> None:
     case = mr_case(tmp_path, events=200, files=4, seed=7)
-    from bench.stream_faults import kill_and_restart, latest_meta
-
     crash = kill_and_restart(case.command("--max-files", "1"), case.checkpoint, after=1,
                              delay=0.05, log=tmp_path / "log")
     assert 1 <= crash.committed_at_kill < 4, "the kill did not fall mid-stream"
