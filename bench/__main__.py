@@ -30,6 +30,7 @@ from bench import (
     spark_tasks,
     stream,
     stream_faults,
+    stream_mr,
     stream_spark,
     writers,
 )
@@ -47,6 +48,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "stream": stream.run,
     "stream-spark": stream_spark.run,
     "stream-faults": stream_faults.run,
+    "stream-mr": stream_mr.run,
     "match-recognize": match_recognize.run,
     "count": count.run,
     "writers": writers.run,

@@ -27,7 +27,9 @@ from kleene.cli.common import (
 )
 from kleene.cli.spark import spark_errors, started_spark
 from kleene.engines.spark.stream import ContinuousMatch
-from kleene.engines.spark.stream.query import FORMATS, check_targets
+from kleene.engines.spark.stream.query import FORMATS, Continuous, check_targets
+from kleene.reference.errors import Unsupported
+from kleene.reference.query import Query
 
 NAME = "stream"
 HELP = "match continuously on files arriving in a directory (Spark Structured Streaming)"
@@ -99,8 +101,10 @@ def _progress(p: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Start the query; print one progress line per micro-batch on stderr."""
-
-    query = query_of(args).matches_at("kleene stream")
+    query = query_of(args)
+    if query.answers_tables:
+        return _run_recognition(args, query)
+    query = query.matches_at("kleene stream")
     columns = [c for c in args.columns.split(",") if c]
     check_targets(args.source, output=args.output, checkpoint=args.checkpoint)  # before Spark
     with spark_errors():
@@ -115,28 +119,74 @@ def run(args: argparse.Namespace) -> int:
         print(f"kleene stream: engine {run_.setup.engine.name}, policy {query.policy}; "
               f"{'; '.join(run_.setup.finality.explain(run_.setup.query.time_unit))}",
               file=sys.stderr, flush=True)
-        if args.once:
-            run_.run_available()
-            run_.end()
-        else:
-            query = run_.start(interval=args.interval)
-            try:
-                _wait(query, args.idle_end)
-            except KeyboardInterrupt:
-                query.stop()
-                print("kleene stream: stopped; run again with the same --checkpoint to "
-                      "continue", file=sys.stderr)
-                return 130
-            run_.run_available()   # the files that arrived as it stopped, then the end
-            run_.end()
+        if _drive(run_, args):
+            return 130
+    _said(run_, args, "match")
+    return 0
+
+
+def _run_recognition(args: argparse.Namespace, query: Query) -> int:
+    """``kleene stream`` on a ``SELECT * FROM t MATCH_RECOGNIZE (...)`` (issue 30, item 2:
+    docs/match-recognize-spark.md, "Continuous")."""
+    if args.engine not in (None, "reference"):
+        raise Unsupported(f"--engine {args.engine}: a continuous MATCH_RECOGNIZE decides "
+                          "each search by the reference's finality (docs/match-recognize-"
+                          "spark.md), with no engine to choose")
+    if args.columns:
+        raise Unsupported("--columns copies event columns to each match; a MATCH_RECOGNIZE "
+                          "says its output's columns itself (MEASURES, ALL ROWS PER MATCH)")
+    # lazy: Spark, DuckDB and the MATCH_RECOGNIZE door, for this language only
+    from kleene.engines.spark.stream.recognition import ContinuousRecognition, streamed_clause
+
+    streamed_clause(query)                                                     # before Spark
+    check_targets(args.source, output=args.output, checkpoint=args.checkpoint)  # before Spark
+    with spark_errors():
+        spark = started_spark(NAME, args.master)
+        run_ = ContinuousRecognition(
+            spark, args.source, query, output=args.output, checkpoint=args.checkpoint,
+            format=args.format, ts=None if args.ts == "ts" else args.ts,
+            time_unit=args.time_unit, watermark=args.watermark, schema=args.schema,
+            max_files=args.max_files, budget=args.budget, on_progress=_progress)
+        for note in run_.notes:
+            print(f"kleene stream: {note}", file=sys.stderr, flush=True)
+        print(f"kleene stream: MATCH_RECOGNIZE; final: an output row once no later row of its "
+              f"key can change it; watermark: the largest {run_.setup.event_time}"
+              f" - {run_.setup.delay:g}", file=sys.stderr, flush=True)
+        if _drive(run_, args):
+            return 130
+    _said(run_, args, "row")
+    return 0
+
+
+def _drive(run_: Continuous, args: argparse.Namespace) -> bool:
+    """Run until the end of the stream (``--once``, ``--idle-end``); ``True`` when
+    interrupted (the state kept)."""
+    if args.once:
+        run_.run_available()
+        run_.end()
+        return False
+    query = run_.start(interval=args.interval)
+    try:
+        _wait(query, args.idle_end)
+    except KeyboardInterrupt:
+        query.stop()
+        print("kleene stream: stopped; run again with the same --checkpoint to "
+              "continue", file=sys.stderr)
+        return True
+    run_.run_available()   # the files that arrived as it stopped, then the end
+    run_.end()
+    return False
+
+
+def _said(run_: Continuous, args: argparse.Namespace, what: str) -> None:
+    """The last line: what was written where."""
     counts = run_.counts()
     late = counts.get("late", 0) + counts.get("rejected", 0)
     kind = "JSON Lines" if run_.setup.output_format == "jsonl" else "Parquet"
-    print(f"{plural(counts.get('matches', 0), 'match')} written to the folder "
+    print(f"{plural(counts.get('matches', 0), what)} written to the folder "
           f"{args.output.rstrip('/')}/ ({kind} files, one batch=K folder per micro-batch); "
           f"{plural(counts.get('events', 0), 'event')}"
           + (f", {late} late or malformed (in {args.output}/_late)" if late else ""))
-    return 0
 
 
 def _wait(query: Any, idle: float | None) -> None:

@@ -120,8 +120,8 @@ def all_features() -> frozenset[Feature]:
 # ---------------------------------------------------------------- queries
 
 #: The doors that answer a query whose language answers tables (``MATCH_RECOGNIZE``).
-TABLE_DOORS = "kleene match --pattern FILE --events FILE (--spark too), or " \
-    "kleene.match(sql, data) in Python"
+TABLE_DOORS = "kleene match --pattern FILE --events FILE (--spark too), kleene stream " \
+    "(SELECT * FROM t MATCH_RECOGNIZE (...) alone), or kleene.match(sql, data) in Python"
 
 
 @dataclass(frozen=True)

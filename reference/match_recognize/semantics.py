@@ -52,8 +52,10 @@ from __future__ import annotations
 
 import datetime
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import NamedTuple
 
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -99,6 +101,13 @@ def _sort_compare(keys: Sequence[SortKey], a: Sequence[object], b: Sequence[obje
 
 def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
     """The input's rows by partition (in order of first appearance), each ordered."""
+    return list(keyed_partitions(clause, table).values())
+
+
+def keyed_partitions(clause: MatchRecognize,
+                     table: Table) -> dict[tuple[object, ...], list[Row]]:
+    """The input's rows by partition key (the ``PARTITION BY`` values; keys in order of
+    first appearance), each partition ordered (module docstring, 1 and 2)."""
     columns = {name.upper(): i for i, name in enumerate(table.names)}
     groups: dict[tuple[object, ...], list[Row]] = {}
     for row in table.rows:
@@ -113,7 +122,7 @@ def partitions(clause: MatchRecognize, table: Table) -> list[list[Row]]:
                  for row in rows]
         return [row for _, row in sorted(keyed, key=functools.cmp_to_key(order))]
 
-    return [ordered(rows) for rows in groups.values()]
+    return {key: ordered(rows) for key, rows in groups.items()}
 
 
 def within_bound(within: Within, first: object, row: object) -> bool:
@@ -136,6 +145,27 @@ def within_bound(within: Within, first: object, row: object) -> bool:
 def _instant(d: datetime.date) -> datetime.datetime:
     """A date as the timestamp of its midnight (a timestamp as itself)."""
     return d if isinstance(d, datetime.datetime) else datetime.datetime(d.year, d.month, d.day)
+
+
+class Cursor(NamedTuple):
+    """Where the recognition of a partition stands (module docstring, 3): the row the
+    next search starts at, the matches found so far (``MATCH_NUMBER``), and the row after
+    the last row of any match so far (``WITH UNMATCHED ROWS`` outputs only rows past it)."""
+
+    pos: int = 0
+    number: int = 0
+    covered: int = 0
+
+
+@dataclass(frozen=True)
+class Step:
+    """One search of a partition's recognition: from row ``start``, the ``match`` found
+    (``None``: none), the output ``rows`` it adds and the ``cursor`` after it."""
+
+    start: int
+    match: Matching | None
+    rows: tuple[Row, ...]
+    cursor: Cursor
 
 
 class Recognizer:
@@ -224,18 +254,22 @@ class Recognizer:
         return tuple([row[i] for i in self.by + self.order] + measures
                      + [row[i] for i in self.rest])
 
-    def partition(self, rows: Sequence[Row]) -> list[Row]:
-        """The output rows of one ordered partition."""
+    def steps(self, rows: Sequence[Row], cursor: Cursor | None = None) -> Iterator[Step]:
+        """The recognition of one ordered partition from ``cursor`` on (default: its first
+        row), one search at a time (module docstring, 3 and 4): each :class:`Step` holds
+        the output rows the search from ``cursor.pos`` adds and where the next starts."""
         mode = self.clause.rows_per_match
-        out: list[Row] = []
-        pos, number, covered = 0, 0, 0
+        pos, number, covered = cursor or Cursor()
         self.searched = set() if self.local else None
         while pos < len(rows):
+            start = pos
+            out: list[Row] = []
             m = self.first_match(rows, pos, number + 1)
             if m is None:
                 if mode == "ALL WITH UNMATCHED" and pos >= covered:
                     out.append(self.output(rows[pos], None))
                 pos += 1
+                yield Step(start, m, tuple(out), Cursor(pos, number, covered))
                 continue
             number += 1
             final = Scope(rows, self.columns, m.start, m.variables, len(m.variables), number,
@@ -244,6 +278,7 @@ class Recognizer:
                 if mode != "ALL OMIT":
                     out.append(self.output(rows[m.start], final))
                 pos += 1
+                yield Step(start, m, tuple(out), Cursor(pos, number, covered))
                 continue
             if not self.all_rows:
                 out.append(self.output(rows[m.end - 1], final))
@@ -253,7 +288,11 @@ class Recognizer:
                     for i in range(len(m.variables)) if i not in m.excluded)
             covered = max(covered, m.end)
             pos = self.resume(m, final)
-        return out
+            yield Step(start, m, tuple(out), Cursor(pos, number, covered))
+
+    def partition(self, rows: Sequence[Row]) -> list[Row]:
+        """The output rows of one ordered partition."""
+        return [row for step in self.steps(rows) for row in step.rows]
 
 
 def recognize(clause: MatchRecognize, table: Table, *, budget: Budget | None = None) -> Table:

@@ -171,7 +171,105 @@ def check_targets(source: str, *, output: str, checkpoint: str) -> None:
         refuse_inputs(local, sources, option=option, folder=True)
 
 
-class ContinuousMatch:
+class Continuous:
+    """What every continuous run shares (:class:`ContinuousMatch`, and
+    :class:`~kleene.engines.spark.stream.recognition.ContinuousRecognition` for
+    ``MATCH_RECOGNIZE``): the stream of the source's files, the trigger, the end of the
+    stream, the output and the counts. A subclass's constructor checks everything and
+    sets ``spark``, ``source``, ``checkpoint``, ``format``, ``raw`` (the files' schema),
+    ``columns`` (those read), ``computed`` (``(name, Column)`` added to each row),
+    ``max_files``, ``store``, ``on_progress`` and ``setup`` (its ``output`` and
+    ``output_format``); :meth:`_run` processes one micro-batch."""
+
+    spark: Any
+    source: str
+    checkpoint: str
+    format: str
+    raw: Any
+    columns: tuple[str, ...]
+    computed: tuple[tuple[str, Any], ...]
+    max_files: int | None
+    store: StateStore
+    on_progress: Callable[[Progress], None] | None
+    setup: Any
+    query: Any = None
+
+    def _run(self, batch_df: Any | None, batch_id: int, *, end: bool = False,
+             ) -> Progress | None:
+        raise NotImplementedError
+
+    def _stream(self) -> Any:
+        from pyspark.sql.types import StringType, StructField, StructType
+
+        reader = self.spark.readStream
+        if self.max_files:
+            reader = reader.option("maxFilesPerTrigger", self.max_files)
+        if self.format == "parquet":
+            df = reader.schema(self.raw).parquet(self.source)
+        else:
+            declared = StructType([*self.raw.fields, StructField(CORRUPT, StringType())])
+            reader = reader.schema(declared).option("columnNameOfCorruptRecord", CORRUPT) \
+                .option("mode", "PERMISSIVE")
+            df = reader.option("header", True).csv(self.source) if self.format == "csv" \
+                else reader.json(self.source)
+        extra = [CORRUPT] if CORRUPT in df.columns else []
+        df = df.select(*self.columns, *extra)
+        for name, column in self.computed:
+            df = df.withColumn(name, column)
+        return df
+
+    def _batch(self, batch_df: Any, batch_id: int) -> None:
+        done = self._run(batch_df, batch_id)
+        if done is not None and self.on_progress is not None:
+            self.on_progress(done)
+
+    def start(self, *, available_now: bool = False, interval: str | None = None) -> Any:
+        """Start the query (``available_now``: the files present, then stop;
+        ``interval``: a processing-time trigger such as ``'1 second'``)."""
+        writer = self._stream().writeStream.foreachBatch(self._batch) \
+            .option("checkpointLocation", _join(self.checkpoint, "spark"))
+        if available_now:
+            writer = writer.trigger(availableNow=True)
+        elif interval:
+            writer = writer.trigger(processingTime=interval)
+        self.query = writer.start()
+        return self.query
+
+    def run_available(self) -> None:
+        """Process every file present now, then return."""
+        self.start(available_now=True).awaitTermination()
+
+    def end(self) -> Progress | None:
+        """Declare the end of the stream: every pending match is final; flush them
+        (one more committed batch, after which the checkpoint refuses to restart)."""
+        if self.query is not None and self.query.isActive:
+            self.query.stop()
+        last = self.store.latest()
+        if last.ended:
+            return None
+        done = self._run(None, last.batch + 1, end=True)
+        if done is not None and self.on_progress is not None:
+            self.on_progress(done)
+        return done
+
+    def matches(self) -> Any:
+        """The match rows written so far (a DataFrame; empty before any)."""
+        fs = self.store.fs
+        if not any(n.startswith("batch=") for n in fs.children(self.setup.output)):
+            return None
+        if self.setup.output_format == "parquet":
+            return self.spark.read.parquet(self.setup.output)
+        return self.spark.read.json(self.setup.output)
+
+    def counts(self) -> dict[str, int]:
+        """The running counts of the last committed batch (events, late, rejected,
+        settled, matches)."""
+        return dict(self.store.latest().counts)
+
+
+
+
+class ContinuousMatch(Continuous):
     """The matches of ``pattern`` on the files arriving in ``source``, each written once
     to ``output`` when final (see the module docstring). ``watermark`` is the
     out-of-order delay (``'500 ms'`` or timestamp units; default τ, at least τ);
@@ -233,83 +331,20 @@ class ContinuousMatch:
                            fields=fields, attributes=attributes, columns=tuple(columns),
                            output=output, output_format=output_format, schema=kept, keep=keep,
                            budget=budget)
-        self._ts_expr = (F.unix_millis(F.col(ts).cast("timestamp")) if unit
-                         else F.col(ts).cast(ts_type))
+        self.columns = tuple(fields)
+        self.computed = ((ts, F.unix_millis(F.col(ts).cast("timestamp")) if unit
+                          else F.col(ts).cast(ts_type)),)
         self.max_files = max_files
         worker_python(spark)
         self.store = StateStore(spark, checkpoint)
         if self.store.latest().ended:
             raise StreamSetupError(f"{checkpoint}: this stream was ended (flushed); start "
                                    "again with a new checkpoint and output")
-        self.query: Any = None
+        self.query = None
 
-    # ------------------------------------------------------------ the query
-
-    def _stream(self) -> Any:
-        from pyspark.sql.types import StringType, StructField, StructType
-
-        reader = self.spark.readStream
-        if self.max_files:
-            reader = reader.option("maxFilesPerTrigger", self.max_files)
-        if self.format == "parquet":
-            df = reader.schema(self.raw).parquet(self.source)
-        else:
-            declared = StructType([*self.raw.fields, StructField(CORRUPT, StringType())])
-            reader = reader.schema(declared).option("columnNameOfCorruptRecord", CORRUPT) \
-                .option("mode", "PERMISSIVE")
-            df = reader.option("header", True).csv(self.source) if self.format == "csv" \
-                else reader.json(self.source)
-        extra = [CORRUPT] if CORRUPT in df.columns else []
-        df = df.select(*self.setup.fields, *extra)
-        return df.withColumn(self.setup.ts, self._ts_expr)
-
-    def _batch(self, batch_df: Any, batch_id: int) -> None:
-        done = run_batch(self.setup, self.store, batch_df, batch_id)
-        if done is not None and self.on_progress is not None:
-            self.on_progress(done)
-
-    def start(self, *, available_now: bool = False, interval: str | None = None) -> Any:
-        """Start the query (``available_now``: the files present, then stop;
-        ``interval``: a processing-time trigger such as ``'1 second'``)."""
-        writer = self._stream().writeStream.foreachBatch(self._batch) \
-            .option("checkpointLocation", _join(self.checkpoint, "spark"))
-        if available_now:
-            writer = writer.trigger(availableNow=True)
-        elif interval:
-            writer = writer.trigger(processingTime=interval)
-        self.query = writer.start()
-        return self.query
-
-    def run_available(self) -> None:
-        """Process every file present now, then return."""
-        self.start(available_now=True).awaitTermination()
-
-    def end(self) -> Progress | None:
-        """Declare the end of the stream: every pending match is final; flush them
-        (one more committed batch, after which the checkpoint refuses to restart)."""
-        if self.query is not None and self.query.isActive:
-            self.query.stop()
-        last = self.store.latest()
-        if last.ended:
-            return None
-        done = run_batch(self.setup, self.store, None, last.batch + 1, end=True)
-        if done is not None and self.on_progress is not None:
-            self.on_progress(done)
-        return done
-
-    def matches(self) -> Any:
-        """The match rows written so far (a DataFrame; empty before any)."""
-        fs = self.store.fs
-        if not any(n.startswith("batch=") for n in fs.children(self.setup.output)):
-            return None
-        if self.setup.output_format == "parquet":
-            return self.spark.read.parquet(self.setup.output)
-        return self.spark.read.json(self.setup.output)
-
-    def counts(self) -> dict[str, int]:
-        """The running counts of the last committed batch (events, late, rejected,
-        settled, matches)."""
-        return dict(self.store.latest().counts)
+    def _run(self, batch_df: Any | None, batch_id: int, *, end: bool = False,
+             ) -> Progress | None:
+        return run_batch(self.setup, self.store, batch_df, batch_id, end=end)
 
 
 def _spark_type(name: str) -> Any:
@@ -318,4 +353,5 @@ def _spark_type(name: str) -> Any:
     return DoubleType() if name == "double" else LongType()
 
 
-__all__ = ["FORMATS", "ContinuousMatch", "check_timestamp", "source_format", "source_schema"]
+__all__ = ["FORMATS", "Continuous", "ContinuousMatch", "check_timestamp", "source_format",
+           "source_schema"]

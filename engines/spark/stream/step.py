@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from kleene.engines.protocol import Engine, Query
 from kleene.engines.spark.frames import POSITION
@@ -82,6 +82,27 @@ class Setup:
     budget: int | None = None           # each micro-batch's step budget (None: the defaults)
 
 
+class Arriving(Protocol):
+    """What :func:`arrivals`, :func:`_collect` and :func:`_set_aside` read of a query's
+    setup (:class:`Setup`; a continuous ``MATCH_RECOGNIZE``'s, :mod:`.recognition`): the
+    timestamp column, the event columns kept, the filter, their Spark schema, the output."""
+
+    @property
+    def ts(self) -> str: ...
+
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+
+    @property
+    def keep(self) -> Callable[[], Any] | None: ...
+
+    @property
+    def schema(self) -> Any: ...
+
+    @property
+    def output(self) -> str: ...
+
+
 @dataclass(frozen=True)
 class Progress:
     """What one micro-batch did (``matches``: the matches it made final and wrote)."""
@@ -101,6 +122,8 @@ class Progress:
     job_s: float = 0.0
     driver_s: float = 0.0
     sink_s: float = 0.0
+    #: What ``matches`` counts: matches, or a ``MATCH_RECOGNIZE``'s output rows.
+    noun: str = "match"
 
     def line(self) -> str:
         def at(x: float) -> str:
@@ -108,15 +131,16 @@ class Progress:
                 return "end" if x > 0 else "start"
             return str(int(x)) if float(x).is_integer() else f"{x:g}"
 
+        suffix = "" if self.matches == 1 else "es" if self.noun == "match" else "s"
         extra = f", {self.late} late" if self.late else ""
         extra += f", {self.rejected} rejected" if self.rejected else ""
         return (f"batch {self.batch}: {self.events} events{extra}, {self.settled} settled, "
-                f"{self.matches} match{'' if self.matches == 1 else 'es'} final (watermark "
+                f"{self.matches} {self.noun}{suffix} final (watermark "
                 f"{at(self.watermark)}, "
                 f"final before ts {at(self.frontier)})")
 
 
-def arrivals(setup: Setup, batch_df: Any, watermark: float) -> Any:
+def arrivals(setup: Arriving, batch_df: Any, watermark: float) -> Any:
     """A batch's rows as the driver receives them: the timestamp; the other event
     columns only where a match or the late-row output can need them (the row
     passes the Thm 1 filter, :data:`KEEP`, or is late or rejected), else null;
@@ -141,7 +165,7 @@ def arrivals(setup: Setup, batch_df: Any, watermark: float) -> Any:
                            keep.alias(KEEP))
 
 
-def _collect(setup: Setup, batch_df: Any, batch_id: int, watermark: float) -> Any:
+def _collect(setup: Arriving, batch_df: Any, batch_id: int, watermark: float) -> Any:
     """The one Spark job of a micro-batch: :func:`arrivals` as an Arrow table, with
     :data:`BATCH`, :data:`FILE` as the rank of the file among the batch's files
     sorted by name (1, 2, ...; the names returned, ``[None, *names]``) and
@@ -171,7 +195,7 @@ def _collect(setup: Setup, batch_df: Any, batch_id: int, watermark: float) -> An
     return new, [None, *files]
 
 
-def _no_rows(setup: Setup) -> Any:
+def _no_rows(setup: Arriving) -> Any:
     """An empty table of :func:`arrivals`'s columns (the end of the stream: no job)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
@@ -273,7 +297,7 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
                     driver_s=done - began - job - sink, sink_s=sink)
 
 
-def _set_aside(setup: Setup, store: StateStore, new: Any, bad: Any, late: Any,
+def _set_aside(setup: Arriving, store: StateStore, new: Any, bad: Any, late: Any,
                batch_id: int, files: Sequence[str | None]) -> None:
     """Write the late and rejected rows of a batch, with the reason, as JSON Lines."""
     import pyarrow as pa
@@ -348,5 +372,5 @@ def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
     return count, time.perf_counter() - began
 
 
-__all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Meta", "Progress", "Setup",
-           "arrivals", "run_batch"]
+__all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Arriving", "Meta", "Progress",
+           "Setup", "arrivals", "run_batch"]
