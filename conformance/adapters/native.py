@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import re
 from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from kleene.conformance.adapters.base import MRBackend
 from kleene.data.sql import arrow_of
@@ -217,26 +219,93 @@ def output(clause: MatchRecognize, source: pa.Table, answer: dict[str, Any]) -> 
 
 class Native:
     """A peer's worker as an :class:`~kleene.data.sql.ArrowRecognizer` (module docstring),
-    each recognition under ``timeout`` seconds."""
+    each recognition under ``timeout`` seconds, in the peer's ``mode`` (Flink's ``batch``
+    or ``streaming``; pmr has one).
 
-    def __init__(self, backend: MRBackend, peer: str, timeout: float = 60.0) -> None:
+    The worker is sent ``tables`` requests: many recognitions at once where the caller
+    knows them in advance (:meth:`recording`, then :meth:`prefetch`: Flink runs many in one
+    job), each answer kept under its request (:func:`key`); a recognition not prefetched is
+    a request of its own."""
+
+    def __init__(self, backend: MRBackend, peer: str, timeout: float = 60.0,
+                 mode: str = "batch") -> None:
         self.backend = backend
         self.peer = peer
         self.timeout = timeout
+        self.mode = mode
+        self.known: dict[str, dict[str, Any]] = {}
+        #: the messages of the recognitions asked while recording (``None``: not recording)
+        self.recorded: list[dict[str, Any]] | None = None
+
+    def message(self, clause: MatchRecognize, table: pa.Table) -> dict[str, Any]:
+        """The worker's request for ``clause`` over ``table``, rows included (Flink's in
+        the order of its time attribute: its streaming mode drops a row later than the
+        watermark; :class:`Unsupported` for a NULL there, which a time attribute cannot
+        hold)."""
+        message = request(self.peer, clause, table)
+        if self.peer == "flink" and clause.order_by:
+            first = clause.order_by[0].expr
+            name = next((n for n in table.column_names
+                         if isinstance(first, Column) and n.upper() == first.name.upper()),
+                        None)
+            if name is not None:
+                if table.column(name).null_count:
+                    raise Unsupported("flink: a NULL in the first ORDER BY column (Flink's "
+                                      "time attribute holds none)")
+                table = table.take(pc.sort_indices(table, [(name, "ascending")]))
+        message["rows"] = [[_wire(v) for v in row.values()] for row in table.to_pylist()]
+        return message
+
+    def recording(self) -> None:
+        """From now on, record each recognition's request and decline it (the first pass
+        over a corpus; :meth:`prefetch` then runs what was recorded)."""
+        self.recorded = []
+
+    def prefetch(self, messages: list[dict[str, Any]], chunk: int = 200) -> None:
+        """Ask the worker for the answers to ``messages``, ``chunk`` at a time (a chunk
+        that times out is left to be asked again one by one); recording stops."""
+        self.recorded = None
+        todo = [m for m in {key(m): m for m in messages}.values() if key(m) not in self.known]
+        for at in range(0, len(todo), chunk):
+            part = todo[at:at + chunk]
+            try:
+                got = self.backend.ask({"cmd": "tables", "mode": self.mode, "requests": part},
+                                       timeout=self.timeout + 2.0 * len(part))
+            except (TimeoutError, RuntimeError, OSError, ValueError):
+                continue
+            for m, answer in zip(part, got.get("answers", ()), strict=False):
+                self.known[key(m)] = answer
 
     def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
-        message = request(self.peer, clause, table)
-        message["rows"] = [[_wire(v) for v in row.values()] for row in table.to_pylist()]
-        try:
-            answer = self.backend.ask(message, timeout=self.timeout)
-        except TimeoutError as err:
-            raise BudgetExceeded("seconds", self.timeout, f"{self.peer} ran a recognition "
-                                 f"({err})", " s") from None
-        except (RuntimeError, OSError, ValueError) as err:
-            raise PeerError(f"{self.peer}: {err}") from None
+        message = self.message(clause, table)
+        if self.recorded is not None:
+            self.recorded.append(message)
+            raise Unsupported("recorded for a later run (the first pass)")
+        answer = self.known.get(key(message))
+        if answer is None:
+            try:
+                got = self.backend.ask({"cmd": "tables", "mode": self.mode,
+                                        "requests": [message]}, timeout=self.timeout)
+                answer = got["answers"][0] if "answers" in got else got
+            except TimeoutError as err:
+                raise BudgetExceeded("seconds", self.timeout, f"{self.peer} ran a "
+                                     f"recognition ({err})", " s") from None
+            except (RuntimeError, OSError, ValueError, KeyError, IndexError) as err:
+                raise PeerError(f"{self.peer}: {err}") from None
         if "error" in answer:
-            said = " ".join(JAVA_NOISE.sub("", str(answer["error"])).split())[:600]
+            said = error_line(str(answer["error"]))
             if DECLINES.search(said):
                 raise Unsupported(f"{self.peer} declines: {said}")
             raise PeerError(f"{self.peer}: {said}")
         return output(clause, table, answer)
+
+
+def key(message: dict[str, Any]) -> str:
+    """A request as the key of its answer."""
+    return json.dumps(message, sort_keys=True, default=str)
+
+
+def error_line(error: str) -> str:
+    """A worker's error as one line: PyFlink's wrapping and the Java stack left out."""
+    head = re.split(r"\n\s*at |\s+at org\.apache\.", error, maxsplit=1)[0]
+    return " ".join(JAVA_NOISE.sub("", head).split())[:600]

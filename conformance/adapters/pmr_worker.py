@@ -13,6 +13,9 @@ stdin, one answer per line on stdout:
   Lines as ``format`` says, ``csv`` or ``jsonl``, the default) →
   ``{"columns": [[name, type]], "rows": [[value]], "seconds": {"load", "match"}}``
   (:mod:`kleene.conformance.adapters.native`);
+- ``{"cmd": "tables", "requests": [table request]}`` → ``{"answers": [answer or
+  {"error"}]}``, each answered as ``table`` answers it (Flink's worker runs many in one
+  job; here it saves only the round trips);
 
 or ``{"error": "..."}``. The engine takes the DataFrame itself (the ``FROM`` name is the
 query's; the engine's documentation names it ``df``).
@@ -43,12 +46,22 @@ def main() -> None:
                     "version": "pandas-match-recognize " + version("pandas-match-recognize")}
             elif msg["cmd"] == "table":
                 answer = table(msg)
+            elif msg["cmd"] == "tables":
+                answer = {"answers": [answered(table, m) for m in msg["requests"]]}
             else:
                 answer = {"rows": run(msg["sql"], msg["columns"], msg["rows"])}
         except Exception as err:  # the engine's failure is the answer
             answer = {"error": f"{type(err).__name__}: {str(err)[:2000]}"}
         out.write(json.dumps(answer, default=str) + "\n")
         out.flush()
+
+
+def answered(serve: Any, msg: dict[str, Any]) -> dict[str, object]:
+    """``serve(msg)``, or the engine's failure as the answer."""
+    try:
+        return dict(serve(msg))
+    except Exception as err:  # the engine's failure is the answer
+        return {"error": f"{type(err).__name__}: {str(err)[:2000]}"}
 
 
 def _plain(v: object) -> object:

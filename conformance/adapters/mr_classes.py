@@ -1,0 +1,101 @@
+"""Why a peer fails a ``MATCH_RECOGNIZE`` record: the classification of ``make peers``'
+failures (issue 30, item 3), by rules on the engine, the record's constructs and the
+engine's message.
+
+A class is one of:
+
+- ``engine bug``: the engine answers other rows than the standard's (ISO/IEC 9075-2:2016
+  §7.6 and ISO/IEC TR 19075-5) or fails on a query the standard defines, and no vendor
+  document says it chose so;
+- ``documented limitation``: the engine's documentation says it does not support the
+  construct (cited), so an error or a wrong answer there is its documented choice;
+- ``engine limitation``: the engine rejects a standard construct with an error its
+  documentation does not list;
+- ``adapter limit``: the adapter cannot say the query in the engine's dialect;
+- ``unclassified``: a wrong answer no rule explains yet (to triage; most are engine bugs).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kleene.conformance.adapters.mr_suite import Verdict
+
+#: Flink's documentation of ``MATCH_RECOGNIZE``, section "Known Limitations".
+FLINK_LIMITS = ("Flink SQL documentation, *Pattern Recognition*, \"Known Limitations\" "
+                "(nightlies.apache.org/flink/flink-docs-stable/docs/dev/table/sql/queries/"
+                "match_recognize/#known-limitations)")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Failures of ``engine`` (a prefix of the run's name: ``flink`` is both modes) whose
+    record uses ``feature`` (any, when empty) and whose reason matches ``message`` (any,
+    when empty) are ``cls``, for ``why``."""
+
+    engine: str
+    feature: str
+    message: str
+    cls: str
+    why: str
+
+    def holds(self, engine: str, v: Verdict) -> bool:
+        return (engine.startswith(self.engine)
+                and (not self.feature or self.feature in v.features)
+                and (not self.message or re.search(self.message, v.reason) is not None))
+
+
+#: The rules, first match wins (filled from real runs: docs/peers.md).
+RULES: tuple[Rule, ...] = (
+    Rule("flink", "", r"MATCH_NUMBER\(\)", "documented limitation",
+         f"MATCH_NUMBER() is not implemented; {FLINK_LIMITS} lists the standard's functions "
+         "Flink lacks"),
+    Rule("flink", "all-rows", "", "documented limitation",
+         f"ALL ROWS PER MATCH: {FLINK_LIMITS}, \"ALL ROWS PER MATCH output mode\""),
+    Rule("flink", "", r"Cannot use PREV/NEXT in MEASURE|physical offsets",
+         "documented limitation", f"physical offsets (PREV/NEXT) in MEASURES: {FLINK_LIMITS}"),
+    Rule("flink", "", r"Unknown field '\*'", "engine limitation",
+         "COUNT(A.*) (ISO/IEC 9075-2 §7.6: a row pattern variable's rows counted) is rejected "
+         "at validation"),
+    Rule("flink", "", r"Encountered \"(OMIT|WITH|SHOW)\"", "documented limitation",
+         f"only ONE ROW PER MATCH parses; {FLINK_LIMITS}"),
+    Rule("flink", "", r"The from should be a positive number", "engine limitation",
+         "a quantifier {0} or {0,0} (the standard's empty repetition) fails at run time "
+         "in Flink's CEP library instead of matching the empty sequence"),
+    Rule("flink", "", r"Encountered \"\)\"", "engine limitation",
+         "the empty pattern PATTERN (()) does not parse"),
+    Rule("flink", "", r"Pattern variables must be unique", "engine limitation",
+         "a variable used twice in the pattern is rejected (\"That might change in the "
+         "future\")"),
+    Rule("flink", "permute", "", "documented limitation",
+         f"PERMUTE: {FLINK_LIMITS}"),
+    Rule("flink", "subset", "", "documented limitation", f"SUBSET: {FLINK_LIMITS}"),
+    Rule("flink", "alternation", "", "documented limitation",
+         f"alternation: {FLINK_LIMITS}, \"Alterations\""),
+    Rule("flink", "anchor", "", "documented limitation", f"anchors ^ $: {FLINK_LIMITS}"),
+    Rule("flink", "exclusion", "", "documented limitation", f"exclusion {{- -}}: {FLINK_LIMITS}"),
+    Rule("flink", "running", "", "documented limitation",
+         f"RUNNING vs. FINAL semantics: {FLINK_LIMITS}"),
+    Rule("flink", "final", "", "documented limitation",
+         f"RUNNING vs. FINAL semantics: {FLINK_LIMITS}"),
+    Rule("flink", "distinct", "", "documented limitation",
+         f"distinct aggregations: {FLINK_LIMITS}"),
+    Rule("flink", "", r"Cannot generate a valid execution plan", "engine limitation",
+         "the planner finds no plan for the recognition (an internal error, not a "
+         "documented limit)"),
+    Rule("pmr", "within", "", "documented limitation",
+         "WITHIN is Flink's extension, not SQL:2016; pandas-match-recognize does not parse it"),
+    Rule("", "", r"Syntax error|SQL parse failed|mismatched input", "engine limitation",
+         "the engine's parser rejects standard syntax"),
+)
+
+
+def classify(engine: str, v: Verdict) -> tuple[str, str]:
+    """The class of the failure ``v`` of ``engine`` and why (module docstring)."""
+    for rule in RULES:
+        if rule.holds(engine, v):
+            return rule.cls, rule.why
+    if v.reason.startswith(("no answer in time", "no verdict", "backend ")):
+        return "no answer in time", ""
+    return "unclassified", ""
