@@ -212,7 +212,7 @@ def tables(env: Any, msg: dict[str, Any]) -> dict[str, object]:
     is its answer)."""
     streaming = msg.get("mode") == "streaming"
     requests = msg["requests"]
-    answers: list[dict[str, object]] = [{} for _ in requests]
+    answers: list[dict[str, Any]] = [{} for _ in requests]
     planned: list[tuple[int, Any]] = []
     temporaries = []
     try:
@@ -243,7 +243,7 @@ def _said(err: Exception) -> str:
     return f"{type(err).__name__}: {str(err)[:2000]}"
 
 
-def _union(part: list[tuple[int, Any]], answers: list[dict[str, object]]) -> None:
+def _union(part: list[tuple[int, Any]], answers: list[dict[str, Any]]) -> None:
     """Run the statements of ``part`` as one job (:func:`tables`), splitting on failure."""
     union = part[0][1]
     for _, t in part[1:]:
@@ -262,7 +262,7 @@ def _union(part: list[tuple[int, Any]], answers: list[dict[str, object]]) -> Non
         _union(part[half:], answers)
         return
     for k, got in rows.items():
-        kinds = [str(t) for _, t in answers[k]["columns"]]  # type: ignore[union-attr]
+        kinds = [str(t) for _, t in answers[k]["columns"]]
         answers[k]["rows"] = [[_value(v, t) for v, t in zip(r, kinds, strict=True)]
                               for r in got]
 

@@ -3,8 +3,9 @@ generated part of the ``MATCH_RECOGNIZE`` corpus of ``make peers``.
 
 :func:`drawn` draws clauses and input tables with the language's generator
 (:func:`kleene.conformance.recognize_strategies.recognition_for`, every construct, ties and
-NULLs), each with the reference's answer (:func:`~kleene.reference.match_recognize.semantics.recognize`,
-the oracle; an error's message where it raises). :func:`run` sends them all to a peer at
+NULLs), each with the reference's answer
+(:func:`~kleene.reference.match_recognize.semantics.recognize`, the oracle; an error's
+message where it raises). :func:`run` sends them all to a peer at
 once (:meth:`Native.prefetch <kleene.conformance.adapters.native.Native.prefetch>`: Flink
 runs many in one job) and judges each answer as ``kleene conform --generated`` does
 (:func:`~kleene.conformance.generated_tables.verdict`); :func:`shrink` then drops rows of

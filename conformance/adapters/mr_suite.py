@@ -22,8 +22,8 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from kleene.conformance.adapters import mr_generated
 from kleene.conformance.adapters.mr_generated import Drawn, Judged
