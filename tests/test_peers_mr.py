@@ -253,3 +253,26 @@ def test_the_duckdb_probe_says_what_the_installed_duckdb_does() -> None:
     assert said.startswith("DuckDB ") and (" accepts " in said) == mr_duckdb.accepts()
     if not mr_duckdb.accepts():
         assert "rejects MATCH_RECOGNIZE" in said and said.endswith(": not run")
+
+
+class DroppingWorker(ReferenceWorker):
+    """The reference as a worker that loses every row whose last value is 6."""
+
+    def ask(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        if message["cmd"] == "table":
+            message = {**message, "rows": [r for r in message["rows"] if r[-1] != 6]}
+        return super().ask(message, timeout)
+
+
+def test_a_failed_record_carries_its_recognition_shrunk(tmp_path: Path) -> None:
+    path = tmp_path / "f.test"
+    path.write_text(FILE, encoding="utf-8")
+    run = run_engine("pmr", Native(DroppingWorker(), "pmr"), [path], shrink=5)  # type: ignore[arg-type]
+    first, second = run.verdicts
+    assert (first.status, first.reproduction) == ("passed", "")
+    # A+ over v > 4 matches x1 (5) and x3 (6); without the 6 only x1: the smallest table
+    # still disagreeing is the row x3 alone (expected one match, n = 1; got none)
+    assert second.status == "failed"
+    lines = second.reproduction.splitlines()
+    assert "1 rows:" in lines[-4] and lines[-3] == '--   ["x", 3, 6.0]'
+    assert lines[-2] == "-- expected (N): (1,)"

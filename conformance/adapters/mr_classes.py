@@ -12,6 +12,8 @@ A class is one of:
 - ``engine limitation``: the engine rejects a standard construct with an error its
   documentation does not list;
 - ``adapter limit``: the adapter cannot say the query in the engine's dialect;
+- ``no verdict``: the reference gives no answer to compare (a drawn query with an output
+  of no column);
 - ``unclassified``: a wrong answer no rule explains yet (to triage; most are engine bugs).
 """
 
@@ -48,6 +50,10 @@ class Rule:
 
 #: The rules, first match wins (filled from real runs: docs/peers.md).
 RULES: tuple[Rule, ...] = (
+    Rule("", "", r"an output of no column", "no verdict",
+         "ONE ROW PER MATCH with neither PARTITION BY nor MEASURES: the reference refuses an "
+         "output of no column (an SQL table has one or more); an engine's empty answer is "
+         "not wrong"),
     Rule("flink", "", r"MATCH_NUMBER\(\)", "documented limitation",
          f"MATCH_NUMBER() is not implemented; {FLINK_LIMITS} lists the standard's functions "
          "Flink lacks"),

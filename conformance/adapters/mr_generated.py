@@ -134,7 +134,7 @@ def without_row(one: Drawn, k: int) -> Drawn | None:
     return None if expected is None else Drawn(one.clause, table, expected, one.features)
 
 
-def shrink(recognizer: ArrowRecognizer, failed: Sequence[Judged], rounds: int = 12,
+def shrink(recognizer: ArrowRecognizer, failed: Sequence[Judged], rounds: int = 8,
            say: Callable[[str], None] = lambda s: None) -> list[Judged]:
     """Each of ``failed`` with rows dropped one at a time while it still fails (a wrong
     answer stays wrong, an error stays an error), up to ``rounds`` rounds; each round's
@@ -165,6 +165,12 @@ def shrink(recognizer: ArrowRecognizer, failed: Sequence[Judged], rounds: int = 
         say(f"peers: shrink round {r + 1}: {len(active)} tried, {len(still)} shrank")
         active = still
     return current
+
+
+def wrong_answer(reason: str) -> bool:
+    """Whether a failure's ``reason`` is a wrong answer (a table other than the
+    reference's), not an error or no answer."""
+    return _kind(reason) == "wrong" and NO_COLUMN not in reason
 
 
 def _kind(reason: str) -> str:

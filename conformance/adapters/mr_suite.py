@@ -35,6 +35,8 @@ from kleene.conformance.sqllogictest.runner import (
     run_file,
 )
 from kleene.data.sql import ArrowRecognizer
+from kleene.reference.errors import KleeneError
+from kleene.reference.match_recognize.parser import parse_statement
 
 #: The corpus, relative to the ``conformance`` folder.
 CORPUS = ("sqllogictest/kleene/match_recognize.test", "sqllogictest/duckdb")
@@ -109,7 +111,9 @@ def run_engine(engine: str, recognizer: ArrowRecognizer, files: Sequence[Path],
     """Every file of ``files`` and every drawn recognition with ``recognizer`` doing the
     recognitions; a peer's recognitions are first recorded over the whole corpus and sent
     at once (:meth:`Native.prefetch`), then the files are run again with the answers;
-    the first ``shrink`` failures of the drawn ones are shrunk."""
+    the first ``shrink`` wrong answers are shrunk (:func:`disagreements` of the files'
+    records first, then the drawn ones; an error's rows do not matter: the engine rejects
+    the query), each failure's reproduction the shrunk one."""
     began = time.time()
     if isinstance(recognizer, Native):
         recognizer.recording()
@@ -125,7 +129,10 @@ def run_engine(engine: str, recognizer: ArrowRecognizer, files: Sequence[Path],
         say(f"peers: {engine}: {path.name}: {report.count('passed', recognizing=True)} passed "
             f"({time.time() - began:.0f} s)")
     judged = mr_generated.run(recognizer, drawn)
-    failed = [j for j in judged if j.status == "failed"][:shrink]
+    wrong = {id(j): j for j in judged if j.status == "failed"
+             and mr_generated.wrong_answer(j.reason)}
+    records = disagreements(recognizer, reports) if shrink else {}
+    failed = [*records.values(), *wrong.values()][:shrink]
     shrunk = {id(j): s for j, s in zip(failed, mr_generated.shrink(recognizer, failed, say=say),
                                        strict=True)}
     generated = []
@@ -133,8 +140,41 @@ def run_engine(engine: str, recognizer: ArrowRecognizer, files: Sequence[Path],
         small = shrunk.get(id(j), j)
         generated.append(Verdict(f"generated #{k}", j.status, j.reason, j.drawn.features,
                                  reproduction(small) if j.status == "failed" else ""))
+    said = {where: reproduction(shrunk[id(j)]) for where, j in records.items() if id(j) in shrunk}
+    files_verdicts = tuple(dataclasses.replace(v, reproduction=said.get(v.where, ""))
+                           for v in verdicts_of(reports))
     say(f"peers: {engine}: {len(drawn)} drawn recognitions ({time.time() - began:.0f} s)")
-    return EngineRun(engine, verdicts_of(reports) + tuple(generated), time.time() - began)
+    return EngineRun(engine, files_verdicts + tuple(generated), time.time() - began)
+
+
+def disagreements(recognizer: ArrowRecognizer, reports: Sequence[FileReport]
+                  ) -> dict[str, Judged]:
+    """For each failed record of ``reports`` holding ``MATCH_RECOGNIZE``, a recognition it
+    sent the peer (the clause and its source table, as recorded) whose answer differs from
+    the reference's: what :func:`mr_generated.shrink` shrinks (by ``file:line``)."""
+    if not isinstance(recognizer, Native):
+        return {}
+    out: dict[str, Judged] = {}
+    for r in reports:
+        for o in r.outcomes:
+            if not o.recognizes or o.status not in ("failed", "explained"):
+                continue
+            try:
+                clauses = [x.clause for x in parse_statement(o.record.sql).recognitions]
+            except KleeneError:
+                continue
+            for clause, table in recognizer.calls:
+                if clause not in clauses:
+                    continue
+                expected = mr_generated.expected_of(clause, table)
+                if expected is None:
+                    continue
+                one = Drawn(clause, table, expected, o.features)
+                j = mr_generated.judge(recognizer, one)
+                if j.status == "failed" and mr_generated.wrong_answer(j.reason):
+                    out[_relative(o.where)] = j
+                    break
+    return out
 
 
 def reproduction(judged: Judged) -> str:

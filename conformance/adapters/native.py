@@ -236,6 +236,8 @@ class Native:
         self.known: dict[str, dict[str, Any]] = {}
         #: the messages of the recognitions asked while recording (``None``: not recording)
         self.recorded: list[dict[str, Any]] | None = None
+        #: every recognition recorded, as asked (the clause and its source)
+        self.calls: list[tuple[MatchRecognize, pa.Table]] = []
 
     def message(self, clause: MatchRecognize, table: pa.Table) -> dict[str, Any]:
         """The worker's request for ``clause`` over ``table``, rows included (Flink's in
@@ -280,6 +282,7 @@ class Native:
         message = self.message(clause, table)
         if self.recorded is not None:
             self.recorded.append(message)
+            self.calls.append((clause, table))
             raise Unsupported("recorded for a later run (the first pass)")
         answer = self.known.get(key(message))
         if answer is None:
