@@ -83,6 +83,9 @@ def test_flink_gets_its_rows_in_time_order_and_declines_a_null_time() -> None:
     table = pa.table({"ts": [3, 1, 2, 1], "v": [30, 10, 20, 11]})
     native = Native(ReferenceWorker(), "flink")  # type: ignore[arg-type]
     assert native.message(c, table)["rows"] == [[1, 10], [1, 11], [2, 20], [3, 30]]
+    counted = clause("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(A.*) AS n "
+                     "PATTERN (A) DEFINE A AS v > 0)")
+    assert "COUNT(A.`kleene_rt`) AS N" in native.message(counted, table)["sql"]
     assert Native(ReferenceWorker(), "pmr").message(c, table)["rows"][0] == [3, 30]  # type: ignore[arg-type]
     with pytest.raises(Unsupported, match="NULL in the first ORDER BY column"):
         native.message(c, pa.table({"ts": [1, None], "v": [1, 2]}))
@@ -233,6 +236,15 @@ def test_failures_are_classified_by_engine_construct_and_message() -> None:
     assert classify("flink streaming", rows) == classify("flink batch", rows)
     assert "ALL ROWS PER MATCH" in classify("flink batch", rows)[1]
     assert classify("pmr", rows) == ("unclassified", "")
+    mine = Verdict("conformance/sqllogictest/kleene/match_recognize.test:99", "failed",
+                   "0 rows where 4 are expected", ("reluctant",))
+    assert classify("pmr", mine)[0] == "engine bug" and "by hand" in classify("pmr", mine)[1]
+    drawn_one = Verdict("generated #3", "failed", "1 rows missing", ("subset",))
+    assert classify("pmr", drawn_one)[0] == "disagrees with the reference"
+    assert classify("flink batch", drawn_one)[0] == "documented limitation"  # SUBSET
+    odd = Verdict("conformance/sqllogictest/kleene/match_recognize.test:5", "failed",
+                  "peer: flink: NullPointerException", ())
+    assert classify("flink batch", odd) == ("unclassified", "")
 
 
 def test_the_compliance_table_counts_each_source_and_construct() -> None:

@@ -10,10 +10,11 @@ over the source table sent to its worker (``flink_worker.py``, ``pmr_worker.py``
 (:func:`request`):
 
 - pandas-match-recognize: the clause as printed, over the DataFrame of the table;
-- Flink SQL (batch mode): identifiers quoted with backticks; the first ``ORDER BY`` key
-  becomes a computed time attribute (Flink orders a recognition by a time attribute first):
-  an integer column as epoch milliseconds (``TO_TIMESTAMP_LTZ(c, 3)``), a date or
-  timestamp cast to ``TIMESTAMP(3)``; any other first key is declined.
+- Flink SQL (batch or streaming mode): identifiers quoted with backticks; the first
+  ``ORDER BY`` key becomes a computed time attribute (Flink orders a recognition by a time
+  attribute first): an integer column as epoch milliseconds (``TO_TIMESTAMP_LTZ(c, 3)``), a
+  date or timestamp cast to ``TIMESTAMP(3)``; any other first key is declined, and so is
+  a NULL in it; ``COUNT(v.*)`` becomes ``COUNT(v.kleene_rt)`` (:data:`COUNT_ROWS`).
 
 The answer comes back as the reference's output would (:func:`output_names`: the partition
 columns and the measures for ``ONE ROW PER MATCH``; with the order columns and the other
@@ -48,6 +49,9 @@ from kleene.reference.match_recognize.table import Table
 INPUT = "kleene_input"
 #: Flink's computed time attribute (the first ORDER BY key).
 TIME = "kleene_rt"
+#: ``COUNT(v.*)``, which Flink's validator rejects (``Unknown field '*'``); the adapter
+#: sends ``COUNT(v.kleene_rt)``, the same count: the time attribute is never NULL.
+COUNT_ROWS = re.compile(r"COUNT\(\s*(\w+|`(?:[^`]|``)+`)\.\*\s*\)")
 #: An engine's message that it does not support what it was asked (a documented limit).
 DECLINES = re.compile(r"not (yet )?supported|unsupported|not allowed|does not support|"
                       r"currently only supports|only support", re.IGNORECASE)
@@ -148,7 +152,8 @@ def request(peer: str, clause: MatchRecognize, table: pa.Table) -> dict[str, Any
                                "columns": [[n, t] for n, t in columns.items()]}
     if peer == "flink":
         clause, message["time"] = flink_time(clause, columns)
-        body = requote(format_clause(clause), set(columns), "`")
+        body = COUNT_ROWS.sub(rf"COUNT(\1.`{TIME}`)",
+                              requote(format_clause(clause), set(columns), "`"))
         message["sql"] = f"SELECT * FROM `{INPUT}` MATCH_RECOGNIZE (\n{body}\n)"
     else:
         body = requote(format_clause(clause), set(columns), '"')
@@ -272,7 +277,7 @@ class Native:
             part = todo[at:at + chunk]
             try:
                 got = self.backend.ask({"cmd": "tables", "mode": self.mode, "requests": part},
-                                       timeout=self.timeout + 2.0 * len(part))
+                                       timeout=self.timeout + 4.0 * len(part))
             except (TimeoutError, RuntimeError, OSError, ValueError):
                 continue
             for m, answer in zip(part, got.get("answers", ()), strict=False):
