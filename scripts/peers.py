@@ -221,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drawn", type=int, default=500,
                     help="Hypothesis-drawn recognitions added to the MATCH_RECOGNIZE corpus")
     ap.add_argument("--modes", default="batch,streaming", help="Flink's modes for --parts mr")
+    ap.add_argument("--mr-files", choices=("all", "kleene"), default="all",
+                    help="--parts mr: the sqllogictest files run (kleene: Kleene's file only, "
+                         "for a loaded machine)")
     ap.add_argument("--mr-shrink", dest="shrink_mr", type=int, default=40,
                     help="drawn failures shrunk per engine (--parts mr)")
     ap.add_argument("--reuse", action="store_true",
@@ -240,7 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         body += kept(args.out, MR_HEADING, start=core_checks.HEADING)
     if "mr" in parts:
         body += mr_part(args.engines.split(","), args.timeout, args.drawn,
-                        args.modes.split(","), args.shrink_mr, args.reuse)
+                        args.modes.split(","), args.shrink_mr, args.reuse, args.mr_files)
     else:
         body += kept(args.out, start=MR_HEADING)
     args.out.write_text("\n".join(body) + "\n", encoding="utf-8")
@@ -275,11 +278,13 @@ def mr_engines(names: list[str], modes: list[str]) -> list[tuple[str, str, str]]
 
 
 def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
-            shrink: int, reuse: bool) -> list[str]:
+            shrink: int, reuse: bool, which: str = "all") -> list[str]:
     """The corpus (both files and ``drawn`` Hypothesis-drawn recognitions) through Kleene's
     engine and each peer natively, as the page's section; each run kept in :data:`RUNS`
-    (``reuse``: a kept run is read back instead of run again)."""
+    (``reuse``: a kept run is read back instead of run again; ``which``: ``kleene`` runs
+    the peers on Kleene's file alone)."""
     files = mr_suite.corpus_files()
+    mine = files[:1] if which == "kleene" else files
     print(f"peers: drawing {drawn} recognitions", file=sys.stderr, flush=True)
     items = mr_generated.drawn(drawn)
     RUNS.mkdir(parents=True, exist_ok=True)
@@ -299,7 +304,7 @@ def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
         else:
             backend = getattr(engines, peer)()
             try:
-                run = mr_suite.run_engine(column, Native(backend, peer, timeout, mode), files,
+                run = mr_suite.run_engine(column, Native(backend, peer, timeout, mode), mine,
                                           items, shrink=shrink)
             finally:
                 backend.close()

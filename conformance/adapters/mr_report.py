@@ -33,8 +33,9 @@ def compliance(runs: Sequence[EngineRun]) -> list[str]:
     out = ["| construct | " + " | ".join(names) + " |",
            "| --- | " + " | ".join("---" for _ in names) + " |",
            "| **all records** | " + " | ".join(cell(r.counts()) for r in runs) + " |"]
-    out += [f"| *{title}* | " + " | ".join(cell(r.counts(start)) for r in runs) + " |"
-            for title, start in SOURCES]
+    out += [f"| *{title}* | " + " | ".join(
+        cell(r.counts(start) if any(v.where.startswith(start) for v in r.verdicts) else None)
+        for r in runs) + " |" for title, start in SOURCES]
     out += [f"| `{f}` | " + " | ".join(cell(tables[n].get(f)) for n in names) + " |"
             for f in rows]
     return out
@@ -71,8 +72,11 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
            "forty to a job on one mini-cluster (`flink_worker.py`). Cells: passed/failed/"
            "declined (declined: the engine says it does not support it, or the adapter "
            "cannot send it); a record counts in every construct it uses. `kleene` is "
-           "Kleene's `match-recognize` engine (no EXPLAINED.toml applied). "
-           f"{duckdb}.", ""]
+           "Kleene's `match-recognize` engine (no EXPLAINED.toml applied). The rows are "
+           "the `match_recognize:` labels of `docs/features.md`. "
+           f"{duckdb}. The sections above this one (the operator cases, the probe, the "
+           "direct checks, CORE) are from the run dated at the top of the page, not rerun "
+           "here.", ""]
     out += compliance(runs)
     out += ["", "Seconds: " + ", ".join(f"{r.engine} {r.seconds:.0f}" for r in runs) + ".", ""]
     kleene = {v.where: v.status for r in runs if r.engine == "kleene" for v in r.verdicts}
@@ -83,6 +87,9 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
         out += [f"### {r.engine}: the failures by class", ""]
         out += [f"- {cls}: {len(found)}" for cls, found in sorted(by_class.items())]
         out.append("")
+        out += ["Each failure with its class; a reproduction, where there is one, is the "
+                "recognition that disagrees with the reference, its rows shrunk (rows "
+                "dropped while it still disagrees; `--mr-shrink` caps how many are).", ""]
         for cls, found in sorted(by_class.items()):
             out += [f"#### {r.engine}: {cls} ({len(found)})", ""]
             for v, why in found:
