@@ -22,7 +22,7 @@ from kleene.data.sql import table_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.semantics import recognize
-from tests.test_peers_native import ReferenceWorker, recognition
+from tests.test_peers_native import Answering, ReferenceWorker, recognition
 
 FILE = """statement ok
 CREATE TABLE t (g VARCHAR, ts INTEGER, v DOUBLE);
@@ -288,3 +288,14 @@ def test_a_failed_record_carries_its_recognition_shrunk(tmp_path: Path) -> None:
     lines = second.reproduction.splitlines()
     assert "1 rows:" in lines[-4] and lines[-3] == '--   ["x", 3, 6.0]'
     assert lines[-2] == "-- expected (N): (1,)"
+
+
+def test_a_request_the_worker_stopped_is_no_answer_in_time() -> None:
+    c = clause("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(*) AS n "
+               "PATTERN (A) DEFINE A AS v > 0)")
+    one = mr_generated.Drawn(c, pa.table({"ts": [1], "v": [1]}), "x", ())
+    timed = Answering({"answers": [{"error": "PeerTimeout: no answer in time"}]})
+    judged = mr_generated.judge(Native(timed, "pmr", 7), one)  # type: ignore[arg-type]
+    assert judged.status == "failed" and judged.reason.startswith("no answer in time")
+    assert classify("pmr", Verdict("generated #1", "failed", judged.reason))[0] == \
+        "no answer in time"

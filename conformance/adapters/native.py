@@ -276,7 +276,8 @@ class Native:
         for at in range(0, len(todo), chunk):
             part = todo[at:at + chunk]
             try:
-                got = self.backend.ask({"cmd": "tables", "mode": self.mode, "requests": part},
+                got = self.backend.ask({"cmd": "tables", "mode": self.mode, "requests": part,
+                                        "limit": self.timeout},
                                        timeout=self.timeout + 4.0 * len(part))
             except (TimeoutError, RuntimeError, OSError, ValueError):
                 continue
@@ -293,7 +294,8 @@ class Native:
         if answer is None:
             try:
                 got = self.backend.ask({"cmd": "tables", "mode": self.mode,
-                                        "requests": [message]}, timeout=self.timeout)
+                                        "requests": [message], "limit": self.timeout},
+                                       timeout=self.timeout + 5.0)
                 answer = got["answers"][0] if "answers" in got else got
             except TimeoutError as err:
                 raise BudgetExceeded("seconds", self.timeout, f"{self.peer} ran a "
@@ -302,6 +304,9 @@ class Native:
                 raise PeerError(f"{self.peer}: {err}") from None
         if "error" in answer:
             said = error_line(str(answer["error"]))
+            if said.startswith("PeerTimeout"):
+                raise BudgetExceeded("seconds", self.timeout, f"{self.peer} ran a "
+                                     "recognition (its worker stopped it)", " s")
             if DECLINES.search(said):
                 raise Unsupported(f"{self.peer} declines: {said}")
             raise PeerError(f"{self.peer}: {said}")
