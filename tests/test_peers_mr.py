@@ -18,6 +18,7 @@ from kleene.conformance.adapters import flink_worker, mr_duckdb, mr_generated, m
 from kleene.conformance.adapters.mr_classes import classify
 from kleene.conformance.adapters.mr_suite import EngineRun, Verdict, run_engine
 from kleene.conformance.adapters.native import Native, PeerError, error_line
+from kleene.conformance.generated_tables import NO_COLUMN
 from kleene.data.sql import table_of
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import MatchRecognize
@@ -299,3 +300,12 @@ def test_a_request_the_worker_stopped_is_no_answer_in_time() -> None:
     assert judged.status == "failed" and judged.reason.startswith("no answer in time")
     assert classify("pmr", Verdict("generated #1", "failed", judged.reason))[0] == \
         "no answer in time"
+
+
+def test_a_drawn_output_of_no_column_is_left_out_of_the_counts() -> None:
+    run = EngineRun("pmr", (Verdict("generated #0", "failed", f"answered a table where the "
+                                    f"reference raises: {NO_COLUMN}"),
+                            Verdict("generated #1", "passed")), 1.0)
+    lines = mr_report.section([run], [Path("a"), Path("b")], 2, "2026-01-01", "DuckDB x")
+    assert "| **all records** | 1/0/0 |" in lines
+    assert any("Left out" in line and "pmr 1." in line for line in lines)
