@@ -309,3 +309,22 @@ def test_a_drawn_output_of_no_column_is_left_out_of_the_counts() -> None:
     lines = mr_report.section([run], [Path("a"), Path("b")], 2, "2026-01-01", "DuckDB x")
     assert "| **all records** | 1/0/0 |" in lines
     assert any("Left out" in line and "pmr 1." in line for line in lines)
+
+
+def test_rows_tying_on_the_order_are_no_verdict() -> None:
+    c = clause("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY g ORDER BY ts MEASURES "
+               "COUNT(*) AS n PATTERN (A) DEFINE A AS v > 0)")
+    names = ["g", "ts", "v"]
+    assert not mr_generated.order_ties(c, names, [["x", 1, 5], ["y", 1, 5], ["x", 2, 5]])
+    assert mr_generated.order_ties(c, names, [["x", 1, 5], ["x", 1, 6]])
+    assert all(not mr_generated.order_ties(d.clause, d.table.column_names,
+                                           [list(r.values()) for r in d.table.to_pylist()])
+               for d in mr_generated.drawn(20))
+    text = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES COUNT(*) AS N PATTERN (A) "
+            "DEFINE A AS A.X > 0)\n-- table t (X, T), 2 rows:\n--   [1, 4]\n--   [2, 4]\n"
+            "-- expected (N): (1,); (1,)\n-- got: 1 rows missing")
+    v = Verdict("generated #2", "failed", "1 rows missing", (), text)
+    assert classify("pmr", v)[0] == "order among ties"
+    untied = Verdict("generated #2", "failed", "1 rows missing", (), text.replace("[2, 4]",
+                                                                                  "[2, 5]"))
+    assert classify("pmr", untied)[0] == "disagrees with the reference"

@@ -14,6 +14,8 @@ A class is one of:
 - ``adapter limit``: the adapter cannot say the query in the engine's dialect;
 - ``no verdict``: the reference gives no answer to compare (a drawn query with an output
   of no column);
+- ``order among ties``: a wrong answer over rows that tie on the order (no verdict: the
+  standard leaves their order open);
 - ``disagrees with the reference``: a drawn recognition answered otherwise than Kleene's
   reference, shrunk, not yet read by hand;
 - ``no answer in time``; ``unclassified``: an error no rule explains yet.
@@ -21,10 +23,14 @@ A class is one of:
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 
+from kleene.conformance.adapters.mr_generated import order_ties
 from kleene.conformance.adapters.mr_suite import Verdict
+from kleene.reference.errors import KleeneError
+from kleene.reference.match_recognize.parser import parse_statement
 
 #: Flink's documentation of ``MATCH_RECOGNIZE``, section "Known Limitations".
 FLINK_LIMITS = ("Flink SQL documentation, *Pattern Recognition*, \"Known Limitations\" "
@@ -108,10 +114,33 @@ def classify(engine: str, v: Verdict) -> tuple[str, str]:
         return "no answer in time", ""
     if not WRONG.search(v.reason):
         return "unclassified", ""
+    if v.reproduction and ties(v.reproduction):
+        return "order among ties", TIES
     for start, cls, why in WRONG_BY_SOURCE:
         if v.where.startswith(start):
             return cls, why
     return "unclassified", ""
+
+
+#: Why a disagreement over rows that tie on the order is no verdict.
+TIES = ("rows of a partition tie on every ORDER BY key: the standard leaves their order "
+        "implementation-dependent (ISO/IEC 9075-2:2016 §7.6, TR 19075-5), so the engine's "
+        "answer may be right for another order; Kleene's reference keeps the input order "
+        "(reference/match_recognize/semantics.py)")
+
+
+def ties(reproduction: str) -> bool:
+    """Whether the table of a drawn ``reproduction`` (:func:`.mr_suite.reproduction`: the
+    statement, then ``-- table t (names), n rows:`` and a JSON row a line) has two rows of
+    one partition equal on every ``ORDER BY`` key (keys that are not plain columns: yes)."""
+    text, _, rest = reproduction.partition("\n-- table t (")
+    names = [n.strip().upper() for n in rest.split(")", 1)[0].split(",")]
+    rows = [json.loads(line[5:]) for line in rest.splitlines()[1:] if line.startswith("--   ")]
+    try:
+        clause = parse_statement(text).recognitions[0].clause
+    except KleeneError:
+        return True
+    return order_ties(clause, names, rows)
 
 
 #: A wrong answer: other rows than expected (the runner's and the drawn verdicts' words).
