@@ -87,6 +87,10 @@ def test_flink_gets_its_rows_in_time_order_and_declines_a_null_time() -> None:
     counted = clause("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES COUNT(A.*) AS n "
                      "PATTERN (A) DEFINE A AS v > 0)")
     assert "COUNT(A.`kleene_rt`) AS N" in native.message(counted, table)["sql"]
+    # the standard's default skip, which the printer leaves out, is said to every peer
+    for peer in ("flink", "pmr"):
+        sent = Native(ReferenceWorker(), peer).message(c, table)["sql"]  # type: ignore[arg-type]
+        assert "AFTER MATCH SKIP PAST LAST ROW\nPATTERN (A)" in sent
     assert Native(ReferenceWorker(), "pmr").message(c, table)["rows"][0] == [3, 30]  # type: ignore[arg-type]
     with pytest.raises(Unsupported, match="NULL in the first ORDER BY column"):
         native.message(c, pa.table({"ts": [1, None], "v": [1, 2]}))

@@ -91,6 +91,8 @@ def drawn(n: int, seed: int = 0) -> list[Drawn]:
     from hypothesis import strategies as st
 
     out: dict[str, Drawn] = {}
+    if n <= 0:
+        return []
 
     @seeded(seed)
     @settings(max_examples=n * 8, deadline=None, database=None, phases=[Phase.generate],

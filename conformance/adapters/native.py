@@ -135,6 +135,17 @@ def flink_time(clause: MatchRecognize, columns: dict[str, str]
     return dataclasses.replace(clause, order_by=(key, *clause.order_by[1:])), [TIME, expression]
 
 
+def said(clause: MatchRecognize) -> str:
+    """The clause as printed, with ``AFTER MATCH SKIP PAST LAST ROW`` written out where
+    the printer leaves it out as the standard's default (a peer's own default may differ)."""
+    text = format_clause(clause)
+    if clause.after_match.kind != "PAST LAST ROW":
+        return text
+    skip = "AFTER MATCH SKIP PAST LAST ROW\n"
+    at = text.find("PATTERN (")
+    return text[:at] + skip + text[at:] if at >= 0 else skip + text
+
+
 def request(peer: str, clause: MatchRecognize, table: pa.Table) -> dict[str, Any]:
     """The worker's ``table`` request for the recognition of ``clause`` over ``table``
     (without rows), in the peer's dialect (the module docstring). The columns are sent
@@ -153,10 +164,10 @@ def request(peer: str, clause: MatchRecognize, table: pa.Table) -> dict[str, Any
     if peer == "flink":
         clause, message["time"] = flink_time(clause, columns)
         body = COUNT_ROWS.sub(rf"COUNT(\1.`{TIME}`)",
-                              requote(format_clause(clause), set(columns), "`"))
+                              requote(said(clause), set(columns), "`"))
         message["sql"] = f"SELECT * FROM `{INPUT}` MATCH_RECOGNIZE (\n{body}\n)"
     else:
-        body = requote(format_clause(clause), set(columns), '"')
+        body = requote(said(clause), set(columns), '"')
         message["sql"] = f"SELECT * FROM {INPUT} MATCH_RECOGNIZE (\n{body}\n)"
     return message
 
