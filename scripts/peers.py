@@ -285,8 +285,7 @@ def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
     the peers on Kleene's file alone)."""
     files = mr_suite.corpus_files()
     mine = files[:1] if which == "kleene" else files
-    print(f"peers: drawing {drawn} recognitions", file=sys.stderr, flush=True)
-    items = mr_generated.drawn(drawn)
+    items: list[mr_generated.Drawn] | None = None
     RUNS.mkdir(parents=True, exist_ok=True)
     runs = []
     plan = [("kleene", "kleene", "batch"), *mr_engines(names, modes)]
@@ -297,6 +296,9 @@ def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
         if reuse and kept.exists():
             runs.append(mr_suite.EngineRun.of_json(json.loads(kept.read_text("utf-8"))))
             continue
+        if items is None:
+            print(f"peers: drawing {drawn} recognitions", file=sys.stderr, flush=True)
+            items = mr_generated.drawn(drawn)
         if peer == "kleene":
             run = mr_suite.run_engine(column, mr_suite.kleene_recognizer(), files, items)
         elif peer == "duckdb":
@@ -310,7 +312,8 @@ def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
                 backend.close()
         kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
         runs.append(run)
-    return mr_report.section(runs, files, len(items), datetime.date.today().isoformat(),
+    count = max(sum(v.where.startswith("generated #") for v in r.verdicts) for r in runs)
+    return mr_report.section(runs, files, count, datetime.date.today().isoformat(),
                              mr_duckdb.probe())
 
 
