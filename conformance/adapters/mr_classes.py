@@ -100,6 +100,16 @@ RULES: tuple[Rule, ...] = (
          "documented limit)"),
     Rule("pmr", "within", "", "documented limitation",
          "WITHIN is Flink's extension, not SQL:2016; pandas-match-recognize does not parse it"),
+    Rule("pmr", "", r"NFAConstructionError: Exact NFA construction failed", "engine limitation",
+         "pandas-match-recognize cannot build its automaton for a valid row pattern (an "
+         "internal error, not a documented limit)"),
+    Rule("pmr", "", r"AFTER MATCH SKIP target '\w+' not found in pattern variables \[.*'\('",
+         "engine bug", "its parser lists a parenthesis as a pattern variable and rejects a "
+         "skip target the pattern defines (ISO/IEC 9075-2 §7.6: the target is any primary "
+         "row pattern variable)"),
+    Rule("", "", r"mixes values Arrow cannot put in one column", "adapter limit",
+         "the engine's answer has a column mixing lists and single values, which the adapter "
+         "cannot turn into one Arrow column to compare"),
     Rule("", "", r"Syntax error|SQL parse failed|mismatched input", "engine limitation",
          "the engine's parser rejects standard syntax"),
 )
