@@ -23,14 +23,22 @@ A class is one of:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from kleene.conformance.adapters.mr_generated import order_ties
 from kleene.conformance.adapters.mr_suite import Verdict
+from kleene.conformance.sqllogictest.reader import read_file
 from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.parser import parse_statement
+
+#: The words of a wrong answer (other rows than expected) in a verdict's reason.
+WRONG_WORDS = (r"rows where|row \d+, column \d+: got|rows missing|rows extra|"
+               r"columns .* where .* are expected|answered a table where|"
+               r"succeeded where an error is expected")
 
 #: Flink's documentation of ``MATCH_RECOGNIZE``, section "Known Limitations".
 FLINK_LIMITS = ("Flink SQL documentation, *Pattern Recognition*, \"Known Limitations\" "
@@ -49,11 +57,33 @@ class Rule:
     message: str
     cls: str
     why: str
+    #: a pattern the record's statement (or the drawn one's) must hold (any, when empty)
+    sql: str = ""
 
     def holds(self, engine: str, v: Verdict) -> bool:
         return (engine.startswith(self.engine)
                 and (not self.feature or self.feature in v.features)
-                and (not self.message or re.search(self.message, v.reason) is not None))
+                and (not self.message or re.search(self.message, v.reason) is not None)
+                and (not self.sql or re.search(self.sql, statement(v), re.IGNORECASE)
+                     is not None))
+
+
+@functools.cache
+def _records(path: str) -> dict[int, str]:
+    root = Path(__file__).resolve().parents[2]
+    return {r.line: getattr(r, "sql", "") for r in read_file(root / path)}
+
+
+def statement(v: Verdict) -> str:
+    """The statement of ``v``: its record's SQL (``file:line`` of a sqllogictest file of
+    the repository), or a drawn one's reproduction."""
+    if v.reproduction:
+        return v.reproduction
+    path, _, line = v.where.rpartition(":")
+    try:
+        return _records(path).get(int(line), "")
+    except (OSError, ValueError, KleeneError):
+        return ""
 
 
 #: The rules, first match wins (filled from real runs: docs/peers.md).
@@ -69,6 +99,11 @@ RULES: tuple[Rule, ...] = (
          f"ALL ROWS PER MATCH: {FLINK_LIMITS}, \"ALL ROWS PER MATCH output mode\""),
     Rule("flink", "", r"Cannot use PREV/NEXT in MEASURE|physical offsets",
          "documented limitation", f"physical offsets (PREV/NEXT) in MEASURES: {FLINK_LIMITS}"),
+    Rule("flink", "", WRONG_WORDS, "documented limitation",
+         f"PREV/NEXT see only the match's own rows in Flink (physical offsets over all rows "
+         f"are unsupported: {FLINK_LIMITS}, \"Physical offsets\"), so a PREV reaching before "
+         "the match's first row is NULL where the standard reads the partition's row",
+         sql=r"\b(PREV|NEXT)\s*\("),
     Rule("flink", "", r"Unknown field '\*'", "engine limitation",
          "COUNT(A.*) (ISO/IEC 9075-2 §7.6: a row pattern variable's rows counted) is rejected "
          "at validation"),
@@ -154,9 +189,7 @@ def ties(reproduction: str) -> bool:
 
 
 #: A wrong answer: other rows than expected (the runner's and the drawn verdicts' words).
-WRONG = re.compile(r"rows where|row \d+, column \d+: got|rows missing|rows extra|"
-                   r"columns .* where .* are expected|answered a table where|"
-                   r"succeeded where an error is expected")
+WRONG = re.compile(WRONG_WORDS)
 
 #: A wrong answer no rule explains, by where its expected rows come from. The rules before
 #: these place every construct an engine documents it lacks; pandas-match-recognize
