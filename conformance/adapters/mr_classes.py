@@ -99,6 +99,10 @@ RULES: tuple[Rule, ...] = (
          f"ALL ROWS PER MATCH: {FLINK_LIMITS}, \"ALL ROWS PER MATCH output mode\""),
     Rule("flink", "", r"Cannot use PREV/NEXT in MEASURE|physical offsets",
          "documented limitation", f"physical offsets (PREV/NEXT) in MEASURES: {FLINK_LIMITS}"),
+    Rule("flink", "within", WRONG_WORDS, "adapter limit",
+         "the 2026-11-28 run sent an integer ORDER BY key as epoch milliseconds, so WITHIN "
+         "INTERVAL '1' SECOND spanned 1000 of its units where the reference reads 1; the "
+         "adapter now sends seconds (TO_TIMESTAMP_LTZ(c, 0)); not rerun"),
     Rule("flink", "", WRONG_WORDS, "documented limitation",
          f"PREV/NEXT see only the match's own rows in Flink (physical offsets over all rows "
          f"are unsupported: {FLINK_LIMITS}, \"Physical offsets\"), so a PREV reaching before "

@@ -12,7 +12,8 @@ over the source table sent to its worker (``flink_worker.py``, ``pmr_worker.py``
 - pandas-match-recognize: the clause as printed, over the DataFrame of the table;
 - Flink SQL (batch or streaming mode): identifiers quoted with backticks; the first
   ``ORDER BY`` key becomes a computed time attribute (Flink orders a recognition by a time
-  attribute first): an integer column as epoch milliseconds (``TO_TIMESTAMP_LTZ(c, 3)``), a
+  attribute first): an integer column as epoch seconds (``TO_TIMESTAMP_LTZ(c, 0)``: a
+  ``WITHIN`` interval over it counts its units as seconds, as the reference does), a
   date or timestamp cast to ``TIMESTAMP(3)``; any other first key is declined, and so is
   a NULL in it; ``COUNT(v.*)`` becomes ``COUNT(v.kleene_rt)`` (:data:`COUNT_ROWS`).
 
@@ -125,7 +126,7 @@ def flink_time(clause: MatchRecognize, columns: dict[str, str]
     kind = next((t for n, t in columns.items() if n.upper() == first.expr.name.upper()), None)
     name = first.expr.name.upper()
     if kind == "BIGINT":
-        expression = f"TO_TIMESTAMP_LTZ(`{name}`, 3)"
+        expression = f"TO_TIMESTAMP_LTZ(`{name}`, 0)"
     elif kind in ("DATE", "TIMESTAMP(3)"):
         expression = f"CAST(`{name}` AS TIMESTAMP(3))"
     else:
