@@ -31,7 +31,16 @@ from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
-from kleene.conformance.adapters import core_checks, direct, engines, mr, mr_suite
+from kleene.conformance.adapters import (
+    core_checks,
+    direct,
+    engines,
+    mr,
+    mr_duckdb,
+    mr_generated,
+    mr_report,
+    mr_suite,
+)
 from kleene.conformance.adapters.native import Native
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
@@ -209,10 +218,17 @@ def main(argv: list[str] | None = None) -> int:
                          "not run keeps its section of --out)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds an engine may take on one recognition of the corpus")
-    ap.add_argument("--mr-kleene-only", default="flink",
-                    help="engines run on Kleene's MATCH_RECOGNIZE file only, not DuckDB's "
-                         "(Flink starts one batch job per recognition: 5-30 s each; '' runs "
-                         "every engine on the whole corpus)")
+    ap.add_argument("--drawn", type=int, default=500,
+                    help="Hypothesis-drawn recognitions added to the MATCH_RECOGNIZE corpus")
+    ap.add_argument("--modes", default="batch,streaming", help="Flink's modes for --parts mr")
+    ap.add_argument("--mr-files", choices=("all", "kleene"), default="all",
+                    help="--parts mr: the sqllogictest files run (kleene: Kleene's file only, "
+                         "for a loaded machine)")
+    ap.add_argument("--mr-shrink", dest="shrink_mr", type=int, default=40,
+                    help="drawn failures shrunk per engine (--parts mr)")
+    ap.add_argument("--reuse", action="store_true",
+                    help="--parts mr: read each engine's run kept in .peers/runs/ instead of "
+                         "running it again")
     args = ap.parse_args(argv)
     if args.reclassify:
         args.out.write_text(reclassify(args.out.read_text("utf-8")), encoding="utf-8")
@@ -226,8 +242,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         body += kept(args.out, MR_HEADING, start=core_checks.HEADING)
     if "mr" in parts:
-        body += mr_part(args.engines.split(","), args.timeout,
-                        set(args.mr_kleene_only.split(",")))
+        body += mr_part(args.engines.split(","), args.timeout, args.drawn,
+                        args.modes.split(","), args.shrink_mr, args.reuse, args.mr_files)
     else:
         body += kept(args.out, start=MR_HEADING)
     args.out.write_text("\n".join(body) + "\n", encoding="utf-8")
@@ -248,19 +264,57 @@ def kept(page: Path, *ends: str, start: str | None = None) -> list[str]:
     return text.rstrip("\n").splitlines() + [""]
 
 
-def mr_part(names: list[str], timeout: float, kleene_only: set[str]) -> list[str]:
-    """The corpus through Kleene's engine and each peer natively, as the page's section
-    (the engines of ``kleene_only`` on Kleene's file alone)."""
-    files = mr_suite.corpus_files()
-    runs = [mr_suite.run_engine("kleene", mr_suite.kleene_recognizer(), files)]
+#: Where ``--parts mr`` keeps each engine's run (JSON), so a section can be written again.
+RUNS = Path(".peers/runs")
+
+
+def mr_engines(names: list[str], modes: list[str]) -> list[tuple[str, str, str]]:
+    """The peers' runs: (column name, peer, mode), Flink once per mode."""
+    out = []
     for name in names:
-        backend = getattr(engines, name)()
-        try:
-            runs.append(mr_suite.run_engine(name, Native(backend, name, timeout),
-                                            files[:1] if name in kleene_only else files))
-        finally:
-            backend.close()
-    return mr_suite.section(runs, files, datetime.date.today().isoformat())
+        for mode in (modes if name == "flink" else ["batch"]):
+            out.append((f"{name} {mode}" if name == "flink" else name, name, mode))
+    return out
+
+
+def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
+            shrink: int, reuse: bool, which: str = "all") -> list[str]:
+    """The corpus (both files and ``drawn`` Hypothesis-drawn recognitions) through Kleene's
+    engine and each peer natively, as the page's section; each run kept in :data:`RUNS`
+    (``reuse``: a kept run is read back instead of run again; ``which``: ``kleene`` runs
+    the peers on Kleene's file alone)."""
+    files = mr_suite.corpus_files()
+    mine = files[:1] if which == "kleene" else files
+    items: list[mr_generated.Drawn] | None = None
+    RUNS.mkdir(parents=True, exist_ok=True)
+    runs = []
+    plan = [("kleene", "kleene", "batch"), *mr_engines(names, modes)]
+    if mr_duckdb.accepts():
+        plan.append(("duckdb", "duckdb", "batch"))
+    for column, peer, mode in plan:
+        kept = RUNS / f"{column.replace(' ', '-')}.json"
+        if reuse and kept.exists():
+            runs.append(mr_suite.EngineRun.of_json(json.loads(kept.read_text("utf-8"))))
+            continue
+        if items is None:
+            print(f"peers: drawing {drawn} recognitions", file=sys.stderr, flush=True)
+            items = mr_generated.drawn(drawn)
+        if peer == "kleene":
+            run = mr_suite.run_engine(column, mr_suite.kleene_recognizer(), files, items)
+        elif peer == "duckdb":
+            run = mr_suite.run_engine(column, mr_duckdb.recognizer(), files, items)
+        else:
+            backend = getattr(engines, peer)()
+            try:
+                run = mr_suite.run_engine(column, Native(backend, peer, timeout, mode), mine,
+                                          items, shrink=shrink)
+            finally:
+                backend.close()
+        kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
+        runs.append(run)
+    count = max(sum(v.where.startswith("generated #") for v in r.verdicts) for r in runs)
+    return mr_report.section(runs, files, count, datetime.date.today().isoformat(),
+                             mr_duckdb.probe())
 
 
 def operator_part(args: argparse.Namespace) -> list[str]:

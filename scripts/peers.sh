@@ -34,10 +34,10 @@ fi
 # CORE's bindings (pycer) are a CPython 3.13 wheel: a python3.13 on PATH, or pyenv's.
 PYCER_VERSION="${PYCER_VERSION:-0.1.6}"
 PY313="${PYTHON313:-$(command -v python3.13 || ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3.13 2>/dev/null | tail -1 || true)}"
-if [ -n "$PY313" ] && [ -x "$PY313" ]; then
+if [ -n "$PY313" ] && [ -x "$PY313" ] && "$PY313" -c "" 2>/dev/null; then
     PYTHON="$PY313" install_peer core "pycer==$PYCER_VERSION"
 else
-    echo "peers: CORE skipped: pycer needs CPython 3.13 and neither python3.13 on PATH nor" \
+    echo "peers: CORE skipped: pycer needs CPython 3.13 and no working python3.13 on PATH (a pyenv shim without 3.13 is none) nor" \
          "pyenv's 3.13 exists (pyenv install 3.13, or apt-get install python3.13-venv;" \
          "PYTHON313=/path/to/python3.13 names one)" >&2
 fi

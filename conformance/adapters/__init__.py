@@ -12,6 +12,11 @@ and runs the engine in a virtual environment of its own under ``.peers/``
   (:mod:`kleene.reference.operators.to_match_recognize`) with the adapters' names;
 - :mod:`.mr_oracle`: the match set ``MATCH_RECOGNIZE`` must give, derived from
   the reference's contiguous matches (greedy preferment, ``AFTER MATCH SKIP``);
-- :mod:`.flink`: Apache Flink SQL through PyFlink;
-- :mod:`.pmr`: ``pandas-match-recognize``.
+- :mod:`.engines`: the backends (Flink SQL through PyFlink, ``pandas-match-recognize``),
+  each a worker run by the peer's own Python (``flink_worker.py``, ``pmr_worker.py``);
+- the ``MATCH_RECOGNIZE`` corpus natively (``make peers``' last section): :mod:`.native` a
+  recognition as the peer runs it (many sent at once), :mod:`.mr_suite` the files and the
+  drawn recognitions (:mod:`.mr_generated`) through an engine, :mod:`.mr_classes` why a
+  failure fails, :mod:`.mr_report` the compliance table, :mod:`.mr_duckdb` DuckDB when
+  its wheel accepts the clause.
 """

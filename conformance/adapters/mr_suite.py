@@ -16,26 +16,33 @@ count; a ``statement error`` record passes on any error of the peer, as on any o
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from kleene.conformance.adapters import mr_generated
+from kleene.conformance.adapters.mr_generated import Drawn, Judged
+from kleene.conformance.adapters.native import Native
 from kleene.conformance.sqllogictest.runner import (
     FileReport,
     engine_recognizer,
-    feature_table,
     files_in,
     run_file,
 )
 from kleene.data.sql import ArrowRecognizer
+from kleene.reference.errors import KleeneError
+from kleene.reference.match_recognize.parser import parse_statement
 
 #: The corpus, relative to the ``conformance`` folder.
 CORPUS = ("sqllogictest/kleene/match_recognize.test", "sqllogictest/duckdb")
 #: The runner's statuses as the compliance table counts them.
 COUNTED = {"passed": "passed", "failed": "failed", "explained": "failed",
-           "unsupported": "declined"}
+           "unsupported": "declined", "declined": "declined"}
 
 
 def corpus_files() -> list[Path]:
@@ -50,35 +57,140 @@ def kleene_recognizer() -> ArrowRecognizer:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """One record's (or drawn recognition's) outcome on one engine: where (``file:line``,
+    or ``generated #k``), ``passed``/``failed``/``declined``, why, the constructs it uses
+    and, for a drawn one, its reproduction (the statement and the table)."""
+
+    where: str
+    status: str
+    reason: str = ""
+    features: tuple[str, ...] = ()
+    reproduction: str = ""
+
+
+@dataclass(frozen=True)
 class EngineRun:
-    """One engine's reports over the corpus and its seconds."""
+    """One engine's verdicts over the corpus and its seconds."""
 
     engine: str
-    reports: tuple[FileReport, ...]
+    verdicts: tuple[Verdict, ...]
     seconds: float
 
-    def counts(self) -> dict[str, int]:
-        """Passed, failed and declined records holding ``MATCH_RECOGNIZE``."""
+    def counts(self, source: str = "") -> dict[str, int]:
+        """Passed, failed and declined records (those whose ``where`` starts with
+        ``source``)."""
         out = dict.fromkeys(("passed", "failed", "declined"), 0)
-        for r in self.reports:
-            for o in r.outcomes:
-                if o.recognizes and o.status in COUNTED:
-                    out[COUNTED[o.status]] += 1
+        for v in self.verdicts:
+            if v.where.startswith(source):
+                out[v.status] += 1
         return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {"engine": self.engine, "seconds": self.seconds,
+                "verdicts": [dataclasses.asdict(v) for v in self.verdicts]}
+
+    @classmethod
+    def of_json(cls, data: dict[str, Any]) -> EngineRun:
+        return cls(data["engine"], tuple(Verdict(**{**v, "features": tuple(v["features"])})
+                                         for v in data["verdicts"]), data["seconds"])
+
+
+def verdicts_of(reports: Iterable[FileReport]) -> tuple[Verdict, ...]:
+    """The records holding ``MATCH_RECOGNIZE`` of ``reports`` as verdicts (paths relative
+    to the repository)."""
+    return tuple(Verdict(_relative(o.where), COUNTED[o.status], " ".join(o.reason.split()),
+                         o.features)
+                 for r in reports for o in r.outcomes if o.recognizes and o.status in COUNTED)
 
 
 def run_engine(engine: str, recognizer: ArrowRecognizer, files: Sequence[Path],
+               drawn: Sequence[Drawn] = (), shrink: int = 0,
                say: Callable[[str], None] = lambda s: print(s, file=sys.stderr, flush=True),
                ) -> EngineRun:
-    """Every file of ``files`` with ``recognizer`` doing the recognitions."""
+    """Every file of ``files`` and every drawn recognition with ``recognizer`` doing the
+    recognitions; a peer's recognitions are first recorded over the whole corpus and sent
+    at once (:meth:`Native.prefetch`), then the files are run again with the answers;
+    the first ``shrink`` wrong answers are shrunk (:func:`disagreements` of the files'
+    records first, then the drawn ones; an error's rows do not matter: the engine rejects
+    the query), each failure's reproduction the shrunk one."""
     began = time.time()
+    if isinstance(recognizer, Native):
+        recognizer.recording()
+        for path in files:
+            run_file(path, recognizer)
+        say(f"peers: {engine}: {len(recognizer.recorded or [])} recognitions of the files")
+        recognizer.prefetch(recognizer.recorded or [])
+        say(f"peers: {engine}: answered ({time.time() - began:.0f} s)")
     reports = []
     for path in files:
         report = run_file(path, recognizer)
         reports.append(report)
         say(f"peers: {engine}: {path.name}: {report.count('passed', recognizing=True)} passed "
             f"({time.time() - began:.0f} s)")
-    return EngineRun(engine, tuple(reports), time.time() - began)
+    judged = mr_generated.run(recognizer, drawn)
+    wrong = {id(j): j for j in judged if j.status == "failed"
+             and mr_generated.wrong_answer(j.reason)}
+    records = disagreements(recognizer, reports) if shrink else {}
+    failed = [*records.values(), *wrong.values()][:shrink]
+    shrunk = {id(j): s for j, s in zip(failed, mr_generated.shrink(recognizer, failed, say=say),
+                                       strict=True)}
+    generated = []
+    for k, j in enumerate(judged):
+        small = shrunk.get(id(j), j)
+        generated.append(Verdict(f"generated #{k}", j.status, j.reason, j.drawn.features,
+                                 reproduction(small) if j.status == "failed" else ""))
+    said = {where: reproduction(shrunk[id(j)]) for where, j in records.items() if id(j) in shrunk}
+    files_verdicts = tuple(dataclasses.replace(v, reproduction=said.get(v.where, ""))
+                           for v in verdicts_of(reports))
+    say(f"peers: {engine}: {len(drawn)} drawn recognitions ({time.time() - began:.0f} s)")
+    return EngineRun(engine, files_verdicts + tuple(generated), time.time() - began)
+
+
+def disagreements(recognizer: ArrowRecognizer, reports: Sequence[FileReport]
+                  ) -> dict[str, Judged]:
+    """For each failed record of ``reports`` holding ``MATCH_RECOGNIZE``, a recognition it
+    sent the peer (the clause and its source table, as recorded) whose answer differs from
+    the reference's: what :func:`mr_generated.shrink` shrinks (by ``file:line``)."""
+    if not isinstance(recognizer, Native):
+        return {}
+    out: dict[str, Judged] = {}
+    for r in reports:
+        for o in r.outcomes:
+            if not o.recognizes or o.status not in ("failed", "explained"):
+                continue
+            try:
+                clauses = [x.clause for x in parse_statement(o.record.sql).recognitions]
+            except KleeneError:
+                continue
+            for clause, table in recognizer.calls:
+                if clause not in clauses:
+                    continue
+                expected = mr_generated.expected_of(clause, table)
+                if expected is None:
+                    continue
+                one = Drawn(clause, table, expected, o.features)
+                j = mr_generated.judge(recognizer, one)
+                if j.status == "failed" and mr_generated.wrong_answer(j.reason):
+                    out[_relative(o.where)] = j
+                    break
+    return out
+
+
+def reproduction(judged: Judged) -> str:
+    """A drawn recognition's failure as text: the statement, the table, the reference's
+    answer and the engine's verdict."""
+    one = judged.drawn
+    lines = [one.sql(), f"-- table t ({', '.join(one.table.column_names)}), "
+             f"{one.table.num_rows} rows:"]
+    lines += [f"--   {json.dumps(list(r.values()), default=str)}" for r in one.table.to_pylist()]
+    if isinstance(one.expected, str):
+        lines.append(f"-- expected: an error ({one.expected})")
+    else:
+        lines.append(f"-- expected ({', '.join(one.expected.names)}): "
+                     + "; ".join(repr(r) for r in one.expected.rows))
+    lines.append(f"-- got: {judged.reason}")
+    return "\n".join(lines)
 
 
 def _cell(row: dict[str, int] | None) -> str:
@@ -90,57 +202,11 @@ def _cell(row: dict[str, int] | None) -> str:
 def features(run: EngineRun) -> dict[str, dict[str, int]]:
     """Per construct, the engine's passed, failed and declined records."""
     out: dict[str, dict[str, int]] = {}
-    for feature, row in feature_table(run.reports).items():
-        cell = out.setdefault(feature, dict.fromkeys(("passed", "failed", "declined"), 0))
-        for status, n in row.items():
-            if status in COUNTED:
-                cell[COUNTED[status]] += n
-    return out
-
-
-def section(runs: Sequence[EngineRun], files: Sequence[Path], date: str) -> list[str]:
-    """The markdown section: the compliance table, then each peer's disagreements."""
-    names = [r.engine for r in runs]
-    tables = {r.engine: features(r) for r in runs}
-    rows = sorted({f for t in tables.values() for f in t})
-    out = ["## The MATCH_RECOGNIZE corpus, natively", "",
-           f"*Run on {date}: `python scripts/peers.py --parts mr`.* Kleene's hand-computed "
-           "file and DuckDB's files (" + ", ".join(f"`{p.name}`" for p in files[:1])
-           + f" and {len(files) - 1} more), each statement's table created by DuckDB, each "
-           "recognition sent as written to the engine (`conformance/adapters/native.py`: "
-           "the source table and the clause, printed back in the engine's dialect), the "
-           "SQL around it by DuckDB, each query's result compared with the file's "
-           "(`conformance/adapters/mr_suite.py`). Cells: passed/failed/declined records "
-           "holding `MATCH_RECOGNIZE` (declined: the engine says it does not support it, "
-           "or the adapter cannot send it); a record counts in every construct it uses. "
-           "`kleene` is Kleene's `match-recognize` engine (no EXPLAINED.toml applied).", "",
-           "| construct | " + " | ".join(names) + " |",
-           "| --- | " + " | ".join("---" for _ in names) + " |"]
-    out.append("| **all records** | " + " | ".join(_cell(r.counts()) for r in runs) + " |")
-    out += ["| " + f"`{f}`" + " | " + " | ".join(_cell(tables[n].get(f)) for n in names) + " |"
-            for f in rows]
-    partial = [r.engine for r in runs if len(r.reports) < len(files)]
-    out += ["", "Seconds: " + ", ".join(f"{r.engine} {r.seconds:.0f}" for r in runs) + "."
-            + (f" {', '.join(partial)}: Kleene's file only (`--mr-kleene-only`)."
-               if partial else ""), ""]
-    kleene = {o.where: o.status for r in runs if r.engine == "kleene"
-              for rep in r.reports for o in rep.outcomes}
-    for r in runs:
-        if r.engine == "kleene":
-            continue
-        wrong = [o for rep in r.reports for o in rep.outcomes
-                 if o.recognizes and o.status in ("failed", "explained")]
-        alone = [o for o in wrong if kleene.get(o.where) == "passed"]
-        both = [o for o in wrong if kleene.get(o.where) != "passed"]
-        for title, found in ((f"the {len(alone)} failed records Kleene's engine passes "
-                              "(disagreements, not yet classified)", alone),
-                             (f"the {len(both)} failed records Kleene's engine fails too "
-                              "(DuckDB-only SQL, Kleene's static checks, ...)", both)):
-            out += [f"### {r.engine}: {title}", ""]
-            out += [f"- `{_relative(o.where)}`: {_relative(' '.join(o.reason.split()))[:240]}"
-                    for o in found]
-            out.append("")
-    return out
+    for v in run.verdicts:
+        for feature in v.features:
+            out.setdefault(feature, dict.fromkeys(("passed", "failed", "declined"), 0))
+            out[feature][v.status] += 1
+    return dict(sorted(out.items()))
 
 
 def _relative(text: str) -> str:

@@ -13,6 +13,10 @@ stdin, one answer per line on stdout:
   Lines as ``format`` says, ``csv`` or ``jsonl``, the default) →
   ``{"columns": [[name, type]], "rows": [[value]], "seconds": {"load", "match"}}``
   (:mod:`kleene.conformance.adapters.native`);
+- ``{"cmd": "tables", "requests": [table request], "limit"}`` → ``{"answers": [answer
+  or {"error"}]}``, each answered as ``table`` answers it within ``limit`` seconds
+  (``PeerTimeout`` past it; Flink's worker runs many in one job; here it saves the round
+  trips);
 
 or ``{"error": "..."}``. The engine takes the DataFrame itself (the ``FROM`` name is the
 query's; the engine's documentation names it ``df``).
@@ -24,6 +28,7 @@ import datetime
 import decimal
 import json
 import math
+import signal
 import sys
 import time
 from typing import Any
@@ -43,12 +48,43 @@ def main() -> None:
                     "version": "pandas-match-recognize " + version("pandas-match-recognize")}
             elif msg["cmd"] == "table":
                 answer = table(msg)
+            elif msg["cmd"] == "tables":
+                answer = {"answers": [answered(table, m, msg.get("limit"))
+                                      for m in msg["requests"]]}
             else:
                 answer = {"rows": run(msg["sql"], msg["columns"], msg["rows"])}
         except Exception as err:  # the engine's failure is the answer
             answer = {"error": f"{type(err).__name__}: {str(err)[:2000]}"}
         out.write(json.dumps(answer, default=str) + "\n")
         out.flush()
+
+
+class PeerTimeout(Exception):
+    """A request ran out of its seconds (``limit``)."""
+
+
+def _alarm(signum: int, frame: Any) -> None:
+    raise PeerTimeout("no answer in time")
+
+
+def answered(serve: Any, msg: dict[str, Any], limit: float | None = None
+             ) -> dict[str, object]:
+    """``serve(msg)``, or the engine's failure as the answer; with ``limit``, a request
+    still running after that many seconds is stopped (``PeerTimeout``: the engine's loops
+    are Python, so the alarm's exception reaches them) and the next one served."""
+    if limit:
+        import pandas  # noqa: F401  (imported before the alarm: an import it interrupts
+        import pandas_match_recognize  # noqa: F401  stays broken for the next request)
+
+        signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, float(limit))
+    try:
+        return dict(serve(msg))
+    except Exception as err:  # the engine's failure is the answer
+        return {"error": f"{type(err).__name__}: {str(err)[:2000]}"}
+    finally:
+        if limit:
+            signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def _plain(v: object) -> object:

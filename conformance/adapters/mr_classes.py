@@ -1,0 +1,215 @@
+"""Why a peer fails a ``MATCH_RECOGNIZE`` record: the classification of ``make peers``'
+failures (issue 30, item 3), by rules on the engine, the record's constructs and the
+engine's message.
+
+A class is one of:
+
+- ``engine bug``: the engine answers other rows than the standard's (ISO/IEC 9075-2:2016
+  §7.6 and ISO/IEC TR 19075-5) or fails on a query the standard defines, and no vendor
+  document says it chose so;
+- ``documented limitation``: the engine's documentation says it does not support the
+  construct (cited), so an error or a wrong answer there is its documented choice;
+- ``engine limitation``: the engine rejects a standard construct with an error its
+  documentation does not list;
+- ``adapter limit``: the adapter cannot say the query in the engine's dialect;
+- ``no verdict``: the reference gives no answer to compare (a drawn query with an output
+  of no column);
+- ``order among ties``: a wrong answer over rows that tie on the order (no verdict: the
+  standard leaves their order open);
+- ``disagrees with the reference``: a drawn recognition answered otherwise than Kleene's
+  reference, shrunk, not yet read by hand;
+- ``no answer in time``; ``unclassified``: an error no rule explains yet.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from kleene.conformance.adapters.mr_generated import order_ties
+from kleene.conformance.adapters.mr_suite import Verdict
+from kleene.conformance.sqllogictest.reader import read_file
+from kleene.reference.errors import KleeneError
+from kleene.reference.match_recognize.parser import parse_statement
+
+#: The words of a wrong answer (other rows than expected) in a verdict's reason.
+WRONG_WORDS = (r"rows where|row \d+, column \d+: got|rows missing|rows extra|"
+               r"columns .* where .* are expected|answered a table where|"
+               r"succeeded where an error is expected")
+
+#: Flink's documentation of ``MATCH_RECOGNIZE``, section "Known Limitations".
+FLINK_LIMITS = ("Flink SQL documentation, *Pattern Recognition*, \"Known Limitations\" "
+                "(nightlies.apache.org/flink/flink-docs-stable/docs/dev/table/sql/queries/"
+                "match_recognize/#known-limitations)")
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Failures of ``engine`` (a prefix of the run's name: ``flink`` is both modes) whose
+    record uses ``feature`` (any, when empty) and whose reason matches ``message`` (any,
+    when empty) are ``cls``, for ``why``."""
+
+    engine: str
+    feature: str
+    message: str
+    cls: str
+    why: str
+    #: a pattern the record's statement (or the drawn one's) must hold (any, when empty)
+    sql: str = ""
+
+    def holds(self, engine: str, v: Verdict) -> bool:
+        return (engine.startswith(self.engine)
+                and (not self.feature or self.feature in v.features)
+                and (not self.message or re.search(self.message, v.reason) is not None)
+                and (not self.sql or re.search(self.sql, statement(v), re.IGNORECASE)
+                     is not None))
+
+
+@functools.cache
+def _records(path: str) -> dict[int, str]:
+    root = Path(__file__).resolve().parents[2]
+    return {r.line: getattr(r, "sql", "") for r in read_file(root / path)}
+
+
+def statement(v: Verdict) -> str:
+    """The statement of ``v``: its record's SQL (``file:line`` of a sqllogictest file of
+    the repository), or a drawn one's reproduction."""
+    if v.reproduction:
+        return v.reproduction
+    path, _, line = v.where.rpartition(":")
+    try:
+        return _records(path).get(int(line), "")
+    except (OSError, ValueError, KleeneError):
+        return ""
+
+
+#: The rules, first match wins (filled from real runs: docs/peers.md).
+RULES: tuple[Rule, ...] = (
+    Rule("", "", r"an output of no column", "no verdict",
+         "ONE ROW PER MATCH with neither PARTITION BY nor MEASURES: the reference refuses an "
+         "output of no column (an SQL table has one or more); an engine's empty answer is "
+         "not wrong"),
+    Rule("flink", "", r"MATCH_NUMBER\(\)", "documented limitation",
+         f"MATCH_NUMBER() is not implemented; {FLINK_LIMITS} lists the standard's functions "
+         "Flink lacks"),
+    Rule("flink", "all-rows", "", "documented limitation",
+         f"ALL ROWS PER MATCH: {FLINK_LIMITS}, \"ALL ROWS PER MATCH output mode\""),
+    Rule("flink", "", r"Cannot use PREV/NEXT in MEASURE|physical offsets",
+         "documented limitation", f"physical offsets (PREV/NEXT) in MEASURES: {FLINK_LIMITS}"),
+    Rule("flink", "within", WRONG_WORDS, "adapter limit",
+         "the 2026-11-28 run sent an integer ORDER BY key as epoch milliseconds, so WITHIN "
+         "INTERVAL '1' SECOND spanned 1000 of its units where the reference reads 1; the "
+         "adapter now sends seconds (TO_TIMESTAMP_LTZ(c, 0)); not rerun"),
+    Rule("flink", "", WRONG_WORDS, "documented limitation",
+         f"PREV/NEXT see only the match's own rows in Flink (physical offsets over all rows "
+         f"are unsupported: {FLINK_LIMITS}, \"Physical offsets\"), so a PREV reaching before "
+         "the match's first row is NULL where the standard reads the partition's row",
+         sql=r"\b(PREV|NEXT)\s*\("),
+    Rule("flink", "", r"Unknown field '\*'", "engine limitation",
+         "COUNT(A.*) (ISO/IEC 9075-2 §7.6: a row pattern variable's rows counted) is rejected "
+         "at validation"),
+    Rule("flink", "", r"Encountered \"(OMIT|WITH|SHOW)\"", "documented limitation",
+         f"only ONE ROW PER MATCH parses; {FLINK_LIMITS}"),
+    Rule("flink", "", r"The from should be a positive number", "engine limitation",
+         "a quantifier {0} or {0,0} (the standard's empty repetition) fails at run time "
+         "in Flink's CEP library instead of matching the empty sequence"),
+    Rule("flink", "", r"Encountered \"\)\"", "engine limitation",
+         "the empty pattern PATTERN (()) does not parse"),
+    Rule("flink", "", r"Pattern variables must be unique", "engine limitation",
+         "a variable used twice in the pattern is rejected (\"That might change in the "
+         "future\")"),
+    Rule("flink", "permute", "", "documented limitation",
+         f"PERMUTE: {FLINK_LIMITS}"),
+    Rule("flink", "subset", "", "documented limitation", f"SUBSET: {FLINK_LIMITS}"),
+    Rule("flink", "alternation", "", "documented limitation",
+         f"alternation: {FLINK_LIMITS}, \"Alterations\""),
+    Rule("flink", "anchor", "", "documented limitation", f"anchors ^ $: {FLINK_LIMITS}"),
+    Rule("flink", "exclusion", "", "documented limitation", f"exclusion {{- -}}: {FLINK_LIMITS}"),
+    Rule("flink", "running", "", "documented limitation",
+         f"RUNNING vs. FINAL semantics: {FLINK_LIMITS}"),
+    Rule("flink", "final", "", "documented limitation",
+         f"RUNNING vs. FINAL semantics: {FLINK_LIMITS}"),
+    Rule("flink", "distinct", "", "documented limitation",
+         f"distinct aggregations: {FLINK_LIMITS}"),
+    Rule("flink", "", r"Cannot generate a valid execution plan", "engine limitation",
+         "the planner finds no plan for the recognition (an internal error, not a "
+         "documented limit)"),
+    Rule("pmr", "within", "", "documented limitation",
+         "WITHIN is Flink's extension, not SQL:2016; pandas-match-recognize does not parse it"),
+    Rule("pmr", "", r"NFAConstructionError: Exact NFA construction failed", "engine limitation",
+         "pandas-match-recognize cannot build its automaton for a valid row pattern (an "
+         "internal error, not a documented limit)"),
+    Rule("pmr", "", r"AFTER MATCH SKIP target '\w+' not found in pattern variables \[.*'\('",
+         "engine bug", "its parser lists a parenthesis as a pattern variable and rejects a "
+         "skip target the pattern defines (ISO/IEC 9075-2 §7.6: the target is any primary "
+         "row pattern variable)"),
+    Rule("", "", r"mixes values Arrow cannot put in one column", "adapter limit",
+         "the engine's answer has a column mixing lists and single values, which the adapter "
+         "cannot turn into one Arrow column to compare"),
+    Rule("", "", r"Syntax error|SQL parse failed|mismatched input", "engine limitation",
+         "the engine's parser rejects standard syntax"),
+)
+
+
+def classify(engine: str, v: Verdict) -> tuple[str, str]:
+    """The class of the failure ``v`` of ``engine`` and why (module docstring)."""
+    for rule in RULES:
+        if rule.holds(engine, v):
+            return rule.cls, rule.why
+    if v.reason.startswith(("no answer in time", "no verdict", "backend ")):
+        return "no answer in time", ""
+    if not WRONG.search(v.reason):
+        return "unclassified", ""
+    if v.reproduction and ties(v.reproduction):
+        return "order among ties", TIES
+    for start, cls, why in WRONG_BY_SOURCE:
+        if v.where.startswith(start):
+            return cls, why
+    return "unclassified", ""
+
+
+#: Why a disagreement over rows that tie on the order is no verdict.
+TIES = ("rows of a partition tie on every ORDER BY key: the standard leaves their order "
+        "implementation-dependent (ISO/IEC 9075-2:2016 §7.6, TR 19075-5), so the engine's "
+        "answer may be right for another order; Kleene's reference keeps the input order "
+        "(reference/match_recognize/semantics.py)")
+
+
+def ties(reproduction: str) -> bool:
+    """Whether the table of a drawn ``reproduction`` (:func:`.mr_suite.reproduction`: the
+    statement, then ``-- table t (names), n rows:`` and a JSON row a line) has two rows of
+    one partition equal on every ``ORDER BY`` key (keys that are not plain columns: yes)."""
+    text, _, rest = reproduction.partition("\n-- table t (")
+    names = [n.strip().upper() for n in rest.split(")", 1)[0].split(",")]
+    rows = [json.loads(line[5:]) for line in rest.splitlines()[1:] if line.startswith("--   ")]
+    try:
+        clause = parse_statement(text).recognitions[0].clause
+    except KleeneError:
+        return True
+    return order_ties(clause, names, rows)
+
+
+#: A wrong answer: other rows than expected (the runner's and the drawn verdicts' words).
+WRONG = re.compile(WRONG_WORDS)
+
+#: A wrong answer no rule explains, by where its expected rows come from. The rules before
+#: these place every construct an engine documents it lacks; pandas-match-recognize
+#: documents SQL:2016 semantics and no limitation, Flink the list of FLINK_LIMITS.
+WRONG_BY_SOURCE = (
+    ("conformance/sqllogictest/kleene/", "engine bug",
+     "other rows than the standard's: Kleene's file computes each expected row by hand from "
+     "ISO/IEC 9075-2:2016 §7.6 and ISO/IEC TR 19075-5 (the comment above the record says "
+     "how), and Kleene's engine agrees"),
+    ("conformance/sqllogictest/duckdb/test_match_recognize_oracle", "engine bug",
+     "other rows than Oracle Database's answer to the same query (the file's rows), which "
+     "Kleene's engine gives too"),
+    ("conformance/sqllogictest/duckdb/", "engine bug",
+     "other rows than DuckDB's test expects and Kleene's engine gives (two independent "
+     "readings of the standard agree)"),
+    ("generated #", "disagrees with the reference",
+     "other rows than Kleene's reference (the shrunk reproduction below): an engine bug "
+     "unless the reference is wrong; not yet read by hand"),
+)

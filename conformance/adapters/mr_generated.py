@@ -1,0 +1,203 @@
+"""Hypothesis-drawn recognitions through a peer natively (issue 30, item 3): the
+generated part of the ``MATCH_RECOGNIZE`` corpus of ``make peers``.
+
+:func:`drawn` draws clauses and input tables with the language's generator
+(:func:`kleene.conformance.recognize_strategies.recognition_for`, every construct, ties and
+NULLs), each with the reference's answer
+(:func:`~kleene.reference.match_recognize.semantics.recognize`, the oracle; an error's
+message where it raises). :func:`run` sends them all to a peer at
+once (:meth:`Native.prefetch <kleene.conformance.adapters.native.Native.prefetch>`: Flink
+runs many in one job) and judges each answer as ``kleene conform --generated`` does
+(:func:`~kleene.conformance.generated_tables.verdict`); :func:`shrink` then drops rows of
+each disagreement while it persists, every candidate of a round in one batch.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from kleene.conformance.adapters.native import Native
+from kleene.conformance.generated_tables import NO_COLUMN, STEPS, verdict
+from kleene.conformance.outcome import Outcome
+from kleene.conformance.recognize_strategies import recognition_for
+from kleene.conformance.sql_tables import SqlTable
+from kleene.conformance.sqllogictest.backend import request_for
+from kleene.data.sql import ArrowRecognizer, table_of
+from kleene.engines.protocol import Feature
+from kleene.reference.budget import Budget
+from kleene.reference.errors import BudgetExceeded, KleeneError, Unsupported
+from kleene.reference.match_recognize.ast import Column, MatchRecognize
+from kleene.reference.match_recognize.features import clause_constructs
+from kleene.reference.match_recognize.semantics import recognize
+from kleene.reference.match_recognize.table import Table
+
+#: Every construct the generator draws (Flink's ``WITHIN`` included).
+EVERYTHING = frozenset({Feature("match_recognize"), Feature("match_recognize", "within")})
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One drawn recognition: the clause, its input table, the reference's answer (a
+    table, or the message of its error) and the constructs it uses."""
+
+    clause: MatchRecognize
+    table: pa.Table
+    expected: Table | str
+    features: tuple[str, ...]
+
+    def sql(self) -> str:
+        """The statement, as ``kleene conform --generated`` sends it."""
+        return request_for(self.clause, self.table).sql
+
+
+def expected_of(clause: MatchRecognize, table: pa.Table) -> Table | str | None:
+    """The reference's answer (``None``: over the step budget, not drawn)."""
+    try:
+        out = recognize(clause, table_of(table), budget=Budget(limit=STEPS))
+    except BudgetExceeded:
+        return None
+    except KleeneError as err:
+        return " ".join(str(err).split())
+    return NO_COLUMN if not out.names else out
+
+
+def order_ties(clause: MatchRecognize, names: Sequence[str],
+               rows: Sequence[Sequence[object]]) -> bool:
+    """Whether two of ``rows`` (columns ``names``) are in one partition and equal on every
+    ``ORDER BY`` key of ``clause`` (keys that are not plain columns count as ties): the
+    standard leaves their order implementation-dependent, so engines may differ rightly."""
+    upper = [n.upper() for n in names]
+    keys = [*clause.partition_by, *(k.expr for k in clause.order_by)]
+    at = []
+    for k in keys:
+        if not isinstance(k, Column) or k.var is not None or k.name.upper() not in upper:
+            return True
+        at.append(upper.index(k.name.upper()))
+    seen = [tuple(json.dumps(r[i], default=str) for i in at) for r in rows]
+    return len(set(seen)) < len(seen)
+
+
+def drawn(n: int, seed: int = 0) -> list[Drawn]:
+    """``n`` distinct recognitions drawn from ``seed`` (the same ones on every run), each
+    with one answer: none whose rows tie on the order (:func:`order_ties`) or whose output
+    has no column."""
+    from hypothesis import HealthCheck, Phase, given, settings  # lazy: Hypothesis
+    from hypothesis import seed as seeded
+    from hypothesis import strategies as st
+
+    out: dict[str, Drawn] = {}
+    if n <= 0:
+        return []
+
+    @seeded(seed)
+    @settings(max_examples=n * 8, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), derandomize=False)
+    @given(st.data())
+    def draw(data: Any) -> None:
+        clause, table = recognition_for(data.draw, EVERYTHING)
+        expected = expected_of(clause, table) if len(out) < n else None
+        rows = [list(r.values()) for r in table.to_pylist()]
+        if expected is not None and expected != NO_COLUMN \
+                and not order_ties(clause, table.column_names, rows):   # one answer
+            one = Drawn(clause, table, expected, tuple(sorted(clause_constructs(clause))))
+            out.setdefault(one.sql() + repr(table.to_pylist()), one)
+
+    draw()
+    return list(out.values())[:n]
+
+
+@dataclass(frozen=True)
+class Judged:
+    """A drawn recognition's outcome on one engine: ``passed``, ``failed`` or
+    ``declined``, and why."""
+
+    drawn: Drawn
+    status: str
+    reason: str = ""
+
+
+def judge(recognizer: ArrowRecognizer, one: Drawn) -> Judged:
+    """The outcome of ``one`` through ``recognizer``."""
+    try:
+        got = recognizer.recognize_arrow(one.clause, one.table)
+        outcome = Outcome(table=SqlTable.of_arrow(got))
+    except Unsupported as err:
+        return Judged(one, "declined", " ".join(str(err).split()))
+    except BudgetExceeded as err:
+        return Judged(one, "failed", f"no answer in time: {' '.join(str(err).split())}")
+    except KleeneError as err:
+        outcome = Outcome(error=(err.code, " ".join(str(err).split())))
+    wrong = verdict(outcome, one.expected)
+    return Judged(one, "passed") if wrong is None else Judged(one, "failed", wrong)
+
+
+def run(recognizer: ArrowRecognizer, items: Sequence[Drawn]) -> list[Judged]:
+    """Each of ``items`` judged, all sent at once to a peer's worker first."""
+    if isinstance(recognizer, Native):
+        recognizer.recording()
+        for one in items:
+            try:
+                recognizer.recognize_arrow(one.clause, one.table)
+            except KleeneError:
+                pass
+        recognizer.prefetch(recognizer.recorded or [])
+    return [judge(recognizer, one) for one in items]
+
+
+def without_row(one: Drawn, k: int) -> Drawn | None:
+    """``one`` over its table without row ``k`` (``None``: the reference's budget)."""
+    keep = [i for i in range(one.table.num_rows) if i != k]
+    table = one.table.take(pa.array(keep, type=pa.int64()))
+    expected = expected_of(one.clause, table)
+    return None if expected is None else Drawn(one.clause, table, expected, one.features)
+
+
+def shrink(recognizer: ArrowRecognizer, failed: Sequence[Judged], rounds: int = 8,
+           say: Callable[[str], None] = lambda s: None) -> list[Judged]:
+    """Each of ``failed`` with rows dropped one at a time while it still fails (a wrong
+    answer stays wrong, an error stays an error), up to ``rounds`` rounds; each round's
+    candidates of every failure are sent at once."""
+    current = list(failed)
+    active = [i for i, j in enumerate(current) if j.drawn.table.num_rows > 0]
+    for r in range(rounds):
+        if not active:
+            break
+        candidates: dict[int, list[Drawn]] = {}
+        for i in active:
+            one = current[i].drawn
+            candidates[i] = [c for k in range(one.table.num_rows)
+                             if (c := without_row(one, k)) is not None]
+        judged = run(recognizer, [c for cs in candidates.values() for c in cs])
+        at = 0
+        still = []
+        for i in active:
+            mine = judged[at:at + len(candidates[i])]
+            at += len(candidates[i])
+            kind = _kind(current[i].reason)
+            smaller = next((j for j in mine if j.status == "failed" and _kind(j.reason) == kind),
+                           None)
+            if smaller is not None:
+                current[i] = smaller
+                if smaller.drawn.table.num_rows > 0:
+                    still.append(i)
+        say(f"peers: shrink round {r + 1}: {len(active)} tried, {len(still)} shrank")
+        active = still
+    return current
+
+
+def wrong_answer(reason: str) -> bool:
+    """Whether a failure's ``reason`` is a wrong answer (a table other than the
+    reference's), not an error or no answer."""
+    return _kind(reason) == "wrong" and NO_COLUMN not in reason
+
+
+def _kind(reason: str) -> str:
+    """What a failure is, for shrinking: an error's first words, else a wrong answer."""
+    if reason.startswith(("the backend reported error", "no answer in time")):
+        return reason.split(":", 1)[0]
+    return "wrong"
