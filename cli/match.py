@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from kleene.cli import cliffs, progress, results
+from kleene.cli import cliffs, progress, reading, results
 from kleene.cli.common import (
     Commands,
     QueryHelpFormatter,
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                           "counters) and no --spark")
     if wants_spark(args):
         return run_spark(args, query, columns)
-    stream = load_stream(args)
+    stream = load_stream(args, batched=reading.batched(args, query))
     query = query.with_time_unit(stream.time_unit)
     schema = check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
     missing = results.check_columns(columns, schema, allow_missing=args.allow_missing) \
