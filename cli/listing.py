@@ -36,6 +36,10 @@ from kleene.reference.match import readable_name
 RUN = 1 << 20
 #: Rows of each run read, merged and printed at a time.
 BATCH = 1 << 15
+#: Rows of events handed to the engine at a time: an engine may hold the matches of a
+#: batch at once (the windows framework returns those of the windows a batch completes
+#: as one list), so the batch bounds them too.
+ENGINE_ROWS = 8192
 _KEYS = [("first", "ascending"), ("text", "ascending")]
 
 

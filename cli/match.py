@@ -283,8 +283,9 @@ def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> N
     them at a time, not all (:mod:`kleene.cli.listing`)."""
     budget = budget_of(args)
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
-        _, counters = listing.print_matches(name, query, progress.Reading(stream, name),
-                                            budget, sys.stdout)
+        _, counters = listing.print_matches(
+            name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget,
+            sys.stdout)
     if args.counters:
         print(json.dumps(counters.as_dict()), file=sys.stderr)
 

@@ -101,3 +101,15 @@ def test_duplicates_across_merged_pieces_are_printed_once(tmp_path, monkeypatch,
     found = chunks([m, Match.of({"a": [2]}), m, m], 1)
     got = [t for texts in listing.sorted_texts(found, tmp_path, run=1) for t in texts.to_pylist()]
     assert got == ['{"a": [1]}', '{"a": [2]}']
+
+
+def test_the_engine_is_handed_batches_of_engine_rows_at_most(tmp_path):
+    from kleene.cli.progress import Reading
+    from kleene.data.loaders import load_events
+
+    events = tmp_path / "e.csv"
+    events.write_text("ts,type\n" + "".join(f"{i},A\n" for i in range(10)))
+    stream = load_events(events)
+    got = list(Reading(stream, "x", rows=4).batches() or [])
+    assert [(offset, len(part)) for offset, part in got] == [(0, 4), (4, 4), (8, 2)]
+    assert [t for _, part in got for t in part.ts.to_pylist()] == list(range(10))
