@@ -8,6 +8,7 @@ matches printed when the file is loaded whole, and sizes counted by hand.
 
 from __future__ import annotations
 
+import argparse
 import gzip
 from pathlib import Path
 
@@ -59,7 +60,7 @@ def test_a_stock_files_events_are_told_by_its_text_size(tmp_path):
     assert estimated_events(tmp_path / "e.csv", "csv") is None
 
 
-def _args(*more: str) -> object:
+def _args(*more: str) -> argparse.Namespace:
     from kleene.cli import build_parser
 
     return build_parser().parse_args(["match", "--pattern", "q.ses", *more])
