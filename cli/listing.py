@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from kleene.cli.result_rows import text_bytes
 from kleene.engines.fastest import claiming_engine, spent
-from kleene.engines.match_columns import MatchColumns, gathered
+from kleene.engines.match_columns import MatchColumns, arrow_ints, gathered
 from kleene.engines.protocol import Counters, Query
 from kleene.reference.budget import Budget
 from kleene.reference.events import Event
@@ -83,7 +83,7 @@ def sorted_texts(found: Iterable[MatchColumns], folder: Path,
     for g in found:
         if not len(g):
             continue
-        held.append(pa.table({"first": pa.array(g.first(), pa.int64()),
+        held.append(pa.table({"first": arrow_ints(g.first().astype(np.int64)),
                               "text": g.text_array().cast(pa.string())}))
         count += len(g)
         if count >= limit:
