@@ -44,11 +44,11 @@ _KEYS = [("first", "ascending"), ("text", "ascending")]
 
 
 def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budget,
-                  out: TextIO) -> tuple[int, Counters]:
+                  out: TextIO | None) -> tuple[int, Counters]:
     """Run engine ``name`` on ``events`` within ``budget`` (one step per match, as
     :func:`~kleene.engines.fastest.run_engine`) and print its matches to ``out`` in
-    canonical order, one canonical JSON line each; how many, and the run's counters.
-    Nothing is printed unless the run ends."""
+    canonical order, one canonical JSON line each (``None``: none, only counted); how
+    many, and the run's counters. Nothing is printed unless the run ends."""
     compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
     counters = Counters()
     budget.what = f"running engine {name}"
@@ -56,7 +56,8 @@ def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budg
     printed = 0
     with tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
         for texts in sorted_texts(map(readable_columns, found), Path(folder)):
-            out.write(text_bytes(pc.binary_join_element_wise(texts, "\n", "")).decode())
+            if out is not None:
+                out.write(text_bytes(pc.binary_join_element_wise(texts, "\n", "")).decode())
             printed += len(texts)
     return printed, counters
 

@@ -170,8 +170,10 @@ def run(args: argparse.Namespace) -> int:
     with progress.said(args.quiet):
         if args.first is None:
             name = _backend(args, query, stream, listed or "")
-            if name != REFERENCE and not args.count and fmt is None and args.format == "jsonl":
-                _listed(args, query, stream, name)
+            if name != REFERENCE and fmt is None and (args.count or args.format == "jsonl"):
+                n = _listed(args, query, stream, name)
+                if args.count:
+                    print(n)
                 return 0
             found, by = _compute(args, query, stream, name)
         else:
@@ -278,16 +280,18 @@ def _backend(args: argparse.Namespace, query: Query, stream: Any, more: str = ""
     return name
 
 
-def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> None:
-    """Print engine ``name``'s matches as JSON Lines in canonical order, holding a run of
-    them at a time, not all (:mod:`kleene.cli.listing`)."""
+def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> int:
+    """Print engine ``name``'s matches as JSON Lines in canonical order (with ``--count``,
+    none), holding a run of them at a time, not all (:mod:`kleene.cli.listing`); how
+    many."""
     budget = budget_of(args)
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
-        _, counters = listing.print_matches(
+        n, counters = listing.print_matches(
             name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget,
-            sys.stdout)
+            None if args.count else sys.stdout)
     if args.counters:
         print(json.dumps(counters.as_dict()), file=sys.stderr)
+    return n
 
 
 def _compute(args: argparse.Namespace, query: Query, stream: Any,

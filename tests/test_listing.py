@@ -80,6 +80,9 @@ def test_kleene_match_lists_through_spilled_runs(tmp_path, monkeypatch, capsys):
     expected = sorted((a, f'{{"a": [{a}], "b": [{b}]}}') for a in range(0, 30, 2)
                       for b in range(a + 1, 30, 2) if 1 <= (b - 1) // 2 - a // 2 <= 2)
     assert spilled == whole == "".join(line + "\n" for _, line in expected)
+    # --count that lists (an engine named): counted through the same runs
+    assert main([*argv, "--count", "--engine", "windows+ses"]) == 0
+    assert capsys.readouterr().out == f"{len(expected)}\n"
 
 
 def test_an_exhausted_budget_prints_no_match(tmp_path, capsys):
