@@ -20,6 +20,7 @@ from bench import (
     funnel,
     match_recognize,
     match_recognize_peers,
+    memory,
     peers,
     seed000,
     seed001,
@@ -53,6 +54,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "count": count.run,
     "writers": writers.run,
     "funnel": funnel.run,
+    "memory": memory.run,
 }
 
 #: The benchmarks with a comparison to the peers (``--peers``): name → function.

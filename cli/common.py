@@ -59,16 +59,16 @@ def add_event_options(parser: argparse.ArgumentParser, *, positional: bool = Fal
                             "the file) instead of rejecting a file that is out of order")
     group.add_argument("--stream", action="store_true",
                        help="read stock lines or Parquet in batches, in memory bounded by the "
-                            "batch and the window (for files larger than memory; needs an "
-                            "engine, not the reference)")
+                            "batch and the window (needs an engine, not the reference; kleene "
+                            "match does so by default from about a million events)")
 
 
-def load_stream(args: argparse.Namespace) -> Stream:
-    """The stream that the event options of :func:`add_event_options` describe (with
-    ``--stream``, a source read in batches as an engine runs)."""
+def load_stream(args: argparse.Namespace, batched: bool | None = None) -> Stream:
+    """The stream that the event options of :func:`add_event_options` describe (read in
+    batches as an engine runs when ``batched``; ``None``: with ``--stream``)."""
     options = {"format": args.events_format, "ts": args.ts, "type": args.type_field or None,
                "time_unit": args.time_unit, "limit": args.limit, "sort": args.sort}
-    if getattr(args, "stream", False):
+    if getattr(args, "stream", False) if batched is None else batched:
         if getattr(args, "engine", None) == "reference":
             raise Unsupported("--stream needs an engine: the reference semantics read the "
                               "whole stream")

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from kleene.cli import cliffs, progress, results
+from kleene.cli import cliffs, listing, progress, reading, results
 from kleene.cli.common import (
     Commands,
     QueryHelpFormatter,
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
                           "counters) and no --spark")
     if wants_spark(args):
         return run_spark(args, query, columns)
-    stream = load_stream(args)
+    stream = load_stream(args, batched=reading.batched(args, query))
     query = query.with_time_unit(stream.time_unit)
     schema = check_schema(query, stream, source=args.events, allow_missing=args.allow_missing)
     missing = results.check_columns(columns, schema, allow_missing=args.allow_missing) \
@@ -169,7 +169,13 @@ def run(args: argparse.Namespace) -> int:
     first: list[Match] | None = None
     with progress.said(args.quiet):
         if args.first is None:
-            found, by = _compute(args, query, stream, listed or "")
+            name = _backend(args, query, stream, listed or "")
+            if name != REFERENCE and fmt is None and (args.count or args.format == "jsonl"):
+                n = _listed(args, query, stream, name)
+                if args.count:
+                    print(n)
+                return 0
+            found, by = _compute(args, query, stream, name)
         else:
             first, by = _first(args, query, stream)
             found = set(first)
@@ -259,10 +265,9 @@ def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool,
         print(f"kleene match: {warning}", file=sys.stderr)
 
 
-def _compute(args: argparse.Namespace, query: Query, stream: Any,
-             more: str = "") -> tuple[set[Match], str]:
-    """The matches, and which backend computed them (said on stderr, ``more`` after the
-    reason)."""
+def _backend(args: argparse.Namespace, query: Query, stream: Any, more: str = "") -> str:
+    """The backend that computes the matches: the engine named, else the one chosen,
+    which is said on stderr (``more`` after the reason)."""
     name = args.engine
     chosen = name is None
     if name is None:
@@ -272,6 +277,27 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any,
                           "this pattern under this policy")
     if chosen:   # said once every check that can fail has passed
         _say_choice(query, name, reason, stream, args.quiet, more)
+    return name
+
+
+def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> int:
+    """Print engine ``name``'s matches as JSON Lines in canonical order (with ``--count``,
+    none), holding a run of them at a time, not all (:mod:`kleene.cli.listing`); how
+    many."""
+    budget = budget_of(args)
+    with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
+        n, counters = listing.print_matches(
+            name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget,
+            None if args.count else sys.stdout)
+    if args.counters:
+        print(json.dumps(counters.as_dict()), file=sys.stderr)
+    return n
+
+
+def _compute(args: argparse.Namespace, query: Query, stream: Any,
+             name: str) -> tuple[set[Match], str]:
+    """The matches computed by the backend ``name`` (:func:`_backend`), and its name as
+    the table's last line says it."""
     if name == REFERENCE:
         budget = budget_of(args)
         with progress.steps("reference") as tick:

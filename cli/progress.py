@@ -181,14 +181,22 @@ def spark_tasks(spark: Any, what: str = "Spark") -> Iterator[None]:
             thread.join(timeout=2)
 
 
+def _cut(offset: int, part: Any, rows: int) -> list[tuple[int, Any]]:
+    """The batch ``part`` (its first row at position ``offset``) in pieces of ``rows``."""
+    if len(part) <= rows:
+        return [(offset, part)]
+    return [(offset + s, part.slice(s, min(s + rows, len(part))))
+            for s in range(0, len(part), rows)]
+
+
 class Reading:
     """``stream`` read through a bar of its events that keeps its columns and batches,
     so an engine still filters on columns and builds events only for candidate rows
     (docs/architecture.md, "Top-level folders", `data/`): :meth:`batches` advance the bar a batch at
     a time, plain iteration an event at a time."""
 
-    def __init__(self, stream: Any, what: str) -> None:
-        self.stream, self.what = stream, what
+    def __init__(self, stream: Any, what: str, rows: int = ROWS) -> None:
+        self.stream, self.what, self.rows = stream, what, rows
         self.time_unit = time_unit_of(stream)
         self.source = source_name(stream)   # what errors name
 
@@ -207,7 +215,9 @@ class Reading:
         return _bar(self.what, "event", total)
 
     def batches(self) -> Iterator[tuple[int, Any]] | None:
-        found = column_batches(self.stream, ROWS)
+        """The stream's batches of columns, ``rows`` rows at most (a source's own batches
+        cut)."""
+        found = column_batches(self.stream, self.rows)
         if found is None:
             return None
         return self._counted(found)
@@ -215,7 +225,7 @@ class Reading:
     def _counted(self, found: Iterable[tuple[int, Any]]) -> Iterator[tuple[int, Any]]:
         with self._bar() as bar:
             for offset, part in found:
-                yield offset, part
+                yield from _cut(offset, part, self.rows)
                 bar.update(len(part))
 
     def __iter__(self) -> Iterator[Any]:

@@ -245,7 +245,7 @@ def lines(cols: Sequence[Column], fmt: str) -> Iterator[bytes]:
         if fmt != "csv":
             parts.append("}\n")
         joined = pc.binary_join_element_wise(*parts, "")
-        yield _bytes(joined)
+        yield text_bytes(joined)
 
 
 def _json_key(name: str) -> str:
@@ -263,7 +263,7 @@ def _sliced(c: Column, rows: pa.Array) -> Column:
     return replace(c, cells=c.cells.take(inner), offsets=own - own[0], present=present)
 
 
-def _bytes(texts: pa.Array) -> bytes:
+def text_bytes(texts: pa.Array) -> bytes:
     """The strings of ``texts`` one after another."""
     texts = texts.cast(pa.large_string()) if texts.type == pa.string() else texts
     _, offsets, data = texts.buffers()

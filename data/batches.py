@@ -28,6 +28,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from kleene.data.columnar import Columns, validated
+from kleene.data.filebytes import LINE_BYTES, text_size
 from kleene.data.loaders import (
     PathLike,
     _written_by_convert,
@@ -166,6 +167,22 @@ def _layout_error(source: str, row: int, detail: str = "") -> StreamError:
     return StreamError("a stock line in this batch is not in the first line's layout (the "
                        f"same keys in the same order, no spaces){more}; read the file "
                        "without --stream", row=row, source=source)
+
+
+def estimated_events(path: PathLike, fmt: str) -> int | None:
+    """About how many events ``path`` holds, without reading them: a Parquet file's row
+    count (its footer), stock lines' text size over :data:`~kleene.data.filebytes.LINE_BYTES`;
+    ``None`` for another format (not read in batches) or a file that cannot be read."""
+    if fmt == "stock":
+        return text_size(path) // LINE_BYTES
+    if fmt != "parquet":
+        return None
+    import pyarrow.parquet as pq  # lazy: the startup floor of kleene match (stock lines)
+
+    try:
+        return int(pq.ParquetFile(str(path)).metadata.num_rows)
+    except (pa.ArrowException, OSError):
+        return None
 
 
 def open_batches(path: str | os.PathLike[str], fmt: str, **options: Any) -> Batched:

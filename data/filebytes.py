@@ -31,6 +31,13 @@ EXTENSIONS: dict[str, str] = {
 #: The formats whose loader reads the whole file's bytes (:func:`file_bytes`).
 WHOLE = frozenset({"stock", "csv"})
 GZIP_MAGIC = b"\x1f\x8b"
+#: From about this many events on, ``kleene match`` reads stock lines and Parquet in
+#: batches, in bounded memory (docs/memory.md): loaded whole, a million stock events
+#: peak at about 0.35 GB.
+BATCHED_FROM = 1_000_000
+#: Bytes of one stock line, about (the bundled stream's lines: 72), to tell a text file's
+#: events by its size.
+LINE_BYTES = 72
 
 PathLike = str | os.PathLike[str]
 
@@ -41,6 +48,30 @@ def format_of(path: PathLike) -> str | None:
     if name.endswith(".gz"):
         name = name[:-3]
     return EXTENSIONS.get(Path(name).suffix)
+
+
+def text_size(path: PathLike) -> int:
+    """About how many bytes of text ``path`` holds, without reading it: its size, or for
+    gzip the larger of the size its trailer records (of the last member, modulo 2**32;
+    none past deflate's 1032:1) and 4 times its compressed size; 0 when it cannot be
+    read."""
+    try:
+        size = os.path.getsize(path)
+        with open(path, "rb") as f:
+            if f.read(2) != GZIP_MAGIC or size < 18:
+                return size
+            f.seek(-4, os.SEEK_END)
+            recorded = int.from_bytes(f.read(4), "little")
+    except OSError:
+        return 0
+    if recorded > 1032 * size:   # more than deflate's densest: no trailer (a cut file)
+        recorded = 0
+    return max(recorded, 4 * size)
+
+
+def many_lines(path: PathLike) -> bool:
+    """Whether ``path``, read as text, holds about :data:`BATCHED_FROM` lines or more."""
+    return text_size(path) >= BATCHED_FROM * LINE_BYTES
 
 
 def file_bytes(path: PathLike) -> bytes:
@@ -126,12 +157,13 @@ def _stamp(path: PathLike) -> tuple[int, int] | None:
 
 def prefetch(path: PathLike, format: str | None = None, *, further: bool = False) -> bool:
     """Start reading ``path`` on a thread if its format (given, or from its extension)
-    is one of :data:`WHOLE` and it is a regular file; whether it started. With
+    is one of :data:`WHOLE` and it is a regular file (stock lines: fewer than
+    :data:`BATCHED_FROM`, which ``kleene match`` reads in batches); whether it started. With
     ``further``, the thread then reads the bytes with the reader registered for the
     format (:func:`read_further`), once there is one, unless the loader takes them
     first."""
     fmt = format or format_of(path)
-    if fmt not in WHOLE or not os.path.isfile(path):
+    if fmt not in WHOLE or not os.path.isfile(path) or (fmt == "stock" and many_lines(path)):
         return False
     stamp = _stamp(path)
     if stamp is None:

@@ -43,6 +43,16 @@ def offsets_of(lengths: Any) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
 
 
+def arrow_ints(values: np.ndarray) -> Any:
+    """The integers ``values`` as an Arrow array over the same memory: ``pyarrow.array``
+    of a NumPy array imports ``numpy.ma`` (0.1 s, outside ``kleene match``'s startup
+    floor: tests/test_cli_imports.py)."""
+    import pyarrow as pa
+
+    a = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(a.dtype), len(a), [None, pa.py_buffer(a)])
+
+
 def digest(text: str) -> str:
     """The id of a match from its canonical JSON: 128 bits of BLAKE2b, in hex."""
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
@@ -161,8 +171,8 @@ class MatchColumns:
         parts: list[Any] = []
         for k, (var, o, p) in enumerate(zip(self.variables, self.offsets, self.positions,
                                             strict=True)):
-            cells = pa.ListArray.from_arrays(pa.array(o.astype(np.int32)),
-                                             pa.array(p).cast(pa.string()))
+            cells = pa.ListArray.from_arrays(arrow_ints(o.astype(np.int32)),
+                                             arrow_ints(p).cast(pa.string()))
             parts += [("{" if k == 0 else "], ") + f'"{var}": [', pc.binary_join(cells, ", ")]
         return pc.binary_join_element_wise(*parts, "]}", "")
 

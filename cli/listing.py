@@ -1,0 +1,172 @@
+"""``kleene match``'s matches printed as JSON Lines in canonical order, in memory bounded
+by a run of matches, not by their number (issue 33, item 5).
+
+The engine's matches are gathered as columns (:func:`~kleene.engines.match_columns.gathered`,
+8,192 at a time) and each batch becomes two arrays: its matches' first positions and
+their canonical JSON (:meth:`~kleene.engines.match_columns.MatchColumns.text_array`,
+Arrow's string kernels); no Python object outlives its batch. Up to :data:`RUN` matches
+are sorted in memory (first position, then canonical JSON: the order ``kleene match``
+prints, :func:`kleene.cli.common.canonical_order`); past it each sorted run goes to a
+temporary folder as an Arrow IPC file, and the runs are merged :data:`BATCH` rows of
+each at a time (:func:`merged`). A match reported twice is printed once. Seq3 at 60 s
+on the stock stream (12,002,544 matches): docs/memory.md gives the peak before and
+after.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kleene.cli.result_rows import text_bytes
+from kleene.engines.fastest import claiming_engine, spent
+from kleene.engines.match_columns import MatchColumns, arrow_ints, gathered
+from kleene.engines.protocol import Counters, Query
+from kleene.reference.budget import Budget
+from kleene.reference.events import Event
+from kleene.reference.match import readable_name
+
+#: Matches sorted in memory at once; more are spilled as sorted runs.
+RUN = 1 << 20
+#: Rows of each run read, merged and printed at a time.
+BATCH = 1 << 15
+#: Rows of events handed to the engine at a time: an engine may hold the matches of a
+#: batch at once (the windows framework returns those of the windows a batch completes
+#: as one list), so the batch bounds them too.
+ENGINE_ROWS = 8192
+_KEYS = [("first", "ascending"), ("text", "ascending")]
+
+
+def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budget,
+                  out: TextIO | None) -> tuple[int, Counters]:
+    """Run engine ``name`` on ``events`` within ``budget`` (one step per match, as
+    :func:`~kleene.engines.fastest.run_engine`) and print its matches to ``out`` in
+    canonical order, one canonical JSON line each (``None``: none, only counted); how
+    many, and the run's counters. Nothing is printed unless the run ends."""
+    compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
+    counters = Counters()
+    budget.what = f"running engine {name}"
+    found = gathered(spent(compiled, events, counters, budget))
+    printed = 0
+    with tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
+        for texts in sorted_texts(map(readable_columns, found), Path(folder)):
+            if out is not None:
+                out.write(text_bytes(pc.binary_join_element_wise(texts, "\n", "")).decode())
+            printed += len(texts)
+    return printed, counters
+
+
+def readable_columns(g: MatchColumns) -> MatchColumns:
+    """``g`` with each variable under its printed name (:func:`readable_name`), in the
+    names' order (as :class:`~kleene.reference.match.Match` sorts them)."""
+    names = [readable_name(v) for v in g.variables]
+    if names == list(g.variables):
+        return g
+    order = sorted(range(len(names)), key=names.__getitem__)
+    return MatchColumns(tuple(names[i] for i in order), tuple(g.offsets[i] for i in order),
+                        tuple(g.positions[i] for i in order))
+
+
+def sorted_texts(found: Iterable[MatchColumns], folder: Path,
+                 run: int | None = None) -> Iterator[pa.Array]:
+    """The canonical JSON of the matches ``found``, in canonical order, each once, in
+    arrays of about :data:`BATCH`; runs of ``run`` matches (default :data:`RUN`) spilled
+    to ``folder`` when there are more."""
+    limit = RUN if run is None else run
+    held: list[pa.Table] = []
+    count, runs = 0, list[Path]()
+    for g in found:
+        if not len(g):
+            continue
+        held.append(pa.table({"first": arrow_ints(g.first().astype(np.int64)),
+                              "text": g.text_array().cast(pa.string())}))
+        count += len(g)
+        if count >= limit:
+            runs.append(_spill(_sorted(held), folder / f"run-{len(runs)}.arrow"))
+            held, count = [], 0
+    if not runs:
+        pieces: Iterator[pa.Table] = iter(_sorted(held).to_batches(BATCH)) if held else iter(())
+    else:
+        if held:
+            runs.append(_spill(_sorted(held), folder / f"run-{len(runs)}.arrow"))
+        pieces = merged(runs)
+    yield from _once(pieces)
+
+
+def _sorted(held: list[pa.Table]) -> pa.Table:
+    table = pa.concat_tables(held)
+    return table.take(pc.sort_indices(table, sort_keys=_KEYS))
+
+
+def _spill(table: pa.Table, path: Path) -> Path:
+    with pa.OSFile(str(path), "wb") as sink, \
+            pa.ipc.new_file(sink, table.schema) as writer:
+        writer.write_table(table, max_chunksize=BATCH)
+    return path
+
+
+def merged(runs: list[Path]) -> Iterator[pa.Table]:
+    """The rows of the sorted ``runs`` (Arrow IPC files), in order: each step takes,
+    from every run, its rows up to the least of the runs' last rows read (the frontier:
+    every row after it in any run sorts after it), sorts them and yields them."""
+    readers = [pa.ipc.open_file(pa.memory_map(str(p))) for p in runs]
+    nexts = [0] * len(readers)
+    pending: list[pa.Table | None] = [None] * len(readers)
+
+    def refill(i: int) -> None:
+        while (p := pending[i]) is None or not len(p):
+            if nexts[i] >= readers[i].num_record_batches:
+                pending[i] = None
+                return
+            pending[i] = pa.Table.from_batches([readers[i].get_batch(nexts[i])])
+            nexts[i] += 1
+
+    for i in range(len(readers)):
+        refill(i)
+    while any(p is not None for p in pending):
+        lasts = [(int(p["first"][-1].as_py()), p["text"][-1].as_py())
+                 for p in pending if p is not None]
+        first, text = min(lasts)
+        taken = []
+        for i, p in enumerate(pending):
+            if p is None:
+                continue
+            upto = _upto(p, first, text)
+            taken.append(p.slice(0, upto))
+            pending[i] = p.slice(upto)
+            refill(i)
+        yield _sorted(taken)
+
+
+def _upto(part: pa.Table, first: int, text: str) -> int:
+    """How many of ``part``'s leading rows (sorted) sort at or before ``(first, text)``."""
+    firsts = part["first"].to_numpy()
+    below = int(np.searchsorted(firsts, first, side="left"))
+    same = int(np.searchsorted(firsts, first, side="right"))
+    if same == below:
+        return below
+    tied = part["text"].slice(below, same - below)
+    return below + int(pc.sum(pc.less_equal(tied, text)).as_py() or 0)
+
+
+def _once(pieces: Iterator[pa.Table]) -> Iterator[pa.Array]:
+    """The texts of ``pieces`` (in order), a text equal to the one before it dropped."""
+    last: str | None = None
+    for piece in pieces:
+        if isinstance(piece, pa.RecordBatch):
+            piece = pa.Table.from_batches([piece])
+        texts = piece["text"].combine_chunks()
+        if not len(texts):
+            continue
+        previous = pa.concat_arrays([pa.array([last], pa.string()), texts.slice(0, len(texts) - 1)])
+        keep = pc.invert(pc.fill_null(pc.equal(texts, previous), False))
+        last = texts[-1].as_py()
+        kept = texts.filter(keep)
+        if len(kept):
+            yield kept
