@@ -28,8 +28,10 @@ from dataclasses import dataclass
 
 from kleene.engines.nfa.conditions import Placed
 from kleene.engines.nfa.iteration import group_attribute, same_group
-from kleene.engines.nfa.negation import forbidden, interval
-from kleene.engines.nfa.shape import Shape
+from kleene.engines.nfa.negation import forbidden, forbidding_piece, interval
+from kleene.engines.nfa.shape import Shape, Slot
+from kleene.engines.nfa.subpattern import Piece
+from kleene.engines.nfa.subpattern import group_attribute as unit_group
 from kleene.engines.protocol import Counters
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
@@ -52,16 +54,18 @@ _INF = float("inf")
 class Partial:
     """An NFA instance: ``binds[i]`` the events of slot ``i`` (empty: unbound)."""
 
-    __slots__ = ("binds", "first", "last", "taken", "stage", "epoch")
+    __slots__ = ("binds", "first", "last", "taken", "stage", "epoch", "sub")
 
     def __init__(self, binds: Binds, first: float, last: float, taken: frozenset[int],
-                 stage: int = 0, epoch: int = 0) -> None:
+                 stage: int = 0, epoch: int = 0,
+                 sub: tuple[tuple[str, tuple[Event, ...]], ...] = ()) -> None:
         self.binds = binds
         self.first = first
         self.last = last
         self.taken = taken
         self.stage = stage
         self.epoch = epoch  # the Tree NFA's root epoch (:mod:`.tree`)
+        self.sub = sub  # the variables the units bound (:mod:`.subpattern`)
 
 
 EMPTY_TAKEN: frozenset[int] = frozenset()
@@ -85,15 +89,22 @@ class Plan:
     def __post_init__(self) -> None:
         self.n = len(self.shape.slots)
         #: per slot: the attribute its events must share (Sec. 4.5.3), or ``None``
-        self.groups: tuple[str | None, ...] = tuple(
-            group_attribute(s.var, self.placed.final) if s.iterated and self.group_by else None
-            for s in self.shape.slots)
+        self.groups: tuple[str | None, ...] = tuple(self._group(s) for s in self.shape.slots)
         self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
-        self.neg_types = frozenset(x.type for x in self.shape.negations)
+        self.neg_types = frozenset(t for x in self.shape.negations for t in x.types)
         self.types = tuple(s.type for s in self.shape.slots)
         self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
         #: (variable, slot) sorted by variable: the order of a match's bindings
-        self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots))
+        self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots
+                                  if s.unit is None))
+
+    def _group(self, s: Slot) -> str | None:
+        """The attribute slot ``s``'s events must share (Sec. 4.5.3), if any."""
+        if not self.group_by:
+            return None
+        if s.unit is not None:
+            return unit_group(s.unit, [c for c, _ in self.placed.incremental[s.index]])
+        return group_attribute(s.var, self.placed.final) if s.iterated else None
 
     # ------------------------------------------------------------ edges
 
@@ -134,6 +145,8 @@ class Plan:
                     gamma[var] = new
                 elif binds[t]:
                     gamma[self.shape.slots[t].var] = binds[t]
+                    if p.sub:
+                        gamma.update(p.sub)
                 else:
                     break
             else:
@@ -177,7 +190,44 @@ class Plan:
         binds = list(p.binds)
         binds[slot] = binds[slot] + new if binds[slot] else new
         return Partial(tuple(binds), min(p.first, new[0].ts), max(p.last, new[-1].ts),
-                       p.taken.union(e.position for e in new), stage, p.epoch)
+                       p.taken.union(e.position for e in new), stage, p.epoch, p.sub)
+
+    def admits_unit(self, p: Partial, slot: int, chain: Piece, c: Counters) -> bool:
+        """Whether ``p`` may bind the unit ``slot`` to ``chain`` (:mod:`.subpattern`): the
+        window, distinct events, the order with the bound slots, and every condition
+        placed on the unit whose variables are then all bound (on all of them: a
+        condition that fails on part of a substitution fails on all of it)."""
+        c.predicate_evaluations += 1
+        new = chain.events
+        lo, hi = new[0].ts, new[-1].ts
+        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
+            return False
+        if not p.taken.isdisjoint(e.position for e in new):
+            return False
+        binds = p.binds
+        for t in self.shape.before[slot]:
+            if binds[t] and binds[t][-1].ts >= lo:
+                return False
+        for t in self.shape.after[slot]:
+            if binds[t] and binds[t][0].ts <= hi:
+                return False
+        gamma = {**self.gamma(p), **dict(chain.binds)}
+        for cond, _ in self.placed.incremental[slot]:
+            if variables(cond) <= gamma.keys():
+                c.predicate_evaluations += 1
+                if not holds(cond, gamma):
+                    return False
+        return True
+
+    def bind_unit(self, p: Partial, slot: int, chain: Piece, stage: int,
+                  c: Counters) -> Partial:
+        """The instance ``p`` with the unit ``slot`` bound to ``chain`` (a new instance)."""
+        c.instances_created += 1
+        binds = list(p.binds)
+        binds[slot] = chain.events
+        return Partial(tuple(binds), min(p.first, chain.first.ts), max(p.last, chain.last.ts),
+                       p.taken.union(e.position for e in chain.events), stage, p.epoch,
+                       p.sub + chain.binds)
 
     def is_open(self, p: Partial, slot: int) -> bool:
         """Whether iterated ``slot`` is bound and may still take later events."""
@@ -200,7 +250,7 @@ class Plan:
         """The slots that decide negation ``k`` early (Sec. 4.4.2), or ``None`` when
         first-chance checking would not be exact (see :mod:`.negation`)."""
         neg = self.shape.negations[k]
-        if not neg.lo or not neg.hi:
+        if not neg.lo or not neg.hi or neg.part is not None or self.shape.units:
             return None
         index = {s.var: s.index for s in self.shape.slots}
 
@@ -214,7 +264,11 @@ class Plan:
         return frozenset(needed)
 
     def gamma(self, p: Partial) -> dict[str, tuple[Event, ...]]:
-        return {s.var: b for s, b in zip(self.shape.slots, p.binds, strict=True) if b}
+        out = {s.var: b for s, b in zip(self.shape.slots, p.binds, strict=True)
+               if b and s.unit is None}
+        if p.sub:
+            out.update(p.sub)
+        return out
 
     def forbids(self, k: int, p: Partial, negbuf: NegationBuffers, c: Counters) -> bool:
         """Whether an event of negation ``k``'s buffer forbids ``p`` (:meth:`forbidder`)."""
@@ -226,6 +280,10 @@ class Plan:
         neg = self.shape.negations[k]
         low, high = interval(p.binds, neg.lo, neg.hi)
         count = [0]
+        if neg.part is not None:
+            return forbidding_piece(neg.part, negbuf.merged(neg.types), self.gamma(p),
+                                    self.placed.negation[k], low, high, p.first, p.last,
+                                    self.bound, p.taken, count, self.check_budget)
         out = forbidden(negbuf.of(neg.type), self.gamma(p), neg.var, self.placed.negation[k],
                         low, high, p.first, p.last, self.bound, p.taken, count)
         c.predicate_evaluations += count[0]
@@ -246,8 +304,12 @@ class Plan:
         """The match of ``p``: its bindings sorted by variable (a slot's events are in
         stream order, distinct, by construction), as :meth:`Match.of` would sort them."""
         binds = p.binds
-        return Match(tuple((var, tuple(e.position for e in binds[i]))
-                           for var, i in self.named if binds[i]))
+        out = tuple((var, tuple(e.position for e in binds[i]))
+                    for var, i in self.named if binds[i])
+        if p.sub:
+            out = tuple(sorted(out + tuple((var, tuple(e.position for e in es))
+                                           for var, es in p.sub)))
+        return Match(out)
 
     def match_with(self, p: Partial, slot: int, e: Event) -> Match:
         """The match of ``p`` with ``e`` bound to its last unbound ``slot`` (no new instance)."""
@@ -262,7 +324,8 @@ class Plan:
         if self.placed.final:
             gamma = self.gamma(p)
             c.predicate_evaluations += len(self.placed.final)
-            if not all(holds(cond, gamma) for cond in self.placed.final):
+            if not all(holds(cond, gamma) for cond in self.placed.final
+                       if variables(cond) <= gamma.keys()):
                 return
         later = False
         for k, neg in enumerate(self.shape.negations):
@@ -322,6 +385,11 @@ class NegationBuffers:
 
     def of(self, t: str | None) -> Iterable[Event]:
         return self.events[t]
+
+    def merged(self, types: Iterable[str | None]) -> list[Event]:
+        """The buffered events of ``types``, each once, in stream order."""
+        found = {e.position: e for t in types for e in self.events[t]}
+        return [found[i] for i in sorted(found)]
 
     def add(self, e: Event) -> None:
         for t, q in self.events.items():
