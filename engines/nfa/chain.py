@@ -70,7 +70,7 @@ class ChainRunner(Runner):
         ``bind``), the last slot's matches included."""
         super().__init__(plan, counters)
         self.sigma = sigma
-        self.buffers: dict[str | None, Buffer] = {t: Buffer() for t in plan.shape.types}
+        self.buffers: dict[str | None, Buffer] = {t: Buffer() for t in plan.shape.buffered}
         self.iterated = tuple(i for i in sigma if plan.shape.slots[i].iterated)
         self._added: list[Partial] = []
         #: per slot: whether it is a unit (a Kleene operator over a sub-pattern)

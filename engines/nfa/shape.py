@@ -101,6 +101,11 @@ class Shape:
         return frozenset(out)
 
     @property
+    def buffered(self) -> frozenset[str | None]:
+        """The types the lazy NFA buffers: :attr:`types` but a unit's own name."""
+        return self.types - {s.type for s in self.slots if s.unit is not None}
+
+    @property
     def units(self) -> bool:
         """Whether a slot iterates a sub-pattern or a negation negates one."""
         return (any(s.unit is not None for s in self.slots)

@@ -29,6 +29,7 @@ event, so that event plays the part of "s_j's first event" above.
 
 from __future__ import annotations
 
+from kleene.engines.nfa.buffers import Buffer
 from kleene.engines.nfa.chain import ChainRunner
 from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
@@ -57,7 +58,7 @@ class TreeRunner(ChainRunner):
         #: the epochs whose root still creates instances
         self.roots: list[int] = [0]
         #: per slot: iterated, its type's buffer, its index (:meth:`_counts`)
-        self._slot_buffers = [(sl.deferred, self.buffers[sl.type], sl.index)
+        self._slot_buffers = [(sl.deferred, self.buffers.get(sl.type, Buffer()), sl.index)
                               for sl in plan.shape.slots]
         #: the slots' counts while the current event is taken (:meth:`_counts`)
         self._now = self._counts()
