@@ -240,7 +240,7 @@ class ChainRunner(Runner):
             found[ending.position] = ending
         pool = [found[i] for i in sorted(found) if i not in q.taken]
         spend = plan.check_budget
-        body = pieces(unit.body, pool, spend)
+        body = pieces(unit.body, pool, spend, plan.unary)
         for group in grouped(body, plan.groups[s]):
             for chain in chains(group, unit.low, unit.high, spend, ending):
                 self.c.subsets += 1

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from kleene.engines.nfa.shape import NegSpec
-from kleene.engines.nfa.subpattern import Spend, pieces
+from kleene.engines.nfa.subpattern import Spend, Unary, pieces
 from kleene.engines.spans import Window
 from kleene.reference.conditions import Condition, holds, variables
 from kleene.reference.events import Event
@@ -77,7 +77,7 @@ def forbidding_piece(part: Node, candidates: Iterable[Event],
                      gamma: Mapping[str, Sequence[Event]], conditions: Sequence[Condition],
                      low: float, high: float, first: float, last: float,
                      bound: Window | None, taken: frozenset[int], evaluations: list[int],
-                     spend: Spend) -> Event | None:
+                     spend: Spend, unary: Unary | None = None) -> Event | None:
     """The first event of a match of the negated sub-pattern ``part`` that forbids the
     (partial) match ``gamma``, if any: its events strictly inside ``(low, high)``, not
     in the match, each fitting in one window with the match and all of them together,
@@ -86,7 +86,7 @@ def forbidding_piece(part: Node, candidates: Iterable[Event],
     pool = [e for e in candidates
             if low < e.ts < high and e.position not in taken
             and (bound is None or bound.fits(max(last, e.ts) - min(first, e.ts)))]
-    for piece in pieces(part, pool, spend):
+    for piece in pieces(part, pool, spend, unary):
         lo, hi = piece.first.ts, piece.last.ts
         if bound is not None and not bound.fits(max(last, hi) - min(first, lo)):
             continue

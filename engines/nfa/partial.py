@@ -36,10 +36,11 @@ from kleene.engines.protocol import Counters
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.condition_text import format_condition
-from kleene.reference.conditions import holds, variables
+from kleene.reference.conditions import Condition, holds, variables
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event
 from kleene.reference.match import Match
+from kleene.reference.operators.derivations import monotone
 
 Binds = tuple[tuple[Event, ...], ...]
 
@@ -97,6 +98,21 @@ class Plan:
         #: (variable, slot) sorted by variable: the order of a match's bindings
         self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots
                                   if s.unit is None))
+        #: the unary conditions of the variables of units and negated sub-patterns
+        #: (:data:`.subpattern.Unary`): a piece's events are filtered by them
+        self.unary = self._unary()
+
+    def _unary(self) -> dict[str, tuple[Condition, ...]]:
+        out: dict[str, list[Condition]] = {}
+        placed = [c for s in self.shape.slots if s.unit is not None
+                  for c, _ in self.placed.incremental[s.index]]
+        placed += [c for k, n in enumerate(self.shape.negations) if n.part is not None
+                   for c in self.placed.negation[k]]
+        for c in placed:
+            names = variables(c)
+            if len(names) == 1 and monotone(c):
+                out.setdefault(next(iter(names)), []).append(c)
+        return {v: tuple(cs) for v, cs in out.items()}
 
     def _group(self, s: Slot) -> str | None:
         """The attribute slot ``s``'s events must share (Sec. 4.5.3), if any."""
@@ -283,7 +299,7 @@ class Plan:
         if neg.part is not None:
             return forbidding_piece(neg.part, negbuf.merged(neg.types), self.gamma(p),
                                     self.placed.negation[k], low, high, p.first, p.last,
-                                    self.bound, p.taken, count, self.check_budget)
+                                    self.bound, p.taken, count, self.check_budget, self.unary)
         out = forbidden(negbuf.of(neg.type), self.gamma(p), neg.var, self.placed.negation[k],
                         low, high, p.first, p.last, self.bound, p.taken, count)
         c.predicate_evaluations += count[0]

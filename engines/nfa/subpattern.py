@@ -35,10 +35,10 @@ value makes ``=`` unknown, so no match holds one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from kleene.reference.conditions import Attr, Cmp, Condition
+from kleene.reference.conditions import Attr, Cmp, Condition, holds
 from kleene.reference.events import Event
 from kleene.reference.operators.pattern import (
     Conj,
@@ -101,20 +101,29 @@ def _joined(a: Piece, b: Piece) -> Piece:
     return Piece(events, tuple(sorted(binds.items())))
 
 
-def pieces(p: Node, pool: Sequence[Event], spend: Spend) -> list[Piece]:
+#: Per variable, the conditions of Θ over it alone without ``prev`` or aggregates: an
+#: event that fails one is in no match (a property holds for every bound event).
+Unary = Mapping[str, Sequence[Condition]]
+
+
+def pieces(p: Node, pool: Sequence[Event], spend: Spend, unary: Unary | None = None
+           ) -> list[Piece]:
     """Every match of ``p`` (no ``NOT`` inside) whose events are in ``pool`` (stream order):
     ``SEQ`` strictly in ``ts``, ``AND`` on distinct events, ``OR`` one part, a Kleene
-    operator a chain of its body's pieces in stream order (Secs. 4.1, 4.2, 4.5, 5.1)."""
+    operator a chain of its body's pieces in stream order (Secs. 4.1, 4.2, 4.5, 5.1);
+    a primitive's events pass its variable's ``unary`` conditions."""
     if isinstance(p, Primitive):
-        return [Piece((e,), ((p.var, (e,)),)) for e in pool if p.accepts(e)]
+        own = () if unary is None else unary.get(p.var, ())
+        return [Piece((e,), ((p.var, (e,)),)) for e in pool
+                if p.accepts(e) and all(holds(c, {p.var: (e,)}) for c in own)]
     if isinstance(p, Disj):
-        return [x for q in p.parts for x in pieces(q, pool, spend)]
+        return [x for q in p.parts for x in pieces(q, pool, spend, unary)]
     if isinstance(p, Kleene):
-        body = pieces(p.part, pool, spend)
+        body = pieces(p.part, pool, spend, unary)
         return list(chains(body, p.low, p.high, spend))
     if isinstance(p, (Seq, Conj)):
         out: list[Piece] = []
-        parts = [pieces(q, pool, spend) for q in p.parts]
+        parts = [pieces(q, pool, spend, unary) for q in p.parts]
 
         def grow(k: int, have: Piece | None) -> None:
             if k == len(parts):
