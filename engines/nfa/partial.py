@@ -101,6 +101,8 @@ class Plan:
         #: the unary conditions of the variables of units and negated sub-patterns
         #: (:data:`.subpattern.Unary`): a piece's events are filtered by them
         self.unary = self._unary()
+        #: a unit's body has an OR: some of its variables may stay unbound
+        self.loose = any(s.unit is not None and s.unit.loose for s in self.shape.slots)
 
     def _unary(self) -> dict[str, tuple[Condition, ...]]:
         out: dict[str, list[Condition]] = {}
@@ -166,6 +168,8 @@ class Plan:
                 else:
                     break
             else:
+                if self.loose and not variables(cond) <= gamma.keys():
+                    continue  # a variable of an OR branch no iteration took
                 c.predicate_evaluations += 1
                 if not holds(cond, gamma):
                     return False

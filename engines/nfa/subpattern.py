@@ -71,6 +71,11 @@ class Unit:
     def variables(self) -> frozenset[str]:
         return positive_variables(self.body)
 
+    @property
+    def loose(self) -> bool:
+        """Whether the body has an ``OR``: a chain may leave some variables unbound."""
+        return any(isinstance(q, Disj) for q in walk(self.body))
+
 
 @dataclass(frozen=True, slots=True)
 class Piece:
@@ -189,7 +194,7 @@ def group_attribute(unit: Unit, conditions: Sequence[Condition]) -> str | None:
     conjuncts) connect every variable of ``unit``'s body, if any (see the module
     docstring); ``None`` for a body with ``OR`` or fewer than two variables."""
     names = unit.variables
-    if len(names) < 2 or any(isinstance(q, Disj) for q in walk(unit.body)):
+    if len(names) < 2 or unit.loose:
         return None
     edges: dict[str, list[tuple[str, str]]] = {}
     for c in conditions:
