@@ -219,6 +219,8 @@ class ChainRunner(Runner):
         plan, shape = self.plan, self.plan.shape
         unit = shape.slots[s].unit
         assert unit is not None
+        if ending is not None and not unit.types & {None, ending.type}:
+            return  # no piece ends with an event of another type
         after = max((q.binds[t][-1].ts for t in shape.before[s] if q.binds[t]), default=-_INF)
         upto = min((q.binds[t][0].ts for t in shape.after[s] if q.binds[t]), default=_INF)
         low, high = -_INF, _INF
@@ -234,8 +236,7 @@ class ChainRunner(Runner):
             for b in self.buffers[t].between(after, upto, low, high):
                 found[b.position] = b
         if ending is not None:
-            if not (after < ending.ts < upto and low <= ending.ts <= high
-                    and (unit.types & {None, ending.type})):
+            if not (after < ending.ts < upto and low <= ending.ts <= high):
                 return
             found[ending.position] = ending
         pool = [found[i] for i in sorted(found) if i not in q.taken]

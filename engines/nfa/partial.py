@@ -12,7 +12,8 @@ the lazy NFAs:
 - :meth:`Plan.finish`: a complete instance becomes a match once the final
   conditions hold and no negation forbids it (post-processing, Sec. 4.4.1),
   possibly after the window has passed (a negation open to the future);
-- the negation buffers, pending matches, counters and the instance budget.
+- the negation buffers and the matches held back (:mod:`.held`), counters and the
+  instance budget.
 
 Under a window (``bound``, a :class:`~kleene.engines.spans.Window`), an instance
 whose first event does not fit with the current event can take nothing more and dies.
@@ -20,13 +21,11 @@ whose first event does not fit with the current event can take nothing more and 
 
 from __future__ import annotations
 
-import heapq
-import itertools
-from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kleene.engines.nfa.conditions import Placed
+from kleene.engines.nfa.held import NegationBuffers, Pending
 from kleene.engines.nfa.iteration import group_attribute, same_group
 from kleene.engines.nfa.negation import forbidden, forbidding_piece, interval
 from kleene.engines.nfa.shape import Shape, Slot
@@ -339,7 +338,7 @@ class Plan:
                            for var, i in self.named))
 
     def finish(self, p: Partial, c: Counters, negbuf: NegationBuffers,
-               pending: Pending) -> Iterator[Match]:
+               pending: Pending[Partial]) -> Iterator[Match]:
         """A complete instance: a match now, later (a negation open to the future), or none."""
         if self.placed.final:
             gamma = self.gamma(p)
@@ -393,63 +392,3 @@ class Plan:
             raise BudgetExceeded(name, limit,
                                  f"{what}: NFA instances alive at once (skip-till-any-match "
                                  "over an iteration creates one per subset)")
-
-
-class NegationBuffers:
-    """The events of the negated types, kept for twice the window (Sec. 4.4)."""
-
-    def __init__(self, plan: Plan, c: Counters) -> None:
-        self.plan = plan
-        self.c = c
-        self.events: dict[str | None, deque[Event]] = {t: deque() for t in plan.neg_types}
-
-    def of(self, t: str | None) -> Iterable[Event]:
-        return self.events[t]
-
-    def merged(self, types: Iterable[str | None]) -> list[Event]:
-        """The buffered events of ``types``, each once, in stream order."""
-        found = {e.position: e for t in types for e in self.events[t]}
-        return [found[i] for i in sorted(found)]
-
-    def add(self, e: Event) -> None:
-        for t, q in self.events.items():
-            if t is None or t == e.type:
-                q.append(e)
-                self.c.buffer_operations += 1
-
-    def prune(self, ts: float) -> None:
-        bound = self.plan.bound
-        if bound is None:
-            return
-        # an instance alive at ts, or a match pending at ts, has its first event f
-        # at or after earliest(ts); an N event forbids it only if it fits with f too
-        oldest = bound.earliest(bound.earliest(ts))
-        for q in self.events.values():
-            while q and q[0].ts < oldest:
-                q.popleft()
-                self.c.buffer_operations += 1
-
-
-class Pending:
-    """Complete instances held back until the window after their first event has passed."""
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        self.heap: list[tuple[float, int, Partial]] = []
-        self.tick = itertools.count()
-
-    def push(self, p: Partial) -> None:
-        # due once an event at ts > deadline arrives: exactly when ts no longer fits
-        deadline = _INF if self.plan.bound is None else self.plan.bound.latest(p.first)
-        heapq.heappush(self.heap, (deadline, next(self.tick), p))
-
-    def due(self, ts: float) -> Iterator[Partial]:
-        while self.heap and self.heap[0][0] < ts:
-            yield heapq.heappop(self.heap)[2]
-
-    def rest(self) -> Iterator[Partial]:
-        while self.heap:
-            yield heapq.heappop(self.heap)[2]
-
-    def __len__(self) -> int:
-        return len(self.heap)

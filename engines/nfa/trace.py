@@ -32,7 +32,8 @@ from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.draw import nfa_graph
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.engine import CompiledNFA
-from kleene.engines.nfa.partial import NegationBuffers, Partial, Pending, Plan
+from kleene.engines.nfa.held import NegationBuffers, Pending
+from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
 from kleene.engines.nfa.subpattern import Piece
 from kleene.engines.nfa.tree import TreeRunner
@@ -304,7 +305,7 @@ def _observe(plan: Plan, branch: int, seen: _Seen) -> Plan:
         return e
 
     def finishing(p: Partial, c: Counters, negbuf: NegationBuffers,
-                  pending: Pending) -> Iterator[Match]:
+                  pending: Pending[Partial]) -> Iterator[Match]:
         gamma = mine.gamma(p)
         false = [f for f in mine.placed.final if not holds(f, gamma)]
         if false:
