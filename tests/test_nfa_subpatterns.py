@@ -207,6 +207,17 @@ def test_two_iterations_of_a_sequence() -> None:
         assert got == expected, name
 
 
+def test_two_ways_to_bind_the_same_events_are_one_match() -> None:
+    """AND(A+ a[], B+ b[])+ on A B A B, by hand: one iteration binds any non-empty a of
+    {0, 2} with any non-empty b of {1, 3} (9); two iterations can only be (a0 b1) then
+    (a2 b3), which binds what the one iteration a/⟨0, 2⟩ b/⟨1, 3⟩ binds: 9 matches, each
+    reported once."""
+    s = typed_stream("A", "B", "A", "B")
+    expected = sorted(m(a=a, b=b) for a in ([0], [2], [0, 2]) for b in ([1], [3], [1, 3]))
+    for name, got in _all("PATTERN AND(A+ a[], B+ b[])+ WITHIN 10", s).items():
+        assert got == expected, name
+
+
 def test_a_negated_sequence_forbids_only_in_order() -> None:
     """SEQ(A a, NOT(SEQ(B b, C c)), D d): on A C B D the C precedes the B, so no B-then-C
     lies between a0 and d3 (a match); on A B C D it does (none)."""

@@ -35,7 +35,7 @@ value makes ``=`` unknown, so no match holds one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from kleene.reference.conditions import Attr, Cmp, Condition, holds
@@ -93,6 +93,12 @@ class Piece:
     def last(self) -> Event:
         return self.events[-1]
 
+    @property
+    def key(self) -> tuple[tuple[str, tuple[int, ...]], ...]:
+        """What the piece binds, as positions: two ways to lay a sub-pattern over the same
+        events (``AND(A+ a[], B+ b[])+``: one iteration or two) bind the same."""
+        return tuple((var, tuple(e.position for e in es)) for var, es in self.binds)
+
 
 #: Called once per piece or chain made (the engine's budget: :meth:`.partial.Plan.check_budget`).
 Spend = Callable[[int], None]
@@ -122,7 +128,7 @@ def pieces(p: Node, pool: Sequence[Event], spend: Spend, unary: Unary | None = N
         return [Piece((e,), ((p.var, (e,)),)) for e in pool
                 if p.accepts(e) and all(holds(c, {p.var: (e,)}) for c in own)]
     if isinstance(p, Disj):
-        return [x for q in p.parts for x in pieces(q, pool, spend, unary)]
+        return _distinct(x for q in p.parts for x in pieces(q, pool, spend, unary))
     if isinstance(p, Kleene):
         body = pieces(p.part, pool, spend, unary)
         return list(chains(body, p.low, p.high, spend))
@@ -147,21 +153,29 @@ def pieces(p: Node, pool: Sequence[Event], spend: Spend, unary: Unary | None = N
                 grow(k + 1, x if have is None else _joined(have, x))
 
         grow(0, None)
-        return out
+        return _distinct(out)
     raise TypeError(f"a NOT has no pieces of its own: {p!r}")
+
+
+def _distinct(found: Iterable[Piece]) -> list[Piece]:
+    """``found`` without a piece binding what an earlier one binds."""
+    return list({x.key: x for x in found}.values())
 
 
 def chains(body: Sequence[Piece], low: int, high: int | None, spend: Spend,
            ending: Event | None = None) -> Iterator[Piece]:
     """Every chain of ``low`` to ``high`` pieces of ``body``, each after the previous one
     in stream order (positions), as one piece; only those whose last event is
-    ``ending`` when given. Each chain is made once: by its last piece, then backwards."""
+    ``ending`` when given. Each chain is made once, by its last piece, then backwards,
+    and each binding once (two chains may bind the same: :attr:`Piece.key`)."""
     ordered = sorted(body, key=lambda x: x.last.position)
     made = 0
+    seen: set[tuple[tuple[str, tuple[int, ...]], ...]] = set()
 
     def back(chain: Piece, start: int, n: int) -> Iterator[Piece]:
         nonlocal made
-        if n >= low:
+        if n >= low and chain.key not in seen:
+            seen.add(chain.key)
             made += 1
             spend(made)
             yield chain
