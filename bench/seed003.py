@@ -29,6 +29,10 @@ Kleene pattern KC over SELL/BUY events of three tickers, 500 ms) by every
 NFA engine, against the reference's matches, after load and end to end
 (:mod:`bench.seed003_stock`).
 
+Part 2b, the sub-patterns (a Kleene operator over a ``SEQ``, a negated ``SEQ``) on a
+prefix of the stock stream, the lazy NFAs against the reference
+(:mod:`bench.seed003_subpatterns`).
+
 Part 1c, Figs. 10–17: every pattern family against the window size, and
 lazy/eager against the rarest-to-most-frequent ratio (:mod:`bench.seed003_figs`).
 
@@ -47,6 +51,9 @@ from bench.report import Table, emit, ratio
 from bench.seed003_drift import columns_table, drift_table
 from bench.seed003_figs import tables as figure_tables
 from bench.seed003_stock import stock_table
+from bench.seed003_subpatterns import FULL as FULL_SUB
+from bench.seed003_subpatterns import QUICK as QUICK_SUB
+from bench.seed003_subpatterns import subpattern_table
 from kleene.data.bundled import bundled
 from kleene.data.loaders import read_stock
 from kleene.engines.nfa.engine import NFAEngine
@@ -166,5 +173,6 @@ def run(quick: bool) -> None:
         emit(table, name)
     emit(grouped(settings), "seed003-group-by")
     emit(stock(settings), "seed003-stock")
+    emit(subpattern_table(QUICK_SUB if quick else FULL_SUB), "seed003-subpatterns")
     emit(drift_table(segment=settings.drift_segment), "seed003-fig18")
     emit(columns_table(segment=settings.drift_segment), "seed003-fig18-columns")

@@ -165,3 +165,49 @@ def test_the_default_budget_holds_fewer_than_it_steps():
     assert make_budget(None).limit == DEFAULT_STEPS == 2_000_000
     assert make_budget(None).most_held == DEFAULT_HELD == 200_000
     assert make_budget(1000).limit == make_budget(1000).most_held == 1000
+
+
+#: The lazy NFAs' sub-pattern paths (engines/nfa/subpattern.py) on n As and a B: an
+#: iterated sub-pattern whose chains are the non-empty subsets of the As (2^n - 1
+#: matches, by hand), and a negated one whose search lists the 2^n - 1 chains of As
+#: before finding that no C follows them (one match, x0 b, by hand).
+SUBPATTERNS = {
+    "iterated": ("PATTERN SEQ(SEQ(A a)+, B b) WITHIN 1000", lambda n: 2**n - 1),
+    "negated": ("PATTERN SEQ(X x, NOT(SEQ(A+ a[], C c)), B b) WITHIN 1000", lambda n: 1),
+}
+
+
+def x_stream(n: int) -> Stream:
+    """X, then ``n`` As, then a B (ts = position)."""
+    return Stream.from_rows([{"ts": 0, "type": "X"}] + [{"ts": i + 1, "type": "A"}
+                                                        for i in range(n)]
+                            + [{"ts": n + 1, "type": "B"}])
+
+
+@pytest.mark.parametrize("path", sorted(SUBPATTERNS))
+@pytest.mark.parametrize("name", ["nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree"])
+def test_a_subpattern_path_stops_with_the_budget_error(name, path):
+    q = Query.parse(SUBPATTERNS[path][0], language="operator")
+    began = time.monotonic()
+    with pytest.raises(BudgetExceeded, match="budget steps=100 exceeded"):
+        for _ in engine(name).compile(q).run(x_stream(40), budget=Budget(limit=100)):
+            pass
+    assert time.monotonic() - began < 20
+
+
+@pytest.mark.parametrize("path", sorted(SUBPATTERNS))
+@settings(max_examples=15, deadline=None)
+@given(n=st.integers(0, 8), limit=st.integers(1, 300))
+def test_within_the_budget_a_subpattern_path_answers_the_reference_or_stops(path, n, limit):
+    text, count = SUBPATTERNS[path]
+    q = Query.parse(text, language="operator")
+    events = x_stream(n)
+    expected = q.reference(events, budget=Budget(limit=10**7))
+    assert len(expected) == (count(n) if n or path == "negated" else 0)
+    try:
+        found, _ = run_engine("nfa-chain", q, events, budget=Budget(limit=limit))
+    except BudgetExceeded as err:
+        assert f"budget steps={limit} exceeded" in str(err)
+        assert 2**n > limit   # the chains of As, listed at once
+    else:
+        assert found == expected

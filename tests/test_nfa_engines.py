@@ -141,14 +141,16 @@ def test_contiguous_filters_the_matches() -> None:
         assert got == [Match.of({"a": [0], "b": [1]})], name
 
 
-@pytest.mark.parametrize(("text", "why"), [
-    ("PATTERN SEQ(A a, B b)+", "operator:iterated-subpattern"),
-    ("PATTERN SEQ(A a, NOT(SEQ(B b, C c)), D d)", "operator:negated-subpattern"),
-    ("PATTERN SEQ(A a, OR(B b, C c))", "operator:disjunction"),
+@pytest.mark.parametrize(("name", "text", "policy", "why"), [
+    ("nfa-eager", "PATTERN SEQ(A a, B b)+", "any", "operator:iterated-subpattern"),
+    ("nfa-eager", "PATTERN SEQ(A a, NOT(SEQ(B b, C c)), D d)", "any",
+     "operator:negated-subpattern"),
+    ("nfa-chain", "PATTERN SEQ(A a, OR(B b, C c))", "any", "operator:disjunction"),
+    ("nfa-tree", "PATTERN SEQ(OR(A a, B b), C c)+", "next", "policy next over an OR"),
 ])
-def test_outside_the_fragment(text: str, why: str) -> None:
+def test_outside_the_fragment(name: str, text: str, policy: str, why: str) -> None:
     with pytest.raises(Unsupported, match=why):
-        engine("nfa-chain").compile(Query.of(parse_operator(text)))
+        engine(name).compile(Query.of(parse_operator(text), policy=policy))
 
 
 PATTERN_9 = "PATTERN SEQ(A a, OR(B b, C c), D d) WHERE a.price > d.price WITHIN 10"

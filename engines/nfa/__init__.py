@@ -7,8 +7,11 @@ Modules, one per construct and one per NFA:
 - :mod:`.sequence`     ``SEQ`` (Sec. 4.1); :mod:`.conjunction` ``AND`` and partial
   sequences (Secs. 4.2, 4.3); :mod:`.iteration` ``B+``, ``B{l,m}`` (Sec. 4.5);
   :mod:`.negation` ``NOT`` (Sec. 4.4); :mod:`.disjunction` ``OR`` via DNF (Sec. 5);
+  :mod:`.subpattern` iterated and negated sub-patterns (Sec. 4.5's artificial events,
+  extended; the lazy NFAs);
 - :mod:`.conditions`   where each predicate is evaluated;
-- :mod:`.partial`, :mod:`.runner`, :mod:`.buffers`  instances, the shared step, buffers;
+- :mod:`.partial`, :mod:`.runner`, :mod:`.buffers`, :mod:`.held`  instances, the shared
+  step, buffers, negation buffers and held-back matches;
 - :mod:`.eager`        the eager NFA (Sec. 2.2); :mod:`.chain` the lazy chain (Secs. 3–4);
   :mod:`.tree` the Tree NFA (Sec. 7), :mod:`.replan` the same over columns;
 - :mod:`.columns`      the rows no variable can take, dropped over columns;

@@ -25,12 +25,13 @@ post-processed (4.4.1) or checked at the first chance (4.4.2, ``first_chance``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from kleene.engines.nfa.buffers import Buffer
 from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
+from kleene.engines.nfa.subpattern import Piece, chains, grouped, pieces
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -46,7 +47,7 @@ def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[in
 
     ``frequencies`` gives events per unit of time (or counts) per type; a slot
     of any type (``ANY``) counts every event. ``None``: the pattern's order
-    (iterated slots last).
+    (iterated slots and units last).
     """
     slots = plan.shape.slots
     total = sum(frequencies.values()) if frequencies is not None else 0.0
@@ -57,7 +58,7 @@ def chain_order(plan: Plan, frequencies: Mapping[str, float] | None) -> tuple[in
         t = slots[i].type
         return total if t is None else frequencies.get(t, 0.0)
 
-    return tuple(sorted(range(len(slots)), key=lambda i: (slots[i].iterated, rate(i), i)))
+    return tuple(sorted(range(len(slots)), key=lambda i: (slots[i].deferred, rate(i), i)))
 
 
 class ChainRunner(Runner):
@@ -69,22 +70,25 @@ class ChainRunner(Runner):
         ``bind``), the last slot's matches included."""
         super().__init__(plan, counters)
         self.sigma = sigma
-        self.buffers: dict[str | None, Buffer] = {s.type: Buffer() for s in plan.shape.slots}
+        self.buffers: dict[str | None, Buffer] = {t: Buffer() for t in plan.shape.buffered}
         self.iterated = tuple(i for i in sigma if plan.shape.slots[i].iterated)
         self._added: list[Partial] = []
+        #: per slot: whether it is a unit (a Kleene operator over a sub-pattern)
+        self.units = tuple(sl.unit is not None for sl in plan.shape.slots)
         # the fast path of :meth:`step`: only for typed slots and no negation
         first = plan.types[sigma[0]] if sigma else None
         self._starts: frozenset[str | None] = frozenset({first})  # the types that start one
         self._fast = (bool(sigma) and first is not None and None not in self.buffers
-                      and not plan.neg_types)
+                      and not plan.neg_types and not plan.shape.units)
         # the last slot's events become matches at once when nothing else is checked then
         self._direct = not (observed or plan.first_chance or plan.placed.final
-                            or plan.shape.negations or plan.contiguous or self.iterated)
+                            or plan.shape.negations or plan.contiguous or self.iterated
+                            or plan.shape.units)
         # the slots whose buffered candidates need no predicate but between()'s: a
         # single typed event, no condition, a type no other slot has (so never taken)
         types = [sl.type for sl in plan.shape.slots]
         self._free = tuple(
-            sl.type is not None and not sl.iterated and not plan.placed.incremental[sl.index]
+            sl.type is not None and not sl.deferred and not plan.placed.incremental[sl.index]
             and types.count(sl.type) == 1 for sl in plan.shape.slots)
 
     def step(self, e: Event) -> list[Match]:
@@ -119,11 +123,15 @@ class ChainRunner(Runner):
         one = (e,)
         types, t = plan.types, e.type
         iterated = self.iterated
+        units = self.units
         for p in self.live:
             k = p.stage
             if k < n:
                 s = sigma[k]
-                if (types[s] is None or types[s] == t) and plan.admits(p, s, one, c):
+                if units[s]:
+                    for chain in self.unit_chains(p, s, e):
+                        self._enter(plan.bind_unit(p, s, chain, k + 1, c), s)
+                elif (types[s] is None or types[s] == t) and plan.admits(p, s, one, c):
                     self._enter(plan.bind(p, s, one, k + 1, c), s)
             if not iterated:
                 continue
@@ -135,7 +143,10 @@ class ChainRunner(Runner):
                         self.finish(q)
                     if self._grows(q):
                         added.append(q)
-        if plan.accepts(sigma[0], e) and plan.admits(plan.empty, sigma[0], one, c):
+        if units[sigma[0]]:
+            for chain in self.unit_chains(plan.empty, sigma[0], e):
+                self._enter(plan.bind_unit(plan.empty, sigma[0], chain, 1, c), sigma[0])
+        elif plan.accepts(sigma[0], e) and plan.admits(plan.empty, sigma[0], one, c):
             self._enter(plan.bind(plan.empty, sigma[0], one, 1, c), sigma[0])
 
     def _grows(self, q: Partial) -> bool:
@@ -162,6 +173,10 @@ class ChainRunner(Runner):
             return
         s = self.sigma[k]
         shape = plan.shape
+        if self.units[s]:
+            for chain in self.unit_chains(q, s, None):
+                self._enter(plan.bind_unit(q, s, chain, k + 1, c), s)
+            return
         after = max((q.binds[t][-1].ts for t in shape.before[s] if q.binds[t]), default=-_INF)
         upto = min((q.binds[t][0].ts for t in shape.after[s] if q.binds[t]), default=_INF)
         if plan.bound is None:
@@ -195,3 +210,40 @@ class ChainRunner(Runner):
                         max(q.last, subset[-1].ts) - min(q.first, subset[0].ts))):
                     continue
             self._enter(plan.bind(q, s, subset, k + 1, c), s)
+
+    def unit_chains(self, q: Partial, s: int, ending: Event | None) -> Iterator[Piece]:
+        """The chains the unit ``s`` can bind in ``q`` (:mod:`.subpattern`): among the
+        buffered events when ``ending`` is ``None`` (on entering the state), else those
+        whose last event is ``ending`` (its arrival), hashed by the unit's group
+        attribute (Sec. 4.5.3). Each is checked by :meth:`Plan.admits_unit`."""
+        plan, shape = self.plan, self.plan.shape
+        unit = shape.slots[s].unit
+        assert unit is not None
+        if ending is not None and not unit.types & {None, ending.type}:
+            return  # no piece ends with an event of another type
+        after = max((q.binds[t][-1].ts for t in shape.before[s] if q.binds[t]), default=-_INF)
+        upto = min((q.binds[t][0].ts for t in shape.after[s] if q.binds[t]), default=_INF)
+        low, high = -_INF, _INF
+        bound = plan.bound
+        if bound is not None:
+            latest = max(q.last, -_INF if ending is None else ending.ts)
+            if latest > -_INF:
+                low = bound.earliest(latest)
+            if q.first < _INF:
+                high = bound.latest(q.first)
+        found: dict[int, Event] = {}
+        for t in unit.types:
+            for b in self.buffers[t].between(after, upto, low, high):
+                found[b.position] = b
+        if ending is not None:
+            if not (after < ending.ts < upto and low <= ending.ts <= high):
+                return
+            found[ending.position] = ending
+        pool = [found[i] for i in sorted(found) if i not in q.taken]
+        spend = plan.check_budget
+        body = pieces(unit.body, pool, spend, plan.unary)
+        for group in grouped(body, plan.groups[s]):
+            for chain in chains(group, unit.low, unit.high, spend, ending):
+                self.c.subsets += 1
+                if plan.admits_unit(q, s, chain, self.c):
+                    yield chain

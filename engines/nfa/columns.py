@@ -38,6 +38,7 @@ from kleene.engines.nfa.partial import Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.conditions import Condition, subterms
 from kleene.reference.events import Event
+from kleene.reference.operators.pattern import primitives
 
 #: Rows of a loaded stream filtered at once.
 ROWS = 65_536
@@ -52,10 +53,14 @@ def tests(plans: Sequence[Plan]) -> list[Test] | None:
     out: list[Test] = []
     for plan in plans:
         for s in plan.shape.slots:
+            if s.unit is not None:  # the body's types, read by no unary condition here
+                out += [(x.type, x.var, ()) for x in primitives(s.unit.body)]
+                continue
             unary = tuple(c for c, slots in plan.placed.incremental[s.index]
                           if slots == (s.index,))
             out.append((s.type, s.var, unary))
-        out += [(x.type, x.var, ()) for x in plan.shape.negations]
+        out += [(t, x.var, ()) for x in plan.shape.negations for t in sorted(
+            x.types, key=lambda t: (t is None, t or ""))]
     if any(t is None and not conds for t, _, conds in out):
         return None
     return list(dict.fromkeys(out))

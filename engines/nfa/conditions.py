@@ -10,6 +10,8 @@
 - *negation* conditions (those that mention a negated variable) belong to
   their ``NOT`` (:mod:`.negation`).
 
+A variable of an iterated sub-pattern is placed on its unit's slot (:mod:`.subpattern`).
+
 Only the conditions whose variables a branch declares apply to it (an ``OR``
 branch not taken binds nothing, :mod:`.disjunction`).
 """
@@ -40,10 +42,19 @@ class Placed:
         return tuple(c for c, _ in self.incremental[slot])
 
 
+def slot_index(shape: Shape) -> dict[str, int]:
+    """Each positive variable's slot: its own, or the unit that binds it (:mod:`.subpattern`)."""
+    out = {s.var: s.index for s in shape.slots if s.unit is None}
+    for s in shape.slots:
+        if s.unit is not None:
+            out.update(dict.fromkeys(s.unit.variables, s.index))
+    return out
+
+
 def place(shape: Shape, conditions: Sequence[Condition]) -> Placed:
     """Place ``conditions`` (those of the branch only) on ``shape``."""
-    index = {s.var: s.index for s in shape.slots}
-    negated = {n.var: k for k, n in enumerate(shape.negations)}
+    index = slot_index(shape)
+    negated = {v: k for k, n in enumerate(shape.negations) for v in n.variables}
     incremental: list[list[tuple[Condition, tuple[int, ...]]]] = [[] for _ in shape.slots]
     final: list[Condition] = []
     negation: list[list[Condition]] = [[] for _ in shape.negations]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kleene.engines.nfa.negation import negated_part
 from kleene.engines.nfa.shape import Builder
 from kleene.reference.operators.pattern import Conj, Neg, Node
 
@@ -22,7 +21,6 @@ def build(b: Builder, p: Conj, build_part: Callable[[Node], list[int]]) -> list[
     out: list[int] = []
     for q in p.parts:
         if isinstance(q, Neg):
-            negated_part(q)
             b.negations.append((q, set(), set()))
         else:
             out += build_part(q)

@@ -6,8 +6,8 @@ its negations to a :class:`~kleene.engines.nfa.shape.Builder`.
 
 from __future__ import annotations
 
-from kleene.engines.nfa import conjunction, iteration, sequence
-from kleene.engines.nfa.shape import Builder, NegSpec, Shape
+from kleene.engines.nfa import conjunction, iteration, negation, sequence
+from kleene.engines.nfa.shape import Builder, Shape
 from kleene.reference.errors import Unsupported
 from kleene.reference.operators.pattern import Conj, Disj, Kleene, Node, Primitive, Seq
 
@@ -33,8 +33,5 @@ def shape_of(expr: Node) -> Shape:
     n = len(b.slots)
     before = tuple(frozenset(i for i, j in b.order if j == k) for k in range(n))
     after = tuple(frozenset(j for i, j in b.order if i == k) for k in range(n))
-    negs = []
-    for neg, lo, hi in b.negations:
-        assert isinstance(neg.part, Primitive)
-        negs.append(NegSpec(neg.part.var, neg.part.type, tuple(sorted(lo)), tuple(sorted(hi))))
-    return Shape(tuple(b.slots), before, after, tuple(negs))
+    negs = tuple(negation.spec(neg, lo, hi) for neg, lo, hi in b.negations)
+    return Shape(tuple(b.slots), before, after, negs)

@@ -70,10 +70,8 @@ def _dnf(p: Node) -> list[tuple[Node, Choices]]:
             raise Unsupported(f"the DNF has more than {MAX_CONJUNCTS} conjuncts")
         return out
     if isinstance(p, (Neg, Kleene)):
-        if has_or(p.part):
-            what = "NOT" if isinstance(p, Neg) else "an iteration"
-            raise Unsupported(f"OR under {what} has no DNF of chains (seed 003 Sec. 5.2 "
-                              "distributes OR over SEQ and AND only)")
+        # OR under NOT or an iteration stays inside the sub-pattern (Sec. 5.2 distributes
+        # OR over SEQ and AND only): its pieces take one part each (:mod:`.subpattern`)
         return [(p, ())]
     choices = [_dnf(q) for q in p.parts]
     total = 1

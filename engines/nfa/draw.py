@@ -33,7 +33,7 @@ kept; the others of each layer become one dashed box ``+k states``.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
 import networkx as nx
@@ -43,6 +43,7 @@ from kleene.engines.labels import EMPTY, guard_lines, guard_set
 from kleene.engines.nfa.disjunction import dnf
 from kleene.engines.nfa.engine import CompiledNFA
 from kleene.engines.nfa.partial import Plan
+from kleene.engines.nfa.shape import Slot
 from kleene.engines.protocol import Transition
 from kleene.reference.conditions import TRUE, Condition, conjunction
 from kleene.reference.operators.text import format_expr, format_repeat
@@ -144,9 +145,9 @@ class _Builder:
         g.graph["notes"].append(kind)
         for br in branches:
             self.branch(br)
-        negated = sorted({n.type or "ANY" for p in c.plans for n in p.shape.negations})
+        negated = sorted({t for p in c.plans for n in p.shape.negations for t in _names(n.types)})
         if self.lazy:
-            types = sorted({s.type or "ANY" for p in c.plans for s in p.shape.slots})
+            types = sorted({t for p in c.plans for s in p.shape.slots for t in _slot_types(s)})
             for t in types:
                 self.buffer_node(t)   # also the buffer no state of the drawn order reads
             g.graph["notes"].append("input buffers: " + ", ".join(types) +
@@ -189,7 +190,8 @@ class _Builder:
         name Θi with the legend)."""
         s = br.plan.shape.slots[slot]
         kind = s.type or "ANY"
-        head = f"iterate {kind} {s.var}" if loop else \
+        head = f"iterate {s.var}" if s.unit is not None else \
+            f"iterate {kind} {s.var}" if loop else \
             (f"take {kind}{format_repeat(s.low, s.high)} {s.var}[]" if s.iterated
              else f"take {kind} {s.var}")
         if self.style == "full":
@@ -208,11 +210,12 @@ class _Builder:
             return "ignore"
         types = br.plan.shape.slots
         k = len(bound)
-        taken = list(dict.fromkeys(types[i].type or "ANY" for i in br.order[:k]))
-        later = list(dict.fromkeys(types[i].type or "ANY" for i in br.order[k + 1:]))
+        taken = list(dict.fromkeys(t for i in br.order[:k] for t in _slot_types(types[i])))
+        later = list(dict.fromkeys(t for i in br.order[k + 1:] for t in _slot_types(types[i])))
         if self.multi and not bound:  # the merged q1 stores for every chain
-            later = list(dict.fromkeys(p.shape.slots[i].type or "ANY" for b, p in
-                                       enumerate(self.c.plans) for i in self.c.orders[b][1:]))
+            later = list(dict.fromkeys(t for b, p in enumerate(self.c.plans)
+                                       for i in self.c.orders[b][1:]
+                                       for t in _slot_types(p.shape.slots[i])))
         lines = [f"ignore {', '.join(taken)}"] if taken else []
         lines += [f"store {', '.join(later)}"] if later else []
         return "\n".join(lines) or "ignore"
@@ -255,7 +258,8 @@ class _Builder:
                 ": the buffers' counts chose it in the last run (before any run: the "
                 "given frequencies, else the pattern's order)")
         elif c.kind == "chain":
-            order = ", ".join(f"{plan.shape.slots[i].type or 'ANY'}" for i in br.order)
+            order = ", ".join(plan.shape.slots[i].var if plan.shape.slots[i].unit is not None
+                              else f"{plan.shape.slots[i].type or 'ANY'}" for i in br.order)
             self.g.graph["notes"].append(f"frequency order {order}" +
                                          (f" ({br.title})" if br.title else ""))
         if self.lazy:
@@ -303,10 +307,10 @@ class _Builder:
         for k, slot in enumerate(br.order):
             if k == 0:
                 continue  # the first state takes arrivals only (nothing is earlier)
-            key = self.buffer_node(plan.shape.slots[slot].type or "ANY")
             state = self.node(br, frozenset(br.order[:k]))
-            self.g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
-                       dot=READ)
+            for t in _slot_types(plan.shape.slots[slot]):
+                self.g.add_edge(self.buffer_node(t), state, variable=None, guard=TRUE,
+                                name=None, label="read", dot=READ)
 
     def negations(self, br: _Branch, edges: list[Transition]) -> None:
         plan, g = br.plan, self.g
@@ -355,19 +359,30 @@ class _Builder:
 
     def negation_buffer(self, br: _Branch, k: int, state: Hashable) -> None:
         """The buffer of a negated type (Sec. 4.4: kept for the check) read by ``state``."""
-        key = self.buffer_node(br.plan.shape.negations[k].type or "ANY")
-        if not self.g.has_edge(key, state):
-            self.g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
-                            dot=READ)
+        for t in _names(br.plan.shape.negations[k].types):
+            key = self.buffer_node(t)
+            if not self.g.has_edge(key, state):
+                self.g.add_edge(key, state, variable=None, guard=TRUE, name=None, label="read",
+                                dot=READ)
 
     def reject(self, br: _Branch, k: int, state: Hashable, how: str) -> None:
         neg = br.plan.shape.negations[k]
         guard: Condition = conjunction(br.plan.placed.negation[k])
         lines = guard_lines(guard) if self.style == "full" else \
             ([guard_set(guard)] if guard != TRUE else [])
-        label = "\n".join([f"take {neg.type or 'ANY'} {neg.var} ({how})", *lines])
+        what = f"NOT({neg.var})" if neg.part is not None else f"{neg.type or 'ANY'} {neg.var}"
+        label = "\n".join([f"take {what} ({how})", *lines])
         self.g.add_edge(state, "R", variable=neg.var, guard=guard, name=None, label=label,
                         dot=REJECT)
+
+
+def _names(types: Iterable[str | None]) -> list[str]:
+    return sorted(t or "ANY" for t in types)
+
+
+def _slot_types(s: Slot) -> list[str]:
+    """The buffers a slot reads: its type's, or its unit's body's (:mod:`.subpattern`)."""
+    return _names(s.unit.types) if s.unit is not None else [s.type or "ANY"]
 
 
 register_drawer(CompiledNFA, nfa_graph)

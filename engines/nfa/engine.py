@@ -17,7 +17,8 @@ before matching starts and then matched like the rest.
 
 Each engine claims, for operator patterns, the constructs it computes exactly
 like the reference (:mod:`kleene.reference.operators`) within its fragment
-(:mod:`.shape`: iterations and negations of single events), every policy (a
+(:mod:`.shape`: iterations and negations of single events; the lazy ones also of
+sub-patterns, :mod:`.subpattern`), every policy (a
 filter on Γ: ``contiguous`` on positions, ``next`` and ``partition-contiguous``
 with the reference's predicates, :mod:`.selection`; ``next`` on the pattern's
 own runs, also with ``OR``) and both window readings.
@@ -45,7 +46,7 @@ from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.pieces import pieces
 from kleene.engines.nfa.policy_columns import keep_of
 from kleene.engines.nfa.runner import Runner
-from kleene.engines.nfa.selection import FILTERED, Selection, select
+from kleene.engines.nfa.selection import FILTERED, Selection, iterates_subpattern, select
 from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
@@ -73,6 +74,10 @@ T = TypeVar("T")
 #: What every NFA engine here computes exactly (within its fragment).
 CLAIMED = ("conjunction", "negation", "kleene", "repetition", "aggregates", "prev",
            STRICT_WINDOW, "any", "contiguous", "next", "partition-contiguous")
+
+#: What the lazy NFAs (chain, tree) compute besides: Sec. 4.5's iteration and Sec. 4.4's
+#: negation over sub-patterns (:mod:`.subpattern`)
+SUBPATTERNS = ("iterated-subpattern", "negated-subpattern")
 
 
 class NFARun(Iterator[T]):
@@ -207,7 +212,8 @@ class CompiledNFA(Pictured):
                       out: NFARun[Any]) -> Iterator[MatchColumns] | None:
         """The matches by the chain over the stream's columns (:mod:`.join`), where it
         applies; ``None`` elsewhere."""
-        if self.kind == "eager" or len(self.plans) != 1 or not join.typed(events):
+        if (self.kind == "eager" or len(self.plans) != 1 or self.plans[0].shape.units
+                or not join.typed(events)):
             return None
         plan = replace(self.plans[0], bound=self._bound(events), budget=budget)
         keep = keep_of(self.pattern, plan, self.policy)
@@ -355,7 +361,8 @@ class NFAEngine:
     @property
     def capabilities(self) -> frozenset[Feature]:
         extra = ("disjunction",) if self.multichain else ()
-        return Feature.of("operator", *CLAIMED, *extra)
+        lazy = SUBPATTERNS if self.kind != "eager" else ()
+        return Feature.of("operator", *CLAIMED, *extra, *lazy)
 
     def compile(self, query: Query) -> CompiledNFA:
         pattern = query.pattern
@@ -366,6 +373,11 @@ class NFAEngine:
         if has_or(pattern.expr) and not self.multichain:
             raise Unsupported(f"engine {self.name!r} has no OR; use nfa-multichain "
                               "(seed 003 Sec. 5)")
+        if (chosen == "next" and has_or(pattern.expr)
+                and iterates_subpattern(pattern.expr)):
+            raise Unsupported(f"engine {self.name!r}: policy next over an OR beside an "
+                              "iterated sub-pattern (its runs' negations differ by branch); "
+                              "use the reference")
         plans = []
         for branch in dnf(pattern.expr):
             shape = shape_of(branch)

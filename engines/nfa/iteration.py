@@ -17,7 +17,8 @@ condition language's (:func:`~kleene.reference.policies.partition_key`), and
 an event that misses ``x`` forms a one-event subset only (``prev`` holds
 vacuously on one event). :func:`group_attributes` finds the attribute.
 
-An iteration of a sub-pattern (``SEQ(A a, B b)+``) is outside the fragment.
+An iteration of a sub-pattern (``SEQ(A a, B b)+``) is one slot too, a *unit*
+whose events are the chains of its body's matches (:mod:`.subpattern`).
 """
 
 from __future__ import annotations
@@ -25,20 +26,19 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from kleene.engines.nfa.shape import Builder
+from kleene.engines.nfa.subpattern import Unit
 from kleene.reference.conditions import Attr, Cmp, Condition, Prev
-from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event
 from kleene.reference.operators.pattern import Kleene, Primitive
+from kleene.reference.operators.text import format_expr
 from kleene.reference.policies import partition_key
 
 
 def slot(b: Builder, p: Kleene) -> list[int]:
-    """The slot of ``p`` (a Kleene operator over a primitive)."""
+    """The slot of ``p``: an iterated primitive, or a unit (a Kleene operator over a
+    sub-pattern, :mod:`.subpattern`; its text names it)."""
     if not isinstance(p.part, Primitive):
-        raise Unsupported("the NFA engines iterate single events only: seed 003 Sec. 4.5 "
-                          "defines the lazy NFA of B+ b[] (the subsets of B events as an "
-                          "artificial event type), not of an iterated sub-pattern; "
-                          "use the reference")
+        return b.unit(format_expr(p), Unit(p.part, p.low, p.high))
     return b.primitive(p.part, p.low, p.high)
 
 

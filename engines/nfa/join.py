@@ -81,7 +81,7 @@ def eligible(plan: Plan) -> bool:
     """Whether :func:`run` may compute ``plan`` (see the module docstring; the policy's
     filter over the instances is :mod:`.policy_columns`')."""
     slots = plan.shape.slots
-    if plan.bound is None or plan.shape.negations or plan.placed.final:
+    if plan.bound is None or plan.shape.negations or plan.placed.final or plan.shape.units:
         return False
     for s in slots:
         if s.iterated and (s.low < 1 or s.high is None or s.high > MAX_ITERATED):

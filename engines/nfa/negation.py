@@ -16,27 +16,32 @@ match, fits in one window with the match, and every condition that mentions
   iterated slot), check it and drop the partial match if forbidden. Every
   event strictly between two bound events has arrived, and it lies inside the
   match's span, so the window cannot change the verdict later.
+
+A negated sub-pattern ``NOT(SEQ(B b, C c))`` (outside Sec. 4.4, which negates
+types) is post-processed: a match of the sub-pattern in the buffers of its
+types forbids as a negated event does (:func:`forbidding_piece`, :mod:`.subpattern`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from kleene.engines.nfa.shape import NegSpec
+from kleene.engines.nfa.subpattern import Spend, Unary, pieces
 from kleene.engines.spans import Window
-from kleene.reference.conditions import Condition, holds
-from kleene.reference.errors import Unsupported
+from kleene.reference.conditions import Condition, holds, variables
 from kleene.reference.events import Event
-from kleene.reference.operators.pattern import Neg, Primitive
+from kleene.reference.operators.pattern import Neg, Node, Primitive
+from kleene.reference.operators.text import format_expr
 
 
-def negated_part(q: Neg) -> Primitive:
-    """The primitive under ``q``; a negated sub-pattern is outside the fragment."""
-    if not isinstance(q.part, Primitive):
-        raise Unsupported("the NFA engines negate single events only: seed 003 Sec. 4.4 "
-                          "defines negated primitive event types (one negative state or "
-                          "first-chance edge per type), not a negated sub-pattern; "
-                          "use the reference")
-    return q.part
+def spec(q: Neg, lo: set[int], hi: set[int]) -> NegSpec:
+    """The :class:`NegSpec` of ``q`` between the slots ``lo`` and ``hi``: a negated type,
+    or a negated sub-pattern (its text names it; :mod:`.subpattern`)."""
+    low, high = tuple(sorted(lo)), tuple(sorted(hi))
+    if isinstance(q.part, Primitive):
+        return NegSpec(q.part.var, q.part.type, low, high)
+    return NegSpec(format_expr(q.part), None, low, high, q.part)
 
 
 def interval(binds: Sequence[tuple[Event, ...]], lo: Iterable[int],
@@ -65,4 +70,28 @@ def forbidden(candidates: Iterable[Event], gamma: Mapping[str, Sequence[Event]],
         evaluations[0] += len(conditions) or 1
         if all(holds(c, joint) for c in conditions):
             return e
+    return None
+
+
+def forbidding_piece(part: Node, candidates: Iterable[Event],
+                     gamma: Mapping[str, Sequence[Event]], conditions: Sequence[Condition],
+                     low: float, high: float, first: float, last: float,
+                     bound: Window | None, taken: frozenset[int], evaluations: list[int],
+                     spend: Spend, unary: Unary | None = None) -> Event | None:
+    """The first event of a match of the negated sub-pattern ``part`` that forbids the
+    (partial) match ``gamma``, if any: its events strictly inside ``(low, high)``, not
+    in the match, each fitting in one window with the match and all of them together,
+    and the negation's ``conditions`` whose variables are then bound holding
+    (:mod:`kleene.reference.operators.negation`; ``candidates`` in stream order)."""
+    pool = [e for e in candidates
+            if low < e.ts < high and e.position not in taken
+            and (bound is None or bound.fits(max(last, e.ts) - min(first, e.ts)))]
+    for piece in pieces(part, pool, spend, unary):
+        lo, hi = piece.first.ts, piece.last.ts
+        if bound is not None and not bound.fits(max(last, hi) - min(first, lo)):
+            continue
+        joint = {**gamma, **dict(piece.binds)}
+        evaluations[0] += len(conditions) or 1
+        if all(holds(c, joint) for c in conditions if variables(c) <= joint.keys()):
+            return piece.first
     return None

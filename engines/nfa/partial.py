@@ -12,7 +12,8 @@ the lazy NFAs:
 - :meth:`Plan.finish`: a complete instance becomes a match once the final
   conditions hold and no negation forbids it (post-processing, Sec. 4.4.1),
   possibly after the window has passed (a negation open to the future);
-- the negation buffers, pending matches, counters and the instance budget.
+- the negation buffers and the matches held back (:mod:`.held`), counters and the
+  instance budget.
 
 Under a window (``bound``, a :class:`~kleene.engines.spans.Window`), an instance
 whose first event does not fit with the current event can take nothing more and dies.
@@ -20,24 +21,25 @@ whose first event does not fit with the current event can take nothing more and 
 
 from __future__ import annotations
 
-import heapq
-import itertools
-from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kleene.engines.nfa.conditions import Placed
+from kleene.engines.nfa.held import NegationBuffers, Pending
 from kleene.engines.nfa.iteration import group_attribute, same_group
-from kleene.engines.nfa.negation import forbidden, interval
-from kleene.engines.nfa.shape import Shape
+from kleene.engines.nfa.negation import forbidden, forbidding_piece, interval
+from kleene.engines.nfa.shape import Shape, Slot
+from kleene.engines.nfa.subpattern import Piece
+from kleene.engines.nfa.subpattern import group_attribute as unit_group
 from kleene.engines.protocol import Counters
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.condition_text import format_condition
-from kleene.reference.conditions import holds, variables
+from kleene.reference.conditions import Condition, holds, variables
 from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Event
 from kleene.reference.match import Match
+from kleene.reference.operators.derivations import monotone
 
 Binds = tuple[tuple[Event, ...], ...]
 
@@ -52,16 +54,18 @@ _INF = float("inf")
 class Partial:
     """An NFA instance: ``binds[i]`` the events of slot ``i`` (empty: unbound)."""
 
-    __slots__ = ("binds", "first", "last", "taken", "stage", "epoch")
+    __slots__ = ("binds", "first", "last", "taken", "stage", "epoch", "sub")
 
     def __init__(self, binds: Binds, first: float, last: float, taken: frozenset[int],
-                 stage: int = 0, epoch: int = 0) -> None:
+                 stage: int = 0, epoch: int = 0,
+                 sub: tuple[tuple[str, tuple[Event, ...]], ...] = ()) -> None:
         self.binds = binds
         self.first = first
         self.last = last
         self.taken = taken
         self.stage = stage
         self.epoch = epoch  # the Tree NFA's root epoch (:mod:`.tree`)
+        self.sub = sub  # the variables the units bound (:mod:`.subpattern`)
 
 
 EMPTY_TAKEN: frozenset[int] = frozenset()
@@ -85,15 +89,39 @@ class Plan:
     def __post_init__(self) -> None:
         self.n = len(self.shape.slots)
         #: per slot: the attribute its events must share (Sec. 4.5.3), or ``None``
-        self.groups: tuple[str | None, ...] = tuple(
-            group_attribute(s.var, self.placed.final) if s.iterated and self.group_by else None
-            for s in self.shape.slots)
+        self.groups: tuple[str | None, ...] = tuple(self._group(s) for s in self.shape.slots)
         self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
-        self.neg_types = frozenset(x.type for x in self.shape.negations)
+        self.neg_types = frozenset(t for x in self.shape.negations for t in x.types)
         self.types = tuple(s.type for s in self.shape.slots)
         self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
         #: (variable, slot) sorted by variable: the order of a match's bindings
-        self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots))
+        self.named = tuple(sorted((s.var, s.index) for s in self.shape.slots
+                                  if s.unit is None))
+        #: the unary conditions of the variables of units and negated sub-patterns
+        #: (:data:`.subpattern.Unary`): a piece's events are filtered by them
+        self.unary = self._unary()
+        #: a unit's body has an OR: some of its variables may stay unbound
+        self.loose = any(s.unit is not None and s.unit.loose for s in self.shape.slots)
+
+    def _unary(self) -> dict[str, tuple[Condition, ...]]:
+        out: dict[str, list[Condition]] = {}
+        placed = [c for s in self.shape.slots if s.unit is not None
+                  for c, _ in self.placed.incremental[s.index]]
+        placed += [c for k, n in enumerate(self.shape.negations) if n.part is not None
+                   for c in self.placed.negation[k]]
+        for c in placed:
+            names = variables(c)
+            if len(names) == 1 and monotone(c):
+                out.setdefault(next(iter(names)), []).append(c)
+        return {v: tuple(cs) for v, cs in out.items()}
+
+    def _group(self, s: Slot) -> str | None:
+        """The attribute slot ``s``'s events must share (Sec. 4.5.3), if any."""
+        if not self.group_by:
+            return None
+        if s.unit is not None:
+            return unit_group(s.unit, [c for c, _ in self.placed.incremental[s.index]])
+        return group_attribute(s.var, self.placed.final) if s.iterated else None
 
     # ------------------------------------------------------------ edges
 
@@ -134,9 +162,13 @@ class Plan:
                     gamma[var] = new
                 elif binds[t]:
                     gamma[self.shape.slots[t].var] = binds[t]
+                    if p.sub:
+                        gamma.update(p.sub)
                 else:
                     break
             else:
+                if self.loose and not variables(cond) <= gamma.keys():
+                    continue  # a variable of an OR branch no iteration took
                 c.predicate_evaluations += 1
                 if not holds(cond, gamma):
                     return False
@@ -177,7 +209,44 @@ class Plan:
         binds = list(p.binds)
         binds[slot] = binds[slot] + new if binds[slot] else new
         return Partial(tuple(binds), min(p.first, new[0].ts), max(p.last, new[-1].ts),
-                       p.taken.union(e.position for e in new), stage, p.epoch)
+                       p.taken.union(e.position for e in new), stage, p.epoch, p.sub)
+
+    def admits_unit(self, p: Partial, slot: int, chain: Piece, c: Counters) -> bool:
+        """Whether ``p`` may bind the unit ``slot`` to ``chain`` (:mod:`.subpattern`): the
+        window, distinct events, the order with the bound slots, and every condition
+        placed on the unit whose variables are then all bound (on all of them: a
+        condition that fails on part of a substitution fails on all of it)."""
+        c.predicate_evaluations += 1
+        new = chain.events
+        lo, hi = new[0].ts, new[-1].ts
+        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
+            return False
+        if not p.taken.isdisjoint(e.position for e in new):
+            return False
+        binds = p.binds
+        for t in self.shape.before[slot]:
+            if binds[t] and binds[t][-1].ts >= lo:
+                return False
+        for t in self.shape.after[slot]:
+            if binds[t] and binds[t][0].ts <= hi:
+                return False
+        gamma = {**self.gamma(p), **dict(chain.binds)}
+        for cond, _ in self.placed.incremental[slot]:
+            if variables(cond) <= gamma.keys():
+                c.predicate_evaluations += 1
+                if not holds(cond, gamma):
+                    return False
+        return True
+
+    def bind_unit(self, p: Partial, slot: int, chain: Piece, stage: int,
+                  c: Counters) -> Partial:
+        """The instance ``p`` with the unit ``slot`` bound to ``chain`` (a new instance)."""
+        c.instances_created += 1
+        binds = list(p.binds)
+        binds[slot] = chain.events
+        return Partial(tuple(binds), min(p.first, chain.first.ts), max(p.last, chain.last.ts),
+                       p.taken.union(e.position for e in chain.events), stage, p.epoch,
+                       p.sub + chain.binds)
 
     def is_open(self, p: Partial, slot: int) -> bool:
         """Whether iterated ``slot`` is bound and may still take later events."""
@@ -200,7 +269,7 @@ class Plan:
         """The slots that decide negation ``k`` early (Sec. 4.4.2), or ``None`` when
         first-chance checking would not be exact (see :mod:`.negation`)."""
         neg = self.shape.negations[k]
-        if not neg.lo or not neg.hi:
+        if not neg.lo or not neg.hi or neg.part is not None or self.shape.units:
             return None
         index = {s.var: s.index for s in self.shape.slots}
 
@@ -214,7 +283,11 @@ class Plan:
         return frozenset(needed)
 
     def gamma(self, p: Partial) -> dict[str, tuple[Event, ...]]:
-        return {s.var: b for s, b in zip(self.shape.slots, p.binds, strict=True) if b}
+        out = {s.var: b for s, b in zip(self.shape.slots, p.binds, strict=True)
+               if b and s.unit is None}
+        if p.sub:
+            out.update(p.sub)
+        return out
 
     def forbids(self, k: int, p: Partial, negbuf: NegationBuffers, c: Counters) -> bool:
         """Whether an event of negation ``k``'s buffer forbids ``p`` (:meth:`forbidder`)."""
@@ -226,6 +299,10 @@ class Plan:
         neg = self.shape.negations[k]
         low, high = interval(p.binds, neg.lo, neg.hi)
         count = [0]
+        if neg.part is not None:
+            return forbidding_piece(neg.part, negbuf.merged(neg.types), self.gamma(p),
+                                    self.placed.negation[k], low, high, p.first, p.last,
+                                    self.bound, p.taken, count, self.check_budget, self.unary)
         out = forbidden(negbuf.of(neg.type), self.gamma(p), neg.var, self.placed.negation[k],
                         low, high, p.first, p.last, self.bound, p.taken, count)
         c.predicate_evaluations += count[0]
@@ -246,8 +323,12 @@ class Plan:
         """The match of ``p``: its bindings sorted by variable (a slot's events are in
         stream order, distinct, by construction), as :meth:`Match.of` would sort them."""
         binds = p.binds
-        return Match(tuple((var, tuple(e.position for e in binds[i]))
-                           for var, i in self.named if binds[i]))
+        out = tuple((var, tuple(e.position for e in binds[i]))
+                    for var, i in self.named if binds[i])
+        if p.sub:
+            out = tuple(sorted(out + tuple((var, tuple(e.position for e in es))
+                                           for var, es in p.sub)))
+        return Match(out)
 
     def match_with(self, p: Partial, slot: int, e: Event) -> Match:
         """The match of ``p`` with ``e`` bound to its last unbound ``slot`` (no new instance)."""
@@ -257,12 +338,13 @@ class Plan:
                            for var, i in self.named))
 
     def finish(self, p: Partial, c: Counters, negbuf: NegationBuffers,
-               pending: Pending) -> Iterator[Match]:
+               pending: Pending[Partial]) -> Iterator[Match]:
         """A complete instance: a match now, later (a negation open to the future), or none."""
         if self.placed.final:
             gamma = self.gamma(p)
             c.predicate_evaluations += len(self.placed.final)
-            if not all(holds(cond, gamma) for cond in self.placed.final):
+            if not all(holds(cond, gamma) for cond in self.placed.final
+                       if variables(cond) <= gamma.keys()):
                 return
         later = False
         for k, neg in enumerate(self.shape.negations):
@@ -310,58 +392,3 @@ class Plan:
             raise BudgetExceeded(name, limit,
                                  f"{what}: NFA instances alive at once (skip-till-any-match "
                                  "over an iteration creates one per subset)")
-
-
-class NegationBuffers:
-    """The events of the negated types, kept for twice the window (Sec. 4.4)."""
-
-    def __init__(self, plan: Plan, c: Counters) -> None:
-        self.plan = plan
-        self.c = c
-        self.events: dict[str | None, deque[Event]] = {t: deque() for t in plan.neg_types}
-
-    def of(self, t: str | None) -> Iterable[Event]:
-        return self.events[t]
-
-    def add(self, e: Event) -> None:
-        for t, q in self.events.items():
-            if t is None or t == e.type:
-                q.append(e)
-                self.c.buffer_operations += 1
-
-    def prune(self, ts: float) -> None:
-        bound = self.plan.bound
-        if bound is None:
-            return
-        # an instance alive at ts, or a match pending at ts, has its first event f
-        # at or after earliest(ts); an N event forbids it only if it fits with f too
-        oldest = bound.earliest(bound.earliest(ts))
-        for q in self.events.values():
-            while q and q[0].ts < oldest:
-                q.popleft()
-                self.c.buffer_operations += 1
-
-
-class Pending:
-    """Complete instances held back until the window after their first event has passed."""
-
-    def __init__(self, plan: Plan) -> None:
-        self.plan = plan
-        self.heap: list[tuple[float, int, Partial]] = []
-        self.tick = itertools.count()
-
-    def push(self, p: Partial) -> None:
-        # due once an event at ts > deadline arrives: exactly when ts no longer fits
-        deadline = _INF if self.plan.bound is None else self.plan.bound.latest(p.first)
-        heapq.heappush(self.heap, (deadline, next(self.tick), p))
-
-    def due(self, ts: float) -> Iterator[Partial]:
-        while self.heap and self.heap[0][0] < ts:
-            yield heapq.heappop(self.heap)[2]
-
-    def rest(self) -> Iterator[Partial]:
-        while self.heap:
-            yield heapq.heappop(self.heap)[2]
-
-    def __len__(self) -> int:
-        return len(self.heap)

@@ -10,7 +10,8 @@ is still held back at the end of the stream.
 
 from __future__ import annotations
 
-from kleene.engines.nfa.partial import NegationBuffers, Partial, Pending, Plan
+from kleene.engines.nfa.held import NegationBuffers, Pending
+from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.protocol import Counters
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -23,8 +24,8 @@ class Runner:
         self.plan = plan
         self.c = counters
         self.live: list[Partial] = []
-        self.negbuf = NegationBuffers(plan, counters)
-        self.pending = Pending(plan)
+        self.negbuf = NegationBuffers(plan.neg_types, plan.bound, counters)
+        self.pending = Pending[Partial](plan.bound)
         self.out: list[Match] = []
         self._oldest = float("inf")  # the smallest first ts among live instances
         self._pruned = -float("inf")  # when the buffers were last pruned

@@ -22,7 +22,12 @@ predicates to each match it finds, over the events it has read:
   into the pattern's tree (:func:`tree_of`); the match is kept iff one of
   the runs of the conjuncts that reported it never skipped an event it could
   take, which is the reference's "some run" over its derivations (each is
-  such a conjunct run, Sec. 5.2).
+  such a conjunct run, Sec. 5.2). An iterated sub-pattern (:mod:`.subpattern`)
+  may split a match into iterations in several ways: its runs are then every
+  derivation tree of the match over its own events (:func:`runs_of`, the
+  reference's derivations); without ``OR`` every such tree carries the same
+  pending negations (a unit's events bound its neighbours' intervals whatever
+  the split), so each is a run of a reported match.
 
 The events read are kept in :class:`Recent` (by absolute position) as long as
 a match still to be decided may read them.
@@ -50,6 +55,7 @@ from kleene.reference.operators.derivations import (
     Taken,
     Tree,
     WindowReading,
+    derivations,
 )
 from kleene.reference.operators.pattern import (
     Conj,
@@ -60,6 +66,7 @@ from kleene.reference.operators.pattern import (
     OperatorPattern,
     Primitive,
     Seq,
+    walk,
 )
 from kleene.reference.operators.policies import is_next, partition_attributes
 from kleene.reference.policies import is_contiguous
@@ -81,9 +88,24 @@ def tree_of(p: Node, m: Match, choices: Iterator[int] | None = None) -> Tree:
         return Branch(j, tree_of(p.parts[j], m, choices))
     if isinstance(p, Kleene) and isinstance(p.part, Primitive):
         return Iterations(tuple(Taken(q) for q in m[p.part.var]))
+    if isinstance(p, Kleene):
+        raise Unsupported("policy next: an iterated sub-pattern has several runs "
+                          "(runs_of)")
     if isinstance(p, (Seq, Conj)):
         return Parts(tuple(tree_of(q, m, choices) for q in p.parts if not isinstance(q, Neg)))
     raise Unsupported(f"policy next: no single run for {type(p).__name__} here")
+
+
+def iterates_subpattern(p: Node) -> bool:
+    """Whether ``p`` has a Kleene operator over a sub-pattern."""
+    return any(isinstance(q, Kleene) and not isinstance(q.part, Primitive) for q in walk(p))
+
+
+def runs_of(p: Node, m: Match, ctx: Context) -> list[Tree]:
+    """Every derivation tree of ``m`` in ``p`` over ``m``'s own events (a pattern without
+    ``OR``: see the module docstring)."""
+    pool = [ctx.s[i] for i in m.positions]
+    return [d.tree for d in derivations(p, pool, ctx) if d.gamma == m]
 
 
 class Recent(Sequence[Event]):
@@ -147,6 +169,7 @@ class Selection:
         self.bound = bound
         self.relevant = relevant
         self.choices = choices
+        self.units = iterates_subpattern(pattern.expr)
         self.recent = Recent()
         self.ctx = (Context(cast(Stream, self.recent), None, "inclusive", (), Budget())
                     if bound is None else
@@ -189,7 +212,8 @@ class Selection:
                 self.ready.append(m)
         else:
             expr = self.pattern.expr
-            trees = [tree_of(expr, m, iter(path)) for path in self.choices[branch]]
+            trees = (runs_of(expr, m, self.ctx) if self.units else
+                     [tree_of(expr, m, iter(path)) for path in self.choices[branch]])
             if m in self.runs:
                 self.runs[m] += trees
             else:

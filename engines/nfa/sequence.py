@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kleene.engines.nfa.negation import negated_part
 from kleene.engines.nfa.shape import Builder
 from kleene.reference.operators.pattern import Neg, Node, Seq
 
@@ -26,7 +25,6 @@ def build(b: Builder, p: Seq, build_part: Callable[[Node], list[int]]) -> list[i
     inner: list[tuple[int, int, int]] = []      # (part index, first, end) of b.negations
     for q in p.parts:
         if isinstance(q, Neg):
-            negated_part(q)
             own_negations.append((len(groups), q))
             continue
         start = len(b.negations)

@@ -18,18 +18,19 @@ modules fill it in:
 - :mod:`.disjunction`: ``OR`` through the DNF of Sec. 5 (the multi-chain).
 
 The fragment: primitives, ``SEQ``/``AND`` nested freely, a Kleene operator
-over a primitive, ``NOT`` over a primitive. A Kleene operator over a
-sub-pattern, or a ``NOT`` over one, raises
-:class:`~kleene.reference.errors.Unsupported` (seed 003 Sec. 4.5 defines
-iterations of single events only; the reference's iterations of
-sub-patterns interleave nothing and are not a slot).
+over a primitive or over a sub-pattern, ``NOT`` over a primitive or over a
+sub-pattern. A Kleene operator over a sub-pattern is one slot whose ``unit``
+says what it iterates, and a negated sub-pattern a :class:`NegSpec` with its
+``part`` (:mod:`.subpattern`: Sec. 4.5's artificial event type, extended).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kleene.reference.operators.pattern import Neg, Primitive
+from kleene.engines.nfa.subpattern import Unit
+from kleene.reference.operators.pattern import Neg, Node, Primitive, primitives
+from kleene.reference.operators.pattern import variables as node_variables
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,11 +42,20 @@ class Slot:
     type: str | None
     low: int = 1
     high: int | None = 1
+    #: a Kleene operator over a sub-pattern: the slot binds a chain of its pieces
+    #: (:mod:`.subpattern`); ``var`` is then the sub-pattern's text, bound by no match
+    unit: Unit | None = None
 
     @property
     def iterated(self) -> bool:
-        """Whether the slot may bind more than one event (Sec. 4.5)."""
+        """Whether the slot may bind more than one event, one by one (Sec. 4.5)."""
         return self.high != 1
+
+    @property
+    def deferred(self) -> bool:
+        """Whether σ puts the slot last (Sec. 4.5: an iteration's subsets, or a unit's
+        chains, are the most frequent "events" whatever the types' rates)."""
+        return self.iterated or self.unit is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +67,19 @@ class NegSpec:
     type: str | None
     lo: tuple[int, ...]
     hi: tuple[int, ...]
+    #: a negated sub-pattern (``var`` its text, ``type`` ``None``), else ``None``
+    part: Node | None = None
+
+    @property
+    def types(self) -> frozenset[str | None]:
+        """The types of the events the negation reads (``None``: any)."""
+        if self.part is None:
+            return frozenset({self.type})
+        return frozenset(x.type for x in primitives(self.part))
+
+    @property
+    def variables(self) -> frozenset[str]:
+        return frozenset({self.var}) if self.part is None else node_variables(self.part)
 
 
 @dataclass(frozen=True)
@@ -70,7 +93,23 @@ class Shape:
 
     @property
     def types(self) -> frozenset[str | None]:
-        return frozenset(s.type for s in self.slots)
+        """The types the slots read (a unit's: its body's, beside its own name)."""
+        out = {s.type for s in self.slots}
+        for s in self.slots:
+            if s.unit is not None:
+                out |= s.unit.types
+        return frozenset(out)
+
+    @property
+    def buffered(self) -> frozenset[str | None]:
+        """The types the lazy NFA buffers: :attr:`types` but a unit's own name."""
+        return self.types - {s.type for s in self.slots if s.unit is not None}
+
+    @property
+    def units(self) -> bool:
+        """Whether a slot iterates a sub-pattern or a negation negates one."""
+        return (any(s.unit is not None for s in self.slots)
+                or any(n.part is not None for n in self.negations))
 
     def slot_of(self, var: str) -> Slot:
         return next(s for s in self.slots if s.var == var)
@@ -87,4 +126,10 @@ class Builder:
     def primitive(self, p: Primitive, low: int = 1, high: int | None = 1) -> list[int]:
         i = len(self.slots)
         self.slots.append(Slot(i, p.var, p.type, low, high))
+        return [i]
+
+    def unit(self, name: str, unit: Unit) -> list[int]:
+        """A slot for a Kleene operator over a sub-pattern (``name``: its text)."""
+        i = len(self.slots)
+        self.slots.append(Slot(i, name, name, unit=unit))
         return [i]

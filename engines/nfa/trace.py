@@ -32,8 +32,10 @@ from kleene.engines.nfa.chain import ChainRunner, chain_order
 from kleene.engines.nfa.draw import nfa_graph
 from kleene.engines.nfa.eager import EagerRunner
 from kleene.engines.nfa.engine import CompiledNFA
-from kleene.engines.nfa.partial import NegationBuffers, Partial, Pending, Plan
+from kleene.engines.nfa.held import NegationBuffers, Pending
+from kleene.engines.nfa.partial import Partial, Plan
 from kleene.engines.nfa.runner import Runner
+from kleene.engines.nfa.subpattern import Piece
 from kleene.engines.nfa.tree import TreeRunner
 from kleene.engines.pages import MAX_REFUSALS_SHOWN, page, player, table
 from kleene.engines.protocol import Counters, window_in_units
@@ -269,6 +271,7 @@ def _observe(plan: Plan, branch: int, seen: _Seen) -> Plan:
     of an unobserved plan pays nothing)."""
     mine = replace(plan)
     bind, admits, forbidder, finish = mine.bind, mine.admits, mine.forbidder, mine.finish
+    bind_unit = mine.bind_unit
 
     def slots_of(p: Partial) -> frozenset[int]:
         return frozenset(i for i, x in enumerate(p.binds) if x)
@@ -277,6 +280,12 @@ def _observe(plan: Plan, branch: int, seen: _Seen) -> Plan:
                  ) -> Partial:
         q = bind(p, slot, new, stage, c)
         seen.created.append(Created(branch, slots_of(p), slot, new, q))
+        return q
+
+    def recorded_unit(p: Partial, slot: int, chain: Piece, stage: int, c: Counters
+                      ) -> Partial:
+        q = bind_unit(p, slot, chain, stage, c)
+        seen.created.append(Created(branch, slots_of(p), slot, chain.events, q))
         return q
 
     def admitted(p: Partial, slot: int, new: tuple[Event, ...], c: Counters) -> bool:
@@ -291,20 +300,20 @@ def _observe(plan: Plan, branch: int, seen: _Seen) -> Plan:
         e = forbidder(k, p, negbuf, c)
         if e is not None:
             neg = mine.shape.negations[k]
-            seen.killed.append(Killed(branch, p, f"NOT {neg.type or 'ANY'} {neg.var}: "
-                                                 f"forbidden by {event_name(e)}"))
+            what = f"({neg.var})" if neg.part is not None else f" {neg.type or 'ANY'} {neg.var}"
+            seen.killed.append(Killed(branch, p, f"NOT{what}: forbidden by {event_name(e)}"))
         return e
 
     def finishing(p: Partial, c: Counters, negbuf: NegationBuffers,
-                  pending: Pending) -> Iterator[Match]:
+                  pending: Pending[Partial]) -> Iterator[Match]:
         gamma = mine.gamma(p)
         false = [f for f in mine.placed.final if not holds(f, gamma)]
         if false:
             seen.killed.append(Killed(branch, p, f"{format_condition(false[0])} is false"))
         return finish(p, c, negbuf, pending)
 
-    for name, f in [("bind", recorded), ("admits", admitted), ("forbidder", forbidding),
-                    ("finish", finishing)]:
+    for name, f in [("bind", recorded), ("bind_unit", recorded_unit), ("admits", admitted),
+                    ("forbidder", forbidding), ("finish", finishing)]:
         object.__setattr__(mine, name, f)
     return mine
 

@@ -21,10 +21,15 @@ instance of epoch ``k`` refuses, for every later switch ``j``, to bind
 or later). So each match is found once, by its epoch's root. Adaptation needs
 a window (without one the roots would live forever): without ``WITHIN`` the
 tree keeps its first root.
+
+A unit (a Kleene operator over a sub-pattern, :mod:`.subpattern`) counts as the
+most frequent slot, as an iterated one does; its chain arrives with its last
+event, so that event plays the part of "s_j's first event" above.
 """
 
 from __future__ import annotations
 
+from kleene.engines.nfa.buffers import Buffer
 from kleene.engines.nfa.chain import ChainRunner
 from kleene.engines.nfa.iteration import grouped_subsets
 from kleene.engines.nfa.partial import Partial, Plan
@@ -47,13 +52,13 @@ class TreeRunner(ChainRunner):
         # the fast path of ChainRunner.step: while no instance is alive, an event no
         # root takes is only buffered (the root's choice waits for the next full step:
         # when a switch happens changes no match, only the cost)
-        self._fast = None not in self.buffers and not plan.neg_types
+        self._fast = None not in self.buffers and not plan.neg_types and not plan.shape.units
         #: switch j: (slot s_j, position t_j, ts of t_j); switch 0 is the start
         self.switches: list[tuple[int, int, float]] = [(sigma[0], -1, -_INF)]
         #: the epochs whose root still creates instances
         self.roots: list[int] = [0]
         #: per slot: iterated, its type's buffer, its index (:meth:`_counts`)
-        self._slot_buffers = [(sl.iterated, self.buffers[sl.type], sl.index)
+        self._slot_buffers = [(sl.deferred, self.buffers.get(sl.type, Buffer()), sl.index)
                               for sl in plan.shape.slots]
         #: the slots' counts while the current event is taken (:meth:`_counts`)
         self._now = self._counts()
@@ -109,10 +114,16 @@ class TreeRunner(ChainRunner):
         types, t = plan.types, e.type
         newest = len(self.switches) - 1  # an instance of the newest epoch refuses nothing
         iterated = self.iterated
+        units = self.units
         for p in self.live:
             s = p.stage
             epoch = p.epoch
-            if (s < n and (types[s] is None or types[s] == t)
+            if s < n and units[s]:
+                # a chain arrives with its last event, e: that event decides its epoch
+                if epoch == newest or self._epoch_ok(epoch, s, e):
+                    for chain in self.unit_chains(p, s, e):
+                        self._enter(plan.bind_unit(p, s, chain, -1, c), s)
+            elif (s < n and (types[s] is None or types[s] == t)
                     and (epoch == newest or self._epoch_ok(epoch, s, e))
                     and plan.admits(p, s, one, c)):
                 self._enter(plan.bind(p, s, one, -1, c), s)
@@ -128,7 +139,12 @@ class TreeRunner(ChainRunner):
                         added.append(q)
         for k in self.roots:
             s = self.switches[k][0]
-            if (plan.accepts(s, e) and self._epoch_ok(k, s, e)
+            if units[s]:
+                if self._epoch_ok(k, s, e):
+                    root = Partial(plan.empty.binds, _INF, -_INF, plan.empty.taken, 0, k)
+                    for chain in self.unit_chains(root, s, e):
+                        self._enter(plan.bind_unit(root, s, chain, -1, c), s)
+            elif (plan.accepts(s, e) and self._epoch_ok(k, s, e)
                     and plan.admits(plan.empty, s, one, c)):
                 root = Partial(plan.empty.binds, _INF, -_INF, plan.empty.taken, 0, k)
                 self._enter(self._bind(root, s, one, k), s)
@@ -165,6 +181,11 @@ class TreeRunner(ChainRunner):
         if s == plan.n:
             return
         shape = plan.shape
+        if self.units[s]:
+            for chain in self.unit_chains(q, s, None):
+                if self._epoch_ok(epoch, s, chain.last):  # its last event decides
+                    self._enter(plan.bind_unit(q, s, chain, -1, c), s)
+            return
         after = max((q.binds[t][-1].ts for t in shape.before[s] if q.binds[t]), default=-_INF)
         upto = min((q.binds[t][0].ts for t in shape.after[s] if q.binds[t]), default=_INF)
         low, high = ((-_INF, _INF) if plan.bound is None
