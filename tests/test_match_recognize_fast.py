@@ -25,13 +25,8 @@ from kleene.engines.match_recognize.recognition import (
     second_tests,
 )
 from kleene.engines.tables import match_recognize, never_true
-from kleene.reference.match_recognize.ast import MatchRecognize
-from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize
-
-
-def clause_of(sql: str) -> MatchRecognize:
-    return parse_statement(sql).recognitions[0].clause
+from tests.helpers import clause_of
 
 
 def program_of(pattern: str) -> Program:
