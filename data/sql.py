@@ -228,13 +228,13 @@ def arrow_type(values: list[object], name: str = "?") -> pa.DataType:
     digits); any float among numbers ``float64``; otherwise Arrow's inference (strings,
     dates, timestamps). :class:`KleeneError` when the values mix kinds Arrow cannot."""
     present = [v for v in values if v is not None]
-    kinds = {_kind(v) for v in present}
+    kinds = {_kind(t) for t in set(map(type, present))}
     if not present:
         return pa.null()
     if kinds == {"bool"}:
         return pa.bool_()
     exact = [v for v in present if isinstance(v, int | Decimal)]
-    if kinds == {"int"} and all(-2**63 <= v < 2**63 for v in exact):
+    if kinds == {"int"} and -2**63 <= min(exact) and max(exact) < 2**63:
         return pa.int64()
     if kinds <= {"int", "decimal"}:
         return _decimal(exact)
@@ -247,16 +247,18 @@ def arrow_type(values: list[object], name: str = "?") -> pa.DataType:
                           f"({', '.join(sorted(kinds))})") from None
 
 
-def _kind(value: object) -> str:
-    if isinstance(value, bool):
+def _kind(kind: type) -> str:
+    """The kind of the values of Python type ``kind`` (one per type: the output's values are
+    typed by their distinct types, not one by one)."""
+    if issubclass(kind, bool):
         return "bool"
-    if isinstance(value, int):
+    if issubclass(kind, int):
         return "int"
-    if isinstance(value, Decimal):
+    if issubclass(kind, Decimal):
         return "decimal"
-    if isinstance(value, float):
+    if issubclass(kind, float):
         return "float"
-    return type(value).__name__
+    return kind.__name__
 
 
 def _decimal(values: list[int | Decimal]) -> pa.DataType:

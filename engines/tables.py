@@ -36,8 +36,8 @@ import pyarrow as pa
 
 from kleene.data.sql import ArrowRecognizer, Recognize, recognized, run_over, table_of
 from kleene.engines.fastest import REFERENCE, choose, claiming_engine
-from kleene.engines.match_recognize.conditions import column_truth, row_local
-from kleene.engines.match_recognize.recognition import sorted_frame
+from kleene.engines.match_recognize.conditions import row_local
+from kleene.engines.match_recognize.order import Sorted, sort
 from kleene.engines.protocol import Query
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError, PatternError, Unsupported
@@ -56,9 +56,11 @@ from kleene.reference.match_recognize.semantics import recognize as reference_re
 @runtime_checkable
 class TableRecognition(Protocol):
     """What an engine compiles a table query into: its one recognition over an Arrow
-    table (``engines/match_recognize/``: :class:`CompiledRecognition`)."""
+    table (``engines/match_recognize/``: :class:`CompiledRecognition`), given the table
+    already sorted for the clause when the door has sorted it (``ordered``)."""
 
-    def recognize(self, table: pa.Table, *, budget: Budget | None = None) -> pa.Table: ...
+    def recognize(self, table: pa.Table, *, budget: Budget | None = None,
+                  ordered: Sorted | None = None) -> pa.Table: ...
 
 
 @dataclass(frozen=True)
@@ -142,26 +144,43 @@ class _Compiled:
     compiled: tuple[tuple[MatchRecognize, TableRecognition], ...]
     budget: Budget
 
-    def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
+    def recognize_arrow(self, clause: MatchRecognize, table: pa.Table,
+                        ordered: Sorted | None = None) -> pa.Table:
         made = next(c for k, c in self.compiled if k is clause)
-        return made.recognize(table, budget=self.budget)
+        return made.recognize(table, budget=self.budget, ordered=ordered)
 
 
 @dataclass(frozen=True)
 class _Warning:
     """A recognizer that first notes the definitions of its clause that are true for no
-    row of its input (:func:`never_true`) in ``said``."""
+    row of its input (:func:`never_true`) in ``said``; the input sorted once for the check
+    and the engine's run (:class:`~kleene.engines.match_recognize.order.Sorted`)."""
 
     inner: Recognize | ArrowRecognizer
     said: list[str]
 
     def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
+        ordered = _sorted(clause, table)
         self.said.extend(f"DEFINE of {var} is true for no row of the input"
-                         for var in never_true(clause, table))
+                         for var in never_true(clause, table, ordered))
+        if isinstance(self.inner, _Compiled) and ordered is not None:
+            return self.inner.recognize_arrow(clause, table, ordered)
         return recognized(self.inner, clause, table)
 
 
-def never_true(clause: MatchRecognize, table: pa.Table) -> tuple[str, ...]:
+def _sorted(clause: MatchRecognize, table: pa.Table) -> Sorted | None:
+    """``table`` sorted for ``clause``, or ``None`` if a key is one the recognition refuses
+    (with its own error) or the table is empty."""
+    if table.num_rows == 0:
+        return None
+    try:
+        return sort(clause, table)
+    except KleeneError:
+        return None
+
+
+def never_true(clause: MatchRecognize, table: pa.Table,
+               ordered: Sorted | None = None) -> tuple[str, ...]:
     """The variables whose ``DEFINE`` reads only its own row (and its neighbours by
     ``PREV``/``NEXT``: the engine's row-local conditions) and is true for no row of
     ``table``, a non-empty input (the module docstring). A definition that reads the
@@ -170,21 +189,21 @@ def never_true(clause: MatchRecognize, table: pa.Table) -> tuple[str, ...]:
     exception (the recognition raises it). Each condition is judged on whole columns
     first (:func:`~kleene.engines.match_recognize.conditions.column_truth`, the engine's
     own row-local kernels), row by row by the reference's evaluator only where the
-    kernels do not compute the reference's values."""
+    kernels do not compute the reference's values. ``ordered``: ``table`` sorted for the
+    clause (:func:`~kleene.engines.match_recognize.order.sort`), if the caller has it."""
     if table.num_rows == 0:
         return ()
     subsets = {u.name.upper(): frozenset(v.upper() for v in u.vars) for u in clause.subsets}
     local = [d for d in clause.defines if row_local(d.condition, d.var.upper(), subsets)]
     if not local:
         return ()
-    try:
-        _, frame = sorted_frame(clause, table)
-    except KleeneError:
+    ordered = ordered if ordered is not None else _sorted(clause, table)
+    if ordered is None:
         return ()  # a key the recognition refuses, with its own error
     by_rows = []
     out = []
     for d in local:
-        truth = column_truth(d.condition, frame)
+        truth = ordered.truth(d.var.upper(), d.condition)
         if truth is None:
             by_rows.append(d)
         elif not truth.any():
@@ -193,11 +212,11 @@ def never_true(clause: MatchRecognize, table: pa.Table) -> tuple[str, ...]:
         return tuple(out)
     rows = table_of(table)
     columns = {n.upper(): i for i, n in enumerate(rows.names)}
-    ordered: list[Sequence[Sequence[object]]] | None = None
+    in_parts: list[Sequence[Sequence[object]]] | None = None
     for d in by_rows:
         if any(isinstance(x, Navigation) for x in walk(d.condition)):
-            ordered = ordered if ordered is not None else list(partitions(clause, rows))
-            parts: list[Sequence[Sequence[object]]] = ordered
+            in_parts = in_parts if in_parts is not None else list(partitions(clause, rows))
+            parts: list[Sequence[Sequence[object]]] = in_parts
         else:
             parts = [rows.rows]
         try:

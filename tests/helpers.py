@@ -30,7 +30,14 @@ from kleene.engines.protocol import Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
-from kleene.reference.match_recognize.ast import Concat, Literal, Quantified, RowPattern
+from kleene.reference.match_recognize.ast import (
+    Concat,
+    Literal,
+    MatchRecognize,
+    Quantified,
+    RowPattern,
+)
+from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.text import parse_ses
 
@@ -322,3 +329,8 @@ def grammar_accepts(language: str, text: str) -> bool:
         return False
     return True
 
+
+
+def clause_of(sql: str) -> MatchRecognize:
+    """The clause of the one ``MATCH_RECOGNIZE`` of the statement ``sql``."""
+    return parse_statement(sql).recognitions[0].clause

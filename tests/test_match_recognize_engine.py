@@ -47,14 +47,9 @@ from kleene.reference.match_recognize.ast import (
     Var,
 )
 from kleene.reference.match_recognize.checks import pattern_variables
-from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.query import Query
-
-
-def clause_of(sql: str) -> MatchRecognize:
-    return parse_statement(sql).recognitions[0].clause
-
+from tests.helpers import clause_of
 
 # ---------------------------------------------------------------- the case files
 

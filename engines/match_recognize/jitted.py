@@ -13,46 +13,38 @@ jit = numba.njit(cache=True, nogil=True)
 
 
 @jit
-def first(op, args, radix, states, masks, n, start, memo, path, budget):
+def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, counts, since):
+    """The match at ``start`` (its length; -1 none, -2 the budget ran out), the steps taken
+    and the stack (grown if it had to be: one array of threads, each ``pc, pos, counts,
+    since``, reused from one start row to the next, as are ``counts`` and ``since``, the
+    running thread's)."""
     slots = len(radix)
-    cap = 64
-    s_pc = np.empty(cap, np.int64)
-    s_pos = np.empty(cap, np.int64)
-    s_cnt = np.empty((cap, slots), np.int64)
-    s_since = np.empty((cap, slots), np.int64)
-    top = 0
-    s_pc[0], s_pos[0] = 0, start
-    s_cnt[0, :] = 0
-    s_since[0, :] = -1
+    stride = states // len(op) // (1 << slots)
+    width = 2 + 2 * slots
+    stack[0, 0], stack[0, 1] = 0, start
+    stack[0, 2:2 + slots] = 0
+    stack[0, 2 + slots:] = -1
     top = 1
-    counts = np.zeros(slots, np.int64)
-    since = np.zeros(slots, np.int64)
     steps = 0
     while top > 0:
         top -= 1
-        pc = s_pc[top]
+        pc = stack[top, 0]
         if pc < 0:
-            memo[s_pos[top]] = 1     # a sentinel: the state's subtree failed
+            memo[stack[top, 1]] = 1     # a sentinel: the state's subtree failed
             continue
-        pos = s_pos[top]
-        counts[:] = s_cnt[top]
-        since[:] = s_since[top]
+        pos = stack[top, 1]
+        for k in range(slots):
+            counts[k] = stack[top, 2 + k]
+            since[k] = stack[top, 2 + slots + k]
         steps += 1  # a choice taken from the stack, as vm.py counts it
         if steps > budget:
-            return -2, steps
+            return -2, steps, stack
         while True:
             o = op[pc]
-            if top + 2 >= cap:
-                cap *= 2
-                s_pc2 = np.empty(cap, np.int64)
-                s_pos2 = np.empty(cap, np.int64)
-                s_cnt2 = np.empty((cap, slots), np.int64)
-                s_since2 = np.empty((cap, slots), np.int64)
-                s_pc2[:top] = s_pc[:top]
-                s_pos2[:top] = s_pos[:top]
-                s_cnt2[:top] = s_cnt[:top]
-                s_since2[:top] = s_since[:top]
-                s_pc, s_pos, s_cnt, s_since = s_pc2, s_pos2, s_cnt2, s_since2
+            if top + 2 >= stack.shape[0]:
+                grown = np.empty((2 * stack.shape[0], width), np.int64)
+                grown[:top] = stack[:top]
+                stack = grown
             if o == TEST:
                 if pos >= n:
                     break
@@ -61,16 +53,15 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget):
                 for k in range(slots):
                     code = code * radix[k] + counts[k]
                     flags = flags * 2 + (1 if since[k] == pos else 0)
-                key = pos * states + (pc * (states // len(op) // (1 << slots)) + code) \
-                    * (1 << slots) + flags
+                key = pos * states + (pc * stride + code) * (1 << slots) + flags
                 if memo[key]:
                     break
                 path[pos - start] = pc
                 if not masks[args[pc, 0], pos]:
                     memo[key] = 1
                     break
-                s_pc[top] = -1
-                s_pos[top] = key
+                stack[top, 0] = -1
+                stack[top, 1] = key
                 top += 1
                 pos += 1
                 pc += 1
@@ -89,17 +80,13 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget):
                         since[slot] = pos
                         pc = args[pc, 4]
                     elif args[pc, 3] == 1:   # reluctant: leave first
-                        s_pc[top], s_pos[top] = args[pc, 4], pos
-                        s_cnt[top] = counts
-                        s_since[top] = since
-                        s_cnt[top, slot] = bumped
-                        s_since[top, slot] = pos
+                        _push(stack, top, args[pc, 4], pos, counts, since, slots)
+                        stack[top, 2 + slot] = bumped
+                        stack[top, 2 + slots + slot] = pos
                         top += 1
                         pc = args[pc, 5]
                     else:
-                        s_pc[top], s_pos[top] = args[pc, 5], pos
-                        s_cnt[top] = counts
-                        s_since[top] = since
+                        _push(stack, top, args[pc, 5], pos, counts, since, slots)
                         top += 1
                         counts[slot] = bumped
                         since[slot] = pos
@@ -109,9 +96,7 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget):
                 else:
                     break
             elif o == SPLIT:
-                s_pc[top], s_pos[top] = args[pc, 1], pos
-                s_cnt[top] = counts
-                s_since[top] = since
+                _push(stack, top, args[pc, 1], pos, counts, since, slots)
                 top += 1
                 pc = args[pc, 0]
             elif o == JUMP:
@@ -125,13 +110,25 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget):
                     break
                 pc += 1
             else:
-                return pos - start, steps
-    return -1, steps
+                return pos - start, steps, stack
+    return -1, steps, stack
+
 
 @jit
-def scan(op, args, radix, states, masks, n, next_row, budget):
+def _push(stack, top, pc, pos, counts, since, slots):
+    stack[top, 0], stack[top, 1] = pc, pos
+    for k in range(slots):
+        stack[top, 2 + k] = counts[k]
+        stack[top, 2 + slots + k] = since[k]
+
+
+@jit
+def scan(op, args, radix, states, masks, n, next_row, budget, can_start):
     memo = np.zeros((n + 1) * states, np.uint8)
     path = np.empty(n + 1, np.int64)
+    stack = np.empty((64, 2 + 2 * len(radix)), np.int64)
+    counts = np.zeros(len(radix), np.int64)
+    since = np.zeros(len(radix), np.int64)
     starts = np.empty(16, np.int64)
     lengths = np.empty(16, np.int64)
     pcs = np.empty(16, np.int64)
@@ -140,8 +137,11 @@ def scan(op, args, radix, states, masks, n, next_row, budget):
     total = 0
     pos = 0
     while pos < n:
-        length, steps = first(op, args, radix, states, masks, n, pos, memo, path,
-                              budget - total)
+        if not can_start[pos]:
+            pos += 1
+            continue
+        length, steps, stack = first(op, args, radix, states, masks, n, pos, memo, path,
+                                     budget - total, stack, counts, since)
         total += steps
         if length == -2:
             return starts[:found], lengths[:found], pcs[:used], total, True

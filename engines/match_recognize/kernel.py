@@ -95,13 +95,14 @@ def encode(program: Program) -> Encoded | None:
 
 
 def scan(encoded: Encoded, masks: np.ndarray, n: int, next_row: bool, budget: int,
-         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:
+         starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:
     """Every match of a partition of ``n`` rows (module docstring): their start rows,
     lengths and rows' instruction addresses (flat), the steps taken, and whether the
-    ``budget`` of steps ran out."""
+    ``budget`` of steps ran out. ``starts``: the rows where a match may start (a row
+    where it is false is skipped: no match starts there)."""
     # lazy: numba (and the loops' machine code, cached on disk) only when a run uses them
     from kleene.engines.match_recognize.jitted import scan as compiled
 
     result: tuple[np.ndarray, np.ndarray, np.ndarray, int, bool] = compiled(
-        encoded.op, encoded.args, encoded.radix, encoded.states, masks, n, next_row, budget)
+        encoded.op, encoded.args, encoded.radix, encoded.states, masks, n, next_row, budget, starts)
     return result

@@ -8,16 +8,28 @@ rows tied on every key in input order. Here: each key column dictionary-encoded 
 order of first appearance, NULL a code of its own), the partitions ranked by their first
 row, then one stable ``sort_indices`` over (partition rank, for each ``ORDER BY`` key
 whether it is NULL and the key itself). An ``ORDER BY`` item that is not a column falls
-back to the reference's own ordering of the rows.
+back to the reference's own ordering of the rows. Where every ``ORDER BY`` key is an integer
+or float column with no NULL and no NaN, the same order is one ``numpy.lexsort`` (stable, as
+Arrow's sort is; a descending key negated), which profiling found three times faster than
+Arrow's sort over several keys; one ``PARTITION BY`` key with no NULL is ranked by its
+dictionary codes alone (Arrow numbers a dictionary in order of first appearance).
+
+:class:`Sorted` is the input in that order, computed once per recognition and shared by
+the door's silent-zero check (:func:`kleene.engines.tables.never_true`) and the engine's
+run, with each row-local condition's column of truth values (:mod:`.conditions`), also
+computed once.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.reference.match_recognize.ast import Column, MatchRecognize
+from kleene.engines.match_recognize.conditions import Frame, column_truth
+from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize
 from kleene.reference.match_recognize.semantics import partitions
 from kleene.reference.match_recognize.table import Table
 
@@ -41,9 +53,14 @@ def partition_ranks(clause: MatchRecognize, table: pa.Table) -> np.ndarray:
     if not clause.partition_by or n == 0:
         return np.zeros(n, dtype=np.int64)
     keys = []
+    nulls = False
     for e in clause.partition_by:
         assert isinstance(e, Column)  # the reference's Recognizer refuses any other key
-        keys.append(_codes(column(table, e.name)))
+        values = column(table, e.name)
+        nulls = nulls or values.null_count > 0
+        keys.append(_codes(values))
+    if len(keys) == 1 and not nulls:
+        return keys[0]  # codes in order of first appearance: the ranks (module docstring)
     codes = keys[0] if len(keys) == 1 else np.stack(keys, axis=1)
     _, first, inverse = np.unique(codes, axis=0 if len(keys) > 1 else None, return_index=True,
                                   return_inverse=True)
@@ -58,6 +75,9 @@ def ordered(clause: MatchRecognize, table: pa.Table) -> tuple[np.ndarray, np.nda
     ranks = partition_ranks(clause, table)
     if not all(isinstance(k.expr, Column) for k in clause.order_by):
         return _reference_order(clause, table, ranks)
+    fast = _lexsorted(clause, table, ranks)
+    if fast is not None:
+        return fast, ranks[fast]
     arrays: list[pa.Array] = [pa.array(ranks)]
     keys: list[tuple[str, str]] = [("rank", "ascending")]
     for i, k in enumerate(clause.order_by):
@@ -80,3 +100,54 @@ def _reference_order(clause: MatchRecognize, table: pa.Table,
     found = partitions(clause, Table(names, tuple(rows)))
     indices = np.array([row[-1] for part in found for row in part], dtype=np.int64)
     return indices, ranks[indices]
+
+
+def _lexsorted(clause: MatchRecognize, table: pa.Table, ranks: np.ndarray) -> np.ndarray | None:
+    """The order of :func:`ordered` by ``numpy.lexsort`` where every key is a number column
+    without NULL or NaN (module docstring), else ``None``."""
+    keys: list[np.ndarray] = []
+    for k in clause.order_by:
+        assert isinstance(k.expr, Column)
+        values = column(table, k.expr.name)
+        if values.null_count or not (pa.types.is_integer(values.type)
+                                     or pa.types.is_floating(values.type)):
+            return None
+        array = values.to_numpy()
+        if pa.types.is_floating(values.type) and np.isnan(array).any():
+            return None
+        if k.descending:
+            if pa.types.is_unsigned_integer(values.type) or (
+                    pa.types.is_integer(values.type)
+                    and array.min(initial=0) == np.iinfo(array.dtype).min):
+                return None  # no negation in its type
+            array = -array
+        keys.append(array)
+    # np.lexsort sorts by the last key first
+    return np.lexsort([*reversed(keys), ranks]) if keys else np.argsort(ranks, kind="stable")
+
+
+@dataclass
+class Sorted:
+    """The input of one recognition in its partitions and order (module docstring): the
+    sorted ``table``, its columns as a :class:`~.conditions.Frame`, and each row-local
+    condition's truth over every row, computed when first asked (:meth:`truth`)."""
+
+    table: pa.Table
+    frame: Frame
+    truths: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict)
+
+    def truth(self, var: str, condition: Expr) -> np.ndarray | None:
+        """:func:`~.conditions.column_truth` of ``var``'s row-local ``condition``, once."""
+        key = (var, id(condition))
+        if key not in self.truths:
+            self.truths[key] = column_truth(condition, self.frame)
+        return self.truths[key]
+
+
+def sort(clause: MatchRecognize, table: pa.Table) -> Sorted:
+    """``table`` in the clause's partitions and order (:func:`ordered`)."""
+    indices, ranks = ordered(clause, table)
+    sorted_table = table.take(pa.array(indices)) if len(indices) else table
+    return Sorted(sorted_table, Frame({n.upper(): sorted_table.column(i).combine_chunks()
+                                       for i, n in enumerate(sorted_table.column_names)},
+                                      ranks))

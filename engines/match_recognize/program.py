@@ -36,6 +36,7 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import TypeVar
 
 from kleene.engines.protocol import Transition
 from kleene.reference.conditions import TRUE
@@ -51,6 +52,8 @@ from kleene.reference.match_recognize.ast import (
     RowPattern,
     Var,
 )
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,3 +225,55 @@ def compile_pattern(pattern: RowPattern) -> Program:
     code = tuple(b.code)
     assert all(ins is not None for ins in code)
     return Program(tuple(ins for ins in code if ins is not None), b.slots)
+
+
+#: A ``Test`` reached: its address and the quantifiers' counters there.
+Reached = tuple[int, tuple[int, ...]]
+
+
+def reach(program: Program, pc: int, counts: tuple[int, ...],
+          ) -> tuple[frozenset[Reached], bool]:
+    """The ``Test`` states a run at ``pc`` with ``counts``, at a row no iteration began at,
+    reaches before it maps a row, and whether it reaches ``Done`` so: every choice followed
+    as :class:`.vm.Matcher` takes it (counters, and a ``Loop``'s empty-iteration rule), an
+    anchor passed (a superset of the states a run reaches where the pattern has one)."""
+    tests: set[Reached] = set()
+    done = False
+    seen: set[tuple[int, tuple[int, ...], tuple[bool, ...]]] = set()
+    todo = [(pc, counts, (False,) * program.slots)]
+    while todo:
+        state = todo.pop()
+        if state in seen:
+            continue
+        seen.add(state)
+        at, counts, fresh = state
+        ins = program.code[at]
+        if isinstance(ins, Test):
+            tests.add((at, counts))
+        elif isinstance(ins, Done):
+            done = True
+        elif isinstance(ins, Split):
+            todo += [(ins.first, counts, fresh), (ins.second, counts, fresh)]
+        elif isinstance(ins, Jump):
+            todo.append((ins.target, counts, fresh))
+        elif isinstance(ins, Enter):
+            todo.append((at + 1, _with(counts, ins.slot, 0), _with(fresh, ins.slot, False)))
+        elif isinstance(ins, AnchorAt):
+            todo.append((at + 1, counts, fresh))
+        else:
+            assert isinstance(ins, Loop)
+            now = counts[ins.slot]
+            if fresh[ins.slot] and now >= ins.low:   # an empty iteration ends it (§7.2.8)
+                todo.append((ins.exit, counts, fresh))
+                continue
+            if ins.high is None or now < ins.high:
+                bumped = now + 1 if ins.high is not None else min(now + 1, ins.low)
+                todo.append((ins.body, _with(counts, ins.slot, bumped),
+                             _with(fresh, ins.slot, True)))
+            if now >= ins.low:
+                todo.append((ins.exit, counts, fresh))
+    return frozenset(tests), done
+
+
+def _with(values: tuple[T, ...], slot: int, value: T) -> tuple[T, ...]:
+    return values[:slot] + (value,) + values[slot + 1:]

@@ -24,25 +24,20 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from kleene.data.sql import arrow_of
 from kleene.engines.match_recognize import kernel
-from kleene.engines.match_recognize.conditions import Frame, column_truth
 from kleene.engines.match_recognize.measures import Matches, Reader, column_reader, reader
-from kleene.engines.match_recognize.order import ordered
+from kleene.engines.match_recognize.order import Sorted, sort
 from kleene.engines.match_recognize.program import (
-    AnchorAt,
-    Done,
-    Enter,
-    Jump,
-    Loop,
     Program,
-    Split,
     Test,
     compile_pattern,
+    reach,
 )
 from kleene.engines.match_recognize.rows import Columns, RowCondition, Rows
 from kleene.engines.match_recognize.vm import Accept, Matcher
@@ -63,39 +58,21 @@ from kleene.reference.match_recognize.table import Table
 def first_tests(program: Program) -> tuple[frozenset[int], bool]:
     """The ``Test`` addresses a run may reach before mapping any row, and whether it may
     reach ``Done`` so (a matching with no row: then every row is a start)."""
-    seen: set[int] = set()
-    tests: set[int] = set()
-    empty = False
-    todo = [0]
-    while todo:
-        pc = todo.pop()
-        if pc in seen:
-            continue
-        seen.add(pc)
-        ins = program.code[pc]
-        if isinstance(ins, Test):
-            tests.add(pc)
-        elif isinstance(ins, Done):
-            empty = True
-        elif isinstance(ins, Split):
-            todo += [ins.first, ins.second]
-        elif isinstance(ins, Jump):
-            todo.append(ins.target)
-        elif isinstance(ins, Loop):
-            todo += [ins.body, ins.exit]
-        else:
-            assert isinstance(ins, Enter | AnchorAt)
-            todo.append(pc + 1)
-    return frozenset(tests), empty
+    tests, empty = reach(program, 0, (0,) * program.slots)
+    return frozenset(pc for pc, _ in tests), empty
 
 
-def sorted_frame(clause: MatchRecognize, table: pa.Table) -> tuple[pa.Table, Frame]:
-    """``table`` in the clause's partitions and order, and its columns as a :class:`Frame`
-    for :func:`.conditions.column_truth`."""
-    indices, ranks = ordered(clause, table)
-    sorted_table = table.take(pa.array(indices)) if len(indices) else table
-    return sorted_table, Frame({n.upper(): sorted_table.column(i).combine_chunks()
-                                for i, n in enumerate(sorted_table.column_names)}, ranks)
+def second_tests(program: Program) -> dict[int, tuple[frozenset[int], bool]]:
+    """For each first ``Test`` (:func:`first_tests`), the ``Test`` addresses a run may
+    reach after it maps the first row and before it maps the second, and whether it may
+    reach ``Done`` so (a one-row match)."""
+    firsts, _ = reach(program, 0, (0,) * program.slots)
+    out: dict[int, tuple[frozenset[int], bool]] = {}
+    for pc, counts in firsts:
+        tests, done = reach(program, pc + 1, counts)
+        before, was_done = out.get(pc, (frozenset(), False))
+        out[pc] = (before | {at for at, _ in tests}, was_done or done)
+    return out
 
 
 class CompiledRecognition:
@@ -116,6 +93,7 @@ class CompiledRecognition:
         self.defines = {d.var.upper(): d.condition for d in clause.defines}
         self.local = {v: row_local(c, v, self.subsets) for v, c in self.defines.items()}
         self.starts, self.empty = first_tests(self.program)
+        self.seconds = second_tests(self.program)
         self.memo = memo and clause.within is None and all(self.local.values())
         simple_skip = clause.after_match.kind in ("PAST LAST ROW", "TO NEXT ROW")
         self.encoded = kernel.encode(self.program) if compiled and self.memo and simple_skip \
@@ -141,18 +119,20 @@ class CompiledRecognition:
     # --- the run -----------------------------------------------------------------------
 
     def recognize(self, table: pa.Table, *, budget: Budget | None = None,
-                  counters: Counters | None = None) -> pa.Table:
+                  counters: Counters | None = None, ordered: Sorted | None = None,
+                  ) -> pa.Table:
         """The output table of the clause over ``table`` (module docstring); what the run
         did counted into ``counters`` (``matches``, ``compiled_partitions``,
-        ``events_read``)."""
+        ``events_read``). ``ordered``: ``table`` already sorted by :func:`.order.sort` for
+        this clause (the door's check sorted it), else sorted here."""
         budget = budget or Budget(what="recognizing a row pattern")
         counters = counters if counters is not None else Counters()
         names = tuple(table.column_names)
         reference = Recognizer(self.clause, Table(names, ()), budget)
-        sorted_table, frame = sorted_frame(self.clause, table)
-        ranks = frame.partition
-        truth = self._truths(frame)
-        columns = Columns(sorted_table)
+        ordered = ordered if ordered is not None else sort(self.clause, table)
+        ranks = ordered.frame.partition
+        truth = self._truths(ordered)
+        columns = Columns(ordered.table)
         bounds = np.flatnonzero(np.diff(ranks)) + 1
         edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
         out: list[tuple[object, ...]] = []
@@ -162,27 +142,26 @@ class CompiledRecognition:
         counters.events_read = table.num_rows
         return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
 
-    def _truths(self, frame: Frame) -> dict[str, np.ndarray | None]:
+    def _truths(self, ordered: Sorted) -> dict[str, np.ndarray | None]:
         """Each row-local condition over every row (``None``: row by row, or not local)."""
         if self.clause.within is not None:
             return {}
-        return {v: column_truth(c, frame) for v, c in self.defines.items() if self.local[v]}
+        return {v: ordered.truth(v, c) for v, c in self.defines.items() if self.local[v]}
 
     def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
                    lo: int, budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
         n = len(rows)
-        masks: list[Sequence[bool] | None] = []
-        slices: dict[str, Sequence[bool] | None] = {}
+        slices: dict[str, np.ndarray | RowCondition | None] = {}
         for ins in self.program.code:
-            if not isinstance(ins, Test):
-                masks.append(None)
-                continue
-            var = ins.var.upper()
-            if var not in slices:
-                slices[var] = self._mask(var, rows, truth, lo)
-            masks.append(slices[var])
-        if self.encoded is not None and all(isinstance(m, list) for m in slices.values()):
+            if isinstance(ins, Test) and ins.var.upper() not in slices:
+                slices[ins.var.upper()] = self._mask(ins.var.upper(), rows, truth, lo)
+        if self.encoded is not None and all(isinstance(m, np.ndarray) for m in slices.values()):
             return self._scanned(ref, rows, slices, budget, counters)
+        lists: dict[str, Any] = {v: m.tolist() if isinstance(m, np.ndarray) else m
+                                 for v, m in slices.items()}
+        masks: list[Sequence[bool] | None] = [
+            lists[ins.var.upper()] if isinstance(ins, Test) else None
+            for ins in self.program.code]
         number = [0]
         readers = self._readers(ref)
         accept = self._accept(rows, number)
@@ -246,25 +225,27 @@ class CompiledRecognition:
         readers = [reader(m.expr, ref.columns, ref.subsets) for m in self.clause.measures]
         return None if any(r is None for r in readers) else [r for r in readers if r]
 
-    def _scanned(self, ref: Recognizer, rows: Rows, slices: dict[str, Sequence[bool] | None],
-                 budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
+    def _scanned(self, ref: Recognizer, rows: Rows,
+                 slices: dict[str, np.ndarray | RowCondition | None], budget: Budget,
+                 counters: Counters) -> list[tuple[object, ...]]:
         """A partition by the compiled loop (:mod:`.kernel`): its matches, then their
         output in the reference's order (unmatched rows among them)."""
         assert self.encoded is not None
         counters.compiled_partitions += 1
         readers = self._readers(ref)
         n = len(rows)
-        masks = np.array([slices[v] for v in self.encoded.variables], dtype=bool) \
-            .reshape(len(self.encoded.variables), n)
+        masks = np.empty((len(self.encoded.variables), n), dtype=bool)
+        for i, v in enumerate(self.encoded.variables):
+            masks[i] = slices[v]
         next_row = self.clause.after_match.kind == "TO NEXT ROW"
-        starts, lengths, pcs, steps, _ = kernel.scan(self.encoded, masks, n, next_row,
-                                                     budget.limit - budget.used)
+        starts, lengths, pcs, steps, _ = kernel.scan(
+            self.encoded, masks, n, next_row, budget.limit - budget.used,
+            self._two_rows(slices, n))
         budget.spend(steps)  # raises when the run ran out of steps
         code = self.program.code
         tests = [(ins.var, ins.excluded) if isinstance(ins, Test) else ("", False)
                  for ins in code]
-        offsets = np.concatenate(([0], np.cumsum(lengths))).tolist()
-        flat = pcs.tolist()
+        offsets = np.concatenate(([0], np.cumsum(lengths)))
         if not ref.all_rows and len(starts) and lengths.min() > 0:
             vectors = [column_reader(m.expr, ref.columns, ref.subsets)
                        for m in self.clause.measures]
@@ -273,13 +254,14 @@ class CompiledRecognition:
                 counters.measured_as_columns += len(starts)
                 upper = np.array([v.upper() for v, _ in tests], dtype=object)
                 written = np.array([v for v, _ in tests], dtype=object)
-                flat_matches = Matches(upper[pcs], written[pcs], np.asarray(offsets[:-1]),
-                                       starts, rows.take)
+                flat_matches = Matches(upper[pcs], written[pcs], offsets[:-1], starts,
+                                       rows.take)
                 last = starts + lengths - 1
                 values = [rows.take(i, last) for i in ref.by] + [
                     v(flat_matches) for v in vectors if v is not None]
                 return list(zip(*values, strict=True))
         matches: dict[int, Matching] = {}
+        flat, offsets = pcs.tolist(), offsets.tolist()
         for i, start in enumerate(starts.tolist()):
             path = [tests[pc] for pc in flat[offsets[i]:offsets[i + 1]]]
             matches[start] = Matching(start, tuple(v for v, _ in path),
@@ -304,20 +286,44 @@ class CompiledRecognition:
         return out
 
     def _mask(self, var: str, rows: Rows, truth: dict[str, np.ndarray | None],
-              lo: int) -> Sequence[bool] | None:
+              lo: int) -> np.ndarray | RowCondition | None:
         """How the ``Test`` of ``var`` decides a row of this partition (``None``: by the
         reference over the match so far)."""
         if self.clause.within is not None:
             return None
         if var not in self.defines:
-            return [True] * len(rows)  # no DEFINE: every row (TR §4.14)
+            return np.ones(len(rows), dtype=bool)  # no DEFINE: every row (TR §4.14)
         if not self.local[var]:
             return None
         column = truth.get(var)
         if column is not None:
-            return column[lo:lo + len(rows)].tolist()
-        return RowCondition(self.defines[var], var, rows, self._columns(rows),
-                             self.subsets)  # type: ignore[return-value]
+            return column[lo:lo + len(rows)]
+        return RowCondition(self.defines[var], var, rows, self._columns(rows), self.subsets)
+
+    def _two_rows(self, slices: dict[str, Any], n: int) -> np.ndarray:
+        """The rows where a match may start, by its first two rows (every row where the
+        pattern can match the empty string): a row that satisfies a first ``Test`` whose
+        run can end there or whose next row satisfies a ``Test`` that can follow it
+        (:func:`second_tests`). Every other row has no match: the compiled loop
+        skips it, the same output (profiling the V shape: nine start rows in ten fail at
+        their second row, and trying one cost more than half the loop's time)."""
+        if self.empty:
+            return np.ones(n, dtype=bool)
+        can = np.zeros(n, dtype=bool)
+        for pc in self.starts:
+            first = slices[self._var(pc)]
+            then, done = self.seconds[pc]
+            if done:
+                can |= first
+                continue
+            for second in then:
+                can[:-1] |= first[:-1] & slices[self._var(second)][1:]
+        return can
+
+    def _var(self, pc: int) -> str:
+        ins = self.program.code[pc]
+        assert isinstance(ins, Test)
+        return ins.var.upper()
 
     def _columns(self, rows: Rows) -> dict[str, int]:
         return {name.upper(): i for i, name in enumerate(rows.columns.table.column_names)}
