@@ -153,8 +153,10 @@ KLEENE_GAPS: set[tuple[str, int]] = set()
 
 #: Records whose outcome depends on the machine: the reference finds the 1,500 overlapping
 #: matches of A+ (SKIP TO NEXT ROW) over range(1500) in about the 30 s it is given, so the
-#: query passes or runs out of time (a Kleene gap where it does).
-SPEED = {("test_match_recognize_limits.test", 63), ("test_match_recognize_review_2.test", 305)}
+#: query passes or runs out of time (a Kleene gap where it does); the cursors record took
+#: 25.8 s alone and ran out of time at load 20.
+SPEED = {("test_match_recognize_limits.test", 63), ("test_match_recognize_review_2.test", 305),
+         ("test_match_recognize_cursors.test", 73)}
 
 
 @pytest.mark.slow
