@@ -19,24 +19,29 @@ prints them), never an error, since each can be meant:
 
 The time checks apply to a window written in a time unit (``WITHIN 30 minutes``): there
 the unit of the timestamps decides the matches; a window in timestamp units reads the
-numbers as they are. A source read in batches (``--stream``) is not read twice for them.
+numbers as they are. A source read in batches (``--stream``, a large file by default)
+is not read twice: its absent values are looked for in its first batch, and the warning
+says how many events it read; its time doubts are not checked.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pyarrow.compute as pc
 
-from kleene.data.source import reads_in_batches
+from kleene.data.columnar import Columns
+from kleene.data.source import column_batches, reads_in_batches
 from kleene.data.textvalues import STR_KIND, TEXT_KIND, text_value
 from kleene.reference.durations import Duration
 from kleene.reference.events import UNIT_MS, Stream, canonical_unit
 from kleene.reference.query import Query
 from kleene.reference.schema import nodes, text_equalities
 
+#: The rows of a source read in batches whose values the absent-value warnings read.
+SAMPLE = 1 << 20
 #: How many of the nearest names or values a warning lists.
 NEAREST = 3
 #: Distinct values past which only a different case or blanks count as near (difflib
@@ -59,9 +64,17 @@ _YEAR_MS = 365.2425 * 86_400_000
 def warnings(query: Query, stream: Stream) -> list[str]:
     """Every plausibility warning of ``query`` on ``stream``, one line each (without the
     command's prefix), in the order: absent values, time unit, window."""
-    if reads_in_batches(stream) or len(stream) == 0:
+    if reads_in_batches(stream):
+        first = next(iter(column_batches(stream, SAMPLE) or ()), None)
+        if first is None:
+            return []
+        sample = first[1]
+        return absent_values(query, lambda attr: column_values(sample, attr),
+                             among=f"of the first {len(sample):,} read")
+    if len(stream) == 0:
         return []
-    return absent_values(query, stream) + time_doubts(query, stream)
+    return absent_values(query, lambda attr: text_values(stream, attr)) + \
+        time_doubts(query, stream)
 
 
 def nearest(word: str, names: Iterable[str]) -> list[str]:
@@ -76,16 +89,20 @@ def nearest(word: str, names: Iterable[str]) -> list[str]:
     return list(dict.fromkeys([*same, *close]))[:NEAREST]
 
 
-def absent_values(query: Query, stream: Stream) -> list[str]:
+def absent_values(query: Query, values_of: Callable[[str], set[str]],
+                  among: str = "") -> list[str]:
     """A line for each text constant the pattern compares for equality with an
-    attribute, or each event type it names, that no event has."""
+    attribute, or each event type it names, that no event has (``values_of(attr)``:
+    the events' distinct text values of ``attr``; ``among``: which events were asked,
+    when not all)."""
     out: list[str] = []
     seen: set[tuple[str, str]] = set()
+    event = f"event {among}" if among else "event"
     for attr, text, words in text_equalities(query.pattern):
         if (attr, text) in seen:
             continue
         seen.add((attr, text))
-        values = text_values(stream, attr)
+        values = values_of(attr)
         if not values or text in values:
             continue
         near = nearest(text, values)
@@ -95,7 +112,7 @@ def absent_values(query: Query, stream: Stream) -> list[str]:
             hint = f"the values present: {', '.join(map(repr, sorted(values)))}"
         else:
             hint = f"none near it among {len(values):,} values"
-        out.append(f"no event has {attr} {text!r} ({words}); {hint}")
+        out.append(f"no {event} has {attr} {text!r} ({words}); {hint}")
     return out
 
 
@@ -106,6 +123,12 @@ def text_values(stream: Stream, attr: str) -> set[str]:
     columns = stream.columns
     if columns is None:
         return {v for e in stream if isinstance(v := e.value(attr), str)}
+    return column_values(columns, attr)
+
+
+def column_values(columns: Columns, attr: str) -> set[str]:
+    """The distinct text values of attribute ``attr`` in ``columns`` (as
+    :func:`text_values`)."""
     found = columns.column(attr)
     if found is None or found[1] not in (STR_KIND, TEXT_KIND):
         return set()

@@ -8,6 +8,8 @@ import csv
 import json
 from pathlib import Path
 
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 import pytest
 
 from kleene.cli import main
@@ -206,3 +208,18 @@ def test_a_window_unit_over_unit_less_epoch_seconds_names_the_unit(capsys, folde
                    "timestamps have no declared unit; declare one (--time-unit h, or "
                    "\"time_unit\" in a case file) or write the window in timestamp units; they "
                    "read as epoch s on 2023-11-14: --time-unit s"]
+
+
+def test_a_source_read_in_batches_is_asked_in_its_first_batch(capsys, folder):
+    """A large file is read in batches by default (``--stream`` here, on a small one):
+    the values are looked for in its first batch, and the warning says how many events
+    that is (it is not read twice)."""
+    pq.write_table(pa_csv.read_csv(folder / "clicks.csv"), folder / "clicks.parquet")
+    (folder / "typo.ses").write_text(FUNNEL.replace("'purchase'", "'Purchase'"))
+    code, out, err = match(capsys, folder, "--time-unit", "s", "--stream",
+                           pattern="typo.ses", events="clicks.parquet")
+    assert (code, out) == (0, [])
+    assert err == ["kleene match: warning: no event of the first 6 read has action "
+                   "'Purchase' (p.action = 'Purchase'); the nearest: 'purchase'"]
+    assert match(capsys, folder, "--time-unit", "s", "--stream",
+                 events="clicks.parquet") == (0, [U1], [])
