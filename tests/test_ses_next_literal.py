@@ -31,7 +31,7 @@ from kleene.reference.match import Match
 from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.text import parse_ses
-from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, ses_reference
+from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, m, ses_reference
 
 POLICY = "next-literal"
 NAME = "ses-next-literal"
@@ -81,10 +81,6 @@ def test_the_coupled_case_equals_the_reference(pattern, stream):
                         got=reported_matches(eng, POLICY, pattern, stream), expected=expected)
 
 
-def _match(**bindings: int | tuple[int, ...]) -> Match:
-    return Match.of({v: (p,) if isinstance(p, int) else p for v, p in bindings.items()})
-
-
 def _run(text: str, rows: Sequence[Mapping[str, object]]) -> set[Match]:
     query = Query.of(parse_ses(text), policy=POLICY)
     found = list(engine(NAME).compile(query).run(Stream.from_rows(rows)))
@@ -101,14 +97,14 @@ def test_by_hand():
     between, bound to b in Γ), condition 5 drops {a0, b2} (inside {a0 a1, b2}, the same
     first binding a/0): {a1, b2}, {a0 a1, b2}, {a3, b4}."""
     rows = [{"ts": t, "type": x} for t, x in enumerate("AABAB")]
-    assert _run(AB, rows) == {_match(a=1, b=2), _match(a=(0, 1), b=2), _match(a=3, b=4)}
+    assert _run(AB, rows) == {m(a=1, b=2), m(a=[0, 1], b=2), m(a=3, b=4)}
 
 
 def test_a_tie_keeps_the_largest_match_of_each_first_binding():
     """Four As at ts 0 and a B at 1: nothing lies strictly between ts 0 and ts 0
     (condition 4 holds for every subset); each first binding a/i keeps only a/{i..3}."""
     rows = [{"ts": 0, "type": "A"}] * 4 + [{"ts": 1, "type": "B"}]
-    assert _run(AB, rows) == {_match(a=tuple(range(i, 4)), b=4) for i in range(4)}
+    assert _run(AB, rows) == {m(a=list(range(i, 4)), b=4) for i in range(4)}
 
 
 def test_the_engine_is_the_fastest_for_next_literal():

@@ -43,8 +43,9 @@ the first set: a choice per singleton among the ties at t0 and T_v, per group va
 among the timestamps L of a window and the subsets of ties at t0 and L; 5 in
 ``O(c · |Θ|)`` per match, ``O(c²)`` with a ``prev`` group variable. With boundedly many
 events per window and timestamp (no ties of a variable's candidates grow with n), linear
-in the stream. The events are held (B is known only after the whole stream: condition 4
-reads the matches of every part); the budget's steps bound the search.
+in the stream. The stream is read twice (B is known only after the whole stream:
+condition 4 reads the matches of every part; a one-shot iterable is held to be read
+again); the events of B are held, no other; the budget's steps bound the search.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
+from kleene.data.source import columns_of_source, reads_in_batches, time_unit_of
 from kleene.engines.protocol import Counters, Feature, Query, require, window_in_units
 from kleene.engines.registry import engine, register
 from kleene.engines.ses.automaton import SESAutomaton, required_features, ses_automaton
@@ -62,12 +64,12 @@ from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Condition, holds, prev_variables, variables
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Event
+from kleene.reference.events import Event, Stream
 from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
 from kleene.reference.ses.features import CONSTRUCTS
-from kleene.reference.ses.text import format_ses
 from kleene.reference.ses.pattern import SESPattern, Variable
+from kleene.reference.ses.text import format_ses
 
 #: The policy this engine computes.
 POLICY = "next-literal"
@@ -92,6 +94,27 @@ def _subsets(events: Sequence[Event], *, empty: bool) -> Iterator[tuple[Event, .
 
 def _by_position(events: Iterable[Event]) -> tuple[Event, ...]:
     return tuple(sorted(events, key=lambda e: e.position))
+
+
+def reiterable(events: Iterable[Event]) -> bool:
+    """Whether ``events`` can be read twice: a sequence, a loaded stream's columns, a file
+    read in batches (each reading opens it again)."""
+    return isinstance(events, Sequence) or columns_of_source(events) is not None or \
+        reads_in_batches(events)
+
+
+def usable_events(events: Iterable[Event], wanted: set[int]) -> dict[int, Event]:
+    """The events at the positions ``wanted``, by position: over a loaded stream's columns
+    only those are built, else the events are read again and only those kept."""
+    if not wanted:
+        return {}
+    columns = columns_of_source(events)
+    if columns is not None and not isinstance(events, Sequence):
+        s = Stream.from_columns(columns, time_unit_of(events))
+        return {q: s[q] for q in sorted(wanted)}
+    if isinstance(events, Stream) and events.columns is not None:
+        return {q: events[q] for q in sorted(wanted)}
+    return {e.position: e for e in events if e.position in wanted}
 
 
 class Literal:
@@ -175,11 +198,15 @@ class Literal:
             if ties:
                 yield from ((e,) for e in ties[0])
             return
-        heads = [((e0,) if v == v0 else ()) + h for h in _subsets(same, empty=True)]
-        yield from (h for h in heads if h)
+        first = (e0,) if v == v0 else ()
+
+        def heads() -> Iterator[tuple[Event, ...]]:   # lazily: a tie has 2^|same| of them
+            return (first + h for h in _subsets(same, empty=True))
+
+        yield from (h for h in heads() if h)
         middle: tuple[Event, ...] = ()
         for tie in ties:
-            for h in heads:
+            for h in heads():
                 for last in _subsets(tie, empty=False):
                     yield h + middle + last
             middle += tuple(tie)
@@ -306,22 +333,18 @@ class CompiledNextLiteral(PicturedSES):
             raise Unsupported(f"ses-next-literal computes the policy {POLICY}, "
                               f"not {self.policy!r}")
         c = Counters() if counters is None else counters
-        source = events if isinstance(events, Sequence) else list(events)
-        win = window_in_units(self.pattern.window, self.time_unit, source, self.reading)
-        unit = self.time_unit if self.time_unit is not None else \
-            getattr(source, "time_unit", None)
+        if not reiterable(events):   # a one-shot iterable: held, to be read twice
+            events = list(events)
+        win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
+        unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
         inner = engine(USABLE_BY).compile(replace(self.usable_query, time_unit=unit))
         usable: dict[str, set[int]] = {v: set() for v in self.pattern.names}
-        for m in inner.run(source, counters=c, budget=budget):
+        for m in inner.run(events, counters=c, budget=budget):
             for v, ps in m.bindings:
                 usable[v].update(ps)
-        if not any(usable.values()):
+        at = usable_events(events, set().union(*usable.values()))
+        if not at:
             return
-        at: dict[int, Event] = {}
-        wanted = set().union(*usable.values())
-        for e in source:
-            if e.position in wanted:
-                at[e.position] = e
         search = Literal(self.pattern, at, usable, win, budget or Budget())
         found: list[Match] = []
         for v0 in self.pattern.sets[0]:
