@@ -35,7 +35,7 @@ of the conditions of that smaller match is an instance over m or over g. (a) is 
 per event; (b) is a path search over the events b may take (each checked against m's
 other bindings), pairs checked by the ``prev`` conditions (:meth:`Literal.extends_path`).
 A coupled pattern searches the supersets of m (:meth:`Literal.any_superset`, exponential
-in the events a window offers the group variables, one budget step per superset tried).
+in the events a window offers the group variables, each superset tried a candidate).
 
 *Bound.* Γ₁ as ``any`` under ``windows+ses`` (``O(n · k)`` plus its matches: at most
 ``n · c^(k-1)`` for c events of B in a window), then for each event of B(v0) with v0 in
@@ -45,7 +45,8 @@ among the timestamps L of a window and the subsets of ties at t0 and L; 5 in
 events per window and timestamp (no ties of a variable's candidates grow with n), linear
 in the stream. The stream is read twice (B is known only after the whole stream:
 condition 4 reads the matches of every part; a one-shot iterable is held to be read
-again); the events of B are held, no other; the budget's steps bound the search.
+again); the events of B are held, no other; the budget's held limit bounds the
+candidates tried from one first event (ties make subsets).
 """
 
 from __future__ import annotations
@@ -122,8 +123,9 @@ class Literal:
     ``usable`` (B(v), positions) for each variable."""
 
     def __init__(self, pattern: SESPattern, at: dict[int, Event],
-                 usable: dict[str, set[int]], win: Window, budget: Budget) -> None:
+                 usable: dict[str, set[int]], win: Window, budget: Budget | None) -> None:
         self.p, self.at, self.win, self.budget = pattern, at, win, budget
+        self.explored = 0   # the candidates tried from the current first binding
         self.names = pattern.names
         self.group = {v.name for v in pattern.variables if v.group}
         self.b_pos = {v: sorted(usable[v]) for v in self.names}
@@ -139,6 +141,14 @@ class Literal:
             bound.add(v)
             self.checks.append([c for c in pattern.conditions
                                 if v in variables(c) and variables(c) <= bound])
+
+    def step(self) -> None:
+        """One candidate tried from the current first binding; the budget's held limit
+        bounds them (a tie of n candidates has 2^n subsets)."""
+        self.explored += 1
+        if self.budget is not None and self.explored > self.budget.most_held:
+            self.budget.hold(self.explored, "candidates of a next-literal search from one "
+                                            "first event")
 
     # -- conditions 1-3
     def _ordered(self, gamma: Gamma, name: str, chosen: Sequence[Event]) -> bool:
@@ -214,6 +224,9 @@ class Literal:
     def starting_at(self, v0: str, e0: Event) -> Iterator[Match]:
         """The next-literal matches whose first binding is ``v0/e0``."""
         names, checks = self.names, self.checks
+        self.explored = 0
+        if self.budget is not None:
+            self.budget.check()   # the deadline and the memory ceiling
         gamma: Gamma = {}
         used: set[int] = set()
 
@@ -224,7 +237,7 @@ class Literal:
                 return
             v = names[k]
             for chosen in self.options(v, v0, e0):
-                self.budget.spend()
+                self.step()
                 if any(e.position in used for e in chosen) or \
                         not self._ordered(gamma, v, chosen):
                     continue
@@ -281,7 +294,7 @@ class Literal:
         seen = set(stack)
         while stack:
             i, j, added = stack.pop()
-            self.budget.spend()
+            self.step()
             if j == len(required) and added:
                 return True
             for k in range(i + 1, len(nodes)):
@@ -300,7 +313,7 @@ class Literal:
         offers = [(v, x) for v in sorted(self.group) for x in self.extra(v, gamma, e0)]
 
         def grow(i: int, g: Gamma, used: frozenset[int], added: bool) -> bool:
-            self.budget.spend()
+            self.step()
             if added and self.is_match(g):
                 return True
             for k in range(i, len(offers)):
@@ -328,7 +341,8 @@ class CompiledNextLiteral(PicturedSES):
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
         """Γ₁ (B(v) for every v) in one pass of ``windows+ses``, then the search from
-        each usable first event; ``budget``'s steps bound the search."""
+        each usable first event; ``budget``'s held limit bounds the candidates tried from
+        one first event."""
         if self.policy != POLICY:   # compiled to be drawn: it runs only next-literal
             raise Unsupported(f"ses-next-literal computes the policy {POLICY}, "
                               f"not {self.policy!r}")
@@ -345,7 +359,7 @@ class CompiledNextLiteral(PicturedSES):
         at = usable_events(events, set().union(*usable.values()))
         if not at:
             return
-        search = Literal(self.pattern, at, usable, win, budget or Budget())
+        search = Literal(self.pattern, at, usable, win, budget)
         found: list[Match] = []
         for v0 in self.pattern.sets[0]:
             for q in search.b_pos[v0.name]:
