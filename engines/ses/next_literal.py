@@ -135,11 +135,15 @@ class Literal:
         self.prev_group = {v for v in self.group if self.prev_of[v]}
         self.coupled = any(prev_variables(c) & self.group and len(variables(c) & self.group) > 1
                            for c in pattern.conditions)
+        # A property (one variable, no prev) holds on every event of B(v): every event the
+        # search binds to v is one, so only the other conditions are checked.
+        self.relations = tuple(c for c in pattern.conditions
+                               if len(variables(c)) != 1 or prev_variables(c))
         bound: set[str] = set()
         self.checks: list[list[Condition]] = []
         for v in self.names:   # conditions checked once their variables are bound
             bound.add(v)
-            self.checks.append([c for c in pattern.conditions
+            self.checks.append([c for c in self.relations
                                 if v in variables(c) and variables(c) <= bound])
 
     def step(self) -> None:
@@ -162,7 +166,8 @@ class Literal:
         return True
 
     def is_match(self, gamma: Gamma) -> bool:
-        """Conditions 1–3 of Def. 2 for a full substitution."""
+        """Conditions 1–3 of Def. 2 for a full substitution binding each v to events of
+        B(v) (whose properties hold)."""
         seen: set[int] = set()
         for es in gamma.values():
             for e in es:
@@ -174,7 +179,7 @@ class Literal:
             return False
         stamps = [e.ts for es in gamma.values() for e in es]
         return self.win.fits(max(stamps) - min(stamps)) and \
-            all(holds(c, gamma) for c in self.p.conditions)
+            all(holds(c, gamma) for c in self.relations)
 
     # -- the candidates of condition 4
     def _window(self, v: str, t0: int | float) -> tuple[int, int]:
