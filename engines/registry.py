@@ -38,6 +38,7 @@ BUILTIN_ENGINES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("ses-automaton", "ses-automaton-unfiltered", "ses-automaton-paper-filter",
       "ses-automaton-faithful")),
     ("kleene.engines.ses.contiguous", ("ses",), ("ses-contiguous",)),
+    ("kleene.engines.ses.next_literal", ("ses",), ("ses-next-literal",)),
     ("kleene.engines.ses.bruteforce", ("ses",), ("ses-bruteforce", "ses-bruteforce-paper")),
     ("kleene.engines.nfa.engine", ("operator",),
      ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")),
@@ -104,7 +105,7 @@ class Choice:
 #: (fastest first, measured by ``python -m bench``); engines not listed come
 #: after these, in name order, and the reference last.
 PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton", "ses-contiguous",
-                               "windows+ses-earliest", "nfa-chain",
+                               "windows+ses-earliest", "ses-next-literal", "nfa-chain",
                                "nfa-multichain", "nfa-tree", "srt")
 
 

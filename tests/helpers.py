@@ -26,6 +26,7 @@ from kleene.cli import main
 from kleene.conformance.differential import reference_or_reject
 from kleene.conformance.strategies import ses_patterns, streams
 from kleene.data.columnar import Columns, columns_of
+from kleene.engines import registry
 from kleene.engines.protocol import Engine, Feature, Query, all_features
 from kleene.engines.registry import engine, engine_names_for
 from kleene.reference.events import Event, Stream
@@ -330,7 +331,14 @@ def grammar_accepts(language: str, text: str) -> bool:
     return True
 
 
-
 def clause_of(sql: str) -> MatchRecognize:
     """The clause of the one ``MATCH_RECOGNIZE`` of the statement ``sql``."""
     return parse_statement(sql).recognitions[0].clause
+
+
+def unregistered(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Take the engine ``name`` out of the registry for one test (its module stays
+    imported, so it is not registered again): a query only it claims then falls back on
+    the reference, as a query no engine claims does."""
+    engine(name)
+    monkeypatch.delitem(registry._REGISTRY, name)

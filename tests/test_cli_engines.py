@@ -16,6 +16,7 @@ from kleene.engines.protocol import Counters
 from kleene.engines.registry import engine
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
+from tests.helpers import unregistered
 
 PATTERN = ("PATTERN <{c, p+}, {b}> WHERE c.L = 'C' AND p.L = 'P' AND b.L = 'B' "
            "AND c.ID = p.ID AND p.ID = b.ID WITHIN 6\n")
@@ -102,8 +103,10 @@ def test_the_default_is_the_fastest_claiming_engine_named_on_stderr(capsys, file
     assert out == expected
 
 
-def test_without_a_claiming_engine_the_reference_runs_and_says_so(capsys, tmp_path):
-    # no engine claims next-literal (seed 000 Def. 2 read literally): only the reference does
+def test_without_a_claiming_engine_the_reference_runs_and_says_so(capsys, tmp_path,
+                                                                 monkeypatch):
+    # next-literal (seed 000 Def. 2 read literally) without its engine: only the reference
+    unregistered(monkeypatch, "ses-next-literal")
     (tmp_path / "q.ses").write_text("PATTERN <{c}, {b}> WHERE c.L = 'C' AND b.L = 'B' "
                                     "WITHIN 1000\n")
     (tmp_path / "e.csv").write_text(EVENTS)

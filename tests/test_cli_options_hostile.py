@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import run_cli, unregistered
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -168,8 +168,10 @@ def test_stdout_on_a_full_disk_is_one_line(work):
         "kleene match: cannot write the standard output: No space left on device"]
 
 
-def test_the_engine_line_comes_after_every_check(capsys, work):
-    # --stream needs an engine, and none claims an SES pattern under next-literal
+def test_the_engine_line_comes_after_every_check(capsys, work, monkeypatch):
+    # --stream needs an engine, and none claims an SES pattern under next-literal once its
+    # engine is out of the registry
+    unregistered(monkeypatch, "ses-next-literal")
     (work / "q.ses").write_text("PATTERN <{a}, {b}> WHERE a.type = 'A' AND b.type = 'B' "
                                 "WITHIN 10\n")
     assert run_cli(capsys, "convert", str(work / "e.csv"), "-o", str(work / "e.parquet"))[0] == 0

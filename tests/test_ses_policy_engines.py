@@ -110,7 +110,5 @@ def test_no_documented_ses_policy_falls_back_to_the_reference():
     pattern = parse_ses("PATTERN <{a, b+}, {c}> WHERE a.L = 'A' AND a.ID = b.ID "
                         "AND b.ID = c.ID AND prev(b.V) < b.V WITHIN 5")
     for policy in language_named("ses").policies:
-        if policy == "next-literal":
-            continue     # condition 4 reads every part's matches: the reference's reading
         choice = fastest_engine(Query.of(pattern, policy=policy))
         assert choice is not None, policy
