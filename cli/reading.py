@@ -7,9 +7,10 @@ stock lines by their text's size; ``--limit`` counted) is read in batches, as
 ``--stream`` reads any: the engine keeps what its window needs, so memory is bounded by
 the batch and the window, not by the file (the stock stream ×100, 22 M events: 0.37 GB
 against 6.9 GB loaded whole). A smaller file is loaded whole, which is no slower and
-keeps what only a loaded stream has: every plausibility warning (:mod:`kleene.data.plausible`
-asks a stream read in batches only its first batch, and not about its time unit). What needs the whole stream loads it, and says so on one line with
-the file's size (:func:`whole_reason`).
+keeps what only a loaded stream has: every plausibility warning
+(:mod:`kleene.data.plausible` asks a stream read in batches only its first batch, and
+not about its time unit). What needs the whole stream loads it, and says so on one line
+with the file's size (:func:`whole_reason`).
 """
 
 from __future__ import annotations
