@@ -221,7 +221,8 @@ def register(language: Language, detect: Callable[[str], bool],
              suffixes: tuple[str, ...] = ()) -> Language:
     """Add ``language`` to :data:`LANGUAGES` (its name must be new); ``detect`` tells its
     texts from the other languages' (:func:`starts_with` builds one); a pattern file
-    whose name ends with one of ``suffixes`` is read as this language."""
+    whose text no ``detect`` tells and whose name ends with one of ``suffixes`` is read
+    as this language."""
     if language.name in LANGUAGES:
         raise ValueError(f"language {language.name!r} is already registered")
     LANGUAGES.add(language.name, language, detect, suffixes)
@@ -233,7 +234,7 @@ def register_builtin(name: str, where: str, detect: Callable[[str], bool],
     """Add a language whose :class:`Language` value ``module:attribute`` (``where``) is
     imported on first use: ``detect`` tells its texts from the others', ``package`` is the
     package of its pattern types (the language's one folder under ``reference/``),
-    ``suffixes`` the file-name endings that name it."""
+    ``suffixes`` the file-name endings that name it (:func:`detect_language`)."""
     if name in LANGUAGES:
         raise ValueError(f"language {name!r} is already registered")
     LANGUAGES.add(name, _Builtin(where, detect, package), detect, suffixes)
@@ -267,17 +268,16 @@ def language_of(pattern: Any) -> Language:
 
 
 def detect_language(text: str, source: str = "<pattern>") -> Language:
-    """The language a file's suffix names (``q.sql``: ``MATCH_RECOGNIZE``), else the one
-    registered language whose ``detect`` accepts ``text``. The suffix decides because the
-    text can read as another language only by mistake (a ``.sql`` file without
-    ``MATCH_RECOGNIZE`` is a wrong statement, not a CEQL query); :func:`suffix_hint`
-    says so when the named language then refuses the text."""
-    by_suffix = LANGUAGES.named_by_suffix(source)
-    if by_suffix is not None:
-        return LANGUAGES[by_suffix]
+    """The one registered language whose ``detect`` accepts ``text``; when none or
+    several do, the language the file's suffix names (``q.ses``), if any. The text
+    decides first, so a file read as before is read the same; :func:`suffix_hint` says
+    when a refused text's file name names another language."""
     found = [LANGUAGES[name] for name in LANGUAGES if LANGUAGES.detects(name, text)]
     if len(found) == 1:
         return found[0]
+    by_suffix = LANGUAGES.named_by_suffix(source)
+    if by_suffix is not None:
+        return LANGUAGES[by_suffix]
     known = "; ".join(f"{lang.name}: {lang.example}" for lang in LANGUAGES.values())
     if not found:
         raise PatternError(f"cannot tell the pattern language of {source} (known: {known}); "
@@ -286,16 +286,15 @@ def detect_language(text: str, source: str = "<pattern>") -> Language:
                        f"({', '.join(lang.name for lang in found)}); name one with --language")
 
 
-def suffix_hint(lang: Language, text: str, source: str) -> str | None:
-    """When ``source``'s suffix chose ``lang`` but the text reads as one other language:
-    what to add to the refusal (the language the text reads as, and how to name it)."""
-    if LANGUAGES.named_by_suffix(source) != lang.name:
+def suffix_hint(lang: Language, source: str) -> str | None:
+    """When ``source``'s text was read as ``lang`` although the file's suffix names
+    another language: what to add to the refusal (a ``.sql`` file of plain SQL reads as
+    CEQL, whose parser then refuses it)."""
+    named = LANGUAGES.named_by_suffix(source)
+    if named is None or named == lang.name:
         return None
-    found = [name for name in LANGUAGES if LANGUAGES.detects(name, text)]
-    if len(found) != 1 or found[0] == lang.name:
-        return None
-    return (f"read as {lang.name} for its {PurePath(source).suffix} name; the text reads "
-            f"as {found[0]}: name it with --language {found[0]}")
+    return (f"read as {lang.name} by its text; its {PurePath(source).suffix} name says "
+            f"{named}: name it with --language {named}")
 
 
 def starts_with(pattern: str) -> Callable[[str], bool]:

@@ -182,13 +182,13 @@ class Query:
                 raise PatternError(f"a window override (--window, --window-type) applies to "
                                    f"Wayeb .sre patterns, not to {lang.title}; write the "
                                    "window in the pattern")
-            pattern = _parsed(lambda: lang.parse(text, source), lang, text, source)
+            pattern = _parsed(lambda: lang.parse(text, source), lang, source, language)
             words = window_words(lang, pattern)
         else:
             windowed = lang.windowed
             try:
                 pattern, words = _parsed(lambda: windowed(text, source, window, window_type),
-                                         lang, text, source)
+                                         lang, source, language)
             except ValueError as err:
                 raise PatternError(f"window: {err}") from None
         return cls(lang.name, pattern, text, _policy(lang, pattern, policy),
@@ -309,13 +309,14 @@ def window_words(lang: Language, pattern: Pattern) -> str:
 _T = TypeVar("_T")
 
 
-def _parsed(parse: Callable[[], _T], lang: Language, text: str, source: str) -> _T:
-    """What ``parse`` returns; a syntax error of a file read as ``lang`` for its suffix
-    while its text reads as another language says so (:func:`suffix_hint`)."""
+def _parsed(parse: Callable[[], _T], lang: Language, source: str, named: str | None) -> _T:
+    """What ``parse`` returns; a syntax error of a file whose text was read as ``lang``
+    (no ``named`` language) while its name's suffix names another says so
+    (:func:`suffix_hint`)."""
     try:
         return parse()
     except PatternSyntaxError as err:
-        hint = suffix_hint(lang, text, source)
+        hint = None if named else suffix_hint(lang, source)
         if hint is None:
             raise
         raise PatternSyntaxError(f"{err.message} ({hint})", line=err.line, column=err.column,

@@ -140,27 +140,33 @@ def test_unknown_language_asks_for_one(capsys, files):
     assert code == 2 and "cannot tell the pattern language" in err
 
 
-def test_a_file_suffix_names_the_language(capsys, files):
-    """``q.ses`` is read as SES whatever its text begins like; when the text reads as
-    another language, the refusal names it and the option that reads it so."""
-    (files / "q.ses").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+def test_a_file_suffix_names_the_language_its_text_does_not_tell(capsys, files):
+    """Text no language begins like, in ``q.ses``: read as SES, refused where SES's
+    grammar refuses it (not "cannot tell the pattern language")."""
+    (files / "q.ses").write_text("FIND a THEN b\n")
     code, _, err = run_cli(capsys, *match(files))
     assert code == 2
-    assert err.splitlines()[0].endswith(
-        "(read as ses for its .ses name; the text reads as operator: name it with "
-        "--language operator)")
-    assert err.splitlines()[2] == "          ^"  # under SEQ, column 9
-    code, out, _ = run_cli(capsys, *match(files, "--language", "operator", "--type-field", "L"))
-    assert (code, out.splitlines()) == (0, ['{"a": [0], "b": [1]}', '{"a": [0], "b": [3]}',
-                                            '{"a": [2], "b": [3]}'])
+    assert err.splitlines()[0].endswith("q.ses:1:1: expected 'PATTERN', found 'FIND'")
+
+
+def test_the_text_decides_before_the_suffix(capsys, files):
+    """An operator pattern in ``q.ses`` is read as what its text is."""
+    (files / "q.ses").write_text("PATTERN SEQ(A a, B b) WITHIN 10\n")
+    code, out, _ = run_cli(capsys, *match(files, "--type-field", "L"))
+    assert (code, out.splitlines()) == (0, ANY_LINES)
 
 
 def test_a_sql_file_without_match_recognize_says_so(capsys, files):
-    """A ``.sql`` file is row pattern recognition: plain SQL in it is a mistake said in
-    one line (not a CEQL syntax error, as its first word alone would have it)."""
+    """Plain SQL in ``q.sql`` reads as CEQL by its first word, whose refusal says the
+    name says MATCH_RECOGNIZE; named so, it is one line: no recognition in it."""
     (files / "q.sql").write_text("SELECT * FROM events\n")
-    code, out, err = run_cli(capsys, "match", "--pattern", str(files / "q.sql"),
-                             "--events", str(files / "e.csv"))
+    args = ("match", "--pattern", str(files / "q.sql"), "--events", str(files / "e.csv"))
+    code, out, err = run_cli(capsys, *args)
+    assert (code, out) == (2, "")
+    assert err.splitlines()[0].endswith(
+        "q.sql:1:15: expected a stream name, found 'events' (read as ceql by its text; its "
+        ".sql name says match_recognize: name it with --language match_recognize)")
+    code, out, err = run_cli(capsys, *args, "--language", "match_recognize")
     assert (code, out) == (2, "")
     assert len(err.strip().splitlines()) == 1 and "holds no MATCH_RECOGNIZE" in err
 

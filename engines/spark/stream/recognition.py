@@ -48,13 +48,13 @@ from kleene.engines.spark.stream.step import (
     Progress,
     _collect,
     _concat,
-    _json_lines,
     _mask,
     _no_rows,
     _numbers,
     _set_aside,
+    write_batch,
 )
-from kleene.engines.spark.stream.store import StateStore, _join
+from kleene.engines.spark.stream.store import StateStore
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ast import Column, MatchRecognize, Statement, Subquery
@@ -179,7 +179,8 @@ def run_recognition_batch(setup: RecognitionSetup, store: StateStore, cache: Sta
     out = state.advance(settled, floor=floor, ended=end, budget=budget)
     writing = time.perf_counter()
     if out.rows:
-        _write(setup, store, _typed(arrow_of(out, like=setup.rows), setup.typed), batch_id)
+        write_batch(store, setup.output, setup.output_format,
+                    _typed(arrow_of(out, like=setup.rows), setup.typed), batch_id)
     sink += time.perf_counter() - writing
     meta = prev.advanced(batch_id, watermark=watermark, frontier=watermark, ended=end,
                          next_position=prev.next_position + settled.num_rows,
@@ -195,26 +196,6 @@ def run_recognition_batch(setup: RecognitionSetup, store: StateStore, cache: Sta
     return Progress(batch_id, new.num_rows, int(late.sum()), int(bad.sum()),
                     settled.num_rows, len(out.rows), watermark, watermark, end, job_s=job,
                     driver_s=done - began - job - sink, sink_s=sink, noun="row")
-
-
-def _write(setup: RecognitionSetup, store: StateStore, rows: pa.Table, batch_id: int) -> None:
-    """``rows`` as ``<output>/batch=k`` (a staging folder renamed into place; nothing when
-    a run before a crash committed it)."""
-    target = _join(setup.output, f"batch={batch_id}")
-    if store.fs.exists(target):
-        return
-    staging = _join(setup.output, f"_staging-{batch_id}")
-    store.fs.delete(staging)
-    if setup.output_format == "parquet":
-        import pyarrow.parquet as pq
-
-        sink = pa.BufferOutputStream()
-        pq.write_table(rows, sink)
-        data, name = sink.getvalue().to_pybytes(), "part-00000.parquet"
-    else:
-        data, name = _json_lines(rows.to_pylist()), "part-00000.json"
-    store.fs.write_bytes(_join(staging, name), data)
-    store.fs.rename(staging, target)
 
 
 def recognition_setup(clause: MatchRecognize, raw: Any, *, ts: str | None, output: str,

@@ -354,23 +354,35 @@ def _emit(setup: Setup, store: StateStore, kept: Any, low: float, high: float,
                                                         rows.column("first").to_numpy())]
     owned = rows.filter(pa.array((first_ts >= low) & (first_ts < high)))
     count = int(pc.count_distinct(owned.column("match_id")).as_py()) if owned.num_rows else 0
-    target = _join(setup.output, f"batch={batch_id}")
     began = time.perf_counter()
-    if count and not store.fs.exists(target):
-        staging = _join(setup.output, f"_staging-{batch_id}")
-        store.fs.delete(staging)
-        if setup.output_format == "parquet":
-            import pyarrow.parquet as pq
-
-            sink = pa.BufferOutputStream()
-            pq.write_table(owned, sink)
-            data, name = sink.getvalue().to_pybytes(), "part-00000.parquet"
-        else:
-            data, name = _json_lines(owned.to_pylist()), "part-00000.json"
-        store.fs.write_bytes(_join(staging, name), data)
-        store.fs.rename(staging, target)
+    if count:
+        write_batch(store, setup.output, setup.output_format, owned, batch_id)
     return count, time.perf_counter() - began
 
 
+def write_batch(store: StateStore, output: str, output_format: str, rows: Any,
+                batch_id: int) -> None:
+    """The Arrow table ``rows`` as ``<output>/batch=k`` in ``output_format`` (``parquet``
+    or JSON Lines), through a staging folder renamed into place; nothing when a run
+    before a crash committed it (the exactly-once sink, docs/spark.md)."""
+    import pyarrow as pa
+
+    target = _join(output, f"batch={batch_id}")
+    if store.fs.exists(target):
+        return
+    staging = _join(output, f"_staging-{batch_id}")
+    store.fs.delete(staging)
+    if output_format == "parquet":
+        import pyarrow.parquet as pq
+
+        sink = pa.BufferOutputStream()
+        pq.write_table(rows, sink)
+        data, name = sink.getvalue().to_pybytes(), "part-00000.parquet"
+    else:
+        data, name = _json_lines(rows.to_pylist()), "part-00000.json"
+    store.fs.write_bytes(_join(staging, name), data)
+    store.fs.rename(staging, target)
+
+
 __all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Arriving", "Meta", "Progress",
-           "Setup", "arrivals", "run_batch"]
+           "Setup", "arrivals", "run_batch", "write_batch"]
