@@ -7,6 +7,8 @@ Never checks a time (performance is measured by the bench, not asserted)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -18,6 +20,7 @@ from bench.match_recognize import QUERIES, stock_table
 from bench.match_recognize_peers import rows_of, write_file
 from kleene.data.sql import arrow_of, table_of
 from kleene.engines.match_recognize import order
+from kleene.engines.match_recognize import program as program_module
 from kleene.engines.match_recognize.program import Program, compile_pattern
 from kleene.engines.match_recognize.recognition import (
     CompiledRecognition,
@@ -25,6 +28,7 @@ from kleene.engines.match_recognize.recognition import (
     second_tests,
 )
 from kleene.engines.tables import match_recognize, never_true
+from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.semantics import recognize
 from tests.helpers import clause_of
 
@@ -73,6 +77,53 @@ def test_the_rows_where_a_v_may_start() -> None:
     down = np.array([False, True, False, False, True, True, False])
     slices = {"STRT": np.ones(7, dtype=bool), "DOWN": down, "UP": ~down}
     assert np.flatnonzero(engine._two_rows(slices, 7)).tolist() == [0, 3, 4]
+
+
+PATTERNS = ("STRT DOWN+ UP+", "A B?", "A{2,} B", "A* B", "A*", "(A B?){2,3} C",
+            "(A? B?){2} C*?", "A{1,3}? B{2}", "((A?){3}){2} B")
+
+
+def counted_clause(pattern: str) -> MatchRecognize:
+    """A clause of ``pattern`` over ``x`` (each variable of PATTERNS defined)."""
+    defines = {"A": "x > 3", "B": "x < PREV(x)", "C": "x > PREV(x)", "STRT": "true",
+               "DOWN": "x < PREV(x)", "UP": "x > PREV(x)"}
+    used = [v for v in defines if re.search(rf"\b{v}\b", pattern)]
+    return clause_of(f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES COUNT(*) AS n, "
+                     f"FIRST(x) AS f PATTERN ({pattern}) DEFINE "
+                     + ", ".join(f"{v} AS {defines[v]}" for v in used) + ")")
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_ignoring_the_counters_finds_a_superset(monkeypatch, pattern) -> None:
+    """Past program.REACH_LIMIT states the first two rows are read with the counters
+    ignored (every Loop may iterate or leave): never fewer tests, never a lost Done."""
+    program = compile_pattern(counted_clause(pattern).pattern)
+    exact_first, exact_second = first_tests(program), second_tests(program)
+    monkeypatch.setattr(program_module, "REACH_LIMIT", 0)
+    loose_first, loose_second = first_tests(program), second_tests(program)
+    assert exact_first[0] <= loose_first[0] and exact_first[1] <= loose_first[1]
+    for pc, (tests, done) in exact_second.items():
+        assert tests <= loose_second[pc][0] and done <= loose_second[pc][1]
+
+
+@pytest.mark.parametrize("pattern", PATTERNS)
+def test_with_the_counters_ignored_the_engine_answers_the_reference(monkeypatch,
+                                                                    pattern) -> None:
+    monkeypatch.setattr(program_module, "REACH_LIMIT", 0)
+    data = pa.table({"x": [5, 4, 6, 6, 3, 2, 7, 1, 8, 8, 0, 9]})
+    clause = counted_clause(pattern)
+    expected = arrow_of(recognize(clause, table_of(data)), like=data.schema)
+    assert CompiledRecognition(clause).recognize(data).equals(expected)
+
+
+def test_nested_counted_quantifiers_do_not_hang_the_compiler() -> None:
+    """((A?){700}){700} has 700 × 700 counter pairs: the first two rows are read with the
+    counters ignored (DuckDB's test_match_recognize_limits.test). Greedy, the one match
+    maps all 700 rows (an empty iteration then ends each quantifier), n = 700 by hand."""
+    sql = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES count(*) AS n "
+           "PATTERN (((A?){700}){700}) DEFINE A AS true)")
+    got = match_recognize(pa.table({"x": list(range(700))}), sql, engine="match-recognize")
+    assert got.to_pylist() == [{"N": 700}]
 
 
 # ---------------------------------------------------------------- the order

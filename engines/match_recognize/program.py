@@ -231,12 +231,24 @@ def compile_pattern(pattern: RowPattern) -> Program:
 Reached = tuple[int, tuple[int, ...]]
 
 
-def reach(program: Program, pc: int, counts: tuple[int, ...],
+#: The states :func:`reach` visits before it gives up (:class:`TooManyStates`): nested
+#: counted quantifiers (``((A?){700}){700}``) have as many counter tuples as their bounds'
+#: product.
+REACH_LIMIT = 20_000
+
+
+class TooManyStates(Exception):
+    """:func:`reach` visited more than :data:`REACH_LIMIT` states: ask :func:`loose_reach`."""
+
+
+def reach(program: Program, pc: int, counts: tuple[int, ...], limit: int | None = None,
           ) -> tuple[frozenset[Reached], bool]:
     """The ``Test`` states a run at ``pc`` with ``counts``, at a row no iteration began at,
     reaches before it maps a row, and whether it reaches ``Done`` so: every choice followed
     as :class:`.vm.Matcher` takes it (counters, and a ``Loop``'s empty-iteration rule), an
-    anchor passed (a superset of the states a run reaches where the pattern has one)."""
+    anchor passed (a superset of the states a run reaches where the pattern has one);
+    :class:`TooManyStates` past ``limit`` states (default :data:`REACH_LIMIT`)."""
+    limit = REACH_LIMIT if limit is None else limit
     tests: set[Reached] = set()
     done = False
     seen: set[tuple[int, tuple[int, ...], tuple[bool, ...]]] = set()
@@ -246,6 +258,8 @@ def reach(program: Program, pc: int, counts: tuple[int, ...],
         if state in seen:
             continue
         seen.add(state)
+        if len(seen) > limit:
+            raise TooManyStates(f"more than {limit} states")
         at, counts, fresh = state
         ins = program.code[at]
         if isinstance(ins, Test):
@@ -277,3 +291,34 @@ def reach(program: Program, pc: int, counts: tuple[int, ...],
 
 def _with(values: tuple[T, ...], slot: int, value: T) -> tuple[T, ...]:
     return values[:slot] + (value,) + values[slot + 1:]
+
+
+def loose_reach(program: Program, pc: int) -> tuple[frozenset[int], bool]:
+    """The ``Test`` addresses reachable from ``pc`` before a row is mapped, and whether
+    ``Done`` is, with every ``Loop`` free to iterate or leave (counters ignored): a
+    superset of what :func:`reach` finds from ``pc`` with any counters, in time linear in
+    the program."""
+    tests: set[int] = set()
+    done = False
+    seen: set[int] = set()
+    todo = [pc]
+    while todo:
+        at = todo.pop()
+        if at in seen:
+            continue
+        seen.add(at)
+        ins = program.code[at]
+        if isinstance(ins, Test):
+            tests.add(at)
+        elif isinstance(ins, Done):
+            done = True
+        elif isinstance(ins, Split):
+            todo += [ins.first, ins.second]
+        elif isinstance(ins, Jump):
+            todo.append(ins.target)
+        elif isinstance(ins, Loop):
+            todo += [ins.body, ins.exit]
+        else:
+            assert isinstance(ins, Enter | AnchorAt)
+            todo.append(at + 1)
+    return frozenset(tests), done

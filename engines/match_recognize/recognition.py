@@ -36,7 +36,9 @@ from kleene.engines.match_recognize.order import Sorted, sort
 from kleene.engines.match_recognize.program import (
     Program,
     Test,
+    TooManyStates,
     compile_pattern,
+    loose_reach,
     reach,
 )
 from kleene.engines.match_recognize.rows import Columns, RowCondition, Rows
@@ -58,21 +60,29 @@ from kleene.reference.match_recognize.table import Table
 def first_tests(program: Program) -> tuple[frozenset[int], bool]:
     """The ``Test`` addresses a run may reach before mapping any row, and whether it may
     reach ``Done`` so (a matching with no row: then every row is a start)."""
-    tests, empty = reach(program, 0, (0,) * program.slots)
+    try:
+        tests, empty = reach(program, 0, (0,) * program.slots)
+    except TooManyStates:
+        return loose_reach(program, 0)
     return frozenset(pc for pc, _ in tests), empty
 
 
 def second_tests(program: Program) -> dict[int, tuple[frozenset[int], bool]]:
     """For each first ``Test`` (:func:`first_tests`), the ``Test`` addresses a run may
     reach after it maps the first row and before it maps the second, and whether it may
-    reach ``Done`` so (a one-row match)."""
-    firsts, _ = reach(program, 0, (0,) * program.slots)
-    out: dict[int, tuple[frozenset[int], bool]] = {}
-    for pc, counts in firsts:
-        tests, done = reach(program, pc + 1, counts)
-        before, was_done = out.get(pc, (frozenset(), False))
-        out[pc] = (before | {at for at, _ in tests}, was_done or done)
-    return out
+    reach ``Done`` so (a one-row match); with counters ignored where following them
+    visits too many states (:func:`~.program.loose_reach`: a superset, so no start row is
+    skipped that a match begins at)."""
+    try:
+        firsts, _ = reach(program, 0, (0,) * program.slots)
+        out: dict[int, tuple[frozenset[int], bool]] = {}
+        for pc, counts in firsts:
+            tests, done = reach(program, pc + 1, counts)
+            before, was_done = out.get(pc, (frozenset(), False))
+            out[pc] = (before | {at for at, _ in tests}, was_done or done)
+        return out
+    except TooManyStates:
+        return {pc: loose_reach(program, pc + 1) for pc in loose_reach(program, 0)[0]}
 
 
 class CompiledRecognition:
