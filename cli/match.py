@@ -289,7 +289,8 @@ def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> i
         n, counters = listing.print_matches(
             name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget,
             None if args.count else sys.stdout)
-    if args.counters:
+    if args.counters:   # the run's totals, after its matches (stdout flushed first)
+        sys.stdout.flush()
         print(json.dumps(counters.as_dict()), file=sys.stderr)
     return n
 
