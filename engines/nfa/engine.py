@@ -277,7 +277,7 @@ class CompiledNFA(Pictured):
         """The event types some slot or negation reads (``None``: every type)."""
         types: set[str | None] = set()
         for p in self.plans:
-            types |= p.shape.types | p.neg_types
+            types |= p.shape.types | set(p.neg_types)
         return None if None in types else frozenset(types)
 
     def _reports(self, runners: list[Runner], stream: Iterator[Event],

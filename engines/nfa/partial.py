@@ -91,7 +91,10 @@ class Plan:
         #: per slot: the attribute its events must share (Sec. 4.5.3), or ``None``
         self.groups: tuple[str | None, ...] = tuple(self._group(s) for s in self.shape.slots)
         self.empty = Partial(tuple(() for _ in range(self.n)), _INF, -_INF, EMPTY_TAKEN)
-        self.neg_types = frozenset(t for x in self.shape.negations for t in x.types)
+        # in the order of the negations (a trace lists their buffers so, whatever the hash seed)
+        self.neg_types = tuple(dict.fromkeys(
+            t for x in self.shape.negations
+            for t in sorted(x.types, key=lambda t: (t is None, t or ""))))
         self.types = tuple(s.type for s in self.shape.slots)
         self.fc = tuple(self._first_chance_set(k) for k in range(len(self.shape.negations)))
         #: (variable, slot) sorted by variable: the order of a match's bindings

@@ -101,9 +101,17 @@ class Shape:
         return frozenset(out)
 
     @property
-    def buffered(self) -> frozenset[str | None]:
-        """The types the lazy NFA buffers: :attr:`types` but a unit's own name."""
-        return self.types - {s.type for s in self.slots if s.unit is not None}
+    def buffered(self) -> tuple[str | None, ...]:
+        """The types the lazy NFA buffers: :attr:`types` but a unit's own name, in the
+        order of the slots (a unit's body types by name), so that a trace lists the
+        buffers the same way under every hash seed."""
+        units = {s.type for s in self.slots if s.unit is not None}
+        out: list[str | None] = []
+        for s in self.slots:
+            body = [s.type] if s.unit is None else sorted(
+                s.unit.types, key=lambda t: (t is None, t or ""))
+            out += [t for t in body if t not in units and t not in out]
+        return tuple(out)
 
     @property
     def units(self) -> bool:
