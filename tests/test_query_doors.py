@@ -202,13 +202,29 @@ def _stock_cli(capsys, tmp_path: Path, *extra: str) -> tuple[list[str], str]:
     return out.splitlines(), err
 
 
+#: The reference enumerates the runs of every start event: on the whole file that took
+#: over two CPU minutes, so it reads lines 101-320 (positions 100-319 of the file, which
+#: hold the pairs at 111-112 and 301-302 and no other adjacent SELL INTC, BUY INTC pair):
+#: the same pairs, 100 positions earlier.
+SLICE_LINES = {"strict": ['{"~": [201, 202]}'],
+               "inclusive": ['{"~": [11, 12]}', '{"~": [201, 202]}']}
+
+
 @pytest.mark.parametrize("reading", ["strict", "inclusive"])
 def test_the_stock_query_single_process(capsys, tmp_path, reading):
     extra = [] if reading == "strict" else ["--window-reading", reading]
-    for engine in ([], ["--engine", "srt"], ["--engine", "reference"]):
+    for engine in ([], ["--engine", "srt"]):
         lines, err = _stock_cli(capsys, tmp_path, *extra, *engine)
         assert lines == printed(STOCK_LINES[reading])
         assert f"time window 1828 (the file's), read {reading}" in err
+    sliced = tmp_path / "slice.stream"
+    sliced.write_text("".join(STOCKS.read_text().splitlines(keepends=True)[100:320]))
+    (tmp_path / "k.sre").write_text(STOCK_SRE)
+    code = main(["match", "--pattern", str(tmp_path / "k.sre"), "--events", str(sliced),
+                 "--engine", "reference", *extra])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out.splitlines() == printed(SLICE_LINES[reading])
     found = find_matches(STOCK_SRE, load_events(str(STOCKS)),
                          reading=None if reading == "strict" else reading)
     assert sorted(m.dumps() for m in found.matches) == STOCK_LINES[reading]
