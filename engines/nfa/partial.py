@@ -21,7 +21,7 @@ whose first event does not fit with the current event can take nothing more and 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from kleene.engines.nfa.conditions import Placed
@@ -143,20 +143,9 @@ class Plan:
         group = self.groups[slot]
         if have and group is not None and not same_group(group, have, new):
             return False
-        lo, hi = new[0].ts, new[-1].ts
-        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
+        if not self.fits(p, slot, new):
             return False
-        taken = p.taken
-        for e in new:
-            if e.position in taken:
-                return False
         binds = p.binds
-        for t in self.shape.before[slot]:
-            if binds[t] and binds[t][-1].ts >= lo:
-                return False
-        for t in self.shape.after[slot]:
-            if binds[t] and binds[t][0].ts <= hi:
-                return False
         var = s.var
         for cond, slots in self.placed.incremental[slot]:
             gamma = {}
@@ -175,6 +164,26 @@ class Plan:
                 c.predicate_evaluations += 1
                 if not holds(cond, gamma):
                     return False
+        return True
+
+    def fits(self, p: Partial, slot: int, new: Sequence[Event]) -> bool:
+        """Whether ``new`` (a slot's events, or a unit's chain) fits ``p`` where it goes:
+        within the window of ``p``'s first event, none already bound by ``p``, after the
+        slots ordered before ``slot`` and before those ordered after it."""
+        lo, hi = new[0].ts, new[-1].ts
+        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
+            return False
+        taken = p.taken
+        for e in new:
+            if e.position in taken:
+                return False
+        binds = p.binds
+        for t in self.shape.before[slot]:
+            if binds[t] and binds[t][-1].ts >= lo:
+                return False
+        for t in self.shape.after[slot]:
+            if binds[t] and binds[t][0].ts <= hi:
+                return False
         return True
 
     def refusal(self, p: Partial, slot: int, new: tuple[Event, ...]) -> str:
@@ -220,19 +229,8 @@ class Plan:
         placed on the unit whose variables are then all bound (on all of them: a
         condition that fails on part of a substitution fails on all of it)."""
         c.predicate_evaluations += 1
-        new = chain.events
-        lo, hi = new[0].ts, new[-1].ts
-        if self.bound is not None and not self.bound.fits(max(p.last, hi) - min(p.first, lo)):
+        if not self.fits(p, slot, chain.events):
             return False
-        if not p.taken.isdisjoint(e.position for e in new):
-            return False
-        binds = p.binds
-        for t in self.shape.before[slot]:
-            if binds[t] and binds[t][-1].ts >= lo:
-                return False
-        for t in self.shape.after[slot]:
-            if binds[t] and binds[t][0].ts <= hi:
-                return False
         gamma = {**self.gamma(p), **dict(chain.binds)}
         for cond, _ in self.placed.incremental[slot]:
             if variables(cond) <= gamma.keys():
