@@ -7,7 +7,8 @@ in a frozenset's order printed ``C [] · A [e1] · B []`` on one run and
 a clean checkout only. This test prints the trace of every tracing engine on the
 first cases of several conformance files under three seeds, in three fresh
 interpreters, and asks for the same bytes each time (the traces list types,
-buffers, variables and matches: every place a set of names could leak its order).
+buffers, variables and matches: every place a set of names could leak its order), and
+every engine's picture (Graphviz source) of the first case of each file.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ FILES = ("op-sequence", "op-conjunction", "op-negation", "op-iterated-subpattern
          "sremo-table-1", "sremo-negation")
 
 SCRIPT = """
-import json, sys
+import contextlib, io, json, sys, tempfile
+from kleene.cli import main
 from pathlib import Path
 from kleene.engines.protocol import Query
 from kleene.engines.registry import engine, engine_names
@@ -55,6 +57,13 @@ for name in sys.argv[2:]:
                 continue
             print(name, e, case["description"])
             print("\\n".join(t.text()))
+    for e in engine_names():
+        picture = Path(tempfile.mkdtemp()) / "p.dot"
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            code = main(["draw", doc["cases"][0]["pattern"], "--engine", e, "-o", str(picture)])
+        print(name, e, "draw", code, err.getvalue().replace(str(picture), "p.dot"))
+        print(picture.read_text() if picture.exists() else "")
 """
 
 
