@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -75,6 +76,7 @@ def _timed(e: Any) -> bool:
     return any(isinstance(x, Window) and not isinstance(x.width, int) for x in walk(e))
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(e=st.one_of(gapped_sremo_expressions(), sremo_expressions(max_depth=2,
                                                                 time_windows=True))
@@ -84,6 +86,7 @@ def test_dsrt_time_windows_move_no_match_under_an_integer_affine_map(e, s, readi
     check("dsrt", e, s, "stream", reading, k, c)
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(pattern=ses_patterns(), s=streams(min_size=1, max_size=7),
        reading=st.sampled_from(READINGS), **MAPS)
