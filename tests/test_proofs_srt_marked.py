@@ -83,6 +83,18 @@ class OneCopy(LazyDSRT):
         return super()._out(set(oldest.values()), is_marked, width)
 
 
+class StoppedClocks(LazyDSRT):
+    """A DSRT whose clock tests never hold, while its tables still say which clocks they
+    test (what the proof encodes): only running it shows the difference."""
+
+    def _table(self, s: frozenset[Member]) -> Table:
+        t = super()._table(s)
+        atoms = list(t.atoms)
+        for i, *_ in t.clocks:
+            atoms[i] = lambda u, regs: False
+        return replace(t, atoms=tuple(atoms))
+
+
 def _mutant(cls: type[LazyDSRT], text: str) -> LazyDSRT:
     d = lazy_dsrt(parse_sremo(text))
     return cls(d.srt, "literal", d.max_states)
@@ -137,6 +149,24 @@ def test_a_dropped_register_copy_is_refuted_by_a_later_smaller_a():
 def _above(v: object, x: object) -> bool:
     """``v > x`` is true (a missing value makes the comparison unknown: not true)."""
     return isinstance(v, int) and isinstance(x, int) and v > x
+
+
+def test_a_dsrt_whose_tests_differ_from_its_tables_is_caught_by_replaying_its_walks():
+    d = _mutant(StoppedClocks, TIMED)
+    r = marked_equivalence(parse_sremo(TIMED), 4, dsrt=d)
+    assert isinstance(r, CounterExample), r
+    got, srt, reference = _reports(d, TIMED, r.stream)
+    # by hand: the first accepting walk is an A then a B within 5, which srt reports and
+    # a DSRT whose clocks never hold does not
+    assert not got and srt == reference == {Match.marked((0, 1))}
+
+
+def test_proved_says_how_many_accepting_walks_were_replayed():
+    r = marked_equivalence(parse_sremo(TIMED), 4)
+    # by hand: the marks A·B, A·x·B, A·x·y·B; a gap element x, y (unmarked, within 5 of
+    # the A) is two minterms, a B or not (the state tests ~.L = 'B' and the clock):
+    # 1 + 2 + 4 walks
+    assert isinstance(r, Proved) and r.note.startswith("the dsrt's 7 accepting walks")
 
 
 def test_the_walk_cap_says_the_length_it_decided(monkeypatch):

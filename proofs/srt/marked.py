@@ -25,7 +25,10 @@ finds satisfiable after the path so far; the DSRT's registers are the string's e
 known per path): level ``n`` holds every walk of ``n`` elements, with its path
 condition. Each length is decided by one query; a counterexample is replayed through the
 engines (``srt`` and the DSRT's own run, policy ``literal``) and the reference before it
-is returned.
+is returned. Once a length is proved, each walk ending in a final state (at most
+:data:`MAX_WITNESSES`) is replayed too: a string satisfying its path condition, run
+through the DSRT's own run, must report the walk's marks (the automaton's compiled tests
+against what is encoded of them: ``Table.shown`` and ``Table.clocks``).
 """
 
 from __future__ import annotations
@@ -65,6 +68,9 @@ from kleene.reference.sremo.expressions import Expr, Partition
 
 #: The most DSRT walks of one length the exploration keeps (each one Z3 query or more).
 MAX_WALKS = 5_000
+
+#: The most accepting walks of one length replayed through the DSRT's run.
+MAX_WITNESSES = 50
 
 #: Outputs along a walk: True where the element was marked.
 Outputs = tuple[bool, ...]
@@ -237,6 +243,7 @@ def marked_equivalence(e: Expr, bound: int, *, schema: Schema | None = None,
     the same strings with the same marks, for strings of at most ``bound`` elements."""
     claim = f"srt and dsrt accept the same strings with the same marks, of at most " \
             f"{bound} elements"
+    replayed = 0
     for step in _explored(e, bound, schema, timeout_ms, dsrt, claim):
         if not isinstance(step, tuple):
             return step
@@ -247,21 +254,53 @@ def marked_equivalence(e: Expr, bound: int, *, schema: Schema | None = None,
         except TooManyPaths as err:
             return Unknown(claim, f"{err} (decided up to {n - 1} elements)")
         ours = _dsrt_accepts(d, walks)
-        differ = z3.Or(z3.BoolVal(False), *(as_z3(srt.get(m, False)) != as_z3(ours.get(m, False))
-                                            for m in sorted(set(srt) | set(ours))))
+        differ = z3.Or(z3.BoolVal(False), *(
+            as_z3(srt.get(m, False)) != as_z3(ours.get(m, False))
+            for m in sorted(set(srt) | set(ours))))
         out = solve([differ, *string_constraints(string)], timeout_ms)
         if out.status == "unknown":
             return Unknown(claim, f"{out.reason} at length {n} (decided up to {n - 1})")
-        if out.status == "sat":
-            assert out.model is not None
-            s = concrete_string(out.model, string)
-            got, srt_said, reference = _matches(d, e, s)
-            if got == srt_said:
-                return Unknown(claim, "Z3's model did not replay through the engines")
-            return CounterExample(claim, s, note=f"the dsrt engine reports {_listed(got)}, "
-                                  f"the srt engine {_listed(srt_said)}, the reference "
-                                  f"{_listed(reference)}")
-    return Proved(claim, bound)
+        found = _differs(d, e, concrete_string(out.model, string), claim) \
+            if out.model is not None else _replay(d, e, walks, string, claim, timeout_ms)
+        if not isinstance(found, int):
+            return found
+        replayed += found
+    return Proved(claim, bound, note=f"the dsrt's {replayed} accepting walks replayed "
+                  "through its run on a witness string each")
+
+
+def _differs(d: LazyDSRT, e: Expr, s: Stream, claim: str) -> Result:
+    """The counterexample ``s``, replayed: the engines report different marks on it."""
+    got, srt_said, reference = _matches(d, e, s)
+    if got == srt_said:
+        return Unknown(claim, "Z3's model did not replay through the engines")
+    return CounterExample(claim, s, note=f"the dsrt engine reports {_listed(got)}, the srt "
+                          f"engine {_listed(srt_said)}, the reference {_listed(reference)}")
+
+
+def _replay(d: LazyDSRT, e: Expr, walks: list[Walk], string: Sequence[SymEvent],
+            claim: str, timeout_ms: int) -> int | Result:
+    """Each walk ending in a final state (at most :data:`MAX_WITNESSES`), as a string
+    satisfying its path condition, run through the DSRT's own run (policy ``literal``):
+    it must report the walk's marks. The number replayed; else a counterexample when the
+    ``srt`` engine reports other marks on that string, or ``unknown`` (the encoding and
+    the DSRT's tests differ)."""
+    done = 0
+    for w in walks:
+        if not d.finals(w.sid) or done >= MAX_WITNESSES:
+            continue
+        out = solve([*w.condition, *string_constraints(string)], timeout_ms)
+        if out.model is None:
+            return Unknown(claim, f"a witness of an accepting walk: {out.reason or out.status}")
+        s = concrete_string(out.model, string)
+        marks = [i for i, m in enumerate(w.marks) if m]
+        if (Match.marked(marks) if marks else Match.of({})) not in set(d.run(s)):
+            found = _differs(d, e, s, claim)
+            return found if isinstance(found, CounterExample) else Unknown(
+                claim, f"the dsrt's run does not report the marks {marks} of its walk on "
+                "the witness string")
+        done += 1
+    return done
 
 
 def marked_complement(e: Expr, bound: int, *, schema: Schema | None = None,
