@@ -41,7 +41,7 @@ import z3
 from kleene.engines.registry import engine
 from kleene.engines.srt.automaton import SRT
 from kleene.engines.srt.compile import compile_sremo
-from kleene.engines.srt.lazy_dsrt import LazyDSRT
+from kleene.engines.srt.lazy_dsrt import LazyDSRT, _slot
 from kleene.engines.srt.lazy_pass import Table
 from kleene.engines.srt.run import compile_expression
 from kleene.proofs.encode import Lit, SymEvent, as_z3, conj, disj, symbolic_event
@@ -107,7 +107,7 @@ def lazy_dsrt(e: Expr) -> LazyDSRT:
 def _atoms(t: Table, u: SymEvent, regs: Sequence[int | None],
            string: Sequence[SymEvent], placeholder: SymEvent) -> list[Lit]:
     """The truth of each atom of ``t`` on ``u`` with the slots ``regs``."""
-    held = {f"#{i}": Register(x is not None, placeholder if x is None else string[x])
+    held = {_slot(i): Register(x is not None, placeholder if x is None else string[x])
             for i, x in enumerate(regs)}
     clocks = {i: (slot, bound, inside) for i, slot, bound, inside in t.clocks}
     out: list[Lit] = []
