@@ -52,7 +52,10 @@ over at most 5 events. For a SREMO (seed 004): an empty language, dead choice
 branches, register reads no path has written, dead transitions of its SRT, the
 clocks of a time window against its definition, the DSRT's minterms (disjoint
 and exhaustive), srt = dsrt and the complement (Alg. 8, with register copies
-where the body writes then reads) on strings up to the count window. For any
+where the body writes then reads) on strings up to the count window; for a time
+window or a register read after its write, the DSRT with marks the dsrt engine
+runs (srt = dsrt with the same marks, and its complement) on strings of at most
+--bound elements with symbolic timestamps. For any
 other language, the automaton of the fastest engine that claims it is checked
 through its transitions: guards no event can satisfy (dead
 transitions) and pairs of transitions one event enables together. Transitions

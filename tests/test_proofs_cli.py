@@ -149,7 +149,7 @@ def test_a_sremo_is_proved_plainly(tmp_path: Path, capsys) -> None:
            "of at most 3 events" in out
 
 
-def test_a_time_window_proves_its_clocks_and_names_why_dsrt_is_not_checked(
+def test_a_time_window_proves_its_clocks_its_dsrt_with_marks_and_its_complement(
         tmp_path: Path, capsys) -> None:
     (tmp_path / "tw.sremo").write_text(
         "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[WITHIN 5]\n")
@@ -158,7 +158,12 @@ def test_a_time_window_proves_its_clocks_and_names_why_dsrt_is_not_checked(
     assert code == 0
     assert "ok       the SRT's clocks accept exactly the strings of Lang(body) whose marks " \
            "span at most τ = 5, for streams of at most 4 events" in out
-    assert out.count("undecided (a time window bounds time, not the number of elements") == 2
+    assert "ok       srt and the dsrt with marks (as the engine builds it) accept the same " \
+           "strings with the same marks, for streams of at most 4 events" in out
+    assert "ok       the complement read on the dsrt with marks (no output sequence reaches " \
+           "a final state) accepts exactly the strings e rejects, for streams of at most 4 " \
+           "events" in out
+    assert "unknown" not in out.replace("0 unknown", "")
 
 
 def test_a_register_read_no_path_wrote_is_a_problem(tmp_path: Path, capsys) -> None:

@@ -14,12 +14,10 @@ up to the bound, for a string the clocked SRT and this formula disagree on; a
 counterexample is replayed through the engine's edge tests and the reference
 (Def. 18) before it is returned.
 
-What stays out, and why: the DSRT and the complement (report Alg. 7 / Alg. 8)
-determinize count windows only: a time window bounds time, not the number of
-elements (no unrolling, report Alg. 4), and determinizing clocks would need
-regions of the clock values, which the engines do not build
-(:func:`kleene.engines.srt.complement.check_determinizable`). Their verdicts
-stay ``unknown`` with that reason.
+The DSRT and the complement of a time-windowed expression are proved on the DSRT
+with marks the engine ``dsrt`` runs it on (:mod:`kleene.proofs.srt.marked`): the
+output-agnostic DSRT (report Alg. 7 / Alg. 8) determinizes count windows only, a time
+window bounding time, not the number of elements (no unrolling, report Alg. 4).
 """
 
 from __future__ import annotations

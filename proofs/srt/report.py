@@ -13,8 +13,12 @@ transitions     no element fires δ                                          pro
 window          (e[WITHIN τ]) the clocked SRT accepts exactly the strings   ok
                 of the body's SRT whose marks span at most τ (≤ k)
 dsrt            minterms disjoint (deterministic) and exhaustive            ok
-                (complete); srt and dsrt accept the same strings ≤ w
+                (complete); srt and dsrt accept the same strings ≤ w; for
+                a time window or a register read after its write beyond
+                Algs. 3-6, srt and the DSRT with marks accept the same
+                strings with the same marks ≤ k (:mod:`.marked`)
 negation        the complement accepts exactly the strings e rejects ≤ w    ok
+                (≤ k, read on the DSRT with marks where Alg. 8 is not built)
 ==============  ==========================================================  =====================
 """
 
@@ -34,6 +38,7 @@ from kleene.proofs.schema import Schema
 from kleene.proofs.solver import TIMEOUT_MS
 from kleene.proofs.srt.clocks import time_window_exact
 from kleene.proofs.srt.dsrt import complete, deterministic, dsrt_equivalence
+from kleene.proofs.srt.marked import marked_complement, marked_equivalence
 from kleene.proofs.srt.negation import negation_exact
 from kleene.proofs.srt.satisfiability import (
     BOUND,
@@ -47,13 +52,6 @@ from kleene.reference.errors import Unsupported
 from kleene.reference.sremo.expressions import Expr, Window, walk
 
 SECTIONS = ("language", "branches", "registers", "transitions", "window", "dsrt", "negation")
-
-#: Why the DSRT and the complement of a time-windowed expression are not checked.
-TIME_WINDOW = ("a time window bounds time, not the number of elements: the DSRT (Alg. 7) "
-               "and the complement (Alg. 8) are built for count windows only (no "
-               "unrolling, report Alg. 4), and determinizing clocks would need regions of "
-               "their values, which the engines do not build; see the window section")
-
 
 def edge_namer(a: SRT) -> Callable[[Edge], str]:
     """``q0 --~.L = 'A' ↑ ●--> q1``: the edge as ``kleene draw --engine srt --policy
@@ -151,28 +149,36 @@ def prove(e: Expr, *, schema: Schema | None = None, bound: int = BOUND,
                     proved_says="the SRT's clocks accept exactly the strings of Lang(body) "
                                 f"whose marks span at most τ = {getattr(e, 'width', '?')}",
                     refuted_says="the SRT's clocks and the time window disagree on a string")
-    if timed:
-        for section, subject in (("dsrt", "dsrt"), ("negation", "complement")):
-            if section in wanted:
-                yield Check(section, subject, Unknown(f"the {subject} is checked",
-                                                      TIME_WINDOW))
-        return
     if "dsrt" in wanted:
-        yield from _dsrt(e, k, ms, schema)
+        yield from _dsrt(e, k, ms, schema, timed)
     if "negation" in wanted:
-        r = _or_unknown("the complement accepts exactly the strings e rejects",
-                        negation_exact, e, bound=k, schema=schema, timeout_ms=ms)
-        yield Check("negation", "complement", r,
-                    proved_says="the complement (Alg. 8) accepts exactly the strings e rejects",
-                    refuted_says="the complement and e agree on a string")
+        yield _negation(e, k, ms, schema, timed)
 
 
-def _dsrt(e: Expr, k: int, ms: int, schema: Schema) -> Iterator[Check]:
+def _eager(e: Expr, timed: bool) -> CompiledDSRT | None:
+    """The output-agnostic DSRT of ``e`` (Alg. 7), if ``e`` has one: no time window, and
+    no register read after its write beyond Algs. 3-6's unrolling."""
+    if timed:
+        return None
     try:
-        d = compile_dsrt(e).dsrt
-    except Unsupported as err:
-        yield Check("dsrt", "dsrt", Unknown("the DSRT is built", str(err)))
+        return compile_dsrt(e)
+    except Unsupported:
+        return None
+
+
+def _dsrt(e: Expr, k: int, ms: int, schema: Schema, timed: bool) -> Iterator[Check]:
+    compiled = _eager(e, timed)
+    if compiled is None:
+        # a time window, or a register read after its write: the DSRT with marks, built
+        # as the engine builds it (engines/srt/lazy_dsrt.py), deterministic and complete
+        # by construction (a minterm values every atom of its state)
+        r = marked_equivalence(e, k, schema=schema, timeout_ms=ms)
+        yield Check("dsrt", "srt = dsrt (marks)", r,
+                    proved_says="srt and the dsrt with marks (as the engine builds it) "
+                                "accept the same strings with the same marks",
+                    refuted_says="srt and the dsrt with marks differ")
         return
+    d = compiled.dsrt
     yield Check("dsrt", "minterms disjoint", deterministic(d, schema=schema, timeout_ms=ms),
                 proved_says="the DSRT is deterministic: its minterms are pairwise disjoint",
                 refuted_says="two transitions of one DSRT state fire together")
@@ -184,3 +190,23 @@ def _dsrt(e: Expr, k: int, ms: int, schema: Schema) -> Iterator[Check]:
     yield Check("dsrt", "srt = dsrt", r,
                 proved_says="srt and dsrt accept the same strings",
                 refuted_says="srt and dsrt differ")
+
+
+def _negation(e: Expr, k: int, ms: int, schema: Schema, timed: bool) -> Check:
+    if not timed:
+        try:
+            r = negation_exact(e, bound=k, schema=schema, timeout_ms=ms)
+        except Unsupported:
+            pass    # a register read after its write beyond Algs. 3-6: the marks' DSRT
+        else:
+            return Check("negation", "complement", r,
+                         proved_says="the complement (Alg. 8) accepts exactly the strings "
+                                     "e rejects",
+                         refuted_says="the complement and e agree on a string")
+    # Alg. 8 read on the DSRT with marks: no sequence of outputs reaches a final state
+    return Check("negation", "complement (marks)",
+                 marked_complement(e, k, schema=schema, timeout_ms=ms),
+                 proved_says="the complement read on the dsrt with marks (no output "
+                             "sequence reaches a final state) accepts exactly the strings "
+                             "e rejects",
+                 refuted_says="the complement and e agree on a string")
