@@ -37,10 +37,10 @@ from kleene.reference.sremo.expressions import (
     Window,
 )
 from kleene.reference.sremo.expressions import Not as NotExpr
-from tests.helpers import run_cli, typed_stream
+from tests.helpers import Cut, columnar, run_cli, typed_stream
 
 ROWS = streams(min_size=1, max_size=7, attributes=st.fixed_dictionaries({
-    "L": st.sampled_from(LABELS), "ID": st.sampled_from([0, 1, "1"]),
+    "L": st.sampled_from(LABELS), "ID": st.sampled_from([0, 1, 1.0]),
     "V": st.integers(0, 3)}))
 
 
@@ -93,13 +93,19 @@ def counted_expressions(draw: st.DrawFn) -> Expr:
     return e
 
 
-@given(counted_expressions(), ROWS, st.sampled_from(("inclusive", "strict")))
-def test_the_count_is_the_number_of_the_references_matches(e, s, reading):
+@given(counted_expressions(), ROWS, st.sampled_from(("inclusive", "strict")),
+       st.lists(st.integers(1, 4), max_size=3))
+def test_the_count_is_the_number_of_the_references_matches(e, s, reading, cuts):
     """≥ 300 drawn examples: every drawn expression is in the fragment, and its count is
-    the length of the reference's streaming match set under the reading."""
+    the length of the reference's streaming match set under the reading, whether the
+    events come one by one, as a loaded stream's columns or in batches cut at ``cuts``
+    (an unpartitioned query is then read over the columns)."""
     query = Query.of(e, language="sremo", reading=reading).with_time_unit(s.time_unit)
     assert sremo.outside(query) is None
-    assert sremo.count(query, s) == len(query.reference(s))
+    expected = len(query.reference(s))
+    assert sremo.count(query, s) == expected
+    assert sremo.count(query, columnar(s)) == expected
+    assert sremo.count(query, Cut(s, cuts)) == expected
 
 
 @given(sremo_expressions(max_depth=2), streams(min_size=1, max_size=6))

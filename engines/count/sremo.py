@@ -54,9 +54,14 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
+import pyarrow as pa
+
+from kleene.data.source import column_batches
 from kleene.engines.count.transfer import SlidingProduct, Sparse
 from kleene.engines.srt.automaton import SRT, Guard, compile_guard
+from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
 from kleene.engines.srt.compile import Options, compile_sremo
 from kleene.engines.srt.run import reporting
 from kleene.reference.conditions import TRUE, Condition
@@ -197,6 +202,11 @@ class _Determinized:
         return result
 
 
+#: One element of a part: its position in the part, timestamp, minterm, and the length
+#: of the run it stands for when no marking transition can take it (else 0).
+Element = list[int | float]
+
+
 def count(query: Query, source: Iterable[Event]) -> int:
     """The number of SREMO matches of ``query`` (one :func:`plan` claims) on ``source``."""
     found = plan(query)
@@ -204,17 +214,31 @@ def count(query: Query, source: Iterable[Event]) -> int:
     srt = found.srt
     guards = sorted({e.guard for e in srt.edges if e.guard != TRUE}, key=str)
     bits = {g: 1 << i for i, g in enumerate(guards)}
-    tests: list[tuple[int, Guard]] = [(bits[g], compile_guard(g, {})) for g in guards]
     marking = 0
-    any_marks = False
+    any_marks = False       # a marking transition any element can take (guard TRUE)
     for e in srt.edges:
         if e.mark:
             any_marks = any_marks or e.guard == TRUE
             marking |= 0 if e.guard == TRUE else bits[e.guard]
-    parts: dict[object, list[list[int | float]]] = {}
+    batches = None if found.by or any_marks or len(guards) > MAX_BITS \
+        else column_batches(source, ROWS)
+    if batches is None:
+        parts = _elements(source, found.by, [(bits[g], compile_guard(g, {})) for g in guards],
+                          None if any_marks else marking)
+    else:
+        parts = {None: _column_elements(batches, guards)}
+    automaton = _Determinized(srt, bits, {int(x[2]) for xs in parts.values() for x in xs})
+    return sum(_count_part(automaton, xs, found.window, query) for xs in parts.values())
+
+
+def _elements(source: Iterable[Event], by: tuple[str, ...], tests: list[tuple[int, Guard]],
+              marking: int | None) -> dict[object, list[Element]]:
+    """Each part's elements, event by event (``marking``: the guards' bits of the marking
+    transitions, ``None`` when every element may be marked)."""
+    parts: dict[object, list[Element]] = {}
     sizes: dict[object, int] = {}
     for u in source:
-        key = part_of(u, found.by) if found.by else None
+        key = part_of(u, by) if by else None
         m = 0
         for bit, test in tests:
             if test(u, ()):
@@ -222,13 +246,34 @@ def count(query: Query, source: Iterable[Event]) -> int:
         position = sizes.get(key, 0)
         sizes[key] = position + 1
         elements = parts.setdefault(key, [])
-        if not any_marks and not m & marking and elements and elements[-1][2] == m \
-                and elements[-1][3]:
+        unmarked = marking is not None and not m & marking
+        if unmarked and elements and elements[-1][2] == m and elements[-1][3]:
             elements[-1][3] += 1        # one more element of a run no mark can take
         else:
-            elements.append([position, u.ts, m, 0 if any_marks or m & marking else 1])
-    automaton = _Determinized(srt, bits, {int(x[2]) for xs in parts.values() for x in xs})
-    return sum(_count_part(automaton, xs, found.window, query) for xs in parts.values())
+            elements.append([position, u.ts, m, 1 if unmarked else 0])
+    return parts
+
+
+def _column_elements(batches: Iterable[tuple[int, Any]], guards: list[Condition]
+                     ) -> list[Element]:
+    """The elements of an unpartitioned stream over its columns: the rows satisfying some
+    guard (:func:`kleene.engines.srt.columns.candidates`, Arrow's kernels, the reference's
+    three-valued comparisons) with their minterms, and between them the runs of rows that
+    satisfy none (minterm 0, which no marking transition takes: the caller checked)."""
+    elements: list[Element] = []
+    last = -1
+    for start, part in batches:
+        rows, minterms = candidates(part, guards)
+        stamps = part.ts.take(pa.array(rows, type=pa.int64())).to_pylist()
+        for row, ts, m in zip((rows + start).tolist(), stamps, minterms.tolist(), strict=True):
+            if row > last + 1:
+                if elements and elements[-1][2] == 0 and elements[-1][3]:
+                    elements[-1][3] += row - last - 1
+                else:
+                    elements.append([last + 1, 0, 0, row - last - 1])
+            elements.append([row, ts, m, 0])
+            last = row
+    return elements
 
 
 def _count_part(automaton: _Determinized, elements: list[list[int | float]],
