@@ -135,7 +135,7 @@ class _Plan:
                    keys=tuple(tuple(keys[n]) for n in names), constants=constants)
 
 
-def _key_value(v: Value) -> tuple[str, Value] | None:
+def key_value(v: Value) -> tuple[str, Value] | None:
     """``v`` as a key: equal keys iff ``=`` holds (:func:`~kleene.reference.conditions.compare`:
     the kinds apart, a missing value or NaN equal to nothing)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -299,7 +299,7 @@ def _key(e: Event, attrs: tuple[str, ...]) -> Key | None:
     ``None`` when one of them makes every equality false or unknown."""
     out = []
     for a in attrs:
-        k = _key_value(e.value(a))
+        k = key_value(e.value(a))
         if k is None:
             return None
         out.append(k)

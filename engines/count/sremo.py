@@ -39,14 +39,19 @@ transition can take and the runs between them: linear in the stream, times ``n²
 the determinized states; a deterministic step has two successors per state, so a
 product with it costs O(n²)). Memory: the elements' minterms, and the window's matrices.
 
+A register that holds each run's first element and is compared for equality only
+(``mark φ -> r ; ... ; mark {ψ AND ~.A = r.B}``: ``PARTITION BY`` written with a
+register) keys the runs and their matches: :mod:`kleene.engines.count.registers` counts
+each key alone over the elements that concern it.
+
 Outside the fragment (:func:`outside` says why, and ``count_matches`` enumerates): a
-policy other than ``stream`` (``literal`` reads the whole string); a guard that reads a
-register (then a step depends on the run's registers, not on the element alone: a
-register written once at a run's first element and compared for equality is a partition
-of the runs, not yet counted so); a window below the top (a strategy's, a negation's:
-the span of a part of the match); negation and intersection (the complement of an
-expression and the product of two are not built here); more than :data:`MAX_STATES`
-determinized states (said when met: :class:`TooManyStates`).
+policy other than ``stream`` (``literal`` reads the whole string); any other register
+(a step then depends on the run's registers, not on the element alone: an order such as
+``~.price > x.price``, a register written later in the run, read under ``PARTITION BY``);
+a window below the top (a strategy's, a negation's: the span of a part of the match);
+negation and intersection (the complement of an expression and the product of two are
+not built here); more than :data:`MAX_STATES` determinized states (said when met:
+:class:`TooManyStates`).
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ from typing import Any
 import pyarrow as pa
 
 from kleene.data.source import column_batches
+from kleene.engines.count.registers import Element, Keyed, Labels, keyed, keyed_elements, labels
 from kleene.engines.count.transfer import SlidingProduct, Sparse
 from kleene.engines.srt.automaton import SRT, Guard, compile_guard
 from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
@@ -98,6 +104,7 @@ class Plan:
     srt: SRT
     window: int | Duration | None
     by: tuple[str, ...]
+    keyed: Keyed | None = None
 
 
 def plan(query: Query) -> Plan | str:
@@ -114,16 +121,20 @@ def plan(query: Query) -> Plan | str:
     if isinstance(e, Window):
         window, e = e.width, e.body
     body = rewrite(e)
+    registered = False
     for node in walk(body):
         if isinstance(node, Window):
             return "a window below the top of the expression bounds part of a match"
         if isinstance(node, (Not, Intersect)):
             return "negation and intersection are counted by listing the matches"
-        if isinstance(node, Atom) and reads(node.condition):
-            return ("a guard reads a register (a step then depends on the run, not on the "
-                    "element)")
+        registered = registered or (isinstance(node, Atom) and bool(reads(node.condition)))
     srt = reporting(compile_sremo(body, Options(query.time_unit, query.reading)), "stream")
-    return Plan(srt, window, by)
+    if not registered:
+        return Plan(srt, window, by)
+    if by:
+        return "a guard reads a register under PARTITION BY"
+    key = keyed(srt)
+    return key if isinstance(key, str) else Plan(srt, window, by, key)   # None: no reads left
 
 
 def outside(query: Query) -> str | None:
@@ -139,10 +150,9 @@ class _Determinized:
     """The streaming SRT of ``(⊤↑⊗)* · e`` determinized over (minterm, bit) letters (the
     module docstring), over the minterms given; states numbered from 0, the start."""
 
-    def __init__(self, srt: SRT, bits: dict[Condition, int], minterms: Iterable[int]) -> None:
+    def __init__(self, srt: SRT, out: Labels, minterms: Iterable[int]) -> None:
         self.srt = srt
-        self.out = [[(0 if e.guard == TRUE else bits[e.guard], e.mark, e.target)
-                     for e in srt.out[q]] for q in range(srt.size)]
+        self.out = out
         self.states: list[State] = [(True, frozenset())]
         self.index = {self.states[0]: 0}
         self.zero: dict[int, list[int | None]] = {}
@@ -202,16 +212,16 @@ class _Determinized:
         return result
 
 
-#: One element of a part: its position in the part, timestamp, minterm, and the length
-#: of the run it stands for when no marking transition can take it (else 0).
-Element = list[int | float]
-
-
 def count(query: Query, source: Iterable[Event]) -> int:
     """The number of SREMO matches of ``query`` (one :func:`plan` claims) on ``source``."""
     found = plan(query)
     assert isinstance(found, Plan), found
     srt = found.srt
+    if found.keyed is not None:
+        out, tested = labels(srt)
+        parts = keyed_elements(source, srt, found.keyed, tested)
+        automaton = _Determinized(srt, out, {int(x[2]) for xs in parts.values() for x in xs})
+        return sum(_count_part(automaton, xs, found.window, query) for xs in parts.values())
     guards = sorted({e.guard for e in srt.edges if e.guard != TRUE}, key=str)
     bits = {g: 1 << i for i, g in enumerate(guards)}
     marking = 0
@@ -227,7 +237,9 @@ def count(query: Query, source: Iterable[Event]) -> int:
                           None if any_marks else marking)
     else:
         parts = {None: _column_elements(batches, guards)}
-    automaton = _Determinized(srt, bits, {int(x[2]) for xs in parts.values() for x in xs})
+    out = [[(0 if e.guard == TRUE else bits[e.guard], e.mark, e.target) for e in srt.out[q]]
+           for q in range(srt.size)]
+    automaton = _Determinized(srt, out, {int(x[2]) for xs in parts.values() for x in xs})
     return sum(_count_part(automaton, xs, found.window, query) for xs in parts.values())
 
 
