@@ -10,6 +10,7 @@ out by hand here (each test says how), some past 2^64.
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from kleene.conformance.cases import iter_tests, load_case_files
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import LABELS, streams
-from kleene.engines.count import sremo
+from kleene.engines.count import first, sremo
 from kleene.engines.count.counting import DP, count_matches, outside
 from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Not, Or
 from kleene.reference.durations import Duration
@@ -301,3 +302,43 @@ def test_kleene_match_counts_a_ceql_file(tmp_path: Path, capsys: pytest.CaptureF
                              str(events), "--count")
     assert code == 0 and out.strip() == str(2 ** 70 - 1)
     assert "dynamic programming over the SRT's runs" in err
+
+
+def test_kleene_match_says_too_many_states_in_one_line(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """With a cap of 2 states, ``kleene match --count`` on ``A ; B`` stops with one line
+    that says how to count by listing (exit 2, no traceback)."""
+    monkeypatch.setattr(sremo, "MAX_STATES", 2)
+    events = tmp_path / "e.jsonl"
+    events.write_text('{"ts": 0, "type": "A"}\n{"ts": 1, "type": "B"}\n')
+    query = tmp_path / "q.ceql"
+    query.write_text(ceql("A ; B") + "\n")
+    code, out, err = run_cli(capsys, "match", "--pattern", str(query), "--events",
+                             str(events), "--count")
+    last = err.strip().splitlines()[-1]
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert "more than 2 states" in last and "--engine srt" in last
+
+
+@given(sremo_expressions(max_depth=2), streams(min_size=1, max_size=7), st.integers(1, 4))
+def test_the_first_k_of_a_sremo_are_those_of_the_reference(e, s, k):
+    """Any drawn SREMO under ``stream`` is prefix-closed (a match reported at ``k`` is one
+    of ``S_j..k``): ``first_matches`` reads prefixes doubling from 1 event (the cap cut
+    down so that the drawn streams are long) and gives the K least of the reference's
+    match set by last position, then text."""
+    query = Query.of(e, language="sremo").with_time_unit(s.time_unit)
+    expected = sorted(query.reference(s), key=first.order)[:k]
+    with mock.patch.object(first, "FIRST_PREFIX", 1):
+        got = first.first_matches(query, s, k)
+    assert got.why is None and list(got.matches) == expected
+
+
+def test_the_first_matches_of_a_ceql_query_by_hand():
+    """``A ; B+`` on A B B B: the matches end at 1 ({0,1}), 2 ({0,2}, {0,1,2}), 3 (four);
+    the first 3 by last position then text are {0,1}, then {0,1,2} and {0,2} (their JSON
+    texts in that order); the prefixes read are 1 event (no match), 2 (one), then 4."""
+    s = typed_stream("A", "B", "B", "B")
+    with mock.patch.object(first, "FIRST_PREFIX", 1):
+        got = first.first_matches(ceql("A ; B+"), s, 3)
+    assert [m.positions for m in got.matches] == [(0, 1), (0, 1, 2), (0, 2)]
+    assert got.why is None and got.events == 4
