@@ -13,7 +13,11 @@ CPU seconds (user + system), wall seconds, peak resident memory.
 - *count (listing)*: ``kleene match --count --engine windows+ses`` (the fastest engine,
   listing every match), with a budget above the match count and ``--time-limit``: a run
   stopped by a limit says so in its row;
-- *first 1000*: ``kleene match --first 1000`` (the matches printed, to a pipe).
+- *first 1000*: ``kleene match --first 1000`` (the matches printed, to a pipe);
+- at 10 s, the same three events as a CEQL query (:data:`CEQL`: CEL's ``ALL``, its
+  sequence by position, so ties count where seq3's strict timestamps do not):
+  *ceql count (DP)* by :mod:`kleene.engines.count.sremo`, *ceql count (listing, srt)*
+  by the SRT engine listing every match.
 """
 
 from __future__ import annotations
@@ -31,6 +35,11 @@ from kleene.data.bundled import bundled
 PATTERN = ("PATTERN <{x}, {y}, {z}>\nWHERE x.type = 'SELL' AND x.name = 'INTC' AND "
            "y.type = 'BUY' AND y.name = 'RIMM' AND z.type = 'BUY' AND z.name = 'QQQ'\n"
            "WITHIN {ms} ms\n")
+CEQL = ("SELECT * FROM S WHERE (SELL as x; BUY as y; BUY as z)\n"
+        "FILTER x[name = 'INTC'] AND y[name = 'RIMM'] AND z[name = 'QQQ']\n"
+        "WITHIN {ms} [stock_time]\n")
+#: The window of the CEQL rows (seconds).
+CEQL_S = 10
 #: The windows (seconds), the listing's --budget and --time-limit.
 WINDOWS_S = (10, 60)
 LIST_BUDGET = 100_000_000
@@ -75,27 +84,36 @@ def run(quick: bool = False) -> None:
             path = Path(tmp) / f"seq3_{seconds}s.ses"
             path.write_text(PATTERN.replace("{ms}", str(seconds * 1000)), encoding="utf-8")
             base = ["match", "--pattern", str(path), "--events", str(data), "-q", *limit]
+            listing = ["--budget", str(LIST_BUDGET), "--time-limit", str(LIST_SECONDS)]
             runs = {
                 "count (DP)": [*base, "--count"],
                 "count (listing, windows+ses)": [*base, "--count", "--engine", "windows+ses",
-                                                 "--budget", str(LIST_BUDGET),
-                                                 "--time-limit", str(LIST_SECONDS)],
+                                                 *listing],
                 "first 1000": [*base, "--first", "1000"],
             }
-            dp_cpu = float("nan")
+            if seconds == CEQL_S:
+                ceql = Path(tmp) / f"seq3_{seconds}s.ceql"
+                ceql.write_text(CEQL.replace("{ms}", str(seconds * 1000)), encoding="utf-8")
+                on = ["match", "--pattern", str(ceql), "--events", str(data), "-q", *limit]
+                runs["ceql count (DP)"] = [*on, "--count"]
+                runs["ceql count (listing, srt)"] = [*on, "--count", "--engine", "srt", *listing]
+            dp_cpu: dict[str, float] = {}
             for label, argv in runs.items():
                 code, cpu, wall, mb, said = measured(argv)
-                if label == "count (DP)":
-                    dp_cpu = cpu
+                kind, _, how = label.partition("count (")
+                if how == "DP)":
+                    dp_cpu[kind] = cpu
                 matches: str | int = int(said) if code == 0 else stopped(said)
                 if code != 0:
                     table.notes.append(f"{seconds} s, {label}: {said}")
                 table.add(seconds, label, matches, cpu, wall, mb,
-                          ratio(cpu, dp_cpu) if label.startswith("count (listing") and code == 0
-                          else None)
+                          ratio(cpu, dp_cpu.get(kind, float("nan")))
+                          if how.startswith("listing") and code == 0 else None)
     table.notes += [
         "count (DP): engines/count/ses.py, time linear in the events, memory bounded by the "
         "window (the matrices of its tie groups)",
+        "ceql count (DP): engines/count/sremo.py, the SRT determinized over (minterm, mark), "
+        "linear in the events; it keeps each event's minterm (two passes)",
         f"listing: --budget {LIST_BUDGET:,} --time-limit {LIST_SECONDS} and the default "
         "--memory-limit; a stopped run shows its message instead of a count",
         "first 1000: the count's pass stops where 1,000 matches have ended, then the prefix "

@@ -211,7 +211,7 @@ def counted(args: argparse.Namespace, query: Query, stream: Any) -> str | None:
     why the matches are listed, which the line naming the backend says (``""`` when an
     engine is named, or its ``--counters`` asked for)."""
     # lazy: the counting modules only for --count (the startup floor, test_cli_imports.py)
-    from kleene.engines.count.counting import count_dp, outside
+    from kleene.engines.count.counting import count_dp, outside, over
 
     if args.engine is not None or args.counters:   # an engine's run asked for
         return ""
@@ -219,7 +219,7 @@ def counted(args: argparse.Namespace, query: Query, stream: Any) -> str | None:
     if why is not None:
         return f"; --count lists the matches: {why}"
     print("kleene match: counting without listing the matches (dynamic programming over "
-          "the SES automaton's runs, docs/counting.md)", file=sys.stderr)
+          f"{over(query)}, docs/counting.md)", file=sys.stderr)
     budget = budget_of(args)
     with progress.said(args.quiet), \
             limits(budget.seconds, budget.memory_mb, "counting the matches"):

@@ -39,11 +39,13 @@ Positions = set[tuple[int, ...]]
 
 def found(text: str, s: Stream) -> Positions:
     """The matches of CEQL ``text`` on ``s``, each as its sorted positions: the
-    reference's, which the engine that claims the language (``srt``) must equal."""
+    reference's, which the engine that claims the language (``srt``) must equal, and
+    whose number the count without listing (docs/counting.md) must give."""
     result = kleene.find_matches(text, s, engine="reference")
     assert result.query.language == "ceql"
     engine = kleene.find_matches(text, s)
     assert engine.backend == "srt" and engine.matches == result.matches
+    assert kleene.count_matches(text, s).count == len(result.matches)
     return {m.positions for m in result.matches}
 
 
@@ -308,6 +310,8 @@ def test_core_like_queries_on_the_stock_stream(stocks: Stream, ceql: str, sremo:
     read = on_srt(parse_ceql(ceql), stocks)
     assert read, "a query that matches nothing on the prefix checks nothing"
     assert read == on_srt(sremo, stocks)
+    counted = kleene.count_matches(ceql, stocks)
+    assert counted.backend == "dynamic programming" and counted.count == len(read)
     # CEL orders a sequence by position, SEQ by timestamp (strictly): they differ
     # exactly on the matches two of whose consecutive events share a timestamp
     seq = {m.positions for m in kleene.find_matches(operator, stocks).matches}

@@ -5,7 +5,9 @@ The count is defined by the reference: ``len(query.reference(stream))``. The dyn
 programme (:mod:`kleene.engines.count.ses`) claims SES patterns under ``any`` whose
 relationships are equalities partitioning the events, and the operator patterns that
 are such SES patterns written as ``SEQ(AND(...), ...)``
-(:mod:`kleene.engines.count.operators`); every other query is counted by
+(:mod:`kleene.engines.count.operators`); :mod:`kleene.engines.count.sremo` claims SREMO
+expressions (``.sremo``, Wayeb's ``.sre``, CEQL) under ``stream`` whose guards are unary,
+windowed at the top if at all; every other query is counted by
 enumerating its matches with the backend ``kleene match`` would choose
 (:func:`kleene.engines.fastest.find_matches`), and :func:`outside` says why in one line.
 """
@@ -18,6 +20,7 @@ from dataclasses import dataclass
 from kleene.engines import fastest
 from kleene.engines.count import ses
 from kleene.reference.budget import Budget
+from kleene.reference.errors import Unsupported
 from kleene.reference.events import Event, Stream
 from kleene.reference.pattern import Pattern
 from kleene.reference.query import Query
@@ -38,8 +41,33 @@ class Counted:
     query: Query
 
 
+#: What the dynamic programme runs over, by the kind of query (said on stderr).
+OVER_SES = "the SES automaton's runs"
+OVER_SRT = "the SRT's runs"
+
+
+def reads_sremo(query: Query) -> bool:
+    """Whether ``query``'s pattern is a SREMO expression (SREMO, ``.sre``, CEQL)."""
+    return query.language in SREMO_LANGUAGES
+
+
+#: The languages whose patterns are SREMO expressions.
+SREMO_LANGUAGES = ("sremo", "wayeb", "ceql")
+
+
+def over(query: Query) -> str:
+    """The automaton whose runs the dynamic programme counts for ``query``."""
+    return OVER_SRT if reads_sremo(query) else OVER_SES
+
+
 def outside(query: Query) -> str | None:
     """Why the dynamic programme does not count ``query`` (one line), or ``None``."""
+    if reads_sremo(query):
+        # lazy: the SRT modules only for a SREMO query (the startup floor of kleene match
+        # on an SES pattern, tests/test_cli_imports.py)
+        from kleene.engines.count import sremo
+
+        return sremo.outside(query)
     counted = ses_pattern(query)
     if isinstance(counted, str):
         return counted
@@ -66,7 +94,14 @@ def ses_pattern(query: Query) -> SESPattern | str:
 
 
 def count_dp(query: Query, source: Iterable[Event]) -> int:
-    """``|Γ|`` of a query :func:`outside` accepts, by dynamic programming."""
+    """The number of matches of a query :func:`outside` accepts, by dynamic programming
+    (:class:`~kleene.engines.count.sremo.TooManyStates` when a SREMO expression's
+    determinized automaton grows past its cap)."""
+    if reads_sremo(query):
+        # lazy: the SRT modules only for a SREMO query (as in outside)
+        from kleene.engines.count import sremo
+
+        return sremo.count(query, source)
     pattern = ses_pattern(query)
     assert isinstance(pattern, SESPattern)
     return ses.count(pattern, source, time_unit=query.time_unit, reading=query.reading)
@@ -85,7 +120,11 @@ def count_matches(pattern: str | Pattern | Query, stream: Stream, *,
                       door="count_matches").with_time_unit(stream.time_unit)
     why = "an engine was named" if engine_name is not None else outside(query)
     if why is None:
-        return Counted(count_dp(query, stream if events is None else events), DP, None, query)
+        try:
+            return Counted(count_dp(query, stream if events is None else events), DP, None,
+                           query)
+        except Unsupported as e:   # sremo.TooManyStates, met while counting: list instead
+            why = str(e)
     found = fastest.find_matches(query, stream, engine_name=engine_name, budget=budget,
                                  events=events)
     return Counted(len(found.matches), found.backend, why, query)

@@ -9,11 +9,13 @@ A query is *prefix-closed* when its matches whose last position is below ``n`` a
 exactly the matches of the prefix ``s[:n]``: nothing a verdict reads lies after the
 match's last event. SES patterns under ``any`` are (seed 000 Def. 2 reads only the bound
 events), and so are operator patterns under ``any`` without ``NOT`` (seed 003's
-conditions read bound events only). Then the first K of the whole stream are the first K
-of any prefix holding K matches, and only that prefix is matched:
+conditions read bound events only), and SREMO expressions (``.sre``, CEQL) under
+``stream``: a match reported at ``k`` is one of ``S_j..k`` (docs/architecture.md, "SREMO
+streaming"; a negation reads inside the run only). Then the first K of the whole stream
+are the first K of any prefix holding K matches, and only that prefix is matched:
 
-- where the count claims the query (:mod:`kleene.engines.count.ses`), its pass over the
-  stream stops at the tie group where the matches ending so far reach K, and the prefix
+- where the SES count claims the query (:mod:`kleene.engines.count.ses`), its pass over
+  the stream stops at the tie group where the matches ending so far reach K, and the prefix
   up to that group's end is enumerated (its matches: K, plus the others ending in that
   group);
 - else the prefix doubles from :data:`FIRST_PREFIX` events until it holds K matches.
@@ -29,7 +31,7 @@ from dataclasses import dataclass
 
 from kleene.engines import fastest
 from kleene.engines.count import ses
-from kleene.engines.count.counting import outside, ses_pattern
+from kleene.engines.count.counting import outside, reads_sremo, ses_pattern
 from kleene.reference.budget import Budget
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
@@ -63,9 +65,9 @@ def order(m: Match) -> tuple[int, str]:
 
 def not_prefix_closed(query: Query) -> str | None:
     """Why ``query``'s matches may depend on events after their last one, or ``None``."""
-    if query.policy != "any":
+    if query.policy not in ("any", "stream"):
         return f"policy {query.policy} keeps matches by what follows them"
-    if query.language == "ses":
+    if query.language == "ses" or (reads_sremo(query) and query.policy == "stream"):
         return None
     if query.language == "operator":
         if NEGATIONS & set(query.lang.constructs_of(query.pattern)):
@@ -112,7 +114,7 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
         found = fastest.find_matches(query, stream, engine_name=engine_name, budget=budget)
         return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, len(stream),
                      why, query)
-    if outside(query) is None:
+    if outside(query) is None and not reads_sremo(query):
         n = counted_prefix(query, stream, k)
     else:
         n = min(FIRST_PREFIX, len(stream))

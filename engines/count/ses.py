@@ -49,7 +49,7 @@ import numpy as np
 
 from kleene.data.source import column_batches
 from kleene.engines.columns import PropertyBits
-from kleene.engines.count.transfer import Matrix, SlidingProduct
+from kleene.engines.count.transfer import Matrix, SlidingProduct, Sparse, sparse
 from kleene.engines.protocol import window_in_units
 from kleene.engines.spans import Window
 from kleene.reference.conditions import (
@@ -135,7 +135,7 @@ class _Plan:
                    keys=tuple(tuple(keys[n]) for n in names), constants=constants)
 
 
-def _key_value(v: Value) -> tuple[str, Value] | None:
+def key_value(v: Value) -> tuple[str, Value] | None:
     """``v`` as a key: equal keys iff ``=`` holds (:func:`~kleene.reference.conditions.compare`:
     the kinds apart, a missing value or NaN equal to nothing)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -232,7 +232,7 @@ def endings(pattern: SESPattern, source: Iterable[Event], *, time_unit: str | No
         return
     automaton = _Automaton(plan.sets)
     parts: dict[Key, SlidingProduct] = {}
-    matrices: dict[tuple[int, ...], Matrix] = {}   # M_g by the group's masks
+    matrices: dict[tuple[int, ...], Sparse] = {}   # M_g by the group's masks
     group: dict[Key, list[int]] = {}
     ts: int | float | None = None
     last: dict[Key, int] = {}
@@ -256,7 +256,7 @@ def endings(pattern: SESPattern, source: Iterable[Event], *, time_unit: str | No
 
 def _close(automaton: _Automaton, parts: dict[Key, SlidingProduct], group: dict[Key, list[int]],
            ts: int | float, last: dict[Key, int], window: Window,
-           matrices: dict[tuple[int, ...], Matrix]) -> Iterator[Ending]:
+           matrices: dict[tuple[int, ...], Sparse]) -> Iterator[Ending]:
     """The matches ending in the group at ``ts``, part by part (``group``: for each part,
     one entry per event, the bits of the variables it may take there)."""
     for key, masks in group.items():
@@ -269,7 +269,7 @@ def _close(automaton: _Automaton, parts: dict[Key, SlidingProduct], group: dict[
         shape = tuple(masks)
         m = matrices.get(shape)
         if m is None:
-            m = matrices[shape] = automaton.matrix(masks)
+            m = matrices[shape] = sparse(automaton.matrix(masks))
         part.push(ts, m)
         ending = part.total() - before
         if ending:
@@ -299,7 +299,7 @@ def _key(e: Event, attrs: tuple[str, ...]) -> Key | None:
     ``None`` when one of them makes every equality false or unknown."""
     out = []
     for a in attrs:
-        k = _key_value(e.value(a))
+        k = key_value(e.value(a))
         if k is None:
             return None
         out.append(k)
