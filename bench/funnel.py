@@ -11,12 +11,20 @@ their match counts, whether their match sets are equal (the JSON lines of
 ``kleene match`` compared), and the operator / SES ratio of CPU seconds (the
 aim: at most 2), with the load average before and after. A form whose policy no
 engine claims is printed with kleene's one-line refusal.
+
+Issue 29 item 4: on the full 1,000,000 rows (or with ``spark=True``) a second table
+times the SES form under ``next`` in one process against ``kleene match --spark
+--master 'local[2]'`` on the same file in the same run, with Spark's start-up as its
+own line says it (``Spark ready in S s``) and the ratio (the aim: at most 3). The
+smaller runs (``--quick``, the tests' 3,000 rows) leave Spark out: its start-up alone
+is tens of seconds.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -32,6 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 FUNNEL = ROOT / "examples" / "funnel"
 POLICIES = ("next", "partition-contiguous", "any")
 ROWS, QUICK_ROWS, USERS = 1_000_000, 100_000, 50_000
+#: The Spark row's master and policy (issue 29 item 4: "the 1 M-row funnel on local[2]").
+SPARK_MASTER, SPARK_POLICY = "local[2]", "next"
 
 
 @dataclass
@@ -44,6 +54,8 @@ class Run:
     count: int | None
     digest: str
     said: str
+    #: what the run said on stderr (Spark's start-up line, ``Spark ready in S s``)
+    stderr: str = ""
 
 
 def generate(folder: Path, rows: int, users: int = USERS) -> Path:
@@ -54,10 +66,11 @@ def generate(folder: Path, rows: int, users: int = USERS) -> Path:
     return path
 
 
-def match(pattern: Path, events: Path, policy: str) -> Run:
-    """``kleene match`` over ``events`` in a fresh process, its JSON lines digested."""
+def match(pattern: Path, events: Path, policy: str, *more: str) -> Run:
+    """``kleene match`` over ``events`` in a fresh process (``more``: its other options),
+    its JSON lines digested."""
     cmd = [sys.executable, "-m", "kleene", "match", "-q", "--pattern", str(pattern),
-           "--events", str(events), "--policy", policy]
+           "--events", str(events), "--policy", policy, *more]
     if pattern.suffix == ".op":
         cmd += ["--type-field", "action"]
     before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -66,17 +79,54 @@ def match(pattern: Path, events: Path, policy: str) -> Run:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
-        return Run(cpu, wall, None, "", done.stderr.strip().splitlines()[-1][:160])
+        return Run(cpu, wall, None, "", done.stderr.strip().splitlines()[-1][:160],
+                   done.stderr)
     lines = sorted(done.stdout.splitlines())
-    return Run(cpu, wall, len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest(), "")
+    return Run(cpu, wall, len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest(), "",
+               done.stderr)
+
+
+def startup(said: str) -> float | None:
+    """Spark's start-up in seconds as ``kleene match --spark`` says it (``Spark ready in
+    S s``), ``None`` if it said none."""
+    found = re.search(r"Spark ready in ([0-9.]+) s", said)
+    return float(found.group(1)) if found else None
+
+
+def spark_table(events: Path, rows: int) -> Table:
+    """The SES funnel under ``next`` in one process and on Spark ``local[2]``, one after
+    the other on the same file (issue 29 item 4)."""
+    table = Table(f"the SES funnel under {SPARK_POLICY} on {rows:,} rows: one process and "
+                  f"Spark {SPARK_MASTER}, end to end",
+                  ["run", "wall s", "CPU s (reaped children)", "Spark start-up s", "matches",
+                   "same set", "wall / one process"])
+    table.header.append(f"load average before: {load()}")
+    one = match(FUNNEL / "funnel.ses", events, SPARK_POLICY)
+    spark = match(FUNNEL / "funnel.ses", events, SPARK_POLICY, "--spark", "--master",
+                  SPARK_MASTER)
+    table.add("one process", one.wall, one.cpu, None, one.count, None, 1.0)
+    both = one.count is not None and spark.count is not None
+    table.add(f"--spark --master {SPARK_MASTER}", spark.wall, spark.cpu,
+              startup(spark.stderr), spark.count if spark.count is not None else "failed",
+              ("yes" if one.digest == spark.digest else "NO") if both else "-",
+              spark.wall / one.wall if one.wall else None)
+    if spark.count is None:
+        table.notes.append(f"--spark: {spark.said}")
+    table.notes.append(f"load average after: {load()}; the CPU of Spark's JVM and Python "
+                       "workers is counted only where their parents reaped them")
+    return table
 
 
 def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def run(quick: bool = False, rows: int | None = None, out_dir: Path = OUT_DIR) -> Table:
+def run(quick: bool = False, rows: int | None = None, out_dir: Path = OUT_DIR,
+        spark: bool | None = None) -> Table:
+    """Both forms under every policy; with ``spark`` (default: on the full 1,000,000 rows
+    only) the Spark table too."""
     n = rows if rows is not None else QUICK_ROWS if quick else ROWS
+    with_spark = n >= ROWS if spark is None else spark
     before = load()
     with tempfile.TemporaryDirectory(prefix="kleene-funnel-") as tmp:
         started = time.perf_counter()
@@ -102,6 +152,8 @@ def run(quick: bool = False, rows: int | None = None, out_dir: Path = OUT_DIR) -
                             if r.count is None]
             print(f"  {policy}: done (load average {load()})", flush=True)
         table.header.append(f"load average before: {before}")
-    table.notes.append(f"load average after: {load()}")
-    emit(table, "funnel", out_dir)
+        table.notes.append(f"load average after: {load()}")
+        emit(table, "funnel", out_dir)
+        if with_spark:
+            emit(spark_table(events, n), "funnel_spark", out_dir)
     return table

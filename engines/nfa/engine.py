@@ -208,10 +208,10 @@ class CompiledNFA(Pictured):
         return (None if self.pattern.window is None else
                 window_in_units(self.pattern.window, self.time_unit, events, self.reading))
 
-    def _over_columns(self, events: Iterable[Event], c: Counters, budget: Budget | None,
-                      out: NFARun[Any]) -> Iterator[MatchColumns] | None:
-        """The matches by the chain over the stream's columns (:mod:`.join`), where it
-        applies; ``None`` elsewhere."""
+    def _columnar(self, events: Iterable[Event],
+                  budget: Budget | None) -> tuple[Plan, join.Keep] | None:
+        """The plan and policy filter of the chain over the stream's columns (:mod:`.join`)
+        where it applies to ``events``; ``None`` elsewhere."""
         if (self.kind == "eager" or len(self.plans) != 1 or self.plans[0].shape.units
                 or not join.typed(events)):
             return None
@@ -219,6 +219,24 @@ class CompiledNFA(Pictured):
         keep = keep_of(self.pattern, plan, self.policy)
         if keep is None or not join.eligible(plan):
             return None
+        return plan, keep
+
+    def keyed_by(self, events: Iterable[Event]) -> tuple[str, ...]:
+        """Def. 6's ``X`` when a run on ``events`` is the chain over columns keyed by it
+        (:mod:`.keyed`: an instance looks up the candidates of its own part only, so the
+        cost grows with the product of one part's candidates within a window, not of all
+        parts'); ``()`` otherwise."""
+        columnar = self._columnar(events, None)
+        return () if columnar is None else key_attributes(self.pattern, columnar[0])
+
+    def _over_columns(self, events: Iterable[Event], c: Counters, budget: Budget | None,
+                      out: NFARun[Any]) -> Iterator[MatchColumns] | None:
+        """The matches by the chain over the stream's columns (:mod:`.join`), where it
+        applies; ``None`` elsewhere."""
+        columnar = self._columnar(events, budget)
+        if columnar is None:
+            return None
+        plan, keep = columnar
         found = pieces(events, plan, c, keys=key_attributes(self.pattern, plan))
         return None if found is None else self._pieces(found, plan, c, out, keep)
 
