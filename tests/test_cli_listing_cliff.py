@@ -153,31 +153,37 @@ def keyed_events(users: int, each: int) -> str:
 @pytest.mark.parametrize("policy", ["next", "partition-contiguous"])
 def test_the_keyed_funnel_with_small_parts_says_nothing(capsys, tmp_path, monkeypatch,
                                                          policy):
-    """Two users of 3 As then 3 Bs: the chain over columns enumerates each user's 3 x 3
-    pairs alone, 18 in all, under a threshold of 20: no line. Next: each A's run takes
-    its user's first B (3 + 3); partition-contiguous: the user's rows from a to b are all
-    bound, only (a3, b1) per user (2)."""
-    monkeypatch.setattr(cliffs, "MANY_MATCHES", 20)
+    """Two users of 3 As then 3 Bs: the chain over columns enumerates each user's pairs
+    alone, and a user holds 6 events within a window: at a bound of 6, no line. Next:
+    each A's run takes its user's first B (3 + 3); partition-contiguous: the user's rows
+    from a to b are all bound, only (a3, b1) per user (2)."""
+    monkeypatch.setattr(cliffs, "SMALL_PART", 6)
     code, out, err = run(capsys, tmp_path, KEYED, keyed_events(2, 3), "--policy", policy,
                          "--count", suffix="op")
     assert code == 0 and out == ["6" if policy == "next" else "2"]
     assert len(err) == 1 and err[0].startswith("kleene match: engine nfa-chain")
-    monkeypatch.setattr(cliffs, "MANY_MATCHES", 10)   # 18 enumerated: past it
+    monkeypatch.setattr(cliffs, "SMALL_PART", 5)
     code, out, err = run(capsys, tmp_path, KEYED, keyed_events(2, 3), "--policy", policy,
                          "--count", suffix="op")
     assert len(err) == 2 and err[1].startswith(
         f"kleene match: slow: engine nfa-chain computes policy {policy} by enumerating every "
         "skip-till-any-match match and keeping some, a cost that grows with the product "
-        "of one part's candidates (u) within a window: 18 of them;")
+        "of one part's candidates within a window (a part of u holds 6 events within one);")
 
 
 def test_one_large_part_is_the_true_cliff(capsys, tmp_path, monkeypatch):
-    """One user of 6 As then 6 Bs: 36 pairs in one part, past 20: said."""
-    monkeypatch.setattr(cliffs, "MANY_MATCHES", 20)
+    """One user of 6 As then 6 Bs: 12 events of one part within a window, past 6: said;
+    spread over two windows (the Bs 2,000 later, WITHIN 1000), 6 each: not said."""
+    monkeypatch.setattr(cliffs, "SMALL_PART", 6)
     code, out, err = run(capsys, tmp_path, KEYED, keyed_events(1, 6), "--policy", "next",
                          "--count", suffix="op")
     assert code == 0 and out == ["6"]
-    assert len(err) == 2 and "one part's candidates (u) within a window: 36 of them;" in err[1]
+    assert len(err) == 2 and "(a part of u holds 12 events within one);" in err[1]
+    apart = "ts,type,u\n" + "".join(f"{i},A,0\n" for i in range(6)) \
+        + "".join(f"{2000 + i},B,0\n" for i in range(6))
+    code, out, err = run(capsys, tmp_path, KEYED, apart, "--policy", "next", "--count",
+                         suffix="op")
+    assert code == 0 and out == ["0"] and len(err) == 1
 
 
 def test_the_funnel_example_under_next_says_no_cliff(capsys):
