@@ -54,8 +54,6 @@ class Run:
     count: int | None
     digest: str
     said: str
-    #: what the run said on stderr (Spark's start-up line, ``Spark ready in S s``)
-    stderr: str = ""
 
 
 def generate(folder: Path, rows: int, users: int = USERS) -> Path:
@@ -66,11 +64,10 @@ def generate(folder: Path, rows: int, users: int = USERS) -> Path:
     return path
 
 
-def match(pattern: Path, events: Path, policy: str, *more: str) -> Run:
-    """``kleene match`` over ``events`` in a fresh process (``more``: its other options),
-    its JSON lines digested."""
+def match(pattern: Path, events: Path, policy: str) -> Run:
+    """``kleene match`` over ``events`` in a fresh process, its JSON lines digested."""
     cmd = [sys.executable, "-m", "kleene", "match", "-q", "--pattern", str(pattern),
-           "--events", str(events), "--policy", policy, *more]
+           "--events", str(events), "--policy", policy]
     if pattern.suffix == ".op":
         cmd += ["--type-field", "action"]
     before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -79,11 +76,61 @@ def match(pattern: Path, events: Path, policy: str, *more: str) -> Run:
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
-        return Run(cpu, wall, None, "", done.stderr.strip().splitlines()[-1][:160],
-                   done.stderr)
+        return Run(cpu, wall, None, "", done.stderr.strip().splitlines()[-1][:160])
     lines = sorted(done.stdout.splitlines())
-    return Run(cpu, wall, len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest(), "",
-               done.stderr)
+    return Run(cpu, wall, len(lines), hashlib.sha256("\n".join(lines).encode()).hexdigest(), "")
+
+
+def tree_ticks(root: int) -> dict[int, tuple[str, int]]:
+    """Each process under ``root`` (``root`` too): its command name and its CPU ticks,
+    user and system, with those of its children it waited for (Linux ``/proc``; none
+    elsewhere)."""
+    parents: dict[int, int] = {}
+    seen: dict[int, tuple[str, int]] = {}
+    try:
+        names = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return {}
+    for name in names:
+        try:
+            with open(f"/proc/{name}/stat", encoding="ascii", errors="replace") as f:
+                head, tail = f.read().rsplit(")", 1)
+        except OSError:          # the process ended meanwhile
+            continue
+        fields = tail.split()
+        parents[int(name)] = int(fields[1])
+        seen[int(name)] = (head.split("(", 1)[1], sum(int(x) for x in fields[11:15]))
+    out, todo = {}, [root]
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            out[pid] = seen[pid]
+            todo.extend(c for c, parent in parents.items() if parent == pid)
+    return out
+
+
+def sampled(cmd: list[str], every: float = 0.5) -> tuple[subprocess.CompletedProcess[str],
+                                                           float, dict[str, float]]:
+    """Run ``cmd`` with its process tree's CPU sampled every ``every`` seconds (a Spark
+    run's JVM and Python workers are not reaped by this process, so ``getrusage`` misses
+    them): the finished run, its wall seconds, and the CPU seconds by command name (each
+    process's last sample; at most ``every`` seconds of it missed)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    last: dict[int, tuple[str, int]] = {}
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        child = subprocess.Popen(cmd, stdout=out, stderr=err, text=True, env=fresh_env())
+        while child.poll() is None:
+            last.update(tree_ticks(child.pid))
+            time.sleep(every)
+        wall = time.perf_counter() - started
+        out.seek(0)
+        err.seek(0)
+        done = subprocess.CompletedProcess(cmd, child.returncode, out.read(), err.read())
+    by_name: dict[str, float] = {}
+    for name, ticks in last.values():
+        by_name[name] = by_name.get(name, 0.0) + ticks / tick
+    return done, wall, by_name
 
 
 def startup(said: str) -> float | None:
@@ -95,25 +142,34 @@ def startup(said: str) -> float | None:
 
 def spark_table(events: Path, rows: int) -> Table:
     """The SES funnel under ``next`` in one process and on Spark ``local[2]``, one after
-    the other on the same file (issue 29 item 4)."""
+    the other on the same file (issue 29 item 4), each process tree's CPU sampled."""
     table = Table(f"the SES funnel under {SPARK_POLICY} on {rows:,} rows: one process and "
                   f"Spark {SPARK_MASTER}, end to end",
-                  ["run", "wall s", "CPU s (reaped children)", "Spark start-up s", "matches",
-                   "same set", "wall / one process"])
+                  ["run", "wall s", "CPU s", "JVM CPU s", "Python CPU s", "Spark start-up s",
+                   "matches", "same set", "wall / one process", "CPU / one process"])
     table.header.append(f"load average before: {load()}")
-    one = match(FUNNEL / "funnel.ses", events, SPARK_POLICY)
-    spark = match(FUNNEL / "funnel.ses", events, SPARK_POLICY, "--spark", "--master",
-                  SPARK_MASTER)
-    table.add("one process", one.wall, one.cpu, None, one.count, None, 1.0)
-    both = one.count is not None and spark.count is not None
-    table.add(f"--spark --master {SPARK_MASTER}", spark.wall, spark.cpu,
-              startup(spark.stderr), spark.count if spark.count is not None else "failed",
-              ("yes" if one.digest == spark.digest else "NO") if both else "-",
-              spark.wall / one.wall if one.wall else None)
-    if spark.count is None:
-        table.notes.append(f"--spark: {spark.said}")
-    table.notes.append(f"load average after: {load()}; the CPU of Spark's JVM and Python "
-                       "workers is counted only where their parents reaped them")
+    base = [sys.executable, "-m", "kleene", "match", "-q", "--pattern",
+            str(FUNNEL / "funnel.ses"), "--events", str(events), "--policy", SPARK_POLICY]
+    runs = [("one process", base),
+            (f"--spark --master {SPARK_MASTER}", [*base, "--spark", "--master", SPARK_MASTER])]
+    first: tuple[float, float, str] | None = None
+    for label, cmd in runs:
+        done, wall, cpu = sampled(cmd)
+        total = sum(cpu.values())
+        jvm = sum(v for k, v in cpu.items() if k == "java")
+        lines = sorted(done.stdout.splitlines()) if done.returncode == 0 else []
+        digest = hashlib.sha256("\n".join(lines).encode()).hexdigest()
+        if first is None:
+            first = (wall, total, digest)
+        table.add(label, wall, total, jvm, total - jvm, startup(done.stderr),
+                  len(lines) if done.returncode == 0 else "failed",
+                  "yes" if digest == first[2] else "NO", wall / first[0] if first[0] else None,
+                  total / first[1] if first[1] else None)
+        if done.returncode != 0:
+            table.notes.append(f"{label}: {done.stderr.strip().splitlines()[-1][:160]}")
+        print(f"  {label}: done (load average {load()})", flush=True)
+    table.notes.append(f"load average after: {load()}; CPU: every process of the run's "
+                       "tree, sampled every 0.5 s (/proc)")
     return table
 
 
