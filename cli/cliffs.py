@@ -12,7 +12,10 @@ says so, on one line on stderr, before the run:
 - an engine that computes the policy by enumerating every skip-till-any-match
   match and keeping some (:func:`~kleene.engines.protocol.enumerates_any`: the
   NFAs under ``next``, ``contiguous`` and ``partition-contiguous``), whose cost grows
-  with the product of the candidates whatever the matches.
+  with the product of the candidates whatever the matches; not said when the engine
+  enumerates each part of a ``PARTITION BY`` alone and no part holds more than
+  :data:`SMALL_PART` events within one window
+  (:func:`~kleene.engines.protocol.keyed_by`: the operator funnel under ``next``).
 
 The faster equivalents named are computed, never guessed: the other policies
 of the query's language under which a registered engine claims the same pattern
