@@ -170,6 +170,8 @@ def run(args: argparse.Namespace) -> int:
     with progress.said(args.quiet):
         if args.first is None:
             name = _backend(args, query, stream, listed or "")
+            if not args.count:
+                _say_listing(args, query, stream, name)
             if name != REFERENCE and fmt is None and (args.count or args.format == "jsonl"):
                 n = _listed(args, query, stream, name)
                 if args.count:
@@ -260,7 +262,7 @@ def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool,
         cliffs.refuse_reference(query, None if reads_in_batches(stream) else len(stream))
     said = "the reference semantics" if name == REFERENCE else f"engine {name}"
     print(f"kleene match: {said} ({reason}{more})", file=sys.stderr)
-    warning = None if quiet else cliffs.warning(query, name)
+    warning = None if quiet else cliffs.warning(query, name, stream)
     if warning is not None:
         print(f"kleene match: {warning}", file=sys.stderr)
 
@@ -278,6 +280,24 @@ def _backend(args: argparse.Namespace, query: Query, stream: Any, more: str = ""
     if chosen:   # said once every check that can fail has passed
         _say_choice(query, name, reason, stream, args.quiet, more)
     return name
+
+
+def _say_listing(args: argparse.Namespace, query: Query, stream: Any, name: str) -> None:
+    """Before the engine ``kleene match`` chose lists the matches: count them where the
+    count claims the query, within seconds, and say on one line when they are many; stop
+    now with the budget's error when they are more than its steps
+    (:func:`kleene.cli.cliffs.listing`). Nothing with ``-q`` or ``--engine``."""
+    if args.quiet or args.engine is not None or name == REFERENCE:
+        return
+    counted = cliffs.tally(query, stream)
+    if counted is None:
+        return
+    budget = budget_of(args)
+    line = cliffs.listing(counted, name, None if reads_in_batches(stream) else len(stream),
+                          budget)
+    if line is not None:
+        print(f"kleene match: {line}", file=sys.stderr)
+    cliffs.over_budget(counted, budget, name)
 
 
 def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> int:

@@ -220,6 +220,18 @@ def enumerates_any(engine: Engine, query: Query) -> bool:
     return query.policy in getattr(engine, "filtered_policies", ())
 
 
+def keyed_by(compiled: Compiled, events: Iterable[Event]) -> tuple[tuple[str, ...], int] | None:
+    """The attributes whose parts a run of ``compiled`` on ``events`` enumerates one at a
+    time (seed 001 Def. 6: the NFAs' chain over columns keyed by them,
+    :mod:`kleene.engines.nfa.keyed`), so that an enumeration of every skip-till-any-match
+    match costs the product of one part's candidates within a window, not of all parts';
+    with the most events of one part within one window. ``None`` when it enumerates no
+    part alone. A compiled automaton says so with ``keyed_by(events)`` (one without
+    the method enumerates none)."""
+    said = getattr(compiled, "keyed_by", None)
+    return said(events) if callable(said) else None
+
+
 def claims_policy(engine: Engine, language: str, policy: str) -> bool:
     """Whether ``engine`` claims ``policy`` for (some) patterns of ``language``."""
     return Feature(language, policy) in engine.capabilities

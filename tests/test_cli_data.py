@@ -221,12 +221,14 @@ def test_demo_with_a_bad_cases_folder_stops_at_once(capsys, tmp_path, setup, mes
 
 def test_time_limit_stops_an_engine_on_an_exponential_match_set(capsys, tmp_path):
     # One A, then 40 B's within the window: under `any`, b+ binds any of the 2^40 - 1
-    # non-empty subsets; the engine cannot finish, and the deadline stops it.
+    # non-empty subsets; the engine cannot finish, and the deadline stops it. (-q: no
+    # count before the listing, which would stop it at once on the step budget,
+    # tests/test_cli_listing_cliff.py)
     (tmp_path / "q.ses").write_text("PATTERN <{a}, {b+}> WHERE a.L = 'A' AND b.L = 'B' "
                                     "WITHIN 100\n")
     (tmp_path / "e.csv").write_text("ts,L\n0,A\n" + "".join(f"{i},B\n" for i in range(1, 41)))
     code = main(["match", "--pattern", str(tmp_path / "q.ses"), "--events",
-                 str(tmp_path / "e.csv"), "--time-limit", "1"])
+                 str(tmp_path / "e.csv"), "--time-limit", "1", "-q"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert one_error(err) == ("kleene match: budget seconds=1 exceeded while running engine "

@@ -157,7 +157,9 @@ def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suff
     pattern = tmp_path / f"q.{suffix}"
     pattern.write_text(CASES[name][1] + "\n")
     began = time.monotonic()
-    done = subprocess.run([KLEENE, "match", "--pattern", str(pattern),
+    # -q: the engine's own bound, not the count before the listing that stops the SES and
+    # operator runs earlier (2^60 - 1 matches, more than the steps: test_cli_listing_cliff)
+    done = subprocess.run([KLEENE, "match", "-q", "--pattern", str(pattern),
                            "--events", str(events), *budget],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2

@@ -68,3 +68,20 @@ def test_bench_funnel_is_registered_and_compares_both_forms(tmp_path: Path) -> N
         assert len(row) == len(table.columns)
         assert row[7] in ("yes", "-")
         assert isinstance(row[6], int)   # the operator form answers every policy
+    # Spark's table only on the full 1,000,000 rows (or asked for): its start-up alone
+    # is tens of seconds
+    assert (tmp_path / "funnel.csv").exists() and not (tmp_path / "funnel_spark.csv").exists()
+
+
+def test_the_spark_table_reads_the_start_up_and_samples_a_process_tree() -> None:
+    """``Spark ready in S s`` as cli/spark.py says it; a child's CPU, read from /proc
+    while it runs, by command name (a Spark run's JVM is not reaped by the bench)."""
+    assert funnel.startup("kleene match: starting Spark (local[2])\n"
+                          "kleene match: Spark ready in 24.3 s\n") == 24.3
+    assert funnel.startup("kleene match: engine windows+ses (...)\n") is None
+    done, wall, cpu = funnel.sampled([sys.executable, "-c",
+                                      "import time\nt = time.process_time()\n"
+                                      "while time.process_time() - t < 1.5: pass\n"
+                                      "print('done')"], every=0.1)
+    assert done.returncode == 0 and done.stdout == "done\n" and wall >= 1.5
+    assert len(cpu) == 1 and 1.0 <= sum(cpu.values()) <= wall + 0.5

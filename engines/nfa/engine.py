@@ -41,7 +41,7 @@ from kleene.engines.nfa.conditions import place
 from kleene.engines.nfa.construct import shape_of
 from kleene.engines.nfa.disjunction import Seen, branch_conditions, dnf, dnf_choices, has_or
 from kleene.engines.nfa.eager import EagerRunner
-from kleene.engines.nfa.keyed import key_attributes
+from kleene.engines.nfa.keyed import key_attributes, most_in_a_window
 from kleene.engines.nfa.partial import DEFAULT_MAX_INSTANCES, Plan
 from kleene.engines.nfa.pieces import pieces
 from kleene.engines.nfa.policy_columns import keep_of
@@ -208,10 +208,10 @@ class CompiledNFA(Pictured):
         return (None if self.pattern.window is None else
                 window_in_units(self.pattern.window, self.time_unit, events, self.reading))
 
-    def _over_columns(self, events: Iterable[Event], c: Counters, budget: Budget | None,
-                      out: NFARun[Any]) -> Iterator[MatchColumns] | None:
-        """The matches by the chain over the stream's columns (:mod:`.join`), where it
-        applies; ``None`` elsewhere."""
+    def _columnar(self, events: Iterable[Event],
+                  budget: Budget | None) -> tuple[Plan, join.Keep] | None:
+        """The plan and policy filter of the chain over the stream's columns (:mod:`.join`)
+        where it applies to ``events``; ``None`` elsewhere."""
         if (self.kind == "eager" or len(self.plans) != 1 or self.plans[0].shape.units
                 or not join.typed(events)):
             return None
@@ -219,6 +219,31 @@ class CompiledNFA(Pictured):
         keep = keep_of(self.pattern, plan, self.policy)
         if keep is None or not join.eligible(plan):
             return None
+        return plan, keep
+
+    def keyed_by(self, events: Iterable[Event]) -> tuple[tuple[str, ...], int] | None:
+        """Def. 6's ``X`` when a run on ``events`` is the chain over columns keyed by it
+        (:mod:`.keyed`: an instance looks up the candidates of its own part only, so the
+        cost grows with the product of one part's candidates within a window, not of all
+        parts'), with the most rows of one part within one window
+        (:func:`.keyed.most_in_a_window`); ``None`` otherwise."""
+        columnar = self._columnar(events, None)
+        if columnar is None:
+            return None
+        plan = columnar[0]
+        keys = key_attributes(self.pattern, plan)
+        if not keys or plan.bound is None:
+            return None
+        return keys, most_in_a_window(events, keys, plan.bound)
+
+    def _over_columns(self, events: Iterable[Event], c: Counters, budget: Budget | None,
+                      out: NFARun[Any]) -> Iterator[MatchColumns] | None:
+        """The matches by the chain over the stream's columns (:mod:`.join`), where it
+        applies; ``None`` elsewhere."""
+        columnar = self._columnar(events, budget)
+        if columnar is None:
+            return None
+        plan, keep = columnar
         found = pieces(events, plan, c, keys=key_attributes(self.pattern, plan))
         return None if found is None else self._pieces(found, plan, c, out, keep)
 

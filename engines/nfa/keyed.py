@@ -34,8 +34,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.data.columnar import Columns as EventColumns
+from kleene.data.source import column_batches
 from kleene.data.textvalues import TEXT_KIND, text_value
 from kleene.engines.nfa.partial import Plan
+from kleene.engines.spans import Window
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.operators.pattern import OperatorPattern
@@ -128,6 +130,42 @@ def _column(part: EventColumns, name: str) -> Any:
         return (column.cast(column.type.value_type) if pa.types.is_dictionary(column.type)
                 else column)
     return pa.nulls(len(part), pa.string())
+
+
+#: The rows :func:`most_in_a_window` reads at most (a stream read in batches: its first).
+MOST_ROWS = 1 << 20
+
+
+def most_in_a_window(events: Any, attributes: Sequence[str], window: Window,
+                     rows: int = MOST_ROWS) -> int:
+    """The most rows of one part (the codes of :class:`Keys` over ``attributes``; a row
+    missing a value is in no part) whose timestamps fit in one ``window``, over the first
+    ``rows`` rows of ``events``' columns (``0`` without columns): what the keyed chain's
+    cost grows with, the product of one part's candidates within a window."""
+    batches = column_batches(events, rows)
+    if batches is None:
+        return 0
+    keys, codes, stamps, read = Keys(attributes), [], [], 0
+    for _, part in batches:
+        codes.append(keys.of(part)[0])
+        stamps.append(np.asarray(part.ts.to_numpy()))
+        read += len(part)
+        if read >= rows:
+            break
+    if not codes:
+        return 0
+    code, ts = np.concatenate(codes), np.concatenate(stamps)   # ts: never decreasing
+    # from each row, the rows up to the last that fits with it, of its own part:
+    # the part's rows in position order, searched by code · (n + 1) + position
+    ends = np.searchsorted(ts, window.latests(ts), "right")
+    keyed = np.flatnonzero(code >= 0)
+    if not len(keyed):
+        return 0
+    order = keyed[np.argsort(code[keyed], kind="stable")]
+    width = len(code) + 1
+    placed = code[order] * width + order
+    return int((np.searchsorted(placed, code[order] * width + ends[order], "left")
+                - np.arange(len(order))).max())
 
 
 class KeyedView:
