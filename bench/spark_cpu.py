@@ -13,8 +13,9 @@ and seq3 of :mod:`bench.peers` in SES (``windows+ses``, policy ``any``). Each is
   and its Python workers (the daemon and every worker it forked, the ones that ended
   included). The steps: the session's start; the reading job (each task parses its
   split, types it and writes it to the scratch directory); the plan; the engine stage
-  alone (to Spark's ``noop`` sink); the same stage with its rows collected to the
-  driver and regrouped into matches (the collect is the difference); the lines written.
+  alone (to Spark's ``noop`` sink: a run of its own, not counted in the total); the
+  same stage with its rows collected to the driver and regrouped into matches (the
+  collect is the difference); the lines written.
 
 The machine is shared (2 cores): CPU seconds, not wall seconds, say what each path
 costs; the load average is printed beside them. ``--quick``: the stock stream ×1.
@@ -39,6 +40,10 @@ from kleene.data.bundled import bundled
 
 QUERIES = Path(__file__).resolve().parents[1] / "data" / "datasets" / "wayeb-queries"
 KINDS = ("driver", "jvm", "workers")
+#: Issue 33 item 2: Spark's total CPU within this factor of one process's.
+AIM = 1.3
+#: The step that runs the engine stage a second time, alone (not in the total).
+NOT_COUNTED = "engine stage alone (noop sink; not counted)"
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,7 @@ def on_spark(events: str, workload: Workload, out: Path, master: str,
     frame = steps.run("read (parse, type, cache the splits)", lambda: read_events(
         spark, events, time_unit=query.time_unit, require=attributes_read(query.pattern)))
     prepared = steps.run("plan", lambda: prepare(frame, query))
-    steps.run("engine stage (noop sink)", lambda: prepared.matches().write.format("noop")
+    steps.run(NOT_COUNTED, lambda: prepared.matches().write.format("noop")
               .mode("overwrite").save())
     found = steps.run("engine stage + collect + regroup",
                       lambda: collect_matches(prepared.matches()))
@@ -197,18 +202,25 @@ def run(quick: bool = False) -> list[Table]:
                           ["step", "driver CPU s", "JVM CPU s", "workers CPU s", "CPU s",
                            "wall s"])
             total = dict.fromkeys(KINDS, 0.0)
+            walls = 0.0
             for name, cpu, wall in steps.rows:
                 table.add(name, cpu["driver"], cpu["jvm"], cpu["workers"], sum(cpu.values()),
                           wall)
-                for k in KINDS:
-                    total[k] += cpu[k]
+                if name != NOT_COUNTED:
+                    walls += wall
+                    for k in KINDS:
+                        total[k] += cpu[k]
             counted = sum(total.values())
             table.add("Spark, in all", total["driver"], total["jvm"], total["workers"],
-                      counted, sum(r[2] for r in steps.rows))
+                      counted, walls)
             table.add("one process (kleene match, fresh)", None, None, None, cpu1, wall1)
             table.header = [f"{events}; load average at start: {load} (2 cores, shared)",
                             f"matches: one process {lines1:,} lines, Spark {found:,}"]
-            table.notes = [f"Spark CPU / one process CPU: {ratio(counted, cpu1):.2f}×"]
+            start = sum(steps.rows[0][1].values())
+            table.notes = [f"Spark CPU / one process CPU: {ratio(counted, cpu1):.2f}×; "
+                           f"without the start: {ratio(counted - start, cpu1):.2f}× (aim "
+                           f"≤ {AIM}×)",
+                           "the first workload starts the session; the next ones reuse it"]
             emit(table, "spark_cpu_" + w.label.split()[0])
             tables.append(table)
     return tables
