@@ -234,16 +234,17 @@ def run_spark(args: argparse.Namespace, query: Query,
         return _run(args, query, columns)
 
 
-def started_spark(command: str, master: str | None) -> Any:
-    """The Spark session of ``master`` (:func:`~kleene.engines.spark.session.session`),
-    its start announced on stderr in one line and, once it is up, its time in another."""
+def started_spark(command: str, master: str | None, *, one_query: bool = False) -> Any:
+    """The Spark session of ``master`` (:func:`~kleene.engines.spark.session.session`;
+    ``one_query``: the process runs one query and ends), its start announced on stderr in
+    one line and, once it is up, its time in another."""
     # lazy: Spark only with `--spark` (`kleene match` imports this module)
     from kleene.engines.spark.session import DEFAULT_MASTER, session
 
     print(f"kleene {command}: starting Spark ({master or DEFAULT_MASTER})", file=sys.stderr,
           flush=True)
     began = time.monotonic()
-    spark = session(master)
+    spark = session(master, one_query=one_query)
     print(f"kleene {command}: Spark ready in {time.monotonic() - began:.1f} s",
           file=sys.stderr, flush=True)
     return spark
@@ -275,7 +276,7 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
     eng, chosen = _engine_for(args, query)
     if not args.quiet:   # -q: no warning of a slow backend
         say_if_small(args.events)
-    spark = started_spark("match", args.master)
+    spark = started_spark("match", args.master, one_query=True)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
     frame = _frame(spark, args, query)
     present = _check_columns(args, frame, columns)

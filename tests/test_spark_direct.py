@@ -15,10 +15,11 @@ import pytest
 
 from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
-from kleene.engines.spark import split_cache
+from kleene.engines.spark import direct_write, split_cache
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.layout import extent, slice_column
 from kleene.engines.spark.runner import collect_matches, prepare
+from kleene.engines.spark.worker import FAIL_ONCE
 from kleene.reference.languages import detect_language
 from kleene.reference.query import Query
 from tests.helpers import small_splits
@@ -97,6 +98,44 @@ def test_a_frame_whose_dataframe_was_changed_is_not_read_from_the_splits(spark):
     query = Query.of(pattern, policy="stream", time_unit=s.time_unit)
     expected = sorted(engine("srt").compile(query).run(s))
     assert got == expected and len(expected) < len(_matches(frame, SREMO, "inclusive")[0])
+
+
+def test_the_direct_rows_reach_the_driver_in_arrow_files_as_spark_collects_them(
+        spark, eight_kib_splits, monkeypatch, tmp_path):
+    """``collect_matches`` on a direct plan: the engine tasks hand their rows over in
+    Arrow files (issue 33 item 2), the same rows as Spark's ``collect`` of the same
+    DataFrame; a task that fails after writing its first rows is tried again and only
+    the attempt that succeeded counts; a DataFrame derived from the match DataFrame
+    goes through Spark."""
+    frame = read_events(spark, str(STOCKS))
+    query = Query.parse(SREMO, policy="stream")
+    run = prepare(frame, query, engine="srt", tasks=6)
+    table = direct_write.collected(run.matches())
+    assert table is not None and table.schema == run.task.schema
+    by_spark = sorted(tuple(r) for r in run.matches().collect())
+    assert len(by_spark) >= 15
+    assert sorted(tuple(r.values()) for r in table.to_pylist()) == by_spark
+    assert direct_write.collected(run.matches().filter("position >= 0")) is None
+    (tmp_path / "a").mkdir()
+    part = int(direct_write._files(run_of(run), str(tmp_path / "a"), "arrow")[0][5:10])
+    monkeypatch.setenv(FAIL_ONCE, str(part))      # a partition that has rows fails once
+    failing = prepare(frame, query, engine="srt", tasks=6)
+    assert failing.task.fail_once == part
+    staging = tmp_path / "b"
+    staging.mkdir()
+    kept = direct_write._files(run_of(failing), str(staging), "arrow")
+    left = sorted(set(os.listdir(staging)) - set(kept))
+    assert [name[:13] for name in left] == [f"part-{part:05d}-0-"]    # the failed attempt's
+    assert f"part-{part:05d}-1-" in " ".join(kept)
+    again = direct_write.collected(failing.matches())
+    assert again is not None
+    assert sorted(tuple(r.values()) for r in again.to_pylist()) == by_spark
+
+
+def run_of(prepared):
+    """The direct run behind a prepared run's match DataFrame."""
+    return direct_write.writable(prepared.matches(), "/nowhere/m.parquet", "parquet",
+                                 "overwrite")
 
 
 @pytest.mark.parametrize(("values", "bounds", "reach", "tau"), [

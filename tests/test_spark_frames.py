@@ -191,6 +191,12 @@ def test_a_local_session_gets_kleenes_jvm_and_worker_settings_unless_told_otherw
     assert settings("local[*]", {JAVA_OPTIONS: "-Xss4m", UNIX_SOCKETS: "false"}) == {
         JAVA_OPTIONS: "-Xss4m", UNIX_SOCKETS: "false"}
     assert settings("spark://host:7077") == {}      # a cluster's JVMs are the user's
+    # a session of one query (kleene match --spark): the JVM's quick compiler only
+    assert settings("local[2]", one_query=True)[JAVA_OPTIONS] == \
+        "-XX:+UseParallelGC -XX:TieredStopAtLevel=1"
+    assert settings("local[2]", {JAVA_OPTIONS: "-Xss4m"}, one_query=True)[JAVA_OPTIONS] == \
+        "-Xss4m"
+    assert settings("spark://host:7077", one_query=True) == {}
 
 
 # ---------------------------------------------------------------- the command line

@@ -1,4 +1,5 @@
-"""Match rows of the direct slices written as Parquet by the engine tasks themselves.
+"""Match rows of the direct slices written by the engine tasks themselves: as Parquet
+(:func:`write`), or as Arrow files that the driver reads (:func:`collected`).
 
 Issue 14 (``local[2]`` / ``local[1]`` ≥ 1.6×). On the direct slices
 (:mod:`.direct`) the JVM's only part in the engine stage is to take the match
@@ -25,6 +26,7 @@ schema when none has), readable by ``spark.read.parquet``.
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -86,23 +88,26 @@ def read_by(matches: Any) -> list[str]:
     return [splits.path] if splits else []
 
 
-def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]
+def _write_task(slices: Slices, task: Task, staging: str, fmt: str, batches: Iterator[Any]
                 ) -> Iterator[Any]:
     """The ``mapInArrow`` function: the engine over the slices of this partition, its
-    rows written to a file of its own in ``staging``; one row back: the file, or
-    ``None`` when there were no rows."""
+    rows written to a file of its own in ``staging`` (``fmt``: ``parquet``, or
+    ``arrow`` for Arrow IPC); one row back: the file, or ``None`` when there were no
+    rows."""
     import pyarrow as pa
     import pyarrow.parquet as pq
     from pyspark import TaskContext
 
     context = TaskContext.get()
     part, attempt = (context.partitionId(), context.attemptNumber()) if context else (0, 0)
-    name = f"part-{part:05d}-{attempt}-{uuid.uuid4().hex}.parquet"
+    name = f"part-{part:05d}-{attempt}-{uuid.uuid4().hex}.{fmt}"
     rows, writer = 0, None
     try:
         for batch in run_slices(slices, task, batches):
             if writer is None:
-                writer = pq.ParquetWriter(os.path.join(staging, name), task.schema)
+                path = os.path.join(staging, name)
+                writer = pq.ParquetWriter(path, task.schema) if fmt == "parquet" \
+                    else pa.ipc.new_file(path, task.schema)
             writer.write_batch(batch)
             rows += batch.num_rows
     finally:
@@ -112,6 +117,37 @@ def _write_task(slices: Slices, task: Task, staging: str, batches: Iterator[Any]
                                      schema=pa.schema([("file", pa.string())]))
 
 
+def _files(run: DirectRun, staging: str, fmt: str) -> list[str]:
+    """Run the engine stage of ``run``, each task writing its rows to ``staging`` as
+    ``fmt``; the files of the attempts that succeeded (one per partition with rows,
+    in partition order)."""
+    function = partial(_write_task, run.slices, run.task, staging, fmt)
+    results = run.events.mapInArrow(function, _RESULT).collect()
+    return sorted(r["file"] for r in results if r["file"])
+
+
+def collected(matches: Any) -> Any | None:
+    """The match rows of ``matches`` as one Arrow table, handed over by the engine tasks
+    in Arrow IPC files in a temporary folder of the driver, when ``matches`` is the
+    DataFrame of a direct run on a local master (the tasks see the driver's folders);
+    else ``None`` (Spark's ``collect`` takes them). Issue 33 item 2: through Spark, the
+    81,900 matches of Wayeb's reg1 on the stock stream ×100 (245,700 rows) cost 4 CPU s
+    beside the engine stage (the JVM's rows, their pickles, the driver's ``Row``
+    objects; docs/benchmarks.md, "Where the CPU of kleene match --spark goes")."""
+    import pyarrow as pa
+
+    run = getattr(matches, _MARK, None)
+    if not isinstance(run, DirectRun) or \
+            not matches.sparkSession.sparkContext.master.startswith("local"):
+        return None
+    with tempfile.TemporaryDirectory(prefix="kleene-matches-") as staging:
+        tables = []
+        for name in _files(run, staging, "arrow"):
+            with pa.OSFile(os.path.join(staging, name)) as source:
+                tables.append(pa.ipc.open_file(source).read_all())
+    return pa.concat_tables(tables) if tables else run.task.schema.empty_table()
+
+
 def write(run: DirectRun, path: str, mode: str) -> None:
     """Run the engine stage of ``run`` and commit its files to the folder ``path``
     (see the module docstring); ``mode`` as :func:`writable` allowed it."""
@@ -119,9 +155,7 @@ def write(run: DirectRun, path: str, mode: str) -> None:
 
     target = str(local_path(path))
     with replacing_folder(target, option="the output") as staging:
-        function = partial(_write_task, run.slices, run.task, staging)
-        results = run.events.mapInArrow(function, _RESULT).collect()
-        files = {r["file"] for r in results if r["file"]}
+        files = set(_files(run, staging, "parquet"))
         for name in os.listdir(staging):
             if name not in files:      # what a failed or retried attempt left
                 os.remove(os.path.join(staging, name))

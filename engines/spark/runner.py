@@ -319,11 +319,17 @@ def match_file(spark: Any, path: str, pattern: str | Pattern | Query, *,
 def regroup(rows: Iterable[Any], streams: Sequence[str]) -> dict[tuple[Any, ...], list[Match]]:
     """Match rows back into canonical matches, per stream; a match whose rows
     appear k times was reported k times (a defect the caller can see)."""
+    return _regrouped((tuple(r[s] for s in streams), r["match_id"], r["variable"],
+                       r["position"]) for r in rows)
+
+
+def _regrouped(rows: Iterable[tuple[tuple[Any, ...], str, str, int]]
+               ) -> dict[tuple[Any, ...], list[Match]]:
+    """:func:`regroup` of rows given as (stream key, match id, variable, position)."""
     parts: dict[tuple[Any, ...], dict[str, Counter[tuple[str, int]]]] = defaultdict(
         lambda: defaultdict(Counter))
-    for r in rows:
-        key = tuple(r[s] for s in streams)
-        parts[key][r["match_id"]][(r["variable"], r["position"])] += 1
+    for key, match, variable, position in rows:
+        parts[key][match][(variable, position)] += 1
     out: dict[tuple[Any, ...], list[Match]] = {}
     for key, by_id in parts.items():
         found = []
@@ -338,10 +344,18 @@ def regroup(rows: Iterable[Any], streams: Sequence[str]) -> dict[tuple[Any, ...]
 
 def collect_matches(matches: Any, streams: Sequence[str] = ()) -> Any:
     """The canonical matches of a match DataFrame: a list (duplicates kept, so
-    they can be seen), or a dict of lists per stream key when ``streams`` is given."""
+    they can be seen), or a dict of lists per stream key when ``streams`` is given.
+    The match DataFrame of a direct plan on a local master is handed over by its
+    engine tasks in Arrow files (:func:`.direct_write.collected`: no match row in the
+    JVM, none pickled); any other goes through Spark's ``collect``."""
     with job_errors():
-        rows = matches.select(*streams, *MATCH_COLUMNS).collect()
-    grouped = regroup(rows, streams)
+        table = None if streams else direct_write.collected(matches)
+        if table is None:
+            grouped = regroup(matches.select(*streams, *MATCH_COLUMNS).collect(), streams)
+        else:
+            ids, variables, positions = (table.column(c).to_pylist()
+                                         for c in ("match_id", "variable", "position"))
+            grouped = _regrouped(zip([()] * len(ids), ids, variables, positions, strict=True))
     return grouped if streams else grouped.get((), [])
 
 

@@ -37,6 +37,16 @@ CONNECT_TIMEOUT = 5.0
 JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 LOCAL_JAVA_OPTIONS = "-XX:+UseParallelGC"
 
+#: Added to :data:`LOCAL_JAVA_OPTIONS` for a session that runs one query and ends
+#: (``kleene match --spark``): the JVM compiles with its quick compiler (C1) only. Its
+#: optimising compiler (C2) spends CPU that a short JVM never earns back: measured on
+#: ``local[2]``, ``srt`` on the stock stream (2 cores, load 20-28), the JVM used 11.7 CPU s
+#: to start and 8.6 s in its first query with both compilers, 7.1 s and 5.0 s with C1
+#: only, and 1.0 against 0.5 s in the second query (``python -m bench spark-cpu``;
+#: docs/benchmarks.md, "Where the CPU of kleene match --spark goes"). A long session (a
+#: stream, the user's own) keeps both.
+ONE_QUERY_JIT = "-XX:TieredStopAtLevel=1"
+
 #: Spark's setting for the channel between a JVM and its Python workers, and Kleene's
 #: choice for a ``local`` master: Unix domain sockets. Over loopback TCP every task of
 #: a ``mapInArrow`` stage waited ~40 ms for its first input batch (the small writes of
@@ -54,8 +64,9 @@ class SparkUnavailable(KleeneError):
 
 
 def session(master: str | None = None, *, app: str = "kleene",
-            config: dict[str, str] | None = None) -> Any:
-    """The active SparkSession for ``master`` (started if needed).
+            config: dict[str, str] | None = None, one_query: bool = False) -> Any:
+    """The active SparkSession for ``master`` (started if needed; ``one_query``: for a
+    process that runs one query and ends, :data:`ONE_QUERY_JIT`).
 
     Raises :class:`SparkUnavailable` with one clear line when Java is missing
     or the master cannot be reached, before any job runs.
@@ -78,7 +89,7 @@ def session(master: str | None = None, *, app: str = "kleene",
                # own; above this many paths Spark lists them again in a Spark job
                # (0.4-1.5 s a micro-batch of 60-120 files, against 40-120 ms on the driver).
                .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "1024"))
-    for key, value in settings(master or DEFAULT_MASTER, config).items():
+    for key, value in settings(master or DEFAULT_MASTER, config, one_query).items():
         builder = builder.config(key, value)
     try:
         with _jvm_stderr():
@@ -91,13 +102,16 @@ def session(master: str | None = None, *, app: str = "kleene",
     return spark
 
 
-def settings(master: str, config: dict[str, str] | None = None) -> dict[str, str]:
+def settings(master: str, config: dict[str, str] | None = None,
+             one_query: bool = False) -> dict[str, str]:
     """The settings Kleene adds to a session's builder: ``config``, and for a ``local``
-    master :data:`LOCAL_JAVA_OPTIONS` and (:func:`unix_sockets`) :data:`UNIX_SOCKETS`,
-    each unless ``config`` names it. A cluster's settings are the user's."""
+    master :data:`LOCAL_JAVA_OPTIONS` (with :data:`ONE_QUERY_JIT` for ``one_query``) and
+    (:func:`unix_sockets`) :data:`UNIX_SOCKETS`, each unless ``config`` names it. A
+    cluster's settings are the user's."""
     chosen = dict(config or {})
     if master.startswith("local"):
-        chosen.setdefault(JAVA_OPTIONS, LOCAL_JAVA_OPTIONS)
+        chosen.setdefault(JAVA_OPTIONS, f"{LOCAL_JAVA_OPTIONS} {ONE_QUERY_JIT}" if one_query
+                          else LOCAL_JAVA_OPTIONS)
         if unix_sockets():
             chosen.setdefault(UNIX_SOCKETS, "true")
     return chosen
