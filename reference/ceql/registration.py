@@ -6,8 +6,8 @@ inclusive (CORE keeps a partial match while ``now − start ≤ window``), the r
 ``inclusive`` by default. A query whose strategy, consumption or limit keeps part of its
 complex events reads into a :class:`~.selection.Selected` around that expression: its
 reference is the expression's matches, then :func:`~.selection.kept`; it uses the
-construct ``selection``, which no SREMO engine claims. ``reference/languages.py``
-registers it by name.
+construct ``selection``, which the engine ``srt+selection`` claims (engines/ceql).
+``reference/languages.py`` registers it by name.
 """
 
 from __future__ import annotations

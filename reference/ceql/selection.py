@@ -48,7 +48,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from kleene.reference.events import Stream
+from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.pattern import Pattern
 from kleene.reference.policies import part_of
@@ -165,15 +165,18 @@ def limited(ms: set[Match], k: int | None) -> set[Match]:
     return {m for group in ending.values() for m in sorted(group, key=Match.dumps)[:k]}
 
 
-def partition_key(q: Selected, s: Stream) -> Callable[[Match], object]:
+def partition_key(q: Selected, event: Callable[[int], Event]) -> Callable[[Match], object]:
     """A complex event's partition: its first event's part by ``PARTITION BY``'s attributes
-    (every event of it is in the same part: :func:`~kleene.reference.policies.part_of`)."""
+    (every event of it is in the same part: :func:`~kleene.reference.policies.part_of`);
+    ``event`` gives the event at a position."""
     attrs = q.partition_by
-    return lambda m: part_of(s[m.first], attrs)
+    return lambda m: part_of(event(m.first), attrs)
 
 
-def kept(q: Selected, everything: set[Match], s: Stream) -> set[Match]:
-    """What ``q`` outputs of ``everything``, its body's ``ALL`` set on ``s``: strategy,
-    then consumption, then limit (the module docstring)."""
+def kept(q: Selected, everything: set[Match], s: Stream | Callable[[int], Event]) -> set[Match]:
+    """What ``q`` outputs of ``everything``, its body's ``ALL`` set on ``s`` (the stream,
+    or the event at each position): strategy, then consumption, then limit (the module
+    docstring)."""
+    event = s.__getitem__ if isinstance(s, Stream) else s
     chosen = select(everything, q.strategy)
-    return limited(consume(chosen, q.consumption, partition_key(q, s)), q.limit)
+    return limited(consume(chosen, q.consumption, partition_key(q, event)), q.limit)
