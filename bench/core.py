@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -37,6 +36,7 @@ from typing import Any
 from bench.peers import fresh_env
 from bench.report import Table, emit, ratio
 from kleene.conformance.adapters.core import PYTHON, ask_core
+from kleene.conformance.adapters.core_worker import peak_mb
 from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 
@@ -75,7 +75,7 @@ def worker() -> None:
         found = find_matches(query, stream)
         answer = {"count": len(found.matches), "backend": found.backend}
     answer |= {"engine_s": time.process_time() - loaded, "load_s": loaded - started,
-               "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+               "peak_mb": peak_mb()}
     print(json.dumps(answer), flush=True)
 
 
