@@ -25,6 +25,7 @@ resident memory. ``--quick``: four queries on the first 2,000 events.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import subprocess
@@ -39,6 +40,7 @@ from kleene.conformance.adapters.core import PYTHON, ask_core
 from kleene.conformance.adapters.core_worker import peak_mb
 from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
+from kleene.reference.events import Stream
 
 #: How to get the queries, in one line.
 HOW = ("not run: give --queries DIR, a CORE checkout's query folder: git clone --depth 1 "
@@ -97,9 +99,15 @@ def kleene(mode: str, text: str, events: int | None, limit: float,
     return json.loads(done.stdout) | {"wall_s": time.perf_counter() - started}
 
 
+@functools.cache
+def stocks(events: int | None) -> Stream:
+    """The first ``events`` ticks of the bundled stock stream (all: ``None``), loaded once."""
+    return load_events(bundled("stocks.stream.gz"), limit=events)
+
+
 def core(text: str, events: int | None, limit: float) -> dict[str, Any]:
     """CORE's count of ``text`` (:func:`ask_core`) with ``wall_s``, or ``{"stopped": why}``."""
-    stream = load_events(bundled("stocks.stream.gz"), limit=events)
+    stream = stocks(events)
     started = time.perf_counter()
     try:
         answer = ask_core(text.replace("[stock_time]", "[ts]"), stream, timeout=limit,
@@ -131,7 +139,7 @@ def run(quick: bool = False, queries: str | None = None, first: int = 1000) -> T
         files = [f for f in files if f.stem in QUICK]
     events = QUICK_EVENTS if quick else None
     limit = LIMITS[quick]
-    n = len(load_events(bundled("stocks.stream.gz"), limit=events))
+    n = len(stocks(events))
     table = Table(
         title="CORE's stock queries: Kleene against CORE (pycer)",
         columns=("query", "Kleene count", "backend", "engine CPU s", "end-to-end s", "peak MB",
