@@ -1,5 +1,6 @@
-"""``python -m bench [NAME ...] [--quick] [--peers] [--format F ...]``: run benchmarks by name
-(default: all).
+"""``python -m bench [NAME ...] [--quick] [--peers] [--format F ...] [--queries DIR]
+[--first K]``: run benchmarks by name (default: all; ``core`` reads CORE's queries from
+``--queries``).
 
 The dispatcher is a name → function table (:data:`BENCHMARKS`); each function
 takes ``quick`` (small sizes, for development and tests) and prints its tables.
@@ -16,6 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from bench import (
+    core,
     count,
     funnel,
     match_recognize,
@@ -58,6 +60,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "match-recognize": match_recognize.run,
     "mr": mr.run,
     "count": count.run,
+    "core": core.run,
     "writers": writers.run,
     "funnel": funnel.run,
     "memory": memory.run,
@@ -79,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--format", action="append", choices=list(match_recognize_peers.FORMATS),
                         dest="formats", help="a file format the comparison with the real "
                         "engines reads (repeat for more; default: all)")
+    parser.add_argument("--queries", metavar="DIR", help="core: a CORE checkout's "
+                        "src/targets/experiments/stocks/queries (without it, not run)")
+    parser.add_argument("--first", type=int, default=1000, metavar="K",
+                        help="core: the first K matches measured (default 1000)")
     args = parser.parse_args(argv)
     names = [n for n in args.names if n != "all"] or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -88,7 +95,10 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         started = time.perf_counter()
         print(f"# bench {name}{' (quick)' if args.quick else ''}\n", flush=True)
-        BENCHMARKS[name](args.quick)
+        if name == "core":
+            core.run(args.quick, args.queries, args.first)
+        else:
+            BENCHMARKS[name](args.quick)
         if args.peers and name in WITH_PEERS:
             WITH_PEERS[name](args.quick, args.formats or tuple(match_recognize_peers.FORMATS))
         print(f"# bench {name}: {time.perf_counter() - started:.0f} s wall\n", flush=True)

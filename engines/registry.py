@@ -44,6 +44,7 @@ BUILTIN_ENGINES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
      ("nfa-eager", "nfa-chain", "nfa-chain-fc", "nfa-multichain", "nfa-tree")),
     ("kleene.engines.srt.run", ("sremo", "wayeb", "ceql"), ("srt", "srt-faithful")),
     ("kleene.engines.srt.dsrt", ("sremo", "wayeb", "ceql"), ("dsrt",)),
+    ("kleene.engines.ceql.selection", ("ceql",), ("srt+selection",)),
     ("kleene.engines.match_recognize.engine", ("match_recognize",), ("match-recognize",)),
 )
 
@@ -106,7 +107,7 @@ class Choice:
 #: after these, in name order, and the reference last.
 PREFERENCE: tuple[str, ...] = ("windows+ses", "ses-automaton", "ses-contiguous",
                                "windows+ses-earliest", "ses-next-literal", "nfa-chain",
-                               "nfa-multichain", "nfa-tree", "srt")
+                               "nfa-multichain", "nfa-tree", "srt", "srt+selection")
 
 
 def fastest_engine(query: Query) -> Choice | None:

@@ -187,13 +187,7 @@ def test_partition_and_window_nest_as_sremo_wants() -> None:
 
 
 @pytest.mark.parametrize("text, line, column, words", [
-    ("SELECT NEXT * FROM S WHERE A", 1, 8, "SELECT NEXT is not computed yet"),
-    ("SELECT LAST * FROM S WHERE A", 1, 8, "SELECT LAST is not computed yet"),
-    ("SELECT MAX * FROM S WHERE A", 1, 8, "SELECT MAX is not computed yet"),
-    ("SELECT ANY * FROM S WHERE A", 1, 8, "SELECT ANY is not computed yet"),
-    ("SELECT * FROM S\nWHERE A\nCONSUME BY ANY", 3, 12, "CONSUME BY ANY is not computed"),
-    ("SELECT * FROM S WHERE A CONSUME BY PARTITION", 1, 36, "CONSUME BY PARTITION"),
-    ("SELECT * FROM S WHERE A LIMIT 10", 1, 25, "LIMIT is not computed yet"),
+    ("SELECT ANY * FROM S WHERE A", 1, 8, "SELECT ANY is not read: CEL has no strategy"),
     ("SELECT a FROM S WHERE A AS a", 1, 8, "a list of variables"),
     ("SELECT * FROM S, T WHERE A", 1, 16, "one stream only"),
     ("SELECT * FROM S WHERE S>A", 1, 24, "qualified by its stream"),
@@ -224,6 +218,8 @@ def test_what_is_outside_the_fragment_is_refused_at_its_token(
     ("SELECT * FROM S WHERE A FILTER A[v >]", 1, 37),
     ("SELECT * FROM S WHERE OR", 1, 23),
     ("SELECT * FROM S WHERE A CONSUME BY ALL", 1, 36),
+    ("SELECT * FROM S WHERE A LIMIT 0", 1, 31),
+    ("SELECT * FROM S WHERE A LIMIT 2 CONSUME BY ANY", 1, 33),
     ("SELECT FROM S WHERE A", 1, 8),
 ])
 def test_syntax_errors_name_file_line_and_column(text: str, line: int, column: int) -> None:
@@ -243,9 +239,9 @@ def test_kleene_match_reads_a_ceql_file(tmp_path: Path, capsys: pytest.CaptureFi
     query.write_text(Q.replace("FILTER", "\nFILTER") + "\nWITHIN 5 [ts]\n")
     code, out, _ = run_cli(capsys, "match", "--pattern", str(query), "--events", str(events))
     assert code == 0 and out.splitlines() == ['{"marked": [0, 1, 2]}']
-    query.write_text("SELECT *\nFROM S WHERE SELL;\n  BUY LIMIT 2\n")
+    query.write_text("SELECT ANY *\nFROM S WHERE SELL;\n  BUY\n")
     code, _, err = run_cli(capsys, "match", "--pattern", str(query), "--events", str(events))
-    assert code == 2 and f"{query}:3:7: LIMIT is not computed yet" in err
+    assert code == 2 and f"{query}:1:8: SELECT ANY is not read" in err
 
 
 # ---------------------------------------------------------------- the stock stream

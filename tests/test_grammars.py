@@ -54,7 +54,8 @@ BEYOND_GRAMMAR = {
               "is read before any path", "negation needs a window", "skip-till-next over"),
     "match_recognize": ("more than one", "minimum", "maximum must be at least 1",
                         "a number in the interval's quotes"),
-    "ceql": ("which its formula does not bind", "WITHIN n EVENTS with PARTITION BY"),
+    "ceql": ("which its formula does not bind", "WITHIN n EVENTS with PARTITION BY",
+             "a limit of at least 1"),
 }
 
 
@@ -157,8 +158,9 @@ def test_a_case_files_syntax_errors_are_refused_by_the_grammar() -> None:
     ("ceql", "SELECT * FROM S WHERE A FILTER A[3 IN {1}]", False),
     ("ceql", "SELECT * FROM S WHERE A WITHIN 3.5 EVENTS", False),
     ("ceql", "SELECT * FROM S WHERE A WITHIN 2 SECONDS 1 MINUTE", False),
-    ("ceql", "SELECT NEXT * FROM S WHERE A", False),
-    ("ceql", "SELECT * FROM S WHERE A LIMIT 3", False),
+    ("ceql", "SELECT NEXT * FROM S WHERE A CONSUME BY PARTITION LIMIT 3", True),
+    ("ceql", "SELECT ANY * FROM S WHERE A", False),
+    ("ceql", "SELECT * FROM S WHERE A LIMIT 3 CONSUME BY ANY", False),
     ("ceql", "SELECT * FROM S WHERE A ; : B", False),
 ])
 def test_hand_written_texts(language: str, text: str, accepted: bool) -> None:

@@ -52,19 +52,29 @@ def test_cores_printed_complex_events_are_read_by_their_first_attribute() -> Non
     assert printed(out) == [[0, 3, 4], [0, 1, 2]]
 
 
-@pytest.mark.parametrize("strategy, answer, klass", [
-    ("", INCLUSIVE, "agree"),
-    ("ALL", STRICT, "strict time window"),
-    ("NEXT", INCLUSIVE, "strategy read as ALL"),
-    ("LAST", STRICT, "strategy read as ALL"),
-    ("", frozenset({(0, 1, 4)}), "differ"),
+#: Kleene's NEXT on Q: of the two complex events of [0,4], the one with 1 (hand-computed).
+NEXT = frozenset({(0, 1, 2), (0, 1, 4)})
+
+
+@pytest.mark.parametrize("strategy, limit, kleene, answer, klass", [
+    ("", "", INCLUSIVE, INCLUSIVE, "agree"),
+    ("ALL", "", INCLUSIVE, STRICT, "strict time window"),
+    ("NEXT", "", NEXT, INCLUSIVE, "strategy read as ALL"),
+    ("NEXT", "", NEXT, NEXT, "agree"),
+    # LAST read strictly is {0,1,2} too: the window explains it before the strategy
+    ("LAST", "", frozenset({(0, 1, 2), (0, 3, 4)}), STRICT, "strict time window"),
+    # LIMIT 1: one complex event at 2 and one at 4, CORE's the other of [0,4]
+    ("", " LIMIT 1", NEXT, frozenset({(0, 1, 2), (0, 3, 4)}), "limit's choice"),
+    ("", " LIMIT 1", NEXT, INCLUSIVE, "differ"),
+    ("", "", INCLUSIVE, frozenset({(0, 1, 4)}), "differ"),
 ])
 def test_a_disagreement_is_classified(monkeypatch: pytest.MonkeyPatch, strategy: str,
+                                      limit: str, kleene: frozenset[tuple[int, ...]],
                                       answer: frozenset[tuple[int, ...]], klass: str) -> None:
     monkeypatch.setattr(core, "core_matches", lambda text, s, timeout: (answer, "fake"))
-    verdict = core.compare(Q.format(strategy), TICKS)
-    assert verdict.kleene == INCLUSIVE and verdict.klass == klass
-    assert verdict.missing == INCLUSIVE - answer and verdict.extra == answer - INCLUSIVE
+    verdict = core.compare(Q.format(strategy) + limit, TICKS)
+    assert verdict.kleene == kleene and verdict.klass == klass
+    assert verdict.missing == kleene - answer and verdict.extra == answer - kleene
 
 
 def test_a_missing_peer_says_how_to_install_it() -> None:

@@ -6,8 +6,9 @@ events, each with every attribute the events have, typed by their values, and ``
 sends the events with their Kleene positions as a first attribute ``kleene_pos``, and
 reads back the positions of each complex event CORE prints. :func:`compare` sets them
 beside Kleene's reading of the same query (docs/ceql.md) and classifies a disagreement
-(:data:`CLASSES`): where CORE's time window is strict, and where CORE evaluates a
-selection strategy Kleene refuses as ``ALL``. Each query runs in a fresh worker process
+(:data:`CLASSES`): where CORE's time window is strict, where CORE evaluates a
+selection strategy as ``ALL``, and where its ``LIMIT`` keeps other complex events of
+one event than Kleene's. Each query runs in a fresh worker process
 (:mod:`.core_worker`) in a scratch folder: CORE writes its ``logs/`` into the working
 directory, and its offline server is built for one run.
 """
@@ -18,8 +19,10 @@ import json
 import re
 import subprocess
 import tempfile
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kleene.conformance.adapters.base import PEERS
 from kleene.engines.fastest import find_matches
@@ -40,12 +43,15 @@ CLASSES = {
     "strict time window": "CORE keeps a time window's complex events spanning less than n "
                           "(Kleene's strict reading), where CEL's WITHIN keeps those up to n",
     "strategy read as ALL": "CORE parses the selection strategy and outputs every complex "
-                            "event, as ALL",
+                            "event, as ALL (Kleene computes CEL's strategy)",
+    "limit's choice": "as many complex events at each event as Kleene's LIMIT keeps, "
+                      "others of them (CORE's order of enumeration, which CEL leaves open)",
     "differ": "not explained",
 }
 
 _KINDS = {bool: "bool", int: "int", float: "double", str: "string"}
-_STRATEGY = re.compile(r"(\bSELECT\s+)(ALL|ANY|LAST|MAX|NEXT|STRICT)(\s*\*)", re.IGNORECASE)
+_STRATEGY = re.compile(r"(\bSELECT\s+)(ALL|LAST|MAX|NEXT|STRICT)(\s*\*)", re.IGNORECASE)
+_LIMIT = re.compile(r"\bLIMIT\s+\d+", re.IGNORECASE)
 
 
 def declaration(s: Stream, name: str = "S") -> tuple[str, list[str]]:
@@ -72,32 +78,47 @@ def declaration(s: Stream, name: str = "S") -> tuple[str, list[str]]:
     return f"CREATE STREAM {name} {{\n{events}\n}}", attrs
 
 
-def core_matches(text: str, s: Stream, *, timeout: float = 120.0,
-                 python: Path = PYTHON) -> tuple[Positions, str]:
-    """The complex events CORE outputs for CEQL ``text`` on ``s`` (each as its sorted
-    positions) and pycer's version; :class:`RuntimeError` with CORE's message when it
-    fails, :class:`FileNotFoundError` when ``make peers`` has not installed it."""
+def ask_core(text: str, s: Stream, *, timeout: float = 120.0, python: Path = PYTHON,
+             count_only: bool = False) -> dict[str, Any]:
+    """The CORE worker's answer for CEQL ``text`` on ``s`` (:mod:`.core_worker`);
+    :class:`RuntimeError` with CORE's message when it fails, :class:`FileNotFoundError`
+    when ``make peers`` has not installed it, :class:`subprocess.TimeoutExpired` after
+    ``timeout`` seconds."""
     if not python.exists():
         raise FileNotFoundError(f"{python} missing: run `make peers` first")
     decl, attrs = declaration(s)
     events = [[e.type, [e.position, e.ts, *(e.attrs[a] for a in attrs[2:])]] for e in s]
     with tempfile.TemporaryDirectory(prefix="kleene-core-") as scratch:
         done = subprocess.run([str(python), str(WORKER)], input=json.dumps(
-            {"declaration": decl, "query": text, "events": events}), capture_output=True,
-            text=True, timeout=timeout, cwd=scratch)
+            {"declaration": decl, "query": text, "events": events, "count_only": count_only}),
+            capture_output=True, text=True, timeout=timeout, cwd=scratch)
     if not done.stdout.strip():
         raise RuntimeError(f"the CORE worker exited with status {done.returncode}: "
                            f"{done.stderr.strip()[-500:]}")
-    answer = json.loads(done.stdout)
+    answer: dict[str, Any] = json.loads(done.stdout)
     if "error" in answer:
         raise RuntimeError(f"CORE: {answer['error']}")
+    return answer
+
+
+def core_matches(text: str, s: Stream, *, timeout: float = 120.0,
+                 python: Path = PYTHON) -> tuple[Positions, str]:
+    """The complex events CORE outputs for CEQL ``text`` on ``s`` (each as its sorted
+    positions) and pycer's version (:func:`ask_core`)."""
+    answer = ask_core(text, s, timeout=timeout, python=python)
     return frozenset(tuple(m) for m in answer["matches"]), answer["version"]
 
 
 def kleene_matches(text: str, s: Stream, reading: str = "inclusive") -> Positions:
-    """Kleene's reading of CEQL ``text`` on ``s`` (its SREMO, on the fastest engine)."""
-    query = Query.of(parse_ceql(text), language="sremo", reading=reading)
+    """Kleene's reading of CEQL ``text`` on ``s`` (on the fastest backend that claims it:
+    the reference for a strategy, consumption or limit, reference/ceql/selection.py)."""
+    query = Query.of(parse_ceql(text), language="ceql", reading=reading)
     return frozenset(m.positions for m in find_matches(query, s).matches)
+
+
+def per_event(ms: Positions) -> Counter[int]:
+    """How many complex events end at each position."""
+    return Counter(m[-1] for m in ms)
 
 
 @dataclass(frozen=True)
@@ -121,17 +142,21 @@ class Verdict:
 
 
 def compare(text: str, s: Stream, *, timeout: float = 120.0) -> Verdict:
-    """CORE against Kleene on CEQL ``text`` (a strategy Kleene refuses is compared with
-    Kleene's ``ALL``), classified by :data:`CLASSES`."""
+    """CORE against Kleene on CEQL ``text``, classified by :data:`CLASSES`: a difference is
+    explained when CORE gives what Kleene gives with the strategy read as ``ALL``, with
+    the strict time window, or, under ``LIMIT``, as many complex events at each event."""
     core, _ = core_matches(text, s, timeout=timeout)
-    strategy = _STRATEGY.search(text)
-    written = strategy.group(2).upper() if strategy else "ALL"
+    kleene = kleene_matches(text, s)
     as_all = _STRATEGY.sub(r"\1ALL\3", text)
-    kleene = kleene_matches(as_all, s)
     if core == kleene:
-        klass = "agree" if written == "ALL" else "strategy read as ALL"
-    elif core == kleene_matches(as_all, s, reading="strict"):
-        klass = "strict time window" if written == "ALL" else "strategy read as ALL"
+        klass = "agree"
+    elif core == kleene_matches(text, s, reading="strict"):
+        klass = "strict time window"
+    elif as_all != text and core in (kleene_matches(as_all, s),
+                                     kleene_matches(as_all, s, reading="strict")):
+        klass = "strategy read as ALL"
+    elif _LIMIT.search(text) and per_event(core) == per_event(kleene):
+        klass = "limit's choice"
     else:
         klass = "differ"
     return Verdict(text, core, kleene, klass)

@@ -3,9 +3,10 @@ docs/peers.md (:func:`section`).
 
 The queries are written here (CORE's own query files are GPL and stay out of the
 repository): each construct of the fragment on a small stream of stock ticks whose
-complex events can be listed by hand (tests/test_ceql.py lists them), every selection
-strategy CEQL parses (CORE is said to evaluate each as ``ALL``), and CORE-like queries on
-the first 3,000 ticks of the bundled stock stream.
+complex events can be listed by hand (tests/test_ceql.py and tests/test_ceql_selection.py
+list them), every selection strategy Kleene reads (CORE is said to evaluate each as
+``ALL``), the consumption policies and ``LIMIT``, and CORE-like queries on the first 3,000
+ticks of the bundled stock stream.
 """
 
 from __future__ import annotations
@@ -43,7 +44,27 @@ SMALL = [_ABC.format("", w) for w in ("6 [ts]", "7 [ts]", "2 [ts]", "3 [ts]", "4
     "SELECT * FROM S WHERE BUY as x ; BUY as y FILTER x[name IN {'RIMM'}] OR "
     "y[price IN RANGE(36, 36.5)]",
     "SELECT * FROM S WHERE BUY ; BUY PARTITION BY [name]",
-] + [_ABC.format(s, "100 [ts]") for s in ("ALL", "ANY", "LAST", "MAX", "NEXT", "STRICT")]
+] + [_ABC.format(s, "100 [ts]") for s in ("ALL", "LAST", "MAX", "NEXT", "STRICT")] + [
+    _ABC.format("", "100 [ts] CONSUME BY ANY"),
+    _ABC.format("", "100 [ts] LIMIT 1"),
+]
+
+#: BUY X, BUY Y, BUY X, BUY Y, BUY Y at ts 0..4 (tests/test_ceql_selection.py lists the
+#: complex events of each query by hand).
+NAMES = Stream.from_rows([{"ts": ts, "type": "BUY", "name": n} for ts, n in enumerate("XYXYY")])
+
+#: Consumption, limits and strategies with a choice, over :data:`NAMES`.
+CONSUMING = [
+    "SELECT * FROM S WHERE BUY ; BUY CONSUME BY ANY",
+    "SELECT * FROM S WHERE BUY ; BUY CONSUME BY PARTITION",
+    "SELECT * FROM S WHERE BUY ; BUY PARTITION BY [name] CONSUME BY ANY",
+    "SELECT * FROM S WHERE BUY ; BUY PARTITION BY [name] CONSUME BY PARTITION",
+    "SELECT * FROM S WHERE BUY ; BUY+ CONSUME BY ANY LIMIT 1",
+    "SELECT * FROM S WHERE BUY ; BUY LIMIT 2",
+    "SELECT LAST * FROM S WHERE BUY ; BUY+",
+    "SELECT NEXT * FROM S WHERE BUY ; BUY+",
+    "SELECT MAX * FROM S WHERE BUY ; BUY+",
+]
 
 #: CORE-like queries over the stock prefix.
 STOCK = [
@@ -55,6 +76,13 @@ STOCK = [
     "PARTITION BY [volume] WITHIN 30000 [ts]",
     "SELECT NEXT * FROM S WHERE (SELL as a; BUY as b; BUY as c) FILTER a[name = 'INTC'] AND "
     "b[name = 'RIMM'] AND c[name = 'QQQ'] WITHIN 10000 [ts]",
+    "SELECT * FROM S WHERE (SELL as a; BUY as b; BUY as c) FILTER a[name = 'INTC'] AND "
+    "b[name = 'RIMM'] AND c[name = 'QQQ'] WITHIN 10000 [ts] CONSUME BY ANY",
+    "SELECT * FROM S WHERE (SELL as m; (BUY OR SELL) as o; BUY as c) FILTER m[name = 'MSFT'] "
+    "AND o[name = 'ORCL'] AND c[name = 'CSCO'] PARTITION BY [volume] WITHIN 10000 [ts] "
+    "CONSUME BY PARTITION",
+    "SELECT * FROM S WHERE (SELL as a; BUY as b; BUY as c) FILTER a[name = 'INTC'] AND "
+    "b[name = 'RIMM'] AND c[name = 'QQQ'] WITHIN 10000 [ts] LIMIT 3",
 ]
 
 
@@ -87,7 +115,8 @@ def section(run: Callable[[str, Stream], Verdict] = compare) -> list[str]:
                       "`make peers` says why it did not install it).", ""]
     start = time.time()
     verdicts: list[tuple[str, Verdict]] = []
-    for name, stream, queries in (("ticks", TICKS, SMALL), ("stocks", stock_prefix(), STOCK)):
+    for name, stream, queries in (("ticks", TICKS, SMALL), ("names", NAMES, CONSUMING),
+                                  ("stocks", stock_prefix(), STOCK)):
         verdicts += [(name, run(q, stream)) for q in queries]
     tally = Counter(v.klass for _, v in verdicts)
     out += [f"{len(verdicts)} CEQL queries through pycer's offline server and Kleene's "

@@ -11,7 +11,9 @@ each event's values in its declared attributes' order, the first ``kleene_pos`` 
 position in Kleene's stream); one JSON object on stdout: ``{"version", "matches"}``, each
 match the sorted positions of the events CORE printed for one complex event (CORE prints
 ``[start,end], ((id: T attributes: [v1 v2 ... ]) ...)``, one complex event a line), or
-``{"error": "..."}``.
+``{"error": "..."}``. With ``"count_only": true`` the answer is the number of complex
+events instead, with the CPU seconds of sending the events and reading the output
+(``engine_s``) and the process's peak resident memory (``peak_mb``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import resource
 import sys
+import time
 from importlib.metadata import version
 from typing import Any
 
@@ -37,9 +41,31 @@ def run(msg: dict[str, Any]) -> dict[str, Any]:
     server.add_query(msg["query"])
     wrap = {int: pycer.PyIntValue, float: pycer.PyDoubleValue, str: pycer.PyStringValue,
             bool: pycer.PyBoolValue}
-    server.send_events([pycer.PyEvent(ids[kind], [wrap[type(v)](v) for v in values])
-                        for kind, values in msg["events"]])
-    return {"version": "pycer " + version("pycer"), "matches": printed(server.get_output())}
+    events = [pycer.PyEvent(ids[kind], [wrap[type(v)](v) for v in values])
+              for kind, values in msg["events"]]
+    started = time.process_time()
+    server.send_events(events)
+    out = server.get_output()
+    engine = time.process_time() - started
+    if msg.get("count_only"):
+        return {"version": "pycer " + version("pycer"), "engine_s": engine,
+                "count": sum(1 for line in out.splitlines() if line.startswith("[")),
+                "peak_mb": peak_mb()}
+    return {"version": "pycer " + version("pycer"), "matches": printed(out)}
+
+
+def peak_mb() -> float:
+    """This process's peak resident memory in MB: ``VmHWM`` of ``/proc/self/status``
+    (``ru_maxrss`` is not: Linux keeps in it the parent's size at the fork before
+    ``exec``), ``ru_maxrss`` where there is no ``/proc``."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def printed(out: str) -> list[list[int]]:

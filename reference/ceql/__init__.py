@@ -8,8 +8,9 @@ Modules, one per definition:
 
 - :mod:`.formula`    CEL formulas as written (atoms, ``;``, ``:``, ``+``, ``:+``, ``OR``,
   ``AS``, ``FILTER``) and their translation into SREMO;
-- :mod:`.policies`   CEL's selection strategies and CORE's consumption policies, and
-  which of them Kleene computes;
-- :mod:`.parser`     the CEQL text of a query into the SREMO it denotes;
+- :mod:`.selection`  CEL's selection strategies, CORE's consumption policies and
+  ``LIMIT``, each a function of the ``ALL`` set;
+- :mod:`.parser`     the CEQL text of a query into the SREMO it denotes (in a
+  :class:`~.selection.Selected` when it keeps part of it);
 - :mod:`.registration` the language's registry entry.
 """

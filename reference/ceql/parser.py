@@ -7,7 +7,7 @@ alternatives, tightest first: ``AS``, ``+``, ``:+``, then ``;``, ``:``, ``OR``, 
     query     := "SELECT" [strategy] "*" ["FROM" name] "WHERE" formula
                  ["PARTITION" "BY" "[" name ("," name)* "]"]
                  ["WITHIN" (int "EVENTS" | int "[" name "]" | span)]
-                 ["CONSUME" "BY" ("NONE" | "ANY" | "PARTITION")] ["LIMIT" int]
+                 ["CONSUME" "BY" ("NONE" | "ANY" | "PARTITION")] ["LIMIT" int]   (int ≥ 1)
     strategy  := "ALL" | "ANY" | "LAST" | "MAX" | "NEXT" | "STRICT"
     formula   := union ("FILTER" filter)*
     union     := contig ("OR" contig)*
@@ -25,9 +25,11 @@ alternatives, tightest first: ``AS``, ``+``, ``:+``, then ``;``, ``:``, ``OR``, 
     value     := name | literal ;  literal := number | string
     span      := [number "HOURS"] [number "MINUTES"] [number "SECONDS"]   (singular too)
 
-What the grammar has but Kleene does not compute is refused at its token, in one line
-with the position (:mod:`.policies`): a strategy other than ``ALL``, ``CONSUME BY ANY``
-or ``PARTITION``, ``LIMIT``, a variable list after ``SELECT``, several streams, a
+A strategy other than ``ALL``, ``CONSUME BY ANY`` or ``PARTITION`` and ``LIMIT`` wrap the
+expression in a :class:`~.selection.Selected`, which keeps part of its complex events
+(:mod:`.selection`). What the grammar has but Kleene does not read is refused at its
+token, in one line with the position: ``SELECT ANY`` (no CEL strategy), a variable list
+after ``SELECT``, several streams, a
 stream-qualified event (``S>T``), ``NOT(...)`` in a formula, ``LIKE``, arithmetic, a
 value range ``{a..b}``, a second partition group, and ``n EVENTS`` with ``PARTITION BY``.
 ``WITHIN n [attr]`` is a window of n on the events' timestamps: ``attr`` must be the
@@ -44,7 +46,7 @@ from kleene.reference.sremo.expressions import Expr, IllFormed, Partition, Windo
 from kleene.reference.syntax import Parser, Token
 
 from . import formula as f
-from .policies import CONSUMPTIONS, STRATEGIES, consumption_refusal, strategy_refusal
+from .selection import CONSUMPTIONS, STRATEGIES, Selected
 
 #: Words that end or structure a formula: never an event type or a variable.
 KEYWORDS = frozenset({"SELECT", "FROM", "WHERE", "AS", "OR", "AND", "NOT", "FILTER",
@@ -74,14 +76,16 @@ class _Reader(Parser):
         return self.advance()
 
     # -- the query
-    def query(self) -> Expr:
+    def query(self) -> Expr | Selected:
         self.expect("SELECT")
+        strategy = "ALL"
         if (self.tok.kind == "ident" and self.tok.text.upper() in STRATEGIES
                 and (self.peek().text == "*" or self.peek().kind == "ident")):
             tok = self.advance()
-            refusal = strategy_refusal(tok.text.upper())
-            if refusal is not None:
-                raise self.refuse(refusal, tok)
+            strategy = tok.text.upper()
+            if strategy == "ANY":
+                raise self.refuse("SELECT ANY is not read: CEL has no strategy ANY (CORE "
+                                  "parses it and outputs every complex event, as ALL)", tok)
         if self.tok.kind == "ident" and self.tok.text.upper() not in KEYWORDS:
             raise self.refuse("only SELECT * is read: a list of variables (a projection) is "
                               "not computed yet")
@@ -94,25 +98,29 @@ class _Reader(Parser):
         body = f.to_sremo(self.formula())
         partition = self.partition()
         window = self.within(partition)
+        consumption = "NONE"
         if self.accept("CONSUME"):
             self.expect("BY")
-            tok = self.tok
-            if tok.kind != "ident" or tok.text.upper() not in CONSUMPTIONS:
+            if self.tok.kind != "ident" or self.tok.text.upper() not in CONSUMPTIONS:
                 raise self.error(" or ".join(CONSUMPTIONS))
-            refusal = consumption_refusal(self.advance().text.upper())
-            if refusal is not None:
-                raise self.refuse(refusal, tok)
-        if self.at("LIMIT"):
-            raise self.refuse("LIMIT is not computed yet (the first k complex events in "
-                              "CORE's order of output)")
+            consumption = self.advance().text.upper()
+        limit = None
+        if self.accept("LIMIT"):
+            tok = self.tok
+            limit = self.whole("a limit")
+            if limit == 0:
+                raise self.error("a limit of at least 1", tok)
         self.end()
         e = body if window is None else Window(body, window)
         if partition:
             e = Partition(e, partition)
         try:
-            return check(e)
+            e = check(e)
         except IllFormed as err:
             raise self.refuse(str(err.args[0]), self.tokens[0]) from None
+        if (strategy, consumption, limit) == ("ALL", "NONE", None):
+            return e
+        return Selected(e, strategy, consumption, limit)
 
     def partition(self) -> tuple[str, ...]:
         if not self.accept("PARTITION"):
@@ -325,8 +333,10 @@ class _Reader(Parser):
         raise self.error("an attribute, a number or a 'string'")
 
 
-def parse_ceql(text: str, source: str = "<ceql>") -> Expr:
-    """The SREMO expression a CEQL query of the fragment denotes (module docstring);
+def parse_ceql(text: str, source: str = "<ceql>") -> Expr | Selected:
+    """The SREMO expression a CEQL query of the fragment denotes, wrapped in
+    :class:`~.selection.Selected` when its strategy, consumption or limit keeps part of
+    its complex events (module docstring);
     :class:`~kleene.reference.errors.PatternSyntaxError` (or :class:`CeqlUnsupported`)
     with the file, line and column otherwise."""
     try:
