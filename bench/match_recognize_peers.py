@@ -13,9 +13,10 @@ the written table's), pandas-match-recognize is given them as dtypes, Flink decl
 Each query of :data:`bench.match_recognize.QUERIES` then runs end to end from the file, per
 format:
 
-- Kleene: ``kleene.match_recognize(path, sql)`` in this process (DuckDB reads the file, the
-  ``match-recognize`` engine recognizes, DuckDB runs the ``SELECT``), and apart, to say
-  where the time goes, the load alone (DuckDB's reader to Arrow), the recognition
+- Kleene: ``kleene.match_recognize(path, sql)`` in this process (DuckDB reads the file, a
+  CSV file by Arrow under DuckDB's sniffed types where that reads the same,
+  :mod:`kleene.data.csvfast`; the ``match-recognize`` engine recognizes, DuckDB runs the
+  ``SELECT``), and apart, to say where the time goes, the load alone (to Arrow), the recognition
   alone (the compiled engine over that Arrow table) and the door's "silent zero" check
   (:func:`kleene.engines.tables.never_true`, which orders and reads the rows in Python);
   ``kleene (no check)`` is the same statement through :func:`kleene.data.sql.run_over`
@@ -61,7 +62,7 @@ from kleene.conformance.adapters.base import PEERS, MRBackend
 from kleene.conformance.adapters.engines import flink, pmr
 from kleene.conformance.adapters.native import DECLINES, sql_type
 from kleene.conformance.sqllogictest.runner import engine_recognizer
-from kleene.data.sql import READERS, run_over
+from kleene.data.sql import read_table, run_over
 from kleene.engines.match_recognize.recognition import CompiledRecognition
 from kleene.engines.tables import match_recognize, never_true
 from kleene.reference.match_recognize.parser import parse_statement
@@ -112,14 +113,9 @@ def headerless(path: Path) -> Path:
 
 
 def read_file(path: Path) -> pa.Table:
-    """The file as Kleene's door reads it (DuckDB's reader for its suffix, to Arrow)."""
-    connection = duckdb.connect()
-    try:
-        relation = getattr(connection, READERS[path.suffix])(str(path))
-        table: pa.Table = relation.to_arrow_table()
-        return table
-    finally:
-        connection.close()
+    """The file as Kleene's door reads it (:func:`kleene.data.sql.read_table`: DuckDB's
+    reader for its suffix, or a CSV file by Arrow under DuckDB's sniffed types)."""
+    return read_table(path)
 
 
 def flink_sql(sql: str) -> str:
@@ -167,7 +163,7 @@ def timed(run: Callable[[], Any], repeats: int) -> tuple[float, Any]:
 
 
 def kleene_parts(path: Path, sql: str) -> dict[str, float]:
-    """Seconds of Kleene's load alone (:func:`read_file`: DuckDB's reader to Arrow), of the
+    """Seconds of Kleene's load alone (:func:`read_file`, to Arrow), of the
     recognition alone (the compiled engine over that table) and of the door's silent-zero
     check over it, each the least of :data:`REPEATS`."""
     load_s, arrow = timed(partial(read_file, path), REPEATS)
@@ -249,7 +245,7 @@ def run(quick: bool, formats: Sequence[str] = tuple(FORMATS)) -> None:
         "seconds: end to end from the file to the rows out, in a warm process (a first run "
         f"of each engine on {WARM_ROWS:,} rows of the same format not counted; its seconds "
         "below)",
-        "Kleene's parts: load = DuckDB's reader to Arrow, match = the compiled engine over "
+        "Kleene's parts: load = the door's reader to Arrow, match = the compiled engine over "
         "that table, check = the door's silent-zero check (never_true), each measured apart "
         "(the least of its runs); rest = the whole less the parts (the output, the SELECT "
         "around; negative when the machine's load made the parts' runs slower)",

@@ -13,7 +13,8 @@ Flink reads the CSV file without its header line). The queries are
 
 Per query, wall seconds end to end from the file to the rows out:
 
-- ``kleene`` on each file (``kleene.match_recognize(path, sql)``: DuckDB reads, the
+- ``kleene`` on each file (``kleene.match_recognize(path, sql)``: DuckDB reads, a CSV file
+  by Arrow under DuckDB's sniffed types where that reads the same, the
   ``match-recognize`` engine recognizes, DuckDB runs the ``SELECT``), the least of
   :data:`~bench.match_recognize.REPEATS` runs; and ``kleene, after load`` (the engine alone
   over the Arrow table in memory, the rows/s the issue asks ≥ 1 M of);

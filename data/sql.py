@@ -32,7 +32,7 @@ import csv
 import os
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import fields, replace
 from decimal import Decimal
 from pathlib import Path
@@ -42,6 +42,7 @@ import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from kleene.data.csvfast import fast_csv
 from kleene.data.loaders import check_header, open_text
 from kleene.reference.errors import KleeneError, StreamError
 from kleene.reference.match_recognize.ast import (
@@ -81,8 +82,14 @@ class SqlError(KleeneError):
 
 
 def run_statement(statement: Statement, connection: duckdb.DuckDBPyConnection,
-                  recognize: Recognize | ArrowRecognizer = reference_recognize) -> pa.Table:
+                  recognize: Recognize | ArrowRecognizer = reference_recognize,
+                  tables: Mapping[str, pa.Table] | None = None) -> pa.Table:
     """The result of ``statement`` (the module's four steps) in ``connection``.
+
+    ``tables``: Arrow tables registered in ``connection`` under their (lower-case) names
+    whose ``SELECT *`` is the table itself (its columns of types DuckDB answers as they
+    are: :data:`kleene.data.csvfast.TYPES`); a recognition reading one by its plain name
+    reads the table, without DuckDB's copy of it.
 
     The output tables stay registered, so that a view or table the statement creates
     (``CREATE VIEW v AS SELECT … MATCH_RECOGNIZE …``) can still read them: such a view shows
@@ -91,7 +98,7 @@ def run_statement(statement: Statement, connection: duckdb.DuckDBPyConnection,
     (:class:`~kleene.reference.errors.KleeneError`)."""
     text = statement.text
     for recognition in sorted(statement.recognitions, key=lambda r: r.start, reverse=True):
-        source = _source(recognition.source, connection, recognize)
+        source = _source(recognition.source, connection, recognize, tables or {})
         clause = with_subqueries(recognition.clause, connection)
         output = recognized(recognize, clause, source)
         if not output.column_names:
@@ -122,10 +129,17 @@ def execute(connection: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
 
 
 def _source(source: TableName | Statement, connection: duckdb.DuckDBPyConnection,
-            recognize: Recognize | ArrowRecognizer) -> pa.Table:
+            recognize: Recognize | ArrowRecognizer, tables: Mapping[str, pa.Table],
+            ) -> pa.Table:
     if isinstance(source, TableName):
+        if _PLAIN.fullmatch(source.name) and source.name.lower() in tables:
+            return tables[source.name.lower()]
         return execute(connection, f"SELECT * FROM {source.name}")
-    return run_statement(source, connection, recognize)
+    return run_statement(source, connection, recognize, tables)
+
+
+#: A table's name as SQL's regular identifier (no alias, no quotes: case-insensitive).
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def with_subqueries(clause: MatchRecognize,
@@ -287,7 +301,9 @@ def run_over(data: Any, statement: Statement, *, name: str | None = None,
              recognize: Recognize | ArrowRecognizer = reference_recognize) -> pa.Table:
     """The result of ``statement`` (a ``SELECT`` holding ``MATCH_RECOGNIZE``) over ``data``:
     an Arrow table, a pandas frame or the path of a Parquet, CSV or JSON (Lines) file
-    (read by DuckDB's own readers, :data:`READERS`), known to the SQL as ``name`` (default:
+    (read as DuckDB's own readers read it, :data:`READERS`; a CSV file by Arrow under
+    DuckDB's sniffed dialect and types where that is the same, :mod:`kleene.data.csvfast`),
+    known to the SQL as ``name`` (default:
     the one table its recognitions read). The columns are named as the outer ``SELECT``
     names them; a measure's unquoted name is in upper case (SQL's rule for regular
     identifiers, as Oracle reports it). The door that chooses ``recognize`` is
@@ -300,12 +316,18 @@ def run_over(data: Any, statement: Statement, *, name: str | None = None,
                               "match_recognize(data, sql, name=...)")
         name = read[0]
     connection = duckdb.connect()
+    tables: dict[str, pa.Table] = {}
     try:
         if isinstance(data, str | os.PathLike):
-            _read_file(connection, Path(data)).create_view(name)
+            loaded = _read_file(connection, Path(data))
+            if isinstance(loaded, pa.Table):
+                connection.register(name, loaded)
+                tables[name.lower()] = loaded
+            else:
+                loaded.create_view(name)
         else:
             connection.register(name, data)
-        return run_statement(statement, connection, recognize)
+        return run_statement(statement, connection, recognize, tables)
     except duckdb.Error as err:
         raise SqlError(" ".join(str(err).split())) from None
     except SqlError as err:
@@ -318,11 +340,29 @@ def run_over(data: Any, statement: Statement, *, name: str | None = None,
         connection.close()
 
 
+def read_table(path: str | os.PathLike[str]) -> pa.Table:
+    """The Parquet, CSV or JSON (Lines) file at ``path`` as Arrow, as :func:`run_over`
+    reads it (a CSV file by :func:`~kleene.data.csvfast.fast_csv` where it reads it)."""
+    connection = duckdb.connect()
+    try:
+        read = _read_file(connection, Path(path))
+        return read if isinstance(read, pa.Table) else read.to_arrow_table()
+    except duckdb.Error as err:
+        raise SqlError(" ".join(str(err).split())) from None
+    finally:
+        connection.close()
+
+
 #: DuckDB's message for a table that is not there.
 _ABSENT = re.compile(r"Table with name (\S+) does not exist")
 
 
-def _read_file(connection: duckdb.DuckDBPyConnection, path: Path) -> duckdb.DuckDBPyRelation:
+def _read_file(connection: duckdb.DuckDBPyConnection, path: Path,
+               ) -> duckdb.DuckDBPyRelation | pa.Table:
+    """The file at ``path`` as DuckDB's reader of its suffix reads it: a CSV file as an
+    Arrow table where :func:`~kleene.data.csvfast.fast_csv` reads it (Arrow under DuckDB's
+    sniffed dialect and types: the same values, a third of the time), else DuckDB's
+    relation."""
     suffixes = [s.lower() for s in path.suffixes if s.lower() != ".gz"]
     reader = READERS.get(suffixes[-1] if suffixes else "")
     if reader is None:
@@ -332,6 +372,10 @@ def _read_file(connection: duckdb.DuckDBPyConnection, path: Path) -> duckdb.Duck
         raise StreamError("cannot read the table: No such file or directory",
                           source=str(path))
     _check_names(path, reader)
+    if reader == "read_csv":
+        table = fast_csv(path, connection)
+        if table is not None:
+            return table
     relation: duckdb.DuckDBPyRelation = getattr(connection, reader)(str(path))
     return relation
 

@@ -10,8 +10,10 @@ reference semantics (:func:`~kleene.reference.match_recognize.semantics.recogniz
 statement is run by :func:`kleene.data.sql.run_over` (each recognition by the backend, the
 SQL around it by DuckDB).
 
-A file is read by DuckDB's own readers (``read_parquet``, ``read_csv``, ``read_json``;
-:data:`kleene.data.sql.READERS`), not by Kleene's event loaders: a table's columns are
+A file is read as DuckDB's own readers read it (``read_parquet``, ``read_csv``,
+``read_json``; :data:`kleene.data.sql.READERS`; a CSV file by Arrow under DuckDB's sniffed
+dialect and types where that reads the same values, :mod:`kleene.data.csvfast`), not by
+Kleene's event loaders: a table's columns are
 typed as the SQL around the recognition types them (dates, decimals, text), and the event
 loaders' checks (a timestamp column, timestamps that never decrease) do not apply to a
 table, which ``ORDER BY`` orders.

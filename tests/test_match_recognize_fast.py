@@ -159,6 +159,29 @@ def test_the_order_is_the_references(drawn: tuple[str, pa.Table]) -> None:
     assert (np.diff(ranks) >= 0).all()
 
 
+@given(ordered_tables())
+def test_rows_already_in_order_are_in_the_references_order(drawn: tuple[str, pa.Table]
+                                                            ) -> None:
+    # the drawn table put in the reference's order first: the one-pass check finds it in
+    # order (no sort), and the order is still the reference's
+    sql, table = drawn
+    clause = clause_of(sql)
+    zeros = np.zeros(table.num_rows, np.int64)
+    in_order = table.take(pa.array(order._reference_order(clause, table, zeros)[0],
+                                   pa.int64()))
+    reference = order._reference_order(clause, in_order, zeros)[0]
+    assert order.ordered(clause, in_order)[0].tolist() == reference.tolist()
+
+
+def test_in_order_compares_keys_lexicographically() -> None:
+    # by hand: (0,1,5) (0,2,3) (0,2,4) ascend; (0,1,2) (0,1,1) do not; no rows, one row do
+    assert order._in_order([np.array([0, 0, 0]), np.array([1, 2, 2]), np.array([5, 3, 4])])
+    assert not order._in_order([np.array([0, 0]), np.array([1, 1]), np.array([2, 1])])
+    assert not order._in_order([np.array([1, 0]), np.array([0, 9])])
+    assert order._in_order([np.array([], np.int64)])
+    assert order._in_order([np.array([7])])
+
+
 def test_lexsort_declines_what_it_cannot_order_as_the_reference() -> None:
     clause = clause_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY a DESC PATTERN (X) "
                        "DEFINE X AS a = a)")

@@ -10,9 +10,10 @@ recognize` reads an Arrow table and answers one, the reference's output table
 2. each row-local condition evaluated on whole columns, ``PREV``/``NEXT`` as columns
    shifted within partitions (:func:`.conditions.column_truth`), the others left to the
    reference's evaluator, row by row as the run reaches them;
-3. where the pattern cannot match without a row, the rows that satisfy no variable the
-   pattern can begin with are never start rows: matching jumps from one candidate to the
-   next (:func:`first_tests`);
+3. where the pattern cannot match without a row, the rows where no match can begin by
+   its first two rows (no variable the pattern can begin with, or no variable that can
+   follow it at the next row) are never start rows: matching jumps from one candidate to
+   the next (:func:`first_tests`, :func:`second_tests`);
 4. per partition, the match at each start row by :class:`.vm.Matcher`, then ``AFTER MATCH
    SKIP``, the measures and the output rows by the reference's own
    :class:`~kleene.reference.match_recognize.semantics.Recognizer` (measures are read at
@@ -176,7 +177,8 @@ class CompiledRecognition:
         readers = self._readers(ref)
         accept = self._accept(rows, number)
         matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
-        candidates = self._candidates(masks, n)
+        can = self._start_rows(slices, n)
+        candidates = None if can is None else np.flatnonzero(can).tolist()
         mode = self.clause.rows_per_match
         out: list[tuple[object, ...]] = []
         pos = covered = 0
@@ -311,23 +313,36 @@ class CompiledRecognition:
         return RowCondition(self.defines[var], var, rows, self._columns(rows), self.subsets)
 
     def _two_rows(self, slices: dict[str, Any], n: int) -> np.ndarray:
-        """The rows where a match may start, by its first two rows (every row where the
-        pattern can match the empty string): a row that satisfies a first ``Test`` whose
-        run can end there or whose next row satisfies a ``Test`` that can follow it
-        (:func:`second_tests`). Every other row has no match: the compiled loop
-        skips it, the same output (profiling the V shape: nine start rows in ten fail at
-        their second row, and trying one cost more than half the loop's time)."""
+        """The compiled loop's start rows (:meth:`_start_rows`; every condition there is a
+        column). Profiling the V shape: nine start rows in ten fail at their second row,
+        and trying one cost more than half the loop's time."""
+        can = self._start_rows(slices, n)
+        return np.ones(n, dtype=bool) if can is None else can
+
+    def _start_rows(self, slices: dict[str, np.ndarray | RowCondition | None], n: int,
+                    ) -> np.ndarray | None:
+        """The rows where a match may start, by its first two rows (``None``: any row, as
+        where the pattern can match the empty string or a first condition is not a
+        column): a row that satisfies a first ``Test`` whose run can end there or whose
+        next row may satisfy a ``Test`` that can follow it (:func:`second_tests`; a
+        condition that is not a column may hold). Every other row has no match: the run
+        skips it, the same output (seq3: ``Z`` reads ``X``, so the run is the VM's, and
+        nine in ten of its ``X`` rows are followed by no ``Y``)."""
         if self.empty:
-            return np.ones(n, dtype=bool)
+            return None
         can = np.zeros(n, dtype=bool)
         for pc in self.starts:
             first = slices[self._var(pc)]
+            if not isinstance(first, np.ndarray):
+                return None
             then, done = self.seconds[pc]
             if done:
                 can |= first
                 continue
             for second in then:
-                can[:-1] |= first[:-1] & slices[self._var(second)][1:]
+                follows = slices[self._var(second)]
+                can[:-1] |= first[:-1] & follows[1:] if isinstance(follows, np.ndarray) \
+                    else first[:-1]
         return can
 
     def _var(self, pc: int) -> str:
@@ -337,18 +352,6 @@ class CompiledRecognition:
 
     def _columns(self, rows: Rows) -> dict[str, int]:
         return {name.upper(): i for i, name in enumerate(rows.columns.table.column_names)}
-
-    def _candidates(self, masks: list[Sequence[bool] | None], n: int) -> list[int] | None:
-        """The rows where a non-empty match may start, ascending (``None``: any row)."""
-        if self.empty:
-            return None
-        union = np.zeros(n, dtype=bool)
-        for pc in self.starts:
-            mask = masks[pc]
-            if not isinstance(mask, list):
-                return None
-            union |= np.asarray(mask, dtype=bool)
-        return np.flatnonzero(union).tolist()
 
     def _accept(self, rows: Rows, number: list[int]) -> Accept:
         clause, columns, subsets = self.clause, self._columns(rows), self.subsets
