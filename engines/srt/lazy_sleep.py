@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from math import floor, inf
 
 import numpy as np
 
@@ -214,8 +215,10 @@ class Schedule:
             h = held.event.ts
             if stamps[row] - h > bound:          # failed already: constant from here
                 continue
-            if type(h) is int and type(bound) is int:   # exact: t − h ≤ b iff t ≤ h + b
-                wake = bisect_right(stamps, h + bound, row, wake)
+            if type(h) is int and isinstance(bound, int | float) and bound != inf:
+                # integer timestamps: t − h is an integer, so t − h ≤ b iff t ≤ h + ⌊b⌋
+                # (exact: Python integers, no float rounding)
+                wake = bisect_right(stamps, h + floor(bound), row, wake)
             else:
                 wake = bisect_right(stamps, bound, row, wake, key=lambda t: t - h)
         return wake
@@ -252,7 +255,7 @@ class Schedule:
         d, p = self.d, self.p
         start: Config = (d.start, (None,))
         fresh = self.fresh() if p.streaming else []
-        f = 0
+        f = woken = 0
         for config, marks in p.runs.items():
             self.place(0, config, marks)
         p.runs = {}
@@ -271,6 +274,7 @@ class Schedule:
                 heapq.heappop(self.due)
                 sleepers = self.wake.pop(i)
             nxt: dict[Config, Marks] = {}
+            woken += 1
             reports = p._advance(self.read(i), sleepers.items(), nxt)
             p.created += len(nxt)
             p.peak = max(p.peak, len(nxt))
@@ -280,5 +284,5 @@ class Schedule:
             if reports and p.streaming:
                 yield from reported(reports, p.budget)
         p.read += self.n
-        p.skipped += self.n - len(self.rows)
+        p.skipped += self.n - woken
         p.runs = self.ended
