@@ -18,7 +18,7 @@ from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 from kleene.engines.protocol import Limitation, Query
 from kleene.engines.registry import engine
-from kleene.engines.srt import lazy_pass
+from kleene.engines.srt import lazy_sleep
 from kleene.engines.srt.lazy_dsrt import LazyDSRT
 from kleene.reference.errors import Unsupported
 from kleene.reference.events import Stream
@@ -66,10 +66,11 @@ def test_dsrt_equals_the_reference_on_skip_till_any_under_time_windows(e, s, rea
                                                                 time_windows=True)),
        s=streams(min_size=1, max_size=8), policy=st.sampled_from(("stream", "literal")))
 def test_dsrt_equals_the_reference_over_columns(e, s, policy):
-    """Over a loaded stream's columns (lazy_pass.over_columns: the idle rows found by
-    Arrow's kernels, read a stretch at a time by their timestamps), on any stream size."""
+    """Over a loaded stream's columns (lazy_sleep.Schedule: the candidate rows found by
+    Arrow's kernels, each configuration asleep until a row its state's guards can take,
+    the rows between read by their timestamps), on any stream size."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lazy_pass, "SMALL", 0)
+        patch.setattr(lazy_sleep, "SMALL", 0)
         expected = reference_or_reject(e, s, policy, steps=40_000)
         try:
             compiled = engine("dsrt").compile(Query.of(e, policy=policy,

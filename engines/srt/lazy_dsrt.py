@@ -50,7 +50,8 @@ from dataclasses import dataclass, field
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Limitation, Transition
 from kleene.engines.srt.automaton import SRT, Guard, Registers, compile_guard
-from kleene.engines.srt.lazy_pass import Table, passes
+from kleene.engines.srt.lazy_pass import Table
+from kleene.engines.srt.lazy_sleep import passes, srt_masks
 from kleene.engines.srt.skip import skipping
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, Condition, conjunction, rename
@@ -100,6 +101,8 @@ class LazyDSRT(Pictured):
         self.relevant = relevant
         self._relevant = None if relevant is None else \
             [compile_guard(c, {}) for c in relevant]
+        #: per SRT state, the bits of ``relevant`` its non-``TRUE`` guards need
+        self.member_masks = [] if relevant is None else srt_masks(self.srt, relevant)
 
     def finals(self, sid: int) -> bool:
         """Whether state ``sid`` holds a final member (accepts, policy ``literal``)."""
@@ -262,7 +265,7 @@ class LazyDSRT(Pictured):
 
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
-        """The matches over ``events`` (:func:`~kleene.engines.srt.lazy_pass.passes`: one
+        """The matches over ``events`` (:func:`~kleene.engines.srt.lazy_sleep.passes`: one
         pass, or one per part under ``PARTITION BY``)."""
         return passes(self, events, Counters() if counters is None else counters, budget,
                       self.by)

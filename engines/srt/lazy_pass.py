@@ -1,26 +1,23 @@
-"""One pass of the DSRT with marks over a stream (seed 004, report Alg. 1 over the DSRT
-of Thm 41 / Alg. 7, :mod:`kleene.engines.srt.lazy_dsrt`), and one per part of
-``e PARTITION BY a``: each element sent to its part's pass as it arrives, the DSRT shared
-(its states are position-free), the runs the part's own."""
+"""One pass of the DSRT with marks over a stream, event by event (seed 004, report Alg. 1
+over the DSRT of Thm 41 / Alg. 7, :mod:`kleene.engines.srt.lazy_dsrt`); under
+``e PARTITION BY a`` one per part, each element sent to its part's pass as it arrives, the
+DSRT shared (its states are position-free), the runs the part's own
+(:func:`kleene.engines.srt.lazy_sleep.passes`; over a loaded stream's columns the
+configurations sleep, :mod:`kleene.engines.srt.lazy_sleep`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from kleene.data.columnar import Columns
-from kleene.data.source import columns_of_source
 from kleene.engines.protocol import Counters
-from kleene.engines.srt.automaton import Edge, Guard, Held, Registers
-from kleene.engines.srt.columns import SMALL, candidates
+from kleene.engines.srt.automaton import SRT, Edge, Guard, Held, Registers
 from kleene.engines.srt.marks import ROOT, Marks, expand, reported, union
-from kleene.engines.srt.partition import stream_order
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Condition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
-from kleene.reference.policies import part_of
 
 #: One output of a DSRT transition (:data:`kleene.engines.srt.lazy_dsrt.Out`).
 Out = tuple[int, tuple[int, ...] | None, bool]
@@ -49,10 +46,14 @@ class Table:
 class Automaton(Protocol):
     """What a pass reads of the DSRT (:class:`~kleene.engines.srt.lazy_dsrt.LazyDSRT`)."""
 
+    srt: SRT
     policy: str
     start: int
 
     tables: list[Table]
+
+    #: per SRT state, the bits of ``relevant`` its guards other than ``TRUE`` need
+    member_masks: list[int]
 
     def finals(self, sid: int) -> bool: ...
 
@@ -67,76 +68,6 @@ class Automaton(Protocol):
     def unchanged(self, sid: int, bits: tuple[bool, ...]) -> bool: ...
 
     def move(self, sid: int, bits: tuple[bool, ...]) -> tuple[Out, Out]: ...
-
-
-def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | None,
-           by: tuple[str, ...]) -> Iterator[Match]:
-    """The matches of ``d`` over ``events``: one :class:`Pass`, or under ``PARTITION BY
-    by`` one per part (:func:`~kleene.reference.policies.part_of`)."""
-    columns = columns_of_source(events)
-    if not by and d.relevant is not None and columns is not None and len(columns) >= SMALL:
-        yield from over_columns(d, columns, Pass(d, c, budget))
-        return
-    parts: dict[object, Pass] = {}
-    one = None if by else Pass(d, c, budget)
-    try:
-        for u in events:
-            if one is None:
-                key = part_of(u, by)
-                p = parts.get(key)
-                if p is None:
-                    p = parts[key] = Pass(d, c, budget)
-            else:
-                p = one
-            found = p.step(u)
-            if found:
-                yield from found
-        ends: set[Match] = set()
-        for p in parts.values() if one is None else (one,):
-            ends.update(p.finish())
-        yield from sorted(ends, key=stream_order)
-    finally:
-        for p in parts.values() if one is None else (one,):
-            p.flush()
-
-
-def over_columns(d: Automaton, columns: Columns, p: Pass) -> Iterator[Match]:
-    """``p`` over the columns of a loaded stream: the rows that are not idle found with
-    Arrow's kernels (:func:`~kleene.engines.srt.columns.candidates`), events built for
-    those only; each stretch of idle rows between them read at once by its timestamps
-    (:meth:`Pass.stretch`), skipped when no configuration is alive (the fresh run dies on
-    an idle row). The same transitions as event by event (tests/test_srt_dsrt_time.py)."""
-    assert d.relevant is not None
-    rows, _ = candidates(columns, d.relevant)
-    stamps = columns.ts.to_pylist()
-    read, _ = columns.reader(rows)
-    previous = 0
-    try:
-        for i, r in enumerate(rows.tolist()):
-            if r > previous:
-                p.read += r - previous
-                p.skipped += r - previous
-                if p.runs:
-                    p.stretch(stamps[previous:r], _rows(columns, previous))
-            p.read += 1
-            found = p.read_one(read(i))
-            if found:
-                yield from found
-            previous = r + 1
-        n = len(stamps)
-        if previous < n:
-            p.read += n - previous
-            p.skipped += n - previous
-            if p.runs and not p.streaming:
-                p.stretch(stamps[previous:], _rows(columns, previous))
-        yield from p.finish()
-    finally:
-        p.flush()
-
-
-def _rows(columns: Columns, base: int) -> Callable[[int], Event]:
-    """``event(i)``: the event of row ``base + i`` (position kept)."""
-    return lambda i: columns.slice(base + i, base + i + 1).events(offset=base + i)[0]
 
 
 class Pass:

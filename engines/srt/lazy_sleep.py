@@ -1,0 +1,288 @@
+"""The DSRT with marks over the columns of a loaded stream with a per-state schedule
+(seed 004, report Alg. 1 over the DSRT of Thm 41 / Alg. 7,
+:mod:`kleene.engines.srt.lazy_dsrt`): a configuration *sleeps* until the next row one of
+its state's guards can take, as ``srt``'s groups do (:mod:`kleene.engines.srt.agenda`).
+
+Each DSRT state carries a *mask*: the bits of the head-only conditions
+(:func:`~kleene.engines.srt.skip.skipping`, the bits of
+:func:`~kleene.engines.srt.columns.candidates`) of its members' transitions whose guard
+is not ``TRUE``. On a row whose bits miss the mask, no such transition of any member can
+fire: the row is idle *for that state*, its minterm is the state's clocks (every other
+atom a guard, false there; :meth:`~kleene.engines.srt.lazy_dsrt.LazyDSRT.idle_bits`), and
+it is read by timestamp, as a stretch of idle rows is (:meth:`Pass.stretch`: a clock
+minterm that leaves the configuration as it is holds on a prefix of the rows, found by
+bisection). So a configuration is touched only on the candidate rows its own state can
+take, and where its clocks change its minterm (it dies at the end of its window). A
+state with another live atom on idle rows (an ``unless`` test) has every bit in its
+mask and is stepped on each idle row's event, as before. A fresh run (policy
+``stream``) starts only on the rows the start state's mask meets: on any other it would
+self-loop unmarked or die, and is the same as the fresh run of the next such row.
+Events are built only for the rows some configuration wakes on. The configurations
+after each row are those of :class:`Pass`'s row-by-row run, so the matches are the same
+(tests/test_srt_dsrt_sleep.py)."""
+
+from __future__ import annotations
+
+import heapq
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from math import floor, inf
+
+import numpy as np
+
+from kleene.data.columnar import Columns
+from kleene.data.source import columns_of_source
+from kleene.engines.protocol import Counters
+from kleene.engines.srt.agenda import READ, fresh_rows, state_masks, waiting_moves
+from kleene.engines.srt.automaton import SRT, Registers
+from kleene.engines.srt.columns import MAX_BITS, SMALL, candidates
+from kleene.engines.srt.execution import Execution
+from kleene.engines.srt.lazy_pass import Automaton, Pass
+from kleene.engines.srt.marks import ROOT, Marks, reported, union
+from kleene.engines.srt.partition import stream_order
+from kleene.engines.srt.skip import head_condition
+from kleene.reference.budget import Budget
+from kleene.reference.conditions import TRUE, Condition
+from kleene.reference.events import Event
+from kleene.reference.match import Match
+from kleene.reference.policies import part_of
+
+Config = tuple[int, Registers]
+
+
+def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | None,
+           by: tuple[str, ...]) -> Iterator[Match]:
+    """The matches of ``d`` over ``events``: over a loaded stream's columns by the
+    :class:`Schedule`, else one :class:`~kleene.engines.srt.lazy_pass.Pass` event by
+    event, or under ``PARTITION BY by`` one per part
+    (:func:`~kleene.reference.policies.part_of`)."""
+    columns = columns_of_source(events)
+    if not by and d.relevant is not None and columns is not None and len(columns) >= SMALL:
+        whole = Pass(d, c, budget)
+        try:
+            yield from Schedule(d, columns, whole).run()
+            yield from whole.finish()
+        finally:
+            whole.flush()
+        return
+    parts: dict[object, Pass] = {}
+    one = None if by else Pass(d, c, budget)
+    try:
+        for u in events:
+            if one is None:
+                key = part_of(u, by)
+                p = parts.get(key)
+                if p is None:
+                    p = parts[key] = Pass(d, c, budget)
+            else:
+                p = one
+            found = p.step(u)
+            if found:
+                yield from found
+        ends: set[Match] = set()
+        for p in parts.values() if one is None else (one,):
+            ends.update(p.finish())
+        yield from sorted(ends, key=stream_order)
+    finally:
+        for p in parts.values() if one is None else (one,):
+            p.flush()
+
+
+def srt_masks(srt: SRT, relevant: Sequence[Condition]) -> list[int]:
+    """Per SRT state, the bits of ``relevant`` one of which a row must satisfy for one
+    of its transitions other than ``TRUE`` to fire (all bits beyond ``MAX_BITS``)."""
+    index = {c: i for i, c in enumerate(relevant)}
+    wide = len(relevant) > MAX_BITS
+    masks = [0] * srt.size
+    for e in srt.edges:
+        if e.guard == TRUE and not e.unless:
+            continue
+        head = head_condition(e)
+        assert head is not None
+        masks[e.source] |= -1 if wide else 1 << index[head]
+    return masks
+
+
+class Schedule:
+    """The sleeping configurations of one pass over ``columns`` (module docstring)."""
+
+    def __init__(self, d: Automaton, columns: Columns, p: Pass) -> None:
+        assert d.relevant is not None
+        self.d, self.p = d, p
+        rows, bits = candidates(columns, d.relevant)
+        self.rows_np, self.bits_np = rows, bits
+        self.rows: list[int] = rows.tolist()
+        self.chunk: tuple[int, Callable[[int], Event]] | None = None
+        self.stamps: list[int | float] = columns.ts.to_pylist()
+        self.columns = columns
+        self.n = len(self.stamps)
+        self.member_masks = d.member_masks
+        self.masks: list[int] = []                 # per DSRT state, built on need
+        self.lists: dict[int, list[int]] = {}      # per mask: its candidate rows
+        self.state_rows: list[list[int]] = []      # per DSRT state: its mask's list
+        self.wake: dict[int, dict[Config, Marks]] = {}   # candidate index → sleepers
+        self.due: list[int] = []                   # the candidate indexes in ``wake``
+        self.ended: dict[Config, Marks] = {}       # alive after the last row
+
+    def mask(self, sid: int) -> int:
+        """The mask of DSRT state ``sid`` (all bits unless its idle minterm is clocks)."""
+        masks = self.masks
+        while len(masks) <= sid:
+            t = self.d.tables[len(masks)]
+            m = 0
+            if t.clocks_only:
+                for q, _ in t.members:
+                    m |= self.member_masks[q]
+            else:
+                m = -1
+            masks.append(m)
+        return masks[sid]
+
+    def rows_of(self, sid: int) -> list[int]:
+        """The candidate rows of DSRT state ``sid`` (its mask's; kept per state)."""
+        while len(self.state_rows) <= sid:
+            self.state_rows.append(self.candidates_of(self.mask(len(self.state_rows))))
+        return self.state_rows[sid]
+
+    def candidates_of(self, mask: int) -> list[int]:
+        """The candidate rows (stream rows) whose bits meet ``mask``."""
+        found = self.lists.get(mask)
+        if found is None:
+            found = self.lists[mask] = self.rows_np[(self.bits_np & mask) != 0].tolist()
+        return found
+
+    def read(self, i: int) -> Event:
+        """The event of candidate ``i`` (their cells read :data:`READ` at a time, in order)."""
+        chunk = self.chunk
+        if chunk is None or not chunk[0] <= i < chunk[0] + READ:
+            lo = i - i % READ
+            chunk = self.chunk = (lo, self.columns.reader(self.rows_np[lo:lo + READ])[0])
+        return chunk[1](i - chunk[0])
+
+    def place(self, row: int, config: Config, marks: Marks) -> None:
+        """Put ``config`` (every row before ``row`` read) to sleep until its state's next
+        candidate row, reading the idle rows before it by their timestamps."""
+        work = [(row, config, marks)]
+        while work:
+            self._place(*work.pop(), work)
+
+    def _place(self, row: int, config: Config, marks: Marks,
+               work: list[tuple[int, Config, Marks]]) -> None:
+        d, stamps, p = self.d, self.stamps, self.p
+        while True:
+            sid, regs = config
+            rows = self.state_rows[sid] if sid < len(self.state_rows) else self.rows_of(sid)
+            at = bisect_left(rows, row)
+            wake = rows[at] if at < len(rows) else self.n
+            if row < wake:
+                bits = d.idle_bits(sid, regs, stamps[row])
+                if bits is None:                 # another live atom: step the event
+                    after: dict[Config, Marks] = {}
+                    p._advance(self._event(row), ((config, marks),), after)
+                    work.extend((row + 1, key, m) for key, m in after.items())
+                    return
+                if d.unchanged(sid, bits):      # until a clock changes, or the wake row
+                    row = self._clocks_hold(sid, regs, row, wake)
+                    continue
+                p.evaluations += len(bits)
+                target, keep, _ = d.move(sid, bits)[1]
+                if target < 0:
+                    return
+                config = (target, regs if keep is None
+                          else (None, *(regs[k] for k in keep)))
+                row += 1
+                continue
+            if wake == self.n:
+                self._merge(self.ended, config, marks)
+                return
+            i = bisect_left(self.rows, wake)
+            sleepers = self.wake.get(i)
+            if sleepers is None:
+                sleepers = self.wake[i] = {}
+                heapq.heappush(self.due, i)
+            self._merge(sleepers, config, marks)
+            return
+
+    def _clocks_hold(self, sid: int, regs: Registers, row: int, wake: int) -> int:
+        """The first row from ``row`` (before ``wake``, else ``wake``) where a clock of
+        state ``sid`` changes: ``ts − r.ts ≤ b`` holds up to a row and fails from it on
+        (timestamps never decrease), found by bisection on the timestamps."""
+        stamps = self.stamps
+        for _, slot, bound, _ in self.d.tables[sid].clocks:
+            held = regs[slot]
+            if held is None:
+                continue
+            h = held.event.ts
+            if stamps[row] - h > bound:          # failed already: constant from here
+                continue
+            if type(h) is int and isinstance(bound, int | float) and bound != inf:
+                # integer timestamps: t − h is an integer, so t − h ≤ b iff t ≤ h + ⌊b⌋
+                # (exact: Python integers, no float rounding)
+                wake = bisect_right(stamps, h + floor(bound), row, wake)
+            else:
+                wake = bisect_right(stamps, bound, row, wake, key=lambda t: t - h)
+        return wake
+
+    @staticmethod
+    def _merge(into: dict[Config, Marks], config: Config, marks: Marks) -> None:
+        before = into.get(config)
+        into[config] = marks if before is None else union([before, marks])
+
+    def _event(self, row: int) -> Event:
+        return self.columns.slice(row, row + 1).events(offset=row)[0]
+
+    def fresh(self) -> list[int]:
+        """The candidates (indexes into the rows) a fresh run starts on: those where one
+        of the SRT's fresh runs can leave a group alive or report, as ``srt`` finds them
+        (:func:`~kleene.engines.srt.agenda.fresh_rows`; the DSRT's configurations are
+        sets of the SRT's runs, so a fresh DSRT run from any other row dies without a
+        report); else every row the start state's mask meets."""
+        ex = Execution(self.d.srt, "stream", Counters())
+        moves = waiting_moves(ex)
+        if moves is None:
+            index = {r: i for i, r in enumerate(self.rows)}
+            return [index[r] for r in self.candidates_of(self.mask(self.d.start))]
+        assert ex.relevant == self.d.relevant
+        masks = state_masks(ex)
+        bits = self.bits_np
+        cand = [np.flatnonzero(bits & m).tolist() for m in masks]
+        return fresh_rows(ex, moves, masks, cand, self.rows_np, bits,
+                          self.columns.ts.to_numpy())
+
+    def run(self) -> Iterator[Match]:
+        """The pass: every candidate row some configuration wakes on (or a fresh run
+        starts on) read in order, its reports yielded as it is read."""
+        d, p = self.d, self.p
+        start: Config = (d.start, (None,))
+        fresh = self.fresh() if p.streaming else []
+        f = woken = 0
+        for config, marks in p.runs.items():
+            self.place(0, config, marks)
+        p.runs = {}
+        while self.due or f < len(fresh):
+            i = self.due[0] if self.due else len(self.rows)
+            if f < len(fresh) and fresh[f] <= i:
+                i = fresh[f]
+                f += 1
+                sleepers = self.wake.pop(i, None)
+                if sleepers is None:
+                    sleepers = {}
+                else:
+                    heapq.heappop(self.due)
+                self._merge(sleepers, start, ROOT)
+            else:
+                heapq.heappop(self.due)
+                sleepers = self.wake.pop(i)
+            nxt: dict[Config, Marks] = {}
+            woken += 1
+            reports = p._advance(self.read(i), sleepers.items(), nxt)
+            p.created += len(nxt)
+            p.peak = max(p.peak, len(nxt))
+            row = self.rows[i] + 1
+            for config, marks in nxt.items():
+                self.place(row, config, marks)
+            if reports and p.streaming:
+                yield from reported(reports, p.budget)
+        p.read += self.n
+        p.skipped += self.n - woken
+        p.runs = self.ended
