@@ -261,9 +261,32 @@ def main(argv: list[str] | None = None) -> int:
                  mr_part(args))
     else:
         body += kept(args.out, start=MR_HEADING)
+    if "operator" not in parts:
+        body = dated(body)
     args.out.write_text("\n".join(body) + "\n", encoding="utf-8")
     print(f"peers: wrote {args.out}", file=sys.stderr)
     return 0
+
+
+#: What :func:`dated` says of the sections a run kept (``{date}``: the page's header's).
+KEPT_NOTE = ("*Not rerun since {date}: the engine sections (`kleene conform` on the operator "
+             "cases, the `MATCH_RECOGNIZE` probe, the direct checks). The CORE section is "
+             "kept from its own last run (`--parts core`); the last section, the "
+             "`MATCH_RECOGNIZE` corpus natively, says its own date and commands.*")
+
+
+def dated(body: list[str]) -> list[str]:
+    """``body`` with :data:`KEPT_NOTE` (once) after the header's line saying when the
+    operator part was written (a run of other parts keeps that part as it was)."""
+    note = KEPT_NOTE.split("{")[0]
+    body = [line for k, line in enumerate(body) if not line.startswith(note)
+            and not (line == "" and body[k + 1:k + 2] and body[k + 1].startswith(note))]
+    for k, line in enumerate(body):
+        m = re.search(r"on (\d{4}-\d{2}-\d{2})\.$", line)
+        if line.startswith("*Written by `make peers`") and m:
+            end = body.index("", k)
+            return body[:end] + ["", KEPT_NOTE.format(date=m.group(1))] + body[end:]
+    return body
 
 
 def kept(page: Path, *ends: str, start: str | None = None) -> list[str]:

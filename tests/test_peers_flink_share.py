@@ -28,6 +28,7 @@ from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import clause_constructs, expressions_of
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.printer import format_clause
+from scripts.peers import dated
 
 #: Constructs Flink's documentation lists as unsupported ("Known Limitations" of its
 #: MATCH_RECOGNIZE page) or that it rejects (MATCH_NUMBER(), an empty match).
@@ -118,3 +119,14 @@ def test_the_section_says_the_commands_and_counts_the_flink_share_apart() -> Non
     assert "| *drawn in Flink's dialect* | 1/1/0 |" in lines
     assert "| `quantifier` | 1/1/0 |" in lines
 
+
+
+def test_a_run_of_the_corpus_alone_marks_the_sections_it_kept_with_their_date() -> None:
+    page = ["# Kleene against real engines", "",
+            "*Written by `make peers` (`scripts/peers.sh`) on 2026-11-23.", "Do not edit.*",
+            "", "## flink: apache-flink 2.3.0", ""]
+    once = dated(page)
+    assert once[:5] == page[:5] and once[5].startswith("*Not rerun since 2026-11-23: the "
+                                                       "engine sections")
+    assert once[6:] == page[4:]
+    assert dated(once) == once   # a second run says it once
