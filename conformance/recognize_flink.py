@@ -28,6 +28,7 @@ answers an integer).
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Callable
 from decimal import Decimal
 
@@ -72,6 +73,11 @@ _INNER: tuple[tuple[int, int | None, bool] | None, ...] = (
 #: Of the last element: a variable, or reluctant and never empty.
 _LAST: tuple[tuple[int, int | None, bool] | None, ...] = (
     None, None, None, (1, None, True), (1, 2, True), (2, None, True))
+
+
+#: The aggregates drawn (``COUNT`` twice as often).
+_AGGREGATES: tuple[typing.Literal["COUNT", "SUM", "MIN", "MAX", "AVG"], ...] = (
+    "COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG")
 
 
 @st.composite
@@ -129,8 +135,7 @@ def flink_numbers(draw: st.DrawFn, known: tuple[str, ...], depth: int = 2) -> Ex
                           column, draw(st.integers(0, 2), label="offset"))
     var = draw(st.sampled_from((None, *known)), label="aggregated variable")
     column = Column(draw(st.sampled_from(NUMERIC), label="column"), var)
-    name = draw(st.sampled_from(("COUNT", "COUNT", "SUM", "MIN", "MAX", "AVG")),
-                label="aggregate")
+    name = draw(st.sampled_from(_AGGREGATES), label="aggregate")
     if name == "COUNT" and draw(st.booleans(), label="star"):
         return Aggregate("COUNT", None, var)
     if name == "AVG":
