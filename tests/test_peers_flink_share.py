@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kleene.conformance.adapters import mr_generated, mr_report, native
+from kleene.conformance.adapters.mr_classes import classify
 from kleene.conformance.adapters.mr_suite import EngineRun, Verdict
 from kleene.conformance.recognize_flink import flink_clauses, flink_tables
 from kleene.reference.match_recognize.ast import (
@@ -130,3 +131,15 @@ def test_a_run_of_the_corpus_alone_marks_the_sections_it_kept_with_their_date() 
                                                        "engine sections")
     assert once[6:] == page[4:]
     assert dated(once) == once   # a second run says it once
+
+
+def test_a_skip_the_standard_forbids_answered_with_rows_is_an_engine_bug() -> None:
+    reason = ("answered a table where the reference raises: skip-to-first-row: AFTER MATCH "
+              "SKIP TO FIRST C resumes at the match's first row, which would find it again")
+    v = Verdict("generated #f3", "failed", reason, ("skip-to-variable",))
+    cls, why = classify("flink streaming", v)
+    assert cls == "engine bug" and "After Match Strategy" in why   # Flink documents it too
+    assert classify("pmr", v)[0] == "engine bug"
+    # the same words on another construct's failure say nothing of skipping
+    other = Verdict("generated #f4", "failed", "1 rows missing", ("skip-to-variable",))
+    assert classify("flink batch", other)[0] == "disagrees with the reference"
