@@ -6,6 +6,7 @@ and the Flink share (mr_report.py)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -143,3 +144,30 @@ def test_a_skip_the_standard_forbids_answered_with_rows_is_an_engine_bug() -> No
     # the same words on another construct's failure say nothing of skipping
     other = Verdict("generated #f4", "failed", "1 rows missing", ("skip-to-variable",))
     assert classify("flink batch", other)[0] == "disagrees with the reference"
+
+
+class Slow:
+    """A worker that answers each request of a message with no row, and records each
+    message's size and the seconds it was given; a message of more than ``most`` requests
+    runs out of time."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self.asked: list[tuple[int, float | None]] = []
+
+    def ask(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any]:
+        self.asked.append((len(message["requests"]), timeout))
+        if len(message["requests"]) > self.most:
+            raise TimeoutError("no answer")
+        return {"answers": [{"columns": [["N", "BIGINT"]], "rows": []}
+                            for _ in message["requests"]]}
+
+
+def test_prefetch_sends_forty_requests_a_message_each_given_its_seconds() -> None:
+    messages = [{"cmd": "table", "sql": f"q{k}", "rows": []} for k in range(85)]
+    worker = Slow(most=40)
+    peer = native.Native(worker, "flink", timeout=60.0)  # type: ignore[arg-type]
+    peer.prefetch(messages)
+    # 85 requests: 40, 40 and 5, each message 60 s and 20 s a request
+    assert worker.asked == [(40, 60.0 + 800.0), (40, 60.0 + 800.0), (5, 60.0 + 100.0)]
+    assert len(peer.known) == 85          # every answer kept: none asked again one by one
