@@ -171,3 +171,18 @@ def test_prefetch_sends_forty_requests_a_message_each_given_its_seconds() -> Non
     # 85 requests: 40, 40 and 5, each message 60 s and 20 s a request
     assert worker.asked == [(40, 60.0 + 800.0), (40, 60.0 + 800.0), (5, 60.0 + 100.0)]
     assert len(peer.known) == 85          # every answer kept: none asked again one by one
+
+
+def test_a_pmr_disagreement_with_a_predicate_measure_is_its_null_predicate_bug() -> None:
+    text = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES X >= X AS M0 PATTERN (D))\n"
+            "-- table t (X, T), 1 rows:\n--   [2, 4]\n-- expected (M0): (True,)\n"
+            "-- got: 1 rows missing, 1 rows extra")
+    v = Verdict("generated #f14", "failed", "1 rows missing, 1 rows extra", ("measures",), text)
+    cls, why = classify("pmr", v)
+    assert cls == "engine bug" and "comes back NULL" in why
+    # a predicate inside CASE is no predicate measure: the disagreement stays unread
+    case = text.replace("X >= X AS M0", "CASE WHEN X >= X THEN 1 END AS M0")
+    v = Verdict("generated #f15", "failed", "1 rows missing, 1 rows extra", ("measures",), case)
+    assert classify("pmr", v)[0] == "disagrees with the reference"
+    assert classify("flink batch", Verdict("generated #f14", "failed", v.reason, (), text)
+                    )[0] == "disagrees with the reference"   # pmr's bug, not Flink's

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,15 @@ from kleene.conformance.adapters.mr_generated import order_ties
 from kleene.conformance.adapters.mr_suite import Verdict
 from kleene.conformance.sqllogictest.reader import read_file
 from kleene.reference.errors import KleeneError
+from kleene.reference.match_recognize.ast import (
+    Between,
+    Binary,
+    InList,
+    IsNull,
+    Like,
+    MatchRecognize,
+    Unary,
+)
 from kleene.reference.match_recognize.parser import parse_statement
 
 #: The words of a wrong answer (other rows than expected) in a verdict's reason.
@@ -64,13 +74,36 @@ class Rule:
     why: str
     #: a pattern the record's statement (or the drawn one's) must hold (any, when empty)
     sql: str = ""
+    #: what one of the statement's clauses must be (any, when ``None``)
+    clause: Callable[[MatchRecognize], bool] | None = None
 
     def holds(self, engine: str, v: Verdict) -> bool:
         return (engine.startswith(self.engine)
                 and (not self.feature or self.feature in v.features)
                 and (not self.message or re.search(self.message, v.reason) is not None)
                 and (not self.sql or re.search(self.sql, statement(v), re.IGNORECASE)
-                     is not None))
+                     is not None)
+                and (self.clause is None or any(map(self.clause, clauses(v)))))
+
+
+def clauses(v: Verdict) -> list[MatchRecognize]:
+    """The clauses of ``v``'s statement (none where it does not parse)."""
+    text = statement(v).split("\n-- table t (")[0]
+    try:
+        return [r.clause for r in parse_statement(text).recognitions]
+    except KleeneError:
+        return []
+
+
+def boolean_measure(clause: MatchRecognize) -> bool:
+    """Whether a measure of ``clause`` is a predicate (its value a truth value)."""
+    return any(isinstance(m.expr, (IsNull, Like, Between, InList))
+               or isinstance(m.expr, Binary) and m.expr.op in PREDICATES
+               or isinstance(m.expr, Unary) and m.expr.op == "NOT" for m in clause.measures)
+
+
+#: The binary operators whose value is a truth value.
+PREDICATES = ("=", "<>", "<", "<=", ">", ">=", "AND", "OR")
 
 
 @functools.cache
@@ -149,6 +182,13 @@ RULES: tuple[Rule, ...] = (
          "documented limit)"),
     Rule("pmr", "within", "", "documented limitation",
          "WITHIN is Flink's extension, not SQL:2016; pandas-match-recognize does not parse it"),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a measure that is a predicate (a comparison, IS NULL, LIKE, BETWEEN, IN, AND, OR, "
+         "NOT: a boolean value expression, which ISO/IEC 9075-2:2016 §7.6 allows as a "
+         "measure) comes back NULL whatever its operands (by hand, 2026-11-28: MEASURES "
+         "X >= X AS M0 over X = 2 answers NULL, D.S IS NULL over S = 'a' answers NULL); "
+         "another difference in the same rows is not told apart",
+         clause=boolean_measure),
     Rule("pmr", "", r"NFAConstructionError: Exact NFA construction failed", "engine limitation",
          "pandas-match-recognize cannot build its automaton for a valid row pattern (an "
          "internal error, not a documented limit)"),
