@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import datetime
+import hashlib
 import json
 import pickle
 import re
@@ -365,8 +366,13 @@ def mr_part(args: argparse.Namespace) -> list[str]:
 
 def drawn(n: int, flink_share: float, folder: Path) -> list[mr_generated.Drawn]:
     """:func:`mr_generated.drawn`, kept in ``folder`` (pickled: the pieces of a run draw
-    once; drawing is slow on a loaded machine)."""
-    kept = folder / f"drawn-{n}-{flink_share:g}.pickle"
+    once; drawing is slow on a loaded machine), under a name saying the generators' code
+    (changed code draws anew)."""
+    here = Path(mr_generated.__file__)
+    code = hashlib.sha256(b"".join(p.read_bytes() for p in (
+        here, here.parents[1] / "recognize_strategies.py",
+        here.parents[1] / "recognize_flink.py"))).hexdigest()[:12]
+    kept = folder / f"drawn-{n}-{flink_share:g}-{code}.pickle"   # the generators' code
     if kept.exists():
         items: list[mr_generated.Drawn] = pickle.loads(kept.read_bytes())
         return items
