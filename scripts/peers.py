@@ -16,7 +16,13 @@ For each engine of :mod:`kleene.conformance.adapters.engines`:
 
 Usage: ``python scripts/peers.py [--engines flink,pmr] [--parts operator,core,mr]
 [--out docs/peers.md]``; ``--parts mr`` reruns the corpus alone and keeps the rest of the
-page as it is.
+page as it is (saying, under the header, since when). On a loaded machine the corpus runs
+in pieces, each in a process of its own and a ``--runs`` folder of its own: ``--mr-files``
+(``kleene``, ``duckdb``, ``none`` or ``all``) and ``--drawn N`` say what a piece runs,
+``--mr-engines`` (``kleene``, ``pmr``, ``flink``; Flink once per ``--modes``) which
+columns; ``--combine FOLDER,...`` then writes the section from the pieces' runs without
+running anything. The drawn recognitions (``--flink-share`` of them in Flink's dialect) are
+drawn once and kept beside the folders, so every piece gets the same ones.
 """
 
 from __future__ import annotations
