@@ -16,15 +16,25 @@ For each engine of :mod:`kleene.conformance.adapters.engines`:
 
 Usage: ``python scripts/peers.py [--engines flink,pmr] [--parts operator,core,mr]
 [--out docs/peers.md]``; ``--parts mr`` reruns the corpus alone and keeps the rest of the
-page as it is.
+page as it is (saying, under the header, since when). On a loaded machine the corpus runs
+in pieces, each in a process of its own and a ``--runs`` folder of its own: ``--mr-files``
+(``kleene``, ``duckdb``, ``none`` or ``all``) and ``--drawn N`` say what a piece runs,
+``--mr-engines`` (``kleene``, ``pmr``, ``flink``; Flink once per ``--modes``) which
+columns; ``--combine FOLDER,...`` then writes the section from the pieces' runs without
+running anything. The drawn recognitions (``--flink-share`` of them in Flink's dialect) are
+drawn once and kept beside the folders, so every piece gets the same ones.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import hashlib
 import json
+import pickle
 import re
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -218,12 +228,24 @@ def main(argv: list[str] | None = None) -> int:
                          "not run keeps its section of --out)")
     ap.add_argument("--timeout", type=float, default=60.0,
                     help="seconds an engine may take on one recognition of the corpus")
-    ap.add_argument("--drawn", type=int, default=500,
+    ap.add_argument("--drawn", type=int, default=1000,
                     help="Hypothesis-drawn recognitions added to the MATCH_RECOGNIZE corpus")
     ap.add_argument("--modes", default="batch,streaming", help="Flink's modes for --parts mr")
-    ap.add_argument("--mr-files", choices=("all", "kleene"), default="all",
-                    help="--parts mr: the sqllogictest files run (kleene: Kleene's file only, "
-                         "for a loaded machine)")
+    ap.add_argument("--mr-files", choices=tuple(MR_FILES), default="all",
+                    help="--parts mr: the sqllogictest files every engine runs (kleene: "
+                         "Kleene's file, duckdb: DuckDB's, none: the drawn recognitions "
+                         "alone; a piece of a run on a loaded machine)")
+    ap.add_argument("--mr-engines", default="",
+                    help="--parts mr: the columns run (default: kleene and --engines)")
+    ap.add_argument("--flink-share", type=float, default=0.6,
+                    help="--parts mr: the share of the drawn recognitions drawn in Flink's "
+                         "dialect (mr_generated.drawn)")
+    ap.add_argument("--runs", type=Path, default=RUNS,
+                    help="--parts mr: the folder each engine's run is kept in (one per piece)")
+    ap.add_argument("--combine", default="",
+                    help="--parts mr: run nothing; the section from the runs kept in these "
+                         "folders (comma-separated: the pieces of one run), each engine's "
+                         "verdicts joined")
     ap.add_argument("--mr-shrink", dest="shrink_mr", type=int, default=40,
                     help="drawn failures shrunk per engine (--parts mr)")
     ap.add_argument("--reuse", action="store_true",
@@ -242,13 +264,36 @@ def main(argv: list[str] | None = None) -> int:
     else:
         body += kept(args.out, MR_HEADING, start=core_checks.HEADING)
     if "mr" in parts:
-        body += mr_part(args.engines.split(","), args.timeout, args.drawn,
-                        args.modes.split(","), args.shrink_mr, args.reuse, args.mr_files)
+        body += (combined([Path(d) for d in args.combine.split(",")]) if args.combine else
+                 mr_part(args))
     else:
         body += kept(args.out, start=MR_HEADING)
+    if "operator" not in parts:
+        body = dated(body)
     args.out.write_text("\n".join(body) + "\n", encoding="utf-8")
     print(f"peers: wrote {args.out}", file=sys.stderr)
     return 0
+
+
+#: What :func:`dated` says of the sections a run kept (``{date}``: the page's header's).
+KEPT_NOTE = ("*Not rerun since {date}: the engine sections (`kleene conform` on the operator "
+             "cases, the `MATCH_RECOGNIZE` probe, the direct checks). The CORE section is "
+             "kept from its own last run (`--parts core`); the last section, the "
+             "`MATCH_RECOGNIZE` corpus natively, says its own date and commands.*")
+
+
+def dated(body: list[str]) -> list[str]:
+    """``body`` with :data:`KEPT_NOTE` (once) after the header's line saying when the
+    operator part was written (a run of other parts keeps that part as it was)."""
+    note = KEPT_NOTE.split("{")[0]
+    body = [line for k, line in enumerate(body) if not line.startswith(note)
+            and not (line == "" and body[k + 1:k + 2] and body[k + 1].startswith(note))]
+    for k, line in enumerate(body):
+        m = re.search(r"on (\d{4}-\d{2}-\d{2})\.$", line)
+        if line.startswith("*Written by `make peers`") and m:
+            end = body.index("", k)
+            return body[:end] + ["", KEPT_NOTE.format(date=m.group(1))] + body[end:]
+    return body
 
 
 def kept(page: Path, *ends: str, start: str | None = None) -> list[str]:
@@ -277,28 +322,36 @@ def mr_engines(names: list[str], modes: list[str]) -> list[tuple[str, str, str]]
     return out
 
 
-def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
-            shrink: int, reuse: bool, which: str = "all") -> list[str]:
-    """The corpus (both files and ``drawn`` Hypothesis-drawn recognitions) through Kleene's
-    engine and each peer natively, as the page's section; each run kept in :data:`RUNS`
-    (``reuse``: a kept run is read back instead of run again; ``which``: ``kleene`` runs
-    the peers on Kleene's file alone)."""
-    files = mr_suite.corpus_files()
-    mine = files[:1] if which == "kleene" else files
+#: ``--mr-files``: the corpus files each choice runs (of :func:`mr_suite.corpus_files`,
+#: Kleene's file first).
+MR_FILES = {"all": slice(None), "kleene": slice(0, 1), "duckdb": slice(1, None),
+            "none": slice(0, 0)}
+
+
+def mr_part(args: argparse.Namespace) -> list[str]:
+    """The corpus (the files ``--mr-files`` selects and ``--drawn`` Hypothesis-drawn
+    recognitions, ``--flink-share`` of them in Flink's dialect) through Kleene's engine and
+    each peer natively (``--mr-engines``), as the page's section; each run kept in
+    ``--runs`` (``--reuse``: a kept run is read back instead of run again)."""
+    names = (args.mr_engines or "kleene," + args.engines).split(",")
+    files = mr_suite.corpus_files()[MR_FILES[args.mr_files]]
     items: list[mr_generated.Drawn] | None = None
-    RUNS.mkdir(parents=True, exist_ok=True)
+    args.runs.mkdir(parents=True, exist_ok=True)
     runs = []
-    plan = [("kleene", "kleene", "batch"), *mr_engines(names, modes)]
-    if mr_duckdb.accepts():
+    plan = [(n, n, "batch") for n in names if n == "kleene"]
+    plan += mr_engines([n for n in names if n not in ("kleene", "duckdb")],
+                       args.modes.split(","))
+    if "duckdb" in names or (not args.mr_engines and mr_duckdb.accepts()):
         plan.append(("duckdb", "duckdb", "batch"))
     for column, peer, mode in plan:
-        kept = RUNS / f"{column.replace(' ', '-')}.json"
-        if reuse and kept.exists():
+        kept = args.runs / f"{column.replace(' ', '-')}.json"
+        if args.reuse and kept.exists():
             runs.append(mr_suite.EngineRun.of_json(json.loads(kept.read_text("utf-8"))))
             continue
         if items is None:
-            print(f"peers: drawing {drawn} recognitions", file=sys.stderr, flush=True)
-            items = mr_generated.drawn(drawn)
+            print(f"peers: drawing {args.drawn} recognitions ({args.flink_share:.0%} in "
+                  "Flink's dialect)", file=sys.stderr, flush=True)
+            items = drawn(args.drawn, args.flink_share, args.runs.parent)
         if peer == "kleene":
             run = mr_suite.run_engine(column, mr_suite.kleene_recognizer(), files, items)
         elif peer == "duckdb":
@@ -306,15 +359,52 @@ def mr_part(names: list[str], timeout: float, drawn: int, modes: list[str],
         else:
             backend = getattr(engines, peer)()
             try:
-                run = mr_suite.run_engine(column, Native(backend, peer, timeout, mode), mine,
-                                          items, shrink=shrink)
+                run = mr_suite.run_engine(column, Native(backend, peer, args.timeout, mode),
+                                          files, items, shrink=args.shrink_mr)
             finally:
                 backend.close()
+        run = dataclasses.replace(run, command=" ".join(["python scripts/peers.py",
+                                                          *map(shlex.quote, sys.argv[1:])]))
         kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
         runs.append(run)
+    return mr_section(runs)
+
+
+def drawn(n: int, flink_share: float, folder: Path) -> list[mr_generated.Drawn]:
+    """:func:`mr_generated.drawn`, kept in ``folder`` (pickled: the pieces of a run draw
+    once; drawing is slow on a loaded machine), under a name saying the generators' code
+    (changed code draws anew)."""
+    here = Path(mr_generated.__file__)
+    code = hashlib.sha256(b"".join(p.read_bytes() for p in (
+        here, here.parents[1] / "recognize_strategies.py",
+        here.parents[1] / "recognize_flink.py"))).hexdigest()[:12]
+    kept = folder / f"drawn-{n}-{flink_share:g}-{code}.pickle"   # the generators' code
+    if kept.exists():
+        items: list[mr_generated.Drawn] = pickle.loads(kept.read_bytes())
+        return items
+    items = mr_generated.drawn(n, flink_share=flink_share)
+    kept.write_bytes(pickle.dumps(items))
+    return items
+
+
+def combined(folders: list[Path]) -> list[str]:
+    """The section from the runs kept in ``folders`` (the pieces of one run: each engine's
+    verdicts of every piece joined, its seconds added)."""
+    pieces: dict[str, list[mr_suite.EngineRun]] = {}
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            run = mr_suite.EngineRun.of_json(json.loads(path.read_text("utf-8")))
+            pieces.setdefault(run.engine, []).append(run)
+    order = ["kleene", "pmr", "flink batch", "flink streaming", "duckdb"]
+    names = sorted(pieces, key=lambda n: (order.index(n) if n in order else len(order), n))
+    return mr_section([mr_suite.EngineRun.joined(pieces[n]) for n in names])
+
+
+def mr_section(runs: list[mr_suite.EngineRun]) -> list[str]:
+    """The page's section of ``runs`` (dated today)."""
     count = max(sum(v.where.startswith("generated #") for v in r.verdicts) for r in runs)
-    return mr_report.section(runs, files, count, datetime.date.today().isoformat(),
-                             mr_duckdb.probe())
+    return mr_report.section(runs, mr_suite.corpus_files(), count,
+                             datetime.date.today().isoformat(), mr_duckdb.probe())
 
 
 def operator_part(args: argparse.Namespace) -> list[str]:

@@ -43,12 +43,15 @@ EVERYTHING = frozenset({Feature("match_recognize"), Feature("match_recognize", "
 @dataclass(frozen=True)
 class Drawn:
     """One drawn recognition: the clause, its input table, the reference's answer (a
-    table, or the message of its error) and the constructs it uses."""
+    table, or the message of its error), the constructs it uses and whether it was drawn
+    in Flink's dialect."""
 
     clause: MatchRecognize
     table: pa.Table
     expected: Table | str
     features: tuple[str, ...]
+    #: drawn in Flink's dialect (:mod:`kleene.conformance.recognize_flink`)
+    flink: bool = False
 
     def sql(self) -> str:
         """The statement, as ``kleene conform --generated`` sends it."""
@@ -82,10 +85,24 @@ def order_ties(clause: MatchRecognize, names: Sequence[str],
     return len(set(seen)) < len(seen)
 
 
-def drawn(n: int, seed: int = 0) -> list[Drawn]:
+def drawn(n: int, seed: int = 0, flink_share: float = 0.0) -> list[Drawn]:
     """``n`` distinct recognitions drawn from ``seed`` (the same ones on every run), each
     with one answer: none whose rows tie on the order (:func:`order_ties`) or whose output
-    has no column."""
+    has no column. ``flink_share`` of them (rounded) are drawn in the dialect Flink SQL
+    takes (:mod:`kleene.conformance.recognize_flink`), after the others, and marked
+    :attr:`Drawn.flink`; of those, one in two whose answer is an error or no row is drawn
+    again (the rows are what compares the engines)."""
+    from kleene.conformance import recognize_flink  # lazy: Hypothesis
+
+    flink = round(n * flink_share)
+    return (_drawn(n - flink, seed, lambda draw: recognition_for(draw, EVERYTHING), False)
+            + _drawn(flink, seed, recognize_flink.flink_recognition, True))
+
+
+def _drawn(n: int, seed: int,
+           recognition: Callable[[Any], tuple[MatchRecognize, pa.Table]],
+           flink: bool) -> list[Drawn]:
+    """``n`` recognitions of ``recognition`` (:func:`drawn`)."""
     from hypothesis import HealthCheck, Phase, given, settings  # lazy: Hypothesis
     from hypothesis import seed as seeded
     from hypothesis import strategies as st
@@ -99,12 +116,16 @@ def drawn(n: int, seed: int = 0) -> list[Drawn]:
               suppress_health_check=list(HealthCheck), derandomize=False)
     @given(st.data())
     def draw(data: Any) -> None:
-        clause, table = recognition_for(data.draw, EVERYTHING)
+        clause, table = recognition(data.draw)
+        rowless = flink and data.draw(st.booleans(), label="draw again if no rows")
         expected = expected_of(clause, table) if len(out) < n else None
         rows = [list(r.values()) for r in table.to_pylist()]
+        if rowless and (isinstance(expected, str) or expected is not None and not expected.rows):
+            return   # Flink's share: mostly recognitions that answer rows
         if expected is not None and expected != NO_COLUMN \
                 and not order_ties(clause, table.column_names, rows):   # one answer
-            one = Drawn(clause, table, expected, tuple(sorted(clause_constructs(clause))))
+            one = Drawn(clause, table, expected, tuple(sorted(clause_constructs(clause))),
+                        flink)
             out.setdefault(one.sql() + repr(table.to_pylist()), one)
 
     draw()
@@ -154,7 +175,8 @@ def without_row(one: Drawn, k: int) -> Drawn | None:
     keep = [i for i in range(one.table.num_rows) if i != k]
     table = one.table.take(pa.array(keep, type=pa.int64()))
     expected = expected_of(one.clause, table)
-    return None if expected is None else Drawn(one.clause, table, expected, one.features)
+    return None if expected is None else Drawn(one.clause, table, expected, one.features,
+                                               one.flink)
 
 
 def shrink(recognizer: ArrowRecognizer, failed: Sequence[Judged], rounds: int = 8,

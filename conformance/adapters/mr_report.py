@@ -5,6 +5,7 @@ declined) and each peer's failures, classified (:mod:`.mr_classes`), from one ru
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,14 +17,15 @@ HEADING = "## The MATCH_RECOGNIZE corpus, natively"
 #: The parts of the corpus, by the start of a verdict's ``where``.
 SOURCES = (("Kleene's file", "conformance/sqllogictest/kleene/"),
            ("DuckDB's files", "conformance/sqllogictest/duckdb/"),
-           ("drawn (Hypothesis)", "generated #"))
+           ("drawn (Hypothesis)", "generated #"),
+           ("drawn in Flink's dialect", "generated #f"))
 
 
 def judged(run: EngineRun) -> EngineRun:
     """``run`` without the drawn recognitions the reference gives no answer to compare (an
     output of no column: :data:`~kleene.conformance.generated_tables.NO_COLUMN`)."""
-    return EngineRun(run.engine, tuple(v for v in run.verdicts if NO_COLUMN not in v.reason),
-                     run.seconds)
+    return dataclasses.replace(run, verdicts=tuple(v for v in run.verdicts
+                                                   if NO_COLUMN not in v.reason))
 
 
 def cell(row: dict[str, int] | None) -> str:
@@ -69,28 +71,37 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
     """The markdown section (module docstring)."""
     left = {r.engine: len(r.verdicts) - len(judged(r).verdicts) for r in runs}
     runs = [judged(r) for r in runs]
+    flink = max(sum(v.where.startswith("generated #f") for v in r.verdicts) for r in runs)
+    commands = list(dict.fromkeys(line for r in runs for line in r.command.splitlines()))
     out = [HEADING, "",
-           f"*Run on {date}: `python scripts/peers.py --parts mr`.* Kleene's hand-computed "
-           f"file, DuckDB's files ({len(files) - 1}) and {drawn} recognitions drawn by "
-           "Hypothesis (`conformance/adapters/mr_generated.py`: every construct, ties and "
-           "NULLs, the reference's answer the oracle). For the files each statement's table "
-           "is created by DuckDB, each recognition sent as written to the engine "
-           "(`conformance/adapters/native.py`: the source table and the clause, printed "
-           "back in the engine's dialect), the SQL around it by DuckDB, each query's result "
-           "compared with the file's (`conformance/adapters/mr_suite.py`). Flink runs in the "
-           "mode its column names, each recognition of a run sent at once and run forty to "
-           "a job on one mini-cluster (`flink_worker.py`). Each peer is sent `AFTER MATCH "
-           "SKIP PAST LAST ROW` written out where the query leaves the standard's default "
-           "implicit: Flink's own default is not it (left implicit, 9 more records of "
-           "Kleene's file failed on Flink, 2026-11-28); a source an engine was not run "
-           "on is `–` (`--mr-files kleene`: Kleene's file alone). Cells: passed/failed/"
-           "declined (declined: the engine says it does not support it, or the adapter "
-           "cannot send it); a record counts in every construct it uses. `kleene` is "
-           "Kleene's `match-recognize` engine (no EXPLAINED.toml applied). The rows are "
-           "the `match_recognize:` labels of `docs/features.md`. "
-           f"{duckdb}. The sections above this one (the operator cases, the probe, the "
-           "direct checks, CORE) are from the run dated at the top of the page, not rerun "
-           "here.", ""]
+           f"*Run on {date}*"
+           + (" (in pieces, then joined: `python scripts/peers.py --parts mr --combine "
+              "DIR,...`)" if len(commands) > 1 else "") + ":", ""]
+    out += ["```text", *(commands or ["python scripts/peers.py --parts mr"]), "```", ""]
+    out += [f"Kleene's hand-computed file, DuckDB's files ({len(files) - 1}) and {drawn} "
+            "recognitions drawn by Hypothesis (`conformance/adapters/mr_generated.py`, the "
+            f"reference's answer the oracle): {drawn - flink} with every construct, ties and "
+            f"NULLs (`conformance/recognize_strategies.py`), {flink} in the dialect Flink SQL "
+            "takes (`conformance/recognize_flink.py`: what its documentation lists as "
+            "unsupported left out, no `MATCH_NUMBER()`, no greedy quantifier last, `ONE ROW "
+            "PER MATCH`). For the files each statement's table "
+            "is created by DuckDB, each recognition sent as written to the engine "
+            "(`conformance/adapters/native.py`: the source table and the clause, printed "
+            "back in the engine's dialect), the SQL around it by DuckDB, each query's result "
+            "compared with the file's (`conformance/adapters/mr_suite.py`). Flink runs in the "
+            "mode its column names, each recognition of a run sent at once and run forty to "
+            "a job on one mini-cluster (`flink_worker.py`). Each peer is sent `AFTER MATCH "
+            "SKIP PAST LAST ROW` written out where the query leaves the standard's default "
+            "implicit: Flink's own default is not it (left implicit, 9 more records of "
+            "Kleene's file failed on Flink, 2026-11-28); a source an engine was not run "
+            "on is `–`. Cells: passed/failed/"
+            "declined (declined: the engine says it does not support it, or the adapter "
+            "cannot send it); a record counts in every construct it uses. `kleene` is "
+            "Kleene's `match-recognize` engine (no EXPLAINED.toml applied). The rows are "
+            "the `match_recognize:` labels of `docs/features.md`. "
+            f"{duckdb}. The sections above this one (the operator cases, the probe, the "
+            "direct checks, CORE) are from the run dated at the top of the page, not rerun "
+            "here.", ""]
     out += compliance(runs)
     out += ["", "Seconds: " + ", ".join(f"{r.engine} {r.seconds:.0f}" for r in runs) + ". "
             "Left out (the reference refuses an output of no column, so there is nothing to "

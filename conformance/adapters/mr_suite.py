@@ -76,6 +76,8 @@ class EngineRun:
     engine: str
     verdicts: tuple[Verdict, ...]
     seconds: float
+    #: the command that ran it (``docs/peers.md`` says it)
+    command: str = ""
 
     def counts(self, source: str = "") -> dict[str, int]:
         """Passed, failed and declined records (those whose ``where`` starts with
@@ -87,13 +89,32 @@ class EngineRun:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {"engine": self.engine, "seconds": self.seconds,
+        return {"engine": self.engine, "seconds": self.seconds, "command": self.command,
                 "verdicts": [dataclasses.asdict(v) for v in self.verdicts]}
 
     @classmethod
     def of_json(cls, data: dict[str, Any]) -> EngineRun:
         return cls(data["engine"], tuple(Verdict(**{**v, "features": tuple(v["features"])})
-                                         for v in data["verdicts"]), data["seconds"])
+                                         for v in data["verdicts"]), data["seconds"],
+                   data.get("command", ""))
+
+    @classmethod
+    def joined(cls, pieces: Sequence[EngineRun]) -> EngineRun:
+        """One engine's run from the runs of its pieces (each a part of the corpus): the
+        verdicts in turn, the seconds added, the commands one a line; a ``where`` met in
+        two pieces is a :class:`ValueError` (the pieces overlap)."""
+        if len({p.engine for p in pieces}) != 1:
+            raise ValueError("pieces of different engines: "
+                             + ", ".join(sorted({p.engine for p in pieces})))
+        seen: set[str] = set()
+        for piece in pieces:
+            mine = {v.where for v in piece.verdicts}
+            if twice := sorted(seen & mine):
+                raise ValueError(f"{piece.engine}: {twice[0]} is in two pieces")
+            seen |= mine
+        verdicts = tuple(v for p in pieces for v in p.verdicts)
+        commands = "\n".join(dict.fromkeys(p.command for p in pieces if p.command))
+        return cls(pieces[0].engine, verdicts, sum(p.seconds for p in pieces), commands)
 
 
 def verdicts_of(reports: Iterable[FileReport]) -> tuple[Verdict, ...]:
@@ -138,7 +159,8 @@ def run_engine(engine: str, recognizer: ArrowRecognizer, files: Sequence[Path],
     generated = []
     for k, j in enumerate(judged):
         small = shrunk.get(id(j), j)
-        generated.append(Verdict(f"generated #{k}", j.status, j.reason, j.drawn.features,
+        where = f"generated #{'f' if j.drawn.flink else ''}{k}"   # f: Flink's dialect
+        generated.append(Verdict(where, j.status, j.reason, j.drawn.features,
                                  reproduction(small) if j.status == "failed" else ""))
     said = {where: reproduction(shrunk[id(j)]) for where, j in records.items() if id(j) in shrunk}
     files_verdicts = tuple(dataclasses.replace(v, reproduction=said.get(v.where, ""))

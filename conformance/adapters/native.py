@@ -57,6 +57,10 @@ COUNT_ROWS = re.compile(r"COUNT\(\s*(\w+|`(?:[^`]|``)+`)\.\*\s*\)")
 DECLINES = re.compile(r"not (yet )?supported|unsupported|not allowed|does not support|"
                       r"currently only supports|only support", re.IGNORECASE)
 
+#: Requests of one :meth:`Native.prefetch` message (Flink's worker runs forty to a job) and
+#: the seconds each may take there: 200 at 4 s each timed out on two cores at a load of 20
+#: (Flink took 16 minutes for 200; the chunk was then asked one recognition at a time).
+CHUNK, PER_REQUEST = 40, 20.0
 #: What PyFlink wraps a Java exception's message in (left out of the error said).
 JAVA_NOISE = re.compile(r"Py4JJavaError: An error occurred while calling o\d+\.\w+\.\s*:\s*"
                         r"|org\.apache\.flink\.table\.api\.(?=\w+(Exception|Error))")
@@ -280,9 +284,10 @@ class Native:
         over a corpus; :meth:`prefetch` then runs what was recorded)."""
         self.recorded = []
 
-    def prefetch(self, messages: list[dict[str, Any]], chunk: int = 200) -> None:
-        """Ask the worker for the answers to ``messages``, ``chunk`` at a time (a chunk
-        that times out is left to be asked again one by one); recording stops."""
+    def prefetch(self, messages: list[dict[str, Any]], chunk: int = CHUNK) -> None:
+        """Ask the worker for the answers to ``messages``, ``chunk`` at a time, each chunk
+        given :data:`PER_REQUEST` seconds a request (a chunk that times out is left to be
+        asked again one by one); recording stops."""
         self.recorded = None
         todo = [m for m in {key(m): m for m in messages}.values() if key(m) not in self.known]
         for at in range(0, len(todo), chunk):
@@ -290,7 +295,7 @@ class Native:
             try:
                 got = self.backend.ask({"cmd": "tables", "mode": self.mode, "requests": part,
                                         "limit": self.timeout},
-                                       timeout=self.timeout + 4.0 * len(part))
+                                       timeout=self.timeout + PER_REQUEST * len(part))
             except (TimeoutError, RuntimeError, OSError, ValueError):
                 continue
             for m, answer in zip(part, got.get("answers", ()), strict=False):
