@@ -52,6 +52,7 @@ from kleene.engines.fastest import REFERENCE, choose, claiming_engine
 from kleene.engines.match_recognize.engine import NAME as ENGINE
 from kleene.engines.match_recognize.order import partition_ranks
 from kleene.engines.match_recognize.recognition import CompiledRecognition
+from kleene.engines.spark.mr_sizes import size_notes
 from kleene.engines.spark.mr_types import output_schema
 from kleene.engines.spark.session import worker_python
 from kleene.reference.budget import Budget
@@ -239,6 +240,8 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     schema = output_schema(clause, df.schema)
     keys = [_column(columns[e.name.upper()].name) for e in clause.partition_by
             if isinstance(e, Column)]
+    run.notes.extend(size_notes(df.sparkSession, df, [
+        columns[e.name.upper()].name for e in clause.partition_by if isinstance(e, Column)]))
     indexed = df.withColumn(ROW, F.monotonically_increasing_id())
     if keys:
         parts = (indexed.repartition(run.tasks, *keys) if run.tasks

@@ -121,11 +121,11 @@ def _same(x: object, y: object) -> bool:
 def tie_message(tie: Tie) -> str:
     """``tie`` in one line: the partition, the tied key value, the columns the rows
     differ in and the rows' values there."""
-    where = (" in the partition " + ", ".join(f"{k} = {_text(v)}" for k, v in tie.partition)
+    where = (" in the partition " + ", ".join(f"{k} = {value_text(v)}" for k, v in tie.partition)
              if tie.partition else "")
-    key = (" have " + ", ".join(f"{k} = {_text(v)}" for k, v in tie.order) if tie.order
+    key = (" have " + ", ".join(f"{k} = {value_text(v)}" for k, v in tie.order) if tie.order
            else " are unordered (no ORDER BY)")
-    shown = "; ".join(", ".join(_text(v) for v in row) for row in tie.rows[:SHOWN])
+    shown = "; ".join(", ".join(value_text(v) for v in row) for row in tie.rows[:SHOWN])
     more = f"; {len(tie.rows) - SHOWN} more" if len(tie.rows) > SHOWN else ""
     return (f"ORDER BY ties{where}: {len(tie.rows)} rows{key} and differ in "
             f"{', '.join(tie.differ)} ({shown}{more}), so their order (which the standard "
@@ -140,7 +140,8 @@ def refuse_ties(clause: MatchRecognize, table: Table) -> None:
         raise TieError(tie_message(tie))
 
 
-def _text(value: object) -> str:
+def value_text(value: object) -> str:
+    """A value as a message shows it (a string quoted as SQL quotes it, NULL)."""
     if value is None:
         return "NULL"
     if isinstance(value, str):
