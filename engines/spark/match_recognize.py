@@ -34,8 +34,8 @@ One recognition, :func:`recognize_frame`:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -101,7 +101,9 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     ``spark.sql.shuffle.partitions``), under a budget of ``steps`` for each ``PARTITION
     BY`` key (default: the single process's), rows tied on every ``ORDER BY`` key as
     ``ties`` says (:mod:`kleene.reference.match_recognize.ties`; a tie is refused in the
-    task that holds its partition). Every other check is made before any job."""
+    task that holds its partition). Every other check is made before any job; then one
+    aggregate per recognition measures its keys (:mod:`.mr_sizes`: a skewed key said, a
+    key too large for one task refused)."""
     check_ties(ties)
     statement = query.pattern
     if not query.answers_tables or not isinstance(statement, Statement):
@@ -115,8 +117,10 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     backend, reason = _backend(query, engine_name)
     worker_python(df.sparkSession)
     notes: list[str] = []
-    frame = run_statement(statement, df, name,
-                          Run(backend == ENGINE, tasks, notes, steps, ties == ERROR))
+    run = Run(backend == ENGINE, tasks, notes, steps, ties == ERROR)
+    frame = run_statement(statement, df, name, run)
+    for measured in run.sizes:   # the one job before the recognitions', last (mr_sizes)
+        notes.extend(measured())
     return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)))
 
 
@@ -156,13 +160,17 @@ def _clauses(statement: Statement) -> Iterator[MatchRecognize]:
 class Run:
     """How the recognitions of one statement run: by the engine or the reference, in how
     many tasks, the notes said so far, the step budget of one key (``None``: the
-    default), and whether a tie whose order can change the answer is refused."""
+    default), whether a tie whose order can change the answer is refused, and the
+    measures of the recognitions' keys still to take."""
 
     engine: bool
     tasks: int | None
     notes: list[str]
     steps: int | None = None
     refuse_ties: bool = False
+    #: Each recognition's measure of its keys (:func:`.mr_sizes.size_notes`), run once
+    #: every other check has passed.
+    sizes: list[Callable[[], list[str]]] = field(default_factory=list)
 
 
 def run_statement(statement: Statement, df: DataFrame, name: str, run: Run) -> DataFrame:
@@ -240,7 +248,7 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     schema = output_schema(clause, df.schema)
     keys = [_column(columns[e.name.upper()].name) for e in clause.partition_by
             if isinstance(e, Column)]
-    run.notes.extend(size_notes(df.sparkSession, df, [
+    run.sizes.append(partial(size_notes, df.sparkSession, df, [
         columns[e.name.upper()].name for e in clause.partition_by if isinstance(e, Column)]))
     indexed = df.withColumn(ROW, F.monotonically_increasing_id())
     if keys:
@@ -335,12 +343,12 @@ def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
 def _typed(out: pa.Table, schema: pa.Schema) -> pa.Table:
     """The matcher's output in the schema known before the job (:mod:`.mr_types`)."""
     arrays = []
-    for column, field in zip(out.columns, schema, strict=True):
+    for column, target in zip(out.columns, schema, strict=True):
         try:
-            arrays.append(column.cast(field.type))
+            arrays.append(column.cast(target.type))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
-            raise KleeneError(f"output column {field.name}: its values do not fit "
-                              f"{field.type} ({' '.join(str(err).split())})") from None
+            raise KleeneError(f"output column {target.name}: its values do not fit "
+                              f"{target.type} ({' '.join(str(err).split())})") from None
     return pa.Table.from_arrays(arrays, schema=schema)
 
 
