@@ -25,9 +25,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from kleene.engines.spark.runner import regroup
 from kleene.reference.match import Match
@@ -120,11 +121,36 @@ def crash_points(n: int, files: int, rng: random.Random) -> list[tuple[int, floa
             for _ in range(n)]
 
 
+class Killable(Protocol):
+    """A stream replayed as files for ``kleene stream``: its command and checkpoint."""
+
+    @property
+    def checkpoint(self) -> Path: ...
+
+    def command(self, *extra: str) -> list[str]: ...
+
+
+def kill_points(table: Any, points: list[tuple[int, float]], rng: random.Random,
+                make: Callable[[Path, int], Killable],
+                tally: Callable[[Any], tuple[int, int, int]]) -> Any:
+    """For each kill point (committed batches, delay): a stream made in a fresh folder
+    (``make(folder, seed)``), ``kleene stream`` on it one file a micro-batch, killed there
+    and restarted (:func:`kill_and_restart`); a row of ``table`` with what ``tally`` counts
+    of the output (written, lost, duplicated). Returns ``table``."""
+    import tempfile
+
+    for after, delay in points:
+        with tempfile.TemporaryDirectory() as tmp:
+            case = make(Path(tmp), rng.randint(0, 99))
+            crash = kill_and_restart(case.command("--max-files", "1"), case.checkpoint,
+                                     after=after, delay=delay, log=Path(tmp) / "log")
+            table.add(after, delay, crash.committed_at_kill, *tally(case), crash.seconds)
+    return table
+
+
 def run(quick: bool = False) -> None:
     """10 random kill points (3 with ``--quick``) on a generated stream; the table of
     lost and duplicated matches (all must be 0)."""
-    import tempfile
-
     from bench.report import Table, emit
     from bench.stream_spark import generated_case
 
@@ -135,16 +161,15 @@ def run(quick: bool = False) -> None:
                            "matches", "lost", "duplicated", "seconds"),
                   header=["a generated stream of 400 events in 8 files, one per micro-batch; "
                           "expected: the reference's matches"])
-    for after, delay in points:
-        with tempfile.TemporaryDirectory() as tmp:
-            case: Any = generated_case(Path(tmp), events=400, files=8, seed=rng.randint(0, 99))
-            crash = kill_and_restart(case.command("--max-files", "1"), case.checkpoint,
-                                     after=after, delay=delay, log=Path(tmp) / "log")
-            got = written_matches(case.out)
-            lost = len(case.expected - set(got))
-            twice = len(got) - len(set(got)) + len(set(got) - case.expected)
-            table.add(after, delay, crash.committed_at_kill, len(got), lost, twice,
-                      crash.seconds)
+
+    def tally(case: Any) -> tuple[int, int, int]:
+        got = written_matches(case.out)
+        return (len(got), len(case.expected - set(got)),
+                len(got) - len(set(got)) + len(set(got) - case.expected))
+
+    kill_points(table, points, rng,
+                lambda folder, seed: generated_case(folder, events=400, files=8, seed=seed),
+                tally)
     table.notes.append("lost: reference matches missing from the output; duplicated: "
                        "matches written twice or not in the reference")
     emit(table, "stream_faults")

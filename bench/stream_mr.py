@@ -20,7 +20,6 @@ import os
 import random
 import statistics
 import tempfile
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -122,7 +121,7 @@ def lost_and_twice(expected: list[Row], got: list[Row]) -> tuple[int, int]:
 def faults(quick: bool = False) -> Any:
     """10 random kill points (3 with ``quick``): the table of lost and duplicated rows."""
     from bench.report import Table
-    from bench.stream_faults import crash_points, kill_and_restart
+    from bench.stream_faults import crash_points, kill_points
 
     rng = random.Random(30)
     points = crash_points(3 if quick else 10, 8, rng)
@@ -131,65 +130,53 @@ def faults(quick: bool = False) -> Any:
                            "rows", "lost", "duplicated", "seconds"),
                   header=["generated ticks, 400 rows in 8 CSV files, one per micro-batch; "
                           "expected: the batch answer"])
-    for after, delay in points:
-        with tempfile.TemporaryDirectory() as tmp:
-            case = mr_case(Path(tmp), events=400, files=8, seed=rng.randint(0, 99))
-            crash = kill_and_restart(case.command("--max-files", "1"), case.checkpoint,
-                                     after=after, delay=delay, log=Path(tmp) / "log")
-            got = written_rows(case.out)
-            lost, twice = lost_and_twice(case.expected, got)
-            table.add(after, delay, crash.committed_at_kill, len(got), lost, twice,
-                      crash.seconds)
-    return table
+
+    def tally(case: Any) -> tuple[int, int, int]:
+        got = written_rows(case.out)
+        return (len(got), *lost_and_twice(case.expected, got))
+
+    return kill_points(table, points, rng,
+                       lambda folder, seed: mr_case(folder, events=400, files=8, seed=seed),
+                       tally)
 
 
 def latency(spark: Any, folder: Path, *, rows: int, every: float, seconds: float) -> Any:
-    """Files of ``rows`` ticks every ``every`` s for ``seconds``: the rows written, the rate
-    the query kept up with and the latencies (module docstring)."""
-    import bisect
-
-    import pyarrow.dataset as ds
-
+    """Files of ``rows`` ticks every ``every`` s for ``seconds`` (moved in on the paced
+    schedule of :func:`bench.stream_paced.feed`): the rows written, the rate the query
+    kept up with and the latencies (module docstring)."""
+    from bench.stream_paced import ddl, feed, staged
+    from bench.stream_spark import latencies
     from kleene.engines.spark.stream.recognition import ContinuousRecognition
-    from kleene.engines.spark.stream.replay import write_part
     from kleene.reference.query import Query
 
-    source = folder / "in"
+    source, out = folder / "in", folder / "out.parquet"
     source.mkdir(parents=True)
     files = max(2, int(seconds / every))
     parts = [ticks_table(j, rows, start=j * rows) for j in range(files)]
-    write_part(parts[0], source, 0, "parquet")
-    arrivals = [time.time()]
-    run = ContinuousRecognition(spark, str(source), Query.parse(STATEMENT),
-                                output=str(folder / "out.parquet"),
-                                checkpoint=str(folder / "ckpt"))
+    names = staged(parts, folder / "staging")
+    arrivals = [0.0] * files
+    run = ContinuousRecognition(spark, str(source), Query.parse(STATEMENT), output=str(out),
+                                checkpoint=str(folder / "ckpt"), format="parquet",
+                                schema=ddl(parts[0]))
     query = run.start()
-
-    def feed() -> None:
-        for j, part in enumerate(parts[1:], start=1):
-            time.sleep(max(0.0, arrivals[0] + j * every - time.time()))
-            write_part(part, source, j, "parquet")
-            arrivals.append(time.time())
-
-    feeder = threading.Thread(target=feed)
-    feeder.start()
-    feeder.join()
+    t0 = time.time()
+    feed(folder / "staging", source, names, every, t0, arrivals).join()
     last = files * rows - 1
-    began = time.time()
-    while run.store.latest().watermark < last and time.time() - began < 600:
+    while run.store.latest().watermark < last and time.time() - t0 < 600:
         query.awaitTermination(0.5)
     query.stop()
     settled_at = time.time()
-    ends = [(j + 1) * rows - 1 for j in range(files)]
-    found = []
-    out = folder / "out.parquet"
-    for batch in sorted(p for p in out.iterdir() if p.name.startswith("batch=")):
-        written = max(f.stat().st_mtime for f in batch.iterdir())
-        for end in ds.dataset(batch, format="parquet").to_table(
-                columns=["END_TS"]).column(0).to_pylist():
-            found.append(written - arrivals[bisect.bisect_left(ends, end)])
-    found.sort()
-    return (len(found), files * rows / (settled_at - arrivals[0]), found)
+    found = sorted(latencies(out, arrivals, [(j + 1) * rows - 1 for j in range(files)],
+                             _end_times))
+    return len(found), files * rows / (settled_at - arrivals[0]), found
+
+
+def _end_times(folder: Path) -> list[int]:
+    """The ``END_TS`` (a match's last row's time) of each output row of a ``batch=k``."""
+    import pyarrow.dataset as ds
+
+    table = ds.dataset(folder, format="parquet").to_table(columns=["END_TS"])
+    return [int(v) for v in table.column(0).to_pylist()]
 
 
 def run(quick: bool = False) -> None:

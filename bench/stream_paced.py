@@ -15,7 +15,7 @@ arrived meanwhile).
 - **arrival** of a file: its ``ctime`` after the rename (the kernel's clock at
   the rename, whatever the feeder thread does next);
 - **written**: the modification time of the match's ``batch=k`` folder's file
-  (:func:`bench.stream_spark._latencies`, the latency measure of the slow run);
+  (:func:`bench.stream_spark.latencies`, the latency measure of the slow run);
 - **sustained** events/s: the events fed over the time from the first arrival
   to the commit of the micro-batch that read the last file; it keeps up when
   that last file's **lag** (its arrival to that commit) stays about one to two
@@ -34,7 +34,7 @@ import shutil
 import statistics
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -161,6 +161,39 @@ def _warm_up(spark: Any, table: Any, pattern: str, folder: Path, events: int) ->
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def ddl(table: Any) -> str:
+    """The Spark DDL of an Arrow table's columns (integers, floats, strings)."""
+    return ", ".join(f"{f.name} {_DDL[str(f.type)]}" for f in table.schema)
+
+
+def staged(parts: Iterable[Any], staging: Path) -> list[str]:
+    """Each Arrow table of ``parts`` written as Parquet file ``j`` into ``staging`` (made
+    here), beside the watched folder; their names, in order."""
+    from kleene.engines.spark.stream.replay import write_part
+
+    staging.mkdir(parents=True, exist_ok=True)
+    return [write_part(part, staging, j, "parquet").name for j, part in enumerate(parts)]
+
+
+def feed(staging: Path, source: Path, names: Sequence[str], every: float, t0: float,
+         arrivals: list[float]) -> threading.Thread:
+    """A started thread moving file ``j`` of ``names`` from ``staging`` into ``source`` at
+    ``t0 + j·every`` (a rename: it appears whole; a fixed schedule, so a late move shifts
+    no later one), ``arrivals[j]`` its ``ctime`` then (module docstring)."""
+
+    def move() -> None:
+        for j, name in enumerate(names):
+            delay = t0 + j * every - time.time()
+            if delay > 0:
+                time.sleep(delay)
+            os.rename(staging / name, source / name)
+            arrivals[j] = os.stat(source / name).st_ctime
+
+    thread = threading.Thread(target=move)
+    thread.start()
+    return thread
+
+
 def paced(spark: Any, table: Any, pattern: str, folder: Path, *, events: int, every: float,
           seconds: float = SECONDS, timeout: float = 600.0) -> Paced:
     """Feed ``events`` events every ``every`` s for ``seconds`` s while the query runs
@@ -168,41 +201,26 @@ def paced(spark: Any, table: Any, pattern: str, folder: Path, *, events: int, ev
     so only matches final by then count (no end-of-stream flush)."""
     import json
 
-    from bench.stream_spark import _latencies
+    from bench.stream_spark import last_positions, latencies
     from kleene.engines.spark.stream import ContinuousMatch
-    from kleene.engines.spark.stream.replay import write_part
 
     files = max(2, round(seconds / every))
     staging, source, out = folder / "staging", folder / "in", folder / "out.parquet"
-    staging.mkdir(parents=True)
-    source.mkdir()
-    names = [write_part(part, staging, j, "parquet").name
-             for j, part in enumerate(_parts(table, events, files))]
-    ddl = ", ".join(f"{f.name} {_DDL[str(f.type)]}" for f in table.schema)
+    source.mkdir(parents=True)
+    names = staged(_parts(table, events, files), staging)
     _warm_up(spark, table, pattern, folder / "warm", events)
     result = Paced(files, files * events, every, [0.0] * files,
                    [(j + 1) * events - 1 for j in range(files)])
     spark.conf.set("spark.sql.streaming.numRecentProgressUpdates", str(4 * files))
     run = ContinuousMatch(spark, str(source), pattern, output=str(out),
-                          checkpoint=str(folder / "ckpt"), format="parquet", schema=ddl,
+                          checkpoint=str(folder / "ckpt"), format="parquet", schema=ddl(table),
                           ts="ts", time_unit="ms",
                           on_progress=lambda p: result.commits.append((time.time(), p)))
     query = run.start()
     load = os.getloadavg()[0]
     cpu = (time.process_time(), _jvm_cpu(spark))
     t0 = time.time() + 1.0
-
-    def feed() -> None:
-        for j, name in enumerate(names):
-            delay = t0 + j * every - time.time()
-            if delay > 0:
-                time.sleep(delay)
-            os.rename(staging / name, source / name)
-            result.arrivals[j] = os.stat(source / name).st_ctime
-
-    feeder = threading.Thread(target=feed)
-    feeder.start()
-    feeder.join()
+    feed(staging, source, names, every, t0, result.arrivals).join()
     while query.isActive and time.time() - t0 < timeout \
             and sum(p.events for _, p in result.commits) < result.events:
         query.awaitTermination(0.2)
@@ -211,7 +229,7 @@ def paced(spark: Any, table: Any, pattern: str, folder: Path, *, events: int, ev
     query.stop()
     result.cpu_s = time.process_time() - cpu[0] + _jvm_cpu(spark) - cpu[1]
     result.load = (load, os.getloadavg()[0])
-    result.latencies = sorted(_latencies(out, result.arrivals, result.ends))
+    result.latencies = sorted(latencies(out, result.arrivals, result.ends, last_positions))
     result.written, result.final, result.same = same_as_batch(
         run, _parts(table, events, files), pattern)
     shutil.rmtree(staging, ignore_errors=True)

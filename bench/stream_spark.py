@@ -33,8 +33,8 @@ import random
 import shutil
 import statistics
 import tempfile
-import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -156,23 +156,30 @@ def _throughput(spark: Any, pattern: str, parts: list[Any], folder: Path, per_ba
             statistics.median(steps) if steps else 0.0)
 
 
-def _latencies(out: Path, arrivals: list[float], ends: list[int]) -> list[float]:
-    """Seconds from the arrival of each match's last event's file to its batch's commit."""
+def latencies(out: Path, arrivals: list[float], ends: list[int],
+              lasts: Callable[[Path], list[int]]) -> list[float]:
+    """Seconds from the arrival of the file holding each output's last row (``lasts`` of a
+    ``batch=k`` folder: the rows' last positions or event times; ``ends[j]`` the last of
+    file ``j``) to its batch's commit (the folder's file's modification time)."""
     import bisect
-
-    import pyarrow.dataset as ds
 
     found = []
     for folder in sorted(p for p in out.iterdir() if p.name.startswith("batch=")):
         written = max(f.stat().st_mtime for f in folder.iterdir())
-        rows = ds.dataset(folder, format="parquet").to_table(columns=["match_id", "position"])
-        last: dict[str, int] = {}
-        for m, p in zip(rows.column("match_id").to_pylist(), rows.column("position").to_pylist(),
-                        strict=True):
-            last[m] = max(last.get(m, -1), p)
-        for p in last.values():
-            found.append(written - arrivals[bisect.bisect_right(ends, p)])
+        found += [written - arrivals[bisect.bisect_left(ends, last)] for last in lasts(folder)]
     return found
+
+
+def last_positions(folder: Path) -> list[int]:
+    """The last event position of each match in a ``batch=k`` folder of match rows."""
+    import pyarrow.dataset as ds
+
+    rows = ds.dataset(folder, format="parquet").to_table(columns=["match_id", "position"])
+    last: dict[str, int] = {}
+    for m, p in zip(rows.column("match_id").to_pylist(), rows.column("position").to_pylist(),
+                    strict=True):
+        last[m] = max(last.get(m, -1), p)
+    return list(last.values())
 
 
 def run(quick: bool = False) -> None:
@@ -181,7 +188,7 @@ def run(quick: bool = False) -> None:
     from bench.report import Table, emit
     from kleene.engines.spark.session import session
     from kleene.engines.spark.stream import ContinuousMatch
-    from kleene.engines.spark.stream.replay import chop, write_part
+    from kleene.engines.spark.stream.replay import chop
 
     limit = 40_000 if quick else None
     table = stock_table(limit)
@@ -214,32 +221,23 @@ def run(quick: bool = False) -> None:
                        f"micro-batch, {batches} micro-batches)", big.num_rows,
                        len(parts) * COPIES, found, wall, big.num_rows / wall, step, "", "")
         del big
-        from bench.stream_paced import PACES, SECONDS, breakdown, paced, row
+        from bench.stream_paced import PACES, SECONDS, breakdown, ddl, feed, paced, row, staged
 
         fed = []
         for k, (events, every) in enumerate(((2_000, 0.1),) if quick else PACES):
             fed.append(paced(spark, table, pattern, tmp / f"paced{k}", events=events,
                              every=every, seconds=3.0 if quick else SECONDS))
             result.add(*row(fed[-1]))
-        arriving = tmp / "arriving"
+        arriving, every = tmp / "arriving", 2.0
         arriving.mkdir()
-        write_part(parts[0], arriving, 0, "parquet")
-        arrivals = [time.time()]
+        names = staged(parts, tmp / "staging")
+        arrivals = [0.0] * len(parts)
         run2 = ContinuousMatch(spark, str(arriving), pattern, output=str(tmp / "o2.parquet"),
-                               checkpoint=str(tmp / "c2"), ts="ts", time_unit="ms")
+                               checkpoint=str(tmp / "c2"), format="parquet", schema=ddl(table),
+                               ts="ts", time_unit="ms")
         query = run2.start()
-        every = 2.0
-
-        def feed() -> None:
-            for j, part in enumerate(parts[1:], start=1):
-                time.sleep(every)
-                write_part(part, arriving, j, "parquet")
-                arrivals.append(time.time())
-
-        feeder = threading.Thread(target=feed)
         began = time.perf_counter()
-        feeder.start()
-        feeder.join()
+        feed(tmp / "staging", arriving, names, every, time.time(), arrivals).join()
         while run2.store.latest().next_position < table.num_rows - 1 and query.isActive \
                 and time.perf_counter() - began < 600:
             query.awaitTermination(1.0)
@@ -247,7 +245,7 @@ def run(quick: bool = False) -> None:
                 break
         query.stop()
         wall = time.perf_counter() - began
-        lat = sorted(_latencies(tmp / "o2.parquet", arrivals, ends))
+        lat = sorted(latencies(tmp / "o2.parquet", arrivals, ends, last_positions))
         if lat:
             p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
             result.add(f"latency (a file every {every:g} s)", table.num_rows, len(parts),

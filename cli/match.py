@@ -46,6 +46,7 @@ from kleene.engines.fastest import REFERENCE, choose, run_engine
 from kleene.engines.protocol import Query
 from kleene.reference.errors import Unsupported
 from kleene.reference.match import Match
+from kleene.reference.match_recognize.tie_choices import TIES
 
 NAME = "match"
 HELP = "print the matches of a pattern on events (the fastest exact engine)"
@@ -99,6 +100,11 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     add_event_options(parser)
     add_budget_option(parser)
     add_engine_options(parser)
+    parser.add_argument("--ties", choices=TIES, metavar="|".join(TIES),
+                        help="MATCH_RECOGNIZE: rows tied on every ORDER BY key keep their "
+                             f"input order ({TIES[0]}, the default) or, with {TIES[1]}, a "
+                             "tie whose order can change the answer is refused "
+                             "(docs/match-recognize-spark.md)")
     add_spark_options(parser)
     add_quiet_option(parser, more=", no warning of a slow backend (the reference, an engine "
                      "enumerating every combination) and no progress (a bar on a terminal, "
@@ -132,6 +138,9 @@ def run(args: argparse.Namespace) -> int:
         from kleene.cli.match_table import run_table
 
         return run_table(args, query)
+    if args.ties is not None:
+        raise Unsupported(f"--ties orders the rows of a MATCH_RECOGNIZE; a {query.language} "
+                          "pattern's events are ordered by their timestamps")
     variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     columns = results.parse_columns(args.columns, args.layout, variables)
     if args.columns and args.output is None:

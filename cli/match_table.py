@@ -6,7 +6,8 @@ here: the events file is the table the statement's ``FROM`` names, read by DuckD
 readers (:mod:`kleene.engines.tables` says why), the recognitions are run by the engine
 named with ``--engine`` or the fastest that claims the query (else the reference; said on
 stderr like the other doors), the SQL around them by DuckDB, under ``--budget``,
-``--time-limit`` and ``--memory-limit``. The rows are printed as CSV (a header line, then
+``--time-limit`` and ``--memory-limit``, rows tied on every ``ORDER BY`` key as ``--ties``
+says. The rows are printed as CSV (a header line, then
 one line per row), or written by ``--output FILE.csv|.jsonl|.parquet`` (the writer of
 ``kleene match``'s matches, :mod:`kleene.cli.results`).
 """
@@ -26,6 +27,7 @@ from kleene.cli.watchdog import limits
 from kleene.engines.fastest import REFERENCE
 from kleene.engines.tables import answer_table
 from kleene.reference.errors import Unsupported
+from kleene.reference.match_recognize.tie_choices import INPUT_ORDER
 from kleene.reference.query import Query
 
 #: Options of ``kleene match`` that shape matches or events, which a table has not: each
@@ -57,7 +59,8 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
     budget = budget_of(args)
     budget.what = "recognizing a row pattern"
     with limits(budget.seconds, budget.memory_mb, "recognizing a row pattern"):
-        answered = answer_table(query, args.events, engine_name=args.engine, budget=budget)
+        answered = answer_table(query, args.events, engine_name=args.engine, budget=budget,
+                                ties=args.ties or INPUT_ORDER)
     if answered.backend == REFERENCE:
         print(f"kleene match: the reference semantics ({answered.reason})", file=sys.stderr)
     else:
@@ -82,7 +85,7 @@ def _on_spark(args: argparse.Namespace, query: Query) -> pa.Table:
     spark = started_spark("match", args.master)
     answered = match_recognize(read_table(spark, args.events, args.schema), query,
                                engine_name=args.engine, tasks=args.tasks,
-                               steps=args.budget)
+                               steps=args.budget, ties=args.ties or INPUT_ORDER)
     backend = ("the reference semantics" if answered.backend == REFERENCE
                else f"engine {answered.backend}")
     print(f"kleene match: {backend} on Spark ({answered.reason})", file=sys.stderr)

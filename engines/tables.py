@@ -53,6 +53,8 @@ from kleene.reference.match_recognize.evaluation import Scope, holds
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.semantics import partitions
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
+from kleene.reference.match_recognize.tie_choices import ERROR, INPUT_ORDER
+from kleene.reference.match_recognize.ties import check_ties, refuse_ties
 
 
 @runtime_checkable
@@ -79,11 +81,15 @@ class Answered:
 
 
 def answer_table(query: Query, data: Any, *, name: str | None = None,
-                 engine_name: str | None = None, budget: Budget | None = None) -> Answered:
+                 engine_name: str | None = None, budget: Budget | None = None,
+                 ties: str = INPUT_ORDER) -> Answered:
     """The table ``query`` answers over ``data`` (an Arrow table, a pandas frame or a
     Parquet, CSV or JSON Lines file, known to the SQL as ``name``; default: the one table
     the statement's recognitions read), by ``engine_name`` (``reference``: the reference
-    semantics; an engine must claim the query) or the fastest engine that claims it."""
+    semantics; an engine must claim the query) or the fastest engine that claims it; rows
+    tied on every ``ORDER BY`` key as ``ties`` says (:mod:`kleene.reference.match_recognize
+    .ties`: in input order, or refused where their order can change the answer)."""
+    check_ties(ties)
     if not query.answers_tables:
         raise Unsupported(f"a {query.language} query answers matches, not a table: run it "
                           "with kleene match or find_matches")
@@ -96,7 +102,8 @@ def answer_table(query: Query, data: Any, *, name: str | None = None,
     budget = budget or Budget(what="recognizing a row pattern")
     backend, reason, recognize = _backend(query, engine_name, budget)
     said: list[str] = []
-    table = run_over(data, statement, name=name, recognize=_Warning(recognize, said))
+    table = run_over(data, statement, name=name,
+                     recognize=_Warning(recognize, said, ties == ERROR))
     return Answered(table, backend, reason, query, tuple(dict.fromkeys(said)))
 
 
@@ -154,14 +161,19 @@ class _Compiled:
 
 @dataclass(frozen=True)
 class _Warning:
-    """A recognizer that first notes the definitions of its clause that are true for no
-    row of its input (:func:`never_true`) in ``said``; the input sorted once for the check
-    and the engine's run (:class:`~kleene.engines.match_recognize.order.Sorted`)."""
+    """A recognizer that first refuses a tie whose order can change the answer (with
+    ``refuse``: :func:`~kleene.reference.match_recognize.ties.refuse_ties`), then notes the
+    definitions of its clause that are true for no row of its input (:func:`never_true`)
+    in ``said``; the input sorted once for the check and the engine's run
+    (:class:`~kleene.engines.match_recognize.order.Sorted`)."""
 
     inner: Recognize | ArrowRecognizer
     said: list[str]
+    refuse: bool = False
 
     def recognize_arrow(self, clause: MatchRecognize, table: pa.Table) -> pa.Table:
+        if self.refuse:
+            refuse_ties(clause, table_of(table))
         ordered = _sorted(clause, table)
         self.said.extend(f"DEFINE of {var} is true for no row of the input"
                          for var in never_true(clause, table, ordered))
@@ -239,7 +251,7 @@ def _somewhere(condition: Any, var: str, rows: Sequence[Sequence[object]],
 
 def match_recognize(data: Any, sql: str, *, name: str | None = None,
                     engine: str | None = None, pandas: bool = False,
-                    budget: Budget | None = None) -> Any:
+                    budget: Budget | None = None, ties: str = INPUT_ORDER) -> Any:
     """The result of ``sql``, a ``SELECT`` holding ``MATCH_RECOGNIZE``, over ``data``: an
     Arrow table, a pandas frame or the path of a Parquet, CSV or JSON Lines file, known to
     the SQL as ``name`` (default: the one table its recognitions read). Each recognition is
@@ -247,7 +259,10 @@ def match_recognize(data: Any, sql: str, *, name: str | None = None,
     that claims the query, else the reference), the SQL around it by DuckDB. Returns an
     Arrow table (a pandas frame with ``pandas=True``); its columns are named as the outer
     ``SELECT`` names them (a measure's unquoted name in upper case, SQL's rule). A ``DEFINE``
-    true for no row of the input is a :class:`UserWarning`.
+    true for no row of the input is a :class:`UserWarning`. Rows tied on every ``ORDER BY``
+    key keep their input order (``ties="input-order"``); ``ties="error"`` refuses, in one
+    line, a tie whose order can change the answer (docs/match-recognize-spark.md, "Ties in
+    ORDER BY").
 
     A Spark DataFrame is answered on Spark, as a Spark DataFrame (lazy: no job has run;
     :mod:`kleene.engines.spark.match_recognize`, docs/match-recognize-spark.md): each
@@ -264,8 +279,10 @@ def match_recognize(data: Any, sql: str, *, name: str | None = None,
     """
     query = Query.parse(sql, language="match_recognize", source="<sql>")
     if _is_spark(data):
-        return _on_spark(data, query, name=name, engine=engine, pandas=pandas, budget=budget)
-    answered = answer_table(query, data, name=name, engine_name=engine, budget=budget)
+        return _on_spark(data, query, name=name, engine=engine, pandas=pandas, budget=budget,
+                         ties=ties)
+    answered = answer_table(query, data, name=name, engine_name=engine, budget=budget,
+                            ties=ties)
     for line in answered.warnings:
         warnings.warn(line, UserWarning, stacklevel=2)
     return answered.table.to_pandas() if pandas else answered.table
@@ -276,7 +293,7 @@ def _is_spark(x: object) -> bool:
 
 
 def _on_spark(df: Any, query: Query, *, name: str | None, engine: str | None, pandas: bool,
-              budget: Budget | None) -> Any:
+              budget: Budget | None, ties: str) -> Any:
     """:func:`match_recognize` of a Spark DataFrame: a Spark DataFrame."""
     if pandas or budget is not None:
         raise Unsupported(f"{'pandas=True' if pandas else 'budget='} applies to one process; "
@@ -284,7 +301,7 @@ def _on_spark(df: Any, query: Query, *, name: str | None, engine: str | None, pa
     # lazy: PySpark only for a Spark DataFrame
     from kleene.engines.spark.match_recognize import match_recognize as on_spark
 
-    answered = on_spark(df, query, name=name, engine_name=engine)
+    answered = on_spark(df, query, name=name, engine_name=engine, ties=ties)
     for line in answered.notes:
         warnings.warn(line, UserWarning, stacklevel=3)
     return answered.frame

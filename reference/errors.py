@@ -99,6 +99,14 @@ class Unsupported(KleeneError):
     code = "unsupported"
 
 
+class TieError(KleeneError):
+    """``MATCH_RECOGNIZE`` input rows tied on every ``ORDER BY`` key whose order can
+    change the answer, refused under ``--ties error``
+    (:mod:`kleene.reference.match_recognize.ties`)."""
+
+    code = "ties"
+
+
 class RecognitionError(PatternError):
     """A ``MATCH_RECOGNIZE`` clause that parses but breaks one of the standard's rules
     (ISO/IEC 9075-2 §7.6 syntax rules; ``kleene.reference.match_recognize.checks`` lists

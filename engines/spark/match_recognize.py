@@ -34,8 +34,8 @@ One recognition, :func:`recognize_frame`:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -52,6 +52,7 @@ from kleene.engines.fastest import REFERENCE, choose, claiming_engine
 from kleene.engines.match_recognize.engine import NAME as ENGINE
 from kleene.engines.match_recognize.order import partition_ranks
 from kleene.engines.match_recognize.recognition import CompiledRecognition
+from kleene.engines.spark.mr_sizes import size_notes
 from kleene.engines.spark.mr_types import output_schema
 from kleene.engines.spark.session import worker_python
 from kleene.reference.budget import Budget
@@ -66,6 +67,8 @@ from kleene.reference.match_recognize.ast import (
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import expressions_of
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
+from kleene.reference.match_recognize.tie_choices import ERROR, INPUT_ORDER
+from kleene.reference.match_recognize.ties import check_ties, refuse_ties
 from kleene.reference.query import Query
 
 #: The row index, the partition's first row index and the output row's place (internal).
@@ -90,13 +93,18 @@ class SparkAnswer:
 
 def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
                     engine_name: str | None = None, tasks: int | None = None,
-                    steps: int | None = None) -> SparkAnswer:
+                    steps: int | None = None, ties: str = INPUT_ORDER) -> SparkAnswer:
     """The table ``query`` (a ``SELECT`` holding ``MATCH_RECOGNIZE``) answers over ``df``,
     known to the SQL as ``name`` (default: the one table the recognitions read), each
     recognition by ``engine_name`` (``reference``, ``match-recognize``; default as the
     single process chooses), in ``tasks`` Spark partitions (default: the session's
     ``spark.sql.shuffle.partitions``), under a budget of ``steps`` for each ``PARTITION
-    BY`` key (default: the single process's). Every check is made before any job."""
+    BY`` key (default: the single process's), rows tied on every ``ORDER BY`` key as
+    ``ties`` says (:mod:`kleene.reference.match_recognize.ties`; a tie is refused in the
+    task that holds its partition). Every other check is made before any job; then one
+    aggregate per recognition measures its keys (:mod:`.mr_sizes`: a skewed key said, a
+    key too large for one task refused)."""
+    check_ties(ties)
     statement = query.pattern
     if not query.answers_tables or not isinstance(statement, Statement):
         raise Unsupported(f"a {query.language} query answers matches, not a table")
@@ -109,7 +117,10 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     backend, reason = _backend(query, engine_name)
     worker_python(df.sparkSession)
     notes: list[str] = []
-    frame = run_statement(statement, df, name, Run(backend == ENGINE, tasks, notes, steps))
+    run = Run(backend == ENGINE, tasks, notes, steps, ties == ERROR)
+    frame = run_statement(statement, df, name, run)
+    for measured in run.sizes:   # the one job before the recognitions', last (mr_sizes)
+        notes.extend(measured())
     return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)))
 
 
@@ -148,13 +159,18 @@ def _clauses(statement: Statement) -> Iterator[MatchRecognize]:
 @dataclass(frozen=True)
 class Run:
     """How the recognitions of one statement run: by the engine or the reference, in how
-    many tasks, the notes said so far, and the step budget of one key (``None``: the
-    default)."""
+    many tasks, the notes said so far, the step budget of one key (``None``: the
+    default), whether a tie whose order can change the answer is refused, and the
+    measures of the recognitions' keys still to take."""
 
     engine: bool
     tasks: int | None
     notes: list[str]
     steps: int | None = None
+    refuse_ties: bool = False
+    #: Each recognition's measure of its keys (:func:`.mr_sizes.size_notes`), run once
+    #: every other check has passed.
+    sizes: list[Callable[[], list[str]]] = field(default_factory=list)
 
 
 def run_statement(statement: Statement, df: DataFrame, name: str, run: Run) -> DataFrame:
@@ -232,6 +248,8 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     schema = output_schema(clause, df.schema)
     keys = [_column(columns[e.name.upper()].name) for e in clause.partition_by
             if isinstance(e, Column)]
+    run.sizes.append(partial(size_notes, df.sparkSession, df, [
+        columns[e.name.upper()].name for e in clause.partition_by if isinstance(e, Column)]))
     indexed = df.withColumn(ROW, F.monotonically_increasing_id())
     if keys:
         parts = (indexed.repartition(run.tasks, *keys) if run.tasks
@@ -246,7 +264,7 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     numbered = T.StructType([*schema.fields, T.StructField(PART, T.LongType()),
                              T.StructField(SEQ, T.LongType())])
     task = partial(recognize_task, clause, run.engine,
-                   to_arrow_schema(schema, timezone="UTC"), run.steps)
+                   to_arrow_schema(schema, timezone="UTC"), run.steps, run.refuse_ties)
     return (ordered.mapInArrow(task, numbered).repartition(1)
             .sortWithinPartitions(PART, SEQ).drop(PART, SEQ))
 
@@ -288,10 +306,12 @@ def _check_columns(clause: MatchRecognize, columns: dict[str, T.StructField]) ->
 
 
 def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
-                   steps: int | None, batches: Iterator[pa.RecordBatch],
+                   steps: int | None, refuse: bool, batches: Iterator[pa.RecordBatch],
                    ) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` function: every SQL partition among the task's rows, in input
-    order, by the matcher (module docstring, step 4)."""
+    order, by the matcher (module docstring, step 4); with ``refuse``, a partition with a
+    tie whose order can change the answer is refused first, as the single process
+    refuses it (:func:`~kleene.reference.match_recognize.ties.refuse_ties`)."""
     received = list(batches)
     table = pa.Table.from_batches(received) if received else None
     if table is None or table.num_rows == 0:
@@ -305,6 +325,8 @@ def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
     for lo, hi in zip(edges, edges[1:], strict=False):
         taken = order[lo:hi]
         part = data.take(pa.array(taken))
+        if refuse:
+            refuse_ties(clause, table_of(part))
         budget = Budget(what="recognizing a row pattern") if steps is None else \
             Budget(limit=steps, what="recognizing a row pattern")
         out = (compiled.recognize(part, budget=budget) if compiled is not None else
@@ -321,12 +343,12 @@ def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
 def _typed(out: pa.Table, schema: pa.Schema) -> pa.Table:
     """The matcher's output in the schema known before the job (:mod:`.mr_types`)."""
     arrays = []
-    for column, field in zip(out.columns, schema, strict=True):
+    for column, target in zip(out.columns, schema, strict=True):
         try:
-            arrays.append(column.cast(field.type))
+            arrays.append(column.cast(target.type))
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
-            raise KleeneError(f"output column {field.name}: its values do not fit "
-                              f"{field.type} ({' '.join(str(err).split())})") from None
+            raise KleeneError(f"output column {target.name}: its values do not fit "
+                              f"{target.type} ({' '.join(str(err).split())})") from None
     return pa.Table.from_arrays(arrays, schema=schema)
 
 

@@ -40,20 +40,7 @@ from kleene.engines.spark.stream.query import (
     source_schema,
 )
 from kleene.engines.spark.stream.recognizing import Recognitions
-from kleene.engines.spark.stream.step import (
-    BATCH,
-    FILE,
-    REASON,
-    ROW,
-    Progress,
-    _collect,
-    _concat,
-    _mask,
-    _no_rows,
-    _numbers,
-    _set_aside,
-    write_batch,
-)
+from kleene.engines.spark.stream.step import BATCH, FILE, ROW, Progress, arrive, write_batch
 from kleene.engines.spark.stream.store import StateStore
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -152,25 +139,12 @@ def run_recognition_batch(setup: RecognitionSetup, store: StateStore, cache: Sta
     prev = store.latest(before=batch_id)
     tail = store.tail(prev)
     state = cache.take(setup, store, prev.batch, tail)
-    collected = time.perf_counter()
-    new, files = (_no_rows(setup), [None]) if batch_df is None else \
-        _collect(setup, batch_df, batch_id, prev.watermark)
-    job = time.perf_counter() - collected
-    sink = 0.0
-    stamps = _numbers(new, setup.ts)
-    bad = _mask(new.column(REASON).is_valid())
-    late = ~bad & (stamps < prev.watermark)
-    good = ~bad & ~late
-    if bad.any() or late.any():
-        aside = time.perf_counter()
-        _set_aside(setup, store, new, bad, late, batch_id, files)
-        sink += time.perf_counter() - aside
-    max_ts = stamps[good].max().item() if good.any() else None
-    watermark = math.inf if end else max(prev.watermark, -math.inf if max_ts is None
-                                         else max_ts - setup.delay)
-    fresh = new.filter(pa.array(good)).select([*setup.fields, BATCH, FILE, ROW])
-    pending = _concat(tail.get("pending"), fresh)
-    below = _numbers(pending, setup.ts) < watermark
+    got = arrive(setup, store, batch_df, batch_id, prev.watermark)
+    new, late, bad, job, sink = got.new, got.late, got.bad, got.job_s, got.sink_s
+    watermark = math.inf if end else max(prev.watermark, -math.inf if got.max_ts is None
+                                         else got.max_ts - setup.delay)
+    pending, below = got.pending(tail, [*setup.fields, BATCH, FILE, ROW], setup.ts,
+                                 watermark)
     settled = pending.filter(pa.array(below)).sort_by(
         [(BATCH, "ascending"), (FILE, "ascending"), (ROW, "ascending")])
     floor = watermark if setup.numeric and math.isfinite(watermark) else None

@@ -24,11 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from kleene.data.sql import arrow_of, table_of
+from kleene.engines.match_recognize.order import ordered
 from kleene.reference.budget import Budget
-from kleene.reference.match_recognize.ast import MatchRecognize
+from kleene.reference.match_recognize.ast import Column, MatchRecognize
 from kleene.reference.match_recognize.finality import reach, settle
 from kleene.reference.match_recognize.semantics import (
     Cursor,
@@ -69,7 +71,7 @@ class Recognitions:
         at or above ``floor`` on the first ``ORDER BY`` key, ``None``: unknown; ``ended``:
         none follows) and return the output rows that became final."""
         budget = budget or Budget(what="recognizing a row pattern")
-        new = keyed_partitions(self.clause, table_of(settled.select(list(self.names))))
+        new = self._by_key(settled.select(list(self.names)))
         for key, rows in new.items():
             self.parts.setdefault(key, Part()).rows.extend(rows)
         revisit = self.parts if ended or (self.clause.within is not None
@@ -86,6 +88,24 @@ class Recognitions:
             part.rows = part.rows[keep - part.base:]
             part.base, part.cursor = keep, done.cursor
         return Table(self.output_names, tuple(out))
+
+    def _by_key(self, settled: pa.Table) -> dict[tuple[object, ...], list[Row]]:
+        """The settled rows by key (keys in order of their first row), each key's in
+        ``ORDER BY`` order, ties in arrival order: the reference's
+        :func:`~kleene.reference.match_recognize.semantics.keyed_partitions`, sorted by
+        Arrow (:func:`kleene.engines.match_recognize.order.ordered`, the single process's
+        order) and only then made Python rows. A floating-point key (NaN is no key equal
+        to itself in the reference) is grouped by the reference."""
+        keys = [Table(self.names, ()).index(e.name) for e in self.clause.partition_by
+                if isinstance(e, Column)]
+        if settled.num_rows == 0 or len(keys) != len(self.clause.partition_by) or any(
+                pa.types.is_floating(settled.schema.field(i).type) for i in keys):
+            return keyed_partitions(self.clause, table_of(settled))
+        order, ranks = ordered(self.clause, settled)
+        rows = table_of(settled.take(pa.array(order))).rows
+        edges = [0, *(np.flatnonzero(np.diff(ranks)) + 1).tolist(), len(rows)]
+        return {tuple(rows[lo][i] for i in keys): list(rows[lo:hi])
+                for lo, hi in zip(edges, edges[1:], strict=False)}
 
     def tables(self) -> dict[str, pa.Table]:
         """The state as Arrow tables (module docstring)."""

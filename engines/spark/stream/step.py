@@ -234,6 +234,60 @@ def _numbers(table: Any, column: str) -> Any:
     return np.asarray(values.to_numpy(zero_copy_only=False), dtype=float)
 
 
+@dataclass(frozen=True)
+class Arrival:
+    """A micro-batch's rows as they arrived (:func:`arrive`): the table of
+    :func:`arrivals` (``new``), its rows' timestamps (``stamps``), the masks of the rows
+    rejected (``bad``), late (below the previous watermark) and kept (``good``), the kept
+    rows' largest timestamp (``None``: none), and the wall seconds of the Spark job and of
+    writing the rows set aside."""
+
+    new: Any
+    stamps: Any
+    bad: Any
+    late: Any
+    good: Any
+    max_ts: int | float | None
+    job_s: float
+    sink_s: float
+
+    def pending(self, tail: dict[str, Any], columns: Sequence[str], ts: str,
+                watermark: float) -> tuple[Any, Any]:
+        """The rows not yet settled (``tail``'s, then the kept new rows' ``columns``) and
+        the mask of those whose ``ts`` is below ``watermark``, settled now."""
+        import pyarrow as pa
+
+        fresh = self.new.filter(pa.array(self.good)).select(list(columns))
+        pending = _concat(tail.get("pending"), fresh)
+        return pending, _numbers(pending, ts) < watermark
+
+
+def arrive(setup: Arriving, store: StateStore, batch_df: Any | None, batch_id: int,
+           watermark: float) -> Arrival:
+    """Micro-batch ``batch_id``'s rows (``batch_df`` ``None``: none, no job), split as
+    every continuous query splits them (module docstring, 1): rejected and late rows
+    (below ``watermark``, the previous one) written aside with the reason, the others
+    kept; shared by :func:`run_batch` and the continuous ``MATCH_RECOGNIZE``
+    (:mod:`.recognition`)."""
+    import time
+
+    began = time.perf_counter()
+    new, files = (_no_rows(setup), [None]) if batch_df is None else \
+        _collect(setup, batch_df, batch_id, watermark)
+    job = time.perf_counter() - began
+    stamps = _numbers(new, setup.ts)
+    bad = _mask(new.column(REASON).is_valid())
+    late = ~bad & (stamps < watermark)
+    good = ~bad & ~late
+    sink = 0.0
+    if bad.any() or late.any():
+        aside = time.perf_counter()
+        _set_aside(setup, store, new, bad, late, batch_id, files)
+        sink = time.perf_counter() - aside
+    max_ts = stamps[good].max().item() if good.any() else None
+    return Arrival(new, stamps, bad, late, good, max_ts, job, sink)
+
+
 def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: int, *,
               end: bool = False) -> Progress | None:
     """Process micro-batch ``batch_id`` (``batch_df`` ``None``: no new rows; ``end``:
@@ -250,24 +304,11 @@ def run_batch(setup: Setup, store: StateStore, batch_df: Any | None, batch_id: i
     began = time.perf_counter()
     prev = store.latest(before=batch_id)
     tail = store.tail(prev)
-    collected = time.perf_counter()
-    new, files = (_no_rows(setup), [None]) if batch_df is None else \
-        _collect(setup, batch_df, batch_id, prev.watermark)
-    job = time.perf_counter() - collected
-    sink = 0.0
-    stamps = _numbers(new, ts)
-    bad = _mask(new.column(REASON).is_valid())
-    late = ~bad & (stamps < prev.watermark)
-    good = ~bad & ~late
-    if bad.any() or late.any():
-        aside = time.perf_counter()
-        _set_aside(setup, store, new, bad, late, batch_id, files)
-        sink += time.perf_counter() - aside
-    max_ts = stamps[good].max().item() if good.any() else None
-    watermark = math.inf if end else fin.watermark(prev.watermark, max_ts)
-    fresh = new.filter(pa.array(good)).select([*setup.fields, BATCH, FILE, ROW, KEEP])
-    pending = _concat(tail.get("pending"), fresh)
-    below = _numbers(pending, ts) < watermark
+    got = arrive(setup, store, batch_df, batch_id, prev.watermark)
+    new, late, bad = got.new, got.late, got.bad
+    job, sink = got.job_s, got.sink_s
+    watermark = math.inf if end else fin.watermark(prev.watermark, got.max_ts)
+    pending, below = got.pending(tail, [*setup.fields, BATCH, FILE, ROW, KEEP], ts, watermark)
     settled = pending.filter(pa.array(below)).sort_by(
         [(ts, "ascending"), (BATCH, "ascending"), (FILE, "ascending"), (ROW, "ascending")])
     n_settled = settled.num_rows
@@ -384,5 +425,5 @@ def write_batch(store: StateStore, output: str, output_format: str, rows: Any,
     store.fs.rename(staging, target)
 
 
-__all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Arriving", "Meta", "Progress",
-           "Setup", "arrivals", "run_batch", "write_batch"]
+__all__ = ["BATCH", "CORRUPT", "FILE", "KEEP", "REASON", "ROW", "Arrival", "Arriving", "Meta",
+           "Progress", "Setup", "arrivals", "arrive", "run_batch", "write_batch"]

@@ -1,0 +1,113 @@
+"""Skew and size of ``PARTITION BY`` keys on Spark (issue 30, item 1 and "Bad input";
+:mod:`kleene.engines.spark.mr_sizes`): one aggregate before the job says a key holding
+most rows, and refuses, with its size, a key too large for one task. Thresholds small by
+setting; sizes by hand."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pyarrow as pa
+import pytest
+
+import kleene
+from kleene.cli import main
+from kleene.reference.errors import Unsupported
+from tests.helpers import small_jobs
+
+pytest.importorskip("pyspark")
+
+from kleene.engines.spark.mr_sizes import (  # noqa: E402 (after the skip)
+    MEMORY_SETTING,
+    SKEW_SETTING,
+    _bytes,
+    task_memory,
+)
+
+#: A: 6 rows, B: 2, C: 1. A row as Arrow, by hand: ts and price 8 bytes each, sym one
+#: byte and a 4-byte offset: 21 bytes; A's 6 rows 126 bytes, all 9 rows 189.
+ROWS = pa.table({"sym": ["A", "B", "A", "A", "C", "A", "B", "A", "A"],
+                 "ts": list(range(9)), "price": [float(p) for p in (5, 1, 4, 6, 2, 3, 2, 7, 8)]})
+RISE = ("SELECT * FROM t MATCH_RECOGNIZE ({by} ORDER BY ts MEASURES LAST(B.price) AS p "
+        "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS B.price > PREV(B.price))")
+
+
+@contextmanager
+def _set(spark: Any, key: str, value: str) -> Iterator[None]:
+    spark.conf.set(key, value)
+    try:
+        yield
+    finally:
+        spark.conf.unset(key)
+
+
+def _frame(spark: Any) -> Any:
+    return spark.createDataFrame(ROWS.to_pandas())
+
+
+def test_a_key_holding_most_rows_is_said_with_its_row_count(spark):
+    sql = RISE.format(by="PARTITION BY sym")
+    with small_jobs(spark), _set(spark, SKEW_SETTING, "5"), \
+            pytest.warns(UserWarning) as said:
+        got = kleene.match_recognize(_frame(spark), sql)
+    assert [str(w.message) for w in said] == [
+        "PARTITION BY key sym = 'A' holds 6 of the 9 rows (67 %): it is matched by one "
+        "Spark task while the other keys share the others"]
+    # by hand: A's prices 5 4 6 3 7 8 rise at 4 -> 6 and 3 -> 7; B's 1 2 at 1 -> 2
+    assert sorted(tuple(r) for r in got.collect()) == [("A", 6.0), ("A", 7.0), ("B", 2.0)]
+    with small_jobs(spark), _set(spark, SKEW_SETTING, "7"), warnings.catch_warnings():
+        warnings.simplefilter("error")   # 6 rows are below the floor of 7: nothing said
+        kleene.match_recognize(_frame(spark), sql)
+
+
+def test_a_key_too_large_for_one_task_is_refused_with_its_size(spark):
+    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2000"), \
+            pytest.raises(Unsupported) as err:
+        kleene.match_recognize(_frame(spark), RISE.format(by="PARTITION BY sym"))
+    assert str(err.value) == (
+        "unsupported: PARTITION BY key sym = 'A' holds 6 rows, 126 bytes as Arrow; one "
+        "Spark task matches them whole and needs about 16 times that (2,016 bytes), more "
+        "than a task has (2,000 bytes, spark.kleene.matchRecognize.taskBytes): add a "
+        "PARTITION BY column that splits it, or give tasks more memory "
+        "(spark.kleene.matchRecognize.taskBytes)")
+    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2016"):   # it fits, just
+        kleene.match_recognize(_frame(spark), RISE.format(by="PARTITION BY sym"))
+
+
+def test_without_partition_by_the_whole_frame_is_measured(spark, tmp_path, capsys):
+    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2k"), \
+            pytest.raises(Unsupported, match=r"the one partition \(no PARTITION BY\) holds "
+                                             r"9 rows, 189 bytes as Arrow; .* \(3,024 bytes\), "
+                                             r"more than a task has \(2,048 bytes"):
+        kleene.match_recognize(_frame(spark), RISE.format(by=""))
+    events = tmp_path / "t.csv"
+    ROWS.to_pandas().to_csv(events, index=False)
+    argv = ["match", "-q", "--spark", "--pattern", RISE.format(by="PARTITION BY sym"),
+            "--events", str(events)]
+    with small_jobs(spark), _set(spark, SKEW_SETTING, "6"):
+        assert main(argv) == 0
+    out, err = capsys.readouterr()
+    assert "kleene match: PARTITION BY key sym = 'A' holds 6 of the 9 rows (67 %)" in err
+    assert out.splitlines()[1:] == ["A,6.0", "A,7.0", "B,2.0"]
+
+
+def test_task_memory_is_the_setting_else_the_machine_shared_by_the_slots(spark):
+    with _set(spark, MEMORY_SETTING, "1.5g"):
+        assert task_memory(spark) == (int(1.5 * 2**30), MEMORY_SETTING)
+    memory, source = task_memory(spark)
+    assert source == "the machine's memory over 2 task slots"   # the fixture's local[2,2]
+    assert 0 < memory < 2**50
+
+
+@pytest.mark.parametrize(("text", "size"), [("1048576", 2**20), ("512m", 512 * 2**20),
+                                            ("2G", 2 * 2**30), ("1.5kb", 1536)])
+def test_sizes_are_read_as_spark_writes_them(text, size):
+    assert _bytes(text) == size
+
+
+def test_a_size_spark_would_not_read_is_one_line():
+    with pytest.raises(Unsupported, match="a size of 'lots'"):
+        _bytes("lots")
