@@ -35,10 +35,10 @@ from decimal import Decimal
 import pyarrow as pa
 from hypothesis import strategies as st
 
+from kleene.conformance.recognize_strategies import condition_trees
 from kleene.reference.match_recognize.ast import (
     AfterMatchSkip,
     Aggregate,
-    Between,
     Binary,
     Call,
     Case,
@@ -46,9 +46,6 @@ from kleene.reference.match_recognize.ast import (
     Concat,
     Define,
     Expr,
-    InList,
-    IsNull,
-    Like,
     Literal,
     MatchRecognize,
     Measure,
@@ -158,34 +155,11 @@ def flink_texts(draw: st.DrawFn, known: tuple[str, ...]) -> Expr:
     return Call("UPPER", (column,))
 
 
-@st.composite
-def flink_conditions(draw: st.DrawFn, known: tuple[str, ...], depth: int = 2) -> Expr:
+def flink_conditions(known: tuple[str, ...], depth: int = 2) -> st.SearchStrategy[Expr]:
     """A condition: comparisons, ``IS [NOT] NULL``, ``[NOT] BETWEEN``, ``[NOT] IN``,
-    ``[NOT] LIKE``, ``NOT``, ``AND``, ``OR``."""
-    kinds = ["compare", "compare", "compare", "text", "null", "between", "in", "like"]
-    kinds += ["not", "and", "or"] if depth > 0 else []
-    kind = draw(st.sampled_from(kinds), label="condition kind")
-    number, text = flink_numbers(known, max(depth - 1, 0)), flink_texts(known)
-    negated = draw(st.booleans(), label="negated")
-    if kind == "compare":
-        op = draw(st.sampled_from(("=", "<>", "<", "<=", ">", ">=")), label="comparison")
-        return Binary(op, draw(number, label="left"), draw(number, label="right"))
-    if kind == "text":
-        return Binary(draw(st.sampled_from(("=", "<>")), label="comparison"), draw(text),
-                      draw(text))
-    if kind == "null":
-        return IsNull(draw(number | text, label="tested"), negated)
-    if kind == "between":
-        return Between(draw(number), draw(number), draw(number), negated)
-    if kind == "in":
-        return InList(draw(number), tuple(draw(st.lists(number, min_size=1, max_size=3))),
-                      negated)
-    if kind == "like":
-        return Like(draw(text), Literal(draw(st.sampled_from(("a%", "_", "%b")))), negated)
-    inner = flink_conditions(known, depth - 1)
-    if kind == "not":
-        return Unary("NOT", draw(inner))
-    return Binary(kind.upper(), draw(inner), draw(inner))
+    ``[NOT] LIKE``, ``NOT``, ``AND``, ``OR`` (no ``TRUE``/``FALSE`` constants)."""
+    return condition_trees(lambda d: flink_numbers(known, d), flink_texts(known), depth,
+                           truth=False)
 
 
 @st.composite

@@ -16,6 +16,7 @@ with offsets (``FIRST``/``LAST`` inside ``PREV``/``NEXT``), aggregates with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -238,14 +239,25 @@ def text_values(draw: st.DrawFn, scope: _Scope, depth: int = 1) -> Expr:
     return Call("UPPER", (draw(inner),))
 
 
-@st.composite
-def conditions(draw: st.DrawFn, scope: _Scope, depth: int = 2) -> Expr:
+def conditions(scope: _Scope, depth: int = 2) -> st.SearchStrategy[Expr]:
     """A condition (three-valued): comparisons, ``IS [NOT] NULL``, ``[NOT] BETWEEN``,
     ``[NOT] IN``, ``[NOT] LIKE``, ``NOT``, ``AND``, ``OR``, ``TRUE``/``FALSE``."""
-    kinds = ["compare", "compare", "compare", "text", "null", "between", "in", "like", "truth"]
+    return condition_trees(lambda d: numeric_values(scope, d), text_values(scope), depth,
+                           truth=True)
+
+
+@st.composite
+def condition_trees(draw: st.DrawFn, numbers: Callable[[int], st.SearchStrategy[Expr]],
+                    texts: st.SearchStrategy[Expr], depth: int, *, truth: bool) -> Expr:
+    """A condition over the number values ``numbers(depth)`` and the text values
+    ``texts`` draw: comparisons, ``IS [NOT] NULL``, ``[NOT] BETWEEN``, ``[NOT] IN``,
+    ``[NOT] LIKE``, with ``truth`` the constants ``TRUE``/``FALSE``, and below ``depth``
+    ``NOT``, ``AND``, ``OR`` of such conditions (every dialect's drawn ``DEFINE``)."""
+    kinds = ["compare", "compare", "compare", "text", "null", "between", "in", "like"]
+    kinds += ["truth"] if truth else []
     kinds += ["not", "and", "or"] if depth > 0 else []
     kind = draw(st.sampled_from(kinds), label="condition kind")
-    number, text = numeric_values(scope, max(depth - 1, 0)), text_values(scope)
+    number, text = numbers(max(depth - 1, 0)), texts
     negated = draw(st.booleans(), label="negated")
     if kind == "compare":
         op = draw(st.sampled_from(("=", "<>", "<", "<=", ">", ">=")), label="comparison")
@@ -264,7 +276,7 @@ def conditions(draw: st.DrawFn, scope: _Scope, depth: int = 2) -> Expr:
         return Like(draw(text), Literal(draw(st.sampled_from(("a%", "_", "%b")))), negated)
     if kind == "truth":
         return Literal(draw(st.booleans(), label="truth"))
-    inner = conditions(scope, depth - 1)
+    inner = condition_trees(numbers, texts, depth - 1, truth=truth)
     if kind == "not":
         return Unary("NOT", draw(inner))
     return Binary(kind.upper(), draw(inner), draw(inner))
