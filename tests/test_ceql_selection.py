@@ -138,6 +138,24 @@ def test_kleene_match_runs_a_consuming_query(tmp_path: Path,
     assert code == 0 and out.splitlines() == ['{"marked": [0, 1]}', '{"marked": [2, 3]}']
 
 
+def test_count_of_a_consuming_query_is_its_listing(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """Four BUYs, ``BUY ; BUY`` consumed by ANY: {0,1} and {2,3} (above), so 2, where CEL's
+    ALL set has C(4, 2) = 6; the count is not the ALL set's, and says why it listed."""
+    events = tmp_path / "buys.jsonl"
+    events.write_text("".join(f'{{"ts": {i}, "type": "BUY"}}\n' for i in range(4)))
+    query = tmp_path / "q.ceql"
+    query.write_text("SELECT * FROM S WHERE BUY ; BUY\nCONSUME BY ANY\n")
+    code, out, err = run_cli(capsys, "match", "--pattern", str(query), "--events", str(events),
+                             "--count")
+    assert code == 0 and out.strip() == "2"
+    assert "this query's SELECT strategy, CONSUME BY or LIMIT keeps part of it" in err
+    query.write_text("SELECT * FROM S WHERE BUY ; BUY\n")
+    code, out, _ = run_cli(capsys, "match", "--pattern", str(query), "--events", str(events),
+                           "--count")
+    assert code == 0 and out.strip() == "6"
+
+
 # ---------------------------------------------------------------- the orders as CEL writes them
 
 def _next_le(c: frozenset[int], d: frozenset[int]) -> bool:

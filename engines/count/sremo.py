@@ -70,6 +70,7 @@ from kleene.engines.srt.automaton import SRT, Guard, compile_guard
 from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
 from kleene.engines.srt.compile import Options, compile_sremo
 from kleene.engines.srt.run import reporting
+from kleene.reference.ceql.selection import Selected
 from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.durations import Duration, fits
 from kleene.reference.errors import Unsupported
@@ -112,6 +113,9 @@ def plan(query: Query) -> Plan | str:
     if query.policy != "stream":
         return f"counting covers SREMO's policy stream, not {query.policy}"
     e = query.pattern
+    if isinstance(e, Selected):
+        return ("counting covers CEL's ALL set; this query's SELECT strategy, CONSUME BY or "
+                "LIMIT keeps part of it")
     if not isinstance(e, EXPRESSION_TYPES):
         return f"counting covers SREMO expressions here, not {type(e).__name__}"
     by: tuple[str, ...] = ()
