@@ -141,6 +141,8 @@ COUNT_SECONDS = 2.0
 #: Matches past which a listing is said before it starts (:func:`listing`): some 10 CPU
 #: seconds of ``windows+ses`` (:data:`LISTING_RATE`).
 MANY_MATCHES = 500_000
+#: What answers a query whose matches are too many to list.
+ANSWER_NOW = "--count answers now, --first K lists K"
 
 #: Matches listed per CPU second (start-up included) by the engines ``kleene match`` lists
 #: the counted queries with, measured on docs/counting.md's windowed case ("The listing
@@ -226,11 +228,12 @@ def _duration(seconds: float) -> str:
     return f"~{max(1, round(seconds))} s"
 
 
-def listing(counted: Tally, name: str, events: int | None, budget: Budget) -> str | None:
+def listing(counted: Tally, name: str, events: int | None) -> str | None:
     """The one line said before engine ``name`` lists the matches ``counted`` when they
     pass :data:`MANY_MATCHES`, ``None`` below (``events``: the stream's length, ``None``
-    unknown): how many, how long listing them takes at the engine's measured rate, the
-    options that answer now, and whether the budget stops the listing."""
+    unknown): how many, how long listing them takes at the engine's measured rate, and
+    the options that answer now. (Past the budget :func:`over_budget` stops the run
+    first, in its one line.)"""
     if counted.matches <= MANY_MATCHES:
         return None
     many = (f"{counted.matches:,} matches" if counted.complete else
@@ -240,16 +243,16 @@ def listing(counted: Tally, name: str, events: int | None, budget: Budget) -> st
     more = "" if counted.complete else "more than "
     takes = (f"listing them takes {more}{_duration(counted.matches / rate)} of CPU "
              f"(~{rate:,} matches/s)" if rate is not None else "listing them takes minutes")
-    stop = (f"; past the budget's {budget.limit:,} steps (one per match listed, --budget N), "
-            "so nothing is listed" if counted.matches > budget.limit else "")
-    return (f"slow: {many}: {takes}; --count answers now, --first K lists K{stop}")
+    return f"slow: {many}: {takes}; {ANSWER_NOW}"
 
 
 def over_budget(counted: Tally, budget: Budget, name: str) -> None:
-    """The budget's own error now when listing the matches ``counted`` would spend more
-    steps than ``budget`` has (one per match listed, :func:`kleene.engines.fastest.spent`):
-    the listing would stop there with that error; nothing otherwise."""
+    """The budget's own error now, in its one line, when listing the matches ``counted``
+    would spend more steps than ``budget`` has (one per match listed,
+    :func:`kleene.engines.fastest.spent`): the listing would stop there with that error,
+    minutes later; nothing otherwise."""
     if counted.matches > budget.limit:
+        many = f"{counted.matches:,}" if counted.complete else f"at least {counted.matches:,}"
         raise BudgetExceeded(budget.name, budget.limit,
-                             f"running engine {name} ({counted.matches:,} matches counted "
-                             "before listing, one step each)")
+                             f"running engine {name} ({many} matches counted before "
+                             f"listing, one step each; {ANSWER_NOW})")

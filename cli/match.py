@@ -301,12 +301,10 @@ def _say_listing(args: argparse.Namespace, query: Query, stream: Any, name: str)
     counted = cliffs.tally(query, stream)
     if counted is None:
         return
-    budget = budget_of(args)
-    line = cliffs.listing(counted, name, None if reads_in_batches(stream) else len(stream),
-                          budget)
+    cliffs.over_budget(counted, budget_of(args), name)
+    line = cliffs.listing(counted, name, None if reads_in_batches(stream) else len(stream))
     if line is not None:
         print(f"kleene match: {line}", file=sys.stderr)
-    cliffs.over_budget(counted, budget, name)
 
 
 def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> int:
