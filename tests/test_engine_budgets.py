@@ -36,6 +36,7 @@ SES = "PATTERN <{a+}, {b}>\nWHERE a.type = 'A' AND b.type = 'B'\nWITHIN 100000"
 OPERATOR = "PATTERN SEQ(A+ a[], B b) WITHIN 1000"
 SREMO = "mark {~.type = 'A'} ; ({TRUE}* ; mark {~.type = 'A'})* ; {TRUE}* ; mark {~.type = 'B'}"
 MARKED = "mark {~.type = 'A'} ; (mark {~.type = 'A'})* ; mark {~.type = 'B'}"
+CEQL_MAX = "SELECT MAX * FROM S WHERE (A+ ; B)"
 #: two group variables over the same As: a contiguous run of k As before the B splits
 #: between a and c in 2^k - 2 ways
 SPLIT = ("PATTERN <{a+, c+}, {b}>\nWHERE a.type = 'A' AND c.type = 'A' AND b.type = 'B'\n"
@@ -67,6 +68,9 @@ CASES: dict[str, tuple[str, str, str, int]] = {
     # subset, condition 5 keeps a/{i..n-1} for each first binding a/i: n matches, found by
     # a search through the 2^(n-1-i) subsets of the tie after a/i
     "ses-next-literal": ("ses", SES, "next-literal", 40),
+    # a CEQL strategy over the ALL set srt lists: every non-empty set of As then the B
+    # (2^n - 1), of which MAX keeps, per first A, the one holding every later A: n
+    "srt+selection": ("ceql", CEQL_MAX, "stream", 40),
 }
 
 #: The engines whose exploding case puts the As at one timestamp.
@@ -78,7 +82,8 @@ def expected_count(name: str, n: int) -> int:
     sum over k = 2..n of 2^k - 2 is 2^(n+1) - 2n - 2."""
     if name == "ses-contiguous":
         return 2 ** (n + 1) - 2 * n - 2
-    return n if name in ("dsrt", "windows+ses-earliest", "ses-next-literal") else 2**n - 1
+    return n if name in ("dsrt", "windows+ses-earliest", "ses-next-literal",
+                         "srt+selection") else 2**n - 1
 
 
 def stream(n: int, *, tied: bool = False) -> Stream:
