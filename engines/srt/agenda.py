@@ -40,19 +40,19 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
 from kleene.engines.spans import within_bound
 from kleene.engines.srt import columns
-from kleene.engines.srt.automaton import Registers
+from kleene.engines.srt.automaton import SRT, Registers
 from kleene.engines.srt.columns import candidates
 from kleene.engines.srt.execution import Group
 from kleene.engines.srt.marks import ROOT, Marks, reported, union
 from kleene.engines.srt.skip import ClockTests, Move, head_condition
-from kleene.reference.conditions import TRUE
+from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.match import Match
 
 #: Candidate rows whose cells are read from the columns at once (events are built
@@ -115,13 +115,18 @@ def waiting_moves(ex: Any) -> list[Waiting] | None:
 
 
 def state_masks(ex: Any) -> list[int]:
-    """Per state, the bits of ``ex.relevant`` one of which a row must satisfy for one
+    """Per state of ``ex.a``, :func:`srt_masks` over ``ex.relevant``."""
+    return srt_masks(ex.a, ex.relevant)
+
+
+def srt_masks(srt: SRT, relevant: Sequence[Condition]) -> list[int]:
+    """Per SRT state, the bits of ``relevant`` one of which a row must satisfy for one
     of the state's transitions other than ``TRUE`` to fire (all bits past
     ``columns.MAX_BITS`` conditions: every candidate row then wakes every state)."""
-    index = {c: i for i, c in enumerate(ex.relevant)}
-    wide = len(ex.relevant) > 62
-    masks = [0] * ex.a.size
-    for e in ex.a.edges:
+    index = {c: i for i, c in enumerate(relevant)}
+    wide = len(relevant) > columns.MAX_BITS
+    masks = [0] * srt.size
+    for e in srt.edges:
         if e.guard == TRUE and not e.unless:
             continue
         head = head_condition(e)

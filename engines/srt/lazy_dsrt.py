@@ -49,9 +49,10 @@ from dataclasses import dataclass, field
 
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Limitation, Transition
+from kleene.engines.srt.agenda import srt_masks
 from kleene.engines.srt.automaton import SRT, Guard, Registers, compile_guard
 from kleene.engines.srt.lazy_pass import Table
-from kleene.engines.srt.lazy_sleep import passes, srt_masks
+from kleene.engines.srt.lazy_sleep import passes
 from kleene.engines.srt.skip import skipping
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, Condition, conjunction, rename

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from math import floor, inf
 
 import numpy as np
@@ -34,15 +34,13 @@ from kleene.data.columnar import Columns
 from kleene.data.source import columns_of_source
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.agenda import READ, fresh_rows, state_masks, waiting_moves
-from kleene.engines.srt.automaton import SRT, Registers
-from kleene.engines.srt.columns import MAX_BITS, SMALL, candidates
+from kleene.engines.srt.automaton import Registers
+from kleene.engines.srt.columns import SMALL, candidates
 from kleene.engines.srt.execution import Execution
 from kleene.engines.srt.lazy_pass import Automaton, Pass
 from kleene.engines.srt.marks import ROOT, Marks, reported, union
 from kleene.engines.srt.partition import stream_order
-from kleene.engines.srt.skip import head_condition
 from kleene.reference.budget import Budget
-from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.policies import part_of
@@ -86,21 +84,6 @@ def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | 
     finally:
         for p in parts.values() if one is None else (one,):
             p.flush()
-
-
-def srt_masks(srt: SRT, relevant: Sequence[Condition]) -> list[int]:
-    """Per SRT state, the bits of ``relevant`` one of which a row must satisfy for one
-    of its transitions other than ``TRUE`` to fire (all bits beyond ``MAX_BITS``)."""
-    index = {c: i for i, c in enumerate(relevant)}
-    wide = len(relevant) > MAX_BITS
-    masks = [0] * srt.size
-    for e in srt.edges:
-        if e.guard == TRUE and not e.unless:
-            continue
-        head = head_condition(e)
-        assert head is not None
-        masks[e.source] |= -1 if wide else 1 << index[head]
-    return masks
 
 
 class Schedule:
