@@ -214,9 +214,11 @@ def _matches(d: LazyDSRT, e: Expr, s: Stream) -> tuple[set[Match], set[Match], s
 
 def _explored(e: Expr, bound: int, schema: Schema | None, timeout_ms: int,
               d: LazyDSRT | None, claim: str
-              ) -> Iterator[tuple[LazyDSRT, list[SymEvent], list[Walk], SRT, Schema] | Result]:
+              ) -> Iterator[tuple[LazyDSRT, list[SymEvent], list[Walk], SRT,
+                                  dict[Outputs, Lit]] | Result]:
     """The DSRT and its walks per length ``0 .. bound``, with the string they read, the
-    SRT and the schema; an :class:`Unknown` (with the largest length decided) ends it."""
+    SRT and what it accepts on that string (:func:`_srt_accepts`); an :class:`Unknown`
+    (with the largest length decided) ends it."""
     try:
         d = d or lazy_dsrt(e)
     except Unsupported as err:
@@ -234,7 +236,12 @@ def _explored(e: Expr, bound: int, schema: Schema | None, timeout_ms: int,
             except (TooManyWalks, _GaveUp) as err:
                 yield Unknown(claim, f"{err} (decided up to {n - 1} elements)")
                 return
-        yield d, string[:n], walks, a, schema
+        try:
+            srt = _srt_accepts(a, string[:n], schema)
+        except TooManyPaths as err:
+            yield Unknown(claim, f"{err} (decided up to {n - 1} elements)")
+            return
+        yield d, string[:n], walks, a, srt
 
 
 def marked_equivalence(e: Expr, bound: int, *, schema: Schema | None = None,
@@ -247,12 +254,8 @@ def marked_equivalence(e: Expr, bound: int, *, schema: Schema | None = None,
     for step in _explored(e, bound, schema, timeout_ms, dsrt, claim):
         if not isinstance(step, tuple):
             return step
-        d, string, walks, a, schema = step
+        d, string, walks, _, srt = step
         n = len(string)
-        try:
-            srt = _srt_accepts(a, string, schema)
-        except TooManyPaths as err:
-            return Unknown(claim, f"{err} (decided up to {n - 1} elements)")
         ours = _dsrt_accepts(d, walks)
         differ = z3.Or(z3.BoolVal(False), *(
             as_z3(srt.get(m, False)) != as_z3(ours.get(m, False))
@@ -312,12 +315,9 @@ def marked_complement(e: Expr, bound: int, *, schema: Schema | None = None,
     for step in _explored(e, bound, schema, timeout_ms, dsrt, claim):
         if not isinstance(step, tuple):
             return step
-        d, string, walks, a, schema = step
+        d, string, walks, a, accepted_by = step
         n = len(string)
-        try:
-            srt = disj(*_srt_accepts(a, string, schema).values())
-        except TooManyPaths as err:
-            return Unknown(claim, f"{err} (decided up to {n - 1} elements)")
+        srt = disj(*accepted_by.values())
         complement = z3.Not(as_z3(disj(*_dsrt_accepts(d, walks).values())))
         out = solve([complement == as_z3(srt), *string_constraints(string)], timeout_ms)
         if out.status == "unknown":
