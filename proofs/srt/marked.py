@@ -53,7 +53,8 @@ from kleene.proofs.srt.symbolic import (
     TooManyPaths,
     accepts,
     concrete_string,
-    fires,
+    empty_registers,
+    path_fires,
     paths,
     satisfied,
     schema_of,
@@ -193,15 +194,9 @@ def _srt_accepts(a: SRT, string: Sequence[SymEvent], schema: Schema) -> dict[Out
     element of ``string`` and ends final (the registers those the path wrote)."""
     found: dict[Outputs, list[Lit]] = {}
     for path in paths(a, len(string)):
-        regs = {r: Register(False, symbolic_event(schema, f"a.{r}")) for r in a.registers()}
-        steps: list[Lit] = []
-        for edge, u in zip(path, string, strict=True):
-            steps.append(fires(edge, u, regs))
-            if steps[-1] is False:
-                break
-            for r in edge.writes:
-                regs[r] = Register(True, u)
-        found.setdefault(tuple(edge.mark for edge in path), []).append(conj(*steps))
+        regs = empty_registers(a.registers(), schema, "a")
+        found.setdefault(tuple(edge.mark for edge in path), []).append(
+            path_fires(path, string, regs))
     return {m: disj(*c) for m, c in found.items()}
 
 

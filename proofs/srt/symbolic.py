@@ -163,16 +163,23 @@ def acceptance(a: SRT, string: Sequence[SymEvent], schema: Schema, tag: str, *,
             extra = also(path, string)
             if extra is False:
                 continue
-        regs = empty_registers(a.registers(), schema, tag)
-        steps: list[Lit] = []
-        for e, u in zip(path, string, strict=True):
-            steps.append(fires(e, u, regs))
-            if steps[-1] is False:
-                break
-            for r in e.writes:
-                regs[r] = Register(True, u)
-        options.append(conj(*steps, *(() if also is None else (extra,))))
+        fired = path_fires(path, string, empty_registers(a.registers(), schema, tag))
+        options.append(conj(fired, *(() if also is None else (extra,))))
     return disj(*options)
+
+
+def path_fires(path: Sequence[Edge], string: Sequence[SymEvent],
+               regs: dict[str, Register]) -> Lit:
+    """That every edge of ``path`` fires on its element of ``string``, the registers
+    ``regs`` (updated in place) holding what the earlier edges wrote."""
+    steps: list[Lit] = []
+    for e, u in zip(path, string, strict=True):
+        steps.append(fires(e, u, regs))
+        if steps[-1] is False:
+            break
+        for r in e.writes:
+            regs[r] = Register(True, u)
+    return conj(*steps)
 
 
 def concrete_string(model: z3.ModelRef, string: Sequence[SymEvent]) -> Stream:
