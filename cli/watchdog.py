@@ -12,13 +12,17 @@ main thread happens to be, and a ``KeyboardInterrupt`` raised inside a
 finalizer or a weak-reference callback (py4j runs some for every Java object
 the garbage collector frees, so after a Spark job) is printed as "ignored" and
 dropped. The watcher therefore interrupts again every :data:`PERIOD` until the
-body has stopped.
+body has stopped, and for the duration an unraisable ``KeyboardInterrupt`` after the
+limit tripped is dropped without the "Exception ignored" traceback on stderr (Z3's
+``AstRef.__del__`` met it under ``kleene prove --time-limit``): the user gets the one
+line of the limit.
 """
 
 from __future__ import annotations
 
 import _thread
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -59,6 +63,13 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
     # default one for the duration.
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.default_int_handler) if main else None
+    unraisable = sys.unraisablehook
+
+    def lost(u: sys.UnraisableHookArgs) -> None:
+        if not (tripped and isinstance(u.exc_value, KeyboardInterrupt)):
+            unraisable(u)
+
+    sys.unraisablehook = lost
     thread = threading.Thread(target=watch, name="kleene-limits", daemon=True)
     thread.start()
     try:
@@ -70,6 +81,7 @@ def limits(seconds: float | None, memory_mb: float | None, what: str) -> Iterato
         raise
     finally:
         done.set()
+        sys.unraisablehook = unraisable
         if main:
             signal.signal(signal.SIGINT, previous)
 
