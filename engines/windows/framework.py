@@ -148,26 +148,27 @@ class MatchWindows:
             yield from self._loop(zip(events, chunk, strict=True), now)
         yield from self._finish()
 
-    def _read(self, batch: list[Event]) -> list[Match]:
+    def _read(self, batch: list[Event]) -> Iterator[Match]:
         """The main loop for each event of ``batch``."""
         self.counters.events_read += len(batch)
-        return self._loop(self._passing(batch), batch[-1].ts)
+        yield from self._loop(self._passing(batch), batch[-1].ts)
 
-    def _loop(self, passing: Iterable[tuple[Event, int]], last: int | float | None) -> list[Match]:
+    def _loop(self, passing: Iterable[tuple[Event, int]],
+              last: int | float | None) -> Iterator[Match]:
         """The main loop for each event that passed the filter; ``last`` is the timestamp
-        of the batch's last event (filtered or not)."""
-        win, out = self.win, []
+        of the batch's last event (filtered or not). The matches of each window as A
+        returns them: no more than one window's are held here (issue 33 item 5)."""
+        win = self.win
         for e, bits in passing:
             entry = self._entry(e)
             if entry is None:
                 continue
             window = entry.window
             while window and not win.fits(e.ts - window[0].ts):    # W exceeds τ with e
-                out += self._complete(entry)
+                yield from self._complete(entry)
             self._enqueue(entry, e, bits)
         if not self.faithful and last is not None:
-            out += self._pass_time(last)
-        return out
+            yield from self._pass_time(last)
 
     def _passing(self, batch: list[Event]) -> Iterable[tuple[Event, int]]:
         """The events that pass the filter (Thm 1), each with its ē."""
@@ -227,16 +228,15 @@ class MatchWindows:
 
     # ------------------------------------------------------------ time and the end
 
-    def _pass_time(self, now: int | float) -> list[Match]:
+    def _pass_time(self, now: int | float) -> Iterator[Match]:
         """Complete the windows whose first event is more than τ before ``now``
         (they can get no more events); drop the entries left empty."""
-        out: list[Match] = []
         if not self.attributes:
             entry = self.table.get(())
             while (entry is not None and entry.window
                    and not self.win.fits(now - entry.window[0].ts)):
-                out += self._complete(entry)
-            return out
+                yield from self._complete(entry)
+            return
         heads, table = self.heads, self.table
         while heads and not self.win.fits(now - heads[0][0]):
             _, position, key = heapq.heappop(heads)
@@ -244,20 +244,17 @@ class MatchWindows:
             if entry is None or not entry.window or entry.window[0].position != position:
                 continue                                     # a stale head
             while entry.window and not self.win.fits(now - entry.window[0].ts):
-                out += self._complete(entry)
+                yield from self._complete(entry)
             if not entry.window:
                 del table[key]
-        return out
 
-    def _finish(self) -> list[Match]:
+    def _finish(self) -> Iterator[Match]:
         """The final loop (lines 17–20): the windows left when the stream ends."""
-        out: list[Match] = []
         stop_early = self.faithful and self.conditions
         for entry in self.table.values():
             while entry.window:
                 if stop_early and not self._candidate(entry):
                     break                                    # the printed loop ends here
-                out += self._complete(entry)
+                yield from self._complete(entry)
         self.table.clear()
         self.heads.clear()
-        return out
