@@ -69,7 +69,7 @@ def run(quick: bool = False, repeats: int = 3) -> Table:
                     started = time.process_time()
                     cols = results.match_rows(MatchColumns.of(found), stream, layout,
                                               COLUMNS[layout], variables, False)
-                    results.write_matches(cols, path, fmt)
+                    results.write_matches([cols], path, fmt)
                     spent.append(time.process_time() - started)
                     rows = results.row_count(cols)
                 best = max(min(spent), 1e-9)

@@ -16,7 +16,7 @@ after.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -49,10 +49,7 @@ def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budg
     :func:`~kleene.engines.fastest.run_engine`) and print its matches to ``out`` in
     canonical order, one canonical JSON line each (``None``: none, only counted); how
     many, and the run's counters. Nothing is printed unless the run ends."""
-    compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
-    counters = Counters()
-    budget.what = f"running engine {name}"
-    found = gathered(spent(compiled, events, counters, budget))
+    found, counters = engine_matches(name, query, events, budget)
     printed = 0
     with tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
         for texts in sorted_texts(map(readable_columns, found), Path(folder)):
@@ -60,6 +57,17 @@ def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budg
                 out.write(text_bytes(pc.binary_join_element_wise(texts, "\n", "")).decode())
             printed += len(texts)
     return printed, counters
+
+
+def engine_matches(name: str, query: Query, events: Iterable[Event],
+                   budget: Budget) -> tuple[Iterator[MatchColumns], Counters]:
+    """Engine ``name``'s matches over ``events`` within ``budget`` (one step per match, as
+    :func:`~kleene.engines.fastest.run_engine`), gathered as columns a batch at a time,
+    and the run's counters (read once the matches are exhausted)."""
+    compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
+    counters = Counters()
+    budget.what = f"running engine {name}"
+    return gathered(spent(compiled, events, counters, budget)), counters
 
 
 def readable_columns(g: MatchColumns) -> MatchColumns:
@@ -78,6 +86,18 @@ def sorted_texts(found: Iterable[MatchColumns], folder: Path,
     """The canonical JSON of the matches ``found``, in canonical order, each once, in
     arrays of about :data:`BATCH`; runs of ``run`` matches (default :data:`RUN`) spilled
     to ``folder`` when there are more."""
+    for piece in sorted_rows(found, folder, run):
+        yield piece["text"].combine_chunks()
+
+
+def sorted_rows(found: Iterable[MatchColumns], folder: Path, run: int | None = None,
+                more: Callable[[MatchColumns], dict[str, pa.Array]] | None = None
+                ) -> Iterator[pa.Table]:
+    """The matches ``found`` in canonical order, each once, as tables of about
+    :data:`BATCH` rows: ``first`` (the first position), ``text`` (the canonical JSON)
+    and the columns ``more`` gives of a batch (a column a batch does not give is null in
+    its rows); runs of ``run`` matches (default :data:`RUN`) spilled to ``folder`` when
+    there are more. Nothing is yielded before ``found`` is exhausted."""
     limit = RUN if run is None else run
     held: list[pa.Table] = []
     count, runs = 0, list[Path]()
@@ -85,7 +105,8 @@ def sorted_texts(found: Iterable[MatchColumns], folder: Path,
         if not len(g):
             continue
         held.append(pa.table({"first": arrow_ints(g.first().astype(np.int64)),
-                              "text": g.text_array().cast(pa.string())}))
+                              "text": g.text_array().cast(pa.string()),
+                              **(more(g) if more is not None else {})}))
         count += len(g)
         if count >= limit:
             runs.append(_spill(_sorted(held), folder / f"run-{len(runs)}.arrow"))
@@ -100,7 +121,7 @@ def sorted_texts(found: Iterable[MatchColumns], folder: Path,
 
 
 def _sorted(held: list[pa.Table]) -> pa.Table:
-    table = pa.concat_tables(held)
+    table = pa.concat_tables(held, promote_options="default")
     return table.take(pc.sort_indices(table, sort_keys=_KEYS))
 
 
@@ -155,8 +176,9 @@ def _upto(part: pa.Table, first: int, text: str) -> int:
     return below + int(pc.sum(pc.less_equal(tied, text)).as_py() or 0)
 
 
-def _once(pieces: Iterator[pa.Table]) -> Iterator[pa.Array]:
-    """The texts of ``pieces`` (in order), a text equal to the one before it dropped."""
+def _once(pieces: Iterator[pa.Table | pa.RecordBatch]) -> Iterator[pa.Table]:
+    """The rows of ``pieces`` (in order), a row whose text equals the one before it
+    dropped."""
     last: str | None = None
     for piece in pieces:
         if isinstance(piece, pa.RecordBatch):
@@ -167,6 +189,6 @@ def _once(pieces: Iterator[pa.Table]) -> Iterator[pa.Array]:
         previous = pa.concat_arrays([pa.array([last], pa.string()), texts.slice(0, len(texts) - 1)])
         keep = pc.invert(pc.fill_null(pc.equal(texts, previous), False))
         last = texts[-1].as_py()
-        kept = texts.filter(keep)
+        kept = piece.filter(keep)
         if len(kept):
             yield kept

@@ -12,6 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from kleene.cli import cliffs, listing, progress, reading, results
@@ -186,6 +189,9 @@ def run(args: argparse.Namespace) -> int:
                 if args.count:
                     print(n)
                 return 0
+            if name != REFERENCE and fmt is not None:
+                _written(args, query, stream, name, fmt, columns, variables)
+                return 0
             found, by = _compute(args, query, stream, name)
         else:
             first, by = _first(args, query, stream)
@@ -198,10 +204,8 @@ def run(args: argparse.Namespace) -> int:
         datetimes = results.input_has_datetimes(args.events, args.ts)
         rows = results.match_rows(found, stream, args.layout, columns, variables, datetimes,
                                   results.repeated_variables(query))
-        results.write_matches(rows, args.output, fmt)
-        print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
-              f"({args.layout} layout, {plural(results.row_count(rows), 'row')})",
-              file=sys.stderr)
+        results.write_matches([rows], args.output, fmt)
+        _say_written(args, len(found), results.row_count(rows))
         return 0
     out = sys.stdout
     if args.format == "table":
@@ -320,6 +324,32 @@ def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> i
         sys.stdout.flush()
         print(json.dumps(counters.as_dict()), file=sys.stderr)
     return n
+
+
+def _written(args: argparse.Namespace, query: Query, stream: Any, name: str, fmt: str,
+             columns: Sequence[tuple[str, str]], variables: Sequence[str]) -> None:
+    """Write engine ``name``'s matches to ``--output`` as ``kleene match`` prints them,
+    sorted a run at a time and written a batch at a time (:func:`results.sorted_rows`):
+    memory holds a run of matches and a batch of rows, not every match (issue 33
+    item 5)."""
+    budget = budget_of(args)
+    datetimes = results.input_has_datetimes(args.events, args.ts)
+    matches = rows = 0
+    with limits(budget.seconds, budget.memory_mb, f"running engine {name}"), \
+            tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
+        found, counters = listing.engine_matches(
+            name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget)
+        matches, rows = results.write_matches(results.sorted_rows(
+            found, Path(folder), stream, args.layout, columns, variables, datetimes,
+            results.repeated_variables(query)), args.output, fmt)
+    if args.counters:
+        print(json.dumps(counters.as_dict()), file=sys.stderr)
+    _say_written(args, matches, rows)
+
+
+def _say_written(args: argparse.Namespace, matches: int, rows: int) -> None:
+    print(f"kleene match: wrote {plural(matches, 'match')} to {args.output} "
+          f"({args.layout} layout, {plural(rows, 'row')})", file=sys.stderr)
 
 
 def _compute(args: argparse.Namespace, query: Query, stream: Any,

@@ -14,7 +14,7 @@ and every byte written are those :mod:`kleene.cli.results` documents
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, BinaryIO
 
@@ -115,8 +115,9 @@ class EventCells:
 
 
 def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
-                 attrs: Sequence[str]) -> list[Column]:
-    """The long layout: a row per match, variable and event."""
+                 attrs: Sequence[str], numbered_from: int = 0) -> list[Column]:
+    """The long layout: a row per match, variable and event (the matches numbered from
+    ``numbered_from``)."""
     per_match = np.add.reduce(m.lengths) if m.lengths else np.zeros(0, np.int64)
     total = int(per_match.sum())
     position = np.zeros(total, np.int64)
@@ -128,7 +129,8 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
         position[dest] = flat
         variable[dest] = i
         start = start + lengths
-    match = np.repeat(np.arange(len(m), dtype=np.int64), per_match)
+    match = np.repeat(np.arange(numbered_from, numbered_from + len(m), dtype=np.int64),
+                      per_match)
     names = pa.array(list(m.variables), pa.string()).take(pa.array(variable))
     cols = [Column("match", Cells(pa.array(match))), Column("variable", Cells(names)),
             Column("position", Cells(pa.array(position))),
@@ -139,11 +141,14 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
 
 def wide_columns(m: Ordered, events: EventCells, named: Sequence[str],
                  columns: Sequence[tuple[str, str]], variables: Sequence[str],
-                 repeated: frozenset[str] = frozenset()) -> list[Column]:
-    """The wide layout: a row per match. A ``--columns`` cell of a variable is a list in
-    every row when the variable binds several events (``repeated``: the pattern's group
-    variables), or when it does in some match; else the value itself — never a list in
-    one row and a value in another (a column of one type: Parquet, SQL)."""
+                 repeated: frozenset[str] = frozenset(),
+                 numbered_from: int = 0) -> list[Column]:
+    """The wide layout: a row per match (numbered from ``numbered_from``). A ``--columns`` cell
+    of a variable is a list in every row when the variable binds several events
+    (``repeated``: the pattern's group variables, and, where the rows are written in
+    batches, those that bind other than one event in some match of any batch), or when
+    it does in some match of ``m``; else the value itself — never a list in one row and
+    a value in another (a column of one type: Parquet, SQL)."""
     n = len(m)
     big = np.iinfo(np.int64).max
     firsts, lasts = np.full(n, big), np.full(n, -1)
@@ -151,7 +156,8 @@ def wide_columns(m: Ordered, events: EventCells, named: Sequence[str],
         own, bound = offsets_of(lengths), lengths > 0
         firsts[bound] = np.minimum(firsts[bound], flat[own[:-1][bound]])
         lasts[bound] = np.maximum(lasts[bound], flat[own[1:][bound] - 1])
-    cols = [Column("match", Cells(pa.array(np.arange(n, dtype=np.int64)))),
+    cols = [Column("match", Cells(pa.array(np.arange(numbered_from, numbered_from + n,
+                                                     dtype=np.int64)))),
             Column("first_ts", events.cells("ts", firsts)),
             Column("last_ts", events.cells("ts", lasts))]
     if not columns:
@@ -203,11 +209,13 @@ def typed(col: Column) -> pa.Array:
     return values
 
 
-def table(cols: Sequence[Column]) -> pa.Table:
-    """The rows as an Arrow table (the Parquet file's), the columns of the first row."""
+def table(cols: Sequence[Column], names: Collection[str] | None = None) -> pa.Table:
+    """The rows as an Arrow table (the Parquet file's), the columns of the first row
+    (``names``: those columns, the first row of an earlier batch's)."""
     if not cols or not len(cols[0].cells):
         return pa.table({c.name: pa.array([], pa.null()) for c in cols})
-    kept = [c for c in cols if c.present is None or c.present[0]]
+    kept = [c for c in cols if c.present is None or c.present[0]] if names is None \
+        else [c for c in cols if c.name in names]
     return pa.table({c.name: typed(c) for c in kept})
 
 
@@ -219,11 +227,11 @@ def csv_quoted(texts: pa.Array) -> pa.Array:
     return pc.if_else(special, pc.binary_join_element_wise('"', doubled, '"', ""), texts)
 
 
-def lines(cols: Sequence[Column], fmt: str) -> Iterator[bytes]:
-    """The rows as JSON Lines or CSV text (a header line first), :data:`BATCH` rows at a
-    time."""
+def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes]:
+    """The rows as JSON Lines or CSV text (a header line first, if ``header``),
+    :data:`BATCH` rows at a time."""
     n = len(cols[0].cells) if cols else 0
-    if fmt == "csv":
+    if fmt == "csv" and header:
         yield (",".join(c.name for c in cols) + "\r\n").encode()
     for lo in range(0, n, BATCH):
         rows = pa.array(np.arange(lo, min(lo + BATCH, n), dtype=np.int64))
@@ -272,12 +280,26 @@ def text_bytes(texts: pa.Array) -> bytes:
     return data.to_pybytes()[bounds[0]:bounds[-1]]
 
 
-def write_to(cols: Sequence[Column], out: BinaryIO, fmt: str) -> None:
-    """Write the rows to ``out`` as ``fmt``."""
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-
-        pq.write_table(table(cols), out)
+def write_to(batches: Iterable[Sequence[Column]], out: BinaryIO, fmt: str) -> None:
+    """Write the rows of ``batches`` (at least one; each the columns of a layout, the
+    matches numbered on from the batch before) to ``out`` as ``fmt``, a batch at a
+    time: the columns, the header and the Parquet schema are the first batch's."""
+    if fmt != "parquet":
+        for k, cols in enumerate(batches):
+            for chunk in lines(cols, fmt, header=k == 0):
+                out.write(chunk)
         return
-    for chunk in lines(cols, fmt):
-        out.write(chunk)
+    import pyarrow.parquet as pq
+
+    writer: pq.ParquetWriter | None = None
+    try:
+        for cols in batches:
+            if writer is None:
+                first = table(cols)
+                writer = pq.ParquetWriter(out, first.schema)
+                writer.write_table(first)
+            elif len(cols[0].cells):
+                writer.write_table(table(cols, first.column_names).cast(first.schema))
+    finally:
+        if writer is not None:
+            writer.close()

@@ -31,16 +31,21 @@ from __future__ import annotations
 import csv
 import json
 import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
-from kleene.cli import result_rows
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from kleene.cli import listing, result_rows
 from kleene.cli.result_cells import iso_text, json_default, text_value
 from kleene.cli.result_rows import Column
 from kleene.data.outputs import OutputError, refuse_inputs, replacing
 from kleene.data.plausible import nearest
-from kleene.engines.match_columns import MatchColumns
+from kleene.engines.match_columns import MatchColumns, arrow_ints
 from kleene.reference.events import Event
 from kleene.reference.match import Match, readable_name
 from kleene.reference.query import Query
@@ -192,18 +197,96 @@ def row_count(cols: Sequence[Column]) -> int:
     return len(cols[0].cells) if cols else 0
 
 
-def write_matches(cols: Sequence[Column], path: str, fmt: str) -> None:
-    """Write match rows to ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``), through
-    a temporary file renamed into place (:func:`kleene.data.outputs.replacing`)."""
+def sorted_rows(found: Iterable[MatchColumns], folder: Path,
+                stream: Sequence[Event] | Mapping[int, Event], layout: str,
+                columns: Sequence[tuple[str, str]], variables: Sequence[str],
+                datetimes: bool, repeated: frozenset[str] = frozenset()
+                ) -> Iterator[list[Column]]:
+    """The rows of :func:`match_rows`, a batch of matches at a time, from matches given
+    a batch at a time (an engine's, :func:`~kleene.engines.match_columns.gathered`):
+    sorted and spilled to ``folder`` as ``kleene match`` sorts what it prints
+    (:func:`kleene.cli.listing.sorted_rows`, the positions of each variable carried as a
+    list column), so memory holds a run of matches, not all (issue 33 item 5). A
+    variable that binds other than one event in some match is a list in every batch's
+    wide columns; at least one batch (empty when nothing matched)."""
+    several: set[str] = set()      # bound to other than one event in some match
+    seen: set[str] = set()
+
+    def lists(g: MatchColumns) -> dict[str, pa.Array]:
+        seen.update(g.variables)
+        several.update(v for v in variables if v not in g.variables)
+        out = {}
+        for i, v in enumerate(g.variables):
+            if (g.lengths(i) != 1).any():
+                several.add(v)
+            out[_LIST + v] = pa.LargeListArray.from_arrays(arrow_ints(g.offsets[i]),
+                                                           arrow_ints(g.positions[i]))
+        return out
+
+    events = result_rows.EventCells(stream, datetimes)
+    named = column_names(layout, columns, variables)
+    start, given = 0, False
+    for piece in chain(listing.sorted_rows(map(listing.readable_columns, found), folder,
+                                           more=lists), [None]):
+        if piece is None and given:
+            return
+        given = True
+        names = list(variables) + sorted(seen - set(variables))
+        m = _ordered(piece, names)
+        if layout == "long":
+            yield result_rows.long_columns(m, events, named,
+                                           list(dict.fromkeys(a for _, a in columns)), start)
+        else:
+            yield result_rows.wide_columns(m, events, named, columns, variables,
+                                           repeated | several, start)
+        start += len(m)
+
+
+#: The prefix of a variable's column of positions in :func:`sorted_rows`'s tables.
+_LIST = "positions of "
+
+
+def _ordered(piece: pa.Table | None, names: Sequence[str]) -> result_rows.Ordered:
+    """The matches of a sorted table of :func:`sorted_rows` (``None``: none)."""
+    lengths, positions = [], []
+    for v in names:
+        if piece is None or _LIST + v not in piece.column_names:
+            n = 0 if piece is None else piece.num_rows
+            lengths.append(np.zeros(n, np.int64))
+            positions.append(np.zeros(0, np.int64))
+            continue
+        lists = piece[_LIST + v].combine_chunks()
+        lengths.append(pc.fill_null(pc.list_value_length(lists), 0)
+                       .to_numpy(zero_copy_only=False).astype(np.int64))
+        positions.append(lists.flatten().to_numpy(zero_copy_only=False).astype(np.int64))
+    return result_rows.Ordered(tuple(names), tuple(lengths), tuple(positions))
+
+
+def write_matches(batches: Iterable[Sequence[Column]], path: str,
+                  fmt: str) -> tuple[int, int]:
+    """Write match rows, a batch at a time (:func:`match_rows`, :func:`sorted_rows`), to
+    ``path`` as ``fmt`` (``jsonl``, ``csv`` or ``parquet``), through a temporary file
+    renamed into place (:func:`kleene.data.outputs.replacing`); how many matches and
+    rows (the matches numbered from 0 on, the last number plus one)."""
+    written = [0, 0]
+
+    def tallied() -> Iterator[Sequence[Column]]:
+        for cols in batches:
+            if row_count(cols):
+                written[0] = int(cols[0].cells.typed()[-1].as_py()) + 1
+                written[1] += row_count(cols)
+            yield cols
+
     with replacing(path, option="--output", over_folder=True) as temporary:  # checked
         try:
             with open(temporary, "wb") as out:  # a file, not a path: pyarrow removes a
-                result_rows.write_to(cols, out, fmt)  # path it fails to write (/dev/full)
+                result_rows.write_to(tallied(), out, fmt)  # path it fails to write (/dev/full)
         except OutputError as err:
             raise OutputError(f"cannot write --output {path}: {err}") from None
         except (ValueError, TypeError) as err:
             kind = type(err).__name__
             raise OutputError(f"cannot write --output {path}: {kind}: {err}") from None
+    return written[0], written[1]
 
 
 def write(rows_: list[dict[str, Any]], path: str, fmt: str, header: Sequence[str]) -> None:

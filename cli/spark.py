@@ -387,7 +387,7 @@ def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: 
     datetimes = results.input_has_datetimes(args.events, args.ts)
     rows = results.match_rows(found, events, args.layout, columns, variables, datetimes,
                               results.repeated_variables(query))
-    results.write_matches(rows, args.output, fmt)
+    results.write_matches([rows], args.output, fmt)
     print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
           f"({args.layout} layout, {plural(results.row_count(rows), 'row')})", file=sys.stderr)
 
