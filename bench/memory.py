@@ -12,7 +12,10 @@ events, written once to ``out/bench/``: :func:`bench.spark_bench.replicated`).
   events are read in batches: :mod:`kleene.cli.reading`);
 - *loaded whole*: the same with the rule's threshold out of reach, the path every
   run took before (``kleene.cli.reading.BATCHED_FROM`` set above any file);
-- *--stream*: batches asked for.
+- *--stream*: batches asked for;
+- *--output .parquet*: the enumeration's matches written as Parquet (long layout: a row
+  per match, variable and event), sorted in spilled runs
+  and written a batch at a time (:func:`kleene.cli.results.sorted_rows`).
 
 The enumeration rows list many matches (seq3 at 10 s: 345,742 on ×1; at 60 s:
 12,002,544), held a run at a time (:mod:`kleene.cli.listing`). ``--quick``: ×1 only,
@@ -29,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pyarrow.parquet as pq
+
 from bench.peers import fresh_env, pattern_text
 from bench.report import Table, emit
 from bench.spark_bench import replicated
@@ -37,6 +42,8 @@ from kleene.data.bundled import bundled
 #: Runs ``kleene match`` with ``kleene.cli.reading.BATCHED_FROM`` out of reach.
 _WHOLE = ("import sys; import kleene.cli.reading as r; r.BATCHED_FROM = 1 << 62; "
           "from kleene.cli import main; sys.exit(main(sys.argv[1:]))")
+#: The enumeration's row written to a file: ``--output matches.parquet`` (long layout).
+OUTPUT = "--output .parquet"
 #: The enumeration's --budget: above 12 M matches.
 BUDGET = 100_000_000
 
@@ -53,6 +60,15 @@ def peak(argv: list[str], out: Path, whole: bool = False) -> tuple[int, float, f
     wall = time.perf_counter() - started
     child.returncode = os.waitstatus_to_exitcode(status)
     return (child.returncode, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, wall)
+
+
+def written_matches(path: Path) -> int:
+    """The matches of a long-layout Parquet output: its largest ``match`` number plus one
+    (from the row groups' statistics; the matches are numbered from 0)."""
+    meta = pq.ParquetFile(path).metadata
+    column = meta.schema.names.index("match")
+    stats = [meta.row_group(i).column(column).statistics for i in range(meta.num_row_groups)]
+    return max((int(s.max) + 1 for s in stats if s is not None and s.has_min_max), default=0)
 
 
 def run(quick: bool = False) -> Table:
@@ -73,10 +89,13 @@ def run(quick: bool = False) -> Table:
                                       ("--stream", ["--stream"], False)):
                 rows.append((label, path, 500, name, more, whole))
         listing = ["--limit", "20000"] if quick else []
-        rows.append(("×1" + (" (20,000 events)" if quick else ""), inputs[0][1], 10_000,
-                     "default", listing, False))
+        label = "×1" + (" (20,000 events)" if quick else "")
+        parquet = ["--output", str(folder / "matches.parquet"), "--overwrite"]
+        rows.append((label, inputs[0][1], 10_000, "default", listing, False))
+        rows.append((label, inputs[0][1], 10_000, OUTPUT, listing + parquet, False))
         if not quick:
             rows.append(("×1", inputs[0][1], 60_000, "default", [], False))
+            rows.append(("×1", inputs[0][1], 60_000, OUTPUT, parquet, False))
         for label, path, ms, name, more, whole in rows:
             query = folder / f"seq3-{ms}.ses"
             query.write_text(pattern_text("seq3", ms), encoding="utf-8")
@@ -84,7 +103,12 @@ def run(quick: bool = False) -> Table:
             argv = ["match", "--pattern", str(query), "--events", path, "-q",
                     "--budget", str(BUDGET), *more]
             code, mb, cpu, wall = peak(argv, out, whole)
-            lines = sum(1 for _ in open(out, "rb")) if code == 0 else f"exit {code}"
+            if code != 0:
+                lines: int | str = f"exit {code}"
+            elif name == OUTPUT:
+                lines = written_matches(folder / "matches.parquet")
+            else:
+                lines = sum(1 for _ in open(out, "rb"))
             table.add(label, f"{ms} ms", lines, name, mb, cpu, wall)
     table.notes = ["default: kleene match as a user runs it (from about 1 M events, read in "
                    "batches: kleene.cli.reading); loaded whole: the path before (the rule's "

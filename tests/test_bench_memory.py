@@ -13,8 +13,10 @@ def test_every_path_lists_the_same_matches_and_is_measured(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     table = memory.run(quick=True)
     rows = [dict(zip(table.columns, r, strict=True)) for r in table.rows]
-    assert [r["path"] for r in rows] == ["default", "loaded whole", "--stream", "default"]
+    assert [r["path"] for r in rows] == ["default", "loaded whole", "--stream", "default",
+                                        memory.OUTPUT]
     assert len({r["matches"] for r in rows[:3]}) == 1
+    assert rows[4]["matches"] == rows[3]["matches"]     # written as listed
     assert all(isinstance(r["matches"], int) and r["matches"] > 0 for r in rows)
     assert all(isinstance(r["peak MB"], float) and r["peak MB"] > 20   # Python, pyarrow
                for r in rows)
