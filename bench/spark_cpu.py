@@ -24,24 +24,27 @@ costs; the load average is printed beside them. ``--quick``: the stock stream ×
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bench.peers import fresh_env, pattern_text
 from bench.report import Table, emit, ratio
-from bench.spark_bench import replicated
+from bench.spark_bench import replicated, use_master
 from kleene.data.bundled import bundled
 
 QUERIES = Path(__file__).resolve().parents[1] / "data" / "datasets" / "wayeb-queries"
 KINDS = ("driver", "jvm", "workers")
 #: Issue 33 item 2: Spark's total CPU within this factor of one process's.
 AIM = 1.3
+#: The masters with executors as processes (issue 33 item 2): the speed-up per executor.
+CLUSTERS = ("local-cluster[2,1,2048]", "local-cluster[4,1,1024]")
 #: The step that runs the engine stage a second time, alone (not in the total).
 NOT_COUNTED = "engine stage alone (noop sink; not counted)"
 
@@ -150,9 +153,9 @@ class Steps:
 
 
 def on_spark(events: str, workload: Workload, out: Path, master: str,
-             spark: Any | None) -> tuple[Steps, Any, int]:
-    """``kleene match --spark`` step by step (see the module docstring); the steps, the
-    session, and the lines written."""
+             spark: Any | None, alone: bool = True) -> tuple[Steps, Any, int]:
+    """``kleene match --spark`` step by step (see the module docstring; ``alone``: with
+    the engine stage run alone too); the steps, the session, and the lines written."""
     from kleene.cli.common import canonical_order
     from kleene.engines.spark.frames import read_events
     from kleene.engines.spark.plan import attributes_read
@@ -168,8 +171,9 @@ def on_spark(events: str, workload: Workload, out: Path, master: str,
     frame = steps.run("read (parse, type, cache the splits)", lambda: read_events(
         spark, events, time_unit=query.time_unit, require=attributes_read(query.pattern)))
     prepared = steps.run("plan", lambda: prepare(frame, query))
-    steps.run(NOT_COUNTED, lambda: prepared.matches().write.format("noop")
-              .mode("overwrite").save())
+    if alone:
+        steps.run(NOT_COUNTED, lambda: prepared.matches().write.format("noop")
+                  .mode("overwrite").save())
     found = steps.run("engine stage + collect + regroup",
                       lambda: collect_matches(prepared.matches()))
     with open(out, "w", encoding="utf-8") as sink:
@@ -187,16 +191,74 @@ def _query(workload: Workload) -> Any:
     return query_of(args)
 
 
+def executors(master: str) -> int:
+    """The executor processes of ``master``: N of ``local-cluster[N,C,M]``, else one
+    (``local[K]``: the driver's JVM)."""
+    found = re.fullmatch(r"local-cluster\[(\d+),\s*\d+,\s*\d+\]", master)
+    return int(found.group(1)) if found else 1
+
+
+def registered(spark: Any, n: int, timeout: float = 600.0) -> float:
+    """Wait until ``n`` executors have registered with ``spark``'s driver (a
+    ``local-cluster`` starts them after the session); the seconds waited."""
+    started = time.perf_counter()
+    status = spark.sparkContext._jsc.sc().getExecutorMemoryStatus
+    while status().size() < n + 1 and time.perf_counter() - started < timeout:  # + driver
+        time.sleep(0.5)
+    return time.perf_counter() - started
+
+
+def scaling(events: str, ws: list[Workload], folder: Path,
+            singles: dict[str, tuple[float, float, int]], masters: Sequence[str]) -> Table:
+    """Each workload end to end as ``kleene match --spark`` runs it (read, plan, the
+    engine stage collected, the lines) on each master, against one process: the wall
+    and CPU seconds, the speed-up (one process's wall over Spark's) and the speed-up per
+    executor (the speed-up over the executors). The session's start is timed apart."""
+    table = Table("kleene match --spark on local[2] and local-cluster (executors as "
+                  "processes) against one process",
+                  ["workload", "master", "executors", "start s", "wall s", "CPU s",
+                   "speed-up", "speed-up per executor", "same count"])
+    for master in masters:
+        spark, start = use_master(master)
+        start += registered(spark, executors(master) if master.startswith("local-") else 0)
+        for w in ws:
+            steps, spark, found = on_spark(events, w, folder / "scaled.jsonl", master, spark,
+                                           alone=False)
+            wall = sum(row[2] for row in steps.rows)
+            cpu = sum(sum(row[1].values()) for row in steps.rows)
+            _, wall1, lines1 = singles[w.label]
+            n = executors(master)
+            table.add(w.label, master, n, start, wall, cpu, ratio(wall1, wall),
+                      ratio(wall1, wall * n), found == lines1)
+            start = 0.0
+        spark.stop()
+    table.notes = ["start s: the session (JVM, cluster) until every executor has registered, "
+                   "once per master (local[2]: the session of the tables above, 0); wall s "
+                   "and CPU s: "
+                   "read, plan, engine stage + collect, lines (every process of the run)",
+                   "speed-up: one process's wall s / Spark's; per executor: that over the "
+                   "executors (local[2]: one, the driver's JVM with 2 task slots)",
+                   "local-cluster[N,C,M]: N workers in the driver's JVM, each starting an "
+                   "executor JVM of C cores and M MB (the pyspark wheel's bin/spark-class)",
+                   "the first workload on each master meets a cold JVM (its JIT), the next "
+                   "a warm one"]
+    return table
+
+
 def run(quick: bool = False) -> list[Table]:
-    """The table per workload; prints them and writes ``out/bench/spark_cpu*.csv``."""
+    """The table per workload and the scaling table; prints them and writes
+    ``out/bench/spark_cpu*.csv``."""
     events = str(bundled("stocks.stream.gz") if quick else replicated(100))
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     tables = []
     spark = None
+    singles: dict[str, tuple[float, float, int]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for w in workloads(folder):
+        ws = workloads(folder)
+        for w in ws:
             cpu1, wall1, lines1 = single([*w.argv, "--events", events], folder / "one.jsonl")
+            singles[w.label] = (cpu1, wall1, lines1)
             steps, spark, found = on_spark(events, w, folder / "spark.jsonl", "local[2]", spark)
             table = Table(f"kleene match --spark local[2] step by step: {w.label}",
                           ["step", "driver CPU s", "JVM CPU s", "workers CPU s", "CPU s",
@@ -223,4 +285,8 @@ def run(quick: bool = False) -> list[Table]:
                            "the first workload starts the session; the next ones reuse it"]
             emit(table, "spark_cpu_" + w.label.split()[0])
             tables.append(table)
+        table = scaling(events, ws, folder, singles, ("local[2]", *CLUSTERS))
+        table.header = [f"{events}; load average at start: {load} (2 cores, shared)"]
+        emit(table, "spark_cpu_scaling")
+        tables.append(table)
     return tables

@@ -53,3 +53,11 @@ def test_the_jvm_and_the_processes_under_it_are_counted_apart(tmp_path):
         helper.kill()
         jvm.wait()
         helper.wait()
+
+
+def test_the_executors_of_a_master_are_its_processes():
+    from bench.spark_cpu import CLUSTERS, executors
+
+    assert [executors(m) for m in CLUSTERS] == [2, 4]
+    assert executors("local-cluster[3, 2, 512]") == 3
+    assert executors("local[2]") == executors("local[*]") == 1    # the driver's JVM
