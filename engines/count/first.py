@@ -18,6 +18,10 @@ are the first K of any prefix holding K matches, and only that prefix is matched
   the stream stops at the tie group where the matches ending so far reach K, and the prefix
   up to that group's end is enumerated (its matches: K, plus the others ending in that
   group);
+- where the SREMO count claims the query (not a register keying the runs), the matches
+  are listed from the shared structure of :mod:`kleene.engines.count.tecs` as each last
+  event is read, and reading stops after the event where they reach K (of the matches
+  ending there, the least by text are kept, ``heapq.nsmallest``: memory K matches);
 - else the prefix doubles from :data:`FIRST_PREFIX` events until it holds K matches.
 
 Any other query (a policy that keeps some matches by what follows them, a negation that
@@ -27,6 +31,7 @@ says why.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from kleene.engines import fastest
@@ -114,6 +119,13 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
         found = fastest.find_matches(query, stream, engine_name=engine_name, budget=budget)
         return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, len(stream),
                      why, query)
+    if reads_sremo(query):
+        # lazy: the SRT modules only for a SREMO query (the startup floor of kleene match
+        # on an SES pattern, tests/test_cli_imports.py)
+        from kleene.engines.count import tecs
+
+        if not isinstance(tecs.claims(query), str):
+            return listed(query, stream, k)
     if outside(query) is None and not reads_sremo(query):
         n = counted_prefix(query, stream, k)
     else:
@@ -125,3 +137,21 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
             return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, n, None,
                          query)
         n = min(2 * n, len(stream))
+
+
+def listed(query: Query, stream: Stream, k: int) -> First:
+    """The first ``k`` matches of a SREMO query :func:`kleene.engines.count.tecs.claims`,
+    listed from its shared structure, reading events until ``k`` have ended."""
+    # lazy: the SRT modules only for a SREMO query (as in first_matches)
+    from kleene.engines.count import tecs
+
+    s = tecs.structure(query)
+    got: list[Match] = []
+    read = 0
+    for p, ts, m, key, run in s.minterms(stream):
+        ending = s.feed(p, ts, m, key, run)
+        read = p + max(run, 1)
+        got.extend(heapq.nsmallest(k - len(got), ending, key=Match.dumps))
+        if len(got) >= k:
+            break
+    return First(tuple(got), tecs.NAME, len(stream) if len(got) < k else read, None, query)
