@@ -243,11 +243,15 @@ def _first(args: argparse.Namespace, query: Query, stream: Any) -> tuple[list[Ma
     (:func:`kleene.engines.count.first.first_matches`); says on stderr how many events it
     read, or why it matched them all."""
     # lazy: the counting modules only for --first (the startup floor, test_cli_imports.py)
-    from kleene.engines.count.first import first_matches
+    from kleene.engines.count.first import first_matches, from_structure
 
     if reads_in_batches(stream):
         raise Unsupported("--first needs the events loaded (leave out --stream)")
-    if args.engine is None:
+    if args.engine is None and from_structure(query):
+        if not args.quiet:
+            print("kleene match: listing from a shared structure of partial matches as the "
+                  "events are read (tecs, docs/counting.md)", file=sys.stderr)
+    elif args.engine is None:
         name, reason = choose(query)
         _say_choice(query, name, reason, stream, args.quiet)
     budget = budget_of(args)

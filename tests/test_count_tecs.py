@@ -9,6 +9,10 @@ structure holds, against a bound computed from the window, not from the matches.
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,7 +21,7 @@ from kleene.engines.count import first, tecs
 from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.query import Query
-from tests.helpers import Cut, columnar, typed_stream
+from tests.helpers import Cut, columnar, run_cli, typed_stream
 from tests.test_count_sremo import ROWS, ceql, counted_expressions
 
 
@@ -135,3 +139,40 @@ def test_a_register_keying_the_runs_is_not_claimed():
     s = Stream.from_rows([{"ts": i, "L": x, "k": k}
                           for i, (x, k) in enumerate([("A", 1), ("B", 1), ("B", 2)])])
     assert first.first_matches(query, s, 1).backend != tecs.NAME
+
+
+def test_kleene_draw_the_structure_after_three_events(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]):
+    """``A ; B+`` on A B B: after the three events the structure holds an output node for
+    each of positions 0, 1 and 2 (each a mark some partial match makes), the start ``⊥``,
+    and three matches have ended ({0,1} at 1, {0,2} and {0,1,2} at 2); after one event,
+    one output node (0) and none ended. An SES pattern is refused in one line."""
+    events = tmp_path / "e.csv"
+    events.write_text("ts,type\n0,A\n1,B\n2,B\n", encoding="utf-8")
+    code, out, _ = run_cli(capsys, "draw", ceql("A ; B+"), "--structure", str(events),
+                           "--after", "3", "--format", "dot")
+    assert code == 0
+    marks = sorted(set(re.findall(r'label="(\d+)\\nstart', out)))
+    assert marks == ["0", "1", "2"] and "⊥" in out
+    assert "after 3 events (3 matches ended)" in out
+    code, out, _ = run_cli(capsys, "draw", ceql("A ; B+"), "--structure", str(events),
+                           "--after", "1", "--format", "dot")
+    assert re.findall(r'label="(\d+)\\nstart', out) == ["0"]
+    assert "after 1 event (0 matches ended)" in out
+    code, _, err = run_cli(capsys, "draw", "PATTERN <{a}> WITHIN 3", "--structure",
+                           str(events))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "--structure" in err
+
+
+def test_kleene_match_first_says_it_lists_from_the_structure(
+        capsys: pytest.CaptureFixture[str]):
+    """``--first 4`` of seq3 as CEQL on the example's 1,000 stock events: the four matches
+    of the example (a SELL of INTC at 217 or 218, a BUY of RIMM at 219 or 222, the BUY of
+    QQQ at 223: 2 × 2, all ending at 223, by text), reading 224 events, and stderr says
+    the structure listed them."""
+    code, out, err = run_cli(capsys, "match", "--pattern", "examples/stocks/seq3.ceql",
+                             "--events", "examples/stocks/stocks.stream", "--first", "4")
+    assert code == 0
+    assert out.splitlines() == ['{"marked": [217, 219, 223]}', '{"marked": [217, 222, 223]}',
+                                '{"marked": [218, 219, 223]}', '{"marked": [218, 222, 223]}']
+    assert "shared structure" in err and "the first 224 events of 1,000" in err

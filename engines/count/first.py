@@ -32,6 +32,7 @@ says why.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kleene.engines import fastest
@@ -119,13 +120,8 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
         found = fastest.find_matches(query, stream, engine_name=engine_name, budget=budget)
         return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, len(stream),
                      why, query)
-    if reads_sremo(query):
-        # lazy: the SRT modules only for a SREMO query (the startup floor of kleene match
-        # on an SES pattern, tests/test_cli_imports.py)
-        from kleene.engines.count import tecs
-
-        if not isinstance(tecs.claims(query), str):
-            return listed(query, stream, k)
+    if engine_name is None and from_structure(query):
+        return listed(query, stream, k, budget)
     if outside(query) is None and not reads_sremo(query):
         n = counted_prefix(query, stream, k)
     else:
@@ -139,10 +135,23 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
         n = min(2 * n, len(stream))
 
 
-def listed(query: Query, stream: Stream, k: int) -> First:
-    """The first ``k`` matches of a SREMO query :func:`kleene.engines.count.tecs.claims`,
-    listed from its shared structure, reading events until ``k`` have ended."""
-    # lazy: the SRT modules only for a SREMO query (as in first_matches)
+def from_structure(query: Query) -> bool:
+    """Whether the first matches of ``query`` (no engine named) are listed from the shared
+    structure of :mod:`kleene.engines.count.tecs`."""
+    if not reads_sremo(query):
+        return False
+    # lazy: the SRT modules only for a SREMO query (the startup floor of kleene match on an
+    # SES pattern, tests/test_cli_imports.py)
+    from kleene.engines.count import tecs
+
+    return not isinstance(tecs.claims(query), str)
+
+
+def listed(query: Query, stream: Stream, k: int, budget: Budget | None = None) -> First:
+    """The first ``k`` matches of a SREMO query :func:`from_structure` lists, reading events
+    until ``k`` have ended; each match listed spends a step of ``budget`` (those ending
+    with the K-th too: they are ordered by text)."""
+    # lazy: the SRT modules only for a SREMO query (as in from_structure)
     from kleene.engines.count import tecs
 
     s = tecs.structure(query)
@@ -151,7 +160,16 @@ def listed(query: Query, stream: Stream, k: int) -> First:
     for p, ts, m, key, run in s.minterms(stream):
         ending = s.feed(p, ts, m, key, run)
         read = p + max(run, 1)
+        if budget is not None:
+            ending = _spending(ending, budget)
         got.extend(heapq.nsmallest(k - len(got), ending, key=Match.dumps))
         if len(got) >= k:
             break
     return First(tuple(got), tecs.NAME, len(stream) if len(got) < k else read, None, query)
+
+
+def _spending(matches: Iterator[Match], budget: Budget) -> Iterator[Match]:
+    """``matches``, one step of ``budget`` each (docs/architecture.md, "Engine budgets")."""
+    for m in matches:
+        budget.spend()
+        yield m

@@ -236,7 +236,7 @@ class Structure:
                         m |= bit
                 yield p, u.ts, m, part_of(u, self.by) if self.by else None, 0
             return
-        last = -1
+        last = end = -1
         for start, cols in batches:
             rows, bits = candidates(cols, self.guards)
             stamps = cols.ts.take(pa.array(rows, type=pa.int64())).to_pylist()
@@ -245,6 +245,9 @@ class Structure:
                     yield last + 1, 0, 0, None, row - last - 1
                 yield row, ts, m, None, 0
                 last = row
+            end = start + len(cols)
+        if end > last + 1:     # the events after the last candidate
+            yield last + 1, 0, 0, None, end - last - 1
 
 
 def _listed(reporting: list[Node], lo: float, position: int) -> Iterator[Match]:
