@@ -27,9 +27,10 @@ determinized over (minterm, bit) letters, each mark word reaching exactly one st
   element that fits found as the count does), so a walk enters only a node whose
   ``start`` fits, and every node it enters leads to a match: no dead end. A union keeps
   its children by ``start``, latest first, and the walk stops at the first that does
-  not fit. Time: the walk's steps number at most the marks written plus the matches (each
-  union entered branches into matches), so listing is linear in the output, and building
-  costs O(live states) per element;
+  not fit (and drops it for good, :func:`paths`). Time: the walk's steps number at most
+  the marks written, the matches and the nodes made, so listing is linear in the output;
+  between two matches it follows one path, at most two nodes per element of the window;
+  building costs O(live states) per element;
 - memory: when an element leaves the window, the nodes made on it are cut (their
   children dropped: no word through them fits any later window), so what is held is the
   nodes of the window's elements, at most ``2n`` an element for ``n`` determinized states,
@@ -79,7 +80,11 @@ BOTTOM = Node(None, math.inf, ())
 
 def paths(node: Node, lo: float) -> Iterator[list[int]]:
     """The words of ``node`` whose first mark is at ``lo`` or later, each as its marked
-    positions latest first (the list is reused: copy it to keep it)."""
+    positions latest first (the list is reused: copy it to keep it).
+
+    ``lo`` only grows along a part's elements, so a union's children that do not fit now
+    never fit again: the walk drops them, and a union left with one child becomes a copy
+    of it (the same words), so no walk passes a union that does not branch twice."""
     marks: list[int] = []
     stack: list[tuple[Node, int]] = [(node, 0)]
     while stack:
@@ -94,6 +99,12 @@ def paths(node: Node, lo: float) -> Iterator[list[int]]:
             i = 1
             while i < len(kids) and kids[i].start >= lo:
                 i += 1
+            if i == 1:                  # one child fits: the union is that child
+                only = kids[0]
+                n.mark, n.children = only.mark, only.children
+                continue
+            if i < len(kids):
+                n.children = kids = kids[:i]
             stack.extend((kids[j], len(marks)) for j in range(i - 1, 0, -1))
             n = kids[0]
         yield marks
