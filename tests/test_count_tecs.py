@@ -176,3 +176,18 @@ def test_kleene_match_first_says_it_lists_from_the_structure(
     assert out.splitlines() == ['{"marked": [217, 219, 223]}', '{"marked": [217, 222, 223]}',
                                 '{"marked": [218, 219, 223]}', '{"marked": [218, 222, 223]}']
     assert "shared structure" in err and "the first 224 events of 1,000" in err
+
+
+def test_the_walk_drops_what_no_longer_fits():
+    """A union of the output nodes 5, 3 and 1 (each marking its position over ``⊥``, so
+    each word's first mark is its position): from 3 on, the words {5} and {3}, and the
+    union keeps those two children; from 4 on, {5} alone, and the union becomes a copy of
+    the node 5 (the same word, no union to pass); from 6 on, the walk is not entered
+    (the caller checks ``start``), and ``⊥`` is the empty word."""
+    five, three, one = (tecs.Node(p, p, (tecs.BOTTOM,)) for p in (5, 3, 1))
+    union = tecs.Node(None, 5, (five, three, one))
+    assert [list(w) for w in tecs.paths(union, 3)] == [[5], [3]]
+    assert union.children == (five, three)
+    assert [list(w) for w in tecs.paths(union, 4)] == [[5]]
+    assert union.mark == 5 and union.children == (tecs.BOTTOM,)
+    assert [list(w) for w in tecs.paths(tecs.BOTTOM, 0)] == [[]]
