@@ -30,7 +30,7 @@ from kleene.engines.match_columns import MatchColumns, arrow_ints, gathered
 from kleene.engines.protocol import Counters, Query
 from kleene.reference.budget import Budget
 from kleene.reference.events import Event
-from kleene.reference.match import readable_name
+from kleene.reference.match import Match, readable_name
 
 #: Matches sorted in memory at once; more are spilled as sorted runs.
 RUN = 1 << 20
@@ -52,14 +52,19 @@ def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budg
     compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
     counters = Counters()
     budget.what = f"running engine {name}"
-    found = gathered(spent(compiled, events, counters, budget))
+    return print_found(spent(compiled, events, counters, budget), out), counters
+
+
+def print_found(matches: Iterable[Match], out: TextIO | None) -> int:
+    """Print ``matches`` to ``out`` in canonical order, one canonical JSON line each
+    (``None``: none, only counted), once they are all found; how many."""
     printed = 0
     with tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
-        for texts in sorted_texts(map(readable_columns, found), Path(folder)):
+        for texts in sorted_texts(map(readable_columns, gathered(matches)), Path(folder)):
             if out is not None:
                 out.write(text_bytes(pc.binary_join_element_wise(texts, "\n", "")).decode())
             printed += len(texts)
-    return printed, counters
+    return printed
 
 
 def readable_columns(g: MatchColumns) -> MatchColumns:

@@ -32,7 +32,6 @@ says why.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kleene.engines import fastest
@@ -161,15 +160,8 @@ def listed(query: Query, stream: Stream, k: int, budget: Budget | None = None) -
         ending = s.feed(p, ts, m, key, run)
         read = p + max(run, 1)
         if budget is not None:
-            ending = _spending(ending, budget)
+            ending = tecs.spending(ending, budget)
         got.extend(heapq.nsmallest(k - len(got), ending, key=Match.dumps))
         if len(got) >= k:
             break
     return First(tuple(got), tecs.NAME, len(stream) if len(got) < k else read, None, query)
-
-
-def _spending(matches: Iterator[Match], budget: Budget) -> Iterator[Match]:
-    """``matches``, one step of ``budget`` each (docs/architecture.md, "Engine budgets")."""
-    for m in matches:
-        budget.spend()
-        yield m

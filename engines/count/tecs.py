@@ -51,6 +51,7 @@ from kleene.engines.count.registers import Labels
 from kleene.engines.count.sremo import Plan, _Determinized, plan
 from kleene.engines.srt.automaton import Guard, compile_guard
 from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
+from kleene.reference.budget import Budget
 from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.durations import Duration, fits
 from kleene.reference.errors import Unsupported
@@ -284,9 +285,24 @@ def structure(query: Query) -> Structure:
     return Structure(query, found)
 
 
-def matches(query: Query, source: Iterable[Event]) -> Iterator[Match]:
+def matches(query: Query, source: Iterable[Event], budget: Budget | None = None
+            ) -> Iterator[Match]:
     """The matches of ``query`` on ``source`` in the order of their last event, listed as
-    each last event is read."""
+    each last event is read (one step of ``budget`` each)."""
     s = structure(query)
     for p, ts, m, key, run in s.minterms(source):
-        yield from s.feed(p, ts, m, key, run)
+        ending = s.feed(p, ts, m, key, run)
+        yield from ending if budget is None else spending(ending, budget)
+
+
+#: What the structure holds at once for a budget: the matches of one event, as the DSRT.
+HELD = "matches ending at one event"
+
+
+def spending(matches: Iterator[Match], budget: Budget) -> Iterator[Match]:
+    """``matches`` (those ending at one event), one step of ``budget`` each, and at most
+    as many as it holds at once (docs/architecture.md, "Engine budgets")."""
+    for i, m in enumerate(matches, 1):
+        budget.hold(i, HELD)
+        budget.spend()
+        yield m
