@@ -125,7 +125,7 @@ class Structure:
     """The tECS of a query :func:`claims`, fed event by event (:meth:`feed`)."""
 
     def __init__(self, query: Query, found: Plan) -> None:
-        self.query, self.srt, self.by = query, found.srt, found.by
+        self.srt, self.by = found.srt, found.by
         window = found.window
         self.timed = isinstance(window, Duration)
         self.tau: float | None = None
@@ -143,12 +143,8 @@ class Structure:
                                                for g in self.guards]
         self.out: Labels = [[(0 if e.guard == TRUE else bits[e.guard], e.mark, e.target)
                              for e in self.srt.out[q]] for q in range(self.srt.size)]
-        self.marking = 0
-        self.any_marks = False    # a marking transition every element can take
-        for e in self.srt.edges:
-            if e.mark:
-                self.any_marks = self.any_marks or e.guard == TRUE
-                self.marking |= 0 if e.guard == TRUE else bits[e.guard]
+        # a marking transition every element can take: no element may be skipped
+        self.any_marks = any(e.mark and e.guard == TRUE for e in self.srt.edges)
         self.seen: set[int] = set()
         self.automaton = _Determinized(self.srt, self.out, ())
         self.parts: dict[object, Part] = {}
