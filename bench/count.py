@@ -17,7 +17,15 @@ CPU seconds (user + system), wall seconds, peak resident memory.
 - at 10 s, the same three events as a CEQL query (:data:`CEQL`: CEL's ``ALL``, its
   sequence by position, so ties count where seq3's strict timestamps do not):
   *ceql count (DP)* by :mod:`kleene.engines.count.sremo`, *ceql count (listing, srt)*
-  by the SRT engine listing every match.
+  by the SRT engine listing every match, *ceql first 1000* listed from the shared
+  structure of :mod:`kleene.engines.count.tecs`.
+
+A second table (:func:`structure`) measures the shared structure in this process after
+the load: ``--first 1000`` of the CEQL query at 10 s from the structure against the
+prefixes ``--engine srt`` lists, every match listed from the structure against ``srt``'s
+listing, and every match listed (each made and dropped) on longer and longer prefixes,
+with the most nodes the structure held and the peak of Python's traced memory: flat while
+the matches grow.
 """
 
 from __future__ import annotations
@@ -26,11 +34,18 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
+import tracemalloc
 from pathlib import Path
 
 from bench.peers import fresh_env
 from bench.report import Table, emit, ratio
 from kleene.data.bundled import bundled
+from kleene.data.loaders import load_events
+from kleene.engines import fastest
+from kleene.engines.count import first, tecs
+from kleene.reference.events import Stream
+from kleene.reference.query import Query
 
 PATTERN = ("PATTERN <{x}, {y}, {z}>\nWHERE x.type = 'SELL' AND x.name = 'INTC' AND "
            "y.type = 'BUY' AND y.name = 'RIMM' AND z.type = 'BUY' AND z.name = 'QQQ'\n"
@@ -97,6 +112,7 @@ def run(quick: bool = False) -> None:
                 on = ["match", "--pattern", str(ceql), "--events", str(data), "-q", *limit]
                 runs["ceql count (DP)"] = [*on, "--count"]
                 runs["ceql count (listing, srt)"] = [*on, "--count", "--engine", "srt", *listing]
+                runs["ceql first 1000"] = [*on, "--first", "1000"]
             dp_cpu: dict[str, float] = {}
             for label, argv in runs.items():
                 code, cpu, wall, mb, said = measured(argv)
@@ -117,5 +133,75 @@ def run(quick: bool = False) -> None:
         f"listing: --budget {LIST_BUDGET:,} --time-limit {LIST_SECONDS} and the default "
         "--memory-limit; a stopped run shows its message instead of a count",
         "first 1000: the count's pass stops where 1,000 matches have ended, then the prefix "
-        "read so far is listed (engines/count/first.py)"]
+        "read so far is listed (engines/count/first.py); ceql first 1000: listed from the "
+        "shared structure as the events are read (engines/count/tecs.py)"]
     emit(table, "count")
+    structure(quick)
+
+
+#: The prefixes (events) whose every match :func:`structure` lists, by window (s).
+PREFIXES = {10: (28_000, 56_000, 112_000, 224_473), 60: (7_000, 28_000)}
+
+
+def _listed(query: Query, stream: Stream) -> tuple[int, int]:
+    """Every match of ``query`` on ``stream`` listed from the structure (each made and
+    dropped), and the most nodes it held."""
+    s = tecs.structure(query)
+    n = peak = 0
+    for p, ts, m, key, run in s.minterms(stream):
+        n += sum(1 for _ in s.feed(p, ts, m, key, run))
+        held = sum(len(made) for part in s.parts.values() for _, made in part.held)
+        peak = max(peak, held)
+    return n, peak
+
+
+def structure(quick: bool = False) -> None:
+    """The second table (the module docstring)."""
+    data = bundled("stocks.stream.gz")
+    stream = load_events(data, limit=20_000 if quick else None)
+    table = Table(title="Listing from the shared structure (tecs): CEQL seq3 on the stock "
+                        "stream, in one process after the load",
+                  columns=("window s", "run", "events read", "matches", "CPU s", "wall s",
+                           "nodes held (peak)", "traced MB (peak)", "srt / tecs CPU"),
+                  header=[f"{data}, {len(stream):,} events loaded"])
+    query = Query.parse(CEQL.replace("{ms}", "10000"), language="ceql")
+    query = query.with_time_unit(stream.time_unit)
+    cpu: dict[str, float] = {}
+    for label, engine in (("first 1000 (tecs)", None), ("first 1000 (--engine srt)", "srt")):
+        c, w = time.process_time(), time.perf_counter()
+        got = first.first_matches(query, stream, 1000, engine_name=engine)
+        cpu[label] = time.process_time() - c
+        table.add(10, label, got.events, len(got.matches), cpu[label],
+                  time.perf_counter() - w, None, None,
+                  None if engine is None else ratio(cpu[label], cpu["first 1000 (tecs)"]))
+    for label, engine in (("every match (tecs)", None), ("every match (--engine srt)", "srt")):
+        c, w = time.process_time(), time.perf_counter()
+        if engine is None:
+            n = sum(1 for _ in tecs.matches(query, stream))
+        else:
+            n = len(fastest.find_matches(query, stream, engine_name=engine).matches)
+        cpu[label] = time.process_time() - c
+        table.add(10, label, len(stream), n, cpu[label], time.perf_counter() - w, None, None,
+                  None if engine is None else ratio(cpu[label], cpu["every match (tecs)"]))
+    for seconds, sizes in PREFIXES.items():
+        query = Query.parse(CEQL.replace("{ms}", str(seconds * 1000)), language="ceql")
+        query = query.with_time_unit(stream.time_unit)
+        for size in sizes[:1] if quick else sizes:
+            part = first.prefix(stream, size)
+            tracemalloc.start()
+            c, w = time.process_time(), time.perf_counter()
+            n, peak = _listed(query, part)
+            c, w = time.process_time() - c, time.perf_counter() - w
+            traced = tracemalloc.get_traced_memory()[1] / 2**20
+            tracemalloc.stop()
+            table.add(seconds, "every match (tecs, traced)", len(part), n, c, w, peak, traced,
+                      None)
+    table.notes += [
+        "first 1000 (tecs): reading stops after the event where 1,000 matches have ended; "
+        "--engine srt: prefixes doubling from 4,096 events, each listed whole",
+        "every match (tecs) and (--engine srt): the whole stream, untraced, the matches "
+        "counted as listed (srt's gathered in a set, as kleene match does); every match "
+        "(tecs, traced): CPU under tracemalloc (several times the untraced time); the traced peak "
+        "includes the columns' candidate arrays of a batch (up to 65,536 rows), the nodes "
+        "held are the structure's memory: both flat while the matches grow"]
+    emit(table, "count-structure")

@@ -18,7 +18,14 @@ import shlex
 import sys
 from pathlib import Path
 
-from kleene.cli.common import Commands, _is_file, _time_unit, pattern_text, plural
+from kleene.cli.common import (
+    Commands,
+    _is_file,
+    _time_unit,
+    pattern_text,
+    plural,
+    positive_count,
+)
 from kleene.data.outputs import refuse_inputs, replacing
 from kleene.engines.draw import (
     FORMATS,
@@ -52,7 +59,8 @@ examples:
   kleene draw "PATTERN <{b}> WHERE b.L = 'B' WITHIN 264 hours" --format png -o fig3.png
   kleene draw q1.ses --engine ses-bruteforce-paper --format dot
   kleene draw seq.op --engine nfa-chain --beside nfa-eager --frequencies C=1,B=5,A=10 -o s.svg
-  kleene draw table1.sremo --engine srt --view dsrt -o dsrt.svg"""
+  kleene draw table1.sremo --engine srt --view dsrt -o dsrt.svg
+  kleene draw seq3.ceql --structure stocks.stream --after 60 --format dot"""
 
 #: The engine drawn unless ``--engine`` names another.
 DEFAULT_ENGINE = PICTURED
@@ -177,6 +185,12 @@ def add_parser(commands: Commands) -> argparse.ArgumentParser:
     parser.add_argument("--beside", metavar="ENGINE", action="append", default=[],
                         help="draw ENGINE's automaton of the same pattern beside this one "
                              "(repeatable), e.g. --engine nfa-chain --beside nfa-eager")
+    parser.add_argument("--structure", metavar="EVENTS",
+                        help="draw instead the shared structure of partial matches (CORE's "
+                             "tECS) of a SREMO, .sre or CEQL query after --after events of "
+                             "EVENTS (docs/counting.md)")
+    parser.add_argument("--after", type=positive_count, default=8, metavar="N",
+                        help="with --structure: the events read before drawing (default 8)")
     return parser
 
 
@@ -188,10 +202,18 @@ VIEW_OF = {"dsrt": "srt"}
 def run(args: argparse.Namespace) -> int:
     """Compile, draw, write; user mistakes propagate as ``KleeneError``."""
     if args.output is not None:   # before any work: never the pattern file, nor a link to it
-        refuse_inputs(args.output, [args.pattern], option="--output")
+        refuse_inputs(args.output, [args.pattern, *filter(None, [args.structure])],
+                      option="--output")
+    if args.structure is not None:
+        # lazy: the counting modules only for --structure (the startup floor)
+        from kleene.cli.draw_structure import structure_picture
+
+        graph, caption = structure_picture(args, pattern_query(args))
+        title = caption if args.title is None else f"{args.title}\n{caption}"
+        return _written(args, draw(graph, _format(args), title=title, rankdir=args.rankdir))
     compiled, query = _compile_or_point(args)
     pattern = query.pattern
-    fmt = format_for(args.output, args.format) if args.output else (args.format or "svg")
+    fmt = _format(args)
     picture: object = compiled
     if args.view is not None:
         if not views_of(compiled):
@@ -206,6 +228,17 @@ def run(args: argparse.Namespace) -> int:
         picture = beside([(args.engine or "this engine", first), *others])
     data = draw(picture, fmt, title=args.title, states=args.states,
                 guards=args.guards, rankdir=args.rankdir)
+    return _written(args, data)
+
+
+def _format(args: argparse.Namespace) -> str:
+    """The picture's format: ``--format``, else the ``-o`` suffix's, else SVG."""
+    return format_for(args.output, args.format) if args.output else (args.format or "svg")
+
+
+def _written(args: argparse.Namespace, data: bytes) -> int:
+    """Write ``data`` to ``-o`` (said on stderr) or the standard output."""
+    fmt = _format(args)
     if args.output:
         with replacing(args.output, option="--output") as temporary:
             Path(temporary).write_bytes(data)

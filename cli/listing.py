@@ -30,7 +30,7 @@ from kleene.engines.match_columns import MatchColumns, arrow_ints, gathered
 from kleene.engines.protocol import Counters, Query
 from kleene.reference.budget import Budget
 from kleene.reference.events import Event
-from kleene.reference.match import readable_name
+from kleene.reference.match import Match, readable_name
 
 #: Matches sorted in memory at once; more are spilled as sorted runs.
 RUN = 1 << 20
@@ -50,13 +50,25 @@ def print_matches(name: str, query: Query, events: Iterable[Event], budget: Budg
     canonical order, one canonical JSON line each (``None``: none, only counted); how
     many, and the run's counters. Nothing is printed unless the run ends."""
     found, counters = engine_matches(name, query, events, budget)
+    return print_columns(found, out), counters
+
+
+def print_found(matches: Iterable[Match], out: TextIO | None) -> int:
+    """Print ``matches`` to ``out`` in canonical order, one canonical JSON line each
+    (``None``: none, only counted), once they are all found; how many."""
+    return print_columns(gathered(matches), out)
+
+
+def print_columns(found: Iterable[MatchColumns], out: TextIO | None) -> int:
+    """Print the matches ``found`` (as columns, a batch at a time) to ``out`` in canonical
+    order, one canonical JSON line each (``None``: none, only counted); how many."""
     printed = 0
     with tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
         for texts in sorted_texts(map(readable_columns, found), Path(folder)):
             if out is not None:
                 out.write(text_bytes(pc.binary_join_element_wise(texts, "\n", "")).decode())
             printed += len(texts)
-    return printed, counters
+    return printed
 
 
 def engine_matches(name: str, query: Query, events: Iterable[Event],

@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +46,9 @@ from kleene.cli.spark import add_spark_options, run_spark, wants_spark
 from kleene.cli.watchdog import limits
 from kleene.data.source import reads_in_batches
 from kleene.engines.fastest import REFERENCE, choose, run_engine
+from kleene.engines.match_columns import gathered
 from kleene.engines.protocol import Query
+from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
 from kleene.reference.match import Match
 from kleene.reference.match_recognize.tie_choices import TIES
@@ -247,11 +249,13 @@ def _first(args: argparse.Namespace, query: Query, stream: Any) -> tuple[list[Ma
     (:func:`kleene.engines.count.first.first_matches`); says on stderr how many events it
     read, or why it matched them all."""
     # lazy: the counting modules only for --first (the startup floor, test_cli_imports.py)
-    from kleene.engines.count.first import first_matches
+    from kleene.engines.count.first import first_matches, from_structure
 
     if reads_in_batches(stream):
         raise Unsupported("--first needs the events loaded (leave out --stream)")
-    if args.engine is None:
+    if args.engine is None and from_structure(query):
+        print(f"kleene match: {STRUCTURE_SAID}", file=sys.stderr)   # as the engine chosen
+    elif args.engine is None:
         name, reason = choose(query)
         _say_choice(query, name, reason, stream, args.quiet)
     budget = budget_of(args)
@@ -280,9 +284,35 @@ def _say_choice(query: Query, name: str, reason: str, stream: Any, quiet: bool,
         print(f"kleene match: {warning}", file=sys.stderr)
 
 
+#: The backend name of a listing from the shared structure (:mod:`kleene.engines.count.tecs`).
+STRUCTURE = "tecs"
+#: What ``kleene match`` says when it lists from the shared structure.
+STRUCTURE_SAID = ("listing from a shared structure of partial matches as the events are read "
+                  "(tecs, docs/counting.md)")
+#: What a budget or a limit stopped while the structure listed (its one-line error).
+LISTING = "listing from the shared structure (tecs)"
+
+
+def _structure_lists(args: argparse.Namespace, query: Query) -> bool:
+    """Whether the matches are listed from the shared structure: no engine named, no
+    ``--count`` or ``--counters`` (an engine's run), and a SREMO, ``.sre`` or CEQL query
+    the structure claims."""
+    if args.engine is not None or args.count or args.counters:
+        return False
+    # lazy: the counting modules only for a SREMO query (the startup floor,
+    # test_cli_imports.py)
+    from kleene.engines.count.first import from_structure
+
+    return from_structure(query)
+
+
 def _backend(args: argparse.Namespace, query: Query, stream: Any, more: str = "") -> str:
-    """The backend that computes the matches: the engine named, else the one chosen,
-    which is said on stderr (``more`` after the reason)."""
+    """The backend that computes the matches: the engine named, else the shared structure
+    where it lists the query, else the engine chosen, which is said on stderr (``more``
+    after the reason)."""
+    if _structure_lists(args, query):
+        print(f"kleene match: {STRUCTURE_SAID}", file=sys.stderr)   # as the engine chosen
+        return STRUCTURE
     name = args.engine
     chosen = name is None
     if name is None:
@@ -316,6 +346,10 @@ def _listed(args: argparse.Namespace, query: Query, stream: Any, name: str) -> i
     none), holding a run of them at a time, not all (:mod:`kleene.cli.listing`); how
     many."""
     budget = budget_of(args)
+    if name == STRUCTURE:
+        with limits(budget.seconds, budget.memory_mb, LISTING):
+            return listing.print_found(_from_structure(query, stream, budget),
+                                       None if args.count else sys.stdout)
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
         n, counters = listing.print_matches(
             name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget,
@@ -335,14 +369,19 @@ def _written(args: argparse.Namespace, query: Query, stream: Any, name: str, fmt
     budget = budget_of(args)
     datetimes = results.input_has_datetimes(args.events, args.ts)
     matches = rows = 0
-    with limits(budget.seconds, budget.memory_mb, f"running engine {name}"), \
+    counters = None
+    doing = LISTING if name == STRUCTURE else f"running engine {name}"
+    with limits(budget.seconds, budget.memory_mb, doing), \
             tempfile.TemporaryDirectory(prefix="kleene-matches-") as folder:
-        found, counters = listing.engine_matches(
-            name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget)
+        if name == STRUCTURE:
+            found = gathered(_from_structure(query, stream, budget))
+        else:
+            found, counters = listing.engine_matches(
+                name, query, progress.Reading(stream, name, listing.ENGINE_ROWS), budget)
         matches, rows = results.write_matches(results.sorted_rows(
             found, Path(folder), stream, args.layout, columns, variables, datetimes,
             results.repeated_variables(query)), args.output, fmt)
-    if args.counters:
+    if args.counters and counters is not None:
         print(json.dumps(counters.as_dict()), file=sys.stderr)
     _say_written(args, matches, rows)
 
@@ -364,8 +403,21 @@ def _compute(args: argparse.Namespace, query: Query, stream: Any,
         return found, "the reference semantics"
     events = progress.Reading(stream, name)
     budget = budget_of(args)
+    if name == STRUCTURE:
+        with limits(budget.seconds, budget.memory_mb, LISTING):
+            return set(_from_structure(query, stream, budget)), "a shared structure (tecs)"
     with limits(budget.seconds, budget.memory_mb, f"running engine {name}"):
         found, counters = run_engine(name, query, events, budget=budget)
     if args.counters:
         print(json.dumps(counters.as_dict()), file=sys.stderr)
     return found, f"engine {name}"
+
+
+def _from_structure(query: Query, stream: Any, budget: Budget) -> Iterator[Match]:
+    """The matches of ``query`` listed from its shared structure, one step of ``budget``
+    each, the events read through a progress bar."""
+    # lazy: the SRT modules only for a SREMO query (the startup floor, test_cli_imports.py)
+    from kleene.engines.count import tecs
+
+    budget.what = LISTING
+    return tecs.matches(query, progress.Reading(stream, STRUCTURE), budget)

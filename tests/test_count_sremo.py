@@ -336,9 +336,10 @@ def test_the_first_k_of_a_sremo_are_those_of_the_reference(e, s, k):
 def test_the_first_matches_of_a_ceql_query_by_hand():
     """``A ; B+`` on A B B B: the matches end at 1 ({0,1}), 2 ({0,2}, {0,1,2}), 3 (four);
     the first 3 by last position then text are {0,1}, then {0,1,2} and {0,2} (their JSON
-    texts in that order); the prefixes read are 1 event (no match), 2 (one), then 4."""
+    texts in that order); listed from the shared structure (engines/count/tecs.py) as
+    events are read, reading stops after the third."""
     s = typed_stream("A", "B", "B", "B")
     with mock.patch.object(first, "FIRST_PREFIX", 1):
         got = first.first_matches(ceql("A ; B+"), s, 3)
     assert [m.positions for m in got.matches] == [(0, 1), (0, 1, 2), (0, 2)]
-    assert got.why is None and got.events == 4
+    assert got.why is None and got.events == 3

@@ -156,6 +156,9 @@ def test_the_match_recognize_engine_stops_within_the_budget():
                                           ("srt", "sremo")])
 def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suffix, budget,
                                                             limit):
+    """The SREMO pattern's default backend is the shared structure (engines/count/tecs.py,
+    its guards are unary), which holds at most the limit's matches ending at one event (the
+    B ends 2^60 − 1); ``srt`` as named."""
     rows = ["ts,type"] + [f"{i},A" for i in range(60)] + ["60,B"]
     events = tmp_path / "ab.csv"
     events.write_text("\n".join(rows) + "\n")
@@ -170,9 +173,24 @@ def test_kleene_match_stops_the_default_engines_in_one_line(tmp_path, name, suff
     assert done.returncode == 2
     # a run longer than a few seconds also says its progress (``kleene: ...``, not a TTY)
     lines = [line for line in done.stderr.splitlines() if not line.startswith("kleene: ")]
-    assert lines[0].startswith(f"kleene match: engine {name} (the fastest engine that claims ")
-    assert len(lines) == 2 and lines[1].startswith(
-        f"kleene match: budget steps={limit} exceeded while running engine {name}: ")
+    assert len(lines) == 2
+    if suffix == "sremo":   # the structure, one step per match: 2,000,000 steps by default
+        assert lines[0].startswith("kleene match: listing from a shared structure")
+        assert lines[1].startswith(f"kleene match: budget steps={limit} exceeded while "
+                                   "listing from the shared structure (tecs): matches "
+                                   "ending at one event")
+        named = subprocess.run([KLEENE, "match", "-q", "--pattern", str(pattern), "--events",
+                                str(events), "--engine", name, *budget],
+                               capture_output=True, text=True, timeout=120)
+        assert named.returncode == 2 and named.stdout == ""
+        lines = [line for line in named.stderr.splitlines() if not line.startswith("kleene: ")]
+        assert len(lines) == 1 and lines[0].startswith(
+            f"kleene match: budget steps={limit} exceeded while running engine {name}: ")
+    else:
+        assert lines[0].startswith(f"kleene match: engine {name} (the fastest engine that "
+                                   "claims ")
+        assert lines[1].startswith(
+            f"kleene match: budget steps={limit} exceeded while running engine {name}: ")
     assert done.stdout == ""
     assert time.monotonic() - began < 60
 

@@ -8,7 +8,8 @@ a clean checkout only. This test prints the trace of every tracing engine on the
 first cases of several conformance files under three seeds, in three fresh
 interpreters, and asks for the same bytes each time (the traces list types,
 buffers, variables and matches: every place a set of names could leak its order), and
-every engine's picture (Graphviz source) of the first case of each file.
+every engine's picture (Graphviz source) of the first case of each file, and the shared
+structure of partial matches of two CEQL queries (one partitioned) after 224 stock events.
 """
 
 from __future__ import annotations
@@ -64,6 +65,16 @@ for name in sys.argv[2:]:
             code = main(["draw", doc["cases"][0]["pattern"], "--engine", e, "-o", str(picture)])
         print(name, e, "draw", code, err.getvalue().replace(str(picture), "p.dot"))
         print(picture.read_text() if picture.exists() else "")
+stocks = cases.parents[1] / "examples" / "stocks" / "stocks.stream"
+seq3 = ("SELECT * FROM S WHERE (SELL as a; BUY as b; BUY as c) FILTER a[name = 'INTC'] AND "
+        "b[name = 'RIMM'] AND c[name = 'QQQ'] WITHIN 10000 [stock_time]")
+parted = "SELECT * FROM S WHERE SELL ; BUY+ PARTITION BY [name] WITHIN 3000 [stock_time]"
+for text in (seq3, parted):
+    picture = Path(tempfile.mkdtemp()) / "p.dot"
+    code = main(["draw", text, "--structure", str(stocks), "--after", "224", "-o",
+                 str(picture)])
+    print("structure", code)
+    print(picture.read_text() if picture.exists() else "")
 """
 
 
@@ -80,5 +91,6 @@ def _printed(seed: str) -> str:
 def test_traces_print_the_same_under_every_hash_seed() -> None:
     first = _printed("1")
     assert "nfa-chain" in first and "srt" in first and "ses-automaton" in first
+    assert "structure 0" in first and "cluster" in first
     for seed in ("2", "3"):
         assert _printed(seed) == first, f"PYTHONHASHSEED={seed} printed another trace"

@@ -18,6 +18,10 @@ are the first K of any prefix holding K matches, and only that prefix is matched
   the stream stops at the tie group where the matches ending so far reach K, and the prefix
   up to that group's end is enumerated (its matches: K, plus the others ending in that
   group);
+- where the SREMO count claims the query (not a register keying the runs), the matches
+  are listed from the shared structure of :mod:`kleene.engines.count.tecs` as each last
+  event is read, and reading stops after the event where they reach K (of the matches
+  ending there, the least by text are kept, ``heapq.nsmallest``: memory K matches);
 - else the prefix doubles from :data:`FIRST_PREFIX` events until it holds K matches.
 
 Any other query (a policy that keeps some matches by what follows them, a negation that
@@ -27,6 +31,7 @@ says why.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass
 
 from kleene.engines import fastest
@@ -114,6 +119,8 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
         found = fastest.find_matches(query, stream, engine_name=engine_name, budget=budget)
         return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, len(stream),
                      why, query)
+    if engine_name is None and from_structure(query):
+        return listed(query, stream, k, budget)
     if outside(query) is None and not reads_sremo(query):
         n = counted_prefix(query, stream, k)
     else:
@@ -125,3 +132,36 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
             return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, n, None,
                          query)
         n = min(2 * n, len(stream))
+
+
+def from_structure(query: Query) -> bool:
+    """Whether the first matches of ``query`` (no engine named) are listed from the shared
+    structure of :mod:`kleene.engines.count.tecs`."""
+    if not reads_sremo(query):
+        return False
+    # lazy: the SRT modules only for a SREMO query (the startup floor of kleene match on an
+    # SES pattern, tests/test_cli_imports.py)
+    from kleene.engines.count import tecs
+
+    return not isinstance(tecs.claims(query), str)
+
+
+def listed(query: Query, stream: Stream, k: int, budget: Budget | None = None) -> First:
+    """The first ``k`` matches of a SREMO query :func:`from_structure` lists, reading events
+    until ``k`` have ended; each match listed spends a step of ``budget`` (those ending
+    with the K-th too: they are ordered by text)."""
+    # lazy: the SRT modules only for a SREMO query (as in from_structure)
+    from kleene.engines.count import tecs
+
+    s = tecs.structure(query)
+    got: list[Match] = []
+    read = 0
+    for p, ts, m, key, run in s.minterms(stream):
+        ending = s.feed(p, ts, m, key, run)
+        read = p + max(run, 1)
+        if budget is not None:
+            ending = tecs.spending(ending, budget)
+        got.extend(heapq.nsmallest(k - len(got), ending, key=Match.dumps))
+        if len(got) >= k:
+            break
+    return First(tuple(got), tecs.NAME, len(stream) if len(got) < k else read, None, query)
