@@ -40,6 +40,10 @@ class Table:
     clocks: tuple[tuple[int, int, int | float, bool], ...]
     #: per member, per SRT edge: (edge, atoms that must hold, atoms that must not)
     tests: tuple[tuple[tuple[Edge, tuple[int, ...], tuple[int, ...]], ...], ...]
+    #: per atom, the bit of ``relevant`` that is its head-only conjuncts (-1: tested whole)
+    heads: tuple[int, ...]
+    #: per atom with a head bit, its conjuncts that read a register (``None``: none)
+    bodies: tuple[Guard | None, ...]
     moves: dict[tuple[bool, ...], tuple[Out, Out]] = field(default_factory=dict)
 
 
@@ -54,6 +58,8 @@ class Automaton(Protocol):
 
     #: per SRT state, the bits of ``relevant`` its guards other than ``TRUE`` need
     member_masks: list[int]
+    #: the attributes an atom reads where a row's bits do not decide it
+    read_attrs: frozenset[str]
 
     def finals(self, sid: int) -> bool: ...
 
