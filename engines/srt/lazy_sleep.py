@@ -46,6 +46,7 @@ from kleene.reference.match import Match
 from kleene.reference.policies import part_of
 
 Config = tuple[int, Registers]
+INT64_MAX = 2**63 - 1
 
 
 def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | None,
@@ -114,9 +115,11 @@ class Schedule:
         self.rows: list[int] = rows.tolist()
         self.bitl: list[int] = bits.tolist()
         self.chunk: tuple[int, Callable[[int], Event]] | None = None
-        self.stamps: list[int | float] = columns.ts.to_pylist()
+        self.ts = columns.ts.to_numpy()
+        #: the timestamp of a row, a Python number (as the events' own)
+        self.stamp: Callable[[int], int | float] = self.ts.item
         self.columns = columns
-        self.n = len(self.stamps)
+        self.n = len(self.ts)
         self.member_masks = d.member_masks
         self.masks: list[int] = []                 # per DSRT state, built on need
         self.lists: dict[int, list[int]] = {}      # per mask: its candidate indexes
@@ -251,13 +254,16 @@ class Schedule:
         """Put ``config`` (every row before ``row`` read; ``ci`` the first candidate index
         at or after ``row``) to sleep until its state's next candidate row, reading the
         idle rows before it by their timestamps."""
-        work = [(row, ci, config, marks)]
+        work: list[tuple[int, int, Config, Marks]] = []
+        self._place(row, ci, config, marks, work)
         while work:
             self._place(*work.pop(), work)
 
     def _place(self, row: int, ci: int, config: Config, marks: Marks,
                work: list[tuple[int, int, Config, Marks]]) -> None:
-        rows, stamps, n = self.rows, self.stamps, self.n
+        """:meth:`place`; a configuration stepped on an idle row's event (a state with
+        another live atom than clocks) leaves its successors in ``work``."""
+        rows, stamp, tables = self.rows, self.stamp, self.d.tables
         nc = len(rows)
         while True:
             sid, regs = config
@@ -265,62 +271,59 @@ class Schedule:
                 else self.cands_of(sid)
             at = bisect_left(cands, ci)
             w = cands[at] if at < len(cands) else nc
-            wake = rows[w] if w < nc else n
-            if row < wake:
-                t = self.d.tables[sid]
-                if not t.clocks_only:            # another live atom: step the event
-                    after: dict[Config, Marks] = {}
-                    self.p._advance(self._event(row), ((config, marks),), after)
-                    if ci < nc and rows[ci] == row:
-                        ci += 1
-                    work.extend((row + 1, ci, key, m) for key, m in after.items())
-                    return
-                # each clock is monotone in the timestamps: the same outcome on the first
-                # and the last idle row is its outcome on every idle row between
-                first, last = stamps[row], stamps[wake - 1]
-                now = end = 0
-                k = 1
-                for _, slot, bound, inside in t.clocks:
-                    held = regs[slot]
-                    if held is not None:
-                        h = held.event.ts
-                        if (first - h <= bound) == inside:
-                            now |= k
-                        if (last - h <= bound) == inside:
-                            end |= k
-                    k <<= 1
-                idle = self.idle[sid]
-                move = idle.get(now) or self._idle_move(sid, now)
-                stays, target, keep = move
-                if stays:
-                    if now == end:
-                        row, ci = wake, w
-                        continue
-                    if (now ^ end).bit_count() == 1:   # one clock changes, once
-                        stays, target, _ = idle.get(end) or self._idle_move(sid, end)
-                        if target < 0:
-                            return               # and that kills it
-                    row = self._clocks_hold(sid, regs, row, wake)
-                    ci = bisect_left(rows, row, ci, w)
-                    continue
-                self.p.evaluations += len(t.atoms)
-                if target < 0:
-                    return
-                config = (target, regs if keep is None
-                          else (None, *(regs[j] for j in keep)))
+            wake = rows[w] if w < nc else self.n
+            if row == wake:
+                break
+            t = tables[sid]
+            if not t.clocks_only:                # another live atom: step the event
+                after: dict[Config, Marks] = {}
+                self.p._advance(self._event(row), ((config, marks),), after)
                 if ci < nc and rows[ci] == row:
                     ci += 1
-                row += 1
-                continue
-            if w == nc:
-                self._merge(self.ended, config, marks)
+                work.extend((row + 1, ci, key, m) for key, m in after.items())
                 return
-            sleepers = self.wake.get(w)
-            if sleepers is None:
-                sleepers = self.wake[w] = {}
-                heapq.heappush(self.due, w)
-            self._merge(sleepers, config, marks)
+            # each clock is monotone in the timestamps: the same outcome on the first and
+            # the last idle row is its outcome on every idle row between
+            first, last = stamp(row), stamp(wake - 1)
+            now = end = 0
+            k = 1
+            for _, slot, bound, inside in t.clocks:
+                held = regs[slot]
+                if held is not None:
+                    h = held.event.ts
+                    if (first - h <= bound) == inside:
+                        now |= k
+                    if (last - h <= bound) == inside:
+                        end |= k
+                k <<= 1
+            idle = self.idle[sid]
+            stays, target, keep = idle.get(now) or self._idle_move(sid, now)
+            if stays:
+                if now == end:
+                    break                        # asleep until the wake row
+                if (now ^ end).bit_count() == 1:   # one clock changes, once
+                    if (idle.get(end) or self._idle_move(sid, end))[1] < 0:
+                        return                   # and that kills it
+                row = self._clocks_hold(sid, regs, row, wake)
+                ci = bisect_left(rows, row, ci, w)
+                continue
+            self.p.evaluations += len(t.atoms)
+            if target < 0:
+                return
+            config = (target, regs if keep is None else (None, *(regs[j] for j in keep)))
+            if ci < nc and rows[ci] == row:
+                ci += 1
+            row += 1
+        if w == nc:
+            self._merge(self.ended, config, marks)
             return
+        sleepers = self.wake.get(w)
+        if sleepers is None:
+            self.wake[w] = {config: marks}
+            heapq.heappush(self.due, w)
+            return
+        before = sleepers.get(config)
+        sleepers[config] = marks if before is None else union([before, marks])
 
     def _idle_move(self, sid: int, clocks: int) -> tuple[bool, int, tuple[int, ...] | None]:
         """Where an idle row whose clock outcomes are the bits of ``clocks`` takes a
@@ -340,20 +343,23 @@ class Schedule:
         """The first row from ``row`` (before ``wake``, else ``wake``) where a clock of
         state ``sid`` changes: ``ts − r.ts ≤ b`` holds up to a row and fails from it on
         (timestamps never decrease), found by bisection on the timestamps."""
-        stamps = self.stamps
+        ts = self.ts
         for _, slot, bound, _ in self.d.tables[sid].clocks:
             held = regs[slot]
             if held is None:
                 continue
             h = held.event.ts
-            if stamps[row] - h > bound:          # failed already: constant from here
+            if self.stamp(row) - h > bound:      # failed already: constant from here
                 continue
             if type(h) is int and isinstance(bound, int | float) and bound != inf:
                 # integer timestamps: t − h is an integer, so t − h ≤ b iff t ≤ h + ⌊b⌋
-                # (exact: Python integers, no float rounding)
-                wake = bisect_right(stamps, h + floor(bound), row, wake)
+                # (exact: Python integers, no float rounding; int64 timestamps)
+                last = h + floor(bound)
+                if last < INT64_MAX:
+                    wake = row + int(np.searchsorted(ts[row:wake], last, "right"))
             else:
-                wake = bisect_right(stamps, bound, row, wake, key=lambda t: t - h)
+                stamps = ts[row:wake].tolist()
+                wake = row + bisect_right(stamps, bound, key=lambda t: t - h)
         return wake
 
     @staticmethod
@@ -373,14 +379,13 @@ class Schedule:
         ex = Execution(self.d.srt, "stream", Counters())
         moves = waiting_moves(ex)
         if moves is None:
-            index = {r: i for i, r in enumerate(self.rows)}
-            return [index[r] for r in self.candidates_of(self.mask(self.d.start))]
+            return self.candidates_of(self.mask(self.d.start))
         assert ex.relevant == self.d.relevant
         masks = state_masks(ex)
         bits = self.bits_np
         cand = [np.flatnonzero(bits & m).tolist() for m in masks]
         return fresh_rows(ex, moves, masks, cand, self.rows_np, bits,
-                          self.columns.ts.to_numpy())
+                          self.ts)
 
     def run(self) -> Iterator[Match]:
         """The pass: every candidate row some configuration wakes on (or a fresh run
@@ -389,6 +394,7 @@ class Schedule:
         start: Config = (d.start, (None,))
         fresh = self.fresh() if p.streaming else []
         f = woken = 0
+        work: list[tuple[int, int, Config, Marks]] = []
         for config, marks in p.runs.items():
             self.place(0, 0, config, marks)
         p.runs = {}
@@ -413,7 +419,9 @@ class Schedule:
             p.peak = max(p.peak, len(nxt))
             row = self.rows[i] + 1
             for config, marks in nxt.items():
-                self.place(row, i + 1, config, marks)
+                self._place(row, i + 1, config, marks, work)
+            while work:
+                self._place(*work.pop(), work)
             if reports and p.streaming:
                 yield from reported(reports, p.budget)
         p.read += self.n
