@@ -1,5 +1,5 @@
 """The DSRT's pass over columns (engines/srt/lazy_sleep.py) on long idle stretches:
-each woken row's atoms read off its bits where they decide them (``Step``), its event
+each woken row's atoms read off its bits where they decide them (``lazy_pass.Step``), its event
 carrying only the attributes the other atoms read, and an idle stretch read by its
 clocks at both ends (monotone in the timestamps), bisected only where a clock changes
 and does not kill. Against the SREMO reference on streams with rows no guard takes and

@@ -34,10 +34,10 @@ from kleene.data.columnar import Columns
 from kleene.data.source import columns_of_source
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.agenda import READ, fresh_rows, state_masks, waiting_moves
-from kleene.engines.srt.automaton import Guard, Held, Registers
+from kleene.engines.srt.automaton import Held, Registers
 from kleene.engines.srt.columns import SMALL, candidates
 from kleene.engines.srt.execution import Execution
-from kleene.engines.srt.lazy_pass import Automaton, Out, Pass
+from kleene.engines.srt.lazy_pass import Automaton, Pass, Step
 from kleene.engines.srt.marks import ROOT, Marks, reported, union
 from kleene.engines.srt.partition import stream_order
 from kleene.reference.budget import Budget
@@ -85,21 +85,6 @@ def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | 
     finally:
         for p in parts.values() if one is None else (one,):
             p.flush()
-
-
-class Step:
-    """What a configuration of one DSRT state tests on a woken row with given bits: the
-    atoms the bits decide are fixed (``base``), the others are ``tests`` (a guard's
-    conjuncts that read a register, a clock, an atom the bits say nothing of), at the
-    atom indexes ``where``; ``outs`` caches the transition per outcome of the tests (bit
-    ``k``: ``tests[k]`` holds), so a deterministic step is the tests and one lookup."""
-
-    __slots__ = ("base", "outs", "tests", "where")
-
-    def __init__(self, base: list[bool], tests: tuple[Guard, ...],
-                 where: tuple[int, ...]) -> None:
-        self.base, self.tests, self.where = base, tests, where
-        self.outs: dict[int, tuple[Out, Out]] = {}
 
 
 class Schedule:
@@ -171,33 +156,6 @@ class Schedule:
                                                           only=self.d.read_attrs)[0])
         return chunk[1](i - chunk[0])
 
-    def step_of(self, sid: int, bits: int) -> Step:
-        """The :class:`Step` of DSRT state ``sid`` on a row with ``bits``."""
-        t = self.d.tables[sid]
-        base = [False] * len(t.atoms)
-        tests: list[Guard] = []
-        where: list[int] = []
-        for a, (h, body) in enumerate(zip(t.heads, t.bodies, strict=True)):
-            if h < 0:
-                tests.append(t.atoms[a])
-                where.append(a)
-            elif bits >> h & 1:
-                if body is None:
-                    base[a] = True
-                else:
-                    tests.append(body)
-                    where.append(a)
-        found = self.steps[sid][bits] = Step(base, tuple(tests), tuple(where))
-        return found
-
-    def outs_of(self, sid: int, st: Step, r: int) -> tuple[Out, Out]:
-        """The transition of ``sid`` where ``st``'s tests came out as the bits of ``r``."""
-        bits = list(st.base)
-        for k, a in enumerate(st.where):
-            bits[a] = bool(r >> k & 1)
-        found = st.outs[r] = self.d.move(sid, tuple(bits))
-        return found
-
     def advance(self, i: int, runs: Iterable[tuple[Config, Marks]],
                 nxt: dict[Config, Marks]) -> list[Marks]:
         """Every configuration of ``runs`` on candidate ``i`` into ``nxt`` (as
@@ -214,7 +172,7 @@ class Schedule:
                 self.cands_of(sid)
             st = steps[sid].get(b)
             if st is None:
-                st = self.step_of(sid, b)
+                st = steps[sid][b] = Step.of(self.d, sid, b)
             r = 0
             k = 1
             for test in st.tests:
@@ -222,9 +180,7 @@ class Schedule:
                     r |= k
                 k <<= 1
             evaluations += len(st.tests)
-            outs = st.outs.get(r)
-            if outs is None:
-                outs = self.outs_of(sid, st, r)
+            outs = st.outs.get(r) or st.out(self.d, sid, r)
             (target, keep, report), (after, kept, _) = outs
             if target >= 0:
                 m = Marks(u.position, (marks,))
