@@ -23,7 +23,7 @@ neither strings, numbers nor booleans; each a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -95,10 +95,13 @@ class Columns:
         return list(map(read, range(n)))
 
     def reader(self, positions: Sequence[int] | np.ndarray | None = None,
-               offset: int = 0) -> tuple[Callable[[int], Event], int]:
+               offset: int = 0, only: Collection[str] | None = None
+               ) -> tuple[Callable[[int], Event], int]:
         """``(read, n)``: ``read(i)`` builds the ``i``-th of the :meth:`events` at
         ``positions`` when asked (the cells are read from the columns at once, the
-        events one by one: an engine that reads few of them builds only those)."""
+        events one by one: an engine that reads few of them builds only those). With
+        ``only``, the events carry only those attributes (``type``: the type), for an
+        engine that reads no other cell of them."""
         if positions is None:
             idx = None
             where: Sequence[int] = range(offset, offset + len(self))
@@ -110,8 +113,9 @@ class Columns:
             return (col if idx is None else col.take(idx)).to_pylist()
 
         stamps = values(self.ts)
-        types = values(self.types) if self.types is not None else [None] * len(stamps)
-        names = self.attrs.column_names
+        types = values(self.types) if self.types is not None and \
+            (only is None or "type" in only) else [None] * len(stamps)
+        names = [n for n in self.attrs.column_names if only is None or n in only]
         cols = []
         for name in names:
             vals = values(self.attrs.column(name))
@@ -120,9 +124,10 @@ class Columns:
             cols.append(vals)
         sparse = [name in self.sparse for name in names]
         shown = tuple(zip(names, cols, sparse, strict=True))
+        dense = not any(sparse)
 
         def read(i: int) -> Event:
-            if not any(sparse):
+            if dense:
                 return Event(where[i], stamps[i], types[i], {n: c[i] for n, c, _ in shown})
             return Event(where[i], stamps[i], types[i],
                          {n: c[i] for n, c, s in shown if not (s and c[i] is None)})

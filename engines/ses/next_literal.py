@@ -127,6 +127,7 @@ class Literal:
         self.p, self.at, self.win, self.budget = pattern, at, win, budget
         self.explored = 0   # the candidates tried from the current first binding
         self.names = pattern.names
+        self.set_of = {v: pattern.set_index(v) for v in self.names}   # asked per candidate
         self.group = {v.name for v in pattern.variables if v.group}
         self.b_pos = {v: sorted(usable[v]) for v in self.names}
         self.b_ts = {v: [at[q].ts for q in self.b_pos[v]] for v in self.names}
@@ -156,9 +157,10 @@ class Literal:
 
     # -- conditions 1-3
     def _ordered(self, gamma: Gamma, name: str, chosen: Sequence[Event]) -> bool:
-        i = self.p.set_index(name)
+        set_of = self.set_of
+        i = set_of[name]
         for other, events in gamma.items():
-            j = self.p.set_index(other)
+            j = set_of[other]
             if j == i - 1 and not events[-1].ts < chosen[0].ts:
                 return False
             if j == i + 1 and not chosen[-1].ts < events[0].ts:

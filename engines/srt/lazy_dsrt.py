@@ -51,11 +51,20 @@ from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import Counters, Limitation, Transition
 from kleene.engines.srt.agenda import srt_masks
 from kleene.engines.srt.automaton import SRT, Guard, Registers, compile_guard
+from kleene.engines.srt.columns import MAX_BITS
 from kleene.engines.srt.lazy_pass import Table
 from kleene.engines.srt.lazy_sleep import passes
-from kleene.engines.srt.skip import skipping
+from kleene.engines.srt.skip import head_condition, skipping
 from kleene.reference.budget import Budget
-from kleene.reference.conditions import TRUE, Condition, conjunction, rename
+from kleene.reference.conditions import (
+    TRUE,
+    Attr,
+    Condition,
+    conjunction,
+    conjuncts,
+    rename,
+    subterms,
+)
 from kleene.reference.conditions import Not as NotCondition
 from kleene.reference.events import Event
 from kleene.reference.match import Match
@@ -94,7 +103,6 @@ class LazyDSRT(Pictured):
 
     def __post_init__(self) -> None:
         self.registers = self.srt.registers()
-        self.start = self.state(frozenset({(self.srt.start, (0,) * len(self.registers))}))
         relevant, moves = skipping(self.srt, {r: i for i, r in enumerate(self.registers)})
         if relevant is not None and self.policy == "stream" and moves[self.srt.start]:
             relevant = None      # the fresh run lives on an idle element: read them all
@@ -104,6 +112,17 @@ class LazyDSRT(Pictured):
             [compile_guard(c, {}) for c in relevant]
         #: per SRT state, the bits of ``relevant`` its non-``TRUE`` guards need
         self.member_masks = [] if relevant is None else srt_masks(self.srt, relevant)
+        #: the bit of each of ``relevant`` in a row's bits (none beyond ``MAX_BITS``)
+        self.bit_of = {} if relevant is None or len(relevant) > MAX_BITS else \
+            {c: i for i, c in enumerate(relevant)}
+        #: the attributes an atom reads where a row's bits do not decide it (``type``: the
+        #: type): a woken row's event carries only these
+        self.read_attrs = frozenset(
+            t.attr for e in self.srt.edges
+            for c in (*(c for c in conjuncts(e.guard)
+                        if reads(c) or head_condition(e) not in self.bit_of), *e.unless)
+            for t in subterms(c) if isinstance(t, Attr))
+        self.start = self.state(frozenset({(self.srt.start, (0,) * len(self.registers))}))
 
     def finals(self, sid: int) -> bool:
         """Whether state ``sid`` holds a final member (accepts, policy ``literal``)."""
@@ -190,6 +209,7 @@ class LazyDSRT(Pictured):
 
         quiet: set[int] = set()
         clocks: dict[int, tuple[int, int, int | float, bool]] = {}
+        split: dict[int, Condition] = {}          # the condition of each guard atom
 
         def atom(key: tuple[object, ...], make: Guard, c: Condition | None = None) -> int:
             if key not in atoms:
@@ -209,9 +229,11 @@ class LazyDSRT(Pictured):
                     c = self._renamed(e.guard, names)
                     yes.append(atom(("g", c), self._guard(c), c))
                     quiet.add(yes[-1])
+                    split.setdefault(yes[-1], c)
                 for u in e.unless:
                     c = self._renamed(u, names)
                     no.append(atom(("g", c), self._guard(c), c))
+                    split.setdefault(no[-1], c)
                 for clock in e.clocks:
                     x = slots[self.registers.index(clock.register)]
                     yes.append(atom(("k", x, clock.bound, clock.inside),
@@ -219,10 +241,15 @@ class LazyDSRT(Pictured):
                     clocks[yes[-1]] = (yes[-1], x, clock.bound, clock.inside)
                 per.append((e, tuple(yes), tuple(no)))
             tests.append(tuple(per))
+        heads, bodies = [], []
+        for i in range(len(compiled)):
+            head, body = _split(split[i]) if i in split else (None, None)
+            heads.append(self.bit_of.get(head, -1) if head is not None else -1)
+            bodies.append(None if body is None or heads[-1] < 0 else self._guard(body))
         return Table(members, width, tuple(compiled), tuple(shown),
                      tuple(i in quiet for i in range(len(compiled))),
                      all(i in quiet or shown[i] is None for i in range(len(compiled))),
-                     tuple(clocks.values()), tuple(tests))
+                     tuple(clocks.values()), tuple(tests), tuple(heads), tuple(bodies))
 
     @staticmethod
     def _renamed(c: Condition, names: dict[str, str]) -> Condition:
@@ -270,6 +297,15 @@ class LazyDSRT(Pictured):
         pass, or one per part under ``PARTITION BY``)."""
         return passes(self, events, Counters() if counters is None else counters, budget,
                       self.by)
+
+
+def _split(c: Condition) -> tuple[Condition | None, Condition | None]:
+    """``c`` as its conjuncts that read no register and those that do (``None``: none);
+    ``c`` holds iff both do (a conjunction is true iff each conjunct is)."""
+    parts = conjuncts(c)
+    head = [x for x in parts if not reads(x)]
+    body = [x for x in parts if reads(x)]
+    return (conjunction(head) if head else None), (conjunction(body) if body else None)
 
 
 def _clock(slot: int, bound: int | float, inside: bool) -> Guard:

@@ -40,6 +40,10 @@ class Table:
     clocks: tuple[tuple[int, int, int | float, bool], ...]
     #: per member, per SRT edge: (edge, atoms that must hold, atoms that must not)
     tests: tuple[tuple[tuple[Edge, tuple[int, ...], tuple[int, ...]], ...], ...]
+    #: per atom, the bit of ``relevant`` that is its head-only conjuncts (-1: tested whole)
+    heads: tuple[int, ...]
+    #: per atom with a head bit, its conjuncts that read a register (``None``: none)
+    bodies: tuple[Guard | None, ...]
     moves: dict[tuple[bool, ...], tuple[Out, Out]] = field(default_factory=dict)
 
 
@@ -54,6 +58,8 @@ class Automaton(Protocol):
 
     #: per SRT state, the bits of ``relevant`` its guards other than ``TRUE`` need
     member_masks: list[int]
+    #: the attributes an atom reads where a row's bits do not decide it
+    read_attrs: frozenset[str]
 
     def finals(self, sid: int) -> bool: ...
 
@@ -68,6 +74,51 @@ class Automaton(Protocol):
     def unchanged(self, sid: int, bits: tuple[bool, ...]) -> bool: ...
 
     def move(self, sid: int, bits: tuple[bool, ...]) -> tuple[Out, Out]: ...
+
+
+class Step:
+    """What a configuration of one DSRT state tests on a woken row with given bits (a row
+    of the columns, :mod:`kleene.engines.srt.lazy_sleep`): the atoms the bits decide are
+    fixed (``base``: a guard whose head-only conjuncts' bit is unset is false, one whose
+    bit is set and that reads no register is true), the others are ``tests`` (a guard's
+    conjuncts that read a register, a clock, an atom no bit decides) at the atom indexes
+    ``where``; ``outs`` caches the transition per outcome of the tests (bit ``k``:
+    ``tests[k]`` holds), so a deterministic step is the tests and one lookup."""
+
+    __slots__ = ("base", "outs", "tests", "where")
+
+    def __init__(self, base: list[bool], tests: tuple[Guard, ...],
+                 where: tuple[int, ...]) -> None:
+        self.base, self.tests, self.where = base, tests, where
+        self.outs: dict[int, tuple[Out, Out]] = {}
+
+    @classmethod
+    def of(cls, d: Automaton, sid: int, bits: int) -> Step:
+        """The step of DSRT state ``sid`` on a row whose bit ``i`` says whether it
+        satisfies ``d.relevant[i]``."""
+        t = d.tables[sid]
+        base = [False] * len(t.atoms)
+        tests: list[Guard] = []
+        where: list[int] = []
+        for a, (h, body) in enumerate(zip(t.heads, t.bodies, strict=True)):
+            if h < 0:
+                tests.append(t.atoms[a])
+                where.append(a)
+            elif bits >> h & 1:
+                if body is None:
+                    base[a] = True
+                else:
+                    tests.append(body)
+                    where.append(a)
+        return cls(base, tuple(tests), tuple(where))
+
+    def out(self, d: Automaton, sid: int, r: int) -> tuple[Out, Out]:
+        """The transition of ``sid`` where the tests came out as the bits of ``r``."""
+        bits = list(self.base)
+        for k, a in enumerate(self.where):
+            bits[a] = bool(r >> k & 1)
+        found = self.outs[r] = d.move(sid, tuple(bits))
+        return found
 
 
 class Pass:

@@ -34,10 +34,10 @@ from kleene.data.columnar import Columns
 from kleene.data.source import columns_of_source
 from kleene.engines.protocol import Counters
 from kleene.engines.srt.agenda import READ, fresh_rows, state_masks, waiting_moves
-from kleene.engines.srt.automaton import Registers
+from kleene.engines.srt.automaton import Held, Registers
 from kleene.engines.srt.columns import SMALL, candidates
 from kleene.engines.srt.execution import Execution
-from kleene.engines.srt.lazy_pass import Automaton, Pass
+from kleene.engines.srt.lazy_pass import Automaton, Pass, Step
 from kleene.engines.srt.marks import ROOT, Marks, reported, union
 from kleene.engines.srt.partition import stream_order
 from kleene.reference.budget import Budget
@@ -46,6 +46,7 @@ from kleene.reference.match import Match
 from kleene.reference.policies import part_of
 
 Config = tuple[int, Registers]
+INT64_MAX = 2**63 - 1
 
 
 def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | None,
@@ -87,7 +88,9 @@ def passes(d: Automaton, events: Iterable[Event], c: Counters, budget: Budget | 
 
 
 class Schedule:
-    """The sleeping configurations of one pass over ``columns`` (module docstring)."""
+    """The sleeping configurations of one pass over ``columns`` (module docstring).
+    Rows are found by their *candidate index* (into :attr:`rows`, the rows some bit holds
+    on); a state's candidates are the indexes whose bits meet its mask."""
 
     def __init__(self, d: Automaton, columns: Columns, p: Pass) -> None:
         assert d.relevant is not None
@@ -95,14 +98,20 @@ class Schedule:
         rows, bits = candidates(columns, d.relevant)
         self.rows_np, self.bits_np = rows, bits
         self.rows: list[int] = rows.tolist()
+        self.bitl: list[int] = bits.tolist()
         self.chunk: tuple[int, Callable[[int], Event]] | None = None
-        self.stamps: list[int | float] = columns.ts.to_pylist()
+        self.ts = columns.ts.to_numpy()
+        #: the timestamp of a row, a Python number (as the events' own)
+        self.stamp: Callable[[int], int | float] = self.ts.item
         self.columns = columns
-        self.n = len(self.stamps)
+        self.n = len(self.ts)
         self.member_masks = d.member_masks
         self.masks: list[int] = []                 # per DSRT state, built on need
-        self.lists: dict[int, list[int]] = {}      # per mask: its candidate rows
-        self.state_rows: list[list[int]] = []      # per DSRT state: its mask's list
+        self.lists: dict[int, list[int]] = {}      # per mask: its candidate indexes
+        self.state_cands: list[list[int]] = []     # per DSRT state: its mask's list
+        self.steps: list[dict[int, Step]] = []     # per DSRT state: per row bits
+        #: per DSRT state: its clocks' outcomes on an idle row → (stays, target, keep)
+        self.idle: list[dict[int, tuple[bool, int, tuple[int, ...] | None]]] = []
         self.wake: dict[int, dict[Config, Marks]] = {}   # candidate index → sleepers
         self.due: list[int] = []                   # the candidate indexes in ``wake``
         self.ended: dict[Config, Marks] = {}       # alive after the last row
@@ -121,89 +130,192 @@ class Schedule:
             masks.append(m)
         return masks[sid]
 
-    def rows_of(self, sid: int) -> list[int]:
-        """The candidate rows of DSRT state ``sid`` (its mask's; kept per state)."""
-        while len(self.state_rows) <= sid:
-            self.state_rows.append(self.candidates_of(self.mask(len(self.state_rows))))
-        return self.state_rows[sid]
+    def cands_of(self, sid: int) -> list[int]:
+        """The candidate indexes of DSRT state ``sid`` (its mask's; kept per state)."""
+        while len(self.state_cands) <= sid:
+            k = len(self.state_cands)
+            self.state_cands.append(self.candidates_of(self.mask(k)))
+            self.steps.append({})
+            self.idle.append({})
+        return self.state_cands[sid]
 
     def candidates_of(self, mask: int) -> list[int]:
-        """The candidate rows (stream rows) whose bits meet ``mask``."""
+        """The candidate indexes whose bits meet ``mask``."""
         found = self.lists.get(mask)
         if found is None:
-            found = self.lists[mask] = self.rows_np[(self.bits_np & mask) != 0].tolist()
+            found = self.lists[mask] = np.flatnonzero(self.bits_np & mask).tolist()
         return found
 
     def read(self, i: int) -> Event:
-        """The event of candidate ``i`` (their cells read :data:`READ` at a time, in order)."""
+        """The event of candidate ``i`` (their cells read :data:`READ` at a time, in order;
+        only the attributes an atom the bits do not decide reads)."""
         chunk = self.chunk
         if chunk is None or not chunk[0] <= i < chunk[0] + READ:
             lo = i - i % READ
-            chunk = self.chunk = (lo, self.columns.reader(self.rows_np[lo:lo + READ])[0])
+            chunk = self.chunk = (lo, self.columns.reader(self.rows_np[lo:lo + READ],
+                                                          only=self.d.read_attrs)[0])
         return chunk[1](i - chunk[0])
 
-    def place(self, row: int, config: Config, marks: Marks) -> None:
-        """Put ``config`` (every row before ``row`` read) to sleep until its state's next
-        candidate row, reading the idle rows before it by their timestamps."""
-        work = [(row, config, marks)]
+    def advance(self, i: int, runs: Iterable[tuple[Config, Marks]],
+                nxt: dict[Config, Marks]) -> list[Marks]:
+        """Every configuration of ``runs`` on candidate ``i`` into ``nxt`` (as
+        :meth:`Pass._advance`, each atom the row's bits decide read off them); the marks
+        it reports."""
+        u = self.read(i)
+        b = self.bitl[i]
+        element: Held | None = None
+        reports: list[Marks] = []
+        steps = self.steps
+        evaluations = 0
+        for (sid, regs), marks in runs:
+            if sid >= len(steps):
+                self.cands_of(sid)
+            st = steps[sid].get(b)
+            if st is None:
+                st = steps[sid][b] = Step.of(self.d, sid, b)
+            r = 0
+            k = 1
+            for test in st.tests:
+                if test(u, regs):
+                    r |= k
+                k <<= 1
+            evaluations += len(st.tests)
+            outs = st.outs.get(r) or st.out(self.d, sid, r)
+            (target, keep, report), (after, kept, _) = outs
+            if target >= 0:
+                m = Marks(u.position, (marks,))
+                if keep is None:
+                    key = (target, regs)
+                else:
+                    if element is None:
+                        element = Held(u)
+                    key = (target, (None, *((regs + (element,))[j] for j in keep)))
+                before = nxt.get(key)
+                nxt[key] = m if before is None else union([before, m])
+                if report:
+                    reports.append(m)
+            if after >= 0:
+                if kept is None:
+                    key = (after, regs)
+                else:
+                    if element is None:
+                        element = Held(u)
+                    key = (after, (None, *((regs + (element,))[j] for j in kept)))
+                before = nxt.get(key)
+                nxt[key] = marks if before is None else union([before, marks])
+        self.p.evaluations += evaluations
+        return reports
+
+    def place(self, row: int, ci: int, config: Config, marks: Marks) -> None:
+        """Put ``config`` (every row before ``row`` read; ``ci`` the first candidate index
+        at or after ``row``) to sleep until its state's next candidate row, reading the
+        idle rows before it by their timestamps."""
+        work: list[tuple[int, int, Config, Marks]] = []
+        self._place(row, ci, config, marks, work)
         while work:
             self._place(*work.pop(), work)
 
-    def _place(self, row: int, config: Config, marks: Marks,
-               work: list[tuple[int, Config, Marks]]) -> None:
-        d, stamps, p = self.d, self.stamps, self.p
+    def _place(self, row: int, ci: int, config: Config, marks: Marks,
+               work: list[tuple[int, int, Config, Marks]]) -> None:
+        """:meth:`place`; a configuration stepped on an idle row's event (a state with
+        another live atom than clocks) leaves its successors in ``work``."""
+        rows, stamp, tables = self.rows, self.stamp, self.d.tables
+        nc = len(rows)
         while True:
             sid, regs = config
-            rows = self.state_rows[sid] if sid < len(self.state_rows) else self.rows_of(sid)
-            at = bisect_left(rows, row)
-            wake = rows[at] if at < len(rows) else self.n
-            if row < wake:
-                bits = d.idle_bits(sid, regs, stamps[row])
-                if bits is None:                 # another live atom: step the event
-                    after: dict[Config, Marks] = {}
-                    p._advance(self._event(row), ((config, marks),), after)
-                    work.extend((row + 1, key, m) for key, m in after.items())
-                    return
-                if d.unchanged(sid, bits):      # until a clock changes, or the wake row
-                    row = self._clocks_hold(sid, regs, row, wake)
-                    continue
-                p.evaluations += len(bits)
-                target, keep, _ = d.move(sid, bits)[1]
-                if target < 0:
-                    return
-                config = (target, regs if keep is None
-                          else (None, *(regs[k] for k in keep)))
-                row += 1
-                continue
-            if wake == self.n:
-                self._merge(self.ended, config, marks)
+            cands = self.state_cands[sid] if sid < len(self.state_cands) \
+                else self.cands_of(sid)
+            at = bisect_left(cands, ci)
+            w = cands[at] if at < len(cands) else nc
+            wake = rows[w] if w < nc else self.n
+            if row == wake:
+                break
+            t = tables[sid]
+            if not t.clocks_only:                # another live atom: step the event
+                after: dict[Config, Marks] = {}
+                self.p._advance(self._event(row), ((config, marks),), after)
+                if ci < nc and rows[ci] == row:
+                    ci += 1
+                work.extend((row + 1, ci, key, m) for key, m in after.items())
                 return
-            i = bisect_left(self.rows, wake)
-            sleepers = self.wake.get(i)
-            if sleepers is None:
-                sleepers = self.wake[i] = {}
-                heapq.heappush(self.due, i)
-            self._merge(sleepers, config, marks)
+            # each clock is monotone in the timestamps: the same outcome on the first and
+            # the last idle row is its outcome on every idle row between
+            first, last = stamp(row), stamp(wake - 1)
+            now = end = 0
+            k = 1
+            for _, slot, bound, inside in t.clocks:
+                held = regs[slot]
+                if held is not None:
+                    h = held.event.ts
+                    if (first - h <= bound) == inside:
+                        now |= k
+                    if (last - h <= bound) == inside:
+                        end |= k
+                k <<= 1
+            idle = self.idle[sid]
+            stays, target, keep = idle.get(now) or self._idle_move(sid, now)
+            if stays:
+                if now == end:
+                    break                        # asleep until the wake row
+                if (now ^ end).bit_count() == 1:   # one clock changes, once
+                    if (idle.get(end) or self._idle_move(sid, end))[1] < 0:
+                        return                   # and that kills it
+                row = self._clocks_hold(sid, regs, row, wake)
+                ci = bisect_left(rows, row, ci, w)
+                continue
+            self.p.evaluations += len(t.atoms)
+            if target < 0:
+                return
+            config = (target, regs if keep is None else (None, *(regs[j] for j in keep)))
+            if ci < nc and rows[ci] == row:
+                ci += 1
+            row += 1
+        if w == nc:
+            self._merge(self.ended, config, marks)
             return
+        sleepers = self.wake.get(w)
+        if sleepers is None:
+            self.wake[w] = {config: marks}
+            heapq.heappush(self.due, w)
+            return
+        before = sleepers.get(config)
+        sleepers[config] = marks if before is None else union([before, marks])
+
+    def _idle_move(self, sid: int, clocks: int) -> tuple[bool, int, tuple[int, ...] | None]:
+        """Where an idle row whose clock outcomes are the bits of ``clocks`` takes a
+        configuration of ``sid``: whether it stays as it is, else its unmarked target."""
+        found = self.idle[sid].get(clocks)
+        if found is None:
+            t = self.d.tables[sid]
+            bits = [False] * len(t.atoms)
+            for k, (a, _, _, _) in enumerate(t.clocks):
+                bits[a] = bool(clocks >> k & 1)
+            minterm = tuple(bits)
+            target, keep, _ = self.d.move(sid, minterm)[1]
+            found = self.idle[sid][clocks] = (self.d.unchanged(sid, minterm), target, keep)
+        return found
 
     def _clocks_hold(self, sid: int, regs: Registers, row: int, wake: int) -> int:
         """The first row from ``row`` (before ``wake``, else ``wake``) where a clock of
         state ``sid`` changes: ``ts − r.ts ≤ b`` holds up to a row and fails from it on
         (timestamps never decrease), found by bisection on the timestamps."""
-        stamps = self.stamps
+        ts = self.ts
         for _, slot, bound, _ in self.d.tables[sid].clocks:
             held = regs[slot]
             if held is None:
                 continue
             h = held.event.ts
-            if stamps[row] - h > bound:          # failed already: constant from here
+            if self.stamp(row) - h > bound:      # failed already: constant from here
                 continue
             if type(h) is int and isinstance(bound, int | float) and bound != inf:
                 # integer timestamps: t − h is an integer, so t − h ≤ b iff t ≤ h + ⌊b⌋
-                # (exact: Python integers, no float rounding)
-                wake = bisect_right(stamps, h + floor(bound), row, wake)
+                # (exact: Python integers, no float rounding; int64 timestamps)
+                last = h + floor(bound)
+                if last < INT64_MAX:
+                    wake = row + int(np.searchsorted(ts[row:wake], last, "right"))
             else:
-                wake = bisect_right(stamps, bound, row, wake, key=lambda t: t - h)
+                stamps = ts[row:wake].tolist()
+                wake = row + bisect_right(stamps, bound, key=lambda t: t - h)
         return wake
 
     @staticmethod
@@ -223,14 +335,13 @@ class Schedule:
         ex = Execution(self.d.srt, "stream", Counters())
         moves = waiting_moves(ex)
         if moves is None:
-            index = {r: i for i, r in enumerate(self.rows)}
-            return [index[r] for r in self.candidates_of(self.mask(self.d.start))]
+            return self.candidates_of(self.mask(self.d.start))
         assert ex.relevant == self.d.relevant
         masks = state_masks(ex)
         bits = self.bits_np
         cand = [np.flatnonzero(bits & m).tolist() for m in masks]
         return fresh_rows(ex, moves, masks, cand, self.rows_np, bits,
-                          self.columns.ts.to_numpy())
+                          self.ts)
 
     def run(self) -> Iterator[Match]:
         """The pass: every candidate row some configuration wakes on (or a fresh run
@@ -239,8 +350,9 @@ class Schedule:
         start: Config = (d.start, (None,))
         fresh = self.fresh() if p.streaming else []
         f = woken = 0
+        work: list[tuple[int, int, Config, Marks]] = []
         for config, marks in p.runs.items():
-            self.place(0, config, marks)
+            self.place(0, 0, config, marks)
         p.runs = {}
         while self.due or f < len(fresh):
             i = self.due[0] if self.due else len(self.rows)
@@ -258,12 +370,14 @@ class Schedule:
                 sleepers = self.wake.pop(i)
             nxt: dict[Config, Marks] = {}
             woken += 1
-            reports = p._advance(self.read(i), sleepers.items(), nxt)
+            reports = self.advance(i, sleepers.items(), nxt)
             p.created += len(nxt)
             p.peak = max(p.peak, len(nxt))
             row = self.rows[i] + 1
             for config, marks in nxt.items():
-                self.place(row, config, marks)
+                self._place(row, i + 1, config, marks, work)
+            while work:
+                self._place(*work.pop(), work)
             if reports and p.streaming:
                 yield from reported(reports, p.budget)
         p.read += self.n
