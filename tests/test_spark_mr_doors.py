@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 import pytest
+from pyspark.sql import functions as F
 
 import kleene
 from kleene.cli import main
@@ -124,3 +125,17 @@ def test_sql_that_spark_refuses_around_the_recognition_is_one_line(spark):
     assert "list" in str(err.value) and "\n" not in str(err.value)
     assert _jobs(spark, "mr-outer-sql") == []
     assert not [v for v in spark.catalog.listTables() if v.name.startswith("__kleene")]
+
+
+def test_a_column_the_recognition_does_not_read_is_never_shipped(spark):
+    # an interval of months and days is a type Spark cannot send to Python as Arrow, so
+    # the recognition succeeds only if the column it does not read is dropped before the
+    # mapInArrow; with ALL ROWS PER MATCH the rows are the output, and every column is sent
+    sql = V_SHAPE.read_text()
+    ticks = _ticks(spark).withColumn("lag", F.make_interval(F.lit(0), F.lit(1)))
+    with small_jobs(spark):
+        assert [tuple(r) for r in kleene.match_recognize(ticks, sql).collect()] == V_ROWS
+        every = sql.replace("ONE ROW PER MATCH", "ALL ROWS PER MATCH").replace(
+            "SELECT sym, start_ts, bottom_ts, end_ts", "SELECT *")
+        with pytest.raises(Exception, match="(?i)interval"):
+            kleene.match_recognize(ticks, every).collect()

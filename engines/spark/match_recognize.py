@@ -14,10 +14,13 @@ One recognition, :func:`recognize_frame`:
    file's rows in the file's order), the input order the single process keeps for rows
    that tie on every ``ORDER BY`` key (:mod:`kleene.engines.match_recognize.order`; the
    standard leaves their order to the implementation);
-3. the rows are repartitioned by the ``PARTITION BY`` keys, so every row of one SQL
-   partition is in one Spark task, and sorted within the task by the keys, the ``ORDER BY``
-   columns and the row index; without ``PARTITION BY`` all rows go to one task
-   (:data:`ONE_TASK`, said once);
+3. only the columns the recognition's output can depend on are kept (its keys, its
+   ``ORDER BY`` columns, those its ``MEASURES`` and ``DEFINE`` read; all with ``ALL ROWS
+   PER MATCH``), and the rows are repartitioned by the ``PARTITION BY`` keys, so every row
+   of one SQL partition is in one Spark task; without ``PARTITION BY`` all rows go to one
+   task (:data:`ONE_TASK`, said once). Spark does not sort them: the task puts them in
+   order itself (step 4), as the single process does, so a sort by Spark's rules would be
+   work done twice;
 4. each task (``mapInArrow``, :func:`recognize_task`) splits its rows into the SQL
    partitions, puts each partition's rows back in their input order and runs the matcher
    over it (the engine ``match-recognize``, or the reference where the engine refuses the
@@ -68,7 +71,7 @@ from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import expressions_of
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
 from kleene.reference.match_recognize.tie_choices import ERROR, INPUT_ORDER
-from kleene.reference.match_recognize.ties import check_ties, refuse_ties
+from kleene.reference.match_recognize.ties import check_ties, columns_read, refuse_ties
 from kleene.reference.query import Query
 
 #: The row index, the partition's first row index and the output row's place (internal).
@@ -245,6 +248,7 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
                           "evaluates it first); on Spark, compute it and write its value")
     columns = {f.name.upper(): f for f in df.schema.fields}
     _check_columns(clause, columns)
+    df = _read_columns(df, clause)
     schema = output_schema(clause, df.schema)
     keys = [_column(columns[e.name.upper()].name) for e in clause.partition_by
             if isinstance(e, Column)]
@@ -257,31 +261,32 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     else:
         run.notes.append(ONE_TASK)
         parts = indexed.repartition(1)
-    order = [*keys, *(_sort_column(columns[k.expr.name.upper()].name, k.descending,
-                                   k.nulls_first)
-                      for k in clause.order_by if isinstance(k.expr, Column))]
-    ordered = parts.sortWithinPartitions(*order, F.col(ROW))
     numbered = T.StructType([*schema.fields, T.StructField(PART, T.LongType()),
                              T.StructField(SEQ, T.LongType())])
     task = partial(recognize_task, clause, run.engine,
                    to_arrow_schema(schema, timezone="UTC"), run.steps, run.refuse_ties)
-    return (ordered.mapInArrow(task, numbered).repartition(1)
+    return (parts.mapInArrow(task, numbered).repartition(1)
             .sortWithinPartitions(PART, SEQ).drop(PART, SEQ))
+
+
+def _read_columns(df: DataFrame, clause: MatchRecognize) -> DataFrame:
+    """``df``'s columns the recognition's output can depend on (its keys, its ``ORDER
+    BY`` columns and :func:`~kleene.reference.match_recognize.ties.columns_read`: all of
+    them with ``ALL ROWS PER MATCH``), in ``df``'s order: no other column is shuffled or
+    sent to the Python workers as Arrow (Spark cannot prune a column through
+    ``mapInArrow``)."""
+    names = df.columns
+    keys = {e.name.upper() for e in (*clause.partition_by,
+                                      *(k.expr for k in clause.order_by))
+            if isinstance(e, Column)}
+    read = {n.upper() for n in columns_read(clause, names)} | keys
+    kept = [n for n in names if n.upper() in read]
+    return df if len(kept) == len(names) else df.select(*(_column(n) for n in kept))
 
 
 def _column(name: str) -> Any:
     """The DataFrame's column ``name`` (quoted: a dot in it is no field access)."""
     return F.col("`" + name.replace("`", "``") + "`")
-
-
-def _sort_column(name: str, descending: bool, nulls_first: bool | None) -> Any:
-    """A Spark sort column in the reference's order (NULLs last ascending, first
-    descending, unless ``NULLS FIRST/LAST`` says)."""
-    first = descending if nulls_first is None else nulls_first
-    column = _column(name)
-    if descending:
-        return column.desc_nulls_first() if first else column.desc_nulls_last()
-    return column.asc_nulls_first() if first else column.asc_nulls_last()
 
 
 def _check_columns(clause: MatchRecognize, columns: dict[str, T.StructField]) -> None:
