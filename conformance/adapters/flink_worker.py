@@ -221,10 +221,9 @@ def tables(env: Any, msg: dict[str, Any]) -> dict[str, object]:
             try:
                 temporaries.append(create(env, name, req, streaming=streaming))
                 sql = req["sql"].replace(f"`{req['name']}`", f"`{name}`", 1)
-                schema = env.sql_query(sql).get_schema()
-                names = schema.get_field_names()
-                types = [str(t) for t in schema.get_field_data_types()]
-                answers[k] = {"columns": [list(c) for c in zip(names, types, strict=True)]}
+                columns = _columns(env.sql_query(sql))
+                names = [n for n, _ in columns]
+                answers[k] = {"columns": columns}
                 values = ", ".join(f"CAST(`{n}` AS STRING)" for n in names)
                 planned.append((k, env.sql_query(
                     f"SELECT {k} AS q, JSON_ARRAY({values} NULL ON NULL) AS j FROM ({sql})")))
@@ -237,6 +236,19 @@ def tables(env: Any, msg: dict[str, Any]) -> dict[str, object]:
             if t is not None:
                 os.unlink(t)
     return {"answers": answers}
+
+
+def _columns(table: Any) -> list[list[str]]:
+    """The ``[name, type]`` of each column of a planned statement, the type as Flink writes
+    it (``BIGINT NOT NULL``): read from the resolved schema's columns as text, three calls
+    into the JVM a column where PyFlink's own types took about 250 (a fifth of the worker's
+    time on a chunk of forty)."""
+    out = []
+    for column in table.get_resolved_schema().get_columns():
+        name = column.get_name()
+        quoted = "`" + name.replace("`", "``") + "`"
+        out.append([name, str(column).removeprefix(quoted).strip()])
+    return out
 
 
 def _said(err: Exception) -> str:
