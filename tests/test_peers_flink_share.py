@@ -5,6 +5,7 @@ and the Flink share (mr_report.py)."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -186,3 +187,32 @@ def test_a_pmr_disagreement_with_a_predicate_measure_is_its_null_predicate_bug()
     assert classify("pmr", v)[0] == "disagrees with the reference"
     assert classify("flink batch", Verdict("generated #f14", "failed", v.reason, (), text)
                     )[0] == "disagrees with the reference"   # pmr's bug, not Flink's
+
+
+def _pmr_wrong(sql: str, engine: str = "pmr") -> tuple[str, str]:
+    text = (f"{sql}\n-- table t (X, T), 1 rows:\n--   [3, 0]\n-- expected (N): (1,)\n"
+            "-- got: 1 rows missing")
+    return classify(engine, Verdict("generated #7", "failed", "1 rows missing", (), text))
+
+
+def test_pmr_disagreements_read_by_hand_are_its_leading_star_and_not_equal_bugs() -> None:
+    head = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES COUNT(*) AS N PATTERN "
+    star = _pmr_wrong(head + "(A*? B) DEFINE A AS A.X < 1, B AS B.X > 0)")
+    assert star[0] == "engine bug" and "takes no row" in star[1]
+    assert "takes no row" in _pmr_wrong(head + "(A{0,} B C) DEFINE B AS B.X > 0)")[1]
+    ne = _pmr_wrong(head + "(A B) DEFINE A AS A.X <> 0)")
+    assert ne[0] == "engine bug" and "`<>`" in ne[1]
+    # neither: a leading A? or a star not first, and <> only in a measure
+    for other in ("(A? B) DEFINE B AS B.X > 0)", "(C A* B) DEFINE B AS B.X > 0)",
+                  "(A) DEFINE A AS A.X > 0 AND NOT (A.X = 2))"):
+        assert _pmr_wrong(head + other)[0] == "disagrees with the reference", other
+    for pmrs in ("(A B) DEFINE A AS A.X <> 0)", "(A* B) DEFINE B AS B.X > 0)"):
+        assert _pmr_wrong(head + pmrs, "flink batch")[0] == "disagrees with the reference"
+
+
+def test_pmr_answering_a_column_twice_is_an_engine_bug() -> None:
+    v = Verdict("conformance/sqllogictest/duckdb/x.test:3", "failed",
+                "peer: the peer answered columns SYM, SYM, MNO, PRICE; expected sym, MNO, price")
+    assert classify("pmr", v)[0] == "engine bug"
+    v = dataclasses.replace(v, reason="peer: the peer answered columns SYM, MNO; expected x")
+    assert classify("pmr", v)[0] == "unclassified"

@@ -37,12 +37,16 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.ast import (
     Between,
     Binary,
+    Concat,
     InList,
     IsNull,
     Like,
     MatchRecognize,
+    Quantified,
     Unary,
+    Var,
 )
+from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.parser import parse_statement
 
 #: The words of a wrong answer (other rows than expected) in a verdict's reason.
@@ -100,6 +104,21 @@ def boolean_measure(clause: MatchRecognize) -> bool:
     return any(isinstance(m.expr, (IsNull, Like, Between, InList))
                or isinstance(m.expr, Binary) and m.expr.op in PREDICATES
                or isinstance(m.expr, Unary) and m.expr.op == "NOT" for m in clause.measures)
+
+
+def leading_star(clause: MatchRecognize) -> bool:
+    """Whether ``clause``'s pattern begins with one variable quantified ``*`` or ``{0,}``
+    (greedy or reluctant) followed by more of the pattern."""
+    p = clause.pattern
+    return (isinstance(p, Concat) and isinstance(first := p.items[0], Quantified)
+            and isinstance(first.body, Var) and first.low == 0 and first.high is None)
+
+
+def not_equal_defined(clause: MatchRecognize) -> bool:
+    """Whether a ``DEFINE`` condition of ``clause`` compares with ``<>`` (SQL's not-equal,
+    which pandas-match-recognize's condition evaluator does not parse)."""
+    return any(isinstance(e, Binary) and e.op == "<>"
+               for d in clause.defines for e in walk(d.condition))
 
 
 #: The binary operators whose value is a truth value.
@@ -189,6 +208,25 @@ RULES: tuple[Rule, ...] = (
          "X >= X AS M0 over X = 2 answers NULL, D.S IS NULL over S = 'a' answers NULL); "
          "another difference in the same rows is not told apart",
          clause=boolean_measure),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a pattern beginning with `A*` or `A*?` (`{0,}`) before more of the pattern misses "
+         "every match where A takes no row (by hand, pandas-match-recognize 0.2.5, "
+         "2026-11-28: PATTERN (A* B) DEFINE A AS X < 1, B AS X != 0 over one row X = 3 "
+         "answers no match where ISO/IEC 9075-2:2016 §7.6 and TR 19075-5 §4.7 match B "
+         "alone; `A? B`, `C A* B` and `(A | C)* B` answer it)",
+         clause=leading_star),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a DEFINE condition written with `<>` (SQL's not-equal, ISO/IEC 9075-2:2016 §8.2 "
+         "<comp op>) never holds: the engine's condition evaluator logs `Syntax error in "
+         "condition 'A.X <> 0': invalid syntax` and treats the row as not matching, no "
+         "error reaching the caller (the direct check above; read by hand 2026-11-28: "
+         "every shrunk disagreement of this kind answers the reference's rows once `<>` "
+         "is written `!=`)",
+         clause=not_equal_defined),
+    Rule("pmr", "", r"the peer answered columns .*\b(\w+), \1\b", "engine bug",
+         "ALL ROWS PER MATCH with a column both in PARTITION BY and ORDER BY: the engine "
+         "outputs the column twice (ISO/IEC 9075-2:2016 §7.6: the row pattern output table "
+         "has the input table's columns, each once, and the measures)"),
     Rule("pmr", "", r"NFAConstructionError: Exact NFA construction failed", "engine limitation",
          "pandas-match-recognize cannot build its automaton for a valid row pattern (an "
          "internal error, not a documented limit)"),
