@@ -6,6 +6,8 @@ and the Flink share (mr_report.py)."""
 from __future__ import annotations
 
 import dataclasses
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kleene.conformance.adapters import mr_generated, mr_report, native
+from kleene.conformance.adapters import mr_generated, mr_report, mr_suite, native
 from kleene.conformance.adapters.mr_classes import classify
 from kleene.conformance.adapters.mr_suite import EngineRun, Verdict
 from kleene.conformance.recognize_flink import flink_clauses, flink_tables
@@ -90,11 +92,14 @@ def test_drawn_recognitions_hold_the_flink_share_after_the_others() -> None:
 
 def test_the_pieces_of_a_run_join_and_may_not_overlap() -> None:
     files = EngineRun("pmr", (Verdict("conformance/sqllogictest/kleene/m.test:3", "passed"),),
-                      10.0, "python scripts/peers.py --mr-files all --drawn 0")
+                      10.0, "python scripts/peers.py --mr-files all --drawn 0", (3.5, 20.0))
     drawn = EngineRun("pmr", (Verdict("generated #f0", "failed", "1 rows missing"),
                               Verdict("generated #1", "passed")), 5.5,
-                      "python scripts/peers.py --mr-files none --drawn 2")
+                      "python scripts/peers.py --mr-files none --drawn 2", (12.0, 31.5))
     joined = EngineRun.joined([files, drawn])
+    assert joined.load == (3.5, 31.5)      # the lowest and highest load of the pieces
+    assert EngineRun.joined([files, dataclasses.replace(drawn, load=None)]).load == (3.5, 20)
+    assert EngineRun.of_json(json.loads(json.dumps(joined.to_json()))) == joined
     assert [v.where for v in joined.verdicts] == [
         "conformance/sqllogictest/kleene/m.test:3", "generated #f0", "generated #1"]
     assert joined.seconds == 15.5 and joined.command.splitlines() == [files.command,
@@ -111,8 +116,12 @@ def test_the_section_says_the_commands_and_counts_the_flink_share_apart() -> Non
                                     Verdict("generated #f1", "passed", "", ("quantifier",)),
                                     Verdict("generated #f2", "failed", "1 rows missing",
                                             ("quantifier",))),
-                    3.0, "python scripts/peers.py --a\npython scripts/peers.py --b")
+                    3.0, "python scripts/peers.py --a\npython scripts/peers.py --b",
+                    (9.4, 30.6))
     lines = mr_report.section([run], [Path("k"), Path("d")], 3, "2026-01-01", "DuckDB x")
+    assert any(line.startswith("Seconds: flink batch 3. The machine's load") and
+               "each engine's run; two cores, shared with other work): flink batch 9–31. "
+               in line for line in lines)
     assert lines[2] == ("*Run on 2026-01-01* (in pieces, then joined: `python "
                         "scripts/peers.py --parts mr --combine DIR,...`):")
     assert lines[4:8] == ["```text", "python scripts/peers.py --a",
@@ -216,3 +225,10 @@ def test_pmr_answering_a_column_twice_is_an_engine_bug() -> None:
     assert classify("pmr", v)[0] == "engine bug"
     v = dataclasses.replace(v, reason="peer: the peer answered columns SYM, MNO; expected x")
     assert classify("pmr", v)[0] == "unclassified"
+
+
+def test_the_load_seen_during_a_block_spans_its_readings() -> None:
+    with mr_suite.Load(every=0.01) as load:
+        time.sleep(0.05)
+    assert len(load.seen) >= 3 and load.span == (min(load.seen), max(load.seen))
+    assert all(x >= 0 for x in load.seen)
