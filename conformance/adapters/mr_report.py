@@ -108,8 +108,8 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
             "engine's run; two cores, shared with other work): " + ", ".join(loads) + ". "
             if loads else "")
     out += ["", "Seconds: " + ", ".join(f"{r.engine} {r.seconds:.0f}" for r in runs) + ". "
-            + said + "Left out (the reference refuses an output of no column, so there is nothing to "
-            "compare): " + ", ".join(f"{e} {n}" for e, n in left.items()) + ".", ""]
+            + said + "Left out (the reference refuses an output of no column, so there is "
+            "nothing to compare): " + ", ".join(f"{e} {n}" for e, n in left.items()) + ".", ""]
     kleene = {v.where: v.status for r in runs if r.engine == "kleene" for v in r.verdicts}
     for r in runs:
         if r.engine == "kleene":
