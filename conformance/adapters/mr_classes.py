@@ -114,6 +114,15 @@ def leading_star(clause: MatchRecognize) -> bool:
             and isinstance(first.body, Var) and first.low == 0 and first.high is None)
 
 
+def greedy_before_more(clause: MatchRecognize) -> bool:
+    """Whether ``clause``'s pattern has a greedy quantifier of variable length (``*``,
+    ``+``, ``{m,n}`` with m < n) followed by more of the pattern."""
+    p = clause.pattern
+    return isinstance(p, Concat) and any(
+        isinstance(q, Quantified) and not q.reluctant and q.high != q.low
+        for q in p.items[:-1])
+
+
 def not_equal_defined(clause: MatchRecognize) -> bool:
     """Whether a ``DEFINE`` condition of ``clause`` compares with ``<>`` (SQL's not-equal,
     which pandas-match-recognize's condition evaluator does not parse)."""
@@ -170,6 +179,16 @@ RULES: tuple[Rule, ...] = (
          f"are unsupported: {FLINK_LIMITS}, \"Physical offsets\"), so a PREV reaching before "
          "the match's first row is NULL where the standard reads the partition's row",
          sql=r"\b(PREV|NEXT)\s*\("),
+    Rule("flink", "", WRONG_WORDS, "engine bug",
+         "a greedy quantifier keeps every row its variable accepts and never gives one back "
+         "to the rest of the pattern: X+ Y (or A* B) over rows both variables accept finds "
+         "no match where the standard's greedy quantifier prefers the most rows with which "
+         "the pattern still matches (ISO/IEC TR 19075-5:2016 §4.7, preferment; ISO/IEC "
+         "9075-2 §7.6); read by hand on Kleene's file, 2026-11-28: A* B with A TRUE over "
+         "rows a..b answers nothing where the standard matches all of them; Flink's CEP "
+         "takes greedy as 'repeat as many as possible' (FLINK-7147) and FLINK-10587 "
+         "(greedy/reluctant support, open) lists what it lacks",
+         clause=greedy_before_more),
     Rule("flink", "", r"Unknown field '\*'", "engine limitation",
          "COUNT(A.*) (ISO/IEC 9075-2 §7.6: a row pattern variable's rows counted) is rejected "
          "at validation"),
