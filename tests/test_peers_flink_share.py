@@ -244,3 +244,17 @@ def test_flinks_wrong_answer_after_a_greedy_quantifier_is_its_no_give_back_bug()
     for other in ("(X+? Y) DEFINE X AS X.X > 0)", "(X{2} Y) DEFINE X AS X.X > 0)",
                   "(Y X+) DEFINE X AS X.X > 0)"):
         assert _pmr_wrong(head + other, "flink batch")[0] == "disagrees with the reference"
+
+
+def test_flinks_within_at_the_boundary_and_its_planner_errors_are_classified() -> None:
+    within = Verdict("conformance/sqllogictest/kleene/k.test:9", "failed",
+                     "0 rows where 3 are expected", ("within",))
+    assert classify("flink batch", within)[0] == "documented engine choice"
+    extra = dataclasses.replace(within, reason="2 rows extra")   # not the boundary
+    assert classify("flink batch", extra)[0] != "documented engine choice"
+    for said in ("java.lang.RuntimeException: while converting FINAL (`D`.`X` NOT IN (1))",
+                 "MalformedPatternException: Optional pattern cannot be preceded by greedy "
+                 "pattern", "ValidationException: Cannot use aggregation in navigation 'M'"):
+        v = Verdict("generated #f1", "failed", f"the backend reported error 'peer': {said}")
+        assert classify("flink streaming", v)[0] == "engine limitation", said
+        assert classify("pmr", v)[0] == "unclassified"
