@@ -258,3 +258,14 @@ def test_flinks_within_at_the_boundary_and_its_planner_errors_are_classified() -
         v = Verdict("generated #f1", "failed", f"the backend reported error 'peer': {said}")
         assert classify("flink streaming", v)[0] == "engine limitation", said
         assert classify("pmr", v)[0] == "unclassified"
+
+
+def test_pmrs_skip_target_parse_bug_and_a_budget_are_classified() -> None:
+    said = ("the backend reported error 'peer': peer: pmr: ValueError: Failed to parse query: "
+            "AFTER MATCH SKIP target 'B' not found in pattern variables ['PERMUTE(('].")
+    assert classify("pmr", Verdict("generated #9", "failed", said))[0] == "engine bug"
+    fine = said.replace("['PERMUTE((']", "['A', 'C']")   # B really missing: not this bug
+    assert classify("pmr", Verdict("generated #9", "failed", fine))[0] == "unclassified"
+    late = Verdict("conformance/sqllogictest/duckdb/x.test:4", "failed",
+                   "budget seconds=60.0 s exceeded while pmr ran a recognition")
+    assert classify("pmr", late)[0] == "no answer in time"

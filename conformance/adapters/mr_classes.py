@@ -272,7 +272,7 @@ RULES: tuple[Rule, ...] = (
     Rule("pmr", "", r"NFAConstructionError: Exact NFA construction failed", "engine limitation",
          "pandas-match-recognize cannot build its automaton for a valid row pattern (an "
          "internal error, not a documented limit)"),
-    Rule("pmr", "", r"AFTER MATCH SKIP target '\w+' not found in pattern variables \[.*'\('",
+    Rule("pmr", "", r"AFTER MATCH SKIP target '\w+' not found in pattern variables \[[^\]]*\(",
          "engine bug", "its parser lists a parenthesis as a pattern variable and rejects a "
          "skip target the pattern defines (ISO/IEC 9075-2 §7.6: the target is any primary "
          "row pattern variable)"),
@@ -289,7 +289,7 @@ def classify(engine: str, v: Verdict) -> tuple[str, str]:
     for rule in RULES:
         if rule.holds(engine, v):
             return rule.cls, rule.why
-    if v.reason.startswith(("no answer in time", "no verdict", "backend ")):
+    if v.reason.startswith(("no answer in time", "no verdict", "backend ", "budget seconds=")):
         return "no answer in time", ""
     if not WRONG.search(v.reason):
         return "unclassified", ""
