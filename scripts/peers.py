@@ -352,19 +352,22 @@ def mr_part(args: argparse.Namespace) -> list[str]:
             print(f"peers: drawing {args.drawn} recognitions ({args.flink_share:.0%} in "
                   "Flink's dialect)", file=sys.stderr, flush=True)
             items = drawn(args.drawn, args.flink_share, args.runs.parent)
-        if peer == "kleene":
-            run = mr_suite.run_engine(column, mr_suite.kleene_recognizer(), files, items)
-        elif peer == "duckdb":
-            run = mr_suite.run_engine(column, mr_duckdb.recognizer(), files, items)
-        else:
-            backend = getattr(engines, peer)()
-            try:
-                run = mr_suite.run_engine(column, Native(backend, peer, args.timeout, mode),
-                                          files, items, shrink=args.shrink_mr)
-            finally:
-                backend.close()
+        with mr_suite.Load() as load:
+            if peer == "kleene":
+                run = mr_suite.run_engine(column, mr_suite.kleene_recognizer(), files, items)
+            elif peer == "duckdb":
+                run = mr_suite.run_engine(column, mr_duckdb.recognizer(), files, items)
+            else:
+                backend = getattr(engines, peer)()
+                try:
+                    run = mr_suite.run_engine(column, Native(backend, peer, args.timeout,
+                                                             mode),
+                                              files, items, shrink=args.shrink_mr)
+                finally:
+                    backend.close()
         run = dataclasses.replace(run, command=" ".join(["python scripts/peers.py",
-                                                          *map(shlex.quote, sys.argv[1:])]))
+                                                          *map(shlex.quote, sys.argv[1:])]),
+                                  load=load.span)
         kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
         runs.append(run)
     return mr_section(runs)

@@ -5,6 +5,9 @@ and the Flink share (mr_report.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kleene.conformance.adapters import mr_generated, mr_report, native
+from kleene.conformance.adapters import mr_generated, mr_report, mr_suite, native
 from kleene.conformance.adapters.mr_classes import classify
 from kleene.conformance.adapters.mr_suite import EngineRun, Verdict
 from kleene.conformance.recognize_flink import flink_clauses, flink_tables
@@ -89,11 +92,14 @@ def test_drawn_recognitions_hold_the_flink_share_after_the_others() -> None:
 
 def test_the_pieces_of_a_run_join_and_may_not_overlap() -> None:
     files = EngineRun("pmr", (Verdict("conformance/sqllogictest/kleene/m.test:3", "passed"),),
-                      10.0, "python scripts/peers.py --mr-files all --drawn 0")
+                      10.0, "python scripts/peers.py --mr-files all --drawn 0", (3.5, 20.0))
     drawn = EngineRun("pmr", (Verdict("generated #f0", "failed", "1 rows missing"),
                               Verdict("generated #1", "passed")), 5.5,
-                      "python scripts/peers.py --mr-files none --drawn 2")
+                      "python scripts/peers.py --mr-files none --drawn 2", (12.0, 31.5))
     joined = EngineRun.joined([files, drawn])
+    assert joined.load == (3.5, 31.5)      # the lowest and highest load of the pieces
+    assert EngineRun.joined([files, dataclasses.replace(drawn, load=None)]).load == (3.5, 20)
+    assert EngineRun.of_json(json.loads(json.dumps(joined.to_json()))) == joined
     assert [v.where for v in joined.verdicts] == [
         "conformance/sqllogictest/kleene/m.test:3", "generated #f0", "generated #1"]
     assert joined.seconds == 15.5 and joined.command.splitlines() == [files.command,
@@ -110,8 +116,12 @@ def test_the_section_says_the_commands_and_counts_the_flink_share_apart() -> Non
                                     Verdict("generated #f1", "passed", "", ("quantifier",)),
                                     Verdict("generated #f2", "failed", "1 rows missing",
                                             ("quantifier",))),
-                    3.0, "python scripts/peers.py --a\npython scripts/peers.py --b")
+                    3.0, "python scripts/peers.py --a\npython scripts/peers.py --b",
+                    (9.4, 30.6))
     lines = mr_report.section([run], [Path("k"), Path("d")], 3, "2026-01-01", "DuckDB x")
+    assert any(line.startswith("Seconds: flink batch 3. The machine's load") and
+               "each engine's run; two cores, shared with other work): flink batch 9–31. "
+               in line for line in lines)
     assert lines[2] == ("*Run on 2026-01-01* (in pieces, then joined: `python "
                         "scripts/peers.py --parts mr --combine DIR,...`):")
     assert lines[4:8] == ["```text", "python scripts/peers.py --a",
@@ -186,3 +196,76 @@ def test_a_pmr_disagreement_with_a_predicate_measure_is_its_null_predicate_bug()
     assert classify("pmr", v)[0] == "disagrees with the reference"
     assert classify("flink batch", Verdict("generated #f14", "failed", v.reason, (), text)
                     )[0] == "disagrees with the reference"   # pmr's bug, not Flink's
+
+
+def _pmr_wrong(sql: str, engine: str = "pmr") -> tuple[str, str]:
+    text = (f"{sql}\n-- table t (X, T), 1 rows:\n--   [3, 0]\n-- expected (N): (1,)\n"
+            "-- got: 1 rows missing")
+    return classify(engine, Verdict("generated #7", "failed", "1 rows missing", (), text))
+
+
+def test_pmr_disagreements_read_by_hand_are_its_leading_star_and_not_equal_bugs() -> None:
+    head = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES COUNT(*) AS N PATTERN "
+    star = _pmr_wrong(head + "(A*? B) DEFINE A AS A.X < 1, B AS B.X > 0)")
+    assert star[0] == "engine bug" and "takes no row" in star[1]
+    assert "takes no row" in _pmr_wrong(head + "(A{0,} B C) DEFINE B AS B.X > 0)")[1]
+    ne = _pmr_wrong(head + "(A B) DEFINE A AS A.X <> 0)")
+    assert ne[0] == "engine bug" and "`<>`" in ne[1]
+    # neither: a leading A? or a star not first, and <> only in a measure
+    for other in ("(A? B) DEFINE B AS B.X > 0)", "(C A* B) DEFINE B AS B.X > 0)",
+                  "(A) DEFINE A AS A.X > 0 AND NOT (A.X = 2))"):
+        assert _pmr_wrong(head + other)[0] == "disagrees with the reference", other
+    for pmrs in ("(A B) DEFINE A AS A.X <> 0)", "(A*? B) DEFINE B AS B.X > 0)"):
+        assert _pmr_wrong(head + pmrs, "flink batch")[0] == "disagrees with the reference"
+
+
+def test_pmr_answering_a_column_twice_is_an_engine_bug() -> None:
+    v = Verdict("conformance/sqllogictest/duckdb/x.test:3", "failed",
+                "peer: the peer answered columns SYM, SYM, MNO, PRICE; expected sym, MNO, price")
+    assert classify("pmr", v)[0] == "engine bug"
+    v = dataclasses.replace(v, reason="peer: the peer answered columns SYM, MNO; expected x")
+    assert classify("pmr", v)[0] == "unclassified"
+
+
+def test_the_load_seen_during_a_block_spans_its_readings() -> None:
+    with mr_suite.Load(every=0.01) as load:
+        time.sleep(0.05)
+    assert len(load.seen) >= 3 and load.span == (min(load.seen), max(load.seen))
+    assert all(x >= 0 for x in load.seen)
+
+
+def test_flinks_wrong_answer_after_a_greedy_quantifier_is_its_no_give_back_bug() -> None:
+    head = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES COUNT(*) AS N PATTERN "
+    greedy = _pmr_wrong(head + "(X+ Y) DEFINE X AS X.X > 0, Y AS Y.X > 2)", "flink batch")
+    assert greedy[0] == "engine bug" and "never gives one back" in greedy[1]
+    assert "never gives one back" in _pmr_wrong(head + "(A B{1,3} C) DEFINE B AS B.X > 0)",
+                                                "flink streaming")[1]
+    # reluctant, fixed, or greedy only last: another disagreement, not read yet
+    for other in ("(X+? Y) DEFINE X AS X.X > 0)", "(X{2} Y) DEFINE X AS X.X > 0)",
+                  "(Y X+) DEFINE X AS X.X > 0)"):
+        assert _pmr_wrong(head + other, "flink batch")[0] == "disagrees with the reference"
+
+
+def test_flinks_within_at_the_boundary_and_its_planner_errors_are_classified() -> None:
+    within = Verdict("conformance/sqllogictest/kleene/k.test:9", "failed",
+                     "0 rows where 3 are expected", ("within",))
+    assert classify("flink batch", within)[0] == "documented engine choice"
+    extra = dataclasses.replace(within, reason="2 rows extra")   # not the boundary
+    assert classify("flink batch", extra)[0] != "documented engine choice"
+    for said in ("java.lang.RuntimeException: while converting FINAL (`D`.`X` NOT IN (1))",
+                 "MalformedPatternException: Optional pattern cannot be preceded by greedy "
+                 "pattern", "ValidationException: Cannot use aggregation in navigation 'M'"):
+        v = Verdict("generated #f1", "failed", f"the backend reported error 'peer': {said}")
+        assert classify("flink streaming", v)[0] == "engine limitation", said
+        assert classify("pmr", v)[0] == "unclassified"
+
+
+def test_pmrs_skip_target_parse_bug_and_a_budget_are_classified() -> None:
+    said = ("the backend reported error 'peer': peer: pmr: ValueError: Failed to parse query: "
+            "AFTER MATCH SKIP target 'B' not found in pattern variables ['PERMUTE(('].")
+    assert classify("pmr", Verdict("generated #9", "failed", said))[0] == "engine bug"
+    fine = said.replace("['PERMUTE((']", "['A', 'C']")   # B really missing: not this bug
+    assert classify("pmr", Verdict("generated #9", "failed", fine))[0] == "unclassified"
+    late = Verdict("conformance/sqllogictest/duckdb/x.test:4", "failed",
+                   "budget seconds=60.0 s exceeded while pmr ran a recognition")
+    assert classify("pmr", late)[0] == "no answer in time"

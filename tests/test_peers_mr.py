@@ -104,20 +104,27 @@ def test_an_error_is_one_line_without_pyflinks_wrapping_or_the_java_stack() -> N
                                 "for MATCH_NUMBER().")
 
 
+class FakeColumn:
+    """A column of a planned statement, as PyFlink's resolved schema gives it."""
+
+    def get_name(self) -> str:
+        return "n"
+
+    def __str__(self) -> str:
+        return "`n` BIGINT NOT NULL"
+
+
 class FakeTable:
     """A planned statement of the stand-in environment: its rows, or a failing job."""
 
     def __init__(self, rows: list[tuple[int, str]], fails: bool) -> None:
         self.rows, self.fails = rows, fails
 
-    def get_schema(self) -> Any:
+    def get_resolved_schema(self) -> Any:
         return self
 
-    def get_field_names(self) -> list[str]:
-        return ["n"]
-
-    def get_field_data_types(self) -> list[str]:
-        return ["BIGINT"]
+    def get_columns(self) -> list[FakeColumn]:
+        return [FakeColumn()]
 
     def union_all(self, other: FakeTable) -> FakeTable:
         return FakeTable(self.rows + other.rows, self.fails or other.fails)
@@ -165,6 +172,7 @@ def test_flinks_worker_splits_a_failing_job_down_to_the_failing_statement() -> N
     answers = flink_worker.tables(FakeEnv(), {"requests": requests})["answers"]
     assert [a.get("rows") for a in answers] == [[[7]], None, [[8]], None, [[9]]]  # type: ignore[attr-defined]
     assert "BAD" in answers[1]["error"] and "job failed" in answers[3]["error"]  # type: ignore[index]
+    assert answers[0]["columns"] == [["n", "BIGINT NOT NULL"]]  # type: ignore[index]
 
 
 def test_flinks_values_come_back_as_their_types() -> None:

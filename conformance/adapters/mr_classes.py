@@ -11,6 +11,8 @@ A class is one of:
   construct (cited), so an error or a wrong answer there is its documented choice;
 - ``engine limitation``: the engine rejects a standard construct with an error its
   documentation does not list;
+- ``documented engine choice``: the construct is the engine's own extension (not the
+  standard's) and the engine reads it otherwise than Kleene's reference;
 - ``adapter limit``: the adapter cannot say the query in the engine's dialect;
 - ``no verdict``: the reference gives no answer to compare (a drawn query with an output
   of no column);
@@ -37,12 +39,16 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.ast import (
     Between,
     Binary,
+    Concat,
     InList,
     IsNull,
     Like,
     MatchRecognize,
+    Quantified,
     Unary,
+    Var,
 )
+from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.parser import parse_statement
 
 #: The words of a wrong answer (other rows than expected) in a verdict's reason.
@@ -50,6 +56,8 @@ WRONG_WORDS = (r"rows where|row \d+, column \d+: got|rows missing|rows extra|"
                r"columns .* where .* are expected|answered a table where|"
                r"succeeded where an error is expected")
 
+#: A wrong answer that only misses rows (none extra).
+MISSING = r"\d+ rows where \d+ are expected|^\d+ rows missing$"
 #: The reference's errors for a skip the standard forbids, as a verdict says them.
 SKIP_ERRORS = r"(raises|an error is expected).*(skip-to-first-row|skip-to-unmapped-variable)"
 #: Flink's documentation of ``MATCH_RECOGNIZE``.
@@ -100,6 +108,30 @@ def boolean_measure(clause: MatchRecognize) -> bool:
     return any(isinstance(m.expr, (IsNull, Like, Between, InList))
                or isinstance(m.expr, Binary) and m.expr.op in PREDICATES
                or isinstance(m.expr, Unary) and m.expr.op == "NOT" for m in clause.measures)
+
+
+def leading_star(clause: MatchRecognize) -> bool:
+    """Whether ``clause``'s pattern begins with one variable quantified ``*`` or ``{0,}``
+    (greedy or reluctant) followed by more of the pattern."""
+    p = clause.pattern
+    return (isinstance(p, Concat) and isinstance(first := p.items[0], Quantified)
+            and isinstance(first.body, Var) and first.low == 0 and first.high is None)
+
+
+def greedy_before_more(clause: MatchRecognize) -> bool:
+    """Whether ``clause``'s pattern has a greedy quantifier of variable length (``*``,
+    ``+``, ``{m,n}`` with m < n) followed by more of the pattern."""
+    p = clause.pattern
+    return isinstance(p, Concat) and any(
+        isinstance(q, Quantified) and not q.reluctant and q.high != q.low
+        for q in p.items[:-1])
+
+
+def not_equal_defined(clause: MatchRecognize) -> bool:
+    """Whether a ``DEFINE`` condition of ``clause`` compares with ``<>`` (SQL's not-equal,
+    which pandas-match-recognize's condition evaluator does not parse)."""
+    return any(isinstance(e, Binary) and e.op == "<>"
+               for d in clause.defines for e in walk(d.condition))
 
 
 #: The binary operators whose value is a truth value.
@@ -177,6 +209,35 @@ RULES: tuple[Rule, ...] = (
          f"RUNNING vs. FINAL semantics: {FLINK_LIMITS}"),
     Rule("flink", "distinct", "", "documented limitation",
          f"distinct aggregations: {FLINK_LIMITS}"),
+    Rule("flink", "within", MISSING, "documented engine choice",
+         "a match spanning exactly the WITHIN interval is dropped: Flink's CEP times a "
+         "partial match out once a row is the interval or more after its first, where "
+         "Kleene's reference keeps a row the interval after (reference/match_recognize/"
+         "semantics.py, within_bound); WITHIN is Flink's extension, not SQL:2016, so its "
+         "reading is Flink's own (read by hand 2026-11-28: A+ B over rows 7 and 8 WITHIN "
+         "INTERVAL '1' SECOND answers nothing, over 70 and 80 WITHIN '10' SECOND likewise)"),
+    Rule("flink", "", r"while converting FINAL", "engine limitation",
+         "a measure reading an unqualified column (the universal row pattern variable) "
+         "inside IN, NOT IN, LIKE or CASE fails in the planner (`RuntimeException: while "
+         "converting FINAL ...`), an internal error, not a documented limit"),
+    Rule("flink", "", r"Optional pattern cannot be preceded by greedy pattern",
+         "engine limitation",
+         "Flink's CEP library rejects an optional variable after a greedy one "
+         "(`MalformedPatternException`), a clear error; FLINK-10587 (open) lists the "
+         "greedy/reluctant combinations Flink lacks"),
+    Rule("flink", "", r"Cannot use aggregation in navigation", "engine limitation",
+         "an aggregate inside a navigation (PREV(MAX(X)), ...) is rejected at validation; "
+         "Kleene's reference evaluates it"),
+    Rule("flink", "", MISSING, "engine bug",
+         "a greedy quantifier keeps every row its variable accepts and never gives one back "
+         "to the rest of the pattern: X+ Y (or A* B) over rows both variables accept finds "
+         "no match where the standard's greedy quantifier prefers the most rows with which "
+         "the pattern still matches (ISO/IEC TR 19075-5:2016 §4.7, preferment; ISO/IEC "
+         "9075-2 §7.6); read by hand on Kleene's file, 2026-11-28: A* B with A TRUE over "
+         "rows a..b answers nothing where the standard matches all of them; Flink's CEP "
+         "takes greedy as 'repeat as many as possible' (FLINK-7147) and FLINK-10587 "
+         "(greedy/reluctant support, open) lists what it lacks",
+         clause=greedy_before_more),
     Rule("flink", "", r"Cannot generate a valid execution plan", "engine limitation",
          "the planner finds no plan for the recognition (an internal error, not a "
          "documented limit)"),
@@ -189,10 +250,29 @@ RULES: tuple[Rule, ...] = (
          "X >= X AS M0 over X = 2 answers NULL, D.S IS NULL over S = 'a' answers NULL); "
          "another difference in the same rows is not told apart",
          clause=boolean_measure),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a pattern beginning with `A*` or `A*?` (`{0,}`) before more of the pattern misses "
+         "every match where A takes no row (by hand, pandas-match-recognize 0.2.5, "
+         "2026-11-28: PATTERN (A* B) DEFINE A AS X < 1, B AS X != 0 over one row X = 3 "
+         "answers no match where ISO/IEC 9075-2:2016 §7.6 and TR 19075-5 §4.7 match B "
+         "alone; `A? B`, `C A* B` and `(A | C)* B` answer it)",
+         clause=leading_star),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a DEFINE condition written with `<>` (SQL's not-equal, ISO/IEC 9075-2:2016 §8.2 "
+         "<comp op>) never holds: the engine's condition evaluator logs `Syntax error in "
+         "condition 'A.X <> 0': invalid syntax` and treats the row as not matching, no "
+         "error reaching the caller (the direct check above; read by hand 2026-11-28: "
+         "every shrunk disagreement of this kind answers the reference's rows once `<>` "
+         "is written `!=`)",
+         clause=not_equal_defined),
+    Rule("pmr", "", r"the peer answered columns .*\b(\w+), \1\b", "engine bug",
+         "ALL ROWS PER MATCH with a column both in PARTITION BY and ORDER BY: the engine "
+         "outputs the column twice (ISO/IEC 9075-2:2016 §7.6: the row pattern output table "
+         "has the input table's columns, each once, and the measures)"),
     Rule("pmr", "", r"NFAConstructionError: Exact NFA construction failed", "engine limitation",
          "pandas-match-recognize cannot build its automaton for a valid row pattern (an "
          "internal error, not a documented limit)"),
-    Rule("pmr", "", r"AFTER MATCH SKIP target '\w+' not found in pattern variables \[.*'\('",
+    Rule("pmr", "", r"AFTER MATCH SKIP target '\w+' not found in pattern variables \[[^\]]*\(",
          "engine bug", "its parser lists a parenthesis as a pattern variable and rejects a "
          "skip target the pattern defines (ISO/IEC 9075-2 §7.6: the target is any primary "
          "row pattern variable)"),
@@ -209,7 +289,7 @@ def classify(engine: str, v: Verdict) -> tuple[str, str]:
     for rule in RULES:
         if rule.holds(engine, v):
             return rule.cls, rule.why
-    if v.reason.startswith(("no answer in time", "no verdict", "backend ")):
+    if v.reason.startswith(("no answer in time", "no verdict", "backend ", "budget seconds=")):
         return "no answer in time", ""
     if not WRONG.search(v.reason):
         return "unclassified", ""

@@ -103,9 +103,13 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
             "direct checks, CORE) are from the run dated at the top of the page, not rerun "
             "here.", ""]
     out += compliance(runs)
+    loads = [f"{r.engine} {r.load[0]:.0f}–{r.load[1]:.0f}" for r in runs if r.load]
+    said = ("The machine's load (the 1-minute load average, lowest–highest during each "
+            "engine's run; two cores, shared with other work): " + ", ".join(loads) + ". "
+            if loads else "")
     out += ["", "Seconds: " + ", ".join(f"{r.engine} {r.seconds:.0f}" for r in runs) + ". "
-            "Left out (the reference refuses an output of no column, so there is nothing to "
-            "compare): " + ", ".join(f"{e} {n}" for e, n in left.items()) + ".", ""]
+            + said + "Left out (the reference refuses an output of no column, so there is "
+            "nothing to compare): " + ", ".join(f"{e} {n}" for e, n in left.items()) + ".", ""]
     kleene = {v.where: v.status for r in runs if r.engine == "kleene" for v in r.verdicts}
     for r in runs:
         if r.engine == "kleene":

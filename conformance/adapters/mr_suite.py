@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -78,6 +80,9 @@ class EngineRun:
     seconds: float
     #: the command that ran it (``docs/peers.md`` says it)
     command: str = ""
+    #: the lowest and highest 1-minute load average seen during the run (:class:`Load`;
+    #: ``None``: not recorded)
+    load: tuple[float, float] | None = None
 
     def counts(self, source: str = "") -> dict[str, int]:
         """Passed, failed and declined records (those whose ``where`` starts with
@@ -90,13 +95,13 @@ class EngineRun:
 
     def to_json(self) -> dict[str, Any]:
         return {"engine": self.engine, "seconds": self.seconds, "command": self.command,
-                "verdicts": [dataclasses.asdict(v) for v in self.verdicts]}
+                "load": self.load, "verdicts": [dataclasses.asdict(v) for v in self.verdicts]}
 
     @classmethod
     def of_json(cls, data: dict[str, Any]) -> EngineRun:
         return cls(data["engine"], tuple(Verdict(**{**v, "features": tuple(v["features"])})
                                          for v in data["verdicts"]), data["seconds"],
-                   data.get("command", ""))
+                   data.get("command", ""), _pair(data.get("load")))
 
     @classmethod
     def joined(cls, pieces: Sequence[EngineRun]) -> EngineRun:
@@ -114,7 +119,42 @@ class EngineRun:
             seen |= mine
         verdicts = tuple(v for p in pieces for v in p.verdicts)
         commands = "\n".join(dict.fromkeys(p.command for p in pieces if p.command))
-        return cls(pieces[0].engine, verdicts, sum(p.seconds for p in pieces), commands)
+        loads = [p.load for p in pieces if p.load is not None]
+        load = (min(lo for lo, _ in loads), max(hi for _, hi in loads)) if loads else None
+        return cls(pieces[0].engine, verdicts, sum(p.seconds for p in pieces), commands, load)
+
+
+def _pair(load: Sequence[float] | None) -> tuple[float, float] | None:
+    return None if load is None else (float(load[0]), float(load[1]))
+
+
+class Load:
+    """The 1-minute load average during a block (``with Load() as load:``), read every
+    ``every`` seconds on a thread: :attr:`span` the lowest and highest seen (a run's
+    seconds say little without the machine's load: two cores are often shared)."""
+
+    def __init__(self, every: float = 30.0) -> None:
+        self.every = every
+        self.seen = [os.getloadavg()[0]]
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+
+    def _watch(self) -> None:
+        while not self._done.wait(self.every):
+            self.seen.append(os.getloadavg()[0])
+
+    def __enter__(self) -> Load:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._thread.join()
+        self.seen.append(os.getloadavg()[0])
+
+    @property
+    def span(self) -> tuple[float, float]:
+        return min(self.seen), max(self.seen)
 
 
 def verdicts_of(reports: Iterable[FileReport]) -> tuple[Verdict, ...]:

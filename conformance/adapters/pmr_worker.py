@@ -127,7 +127,7 @@ def frame(columns: list[list[str]], rows: list[list[Any]]) -> Any:
             df[name] = df[name].astype("Int64")
         elif kind in ("DOUBLE", "FLOAT", "REAL") or kind.startswith("DECIMAL"):
             df[name] = pd.to_numeric(df[name].map(lambda v: None if v is None else float(v)))
-        elif kind in ("DATE", "TIMESTAMP"):
+        elif kind == "DATE" or kind.startswith("TIMESTAMP"):   # the adapter's TIMESTAMP(3)
             df[name] = pd.to_datetime(df[name])
         elif kind == "BOOLEAN":
             df[name] = df[name].astype("boolean")
