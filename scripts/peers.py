@@ -328,6 +328,14 @@ MR_FILES = {"all": slice(None), "kleene": slice(0, 1), "duckdb": slice(1, None),
             "none": slice(0, 0)}
 
 
+def _command(argv: Sequence[str]) -> str:
+    """The command a run records, as a reader reruns it: ``--out`` left out (where this
+    run wrote its page is no part of what it ran, and may be a machine's path)."""
+    kept = [a for i, a in enumerate(argv)
+            if a != "--out" and not (i and argv[i - 1] == "--out") and not a.startswith("--out=")]
+    return " ".join(["python scripts/peers.py", *map(shlex.quote, kept)])
+
+
 def mr_part(args: argparse.Namespace) -> list[str]:
     """The corpus (the files ``--mr-files`` selects and ``--drawn`` Hypothesis-drawn
     recognitions, ``--flink-share`` of them in Flink's dialect) through Kleene's engine and
@@ -365,9 +373,7 @@ def mr_part(args: argparse.Namespace) -> list[str]:
                                               files, items, shrink=args.shrink_mr)
                 finally:
                     backend.close()
-        run = dataclasses.replace(run, command=" ".join(["python scripts/peers.py",
-                                                          *map(shlex.quote, sys.argv[1:])]),
-                                  load=load.span)
+        run = dataclasses.replace(run, command=_command(sys.argv[1:]), load=load.span)
         kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
         runs.append(run)
     return mr_section(runs)

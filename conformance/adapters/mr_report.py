@@ -6,6 +6,7 @@ declined) and each peer's failures, classified (:mod:`.mr_classes`), from one ru
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -120,14 +121,31 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
         out.append("")
         out += ["Each failure with its class; a reproduction, where there is one, is the "
                 "recognition that disagrees with the reference, its rows shrunk (rows "
-                "dropped while it still disagrees; `--mr-shrink` caps how many are).", ""]
+                "dropped while it still disagrees; `--mr-shrink` caps how many are); "
+                f"at most {REPRODUCTIONS} a class, each of at most {REPRODUCTION_LINES} "
+                "lines (every one is in the run's JSON, `--runs`).", ""]
         for cls, found in sorted(by_class.items()):
             out += [f"#### {r.engine}: {cls} ({len(found)})", ""]
+            shown = 0
             for v, why in found:
-                out.append(f"- `{v.where}`: {' '.join(v.reason.split())[:240]}"
+                out.append(f"- `{v.where}`: {_relative(' '.join(v.reason.split()))[:240]}"
                            + (f" — {why}" if why else ""))
-                if v.reproduction:
-                    out += ["", "  ```sql"] + [f"  {line}" for line in
-                                               v.reproduction.splitlines()] + ["  ```", ""]
+                lines = v.reproduction.splitlines()
+                if lines and shown < REPRODUCTIONS and len(lines) <= REPRODUCTION_LINES \
+                        and max(map(len, lines)) <= REPRODUCTION_WIDTH:
+                    out += ["", "  ```sql"] + [f"  {line}" for line in lines] + ["  ```", ""]
+                    shown += 1
             out.append("")
     return out
+
+
+#: The page shows at most this many reproductions per engine and class, each of at most
+#: this many lines of at most this width; the rest are in the run's JSON
+#: (``--runs``), one line each here: a page a reader can scroll.
+REPRODUCTIONS, REPRODUCTION_LINES, REPRODUCTION_WIDTH = 5, 40, 200
+
+
+def _relative(reason: str) -> str:
+    """``reason`` with a case file's path from the repository's root, not the machine's
+    (a parse error names the file it read as the runner was given it)."""
+    return re.sub(r"(?<![\w`])/\S*?/(?=conformance/)", "", reason)
