@@ -20,7 +20,7 @@ comes exactly where the reference's does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -78,6 +78,50 @@ def column_truth(e: Expr, frame: Frame) -> np.ndarray | None:
     if isinstance(value, pa.Scalar):
         return np.full(frame.rows, value.as_py() is True)
     return np.asarray(pc.fill_null(value, False).to_numpy(zero_copy_only=False), dtype=bool)
+
+
+def conjuncts(e: Expr) -> list[Expr]:
+    """The operands of ``e``'s ``AND``s, in the order the reference evaluates them (left
+    before right, at every level): ``[e]`` if ``e`` is no ``AND``."""
+    if isinstance(e, Binary) and e.op.upper() == "AND":
+        return conjuncts(e.left) + conjuncts(e.right)
+    return [e]
+
+
+def refuted(e: Expr, frame: Frame, local: Callable[[Expr], bool]) -> np.ndarray | None:
+    """The rows where ``e`` is FALSE by its leading conjuncts alone (``None``: no leading
+    conjunct is computed): those before the first that is not ``local`` (reads the match
+    so far) or that the kernels do not compute, each FALSE at the row.
+
+    The rule, exact for any condition: the reference evaluates ``a AND b`` by ``a`` first
+    and answers FALSE without evaluating ``b`` when ``a`` is FALSE
+    (:func:`kleene.reference.match_recognize.evaluation.holds`; a FALSE operand makes each
+    ``AND`` around it FALSE, as its left operand by that rule, as its right by §6.39's
+    table); the conjuncts before it were evaluated without a data exception (the kernels
+    compute a conjunct only where the reference's evaluation of it raises none). So at such
+    a row the condition is FALSE, nothing after that conjunct is evaluated, and the row
+    cannot be mapped to the variable. A NULL conjunct refutes nothing: ``NULL AND x`` is
+    FALSE or NULL by ``x``, which may raise, so the reference is asked there."""
+    out: np.ndarray | None = None
+    for c in conjuncts(e):
+        if not local(c):
+            break
+        try:
+            vector = _vector(c, frame)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
+            break
+        if vector is None or vector[1] not in ("bool", "null"):
+            break
+        value, kind = vector
+        if kind == "null":
+            continue
+        if isinstance(value, pa.Scalar):
+            false = np.full(frame.rows, value.as_py() is False)
+        else:
+            false = np.asarray(pc.fill_null(pc.invert(value), False).to_numpy(
+                zero_copy_only=False), dtype=bool)
+        out = false if out is None else out | false
+    return out
 
 
 def _kind(t: pa.DataType) -> str | None:
