@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from kleene.conformance.recognize_strategies import input_tables, match_recognize_clauses
+from kleene.data import csvfast
 from kleene.data.sql import arrow_of, table_of
 from kleene.engines.match_recognize import kernel, order
 from kleene.engines.match_recognize.conditions import Frame, column_truth, conjuncts, refuted
@@ -209,3 +210,14 @@ def test_the_memo_is_as_wide_as_the_tests_not_the_program() -> None:
     tests = [int(encoded.args[pc, 1]) for pc in range(len(encoded.op))
              if encoded.op[pc] == TEST]
     assert tests == [0, 1, 2]
+
+
+# ---------------------------------------------------------------- the CSV reader's 0x check
+
+@given(data=st.binary(max_size=40).map(lambda b: bytes(b"0xX1a\n"[c % 6] for c in b)),
+       chunk=st.integers(1, 5))
+def test_the_hexadecimal_check_finds_0x_across_its_chunks(data: bytes, chunk: int) -> None:
+    # the oracle: Python's own substring search (what the check did before, slower)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(csvfast, "_CHUNK", chunk)
+        assert csvfast._hexadecimal(data) == (b"0x" in data or b"0X" in data)
