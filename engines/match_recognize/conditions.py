@@ -21,7 +21,7 @@ comes exactly where the reference's does.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 import numpy as np
@@ -53,10 +53,13 @@ _ARITHMETIC = {"+": pc.add_checked, "-": pc.subtract_checked, "*": pc.multiply_c
 
 @dataclass(frozen=True)
 class Frame:
-    """The sorted input: its columns by upper-case name and each row's partition."""
+    """The sorted input: its columns by upper-case name and each row's partition; ``read``
+    each column and navigation over it computed once, for every condition that reads it
+    (the V shape's ``PREV(price)`` is read by ``DOWN`` and by ``UP``)."""
 
     columns: Mapping[str, pa.Array]
     partition: np.ndarray
+    read: dict[Expr, Vector | None] = field(default_factory=dict, compare=False)
 
     @property
     def rows(self) -> int:
@@ -144,13 +147,24 @@ _WIDE = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(), "bool": p
 def _vector(e: Expr, f: Frame) -> Vector | None:
     if isinstance(e, Literal):
         return _literal(e.value)
+    if isinstance(e, Column | Navigation):
+        if e not in f.read:
+            f.read[e] = _read(e, f)
+        return f.read[e]
+    return _computed(e, f)
+
+
+def _read(e: Column | Navigation, f: Frame) -> Vector | None:
+    """A column, or a navigation over a row-local expression, over every row."""
     if isinstance(e, Column):
         array = f.columns.get(e.name.upper())
         kind = _kind(array.type) if array is not None else None
         if array is None or kind is None:
             return None
-        return (array.cast(_WIDE[kind]) if kind != "null" else array), kind
-    if isinstance(e, Navigation):
+        if kind == "null" or array.type == _WIDE[kind]:
+            return array, kind
+        return array.cast(_WIDE[kind]), kind
+    else:
         inner = _vector(e.operand, f)
         if inner is None:
             return None
@@ -158,6 +172,9 @@ def _vector(e: Expr, f: Frame) -> Vector | None:
         if isinstance(value, pa.Scalar):  # a constant is NULL off the partition too
             value = pa.repeat(value, f.rows)
         return _shift(value, e.offset if e.kind == "PREV" else -e.offset, f), inner[1]
+
+
+def _computed(e: Expr, f: Frame) -> Vector | None:
     if isinstance(e, Unary):
         return _unary(e, f)
     if isinstance(e, Binary):
@@ -207,11 +224,20 @@ def _shift(array: pa.Array, by: int, f: Frame) -> pa.Array:
     """``array`` moved ``by`` rows later (PREV) or earlier (NEXT, ``by`` < 0) inside each
     partition: NULL where the row read lies outside the row's partition."""
     n = f.rows
-    source = np.arange(n) - by
-    inside = (source >= 0) & (source < n)
-    clipped = np.clip(source, 0, max(n - 1, 0))
-    inside &= f.partition[clipped] == f.partition
-    return array.take(pa.array(clipped, mask=~inside))
+    k = min(abs(by), n)
+    if k == 0:
+        return array
+    nulls = pa.nulls(k, array.type)
+    moved = pa.concat_arrays([nulls, array.slice(0, n - k)] if by > 0
+                             else [array.slice(k), nulls])
+    inside = np.zeros(n, dtype=bool)   # the row read is in the row's partition
+    if by > 0:
+        inside[k:] = f.partition[k:] == f.partition[:n - k]
+    else:
+        inside[:n - k] = f.partition[:n - k] == f.partition[k:]
+    if inside.all():
+        return moved
+    return pc.if_else(pa.array(inside), moved, pa.scalar(None, array.type))
 
 
 def _unary(e: Unary, f: Frame) -> Vector | None:

@@ -9,7 +9,8 @@ recognize` reads an Arrow table and answers one, the reference's output table
 1. the rows ordered and cut into partitions by Arrow's stable sort (:mod:`.order`);
 2. each row-local condition evaluated on whole columns, ``PREV``/``NEXT`` as columns
    shifted within partitions (:func:`.conditions.column_truth`), the others left to the
-   reference's evaluator, row by row as the run reaches them;
+   reference's evaluator, row by row as the run reaches them, but for the rows their
+   leading row-local conjuncts make FALSE (:func:`.conditions.refuted`);
 3. where the pattern cannot match without a row, the rows where no match can begin by
    its first two rows (no variable the pattern can begin with, or no variable that can
    follow it at the next row) are never start rows: matching jumps from one candidate to
