@@ -138,9 +138,23 @@ def _one_ending(data: bytes | mmap.mmap, newline: bytes) -> bool:
 
 def _hexadecimal(data: bytes | mmap.mmap) -> bool:
     """Whether ``0x`` or ``0X`` stands anywhere in ``data`` (a hexadecimal integer,
-    perhaps: Arrow reads ``0xFFFFFFFFFFFFFFFF`` as -1 where DuckDB refuses it)."""
-    return (data.find(b"x") >= 0 and data.find(b"0x") >= 0) or (
-        data.find(b"X") >= 0 and data.find(b"0X") >= 0)  # one byte's search is memchr
+    perhaps: Arrow reads ``0xFFFFFFFFFFFFFFFF`` as -1 where DuckDB refuses it). Each
+    ``x`` or ``X`` is found by numpy and the byte before it read: searching for ``0X``
+    itself walks the file a byte at a time when ``X`` is in its text (the stock
+    stream's ``IPIX``: 0.08 CPU s of the ×10 file's 84 MB, against 0.02)."""
+    if data.find(b"x") < 0 and data.find(b"X") < 0:  # one byte's search is memchr
+        return False
+    octets = np.frombuffer(data, np.uint8)
+    for lo in range(1, len(octets), _CHUNK):
+        part = octets[lo:lo + _CHUNK]
+        at = np.flatnonzero((part | 0x20) == ord("x"))  # x or X: no other byte is
+        if (octets[lo - 1 + at] == ord("0")).any():
+            return True
+    return False
+
+
+#: Bytes of a file looked at at once by :func:`_hexadecimal` (bounded memory).
+_CHUNK = 1 << 23
 
 
 def _longest(column: pa.ChunkedArray) -> int:

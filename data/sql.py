@@ -247,9 +247,11 @@ def arrow_type(values: list[object], name: str = "?") -> pa.DataType:
         return pa.null()
     if kinds == {"bool"}:
         return pa.bool_()
+    if kinds == {"int"}:  # min and max over Python ints, no isinstance per value
+        ints = cast(list[int], present)
+        if -2**63 <= min(ints) and max(ints) < 2**63:
+            return pa.int64()
     exact = [v for v in present if isinstance(v, int | Decimal)]
-    if kinds == {"int"} and -2**63 <= min(exact) and max(exact) < 2**63:
-        return pa.int64()
     if kinds <= {"int", "decimal"}:
         return _decimal(exact)
     if kinds <= {"int", "decimal", "float"}:

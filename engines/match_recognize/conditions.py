@@ -20,8 +20,8 @@ comes exactly where the reference's does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from decimal import Decimal
 
 import numpy as np
@@ -53,10 +53,13 @@ _ARITHMETIC = {"+": pc.add_checked, "-": pc.subtract_checked, "*": pc.multiply_c
 
 @dataclass(frozen=True)
 class Frame:
-    """The sorted input: its columns by upper-case name and each row's partition."""
+    """The sorted input: its columns by upper-case name and each row's partition; ``read``
+    each column and navigation over it computed once, for every condition that reads it
+    (the V shape's ``PREV(price)`` is read by ``DOWN`` and by ``UP``)."""
 
     columns: Mapping[str, pa.Array]
     partition: np.ndarray
+    read: dict[Expr, Vector | None] = field(default_factory=dict, compare=False)
 
     @property
     def rows(self) -> int:
@@ -80,6 +83,50 @@ def column_truth(e: Expr, frame: Frame) -> np.ndarray | None:
     return np.asarray(pc.fill_null(value, False).to_numpy(zero_copy_only=False), dtype=bool)
 
 
+def conjuncts(e: Expr) -> list[Expr]:
+    """The operands of ``e``'s ``AND``s, in the order the reference evaluates them (left
+    before right, at every level): ``[e]`` if ``e`` is no ``AND``."""
+    if isinstance(e, Binary) and e.op.upper() == "AND":
+        return conjuncts(e.left) + conjuncts(e.right)
+    return [e]
+
+
+def refuted(e: Expr, frame: Frame, local: Callable[[Expr], bool]) -> np.ndarray | None:
+    """The rows where ``e`` is FALSE by its leading conjuncts alone (``None``: no leading
+    conjunct is computed): those before the first that is not ``local`` (reads the match
+    so far) or that the kernels do not compute, each FALSE at the row.
+
+    The rule, exact for any condition: the reference evaluates ``a AND b`` by ``a`` first
+    and answers FALSE without evaluating ``b`` when ``a`` is FALSE
+    (:func:`kleene.reference.match_recognize.evaluation.holds`; a FALSE operand makes each
+    ``AND`` around it FALSE, as its left operand by that rule, as its right by §6.39's
+    table); the conjuncts before it were evaluated without a data exception (the kernels
+    compute a conjunct only where the reference's evaluation of it raises none). So at such
+    a row the condition is FALSE, nothing after that conjunct is evaluated, and the row
+    cannot be mapped to the variable. A NULL conjunct refutes nothing: ``NULL AND x`` is
+    FALSE or NULL by ``x``, which may raise, so the reference is asked there."""
+    out: np.ndarray | None = None
+    for c in conjuncts(e):
+        if not local(c):
+            break
+        try:
+            vector = _vector(c, frame)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError, OverflowError):
+            break
+        if vector is None or vector[1] not in ("bool", "null"):
+            break
+        value, kind = vector
+        if kind == "null":
+            continue
+        if isinstance(value, pa.Scalar):
+            false = np.full(frame.rows, value.as_py() is False)
+        else:
+            false = np.asarray(pc.fill_null(pc.invert(value), False).to_numpy(
+                zero_copy_only=False), dtype=bool)
+        out = false if out is None else out | false
+    return out
+
+
 def _kind(t: pa.DataType) -> str | None:
     if pa.types.is_integer(t):
         return "int"
@@ -100,13 +147,24 @@ _WIDE = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(), "bool": p
 def _vector(e: Expr, f: Frame) -> Vector | None:
     if isinstance(e, Literal):
         return _literal(e.value)
+    if isinstance(e, Column | Navigation):
+        if e not in f.read:
+            f.read[e] = _read(e, f)
+        return f.read[e]
+    return _computed(e, f)
+
+
+def _read(e: Column | Navigation, f: Frame) -> Vector | None:
+    """A column, or a navigation over a row-local expression, over every row."""
     if isinstance(e, Column):
         array = f.columns.get(e.name.upper())
         kind = _kind(array.type) if array is not None else None
         if array is None or kind is None:
             return None
-        return (array.cast(_WIDE[kind]) if kind != "null" else array), kind
-    if isinstance(e, Navigation):
+        if kind == "null" or array.type == _WIDE[kind]:
+            return array, kind
+        return array.cast(_WIDE[kind]), kind
+    else:
         inner = _vector(e.operand, f)
         if inner is None:
             return None
@@ -114,6 +172,9 @@ def _vector(e: Expr, f: Frame) -> Vector | None:
         if isinstance(value, pa.Scalar):  # a constant is NULL off the partition too
             value = pa.repeat(value, f.rows)
         return _shift(value, e.offset if e.kind == "PREV" else -e.offset, f), inner[1]
+
+
+def _computed(e: Expr, f: Frame) -> Vector | None:
     if isinstance(e, Unary):
         return _unary(e, f)
     if isinstance(e, Binary):
@@ -163,11 +224,20 @@ def _shift(array: pa.Array, by: int, f: Frame) -> pa.Array:
     """``array`` moved ``by`` rows later (PREV) or earlier (NEXT, ``by`` < 0) inside each
     partition: NULL where the row read lies outside the row's partition."""
     n = f.rows
-    source = np.arange(n) - by
-    inside = (source >= 0) & (source < n)
-    clipped = np.clip(source, 0, max(n - 1, 0))
-    inside &= f.partition[clipped] == f.partition
-    return array.take(pa.array(clipped, mask=~inside))
+    k = min(abs(by), n)
+    if k == 0:
+        return array
+    nulls = pa.nulls(k, array.type)
+    moved = pa.concat_arrays([nulls, array.slice(0, n - k)] if by > 0
+                             else [array.slice(k), nulls])
+    inside = np.zeros(n, dtype=bool)   # the row read is in the row's partition
+    if by > 0:
+        inside[k:] = f.partition[k:] == f.partition[:n - k]
+    else:
+        inside[:n - k] = f.partition[:n - k] == f.partition[k:]
+    if inside.all():
+        return moved
+    return pc.if_else(pa.array(inside), moved, pa.scalar(None, array.type))
 
 
 def _unary(e: Unary, f: Frame) -> Vector | None:

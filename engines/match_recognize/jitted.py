@@ -19,7 +19,9 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, c
     since``, reused from one start row to the next, as are ``counts`` and ``since``, the
     running thread's)."""
     slots = len(radix)
-    stride = states // len(op) // (1 << slots)
+    stride = 1   # the counters' values: the memo's entries per Test and flags
+    for k in range(slots):
+        stride *= radix[k]
     width = 2 + 2 * slots
     stack[0, 0], stack[0, 1] = 0, start
     stack[0, 2:2 + slots] = 0
@@ -53,7 +55,7 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, c
                 for k in range(slots):
                     code = code * radix[k] + counts[k]
                     flags = flags * 2 + (1 if since[k] == pos else 0)
-                key = pos * states + (pc * stride + code) * (1 << slots) + flags
+                key = pos * states + (args[pc, 1] * stride + code) * (1 << slots) + flags
                 if memo[key]:
                     break
                 path[pos - start] = pc

@@ -24,14 +24,15 @@ computed once.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.engines.match_recognize.conditions import Frame, column_truth
-from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize
+from kleene.engines.match_recognize.conditions import Frame, column_truth, refuted, row_local
+from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize, Navigation
+from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.semantics import partitions
 from kleene.reference.match_recognize.table import Table
 
@@ -74,12 +75,18 @@ def partition_ranks(clause: MatchRecognize, table: pa.Table) -> np.ndarray:
 def ordered(clause: MatchRecognize, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
     """The input rows' order (indices into ``table``) and each ordered row's partition
     rank (non-decreasing)."""
+    indices, ranks = _ordered(clause, table)
+    return indices, ranks[indices]
+
+
+def _ordered(clause: MatchRecognize, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """The input rows' order and each input row's partition rank."""
     ranks = partition_ranks(clause, table)
     if not all(isinstance(k.expr, Column) for k in clause.order_by):
-        return _reference_order(clause, table, ranks)
+        return _reference_order(clause, table, ranks)[0], ranks
     fast = _lexsorted(clause, table, ranks)
     if fast is not None:
-        return fast, ranks[fast]
+        return fast, ranks
     arrays: list[pa.Array] = [pa.array(ranks)]
     keys: list[tuple[str, str]] = [("rank", "ascending")]
     for i, k in enumerate(clause.order_by):
@@ -90,8 +97,7 @@ def ordered(clause: MatchRecognize, table: pa.Table) -> tuple[np.ndarray, np.nda
         keys += [(f"null{i}", "descending" if nulls_first else "ascending"),
                  (f"key{i}", "descending" if k.descending else "ascending")]
     names = ["rank"] + [n for i in range(len(clause.order_by)) for n in (f"null{i}", f"key{i}")]
-    indices = pc.sort_indices(pa.table(arrays, names=names), sort_keys=keys).to_numpy()
-    return indices, ranks[indices]
+    return pc.sort_indices(pa.table(arrays, names=names), sort_keys=keys).to_numpy(), ranks
 
 
 def _reference_order(clause: MatchRecognize, table: pa.Table,
@@ -143,29 +149,82 @@ def _in_order(keys: list[np.ndarray]) -> bool:
     return True
 
 
-@dataclass
 class Sorted:
     """The input of one recognition in its partitions and order (module docstring): the
-    sorted ``table``, its columns as a :class:`~.conditions.Frame`, and each row-local
-    condition's truth over every row, computed when first asked (:meth:`truth`)."""
+    input ``table`` as given, ``order`` (its rows' indices in sorted order; ``None``: the
+    input is in order already), each sorted row's ``partition`` rank, and each row-local
+    condition's truth over every sorted row, computed when first asked (:meth:`truth`).
 
-    table: pa.Table
-    frame: Frame
-    truths: dict[tuple[str, int], np.ndarray | None] = field(default_factory=dict)
+    No row is moved before it is read: a column is taken in sorted order when a
+    condition's kernels first read it (:attr:`frame`), and the engine reads a measure's or
+    an output column's values at a match's rows through ``order`` (:mod:`.rows`).
+    Profiling the V shape: taking all six columns of the ×10 stock stream cost more than
+    the compiled loop; the run reads one whole column (``price``)."""
+
+    def __init__(self, table: pa.Table, order: np.ndarray | None, partition: np.ndarray,
+                 input_partition: np.ndarray) -> None:
+        self.table, self.order, self.partition = table, order, partition
+        self.truths: dict[tuple[str, int], np.ndarray | None] = {}
+        names = {n.upper(): i for i, n in enumerate(table.column_names)}
+        self.frame = Frame(_Columns(names, self.column), partition)
+        self._input = Frame(_Columns(names, self._combined), input_partition)
+        self._taken: dict[int, pa.Array] = {}
+
+    def column(self, j: int) -> pa.Array:
+        """Column ``j`` in sorted order (taken once)."""
+        if j not in self._taken:
+            whole = self._combined(j)
+            self._taken[j] = whole if self.order is None else whole.take(pa.array(self.order))
+        return self._taken[j]
+
+    def _combined(self, j: int) -> pa.Array:
+        return self.table.column(j).combine_chunks()
 
     def truth(self, var: str, condition: Expr) -> np.ndarray | None:
         """:func:`~.conditions.column_truth` of ``var``'s row-local ``condition``, once."""
         key = (var, id(condition))
         if key not in self.truths:
-            self.truths[key] = column_truth(condition, self.frame)
+            self.truths[key] = self._rows(condition, column_truth)
         return self.truths[key]
+
+    def refuted(self, var: str, condition: Expr,
+                subsets: Mapping[str, frozenset[str]]) -> np.ndarray | None:
+        """:func:`~.conditions.refuted` of ``var``'s ``condition``: the rows its leading
+        row-local conjuncts make FALSE."""
+        def local(c: Expr) -> bool:
+            return row_local(c, var, subsets)
+        return self._rows(condition, lambda e, frame: refuted(e, frame, local))
+
+    def _rows(self, condition: Expr, over: Callable[[Expr, Frame], np.ndarray | None],
+              ) -> np.ndarray | None:
+        """``over(condition, frame)`` for every sorted row: a condition without
+        ``PREV``/``NEXT`` reads its own row alone, so it is evaluated over the input as it
+        is and the result put in sorted order (no column moved)."""
+        if self.order is None or any(isinstance(x, Navigation) for x in walk(condition)):
+            return over(condition, self.frame)
+        found = over(condition, self._input)
+        return None if found is None else found[self.order]
+
+
+class _Columns(Mapping[str, pa.Array]):
+    """Columns by upper-case name, each read by ``read(index)`` when first asked."""
+
+    def __init__(self, names: dict[str, int], read: Callable[[int], pa.Array]) -> None:
+        self.names, self.read = names, read
+
+    def __getitem__(self, name: str) -> pa.Array:
+        return self.read(self.names[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def __len__(self) -> int:
+        return len(self.names)
 
 
 def sort(clause: MatchRecognize, table: pa.Table) -> Sorted:
-    """``table`` in the clause's partitions and order (:func:`ordered`)."""
-    indices, ranks = ordered(clause, table)
+    """``table`` in the clause's partitions and order (:func:`ordered`), no column moved
+    yet (:class:`Sorted`)."""
+    indices, ranks = _ordered(clause, table)
     moved = len(indices) and bool((indices[1:] <= indices[:-1]).any())  # else the identity
-    sorted_table = table.take(pa.array(indices)) if moved else table
-    return Sorted(sorted_table, Frame({n.upper(): sorted_table.column(i).combine_chunks()
-                                       for i, n in enumerate(sorted_table.column_names)},
-                                      ranks))
+    return Sorted(table, indices if moved else None, ranks[indices], ranks)

@@ -9,7 +9,8 @@ recognize` reads an Arrow table and answers one, the reference's output table
 1. the rows ordered and cut into partitions by Arrow's stable sort (:mod:`.order`);
 2. each row-local condition evaluated on whole columns, ``PREV``/``NEXT`` as columns
    shifted within partitions (:func:`.conditions.column_truth`), the others left to the
-   reference's evaluator, row by row as the run reaches them;
+   reference's evaluator, row by row as the run reaches them, but for the rows their
+   leading row-local conjuncts make FALSE (:func:`.conditions.refuted`);
 3. where the pattern cannot match without a row, the rows where no match can begin by
    its first two rows (no variable the pattern can begin with, or no variable that can
    follow it at the next row) are never start rows: matching jumps from one candidate to
@@ -143,13 +144,14 @@ class CompiledRecognition:
         ordered = ordered if ordered is not None else sort(self.clause, table)
         ranks = ordered.frame.partition
         truth = self._truths(ordered)
-        columns = Columns(ordered.table)
+        gates = self._gates(ordered)
+        columns = Columns(ordered)
         bounds = np.flatnonzero(np.diff(ranks)) + 1
         edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
         out: list[tuple[object, ...]] = []
         for lo, hi in zip(edges, edges[1:], strict=False):
-            out += self._partition(reference, Rows(columns, lo, hi), truth, lo, budget,
-                                   counters)
+            out += self._partition(reference, Rows(columns, lo, hi), truth, gates, lo,
+                                   budget, counters)
         counters.events_read = table.num_rows
         return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
 
@@ -159,8 +161,24 @@ class CompiledRecognition:
             return {}
         return {v: ordered.truth(v, c) for v, c in self.defines.items() if self.local[v]}
 
+    def _gates(self, ordered: Sorted) -> dict[str, np.ndarray]:
+        """For each condition that is not row-local, the rows where it may hold: those its
+        leading row-local conjuncts do not make FALSE (:func:`.conditions.refuted`; seq3's
+        ``Z AS type = 'BUY' AND name = 'QQQ' AND price > X.price ...``: the reference's
+        evaluator asked at one row in a hundred). None under ``WITHIN``, whose bound the
+        reference checks first."""
+        if self.clause.within is not None:
+            return {}
+        out = {}
+        for v, c in self.defines.items():
+            false = None if self.local[v] else ordered.refuted(v, c, self.subsets)
+            if false is not None:
+                out[v] = ~false
+        return out
+
     def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
-                   lo: int, budget: Budget, counters: Counters) -> list[tuple[object, ...]]:
+                   gates: dict[str, np.ndarray], lo: int, budget: Budget, counters: Counters,
+                   ) -> list[tuple[object, ...]]:
         n = len(rows)
         slices: dict[str, np.ndarray | RowCondition | None] = {}
         for ins in self.program.code:
@@ -173,10 +191,13 @@ class CompiledRecognition:
         masks: list[Sequence[bool] | None] = [
             lists[ins.var.upper()] if isinstance(ins, Test) else None
             for ins in self.program.code]
+        gate_lists = {v: g[lo:lo + n].tolist() for v, g in gates.items()}
+        may = [gate_lists.get(ins.var.upper()) if isinstance(ins, Test) and mask is None
+               else None for ins, mask in zip(self.program.code, masks, strict=True)]
         number = [0]
         readers = self._readers(ref)
         accept = self._accept(rows, number)
-        matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo)
+        matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo, gates=may)
         can = self._start_rows(slices, n)
         candidates = None if can is None else np.flatnonzero(can).tolist()
         mode = self.clause.rows_per_match

@@ -16,42 +16,49 @@ from typing import cast
 import numpy as np
 import pyarrow as pa
 
+from kleene.engines.match_recognize.order import Sorted
 from kleene.reference.match_recognize.ast import Expr
 from kleene.reference.match_recognize.evaluation import Scope, holds
 
 
 class Columns:
     """The sorted input's columns as Python values: a value converted alone while few of
-    a column's are read, the whole column once many are (:data:`WHOLE`)."""
+    a column's are read (at its input row, through the sort's order: no column moved), the
+    whole column once many are (:data:`WHOLE`)."""
 
     #: A column is converted whole at its ``len / WHOLE``-th value read.
     WHOLE = 16
 
-    def __init__(self, table: pa.Table) -> None:
-        self.table = table
+    def __init__(self, ordered: Sorted) -> None:
+        self.ordered = ordered
+        self.table = ordered.table
+        self.order = ordered.order
         self.cache: dict[int, list[object]] = {}
-        self.arrays: dict[int, pa.Array] = {}
         self.reads: dict[int, int] = {}
 
     def get(self, j: int) -> list[object]:
-        """Column ``j``, whole."""
+        """Column ``j``, whole, in sorted order."""
         values = self.cache.get(j)
         if values is None:
-            values = self.cache[j] = self.table.column(j).to_pylist()
+            values = self.cache[j] = self.ordered.column(j).to_pylist()
         return values
 
     def value(self, j: int, i: int) -> object:
-        """Column ``j`` at row ``i``."""
+        """Column ``j`` at sorted row ``i``."""
         values = self.cache.get(j)
         if values is not None:
             return values[i]
         reads = self.reads[j] = self.reads.get(j, 0) + 1
         if reads * self.WHOLE >= self.table.num_rows:
             return self.get(j)[i]
-        array = self.arrays.get(j)
-        if array is None:
-            array = self.arrays[j] = self.table.column(j).combine_chunks()
-        return array[i].as_py()
+        # the column's chunks as read (a CSV file's: 81 at ×10), not combined: a copy of
+        # the whole column for a few values cost seq3 0.2 CPU s (four columns read by Z)
+        return self.table.column(j)[i if self.order is None else int(self.order[i])].as_py()
+
+    def take(self, j: int, rows: np.ndarray) -> list[object]:
+        """Column ``j`` at sorted ``rows``, as Python values."""
+        at = rows if self.order is None else self.order[rows]
+        return self.table.column(j).take(pa.array(at, type=pa.int64())).to_pylist()
 
 
 class _Row(Sequence[object]):
@@ -85,8 +92,7 @@ class Rows(Sequence[Sequence[object]]):
 
     def take(self, j: int, rows: np.ndarray) -> list[object]:
         """Column ``j`` at ``rows``, as Python values."""
-        column = self.columns.table.column(j)
-        return column.take(pa.array(rows + self.lo, type=pa.int64())).to_pylist()
+        return self.columns.take(j, rows + self.lo)
 
     def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
         # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it

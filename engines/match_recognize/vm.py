@@ -55,16 +55,21 @@ class Matcher:
     """Runs of ``program`` over one partition of ``n`` rows.
 
     ``masks[pc]``: for a ``Test`` whose condition is row-local, whether each row of the
-    partition satisfies it (``None``: ask ``accept``). ``memo``: remember failed states
-    (module docstring); they stay valid for every start row of the partition.
+    partition satisfies it (``None``: ask ``accept``). ``gates[pc]``: for a ``Test`` that
+    asks ``accept``, whether each row may satisfy it (false: its condition is FALSE there
+    whatever the match so far, :func:`.conditions.refuted`, and ``accept`` is not asked);
+    ``None``: every row may. ``memo``: remember failed states (module docstring); they
+    stay valid for every start row of the partition.
     """
 
     def __init__(self, program: Program, n: int, masks: Sequence[Sequence[bool] | None],
-                 accept: Accept, budget: Budget, *, memo: bool) -> None:
+                 accept: Accept, budget: Budget, *, memo: bool,
+                 gates: Sequence[Sequence[bool] | None] | None = None) -> None:
         self.code = program.code
         self.slots = program.slots
         self.n = n
         self.masks = masks
+        self.gates = gates if gates is not None else [None] * len(masks)
         self.accept = accept
         self.budget = budget
         self.memo = memo
@@ -74,7 +79,7 @@ class Matcher:
         """The variables of rows ``start, …`` and their exclusion marks in the most
         preferred matching at ``start`` whose rows all satisfy their conditions, or
         ``None``."""
-        code, n, masks, accept = self.code, self.n, self.masks, self.accept
+        code, n, masks, accept, gates = self.code, self.n, self.masks, self.accept, self.gates
         memo, failed = self.memo, self.failed
         zero = (0,) * self.slots
         # a thread (pc, row, counts, since); pc -1: a sentinel, row the index of its state
@@ -110,7 +115,12 @@ class Matcher:
                     variables.append(ins.var)
                     excluded.append(ins.excluded)
                     mask = masks[pc]
-                    if not (mask[pos] if mask is not None else accept(start, variables)):
+                    if mask is None:
+                        gate = gates[pc]
+                        ok = (gate is None or gate[pos]) and accept(start, variables)
+                    else:
+                        ok = mask[pos]
+                    if not ok:
                         if memo:
                             failed.add(key)
                         break
