@@ -86,6 +86,8 @@ def main(argv: list[str] | None = None) -> int:
                         "src/targets/experiments/stocks/queries (without it, not run)")
     parser.add_argument("--first", type=int, default=1000, metavar="K",
                         help="core: the first K matches measured (default 1000)")
+    parser.add_argument("--time-limit", type=float, metavar="S",
+                        help="core: seconds each run may take (default 240; 120 with --quick)")
     args = parser.parse_args(argv)
     names = [n for n in args.names if n != "all"] or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -96,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         print(f"# bench {name}{' (quick)' if args.quick else ''}\n", flush=True)
         if name == "core":
-            core.run(args.quick, args.queries, args.first)
+            core.run(args.quick, args.queries, args.first, args.time_limit)
         else:
             BENCHMARKS[name](args.quick)
         if args.peers and name in WITH_PEERS:
