@@ -237,17 +237,17 @@ def count(query: Query, source: Iterable[Event]) -> int:
         if e.mark:
             any_marks = any_marks or e.guard == TRUE
             marking |= 0 if e.guard == TRUE else bits[e.guard]
-    parts: dict[object, list[Element]] | None = None
+    cut: dict[object, list[Element]] | None = None     # over columns
     if not any_marks and len(guards) <= MAX_BITS:      # minterm 0 is never marked
         columns = columns_of_source(source) if found.by else None
         batches = None if found.by else column_batches(source, ROWS)
         if columns is not None:
-            parts = part_elements(columns, found.by, guards)
+            cut = part_elements(columns, found.by, guards)
         elif batches is not None:
-            parts = {None: _column_elements(batches, guards)}
-    if parts is None:
-        parts = _elements(source, found.by, [(bits[g], compile_guard(g, {})) for g in guards],
-                          None if any_marks else marking)
+            cut = {None: _column_elements(batches, guards)}
+    parts = cut if cut is not None else _elements(
+        source, found.by, [(bits[g], compile_guard(g, {})) for g in guards],
+        None if any_marks else marking)
     out = [[(0 if e.guard == TRUE else bits[e.guard], e.mark, e.target) for e in srt.out[q]]
            for q in range(srt.size)]
     automaton = _Determinized(srt, out, {int(x[2]) for xs in parts.values() for x in xs})
