@@ -86,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
                         "src/targets/experiments/stocks/queries (without it, not run)")
     parser.add_argument("--first", type=int, default=1000, metavar="K",
                         help="core: the first K matches measured (default 1000)")
+    parser.add_argument("--time-limit", type=float, metavar="S",
+                        help="core: seconds each run may take (default 240; 120 with --quick)")
+    parser.add_argument("--no-listing", action="store_false", dest="listing",
+                        help="core: no full listing where the count did not list")
     args = parser.parse_args(argv)
     names = [n for n in args.names if n != "all"] or list(BENCHMARKS)
     unknown = [n for n in names if n not in BENCHMARKS]
@@ -96,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         print(f"# bench {name}{' (quick)' if args.quick else ''}\n", flush=True)
         if name == "core":
-            core.run(args.quick, args.queries, args.first)
+            core.run(args.quick, args.queries, args.first, args.time_limit, args.listing)
         else:
             BENCHMARKS[name](args.quick)
         if args.peers and name in WITH_PEERS:

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.peers import fresh_env
-from bench.report import Table, emit, ratio
+from bench.report import Table, emit, fmt, ratio
 from kleene.conformance.adapters.core import PYTHON, ask_core
 from kleene.conformance.adapters.core_worker import peak_mb
 from kleene.data.bundled import bundled
@@ -93,7 +93,7 @@ def kleene(mode: str, text: str, events: int | None, limit: float,
                               capture_output=True, text=True, timeout=limit, cwd=ROOT,
                               env=fresh_env())
     except subprocess.TimeoutExpired:
-        return {"stopped": f"> {limit:.0f} s"}
+        return {"stopped": f"did not finish in {limit:g} s"}
     if done.returncode != 0:
         return {"stopped": (done.stderr.strip().splitlines() or ["failed"])[-1][:120]}
     return json.loads(done.stdout) | {"wall_s": time.perf_counter() - started}
@@ -113,10 +113,10 @@ def core(text: str, events: int | None, limit: float) -> dict[str, Any]:
         answer = ask_core(text.replace("[stock_time]", "[ts]"), stream, timeout=limit,
                           count_only=True)
     except subprocess.TimeoutExpired:
-        return {"stopped": f"> {limit:.0f} s"}
+        return {"stopped": f"did not finish in {limit:g} s"}
     except RuntimeError as err:
         return {"stopped": str(err)[:120]}
-    return answer | {"wall_s": time.perf_counter() - started}
+    return answer | {"wall_s": time.perf_counter() - started - answer["waited_s"]}
 
 
 def _count(r: dict[str, Any]) -> int | str:
@@ -125,9 +125,13 @@ def _count(r: dict[str, Any]) -> int | str:
     return found
 
 
-def run(quick: bool = False, queries: str | None = None, first: int = 1000) -> Table | None:
+def run(quick: bool = False, queries: str | None = None, first: int = 1000,
+        time_limit: float | None = None, listing: bool = True) -> Table | None:
     """Print the table (one row per query, printed as it is measured); write it to
-    ``out/bench/core.csv``. Without ``queries``, say how to get them and return."""
+    ``out/bench/core.csv``. Each run stops after ``time_limit`` seconds (default
+    :data:`LIMITS`), said "did not finish"; ``listing=False`` lists no match set the
+    count did not list itself ("not run"). Without ``queries``, say how to get them and
+    return."""
     if queries is None:
         print(HOW)
         return None
@@ -138,7 +142,7 @@ def run(quick: bool = False, queries: str | None = None, first: int = 1000) -> T
     if quick:
         files = [f for f in files if f.stem in QUICK]
     events = QUICK_EVENTS if quick else None
-    limit = LIMITS[quick]
+    limit = LIMITS[quick] if time_limit is None else time_limit
     n = len(stocks(events))
     table = Table(
         title="CORE's stock queries: Kleene against CORE (pycer)",
@@ -153,20 +157,20 @@ def run(quick: bool = False, queries: str | None = None, first: int = 1000) -> T
         counted = kleene("count", text, events, limit)
         head = kleene("first", text, events, limit, first)
         by_dp = counted.get("backend") == "dynamic programming"
-        listing = kleene("list", text, events, limit) if by_dp else counted
+        listed = kleene("list", text, events, limit) if by_dp and listing \
+            else counted if not by_dp else {"stopped": "not run"}
         theirs = core(text, events, limit)
         same = ("yes" if counted.get("count") == theirs.get("count") else "NO") \
             if "count" in counted and "count" in theirs else None
         table.add(f.stem, _count(counted), counted.get("backend"),
                   counted.get("engine_s"), counted.get("wall_s"), counted.get("peak_mb"),
                   head.get("engine_s", head.get("stopped")),
-                  listing.get("engine_s", listing.get("stopped")),
+                  listed.get("engine_s", listed.get("stopped")),
                   _count(theirs), theirs.get("engine_s"), theirs.get("wall_s"),
                   theirs.get("peak_mb"), same,
                   ratio(counted.get("engine_s", float("nan")),
                         theirs.get("engine_s", float("nan"))))
-        print(f"  {f.stem}: Kleene {_count(counted)} ({counted.get('backend')}), "
-              f"CORE {_count(theirs)}", flush=True)
+        print("  " + " | ".join(fmt(v) for v in table.rows[-1]), flush=True)
     table.notes += [
         "Kleene reads each query with the strict window reading (CORE's); SELECT LAST is "
         "CEL's LAST in Kleene and ALL on CORE (docs/ceql.md)",

@@ -55,3 +55,16 @@ def test_quick_counts_agree_with_core(tmp_path: Path) -> None:
     assert counts["q12_none"] == 0
     # consumption keeps no more than every complex event
     assert 0 < counts["q1_any"] <= counts["q1_none"]
+
+
+def test_a_run_past_its_time_limit_is_said_not_to_finish(tmp_path: Path) -> None:
+    (tmp_path / "q1_none.txt").write_text(OWN["q1_none"] + "\n", encoding="utf-8")
+    table = core.run(quick=True, queries=str(tmp_path), first=10, time_limit=0.001)
+    if not core.PYTHON.exists():
+        assert table is None
+        return
+    assert table is not None
+    row = dict(zip(table.columns, table.rows[0], strict=True))
+    assert row["Kleene count"] == "did not finish in 0.001 s"   # no process starts that fast
+    assert row["CORE count"] == "did not finish in 0.001 s"
+    assert row["same"] is None

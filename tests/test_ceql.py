@@ -191,7 +191,7 @@ def test_partition_and_window_nest_as_sremo_wants() -> None:
     ("SELECT a FROM S WHERE A AS a", 1, 8, "a list of variables"),
     ("SELECT * FROM S, T WHERE A", 1, 16, "one stream only"),
     ("SELECT * FROM S WHERE S>A", 1, 24, "qualified by its stream"),
-    ("SELECT * FROM S WHERE A ; NOT(B) ; C", 1, 27, "NOT(...) in a formula"),
+    ("SELECT * FROM S WHERE A ; NOT(B)", 1, 27, "ending with NOT(...)"),
     ("SELECT * WHERE A FILTER A[name LIKE 'I%']", 1, 32, "LIKE is not read"),
     ("SELECT * WHERE A FILTER A[price * 2 > 3]", 1, 33, "arithmetic"),
     ("SELECT * WHERE A FILTER A[v IN {1..3}]", 1, 34, "a range {a..b}"),

@@ -15,10 +15,12 @@ directory, and its offline server is built for one run.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 import subprocess
 import tempfile
+import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +50,10 @@ CLASSES = {
                       "others of them (CORE's order of enumeration, which CEL leaves open)",
     "differ": "not explained",
 }
+
+#: Held while a worker runs: pycer's offline server binds a fixed address, so a second
+#: one started meanwhile fails ("Address already in use").
+LOCK = Path(tempfile.gettempdir()) / "kleene-core-server.lock"
 
 _KINDS = {bool: "bool", int: "int", float: "double", str: "string"}
 _STRATEGY = re.compile(r"(\bSELECT\s+)(ALL|LAST|MAX|NEXT|STRICT)(\s*\*)", re.IGNORECASE)
@@ -83,12 +89,17 @@ def ask_core(text: str, s: Stream, *, timeout: float = 120.0, python: Path = PYT
     """The CORE worker's answer for CEQL ``text`` on ``s`` (:mod:`.core_worker`);
     :class:`RuntimeError` with CORE's message when it fails, :class:`FileNotFoundError`
     when ``make peers`` has not installed it, :class:`subprocess.TimeoutExpired` after
-    ``timeout`` seconds."""
+    ``timeout`` seconds. One worker at a time on the machine (:data:`LOCK`; ``waited_s``
+    in the answer: the seconds waited for it)."""
     if not python.exists():
         raise FileNotFoundError(f"{python} missing: run `make peers` first")
     decl, attrs = declaration(s)
     events = [[e.type, [e.position, e.ts, *(e.attrs[a] for a in attrs[2:])]] for e in s]
-    with tempfile.TemporaryDirectory(prefix="kleene-core-") as scratch:
+    asked = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="kleene-core-") as scratch, \
+            LOCK.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)    # released when the file closes
+        waited = time.perf_counter() - asked
         done = subprocess.run([str(python), str(WORKER)], input=json.dumps(
             {"declaration": decl, "query": text, "events": events, "count_only": count_only}),
             capture_output=True, text=True, timeout=timeout, cwd=scratch)
@@ -98,7 +109,7 @@ def ask_core(text: str, s: Stream, *, timeout: float = 120.0, python: Path = PYT
     answer: dict[str, Any] = json.loads(done.stdout)
     if "error" in answer:
         raise RuntimeError(f"CORE: {answer['error']}")
-    return answer
+    return answer | {"waited_s": waited}
 
 
 def core_matches(text: str, s: Stream, *, timeout: float = 120.0,

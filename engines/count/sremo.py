@@ -27,7 +27,9 @@ report, :func:`kleene.engines.srt.run.reporting`):
   elements by :class:`~kleene.engines.count.transfer.SlidingProduct` (two stacks, O(1)
   products amortised per element);
 - ``e PARTITION BY a`` counts each part alone (its own positions, as the reference
-  renumbers them), a part as :func:`kleene.reference.policies.part_of` draws it.
+  renumbers them), a part as :func:`kleene.reference.policies.part_of` draws it; over
+  the columns of a loaded stream the parts are cut once and each part's candidates found
+  by Arrow's kernels (:mod:`kleene.engines.count.parts`), else event by event.
 
 A run of consecutive elements that no marking transition can take (the events a CEQL
 query's gaps skip) is one element: its transfer is a function (only bit 0), its power
@@ -63,7 +65,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from kleene.data.source import column_batches
+from kleene.data.source import column_batches, columns_of_source
+from kleene.engines.count.parts import part_elements
 from kleene.engines.count.registers import Element, Keyed, Labels, keyed, keyed_elements, labels
 from kleene.engines.count.transfer import SlidingProduct, Sparse
 from kleene.engines.srt.automaton import SRT, Guard, compile_guard
@@ -234,13 +237,17 @@ def count(query: Query, source: Iterable[Event]) -> int:
         if e.mark:
             any_marks = any_marks or e.guard == TRUE
             marking |= 0 if e.guard == TRUE else bits[e.guard]
-    batches = None if found.by or any_marks or len(guards) > MAX_BITS \
-        else column_batches(source, ROWS)
-    if batches is None:
-        parts = _elements(source, found.by, [(bits[g], compile_guard(g, {})) for g in guards],
-                          None if any_marks else marking)
-    else:
-        parts = {None: _column_elements(batches, guards)}
+    cut: dict[object, list[Element]] | None = None     # over columns
+    if not any_marks and len(guards) <= MAX_BITS:      # minterm 0 is never marked
+        columns = columns_of_source(source) if found.by else None
+        batches = None if found.by else column_batches(source, ROWS)
+        if columns is not None:
+            cut = part_elements(columns, found.by, guards)
+        elif batches is not None:
+            cut = {None: _column_elements(batches, guards)}
+    parts = cut if cut is not None else _elements(
+        source, found.by, [(bits[g], compile_guard(g, {})) for g in guards],
+        None if any_marks else marking)
     out = [[(0 if e.guard == TRUE else bits[e.guard], e.mark, e.target) for e in srt.out[q]]
            for q in range(srt.size)]
     automaton = _Determinized(srt, out, {int(x[2]) for xs in parts.values() for x in xs})
@@ -295,7 +302,13 @@ def _column_elements(batches: Iterable[tuple[int, Any]], guards: list[Condition]
 def _count_part(automaton: _Determinized, elements: list[list[int | float]],
                 window: int | Duration | None, query: Query) -> int:
     """The matches within one part (its elements: position, timestamp, minterm, and the
-    length of a run no mark can take, else 0)."""
+    length of a run no mark can take, else 0). A match ends at an element whose minterm
+    reports from some state: those after the last such element are not read (a part
+    with none has no match)."""
+    ends = [i for i, x in enumerate(elements) if not x[3] and automaton.reports[int(x[2])]]
+    if not ends:
+        return 0
+    elements = elements[:ends[-1] + 1]
     matrices: dict[int, Sparse] = {}
     total = 0
     if window is None:

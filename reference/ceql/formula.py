@@ -40,6 +40,7 @@ from kleene.reference.conditions import (
     Cmp,
     Condition,
     Const,
+    Not,
     conjunction,
     conjuncts,
 )
@@ -51,11 +52,14 @@ from kleene.reference.syntax import Token
 @dataclass(frozen=True, slots=True)
 class Leaf:
     """An event-type atom ``T``: the names its position has (``T`` and the ``AS`` names
-    around it) and the unary predicates filtered onto it."""
+    around it) and the unary predicates filtered onto it. ``negated``: CORE's
+    ``NOT(T FILTER T[P])``, one event on which ``T`` with ``P`` does not hold, read and
+    not output (no names)."""
 
     type: str
     names: frozenset[str]
     condition: Condition = TRUE
+    negated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,9 +142,10 @@ def names(phi: Formula) -> frozenset[str]:
 
 
 def named(phi: Formula, name: str) -> Formula:
-    """``phi AS name``: every position of ``phi`` is also called ``name``."""
+    """``phi AS name``: every position of ``phi`` is also called ``name`` (a ``NOT(...)``
+    event is not output: it has no name)."""
     if isinstance(phi, Leaf):
-        return replace(phi, names=phi.names | {name})
+        return phi if phi.negated else replace(phi, names=phi.names | {name})
     if isinstance(phi, Iteration):
         return replace(phi, body=named(phi.body, name))
     return replace(phi, left=named(phi.left, name), right=named(phi.right, name))
@@ -170,12 +175,24 @@ def filtered(phi: Formula, f: Filter) -> Formula:
     return Union(filtered(phi, f.left), filtered(phi, f.right))
 
 
+def negated_at(phi: Formula, end: int) -> bool:
+    """Whether a complex event of ``phi`` may begin (``end`` 0) or finish (``end`` −1)
+    with the event of a ``NOT(...)``."""
+    if isinstance(phi, Leaf):
+        return phi.negated
+    if isinstance(phi, Iteration):
+        return negated_at(phi.body, end)
+    if isinstance(phi, Union):
+        return negated_at(phi.left, end) or negated_at(phi.right, end)
+    return negated_at(phi.left if end == 0 else phi.right, end)
+
+
 def to_sremo(phi: Formula) -> Expr:
     """The SREMO expression whose streaming matches are ``phi``'s complex events under
     ``ALL`` (module docstring)."""
     if isinstance(phi, Leaf):
-        return Atom(both(Cmp("=", Attr("~", "type"), Const(phi.type)), phi.condition),
-                    marked=True)
+        holds = both(Cmp("=", Attr("~", "type"), Const(phi.type)), phi.condition)
+        return Atom(Not(holds), marked=False) if phi.negated else Atom(holds, marked=True)
     if isinstance(phi, Seq):
         left, right = to_sremo(phi.left), to_sremo(phi.right)
         return Concat((left, right) if phi.contiguous else (left, Star(SKIP), right))

@@ -14,7 +14,7 @@ alternatives, tightest first: ``AS``, ``+``, ``:+``, then ``;``, ``:``, ``OR``, 
     contig    := seq (":" seq)*
     seq       := postfix (";" postfix)*
     postfix   := primary ("AS" name | "+" | ":" "+")*
-    primary   := "(" formula ")" | name
+    primary   := "(" formula ")" | name | "NOT" "(" name ("FILTER" filter)* ")"
     filter    := fand ("OR" fand)*
     fand      := fatom ("AND" fatom)*
     fatom     := "(" filter ")" | name "[" predicate "]"
@@ -30,15 +30,29 @@ expression in a :class:`~.selection.Selected`, which keeps part of its complex e
 (:mod:`.selection`). What the grammar has but Kleene does not read is refused at its
 token, in one line with the position: ``SELECT ANY`` (no CEL strategy), a variable list
 after ``SELECT``, several streams, a
-stream-qualified event (``S>T``), ``NOT(...)`` in a formula, ``LIKE``, arithmetic, a
-value range ``{a..b}``, a second partition group, and ``n EVENTS`` with ``PARTITION BY``.
+stream-qualified event (``S>T``), ``LIKE``, arithmetic, a value range ``{a..b}``, a
+second partition group, ``n EVENTS`` with ``PARTITION BY``, and ``NOT(...)`` where CORE's
+complex event and Kleene's match part (:meth:`_Reader.negations`).
+
+``NOT(T FILTER T[P])`` (CORE's ``not_event_type_atomic_cel_formula``; CORE's grammar has
+it before an atomic formula only) is one event on which ``T`` with ``P`` does not hold,
+read and not output (:class:`~.formula.Leaf`, ``negated``).
 ``WITHIN n [attr]`` is a window of n on the events' timestamps: ``attr`` must be the
 attribute the events were loaded with as ``ts`` (the stock stream's ``stock_time``).
 """
 
 from __future__ import annotations
 
-from kleene.reference.conditions import Attr, Cmp, Condition, Const, Not, Term, conjunction
+from kleene.reference.conditions import (
+    TRUE,
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    Not,
+    Term,
+    conjunction,
+)
 from kleene.reference.conditions import Or as OrCondition
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError, PatternSyntaxError
@@ -64,6 +78,10 @@ class CeqlUnsupported(PatternSyntaxError):
 
 
 class _Reader(Parser):
+    def __init__(self, text: str, source: str = "<ceql>") -> None:
+        super().__init__(text, source)
+        self.nots: list[Token] = []     # the NOT of each NOT(...) read
+
     def refuse(self, message: str, tok: Token | None = None) -> CeqlUnsupported:
         tok = tok or self.tok
         return CeqlUnsupported(message, line=tok.line, column=tok.column, source=self.source,
@@ -95,7 +113,7 @@ class _Reader(Parser):
             if self.at(","):
                 raise self.refuse("one stream only: Kleene matches one stream of events")
         self.expect("WHERE")
-        body = f.to_sremo(self.formula())
+        phi = self.formula()
         partition = self.partition()
         window = self.within(partition)
         consumption = "NONE"
@@ -111,6 +129,9 @@ class _Reader(Parser):
             if limit == 0:
                 raise self.error("a limit of at least 1", tok)
         self.end()
+        self.negations(phi, window is not None, (strategy, consumption, limit) != (
+            "ALL", "NONE", None))
+        body = f.to_sremo(phi)
         e = body if window is None else Window(body, window)
         if partition:
             e = Partition(e, partition)
@@ -121,6 +142,27 @@ class _Reader(Parser):
         if (strategy, consumption, limit) == ("ALL", "NONE", None):
             return e
         return Selected(e, strategy, consumption, limit)
+
+    def negations(self, phi: f.Formula, windowed: bool, selected: bool) -> None:
+        """Refuse, at the first ``NOT``, the uses of ``NOT(...)`` where CORE's complex
+        event (its interval, from the first event read to the last) and Kleene's match
+        (the positions output) part: a complex event that may end with the NOT's event,
+        a window over one that may begin with it, and a strategy, consumption or limit
+        (CORE outputs one complex event per choice of the NOT's event)."""
+        if not self.nots:
+            return
+        if f.negated_at(phi, -1):
+            raise self.refuse("a complex event ending with NOT(...) is not read: Kleene "
+                              "reports a match at its last output event", self.nots[0])
+        if windowed and f.negated_at(phi, 0):
+            raise self.refuse("WITHIN over a complex event that begins with NOT(...) is not "
+                              "read: CORE's window spans the NOT's event, Kleene's the "
+                              "events output", self.nots[0])
+        if selected:
+            raise self.refuse("NOT(...) with a SELECT strategy, CONSUME BY or LIMIT is not "
+                              "read: CORE outputs a complex event per choice of the NOT's "
+                              "event, Kleene one match per set of events output",
+                              self.nots[0])
 
     def partition(self) -> tuple[str, ...]:
         if not self.accept("PARTITION"):
@@ -204,6 +246,9 @@ class _Reader(Parser):
     def postfix(self) -> f.Formula:
         phi = self.primary()
         while True:
+            if self.at("AS") and isinstance(phi, f.Leaf) and phi.negated:
+                raise self.refuse("NOT(...) AS x is not read: the event of a NOT is not "
+                                  "output, so it has no name")
             if self.accept("AS"):
                 phi = f.named(phi, self.word("a variable name").text)
             elif self.accept("+"):
@@ -221,12 +266,39 @@ class _Reader(Parser):
             self.expect(")")
             return phi
         if self.at("NOT"):
-            raise self.refuse("NOT(...) in a formula is not computed yet")
+            self.nots.append(self.advance())
+            self.expect("(")
+            leaf = self.atomic()
+            self.expect(")")
+            return leaf
+        tok = self.event_type()
+        return f.Leaf(tok.text, frozenset({tok.text}))
+
+    def event_type(self) -> Token:
         tok = self.word("an event type or '('")
         if self.at(">"):
             raise self.refuse("an event qualified by its stream (S>T) is not read: Kleene "
                               "matches one stream")
-        return f.Leaf(tok.text, frozenset({tok.text}))
+        return tok
+
+    def atomic(self) -> f.Leaf:
+        """CORE's ``atomic_cel_formula`` inside ``NOT(...)``: ``T (FILTER filter)*``, each
+        filter on ``T`` only."""
+        tok = self.event_type()
+        condition: Condition = TRUE
+        while self.accept("FILTER"):
+            condition = f.both(condition, self.on_type(self.filter(), tok.text))
+        return f.Leaf(tok.text, frozenset(), condition, negated=True)
+
+    def on_type(self, g: f.Filter, name: str) -> Condition:
+        """The predicate a filter inside ``NOT(T FILTER ...)`` puts on ``T``."""
+        if isinstance(g, f.Unary):
+            if g.name != name:
+                raise self.refuse(f"inside NOT({name} FILTER ...) a filter is on {name} only",
+                                  g.where)
+            return g.predicate
+        left, right = self.on_type(g.left, name), self.on_type(g.right, name)
+        return f.both(left, right) if isinstance(g, f.Both) else OrCondition((left, right))
 
     # -- filters
     def filter(self) -> f.Filter:
@@ -277,7 +349,9 @@ class _Reader(Parser):
         start = self.tok
         left = self.value()
         if self.at("LIKE"):
-            raise self.refuse("LIKE is not read: Kleene's conditions have no pattern match")
+            raise self.refuse("LIKE is not read: CORE's LIKE finds an RE2 regular expression "
+                              "anywhere in the value, and Kleene's conditions have no "
+                              "pattern match yet")
         negated = self.tok.text.upper() == "NOT" and self.peek().text.upper() == "IN"
         if negated:
             self.advance()
