@@ -7,7 +7,9 @@ keeps the rows a search can still read (from its cursor less the clause's ``PREV
 :func:`kleene.reference.match_recognize.finality.reach`) and its cursor (the row the next
 search starts at, ``MATCH_NUMBER`` so far, the end of the last match), and
 :func:`~kleene.reference.match_recognize.finality.settle` says which output rows no later
-row can change. Those are returned, in the order of the keys' first rows; the rest waits.
+row can change (the engine's run computes it as far as it can,
+:class:`~kleene.engines.match_recognize.settling.Settler`). Those are returned, in the
+order of the keys' first rows; the rest waits.
 
 The settled rows of a micro-batch all sort after the rows settled before (the first
 ``ORDER BY`` key is the event time, ascending, and a row below the watermark arrived
@@ -29,9 +31,10 @@ import pyarrow as pa
 
 from kleene.data.sql import arrow_of, table_of
 from kleene.engines.match_recognize.order import ordered
+from kleene.engines.match_recognize.settling import Settler
 from kleene.reference.budget import Budget
 from kleene.reference.match_recognize.ast import Column, MatchRecognize
-from kleene.reference.match_recognize.finality import reach, settle
+from kleene.reference.match_recognize.finality import reach
 from kleene.reference.match_recognize.semantics import (
     Cursor,
     Recognizer,
@@ -64,6 +67,7 @@ class Recognitions:
         self.back = reach(clause).back
         self.parts: dict[tuple[object, ...], Part] = {}
         self.output_names = Recognizer(clause, Table(self.names, ()), Budget()).names()
+        self.settler = Settler(clause, schema)
 
     def advance(self, settled: pa.Table, *, floor: object = None, ended: bool = False,
                 budget: Budget | None = None) -> Table:
@@ -81,8 +85,8 @@ class Recognitions:
             part = self.parts[key]
             if part.base + len(part.rows) <= part.cursor.pos:
                 continue
-            done = settle(self.clause, self.names, part.rows, base=part.base,
-                          cursor=part.cursor, floor=floor, ended=ended, budget=budget)
+            done = self.settler.settle(part.rows, base=part.base, cursor=part.cursor,
+                                       floor=floor, ended=ended, budget=budget)
             out.extend(done.rows)
             keep = max(part.base, done.cursor.pos - self.back)
             part.rows = part.rows[keep - part.base:]
