@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from kleene.conformance.recognize_strategies import input_tables, match_recognize_clauses
-from kleene.data.sql import table_of
+from kleene.data.sql import arrow_of, table_of
 from kleene.engines.match_recognize.settling import Settler
 from kleene.reference.budget import Budget
 from kleene.reference.errors import BudgetExceeded, KleeneError
@@ -43,6 +43,10 @@ def _budget() -> Budget:
     return Budget(limit=STEPS)
 
 
+def _arrow(rows: list[Row], like: pa.Table) -> pa.Table:
+    return arrow_of(Table(tuple(like.column_names), tuple(rows)), like=like.schema)
+
+
 @pytest.mark.slow
 @settings(max_examples=250, deadline=None, suppress_health_check=list(HealthCheck))
 @given(clause=match_recognize_clauses(), table=input_tables(), compiled=st.booleans())
@@ -56,9 +60,9 @@ def test_the_engine_settles_every_prefix_as_the_reference(clause: MatchRecognize
             for k in range(len(rows) + 1):
                 floor = _floor(clause, names, rows, k)
                 want = settle(clause, names, rows[:k], floor=floor, budget=_budget())
-                got = settler.settle(rows[:k], floor=floor, budget=_budget())
+                got = settler.settle(_arrow(rows[:k], table), floor=floor, budget=_budget())
                 assert got == want, (k, got, want)
-            ended = settler.settle(rows, ended=True, budget=_budget())
+            ended = settler.settle(_arrow(rows, table), ended=True, budget=_budget())
             assert ended == settle(clause, names, rows, ended=True, budget=_budget())
     except (BudgetExceeded, KleeneError):
         assume(False)   # too many steps, or a data error (both answer it: the files' tests)
@@ -82,15 +86,15 @@ def test_settling_in_pieces_equals_the_reference_and_the_batch(clause: MatchReco
             for k in [*cuts, len(rows)]:
                 tail, seen = tail + rows[seen:k], max(seen, k)
                 floor = _floor(clause, names, rows, seen)
-                done = settler.settle(tail, base=base, cursor=cursor, floor=floor,
-                                      budget=_budget())
+                done = settler.settle(_arrow(tail, table), base=base, cursor=cursor,
+                                      floor=floor, budget=_budget())
                 assert done == settle(clause, names, tail, base=base, cursor=cursor,
                                       floor=floor, budget=_budget())
                 got.extend(done.rows)
                 cursor = done.cursor
                 keep = max(base, cursor.pos - back)
                 tail, base = tail[keep - base:], keep
-            rest = settler.settle(tail, base=base, cursor=cursor, ended=True,
+            rest = settler.settle(_arrow(tail, table), base=base, cursor=cursor, ended=True,
                                   budget=_budget())
             whole = Recognizer(clause, Table(names, tuple(rows)), _budget()).partition(rows)
             assert got + list(rest.rows) == whole
@@ -101,12 +105,11 @@ def test_settling_in_pieces_equals_the_reference_and_the_batch(clause: MatchReco
 V_SHAPE = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY t MEASURES MATCH_NUMBER() AS n, "
            "FIRST(t) AS s, LAST(t) AS e ONE ROW PER MATCH PATTERN (STRT DOWN+ UP+) "
            "DEFINE DOWN AS x < PREV(x), UP AS x > PREV(x))")
-NAMES = ("T", "X")
 SCHEMA = pa.schema([("T", pa.int64()), ("X", pa.int64())])
 
 
-def _rows(xs: list[int]) -> list[Row]:
-    return [(i, x) for i, x in enumerate(xs)]
+def _rows(xs: list[int]) -> pa.Table:
+    return pa.table({"T": list(range(len(xs))), "X": xs}, schema=SCHEMA)
 
 
 @pytest.mark.parametrize("compiled", [True, False])
@@ -116,9 +119,7 @@ def test_the_engine_stops_at_the_search_still_open(compiled: bool) -> None:
     # by hand: rows 0-4 are 5 4 3 4 5 (a V, ended by row 5's 4: no UP), then 4 3 from row
     # 5: a V begun, whose DOWN+ asks for row 7
     rows = _rows([5, 4, 3, 4, 5, 4, 3])
-    table = pa.Table.from_pylist([dict(zip(NAMES, r, strict=True)) for r in rows],
-                                 schema=SCHEMA)
-    run = settler.run(table, Cursor(), horizon=len(rows))
+    run = settler.run(rows, Cursor(), horizon=rows.num_rows)
     assert (run.rows, run.cursor, run.stopped) == ([(1, 0, 4)], Cursor(5, 1, 5), True)
     done = settler.settle(rows)
     assert done.rows == ((1, 0, 4),) and done.cursor == Cursor(5, 1, 5)
@@ -134,10 +135,8 @@ def test_next_in_define_stops_the_engine_at_the_row_whose_next_is_past() -> None
     clause = parse_statement(sql).recognitions[0].clause
     settler = Settler(clause, SCHEMA)
     rows = _rows([1, 2, 0, 2])
-    table = pa.Table.from_pylist([dict(zip(NAMES, r, strict=True)) for r in rows],
-                                 schema=SCHEMA)
     # horizon 3 (n - 1): row 2's NEXT is row 3, there; the search from row 3 tests row 3
-    run = settler.run(table, Cursor(), horizon=3)
+    run = settler.run(rows, Cursor(), horizon=3)
     assert (run.rows, run.cursor, run.stopped) == ([(0,), (2,)], Cursor(3, 2, 3), True)
     assert settler.settle(rows).rows == ((0,), (2,))      # row 3: NEXT is past P: waits
 

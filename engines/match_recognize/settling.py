@@ -38,20 +38,17 @@ the rows and the cursor equal the reference's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pyarrow as pa
 
-from kleene.data.sql import arrow_of
+from kleene.data.sql import table_of
 from kleene.engines.match_recognize.conditions import Frame
 from kleene.engines.match_recognize.order import Sorted
 from kleene.engines.match_recognize.recognition import CompiledRecognition, Run
 from kleene.reference.budget import Budget
 from kleene.reference.match_recognize.ast import MatchRecognize
 from kleene.reference.match_recognize.finality import Settled, reach, settle
-from kleene.reference.match_recognize.semantics import Cursor, Row
-from kleene.reference.match_recognize.table import Table
+from kleene.reference.match_recognize.semantics import Cursor
 
 
 class Settler:
@@ -66,27 +63,36 @@ class Settler:
         self.engine = CompiledRecognition(clause, compiled=compiled)
         the = reach(clause)
         self.ahead = max(the.define, the.measures, 1 if the.end_anchor else 0)
+        self.back = the.back
+        self.nulls = pa.table([pa.nulls(1, f.type) for f in schema], schema=schema)
 
-    def settle(self, rows: Sequence[Row], *, base: int = 0, cursor: Cursor | None = None,
+    def settle(self, rows: pa.Table, *, base: int = 0, cursor: Cursor | None = None,
                floor: object = None, ended: bool = False,
                budget: Budget | None = None) -> Settled:
         """What :func:`~kleene.reference.match_recognize.finality.settle` answers with the
-        same arguments (its docstring), computed as the module docstring says."""
+        same arguments, the rows as Arrow (of this schema), computed as the module
+        docstring says; the reference reads, as Python rows, the rows from the stopped
+        search's less the ``PREV`` reach alone (the rows a stream's state keeps)."""
         budget = budget or Budget(what="recognizing a row pattern")
         cursor = cursor or Cursor()
         pad = 1 if base else 0          # the reference's row of NULLs: ``^`` never again
         shift = base - pad
-        held = [(None,) * len(self.names)] * pad + list(rows)
-        n = len(held)
-        table = arrow_of(Table(self.names, tuple(held)), like=self.schema)
+        held = pa.concat_tables([self.nulls, rows]) if pad else rows
         at = Cursor(cursor.pos - shift, cursor.number, max(cursor.covered - shift, 0))
-        run = self.run(table, at, None if ended else n - self.ahead, budget=budget)
+        run = self.run(held, at, None if ended else held.num_rows - self.ahead,
+                       budget=budget)
         done = Cursor(run.cursor.pos + shift, run.cursor.number, run.cursor.covered + shift)
         if not run.stopped:
             return Settled(tuple(run.rows), done)
-        rest = settle(self.clause, self.names, rows, base=base, cursor=done, floor=floor,
+        keep = max(base, done.pos - self.back)
+        tail = table_of(rows.slice(keep - base)).rows
+        rest = settle(self.clause, self.names, tail, base=keep, cursor=done, floor=floor,
                       ended=ended, budget=budget)
-        return Settled((*run.rows, *rest.rows), rest.cursor)
+        # the reference reads ``covered`` below its first row as that row less its pad's
+        # (the same for every search after); a match there ends past it: keep ours else
+        lowest = keep - (1 if keep else 0)
+        covered = rest.cursor.covered if rest.cursor.covered > lowest else done.covered
+        return Settled((*run.rows, *rest.rows), rest.cursor._replace(covered=covered))
 
     def run(self, table: pa.Table, at: Cursor, horizon: int | None, *,
             budget: Budget | None = None) -> Run:
