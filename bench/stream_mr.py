@@ -143,7 +143,8 @@ def faults(quick: bool = False) -> Any:
 def latency(spark: Any, folder: Path, *, rows: int, every: float, seconds: float) -> Any:
     """Files of ``rows`` ticks every ``every`` s for ``seconds`` (moved in on the paced
     schedule of :func:`bench.stream_paced.feed`): the rows written, the rate the query
-    kept up with and the latencies (module docstring)."""
+    kept up with, the latencies (module docstring) and each micro-batch's
+    :class:`~kleene.engines.spark.stream.step.Progress` (its seconds by part)."""
     from bench.stream_paced import ddl, feed, staged
     from bench.stream_spark import latencies
     from kleene.engines.spark.stream.recognition import ContinuousRecognition
@@ -155,9 +156,10 @@ def latency(spark: Any, folder: Path, *, rows: int, every: float, seconds: float
     parts = [ticks_table(j, rows, start=j * rows) for j in range(files)]
     names = staged(parts, folder / "staging")
     arrivals = [0.0] * files
+    batches: list[Any] = []
     run = ContinuousRecognition(spark, str(source), Query.parse(STATEMENT), output=str(out),
                                 checkpoint=str(folder / "ckpt"), format="parquet",
-                                schema=ddl(parts[0]))
+                                schema=ddl(parts[0]), on_progress=batches.append)
     query = run.start()
     t0 = time.time()
     feed(folder / "staging", source, names, every, t0, arrivals).join()
@@ -168,7 +170,7 @@ def latency(spark: Any, folder: Path, *, rows: int, every: float, seconds: float
     settled_at = time.time()
     found = sorted(latencies(out, arrivals, [(j + 1) * rows - 1 for j in range(files)],
                              _end_times))
-    return len(found), files * rows / (settled_at - arrivals[0]), found
+    return len(found), files * rows / (settled_at - arrivals[0]), found, batches
 
 
 def _end_times(folder: Path) -> list[int]:
@@ -188,19 +190,24 @@ def run(quick: bool = False) -> None:
     table = Table(title="kleene stream (MATCH_RECOGNIZE, the V shape) on local[2]: paced "
                         "Parquet files of generated ticks",
                   columns=("rows/s offered", "rows a file", "file every s", "output rows",
-                           "rows/s kept up", "latency p50 s", "latency p99 s"))
+                           "rows/s kept up", "latency p50 s", "latency p99 s",
+                           "micro-batches", "job s", "driver s", "sink s"))
     table.header = [f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())}"
                     " (2 cores; other processes share them)"]
-    paces = ((2_000, 1.0),) if quick else ((10_000, 1.0), (50_000, 1.0), (100_000, 1.0))
+    paces = ((2_000, 1.0),) if quick else ((10_000, 1.0), (50_000, 1.0), (100_000, 1.0),
+                                           (200_000, 1.0))
     for k, (rows, every) in enumerate(paces):
         with tempfile.TemporaryDirectory() as tmp:
-            n, kept, lat = latency(spark, Path(tmp) / str(k), rows=rows, every=every,
-                                   seconds=4.0 if quick else 10.0)
+            n, kept, lat, batches = latency(spark, Path(tmp) / str(k), rows=rows,
+                                            every=every, seconds=4.0 if quick else 10.0)
             p50 = statistics.median(lat) if lat else float("nan")
             p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))] if lat else float("nan")
-            table.add(rows / every, rows, every, n, kept, p50, p99)
+            table.add(rows / every, rows, every, n, kept, p50, p99, len(batches),
+                      *(sum(getattr(b, part) for b in batches) / max(len(batches), 1)
+                        for part in ("job_s", "driver_s", "sink_s")))
     table.notes.append("latency: from the arrival of the file holding a match's last row to "
                        "the commit of the micro-batch that wrote it; rows/s kept up: the rows "
-                       "offered over the seconds until the watermark passed the last one")
+                       "offered over the seconds until the watermark passed the last one; "
+                       "job / driver / sink s: a micro-batch's wall seconds by part, the mean")
     emit(table, "stream_mr")
     emit(faults(quick), "stream_mr_faults")

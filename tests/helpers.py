@@ -39,6 +39,7 @@ from kleene.reference.match_recognize.ast import (
     RowPattern,
 )
 from kleene.reference.match_recognize.parser import parse_statement
+from kleene.reference.match_recognize.semantics import _row_value
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.text import parse_ses
 
@@ -329,6 +330,17 @@ def grammar_accepts(language: str, text: str) -> bool:
     except lark.exceptions.LarkError:
         return False
     return True
+
+
+def first_key_floor(clause: MatchRecognize, names: tuple[str, ...],
+                    rows: list[tuple[object, ...]], k: int) -> Any:
+    """The first ``ORDER BY`` key of row ``k`` of a partition ``rows``: no row from ``k``
+    on sorts below it (ascending keys only; ``None`` otherwise, or past the end, or a NULL
+    key), the floor a stream's finality reads."""
+    if k >= len(rows) or not clause.order_by or clause.order_by[0].descending:
+        return None
+    columns = {n.upper(): i for i, n in enumerate(names)}
+    return _row_value(clause.order_by[0].expr, rows[k], columns)
 
 
 def clause_of(sql: str) -> MatchRecognize:

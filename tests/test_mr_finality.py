@@ -30,21 +30,12 @@ from kleene.reference.match_recognize.semantics import (
     Cursor,
     Recognizer,
     Row,
-    _row_value,
     partitions,
 )
 from kleene.reference.match_recognize.table import Table
+from tests.helpers import first_key_floor as _floor
 
 STEPS = 20_000
-
-
-def _floor(clause: MatchRecognize, names: tuple[str, ...], rows: list[Row], k: int) -> Any:
-    """The first ORDER BY key of row ``k``: no row from ``k`` on sorts below it (ascending
-    keys only; ``None`` otherwise, or past the end, or a NULL key)."""
-    if k >= len(rows) or not clause.order_by or clause.order_by[0].descending:
-        return None
-    columns = {n.upper(): i for i, n in enumerate(names)}
-    return _row_value(clause.order_by[0].expr, rows[k], columns)
 
 
 def _whole(clause: MatchRecognize, names: tuple[str, ...], rows: list[Row]) -> list[Row]:

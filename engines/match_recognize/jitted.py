@@ -13,8 +13,10 @@ jit = numba.njit(cache=True, nogil=True)
 
 
 @jit
-def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, counts, since):
-    """The match at ``start`` (its length; -1 none, -2 the budget ran out), the steps taken
+def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, counts, since,
+          horizon):
+    """The match at ``start`` (its length; -1 none, -2 the budget ran out, -3 a test at or
+    past ``horizon``, :class:`.vm.PastHorizon`), the steps taken
     and the stack (grown if it had to be: one array of threads, each ``pc, pos, counts,
     since``, reused from one start row to the next, as are ``counts`` and ``since``, the
     running thread's)."""
@@ -28,6 +30,7 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, c
     stack[0, 2 + slots:] = -1
     top = 1
     steps = 0
+    limit = min(n, horizon)
     while top > 0:
         top -= 1
         pc = stack[top, 0]
@@ -48,7 +51,9 @@ def first(op, args, radix, states, masks, n, start, memo, path, budget, stack, c
                 grown[:top] = stack[:top]
                 stack = grown
             if o == TEST:
-                if pos >= n:
+                if pos >= limit:
+                    if pos >= horizon:
+                        return -3, steps, stack
                     break
                 code = 0
                 flags = 0
@@ -125,7 +130,7 @@ def _push(stack, top, pc, pos, counts, since, slots):
 
 
 @jit
-def scan(op, args, radix, states, masks, n, next_row, budget, can_start):
+def scan(op, args, radix, states, masks, n, next_row, budget, can_start, horizon):
     memo = np.zeros((n + 1) * states, np.uint8)
     path = np.empty(n + 1, np.int64)
     stack = np.empty((64, 2 + 2 * len(radix)), np.int64)
@@ -143,10 +148,12 @@ def scan(op, args, radix, states, masks, n, next_row, budget, can_start):
             pos += 1
             continue
         length, steps, stack = first(op, args, radix, states, masks, n, pos, memo, path,
-                                     budget - total, stack, counts, since)
+                                     budget - total, stack, counts, since, horizon)
         total += steps
         if length == -2:
-            return starts[:found], lengths[:found], pcs[:used], total, True
+            return starts[:found], lengths[:found], pcs[:used], total, True, -1
+        if length == -3:
+            return starts[:found], lengths[:found], pcs[:used], total, False, pos
         if length < 0:
             pos += 1
             continue
@@ -160,4 +167,4 @@ def scan(op, args, radix, states, masks, n, next_row, budget, can_start):
         found += 1
         used += length
         pos = pos + 1 if length == 0 or next_row else pos + length
-    return starts[:found], lengths[:found], pcs[:used], total, False
+    return starts[:found], lengths[:found], pcs[:used], total, False, -1

@@ -101,14 +101,18 @@ def encode(program: Program) -> Encoded | None:
 
 
 def scan(encoded: Encoded, masks: np.ndarray, n: int, next_row: bool, budget: int,
-         starts: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool]:
+         starts: np.ndarray, horizon: int | None = None,
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, int]:
     """Every match of a partition of ``n`` rows (module docstring): their start rows,
-    lengths and rows' instruction addresses (flat), the steps taken, and whether the
-    ``budget`` of steps ran out. ``starts``: the rows where a match may start (a row
-    where it is false is skipped: no match starts there)."""
+    lengths and rows' instruction addresses (flat), the steps taken, whether the
+    ``budget`` of steps ran out, and the start row of the search that stopped at
+    ``horizon`` (-1: none; :class:`.vm.Matcher`'s ``horizon``: the matches are those
+    before it). ``starts``: the rows where a match may start (a row where it is false is
+    skipped: no match starts there)."""
     # lazy: numba (and the loops' machine code, cached on disk) only when a run uses them
     from kleene.engines.match_recognize.jitted import scan as compiled
 
-    result: tuple[np.ndarray, np.ndarray, np.ndarray, int, bool] = compiled(
-        encoded.op, encoded.args, encoded.radix, encoded.states, masks, n, next_row, budget, starts)
+    result: tuple[np.ndarray, np.ndarray, np.ndarray, int, bool, int] = compiled(
+        encoded.op, encoded.args, encoded.radix, encoded.states, masks, n, next_row, budget,
+        starts, n + 1 if horizon is None else horizon)
     return result

@@ -104,13 +104,15 @@ class Matches:
     """A partition's non-empty matches, flat (the compiled loop's output): ``upper[i]`` and
     ``written[i]`` the variable of the ``i``-th mapped row (upper case, as written),
     ``first[m]`` where match ``m``'s rows begin in the flat arrays, ``start[m]`` its first
-    partition row; ``column(j, rows)`` column ``j`` at partition rows ``rows``."""
+    partition row; ``column(j, rows)`` column ``j`` at partition rows ``rows``; ``number``
+    the matches before the first (``MATCH_NUMBER`` counts on from it)."""
 
     upper: np.ndarray
     written: np.ndarray
     first: np.ndarray
     start: np.ndarray
     column: Callable[[int, np.ndarray], list[object]]
+    number: int = 0
 
     def ranks(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """For each flat row, its rank (from 1) among its match's rows in ``mask``; and
@@ -147,7 +149,7 @@ def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, fro
         return lambda m: m.ranks(members(var, m))[1].tolist()
 
     if isinstance(e, MatchNumber):
-        return lambda m: list(range(1, len(m.first) + 1))
+        return lambda m: list(range(m.number + 1, m.number + len(m.first) + 1))
     if isinstance(e, Aggregate):
         return count(e.var)
     if isinstance(e, Classifier):

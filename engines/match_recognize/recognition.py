@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pyarrow as pa
@@ -44,7 +44,7 @@ from kleene.engines.match_recognize.program import (
     reach,
 )
 from kleene.engines.match_recognize.rows import Columns, RowCondition, Rows
-from kleene.engines.match_recognize.vm import Accept, Matcher
+from kleene.engines.match_recognize.vm import Accept, Matcher, PastHorizon
 from kleene.engines.protocol import Counters, Transition
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -55,7 +55,7 @@ from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds, 
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import expressions_of
 from kleene.reference.match_recognize.matchings import Matching
-from kleene.reference.match_recognize.semantics import Recognizer, within_bound
+from kleene.reference.match_recognize.semantics import Cursor, Recognizer, within_bound
 from kleene.reference.match_recognize.table import Table
 
 
@@ -85,6 +85,15 @@ def second_tests(program: Program) -> dict[int, tuple[frozenset[int], bool]]:
         return out
     except TooManyStates:
         return {pc: loose_reach(program, pc + 1) for pc in loose_reach(program, 0)[0]}
+
+
+class Run(NamedTuple):
+    """A partition's run from a cursor: its output ``rows``, the ``cursor`` after them, and
+    whether it ``stopped`` at the search there, which reached the horizon."""
+
+    rows: list[tuple[object, ...]]
+    cursor: Cursor
+    stopped: bool
 
 
 class CompiledRecognition:
@@ -151,7 +160,7 @@ class CompiledRecognition:
         out: list[tuple[object, ...]] = []
         for lo, hi in zip(edges, edges[1:], strict=False):
             out += self._partition(reference, Rows(columns, lo, hi), truth, gates, lo,
-                                   budget, counters)
+                                   budget, counters, Cursor(), None).rows
         counters.events_read = table.num_rows
         return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
 
@@ -176,16 +185,28 @@ class CompiledRecognition:
                 out[v] = ~false
         return out
 
+    def run_from(self, ordered: Sorted, at: Cursor, horizon: int | None, *,
+                 budget: Budget) -> Run:
+        """The searches of one partition (``ordered``: its rows in the clause's order,
+        one partition rank) from cursor ``at`` on, up to the first that tests a row at or
+        past ``horizon`` (``None``: to the end), where the run stops
+        (:mod:`.settling`: a stream's buffered rows)."""
+        names = tuple(ordered.table.column_names)
+        reference = Recognizer(self.clause, Table(names, ()), budget)
+        rows = Rows(Columns(ordered), 0, ordered.table.num_rows)
+        return self._partition(reference, rows, self._truths(ordered), self._gates(ordered),
+                               0, budget, Counters(), at, horizon)
+
     def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
                    gates: dict[str, np.ndarray], lo: int, budget: Budget, counters: Counters,
-                   ) -> list[tuple[object, ...]]:
+                   at: Cursor, horizon: int | None) -> Run:
         n = len(rows)
         slices: dict[str, np.ndarray | RowCondition | None] = {}
         for ins in self.program.code:
             if isinstance(ins, Test) and ins.var.upper() not in slices:
                 slices[ins.var.upper()] = self._mask(ins.var.upper(), rows, truth, lo)
         if self.encoded is not None and all(isinstance(m, np.ndarray) for m in slices.values()):
-            return self._scanned(ref, rows, slices, budget, counters)
+            return self._scanned(ref, rows, slices, budget, counters, at, horizon)
         lists: dict[str, Any] = {v: m.tolist() if isinstance(m, np.ndarray) else m
                                  for v, m in slices.items()}
         masks: list[Sequence[bool] | None] = [
@@ -194,15 +215,16 @@ class CompiledRecognition:
         gate_lists = {v: g[lo:lo + n].tolist() for v, g in gates.items()}
         may = [gate_lists.get(ins.var.upper()) if isinstance(ins, Test) and mask is None
                else None for ins, mask in zip(self.program.code, masks, strict=True)]
-        number = [0]
+        number = [at.number]
         readers = self._readers(ref)
         accept = self._accept(rows, number)
-        matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo, gates=may)
-        can = self._start_rows(slices, n)
+        matcher = Matcher(self.program, n, masks, accept, budget, memo=self.memo, gates=may,
+                          horizon=horizon)
+        can = self._start_rows(slices, n, horizon)
         candidates = None if can is None else np.flatnonzero(can).tolist()
         mode = self.clause.rows_per_match
         out: list[tuple[object, ...]] = []
-        pos = covered = 0
+        pos, _, covered = at
         while pos < n:
             if candidates is not None:
                 nxt = candidates[bisect.bisect_left(candidates, pos)] \
@@ -212,7 +234,10 @@ class CompiledRecognition:
                         out += [ref.output(rows[r], None) for r in range(max(pos, covered), nxt)]
                     pos = nxt
                     continue
-            found = matcher.first(pos)
+            try:
+                found = matcher.first(pos)
+            except PastHorizon:
+                return Run(out, Cursor(pos, number[0], covered), True)
             if found is None:
                 if mode == "ALL WITH UNMATCHED" and pos >= covered:
                     out.append(ref.output(rows[pos], None))
@@ -226,7 +251,7 @@ class CompiledRecognition:
                 continue
             covered = max(covered, m.end)
             pos = ref.resume(m, final)
-        return out
+        return Run(out, Cursor(pos, number[0], covered), False)
 
     def _emit(self, ref: Recognizer, rows: Rows, m: Matching, number: int,
               out: list[tuple[object, ...]], counters: Counters,
@@ -260,10 +285,13 @@ class CompiledRecognition:
 
     def _scanned(self, ref: Recognizer, rows: Rows,
                  slices: dict[str, np.ndarray | RowCondition | None], budget: Budget,
-                 counters: Counters) -> list[tuple[object, ...]]:
-        """A partition by the compiled loop (:mod:`.kernel`): its matches, then their
-        output in the reference's order (unmatched rows among them)."""
+                 counters: Counters, at: Cursor, horizon: int | None) -> Run:
+        """A partition by the compiled loop (:mod:`.kernel`) from ``at`` (to ``horizon``,
+        :meth:`run_from`): its matches, then their output in the reference's order
+        (unmatched rows among them)."""
         assert self.encoded is not None
+        if at.pos >= len(rows):
+            return Run([], at, False)
         counters.compiled_partitions += 1
         readers = self._readers(ref)
         n = len(rows)
@@ -271,10 +299,14 @@ class CompiledRecognition:
         for i, v in enumerate(self.encoded.variables):
             masks[i] = slices[v]
         next_row = self.clause.after_match.kind == "TO NEXT ROW"
-        starts, lengths, pcs, steps, _ = kernel.scan(
-            self.encoded, masks, n, next_row, budget.limit - budget.used,
-            self._two_rows(slices, n))
+        can = self._two_rows(slices, n, horizon)
+        can[:at.pos] = False
+        starts, lengths, pcs, steps, _, stop = kernel.scan(
+            self.encoded, masks, n, next_row, budget.limit - budget.used, can, horizon)
         budget.spend(steps)  # raises when the run ran out of steps
+        ends = (starts + lengths)[lengths > 0]
+        end = Cursor(n if stop < 0 else stop, at.number + len(starts),
+                     max(at.covered, int(ends.max(initial=0))))
         code = self.program.code
         tests = [(ins.var, ins.excluded) if isinstance(ins, Test) else ("", False)
                  for ins in code]
@@ -288,11 +320,13 @@ class CompiledRecognition:
                 upper = np.array([v.upper() for v, _ in tests], dtype=object)
                 written = np.array([v for v, _ in tests], dtype=object)
                 flat_matches = Matches(upper[pcs], written[pcs], offsets[:-1], starts,
-                                       rows.take)
+                                       rows.take, at.number)
                 last = starts + lengths - 1
                 values = [rows.take(i, last) for i in ref.by] + [
                     v(flat_matches) for v in vectors if v is not None]
-                return list(zip(*values, strict=True))
+                measured: list[tuple[object, ...]] = list(zip(*values, strict=True)) \
+                    if values else [()] * len(starts)       # no column at all: empty rows
+                return Run(measured, end, stop >= 0)
         matches: dict[int, Matching] = {}
         flat, offsets = pcs.tolist(), offsets.tolist()
         for i, start in enumerate(starts.tolist()):
@@ -301,11 +335,11 @@ class CompiledRecognition:
                                       frozenset(j for j, (_, e) in enumerate(path) if e))
         out: list[tuple[object, ...]] = []
         if self.clause.rows_per_match != "ALL WITH UNMATCHED":
-            for number, m in enumerate(matches.values(), 1):
+            for number, m in enumerate(matches.values(), at.number + 1):
                 self._emit(ref, rows, m, number, out, counters, readers)
-            return out
-        pos = covered = number = 0
-        while pos < n:
+            return Run(out, end, stop >= 0)
+        pos, number, covered = at
+        while pos < end.pos:
             found = matches.get(pos)
             if found is None:
                 if pos >= covered:
@@ -316,7 +350,7 @@ class CompiledRecognition:
             self._emit(ref, rows, found, number, out, counters, readers)
             covered = max(covered, found.end)
             pos = pos + 1 if not found.variables or next_row else found.end
-        return out
+        return Run(out, end, stop >= 0)
 
     def _mask(self, var: str, rows: Rows, truth: dict[str, np.ndarray | None],
               lo: int) -> np.ndarray | RowCondition | None:
@@ -333,22 +367,24 @@ class CompiledRecognition:
             return column[lo:lo + len(rows)]
         return RowCondition(self.defines[var], var, rows, self._columns(rows), self.subsets)
 
-    def _two_rows(self, slices: dict[str, Any], n: int) -> np.ndarray:
+    def _two_rows(self, slices: dict[str, Any], n: int,
+                  horizon: int | None = None) -> np.ndarray:
         """The compiled loop's start rows (:meth:`_start_rows`; every condition there is a
         column). Profiling the V shape: nine start rows in ten fail at their second row,
         and trying one cost more than half the loop's time."""
-        can = self._start_rows(slices, n)
+        can = self._start_rows(slices, n, horizon)
         return np.ones(n, dtype=bool) if can is None else can
 
     def _start_rows(self, slices: dict[str, np.ndarray | RowCondition | None], n: int,
-                    ) -> np.ndarray | None:
+                    horizon: int | None = None) -> np.ndarray | None:
         """The rows where a match may start, by its first two rows (``None``: any row, as
         where the pattern can match the empty string or a first condition is not a
         column): a row that satisfies a first ``Test`` whose run can end there or whose
         next row may satisfy a ``Test`` that can follow it (:func:`second_tests`; a
         condition that is not a column may hold). Every other row has no match: the run
         skips it, the same output (seq3: ``Z`` reads ``X``, so the run is the VM's, and
-        nine in ten of its ``X`` rows are followed by no ``Y``)."""
+        nine in ten of its ``X`` rows are followed by no ``Y``). Before a ``horizon``
+        every row from the one before it is tried: its second row may lie past it."""
         if self.empty:
             return None
         can = np.zeros(n, dtype=bool)
@@ -364,6 +400,8 @@ class CompiledRecognition:
                 follows = slices[self._var(second)]
                 can[:-1] |= first[:-1] & follows[1:] if isinstance(follows, np.ndarray) \
                     else first[:-1]
+        if horizon is not None:
+            can[max(horizon - 1, 0):] = True
         return can
 
     def _var(self, pc: int) -> str:

@@ -51,6 +51,12 @@ Accept = Callable[[int, Sequence[str]], bool]
 PAY_EVERY = 1024
 
 
+class PastHorizon(Exception):
+    """The search tested a row at or past the matcher's ``horizon``: over a stream's
+    buffered rows, a later row may change it
+    (:mod:`kleene.engines.match_recognize.settling`)."""
+
+
 class Matcher:
     """Runs of ``program`` over one partition of ``n`` rows.
 
@@ -60,11 +66,14 @@ class Matcher:
     whatever the match so far, :func:`.conditions.refuted`, and ``accept`` is not asked);
     ``None``: every row may. ``memo``: remember failed states (module docstring); they
     stay valid for every start row of the partition.
+    ``horizon``: a search that tests a row at or past it (the row ``n`` included) stops
+    with :class:`PastHorizon` (``None``: none does).
     """
 
     def __init__(self, program: Program, n: int, masks: Sequence[Sequence[bool] | None],
                  accept: Accept, budget: Budget, *, memo: bool,
-                 gates: Sequence[Sequence[bool] | None] | None = None) -> None:
+                 gates: Sequence[Sequence[bool] | None] | None = None,
+                 horizon: int | None = None) -> None:
         self.code = program.code
         self.slots = program.slots
         self.n = n
@@ -73,6 +82,7 @@ class Matcher:
         self.accept = accept
         self.budget = budget
         self.memo = memo
+        self.horizon = n + 1 if horizon is None else horizon
         self.failed: set[tuple[object, ...]] = set()
 
     def first(self, start: int) -> tuple[list[str], list[bool]] | None:
@@ -80,7 +90,8 @@ class Matcher:
         preferred matching at ``start`` whose rows all satisfy their conditions, or
         ``None``."""
         code, n, masks, accept, gates = self.code, self.n, self.masks, self.accept, self.gates
-        memo, failed = self.memo, self.failed
+        memo, failed, horizon = self.memo, self.failed, self.horizon
+        limit = min(n, horizon)
         zero = (0,) * self.slots
         # a thread (pc, row, counts, since); pc -1: a sentinel, row the index of its state
         # in ``pending`` (module docstring)
@@ -105,7 +116,10 @@ class Matcher:
                 ins = code[pc]
                 kind = type(ins)
                 if kind is Test:
-                    if pos >= n:
+                    if pos >= limit:
+                        if pos >= horizon:
+                            self.budget.spend(steps)
+                            raise PastHorizon(start)
                         break
                     if memo:
                         key = (pc, pos, counts, tuple(s == pos for s in since))
