@@ -19,14 +19,32 @@ PAGE = (ROOT / "docs" / "counting.md").read_text(encoding="utf-8")
 KLEENE = Path(sys.executable).parent / "kleene"
 
 
+def blocks() -> list[tuple[str, str]]:
+    """The page's fenced blocks, each as (its info string, its text), fences paired in
+    order (a closing fence is never taken for an opening one)."""
+    out: list[tuple[str, str]] = []
+    info: str | None = None
+    body: list[str] = []
+    for line in PAGE.splitlines():
+        if line.startswith("```"):
+            if info is None:
+                info, body = line[3:].strip(), []
+            else:
+                out.append((info, "\n".join(body)))
+                info = None
+        elif info is not None:
+            body.append(line)
+    return out
+
+
 def commands() -> list[str]:
-    return [line.strip() for block in re.findall(r"```sh\n(.*?)```", PAGE, re.S)
+    return [line.strip() for info, block in blocks() if info == "sh"
             for line in block.splitlines() if line.strip()]
 
 
 def quoted() -> list[str]:
     """The page's plain blocks: what a command says on stderr."""
-    return [b.strip() for b in re.findall(r"```\n(.*?)```", PAGE, re.S) if "kleene match:" in b]
+    return [b.strip() for info, b in blocks() if info == "" and "kleene match:" in b]
 
 
 def kleene(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
@@ -41,7 +59,12 @@ def kleene(command: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:
 def test_every_command_runs(command: str, tmp_path: Path) -> None:
     done = kleene(command, tmp_path)
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
-    assert done.stdout
+    argv = shlex.split(command)
+    if "-o" in argv:   # a picture written to a file: the file, not stdout
+        written = tmp_path / argv[argv.index("-o") + 1]
+        assert written.stat().st_size > 0 and f"wrote {written.name}" in done.stderr
+    else:
+        assert done.stdout
 
 
 def test_the_page_says_what_the_commands_print(tmp_path: Path) -> None:
@@ -51,8 +74,13 @@ def test_the_page_says_what_the_commands_print(tmp_path: Path) -> None:
     assert reference.stdout == "4\n"
     count = kleene(burst, tmp_path)
     assert re.fullmatch(r"\d{55}\n", count.stdout) and int(count.stdout) > 2 ** 64
-    said = [line for c in (seq3, listed) for line in kleene(c, tmp_path).stderr.splitlines()]
-    assert all(q in said for q in quoted()), (quoted(), said)
+    first = next(c for c in commands() if "seq3.ceql" in c and "--first" in c)
+    cliff = kleene(burst.replace(" --count", ""), tmp_path)   # the listing cliff's stop
+    assert cliff.returncode == 2 and not cliff.stdout
+    said = [line for c in (seq3, listed, first) for line in kleene(c, tmp_path).stderr
+            .splitlines()] + cliff.stderr.splitlines()
+    assert len(quoted()) == 4
+    assert all(line in said for q in quoted() for line in q.splitlines()), (quoted(), said)
 
 
 def test_the_bench_measures_one_run(tmp_path: Path) -> None:
