@@ -52,9 +52,10 @@ candidates tried from one first event (ties make subsets).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Iterator, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from itertools import combinations
+from functools import partial
 
 from kleene.data.source import columns_of_source, reads_in_batches, time_unit_of
 from kleene.engines.protocol import Counters, Feature, Query, require, window_in_units
@@ -78,6 +79,7 @@ POLICY = "next-literal"
 USABLE_BY = "windows+ses"
 
 Gamma = dict[str, tuple[Event, ...]]
+Admits = Callable[[tuple[Event, ...]], bool]
 
 
 def singleton_pattern(p: SESPattern) -> SESPattern:
@@ -88,9 +90,22 @@ def singleton_pattern(p: SESPattern) -> SESPattern:
                                                   if not prev_variables(c)))
 
 
-def _subsets(events: Sequence[Event], *, empty: bool) -> Iterator[tuple[Event, ...]]:
-    for size in range(0 if empty else 1, len(events) + 1):
-        yield from combinations(events, size)
+def _grown(prefix: tuple[Event, ...], events: Sequence[Event], admits: Admits, *,
+           empty: bool = True) -> Iterator[tuple[Event, ...]]:
+    """``prefix`` followed by each subset of ``events`` (in their order) that ``admits``
+    accepts, every prefix of it accepted too (depth first: a refused one is not grown);
+    the bare ``prefix`` too when ``empty``, unchecked."""
+    if empty:
+        yield prefix
+
+    def grow(base: tuple[Event, ...], i: int) -> Iterator[tuple[Event, ...]]:
+        for k in range(i, len(events)):
+            t = base + (events[k],)
+            if admits(t):
+                yield t
+                yield from grow(t, k + 1)
+
+    yield from grow(prefix, 0)
 
 
 def _by_position(events: Iterable[Event]) -> tuple[Event, ...]:
@@ -193,15 +208,46 @@ class Literal:
             hi += 1
         return lo, hi
 
-    def options(self, v: str, v0: str, e0: Event) -> Iterator[tuple[Event, ...]]:
-        """What condition 4 lets v bind in a match whose first binding is ``v0/e0``."""
+    def first_after(self, w: str, t0: int | float) -> int | float | None:
+        """T_w: the least timestamp of B(w) after t0 within the window from t0 (``None``
+        when there is none)."""
+        lo, hi = self._window(w, t0)
+        ts = self.b_ts[w]
+        j = bisect.bisect_right(ts, t0, lo, hi)
+        return ts[j] if j < hi else None
+
+    def limits(self, t0: int | float) -> list[int | float] | None:
+        """For each set i, a bound every event of its variables lies below in a match with
+        least timestamp t0: a variable w of a later set binds events after t0 (they follow
+        set i's, which are at t0 or later), so by condition 4 its first event is at T_w,
+        and set i's events precede it. ``None`` when some such w has no T_w (no match)."""
+        sets = self.p.sets
+        out: list[int | float] = [math.inf] * len(sets)
+        for i in range(len(sets) - 1, 0, -1):
+            bound = out[i]
+            for w in sets[i]:
+                t = self.first_after(w.name, t0)
+                if t is None:
+                    return None
+                bound = min(bound, t)
+            out[i - 1] = bound
+        return out
+
+    def options(self, v: str, v0: str, e0: Event, admits: Admits,
+                limit: int | float = math.inf) -> Iterator[tuple[Event, ...]]:
+        """What condition 4 lets v bind in a match whose first binding is ``v0/e0``, its
+        events below ``limit`` (:meth:`limits`), that ``admits`` accepts. A group's
+        options are grown at their end, an option ``admits`` refuses is not grown (its
+        failing instances stay in every extension)."""
         t0, pos, at = e0.ts, self.b_pos[v], self.at
         lo, hi = self._window(v, t0)
         ts = self.b_ts[v]
+        hi = bisect.bisect_left(ts, limit, lo, hi)
         j = lo
         while j < hi and ts[j] == t0:
             j += 1
-        same = [at[q] for q in pos[lo:j] if q > e0.position]
+        # A variable of a later set than the first binding's binds only events after t0.
+        same = [at[q] for q in pos[lo:j] if q > e0.position] if self.set_of[v] == 0 else []
         ties: list[list[Event]] = []   # B(v)'s events after t0 in the window, by timestamp
         for k in range(j, hi):
             if k == j or ts[k] != ts[k - 1]:
@@ -209,23 +255,25 @@ class Literal:
             ties[-1].append(at[pos[k]])
         if v not in self.group:
             if v == v0:
-                yield (e0,)
-                return
-            yield from ((e,) for e in same)
-            if ties:
-                yield from ((e,) for e in ties[0])
+                singles = [e0]
+            else:
+                singles = same + (ties[0] if ties else [])
+            yield from (c for c in ((e,) for e in singles) if admits(c))
             return
         first = (e0,) if v == v0 else ()
-
-        def heads() -> Iterator[tuple[Event, ...]]:   # lazily: a tie has 2^|same| of them
-            return (first + h for h in _subsets(same, empty=True))
-
-        yield from (h for h in heads() if h)
+        if first and not admits(first):   # every option of v0 starts with e0
+            return
+        heads = list(_grown(first, same, admits))
+        yield from (h for h in heads if h)
         middle: tuple[Event, ...] = ()
         for tie in ties:
-            for h in heads():
-                for last in _subsets(tie, empty=False):
-                    yield h + middle + last
+            live = []
+            for h in heads:   # h + middle is a prefix of every later option from h
+                if h + middle and not admits(h + middle):
+                    continue
+                live.append(h)
+                yield from _grown(h + middle, tie, admits, empty=False)
+            heads = live
             middle += tuple(tie)
 
     def starting_at(self, v0: str, e0: Event) -> Iterator[Match]:
@@ -234,8 +282,25 @@ class Literal:
         self.explored = 0
         if self.budget is not None:
             self.budget.check()   # the deadline and the memory ceiling
+        limits = self.limits(e0.ts)
+        if limits is None:
+            return
+        below = {v: limits[self.set_of[v]] for v in names}
         gamma: Gamma = {}
         used: set[int] = set()
+
+        def admits(k: int, v: str, chosen: tuple[Event, ...]) -> bool:
+            """Conditions 1-3 for ``v/chosen`` against the bindings so far: what fails
+            here fails for every option that extends ``chosen`` at its end."""
+            self.step()
+            if any(e.position in used for e in chosen) or \
+                    not self._ordered(gamma, v, chosen):
+                return False
+            gamma[v] = chosen
+            ok = all(holds(c, gamma) for c in checks[k]) and \
+                self.win.fits(max(e.ts for e in chosen) - e0.ts)
+            del gamma[v]
+            return ok
 
         def search(k: int) -> Iterator[Match]:
             if k == len(names):
@@ -243,18 +308,11 @@ class Literal:
                     yield Match.of(gamma)
                 return
             v = names[k]
-            for chosen in self.options(v, v0, e0):
-                self.step()
-                if any(e.position in used for e in chosen) or \
-                        not self._ordered(gamma, v, chosen):
-                    continue
+            for chosen in self.options(v, v0, e0, partial(admits, k, v), below[v]):
                 gamma[v] = chosen
-                if all(holds(c, gamma) for c in checks[k]):
-                    stamps = [e.ts for e in chosen]
-                    if self.win.fits(max(stamps) - e0.ts):
-                        used.update(e.position for e in chosen)
-                        yield from search(k + 1)
-                        used.difference_update(e.position for e in chosen)
+                used.update(e.position for e in chosen)
+                yield from search(k + 1)
+                used.difference_update(e.position for e in chosen)
                 del gamma[v]
 
         yield from search(0)
