@@ -319,8 +319,17 @@ class Literal:
 
     # -- condition 5
     def extra(self, v: str, gamma: Gamma, e0: Event) -> list[Event]:
-        """The events of B(v) a larger match with first binding ``e0`` may add to v."""
+        """The events of B(v) a larger match with first binding ``e0`` may add to v: in
+        the window, after e0, and (condition 2: a larger match binds what ``gamma`` binds)
+        after the events of v's previous set and before those of its next."""
         lo, hi = self._window(v, e0.ts)
+        i, ts = self.set_of[v], self.b_ts[v]
+        after = [e.ts for w, es in gamma.items() if self.set_of[w] == i - 1 for e in es]
+        before = [e.ts for w, es in gamma.items() if self.set_of[w] == i + 1 for e in es]
+        if after:
+            lo = max(lo, bisect.bisect_right(ts, max(after), lo, hi))
+        if before:
+            hi = bisect.bisect_left(ts, min(before), lo, hi)
         bound = {e.position for es in gamma.values() for e in es}
         return [self.at[q] for q in self.b_pos[v][lo:hi]
                 if q not in bound and (self.at[q].ts, q) > (e0.ts, e0.position)]
