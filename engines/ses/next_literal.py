@@ -155,6 +155,8 @@ class Literal:
         # search binds to v is one, so only the other conditions are checked.
         self.relations = tuple(c for c in pattern.conditions
                                if len(variables(c)) != 1 or prev_variables(c))
+        self.about = {v: tuple(c for c in self.relations if v in variables(c))
+                      for v in self.names}
         bound: set[str] = set()
         self.checks: list[list[Condition]] = []
         for v in self.names:   # conditions checked once their variables are bound
@@ -334,11 +336,19 @@ class Literal:
         return [self.at[q] for q in self.b_pos[v][lo:hi]
                 if q not in bound and (self.at[q].ts, q) > (e0.ts, e0.position)]
 
+    def adds(self, v: str, gamma: Gamma, x: Event) -> bool:
+        """Whether the instances that binding x to v adds to the match ``gamma`` hold, x
+        one of :meth:`extra` (so conditions 1-3 but Θ hold): ``gamma`` with v bound to
+        (x,) is a match, and so is ``gamma`` with x added to v when no condition reads
+        ``prev`` of v (its instances are gamma's and those with v bound to x)."""
+        g = {**gamma, v: (x,)}
+        return all(holds(c, g) for c in self.about[v])
+
     def maximal(self, gamma: Gamma, e0: Event) -> bool:
         """Condition 5: no match with the same first binding strictly contains ``gamma``."""
         for v in sorted(self.group - self.prev_group):
             for x in self.extra(v, gamma, e0):
-                if self.is_match({**gamma, v: _by_position((*gamma[v], x))}):
+                if self.adds(v, gamma, x):
                     return False
         if self.coupled:
             return not self.any_superset(gamma, e0)
@@ -349,7 +359,7 @@ class Literal:
         a path through the events b may take, every required one on it, consecutive
         pairs checked by the ``prev`` conditions on b."""
         required = gamma[b]
-        free = [x for x in self.extra(b, gamma, e0) if self.is_match({**gamma, b: (x,)})]
+        free = [x for x in self.extra(b, gamma, e0) if self.adds(b, gamma, x)]
         if not free:
             return False
         nodes = _by_position((*required, *free))
