@@ -57,26 +57,24 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 
-from kleene.data.source import columns_of_source, reads_in_batches, time_unit_of
 from kleene.engines.protocol import Counters, Feature, Query, require, window_in_units
-from kleene.engines.registry import engine, register
+from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, required_features, ses_automaton
 from kleene.engines.ses.run import PicturedSES
+from kleene.engines.ses.usable import usable as usable_events
+from kleene.engines.ses.usable import with_implied_properties
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import Condition, holds, prev_variables, variables
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Event, Stream
+from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
 from kleene.reference.ses.features import CONSTRUCTS
 from kleene.reference.ses.pattern import SESPattern, Variable
-from kleene.reference.ses.text import format_ses
 
 #: The policy this engine computes.
 POLICY = "next-literal"
-#: The engine that enumerates Γ₁ under ``any``.
-USABLE_BY = "windows+ses"
 
 Gamma = dict[str, tuple[Event, ...]]
 Admits = Callable[[tuple[Event, ...]], bool]
@@ -110,27 +108,6 @@ def _grown(prefix: tuple[Event, ...], events: Sequence[Event], admits: Admits, *
 
 def _by_position(events: Iterable[Event]) -> tuple[Event, ...]:
     return tuple(sorted(events, key=lambda e: e.position))
-
-
-def reiterable(events: Iterable[Event]) -> bool:
-    """Whether ``events`` can be read twice: a sequence, a loaded stream's columns, a file
-    read in batches (each reading opens it again)."""
-    return isinstance(events, Sequence) or columns_of_source(events) is not None or \
-        reads_in_batches(events)
-
-
-def usable_events(events: Iterable[Event], wanted: set[int]) -> dict[int, Event]:
-    """The events at the positions ``wanted``, by position: over a loaded stream's columns
-    only those are built, else the events are read again and only those kept."""
-    if not wanted:
-        return {}
-    columns = columns_of_source(events)
-    if columns is not None and not isinstance(events, Sequence):
-        s = Stream.from_columns(columns, time_unit_of(events))
-        return {q: s[q] for q in sorted(wanted)}
-    if isinstance(events, Stream) and events.columns is not None:
-        return {q: events[q] for q in sorted(wanted)}
-    return {e.position: e for e in events if e.position in wanted}
 
 
 class Literal:
@@ -418,7 +395,7 @@ class CompiledNextLiteral(PicturedSES):
     pattern: SESPattern
     automaton: SESAutomaton
     policy: str
-    usable_query: Query
+    singletons: SESPattern
     time_unit: str | None = None
     reading: str = "inclusive"
 
@@ -431,16 +408,8 @@ class CompiledNextLiteral(PicturedSES):
             raise Unsupported(f"ses-next-literal computes the policy {POLICY}, "
                               f"not {self.policy!r}")
         c = Counters() if counters is None else counters
-        if not reiterable(events):   # a one-shot iterable: held, to be read twice
-            events = list(events)
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
-        unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
-        inner = engine(USABLE_BY).compile(replace(self.usable_query, time_unit=unit))
-        usable: dict[str, set[int]] = {v: set() for v in self.pattern.names}
-        for m in inner.run(events, counters=c, budget=budget):
-            for v, ps in m.bindings:
-                usable[v].update(ps)
-        at = usable_events(events, set().union(*usable.values()))
+        usable, at = usable_events(self.singletons, events, win, c, budget)
         if not at:
             return
         search = Literal(self.pattern, at, usable, win, budget)
@@ -469,9 +438,8 @@ class NextLiteralEngine:
         if not isinstance(p, SESPattern):
             raise Unsupported(f"the SES engines take SES patterns, not {type(p).__name__}")
         require(self, required_features(p))
-        one = singleton_pattern(p)
-        usable = replace(query, pattern=one, text=format_ses(one), policy="any")
-        return CompiledNextLiteral(p, ses_automaton(p), query.policy, usable,
+        one = with_implied_properties(singleton_pattern(p))
+        return CompiledNextLiteral(p, ses_automaton(p), query.policy, one,
                                    query.time_unit, query.reading)
 
 
