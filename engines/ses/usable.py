@@ -147,8 +147,8 @@ class _Search:
         g: dict[str, tuple[Event]] = {v: (e,)}
         cur = {v: e}
         inst = Instance(cur, {}, g)   # the one instance of a condition: no group, no prev
-        if not all(evaluate(c, inst) is True for c in checks[0]):
-            return None
+        if not self.win.fits(0) or not all(evaluate(c, inst) is True for c in checks[0]):
+            return None   # a strict window of 0 fits no span, not even one event's
         used = {e.position}
         tau = self.win.tau
         self.tried = 0
