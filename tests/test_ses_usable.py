@@ -16,6 +16,8 @@ from __future__ import annotations
 from hypothesis import given, reject
 from hypothesis import strategies as st
 
+from kleene.data.bundled import bundled
+from kleene.data.loaders import load_events
 from kleene.engines.protocol import Counters
 from kleene.engines.ses.next_literal import singleton_pattern
 from kleene.engines.ses.usable import usable, with_implied_properties
@@ -95,3 +97,16 @@ def test_run_gets_its_ticker_on_every_variable():
 def test_no_equality_to_a_constant_adds_nothing():
     p = parse_ses("PATTERN <{a}, {b}> WHERE a.name = b.name AND a.price < 3 WITHIN 5")
     assert with_implied_properties(p) == p
+
+
+def test_a_loaded_streams_columns_give_what_its_events_give():
+    """The candidates from the columns (the properties evaluated on them) and from the
+    events one by one; P4 on the first 3,000 stock events, not empty."""
+    s = load_events(str(bundled("stocks.stream.gz")), limit=3000)
+    p = singleton_pattern(parse_ses(
+        "PATTERN <{a, b}, {c}> WHERE a.name = 'INTC' AND b.name = 'MSFT' "
+        "AND c.name = c.name AND c.price > a.price WITHIN 500 ms"))
+    win = Window(window_of(p, s))
+    loaded, at = usable(p, s, win, Counters(), None)
+    assert all(loaded.values()) and len(at) < len(s)
+    assert (loaded, at) == usable(p, list(s.events), win, Counters(), None)

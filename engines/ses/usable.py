@@ -38,8 +38,12 @@ import bisect
 from collections.abc import Iterable
 from dataclasses import replace
 
+import numpy as np
+
+from kleene.data.source import column_batches
+from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import Counters
-from kleene.engines.ses.filter import candidates
+from kleene.engines.ses.filter import ROWS
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
 from kleene.reference.conditions import (
@@ -48,12 +52,15 @@ from kleene.reference.conditions import (
     Condition,
     Const,
     Instance,
+    conjunction,
     evaluate,
     holds,
     prev_variables,
+    rename,
     variables,
 )
 from kleene.reference.events import Event
+from kleene.reference.ses.filtering import EVENT
 from kleene.reference.ses.pattern import SESPattern
 
 Term = Attr | Const
@@ -186,6 +193,41 @@ class _Search:
         return dict(g) if rec(1, e.ts, e.ts) else None
 
 
+def _candidates(p: SESPattern, events: Iterable[Event],
+                counters: Counters) -> dict[str, list[Event]]:
+    """The events that satisfy each variable's properties, by position: over columns
+    (a loaded stream, a file read in batches) each variable's properties are evaluated
+    on the columns (as the filter of engines/ses/filter.py is) and only the rows some
+    variable takes become events."""
+    names = p.names
+    props = {v: p.properties(v) for v in names}
+    cand: dict[str, list[Event]] = {v: [] for v in names}
+    batches = column_batches(events, ROWS)
+    if batches is None:
+        for e in events:
+            counters.events_read += 1
+            for v in names:
+                inst = Instance({v: e}, {}, {v: (e,)})
+                if all(evaluate(c, inst) is True for c in props[v]):
+                    cand[v].append(e)
+        return cand
+    tests = {v: conjunction([rename(c, {v: EVENT}) for c in props[v]]) for v in names
+             if props[v]}
+    for start, part in batches:
+        cols = ArrowColumns(part)
+        n = len(part)
+        masks = [cols.holds(tests[v]) if v in tests else np.ones(n, dtype=bool)
+                 for v in names]
+        index = np.flatnonzero(np.logical_or.reduce(masks))
+        counters.events_read += n
+        counters.events_filtered += n - len(index)
+        for i, e in zip(index.tolist(), part.events(index, offset=start), strict=True):
+            for v, mask in zip(names, masks, strict=True):
+                if mask[i]:
+                    cand[v].append(e)
+    return cand
+
+
 def usable(p: SESPattern, events: Iterable[Event], win: Window, counters: Counters,
            budget: Budget | None) -> tuple[dict[str, set[int]], dict[int, Event]]:
     """B(v) (positions) for each variable of the singleton pattern ``p``, and the events
@@ -193,17 +235,7 @@ def usable(p: SESPattern, events: Iterable[Event], win: Window, counters: Counte
     names = p.names
     if not all(holds(c, {}) for c in p.conditions if not variables(c)):
         return {v: set() for v in names}, {}
-    rows, keep = candidates(p, "sound", events, counters)
-    props = {v: p.properties(v) for v in names}
-    cand: dict[str, list[Event]] = {v: [] for v in names}
-    for e in rows:
-        counters.events_read += 1
-        if keep is not None and not keep(e):
-            continue
-        for v in names:
-            inst = Instance({v: e}, {}, {v: (e,)})
-            if all(evaluate(c, inst) is True for c in props[v]):
-                cand[v].append(e)
+    cand = _candidates(p, events, counters)
     search = _Search(p, cand, win, budget)
     found: dict[str, set[int]] = {v: set() for v in names}
     at: dict[int, Event] = {}
