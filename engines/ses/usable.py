@@ -111,19 +111,25 @@ class _Search:
         self.set_of = {v: p.set_index(v) for v in self.names}
         self.ts = {v: [e.ts for e in es] for v, es in cand.items()}
         self.relations = tuple(c for c in p.conditions if len(variables(c)) > 1)
-        self.plans: dict[str, tuple[list[str], list[list[Condition]]]] = {}
+        self.plans: dict[str, tuple[list[str], list[list[Condition]],
+                                    list[dict[str, list[Condition]]]]] = {}
         self.tried = 0
 
-    def plan(self, v: str) -> tuple[list[str], list[list[Condition]]]:
-        """The order to bind the variables from v (the fewest candidates next) and the
-        conditions checked once each is bound."""
+    def plan(self, v: str) -> tuple[list[str], list[list[Condition]],
+                                    list[dict[str, list[Condition]]]]:
+        """The order to bind the variables from v (the fewest candidates next), the
+        conditions checked once each is bound, and for each step k and each variable w
+        not yet bound the conditions on w and the variables bound before k only."""
         if v not in self.plans:
             order = [v, *sorted((w for w in self.names if w != v),
                                 key=lambda w: (len(self.cand[w]), self.names.index(w)))]
             checks = [[c for c in self.relations
                        if w in variables(c) and variables(c) <= set(order[:k + 1])]
                       for k, w in enumerate(order)]
-            self.plans[v] = (order, checks)
+            ahead = [{w: [c for c in self.relations
+                          if w in variables(c) and variables(c) <= {*order[:k], w}]
+                      for w in order[k:]} for k in range(len(order))]
+            self.plans[v] = (order, checks, ahead)
         return self.plans[v]
 
     def _bounds(self, w: str, g: dict[str, tuple[Event]]) -> tuple[float | None, float | None]:
@@ -150,7 +156,7 @@ class _Search:
 
     def witness(self, v: str, e: Event) -> dict[str, tuple[Event]] | None:
         """A match of the pattern binding ``v/e``, or ``None`` when there is none."""
-        order, checks = self.plan(v)
+        order, checks, ahead = self.plan(v)
         g: dict[str, tuple[Event]] = {v: (e,)}
         cur = {v: e}
         inst = Instance(cur, {}, g)   # the one instance of a condition: no group, no prev
@@ -161,9 +167,20 @@ class _Search:
         self.tried = 0
 
         def feasible(k: int, mn: float, mx: float) -> bool:
+            """Whether every variable not yet bound has a candidate the bound ones allow:
+            free, in the time range, and the conditions on it and them hold."""
             for w in order[k:]:
                 lo, hi, _ = self._range(w, g, mx - tau, mn + tau)
-                if lo >= hi:
+                conds = ahead[k][w]
+                for x in self.cand[w][lo:hi]:
+                    if x.position in used or not self.win.fits(max(mx, x.ts) - min(mn, x.ts)):
+                        continue
+                    g[w], cur[w] = (x,), x
+                    ok = all(evaluate(c, inst) is True for c in conds)
+                    del g[w], cur[w]
+                    if ok:
+                        break
+                else:
                     return False
             return True
 
