@@ -13,7 +13,14 @@ from functools import partial
 
 from kleene.engines.spans import Window
 from kleene.reference.budget import Budget
-from kleene.reference.conditions import Condition, holds, prev_variables, variables
+from kleene.reference.conditions import (
+    Condition,
+    Instance,
+    evaluate,
+    holds,
+    prev_variables,
+    variables,
+)
 from kleene.reference.events import Event
 from kleene.reference.match import Match
 from kleene.reference.ses.pattern import SESPattern
@@ -66,7 +73,9 @@ class Literal:
         # search binds to v is one, so only the other conditions are checked.
         self.relations = tuple(c for c in pattern.conditions
                                if len(variables(c)) != 1 or prev_variables(c))
-        self.about = {v: tuple(c for c in self.relations if v in variables(c))
+        # The conditions reading v, and whether each reads prev (no instance on one event).
+        self.about = {v: tuple((c, bool(prev_variables(c))) for c in self.relations
+                               if v in variables(c))
                       for v in self.names}
         bound: set[str] = set()
         self.checks: list[list[Condition]] = []
@@ -253,7 +262,10 @@ class Literal:
         (x,) is a match, and so is ``gamma`` with x added to v when no condition reads
         ``prev`` of v (its instances are gamma's and those with v bound to x)."""
         g = {**gamma, v: (x,)}
-        return all(holds(c, g) for c in self.about[v])
+        if all(len(es) == 1 for es in g.values()):   # one instance, or none with prev
+            inst = Instance({w: es[0] for w, es in g.items()}, {}, g)
+            return all(prev or evaluate(c, inst) is True for c, prev in self.about[v])
+        return all(holds(c, g) for c, _ in self.about[v])
 
     def maximal(self, gamma: Gamma, e0: Event) -> bool:
         """Condition 5: no match with the same first binding strictly contains ``gamma``."""
