@@ -35,7 +35,7 @@ those tried in one search).
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import numpy as np
@@ -52,6 +52,7 @@ from kleene.reference.conditions import (
     Condition,
     Const,
     Instance,
+    compare,
     conjunction,
     evaluate,
     holds,
@@ -100,6 +101,23 @@ def with_implied_properties(p: SESPattern) -> SESPattern:
     return replace(p, conditions=(*p.conditions, *added)) if added else p
 
 
+Test = Callable[[dict[str, Event], Instance], bool]
+
+
+def _test(c: Condition) -> Test:
+    """``c`` on the one instance of a match of single events, as
+    :func:`~kleene.reference.conditions.evaluate` gives it (true only when true): a
+    comparison of two attributes or of an attribute and a constant reads the values and
+    calls the reference's :func:`~kleene.reference.conditions.compare` itself."""
+    if isinstance(c, Cmp) and isinstance(c.left, Attr) and isinstance(c.right, Attr):
+        op, (lv, la), (rv, ra) = c.op, (c.left.var, c.left.attr), (c.right.var, c.right.attr)
+        return lambda cur, _: compare(op, cur[lv].value(la), cur[rv].value(ra)) is True
+    if isinstance(c, Cmp) and isinstance(c.left, Attr) and isinstance(c.right, Const):
+        op, (lv, la), k = c.op, (c.left.var, c.left.attr), c.right.value
+        return lambda cur, _: compare(op, cur[lv].value(la), k) is True
+    return lambda _, inst: evaluate(c, inst) is True
+
+
 class _Search:
     """The existence search of the module docstring over ``cand`` (each variable's
     candidates, by position)."""
@@ -111,12 +129,12 @@ class _Search:
         self.set_of = {v: p.set_index(v) for v in self.names}
         self.ts = {v: [e.ts for e in es] for v, es in cand.items()}
         self.relations = tuple(c for c in p.conditions if len(variables(c)) > 1)
-        self.plans: dict[str, tuple[list[str], list[list[Condition]],
-                                    list[dict[str, list[Condition]]]]] = {}
+        self.plans: dict[str, tuple[list[str], list[list[Test]],
+                                    list[dict[str, list[Test]]]]] = {}
         self.tried = 0
 
-    def plan(self, v: str) -> tuple[list[str], list[list[Condition]],
-                                    list[dict[str, list[Condition]]]]:
+    def plan(self, v: str) -> tuple[list[str], list[list[Test]],
+                                    list[dict[str, list[Test]]]]:
         """The order to bind the variables from v (the fewest candidates next), the
         conditions checked once each is bound, and for each step k and each variable w
         not yet bound the conditions on w and the variables bound before k only."""
@@ -129,7 +147,9 @@ class _Search:
             ahead = [{w: [c for c in self.relations
                           if w in variables(c) and variables(c) <= {*order[:k], w}]
                       for w in order[k:]} for k in range(len(order))]
-            self.plans[v] = (order, checks, ahead)
+            self.plans[v] = (order, [[_test(c) for c in cs] for cs in checks],
+                             [{w: [_test(c) for c in cs] for w, cs in a.items()}
+                              for a in ahead])
         return self.plans[v]
 
     def _bounds(self, w: str, g: dict[str, tuple[Event]]) -> tuple[float | None, float | None]:
@@ -160,7 +180,7 @@ class _Search:
         g: dict[str, tuple[Event]] = {v: (e,)}
         cur = {v: e}
         inst = Instance(cur, {}, g)   # the one instance of a condition: no group, no prev
-        if not self.win.fits(0) or not all(evaluate(c, inst) is True for c in checks[0]):
+        if not self.win.fits(0) or not all(t(cur, inst) for t in checks[0]):
             return None   # a strict window of 0 fits no span, not even one event's
         used = {e.position}
         tau = self.win.tau
@@ -176,7 +196,7 @@ class _Search:
                     if x.position in used or not self.win.fits(max(mx, x.ts) - min(mn, x.ts)):
                         continue
                     g[w], cur[w] = (x,), x
-                    ok = all(evaluate(c, inst) is True for c in conds)
+                    ok = all(t(cur, inst) for t in conds)
                     del g[w], cur[w]
                     if ok:
                         break
@@ -199,7 +219,7 @@ class _Search:
                 if x.position in used or not self.win.fits(max(mx, x.ts) - min(mn, x.ts)):
                     continue
                 g[w], cur[w] = (x,), x
-                if all(evaluate(c, inst) is True for c in checks[k]):
+                if all(t(cur, inst) for t in checks[k]):
                     used.add(x.position)
                     if rec(k + 1, min(mn, x.ts), max(mx, x.ts)):
                         return True
