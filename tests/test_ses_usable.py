@@ -110,3 +110,16 @@ def test_a_loaded_streams_columns_give_what_its_events_give():
     loaded, at = usable(p, s, win, Counters(), None)
     assert all(loaded.values()) and len(at) < len(s)
     assert (loaded, at) == usable(p, list(s.events), win, Counters(), None)
+
+
+def test_a_boolean_constant_is_not_the_number_one():
+    """``TRUE == 1`` in Python, not under the reference's ``=`` (different kinds): a
+    flag equal to TRUE and a count equal to 1 imply nothing of each other."""
+    p = parse_ses("PATTERN <{a}, {b}> WHERE a.n = b.n WITHIN 5")
+    p = SESPattern(p.sets, (Cmp("=", Attr("a", "f"), Const(True)),
+                            Cmp("=", Attr("b", "n"), Const(1)),
+                            Cmp("=", Attr("a", "f"), Attr("a", "g"))), p.window)
+    assert with_implied_properties(p).conditions[3:] == (Cmp("=", Attr("a", "g"), Const(True)),)
+    s = Stream.from_rows([{"ts": 0, "f": True, "g": True, "n": 1},
+                          {"ts": 1, "f": True, "g": True, "n": 1}])
+    assert all_matches(with_implied_properties(p), s) == all_matches(p, s) != set()

@@ -73,29 +73,42 @@ def _equalities(p: SESPattern) -> list[tuple[Term, Term]]:
             and isinstance(c.left, (Attr, Const)) and isinstance(c.right, (Attr, Const))]
 
 
+#: A term as a node of the equalities: an attribute ``("attr", var, attr)`` or a constant
+#: ``("const", kind, value)`` (``True == 1`` in Python, but not for ``compare``).
+Node = tuple[str, str, str | int | float | bool]
+
+
+def _node(t: Term) -> Node:
+    if isinstance(t, Attr):
+        return ("attr", t.var, t.attr)
+    v = t.value
+    return ("const", "bool" if isinstance(v, bool) else "str" if isinstance(v, str)
+            else "num", v)
+
+
 def with_implied_properties(p: SESPattern) -> SESPattern:
     """``p`` with ``w.B = C`` added wherever its equalities join ``w.B`` to a constant C
     (module docstring); in the pattern's order, each once."""
-    parent: dict[Term, Term] = {}
+    parent: dict[Node, Node] = {}
 
-    def root(t: Term) -> Term:
+    def root(t: Node) -> Node:
         while parent.get(t, t) != t:
             t = parent[t]
         return t
 
-    pairs = _equalities(p)
+    pairs = [(_node(a), _node(b)) for a, b in _equalities(p)]
     for a, b in pairs:
         parent.setdefault(a, a)
         parent.setdefault(b, b)
         parent[root(a)] = root(b)
-    terms = list(dict.fromkeys(t for pair in pairs for t in pair))
+    nodes = list(dict.fromkeys(t for pair in pairs for t in pair))
     added: list[Condition] = []
-    for t in terms:
-        if not isinstance(t, Attr):
+    for t in nodes:
+        if t[0] != "attr":
             continue
-        for c in terms:
-            if isinstance(c, Const) and root(c) == root(t):
-                cond = Cmp("=", t, c)
+        for c in nodes:
+            if c[0] == "const" and root(c) == root(t):
+                cond = Cmp("=", Attr(str(t[1]), str(t[2])), Const(c[2]))
                 if cond not in p.conditions and cond not in added:
                     added.append(cond)
     return replace(p, conditions=(*p.conditions, *added)) if added else p
