@@ -12,9 +12,13 @@ properties within τ of e. Every match found puts all its bindings into B, so th
 of a match found once are not searched again. The search checks exactly conditions 1-3
 of seed 000 Def. 2 (distinct events; set i's events strictly before set i+1's; the span
 within τ; Θ, each condition once its variables are bound): e ∈ B(v) iff a match binds
-v/e iff the search finds one. Before descending it checks that every unbound variable
-still has a candidate in the time range the bound ones leave (a necessary condition:
-pruning only).
+v/e iff the search finds one. Before binding the next variable it checks that every
+unbound one still has a free candidate in the time range the bound ones leave on which
+the conditions between it and the bound ones hold (a necessary condition: pruning only;
+a failing search does not rescan a variable's window for each choice of another). A
+comparison of two attributes, or of an attribute and a constant, is read and compared by
+the reference's :func:`~kleene.reference.conditions.compare` directly (what
+:func:`~kleene.reference.conditions.evaluate` does on the one instance of single events).
 
 *Implied properties.* :func:`with_implied_properties` adds to a pattern ``w.B = C``
 whenever ``v.A = C`` and a chain of ``v.A = w.B`` equalities are conditions of it (top
