@@ -5,8 +5,8 @@ target ≥ 100,000 events/s per policy).
 For each pattern and policy the fastest engine that claims the query
 (:func:`~kleene.engines.registry.fastest_engine`) runs over the loaded stream (its
 columns, as ``kleene match`` reads it); throughput is events per CPU second of the run
-(loading and compiling excluded); ``next-literal`` (``ses-next-literal``) reads the
-stream twice, its usable events first, and both passes are counted. The patterns: a sequence of
+(loading and compiling excluded); ``next-literal`` (``ses-next-literal``) finds each
+variable's usable events in the same reading, which is counted. The patterns: a sequence of
 three tickers (``SEQ3``), a 4-variable set pattern (``P4``), and a rising run of one
 ticker partitioned by name (``RUN``: Def. 6 finds ``name``; its ``b`` and ``c`` have no
 property, so no event is filtered). Not seed 001's ``<{a, b+, c}>`` over three tickers:

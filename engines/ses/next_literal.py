@@ -17,67 +17,68 @@ pair; SES has no aggregates), so a match with every variable cut down to one of 
 events is a match (conditions 2 and 3 hold for subsets; a ``prev`` condition holds
 vacuously on one event). Hence B(v) is the same projection of Γ₁, the matches of the
 pattern with every variable a singleton and the ``prev`` conditions dropped
-(:func:`singleton_pattern`), which the engine ``windows+ses`` enumerates under ``any``
-(a polynomial set: no group variable, no subsets).
+(:func:`singleton_pattern`), found without listing Γ₁ by an existence search per event
+(engines/ses/usable.py: a polynomial set, no group variable, no subsets).
 
 *Candidates.* By 4, once the first binding ``(v0, e0)`` (t0 = e0.ts) is fixed, a
 singleton v binds an event of B(v) at t0 or at T_v, the least timestamp of B(v) after
 t0; a group v binds some of B(v)'s events at t0, *all* of those strictly between t0 and
-its last timestamp L, and some of those at L. The search (:meth:`Literal.starting_at`)
-binds the variables in set order over those choices, checks conditions 1–3 as soon as
-their variables are bound, and keeps a match when 5 holds.
+its last timestamp L, and some of those at L. A variable w of a later set than the first
+binds only after t0 (set order, condition 2), so its first event is at T_w, and every
+event of an earlier set lies before it. The search
+(:meth:`~kleene.engines.ses.literal_search.Literal.starting_at`) binds the variables in
+set order over those choices, checks conditions 1–3 as soon as their variables are
+bound, and keeps a match when 5 holds. Every condition holds for every instance, and an
+event appended to a group's binding adds instances and removes none, so a binding that
+fails 1–3 is not grown (a tie of n events at L has 2^n subsets; those grown are the
+ones whose every prefix passes).
 
 *Maximality (5).* If no condition reads ``prev`` of a group variable together with
 another group variable (*coupled*), a larger match g with the same first binding exists
 iff (a) m with one more event bound to one group variable read by no ``prev`` is a
 match, or (b) m with one ``prev`` group variable b bound to g[b] is: every instance
-of the conditions of that smaller match is an instance over m or over g. (a) is tried
-per event; (b) is a path search over the events b may take (each checked against m's
-other bindings), pairs checked by the ``prev`` conditions (:meth:`Literal.extends_path`).
-A coupled pattern searches the supersets of m (:meth:`Literal.any_superset`, exponential
-in the events a window offers the group variables, each superset tried a candidate).
+of the conditions of that smaller match is an instance over m or over g. The events a
+larger match may add to v lie after the events of v's previous set in m and before
+those of its next (condition 2: g binds what m binds). (a) is tried per event, by the
+conditions that read v alone (m's other instances hold); (b) is a path search over the
+events b may take (each checked against m's other bindings), pairs checked by the
+``prev`` conditions (``Literal.extends_path``, engines/ses/literal_search.py). A
+coupled pattern searches the supersets of m (``Literal.any_superset``, exponential in
+the events a window offers the group variables, each superset tried a candidate).
 
-*Bound.* Γ₁ as ``any`` under ``windows+ses`` (``O(n · k)`` plus its matches: at most
-``n · c^(k-1)`` for c events of B in a window), then for each event of B(v0) with v0 in
-the first set: a choice per singleton among the ties at t0 and T_v, per group variable
-among the timestamps L of a window and the subsets of ties at t0 and L; 5 in
-``O(c · |Θ|)`` per match, ``O(c²)`` with a ``prev`` group variable. With boundedly many
-events per window and timestamp (no ties of a variable's candidates grow with n), linear
-in the stream. The stream is read twice (B is known only after the whole stream:
-condition 4 reads the matches of every part; a one-shot iterable is held to be read
-again); the events of B are held, no other; the budget's held limit bounds the
-candidates tried from one first event (ties make subsets).
+*Bound.* B by the search of engines/ses/usable.py (linear with boundedly many candidates
+per window), then for each event of B(v0) with v0 in the first set: a choice per
+singleton among the ties at t0 and T_v, per group variable among the timestamps L
+before the later sets' T_w and the subsets of ties at t0 and L; 5 in ``O(c · |Θ|)`` per
+match, ``O(c²)`` with a ``prev`` group variable. With boundedly many events per window
+and timestamp (no ties of a variable's candidates grow with n), linear in the stream.
+The stream is read once (B's events are kept, no other); the budget's held limit bounds
+the candidates tried from one first event (ties make subsets) and in one search for B.
 """
 
 from __future__ import annotations
 
-import bisect
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
-from itertools import combinations
 
-from kleene.data.source import columns_of_source, reads_in_batches, time_unit_of
 from kleene.engines.protocol import Counters, Feature, Query, require, window_in_units
-from kleene.engines.registry import engine, register
+from kleene.engines.registry import register
 from kleene.engines.ses.automaton import SESAutomaton, required_features, ses_automaton
+from kleene.engines.ses.literal_search import Literal
 from kleene.engines.ses.run import PicturedSES
-from kleene.engines.spans import Window
+from kleene.engines.ses.usable import usable as usable_events
+from kleene.engines.ses.usable import with_implied_properties
 from kleene.reference.budget import Budget
-from kleene.reference.conditions import Condition, holds, prev_variables, variables
+from kleene.reference.conditions import prev_variables
 from kleene.reference.errors import Unsupported
-from kleene.reference.events import Event, Stream
+from kleene.reference.events import Event
 from kleene.reference.languages import STRICT_WINDOW
 from kleene.reference.match import Match
 from kleene.reference.ses.features import CONSTRUCTS
 from kleene.reference.ses.pattern import SESPattern, Variable
-from kleene.reference.ses.text import format_ses
 
 #: The policy this engine computes.
 POLICY = "next-literal"
-#: The engine that enumerates Γ₁ under ``any``.
-USABLE_BY = "windows+ses"
-
-Gamma = dict[str, tuple[Event, ...]]
 
 
 def singleton_pattern(p: SESPattern) -> SESPattern:
@@ -88,282 +89,29 @@ def singleton_pattern(p: SESPattern) -> SESPattern:
                                                   if not prev_variables(c)))
 
 
-def _subsets(events: Sequence[Event], *, empty: bool) -> Iterator[tuple[Event, ...]]:
-    for size in range(0 if empty else 1, len(events) + 1):
-        yield from combinations(events, size)
-
-
-def _by_position(events: Iterable[Event]) -> tuple[Event, ...]:
-    return tuple(sorted(events, key=lambda e: e.position))
-
-
-def reiterable(events: Iterable[Event]) -> bool:
-    """Whether ``events`` can be read twice: a sequence, a loaded stream's columns, a file
-    read in batches (each reading opens it again)."""
-    return isinstance(events, Sequence) or columns_of_source(events) is not None or \
-        reads_in_batches(events)
-
-
-def usable_events(events: Iterable[Event], wanted: set[int]) -> dict[int, Event]:
-    """The events at the positions ``wanted``, by position: over a loaded stream's columns
-    only those are built, else the events are read again and only those kept."""
-    if not wanted:
-        return {}
-    columns = columns_of_source(events)
-    if columns is not None and not isinstance(events, Sequence):
-        s = Stream.from_columns(columns, time_unit_of(events))
-        return {q: s[q] for q in sorted(wanted)}
-    if isinstance(events, Stream) and events.columns is not None:
-        return {q: events[q] for q in sorted(wanted)}
-    return {e.position: e for e in events if e.position in wanted}
-
-
-class Literal:
-    """The search of the module docstring over the events ``at`` (by position), given
-    ``usable`` (B(v), positions) for each variable."""
-
-    def __init__(self, pattern: SESPattern, at: dict[int, Event],
-                 usable: dict[str, set[int]], win: Window, budget: Budget | None) -> None:
-        self.p, self.at, self.win, self.budget = pattern, at, win, budget
-        self.explored = 0   # the candidates tried from the current first binding
-        self.names = pattern.names
-        self.set_of = {v: pattern.set_index(v) for v in self.names}   # asked per candidate
-        self.group = {v.name for v in pattern.variables if v.group}
-        self.b_pos = {v: sorted(usable[v]) for v in self.names}
-        self.b_ts = {v: [at[q].ts for q in self.b_pos[v]] for v in self.names}
-        self.prev_of = {v: tuple(c for c in pattern.conditions if v in prev_variables(c))
-                        for v in self.group}
-        self.prev_group = {v for v in self.group if self.prev_of[v]}
-        self.coupled = any(prev_variables(c) & self.group and len(variables(c) & self.group) > 1
-                           for c in pattern.conditions)
-        # A property (one variable, no prev) holds on every event of B(v): every event the
-        # search binds to v is one, so only the other conditions are checked.
-        self.relations = tuple(c for c in pattern.conditions
-                               if len(variables(c)) != 1 or prev_variables(c))
-        bound: set[str] = set()
-        self.checks: list[list[Condition]] = []
-        for v in self.names:   # conditions checked once their variables are bound
-            bound.add(v)
-            self.checks.append([c for c in self.relations
-                                if v in variables(c) and variables(c) <= bound])
-
-    def step(self) -> None:
-        """One candidate tried from the current first binding; the budget's held limit
-        bounds them (a tie of n candidates has 2^n subsets)."""
-        self.explored += 1
-        if self.budget is not None and self.explored > self.budget.most_held:
-            self.budget.hold(self.explored, "candidates of a next-literal search from one "
-                                            "first event")
-
-    # -- conditions 1-3
-    def _ordered(self, gamma: Gamma, name: str, chosen: Sequence[Event]) -> bool:
-        set_of = self.set_of
-        i = set_of[name]
-        for other, events in gamma.items():
-            j = set_of[other]
-            if j == i - 1 and not events[-1].ts < chosen[0].ts:
-                return False
-            if j == i + 1 and not chosen[-1].ts < events[0].ts:
-                return False
-        return True
-
-    def is_match(self, gamma: Gamma) -> bool:
-        """Conditions 1–3 of Def. 2 for a full substitution binding each v to events of
-        B(v) (whose properties hold)."""
-        seen: set[int] = set()
-        for es in gamma.values():
-            for e in es:
-                if e.position in seen:
-                    return False
-                seen.add(e.position)
-        if not all(self._ordered({o: es for o, es in gamma.items() if o != v}, v, es)
-                   for v, es in gamma.items()):
-            return False
-        stamps = [e.ts for es in gamma.values() for e in es]
-        return self.win.fits(max(stamps) - min(stamps)) and \
-            all(holds(c, gamma) for c in self.relations)
-
-    # -- the candidates of condition 4
-    def _window(self, v: str, t0: int | float) -> tuple[int, int]:
-        """The indices of B(v) with ``t0 ≤ ts`` that fit the window from t0."""
-        ts = self.b_ts[v]
-        lo = bisect.bisect_left(ts, t0)
-        hi = lo
-        while hi < len(ts) and self.win.fits(ts[hi] - t0):
-            hi += 1
-        return lo, hi
-
-    def options(self, v: str, v0: str, e0: Event) -> Iterator[tuple[Event, ...]]:
-        """What condition 4 lets v bind in a match whose first binding is ``v0/e0``."""
-        t0, pos, at = e0.ts, self.b_pos[v], self.at
-        lo, hi = self._window(v, t0)
-        ts = self.b_ts[v]
-        j = lo
-        while j < hi and ts[j] == t0:
-            j += 1
-        same = [at[q] for q in pos[lo:j] if q > e0.position]
-        ties: list[list[Event]] = []   # B(v)'s events after t0 in the window, by timestamp
-        for k in range(j, hi):
-            if k == j or ts[k] != ts[k - 1]:
-                ties.append([])
-            ties[-1].append(at[pos[k]])
-        if v not in self.group:
-            if v == v0:
-                yield (e0,)
-                return
-            yield from ((e,) for e in same)
-            if ties:
-                yield from ((e,) for e in ties[0])
-            return
-        first = (e0,) if v == v0 else ()
-
-        def heads() -> Iterator[tuple[Event, ...]]:   # lazily: a tie has 2^|same| of them
-            return (first + h for h in _subsets(same, empty=True))
-
-        yield from (h for h in heads() if h)
-        middle: tuple[Event, ...] = ()
-        for tie in ties:
-            for h in heads():
-                for last in _subsets(tie, empty=False):
-                    yield h + middle + last
-            middle += tuple(tie)
-
-    def starting_at(self, v0: str, e0: Event) -> Iterator[Match]:
-        """The next-literal matches whose first binding is ``v0/e0``."""
-        names, checks = self.names, self.checks
-        self.explored = 0
-        if self.budget is not None:
-            self.budget.check()   # the deadline and the memory ceiling
-        gamma: Gamma = {}
-        used: set[int] = set()
-
-        def search(k: int) -> Iterator[Match]:
-            if k == len(names):
-                if self.maximal(gamma, e0):
-                    yield Match.of(gamma)
-                return
-            v = names[k]
-            for chosen in self.options(v, v0, e0):
-                self.step()
-                if any(e.position in used for e in chosen) or \
-                        not self._ordered(gamma, v, chosen):
-                    continue
-                gamma[v] = chosen
-                if all(holds(c, gamma) for c in checks[k]):
-                    stamps = [e.ts for e in chosen]
-                    if self.win.fits(max(stamps) - e0.ts):
-                        used.update(e.position for e in chosen)
-                        yield from search(k + 1)
-                        used.difference_update(e.position for e in chosen)
-                del gamma[v]
-
-        yield from search(0)
-
-    # -- condition 5
-    def extra(self, v: str, gamma: Gamma, e0: Event) -> list[Event]:
-        """The events of B(v) a larger match with first binding ``e0`` may add to v."""
-        lo, hi = self._window(v, e0.ts)
-        bound = {e.position for es in gamma.values() for e in es}
-        return [self.at[q] for q in self.b_pos[v][lo:hi]
-                if q not in bound and (self.at[q].ts, q) > (e0.ts, e0.position)]
-
-    def maximal(self, gamma: Gamma, e0: Event) -> bool:
-        """Condition 5: no match with the same first binding strictly contains ``gamma``."""
-        for v in sorted(self.group - self.prev_group):
-            for x in self.extra(v, gamma, e0):
-                if self.is_match({**gamma, v: _by_position((*gamma[v], x))}):
-                    return False
-        if self.coupled:
-            return not self.any_superset(gamma, e0)
-        return not any(self.extends_path(b, gamma, e0) for b in sorted(self.prev_group))
-
-    def extends_path(self, b: str, gamma: Gamma, e0: Event) -> bool:
-        """Whether ``gamma`` with b bound to a strict superset of ``gamma[b]`` is a match:
-        a path through the events b may take, every required one on it, consecutive
-        pairs checked by the ``prev`` conditions on b."""
-        required = gamma[b]
-        free = [x for x in self.extra(b, gamma, e0) if self.is_match({**gamma, b: (x,)})]
-        if not free:
-            return False
-        nodes = _by_position((*required, *free))
-        conds = self.prev_of[b]
-
-        def pair(y: Event, x: Event) -> bool:
-            g = {**gamma, b: (y, x)}
-            return all(holds(c, g) for c in conds)
-
-        req = {e.position: i for i, e in enumerate(required)}
-        stack: list[tuple[int, int, bool]] = []
-        for i, x in enumerate(nodes):
-            if x.position > required[0].position:
-                break
-            stack.append((i, 1, False) if x.position in req else (i, 0, True))
-        seen = set(stack)
-        while stack:
-            i, j, added = stack.pop()
-            self.step()
-            if j == len(required) and added:
-                return True
-            for k in range(i + 1, len(nodes)):
-                y = nodes[k]
-                if j < len(required) and y.position > required[j].position:
-                    break
-                state = (k, j + 1, added) if y.position in req else (k, j, True)
-                if state not in seen and pair(nodes[i], y):
-                    seen.add(state)
-                    stack.append(state)
-        return False
-
-    def any_superset(self, gamma: Gamma, e0: Event) -> bool:
-        """Whether some strict superset of ``gamma`` (more events on group variables) is a
-        match: every way to add the events a window offers, one budget step each."""
-        offers = [(v, x) for v in sorted(self.group) for x in self.extra(v, gamma, e0)]
-
-        def grow(i: int, g: Gamma, used: frozenset[int], added: bool) -> bool:
-            self.step()
-            if added and self.is_match(g):
-                return True
-            for k in range(i, len(offers)):
-                v, x = offers[k]
-                if x.position not in used and \
-                        grow(k + 1, {**g, v: _by_position((*g[v], x))},
-                             used | {x.position}, True):
-                    return True
-            return False
-
-        return grow(0, dict(gamma), frozenset(), False)
-
-
 @dataclass
 class CompiledNextLiteral(PicturedSES):
-    """An SES pattern under ``next-literal``: its automaton (drawn) and Γ₁'s engine."""
+    """An SES pattern under ``next-literal``: its automaton (drawn) and the singleton
+    pattern whose matches give B."""
 
     pattern: SESPattern
     automaton: SESAutomaton
     policy: str
-    usable_query: Query
+    singletons: SESPattern
     time_unit: str | None = None
     reading: str = "inclusive"
 
     def run(self, events: Iterable[Event], *, counters: Counters | None = None,
             budget: Budget | None = None) -> Iterator[Match]:
-        """Γ₁ (B(v) for every v) in one pass of ``windows+ses``, then the search from
-        each usable first event; ``budget``'s held limit bounds the candidates tried from
-        one first event."""
+        """B(v) for every v in one reading of ``events`` (engines/ses/usable.py), then
+        the search from each usable first event; ``budget``'s held limit bounds the
+        candidates tried from one first event and in one search for B."""
         if self.policy != POLICY:   # compiled to be drawn: it runs only next-literal
             raise Unsupported(f"ses-next-literal computes the policy {POLICY}, "
                               f"not {self.policy!r}")
         c = Counters() if counters is None else counters
-        if not reiterable(events):   # a one-shot iterable: held, to be read twice
-            events = list(events)
         win = window_in_units(self.pattern.window, self.time_unit, events, self.reading)
-        unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
-        inner = engine(USABLE_BY).compile(replace(self.usable_query, time_unit=unit))
-        usable: dict[str, set[int]] = {v: set() for v in self.pattern.names}
-        for m in inner.run(events, counters=c, budget=budget):
-            for v, ps in m.bindings:
-                usable[v].update(ps)
-        at = usable_events(events, set().union(*usable.values()))
+        usable, at = usable_events(self.singletons, events, win, c, budget)
         if not at:
             return
         search = Literal(self.pattern, at, usable, win, budget)
@@ -392,9 +140,8 @@ class NextLiteralEngine:
         if not isinstance(p, SESPattern):
             raise Unsupported(f"the SES engines take SES patterns, not {type(p).__name__}")
         require(self, required_features(p))
-        one = singleton_pattern(p)
-        usable = replace(query, pattern=one, text=format_ses(one), policy="any")
-        return CompiledNextLiteral(p, ses_automaton(p), query.policy, usable,
+        one = with_implied_properties(singleton_pattern(p))
+        return CompiledNextLiteral(p, ses_automaton(p), query.policy, one,
                                    query.time_unit, query.reading)
 
 
