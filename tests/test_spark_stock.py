@@ -199,3 +199,20 @@ def test_an_empty_file_and_a_gzip_file_read_whole(tmp_path):
     packed.write_bytes(gzip.compress("\ufeffA(x=1)\nB(x=2)\n".encode()))
     whole = Splits(str(packed), ((0, packed.stat().st_size),), True)
     assert read_split(whole, 0).to_pybytes() == b"A(x=1)\nB(x=2)\n"
+
+
+def test_a_relative_path_reaches_the_tasks_absolute(spark, tmp_path, monkeypatch):
+    # an executor of local-cluster[N,C,M] runs in a working directory of its own, so
+    # the splits must name the file absolutely (a relative path failed there with
+    # FileNotFoundError: the bench's ×100 file, 28 Nov)
+    from kleene.engines.spark.text_splits import local_path, local_splits
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "x.stream").write_text("A(x=1)\n")
+    monkeypatch.chdir(tmp_path)
+    splits = local_splits(spark, "d/x.stream")
+    assert splits is not None and splits.path == str(tmp_path / "d" / "x.stream")
+    monkeypatch.chdir(tmp_path / "d")
+    assert read_split(splits, 0).to_pybytes() == b"A(x=1)\n"
+    assert local_path(f"file://{tmp_path}/d/x.stream") == str(tmp_path / "d" / "x.stream")
+    assert local_path("s3a://bucket/x.stream") is None

@@ -37,10 +37,14 @@ class Splits:
 
 
 def local_path(path: str) -> str | None:
-    """The file-system path of ``path`` when it is local (a plain path or a
-    ``file://`` URL), else ``None`` (``hdfs://``, ``s3a://``, ...)."""
+    """The absolute file-system path of ``path`` when it is local (a plain path
+    or a ``file://`` URL), else ``None`` (``hdfs://``, ``s3a://``, ...).
+
+    Absolute because the tasks open it: an executor of ``local-cluster[N,C,M]``
+    (or of a standalone cluster sharing the file system) runs in a working
+    directory of its own, where a relative path names nothing."""
     local = str(path).removeprefix("file://")
-    return None if "://" in local else local
+    return None if "://" in local else os.path.abspath(local)
 
 
 def local_splits(spark: Any, path: str) -> Splits | None:
