@@ -33,8 +33,17 @@ if ! java -version 2>&1 | grep -q 'version "17'; then
 fi
 # CORE's bindings (pycer) are a CPython 3.13 wheel: a python3.13 on PATH, or pyenv's.
 PYCER_VERSION="${PYCER_VERSION:-0.1.6}"
-PY313="${PYTHON313:-$(command -v python3.13 || ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3.13 2>/dev/null | tail -1 || true)}"
-if [ -n "$PY313" ] && [ -x "$PY313" ] && "$PY313" -c "" 2>/dev/null; then
+# The first candidate that runs: PYTHON313, python3.13 on PATH (a pyenv shim whose
+# version is not selected is on PATH but does not run), pyenv's own 3.13 builds.
+PY313=""
+for candidate in "${PYTHON313:-}" "$(command -v python3.13 || true)" \
+        $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3.13*/bin/python3.13 2>/dev/null | sort -rV); do
+    if [ -n "$candidate" ] && [ -x "$candidate" ] && "$candidate" -c "" 2>/dev/null; then
+        PY313="$candidate"
+        break
+    fi
+done
+if [ -n "$PY313" ]; then
     PYTHON="$PY313" install_peer core "pycer==$PYCER_VERSION"
 else
     echo "peers: CORE skipped: pycer needs CPython 3.13 and no working python3.13 on PATH (a pyenv shim without 3.13 is none) nor" \
