@@ -43,7 +43,7 @@ from kleene.reference.query import Query
 from kleene.reference.schema import check_pattern
 
 #: Options that mean nothing without ``--spark``.
-SPARK_ONLY = ("master", "tasks", "explain", "schema")
+SPARK_ONLY = ("master", "tasks", "explain", "schema", "verbose")
 
 #: Options of one process that a Spark run cannot honour, and why (said, not ignored).
 NOT_ON_SPARK = {
@@ -87,6 +87,10 @@ def add_spark_options(parser: argparse.ArgumentParser) -> None:
                             "Spark SQL, or with the Python loader on the driver")
     group.add_argument("--explain", action="store_true",
                        help="print the plan (filter, partitions, slices) on stderr")
+    group.add_argument("-v", "--verbose", action="store_true",
+                       help="with --spark: the seconds of each step after Spark's start "
+                            "(reading the events, the plan, the engine stage and its "
+                            "collect, the output) on stderr, one line each")
 
 
 def wants_spark(args: argparse.Namespace) -> bool:
@@ -270,6 +274,17 @@ def collect_tasks(spark: Any, job: Any) -> Any:
         return job()
 
 
+@contextmanager
+def timed(args: argparse.Namespace, what: str) -> Iterator[None]:
+    """With ``-v``, say on stderr how many seconds the step ``what`` took (the
+    session's start is always said: :func:`started_spark`)."""
+    began = time.monotonic()
+    yield
+    if getattr(args, "verbose", False):
+        print(f"kleene match: {what} in {time.monotonic() - began:.1f} s", file=sys.stderr,
+              flush=True)
+
+
 def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, str]]) -> int:
     from kleene.engines.spark.runner import collect_matches, job_errors, match_frame
 
@@ -278,35 +293,40 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
         say_if_small(args.events)
     spark = started_spark("match", args.master, one_query=True)
     explain = (lambda text: print(text, file=sys.stderr)) if args.explain else None
-    frame = _frame(spark, args, query)
-    present = _check_columns(args, frame, columns)
+    with timed(args, "read the events"):
+        frame = _frame(spark, args, query)
+        present = _check_columns(args, frame, columns)
     attrs = [a for a in dict.fromkeys(a for _, a in columns) if a in present]
     wanted = list(dict.fromkeys([frame.ts, *(frame.column_of(a) for a in attrs)]))
-    matches = match_frame(frame, query, engine=eng,
-                          columns=wanted if args.output is not None else [],
-                          tasks=args.tasks, explain=explain, budget=args.budget)
+    with timed(args, "planned"):
+        matches = match_frame(frame, query, engine=eng,
+                              columns=wanted if args.output is not None else [],
+                              tasks=args.tasks, explain=explain, budget=args.budget)
     say_query("match", query)   # once the events are read and checked, and the plan made
     if chosen:
         print(f"kleene match: {chosen}", file=sys.stderr)
     if args.output is not None:
-        with job_errors():
+        with timed(args, "engine stage and collect"), job_errors():
             collected = collect_tasks(spark, matches.collect)
-        _write(args, query, collected, frame, columns)
+        with timed(args, f"wrote {args.output}"):
+            _write(args, query, collected, frame, columns)
         return 0
     if args.count:   # the matches' number, not the matches: no rows to the driver
-        with job_errors():
+        with timed(args, "engine stage and count"), job_errors():
             print(collect_tasks(spark, matches.select("match_id").distinct().count))
         return 0
-    found = readable(collect_tasks(spark, lambda: collect_matches(matches)))
-    if args.format == "table":
-        names = [readable_name(v) for v in query.lang.variables(query.pattern)]
-        for line in table(found, names):
-            print(line)
-        print(f"({plural(len(found), 'match')}, engine {eng.name} on Spark, "
-              f"policy {query.policy})")
-    else:
-        for m in canonical_order(found):
-            print(m.dumps())
+    with timed(args, "engine stage and collect"):
+        found = readable(collect_tasks(spark, lambda: collect_matches(matches)))
+    with timed(args, "printed the matches"):
+        if args.format == "table":
+            names = [readable_name(v) for v in query.lang.variables(query.pattern)]
+            for line in table(found, names):
+                print(line)
+            print(f"({plural(len(found), 'match')}, engine {eng.name} on Spark, "
+                  f"policy {query.policy})")
+        else:
+            for m in canonical_order(found):
+                print(m.dumps())
     return 0
 
 

@@ -186,3 +186,21 @@ def test_the_doc_command_prints_the_match_it_quotes(capsys, monkeypatch):
     assert code == 0, err
     assert out.splitlines()[0] == '{"marked": [66, 71]}'
     assert '`{"marked": [66, 71]}`' in doc
+
+
+@pytest.mark.spark
+def test_spark_verbose_times_each_step(spark, capsys, files):
+    # issue 33: the cold start timed apart from the steps after it, with -v
+    code, out, err = match(capsys, files, "q.ses", "--spark", "--master", "local[2,2]", "-v")
+    assert (code, out) == (0, '{"b": [1], "first": [0]}\n'), err
+    timed = [line for line in err.splitlines() if re.fullmatch(r"kleene match: .* in \d+\.\d s",
+                                                               line)]
+    assert [re.sub(r" in \d+\.\d s$", "", line) for line in timed] == [
+        "kleene match: Spark ready", "kleene match: read the events", "kleene match: planned",
+        "kleene match: engine stage and collect", "kleene match: printed the matches"]
+
+
+def test_verbose_needs_spark(capsys, files):
+    code, out, err = match(capsys, files, "q.ses", "-v")
+    assert code != 0 and out == ""
+    assert err.strip().endswith("--verbose needs --spark")
