@@ -245,7 +245,7 @@ def spark_backend(args: argparse.Namespace) -> Backend:
     :class:`kleene.cli.demo_spark.SparkBackend`)."""
     # lazy: Spark only with `--spark` (`kleene --help` imports every command)
     from kleene.cli.demo_spark import SparkBackend, start
-    from kleene.cli.spark import spark_errors
+    from kleene.cli.spark_failures import spark_errors
 
     name = args.backend or os.environ.get(ENV, "")
     if name not in engine_names():

@@ -22,7 +22,8 @@ import pyarrow as pa
 
 from kleene.cli import results
 from kleene.cli.common import budget_of, plural
-from kleene.cli.spark import collect_tasks, say_if_small, spark_errors, started_spark, wants_spark
+from kleene.cli.spark import collect_tasks, say_if_small, started_spark, wants_spark
+from kleene.cli.spark_failures import spark_errors
 from kleene.cli.watchdog import limits
 from kleene.engines.fastest import REFERENCE
 from kleene.engines.tables import answer_table

@@ -25,7 +25,8 @@ from kleene.cli.common import (
     query_of,
     say_query,
 )
-from kleene.cli.spark import spark_errors, started_spark
+from kleene.cli.spark import started_spark
+from kleene.cli.spark_failures import spark_errors
 from kleene.engines.spark.stream import ContinuousMatch
 from kleene.engines.spark.stream.query import FORMATS, Continuous, check_targets
 from kleene.reference.errors import Unsupported

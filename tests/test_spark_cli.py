@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.cli.spark import cause
+from kleene.cli.spark_failures import cause
 from tests.helpers import after_spark_start
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "stocks"

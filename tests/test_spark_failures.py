@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kleene.cli import main
-from kleene.cli.spark import SparkFailure, cause, spark_errors
+from kleene.cli.spark_failures import SparkFailure, cause, spark_errors
 from tests.helpers import after_spark_start
 
 PATTERN = "PATTERN SEQ(A a, B b) WITHIN 10\n"
