@@ -39,7 +39,7 @@ MAX_REPEAT = 1000
 
 _META = frozenset("\\.^$|?*+()[]{}")
 _CONTROL_ESCAPES = frozenset("ntrfv")
-_PUNCTUATION = frozenset(string.punctuation) - {"_"}   # RE2 refuses \_ (a word character)
+_PUNCTUATION = frozenset(string.punctuation)
 
 
 class RegexRefused(ValueError):
