@@ -32,7 +32,7 @@ from kleene.reference.events import Event, Stream
 from kleene.reference.query import Query
 from kleene.reference.regex import RegexRefused, check_pattern, python_pattern
 from kleene.reference.syntax import parse_condition
-from tests.helpers import columnar, typed_stream
+from tests.helpers import columnar, run_cli, typed_stream
 
 
 def truth(pattern: str, value: object) -> bool | None:
@@ -220,9 +220,15 @@ def test_z3_refuses_like() -> None:
         compare(LIKE, constant("MSFT"), constant("SF"))
 
 
-def test_kleene_match_refuses_like_on_a_column_without_text(tmp_path, capsys) -> None:
-    from tests.helpers import run_cli
+def test_kleene_prove_says_in_one_line_that_like_is_not_proved(capsys) -> None:
+    code, _, err = run_cli(capsys, "prove", "--bound", "3",
+                           "PATTERN <{a}, {b}> WHERE a.L LIKE 'A' AND b.L = 'B' WITHIN 3")
+    assert code != 0
+    assert "a condition with LIKE is not proved: Z3 has no RE2 partial match" in err
+    assert "Traceback" not in err
 
+
+def test_kleene_match_refuses_like_on_a_column_without_text(tmp_path, capsys) -> None:
     events = tmp_path / "e.jsonl"
     events.write_text('{"ts": 0, "type": "A", "price": 1}\n')
     code, _, err = run_cli(capsys, "match", "--pattern",

@@ -19,7 +19,7 @@ carry every attribute of their declared type) ``LIKE`` is unknown in Kleene, as 
 comparison of kinds that never meet; ``kleene match`` refuses a ``LIKE`` on a column
 holding no text (:func:`kleene.reference.schema.check_pattern`). CORE converts a
 number to text there (``std::to_string``) when the variable names several event types,
-and reads the bytes as text when it names one.
+and casts it to a string unchecked when it names one.
 """
 
 from __future__ import annotations
