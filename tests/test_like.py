@@ -220,6 +220,15 @@ def test_z3_refuses_like() -> None:
         compare(LIKE, constant("MSFT"), constant("SF"))
 
 
+def test_the_match_recognize_translation_refuses_like() -> None:
+    from kleene.reference.operators.text import parse_operator
+    from kleene.reference.operators.to_match_recognize import Untranslatable, translate
+
+    pattern = parse_operator("PATTERN SEQ(A a, B b) WHERE a.L LIKE 'A' WITHIN 5")
+    with pytest.raises(Untranslatable, match="not SQL's LIKE"):
+        translate(Query.of(pattern, policy="contiguous"))
+
+
 def test_kleene_prove_says_in_one_line_that_like_is_not_proved(capsys) -> None:
     code, _, err = run_cli(capsys, "prove", "--bound", "3",
                            "PATTERN <{a}, {b}> WHERE a.L LIKE 'A' AND b.L = 'B' WITHIN 3")

@@ -326,8 +326,8 @@ class _Conditions:
             return f"(NOT {self.sql(c.part)})"
         if isinstance(c, Cmp) and c.op == LIKE:
             raise Untranslatable("LIKE is an RE2 regular expression found anywhere in the "
-                                 "text, not SQL's LIKE (DuckDB's regexp_matches is another "
-                                 "regex dialect)")
+                                 "text: not SQL's LIKE, and SQL's LIKE_REGEX reads XQuery's "
+                                 "dialect")
         if isinstance(c, Cmp):
             (left, lk), (right, rk) = self.term(c.left), self.term(c.right)
             numeric = {"BIGINT", "DOUBLE", "NUM"}
