@@ -24,11 +24,14 @@ import kleene
 from kleene.conformance.regex_strategies import regexes, texts
 from kleene.engines.columns import ArrowColumns, Columns, F, T, U
 from kleene.engines.count import tecs
+from kleene.proofs.encode import compare, constant
 from kleene.reference.ceql.parser import parse_ceql
 from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import LIKE, Attr, Cmp, Const, Instance, Not, evaluate
 from kleene.reference.errors import PatternError, PatternSyntaxError, Unsupported
 from kleene.reference.events import Event, Stream
+from kleene.reference.operators.text import parse_operator
+from kleene.reference.operators.to_match_recognize import Untranslatable, translate
 from kleene.reference.query import Query
 from kleene.reference.regex import RegexRefused, check_pattern, python_pattern
 from kleene.reference.syntax import parse_condition
@@ -214,16 +217,11 @@ def test_like_on_a_missing_attribute_holds_nowhere() -> None:
 
 
 def test_z3_refuses_like() -> None:
-    from kleene.proofs.encode import compare, constant
-
     with pytest.raises(Unsupported, match="Z3 has no RE2"):
         compare(LIKE, constant("MSFT"), constant("SF"))
 
 
 def test_the_match_recognize_translation_refuses_like() -> None:
-    from kleene.reference.operators.text import parse_operator
-    from kleene.reference.operators.to_match_recognize import Untranslatable, translate
-
     pattern = parse_operator("PATTERN SEQ(A a, B b) WHERE a.L LIKE 'A' WITHIN 5")
     with pytest.raises(Untranslatable, match="not SQL's LIKE"):
         translate(Query.of(pattern, policy="contiguous"))
