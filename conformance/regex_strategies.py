@@ -28,9 +28,9 @@ def _literal(alphabet: str) -> st.SearchStrategy[str]:
 def _class(alphabet: str) -> st.SearchStrategy[str]:
     chars = sorted(set(alphabet))
     item = st.sampled_from(chars) | st.sampled_from(
-        ("a-b", "\\n", ".", "*", "$", "\\]", "é"))
-    return st.builds(lambda neg, items: "[" + ("^" if neg else "") + "".join(items) + "]",
-                     st.booleans(), st.lists(item, min_size=1, max_size=3))
+        ("a-b", "\\n", ".", "*", "$", "\\]", "\\-", "é"))
+    return st.builds(lambda neg, dash, items: "[" + "^" * neg + "-" * dash + "".join(items)
+                     + "]", st.booleans(), st.booleans(), st.lists(item, min_size=1, max_size=3))
 
 
 def _quantifier() -> st.SearchStrategy[str]:

@@ -169,6 +169,9 @@ class _Reader:
                               "character")
         if self.peek() == "-":
             self.take()
+            if self.peek() == "-":
+                raise self.refuse("'--' inside a class is not read (Python reserves it for "
+                                  "set operations): escape one of them")
         while self.peek() != "]":
             if self.peek() == "":
                 raise self.refuse("the class opened here has no ']'", start)
