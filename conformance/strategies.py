@@ -190,11 +190,13 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
                       windows: st.SearchStrategy[int] = _OP_WINDOWS,
                       disjunction: bool = True, negation: bool = True,
                       kleene: bool = True, subpattern_kleene: bool = False,
-                      conditions: bool = True, optional_window: bool = True) -> object:
+                      conditions: bool = True, optional_window: bool = True,
+                      like: bool = False) -> object:
     """A well-formed operator pattern (seed 003) using ``SEQ``, ``AND``, ``OR``, ``NOT``,
     ``B+``, ``B{l,m}``, properties, relationships, negation conditions, aggregates and
     ``prev``. ``subpattern_kleene`` also iterates sub-patterns (``SEQ(A a, B b)+``);
-    a flag set to ``False`` leaves its construct out."""
+    a flag set to ``False`` leaves its construct out; ``like`` adds properties
+    ``v.type LIKE 'regex'`` (a drawn pattern over the types) and ``v.V LIKE`` (unknown)."""
     names = iter(f"v{i}" for i in itertools.count())
 
     def primitive() -> Primitive:
@@ -241,8 +243,14 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
         together = list(scopes(expr))
         for v in draw(st.lists(st.sampled_from(positive), max_size=1, unique=True),
                       label="properties"):
-            op = draw(st.sampled_from(("=", "!=", "<", ">=")), label="property op")
-            found.append(Cmp(op, Attr(v, "V"), Const(draw(_VALUES, label="constant"))))
+            op = draw(st.sampled_from(("=", "!=", "<", ">=") + (LIKE,) * 2 * like),
+                      label="property op")
+            if op == LIKE:
+                attr = draw(st.sampled_from(("type", "type", "V")), label="matched")
+                regex = draw(regexes(alphabet="".join(TYPES)), label="pattern")
+                found.append(Cmp(LIKE, Attr(v, attr), Const(regex)))
+            else:
+                found.append(Cmp(op, Attr(v, "V"), Const(draw(_VALUES, label="constant"))))
         pairs = [(x, y) for x in positive + negated for y in positive
                  if x < y or (x in negated)]
         pairs = [(x, y) for x, y in pairs if x != y and any({x, y} <= s for s in together)]
