@@ -36,8 +36,10 @@ import string
 
 #: RE2's largest repetition count (``kMaxRepeat``).
 MAX_REPEAT = 1000
+#: The deepest nesting of groups read (as patterns nest, reference/syntax.py's
+#: ``MAX_NESTING``): deeper is refused before Python's recursion limit is met.
+MAX_GROUPS = 100
 
-_META = frozenset("\\.^$|?*+()[]{}")
 _CONTROL_ESCAPES = frozenset("ntrfv")
 _PUNCTUATION = frozenset(string.punctuation)
 
@@ -107,6 +109,8 @@ class _Reader:
         if ch == "]":
             raise self.refuse("']' with no '[' before it: write \\] for the character")
         if ch == "(":
+            if depth >= MAX_GROUPS:
+                raise self.refuse(f"groups nested deeper than {MAX_GROUPS} levels")
             self.take()
             if self.peek() == "?":
                 if self.peek(1) != ":":

@@ -115,6 +115,7 @@ def test_not_like_is_unknown_where_like_is() -> None:
     ("[ab", 0, "has no ']'"),
     ("ab\\", 2, "trailing backslash"),
     ("\\C", 0, "\\C is not read"),
+    ("(" * 101 + ")" * 101, 100, "groups nested deeper than 100"),
 ])
 def test_outside_the_subset_is_refused_at_its_character(pattern: str, offset: int,
                                                          words: str) -> None:
