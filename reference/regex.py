@@ -17,7 +17,8 @@ subset where they agree (docs/ceql.md, "LIKE")::
     piece   := "^" | "$" | atom [quant]
     atom    := char | "." | "(" ["?:"] alt ")" | class | escape
     quant   := ("*" | "+" | "?" | "{" n "}" | "{" n ",}" | "{" n "," m "}") ["?"]
-               (n ≤ m ≤ 1000, and at most 1000 for nested counts multiplied)
+               (n ≤ m ≤ 1000, and at most 1000 for nested counts multiplied;
+               groups nested at most 100 deep)
     class   := "[" ["^"] ["-"] item+ ["-"] "]"   item := cchar ["-" cchar] (a ≤ b)
     escape  := "\\" (ASCII punctuation | "n" | "t" | "r" | "f" | "v")
 
@@ -40,7 +41,8 @@ MAX_REPEAT = 1000
 #: ``MAX_NESTING``): deeper is refused before Python's recursion limit is met.
 MAX_GROUPS = 100
 
-_CONTROL_ESCAPES = frozenset("ntrfv")
+#: The control escapes both read, and the character each stands for.
+_CONTROL = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "v": "\v"}
 _PUNCTUATION = frozenset(string.punctuation)
 
 
@@ -142,12 +144,12 @@ class _Reader:
             raise self.refuse("a trailing backslash escapes nothing", start)
         if nxt.isdigit():
             raise self.refuse(f"\\{nxt} is a backreference, and RE2 has none", start)
-        if not (nxt in _PUNCTUATION or nxt in _CONTROL_ESCAPES):
+        if not (nxt in _PUNCTUATION or nxt in _CONTROL):
             raise self.refuse(f"\\{nxt} is not read: only punctuation and \\n \\t \\r \\f \\v "
                               "are escaped alike by RE2 and Python (\\d \\w \\s \\b are ASCII "
                               "in RE2, Unicode in Python; write a class such as [0-9])", start)
         self.take()
-        return self.take()
+        return _CONTROL.get(self.take(), nxt)
 
     def class_char(self) -> str:
         ch = self.peek()
@@ -187,7 +189,7 @@ class _Reader:
                     raise self.refuse("'-' after a range's '-': escape it")
                 high = self.class_char()
                 if high < low:
-                    raise self.refuse(f"the range {low}-{high} runs backwards", at)
+                    raise self.refuse(f"the range {low!r}-{high!r} runs backwards", at)
                 if self.peek() == "-" and self.peek(1) != "]":
                     raise self.refuse("'-' right after a range: escape it or put it last")
         self.take()
