@@ -29,7 +29,7 @@ from kleene.reference.ceql.parser import parse_ceql
 from kleene.reference.condition_text import format_condition
 from kleene.reference.conditions import LIKE, Attr, Cmp, Const, Instance, Not, evaluate
 from kleene.reference.errors import PatternError, PatternSyntaxError, Unsupported
-from kleene.reference.events import Event, Stream
+from kleene.reference.events import Event, Stream, Value
 from kleene.reference.operators.text import parse_operator
 from kleene.reference.operators.to_match_recognize import Untranslatable, translate
 from kleene.reference.query import Query
@@ -38,9 +38,9 @@ from kleene.reference.syntax import parse_condition
 from tests.helpers import columnar, run_cli, typed_stream
 
 
-def truth(pattern: str, value: object) -> bool | None:
+def truth(pattern: str, value: Value) -> bool | None:
     """``e.name LIKE pattern`` on one event whose ``name`` is ``value``."""
-    attrs = {} if value is None else {"name": value}
+    attrs: dict[str, Value] = {} if value is None else {"name": value}
     e = Event(position=0, ts=0, type="T", attrs=attrs)
     return evaluate(Cmp(LIKE, Attr("e", "name"), Const(pattern)),
                     Instance({"e": e}, {}, {}))
@@ -70,7 +70,7 @@ def truth(pattern: str, value: object) -> bool | None:
     ("1", 1, None),                  # a number: unknown (Kleene's kinds never meet)
     ("T", True, None),
 ])
-def test_like_by_hand(pattern: str, value: object, expected: bool | None) -> None:
+def test_like_by_hand(pattern: str, value: Value, expected: bool | None) -> None:
     assert truth(pattern, value) is expected
 
 
@@ -158,7 +158,7 @@ def test_arrow_re2_is_re_search_on_the_subset(pattern: str, values: list[str]) -
 @settings(max_examples=200, deadline=None)
 @given(regexes(), st.lists(st.one_of(texts(), st.none(), st.integers(0, 2)), min_size=1,
                            max_size=6))
-def test_the_column_kernels_are_the_reference(pattern: str, values: list[object]) -> None:
+def test_the_column_kernels_are_the_reference(pattern: str, values: list[Value]) -> None:
     events = [Event(position=i, ts=i, type="T", attrs={} if v is None else {"name": v})
               for i, v in enumerate(values)]
     c = Cmp(LIKE, Attr("e", "name"), Const(pattern))

@@ -72,6 +72,7 @@ def test_engine_equals_reference_with_like_properties(name: str, policy: str,
     over columns (engines/like_columns.py)."""
     pattern = data.draw(operator_patterns(disjunction=name in ("nfa-multichain", "nfa-tree"),
                                           like=True), label="pattern")
+    assert isinstance(pattern, OperatorPattern)
     stream = data.draw(typed_streams(), label="stream")
     expected = reference_or_reject(pattern, stream, policy)
     if data.draw(st.booleans(), label="columnar"):
