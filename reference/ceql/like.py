@@ -11,15 +11,15 @@ the others at their character. Where CORE and Kleene would part, the query is re
 - a quote doubled inside the string: CORE's lexer takes ``'it''s'`` whole but its
   parser only strips the outer quotes, so its pattern is ``it''s`` where Kleene's
   strings read ``it's``;
-- an attribute on the right (CORE's grammar allows ``name LIKE other``; its evaluator
-  refuses it).
+- an attribute on the right (CORE's grammar allows ``name LIKE other``; it holds on no
+  event there, its evaluator expecting a string).
 
 On values CORE cannot hold (a missing attribute, a number or a boolean: CORE's events
 carry every attribute of their declared type) ``LIKE`` is unknown in Kleene, as every
 comparison of kinds that never meet; ``kleene match`` refuses a ``LIKE`` on a column
 holding no text (:func:`kleene.reference.schema.check_pattern`). CORE converts a
-number to text there (``std::to_string``) when the variable names several event types,
-and casts it to a string unchecked when it names one.
+number to text (``std::to_string``) when the filter names a variable, and crashes when it
+names the event type itself (docs/ceql.md, "LIKE").
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def like(p: Parser, left: Term, start: Token,
     tok = p.tok
     if tok.kind == "ident":
         raise refuse("LIKE with an attribute on its right is not read: CORE's evaluator "
-                     "takes a 'string' only", tok)
+                     "takes a 'string' only (it holds on no event)", tok)
     if tok.kind == "string":
         value = str(tok.value)
         quote = tok.text[0]
