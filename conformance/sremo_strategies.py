@@ -15,8 +15,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from kleene.conformance.regex_strategies import regexes
 from kleene.conformance.strategies import LABELS
-from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Or
+from kleene.reference.conditions import LIKE, TRUE, And, Attr, Cmp, Condition, Const, Or
 from kleene.reference.conditions import Not as NotCondition
 from kleene.reference.durations import Duration
 from kleene.reference.sremo.expressions import (
@@ -43,14 +44,22 @@ _SREMO_WINDOWS = st.integers(1, 4)
 
 @st.composite
 def sremo_conditions(draw: st.DrawFn, written: frozenset[str] = frozenset(), *,
-                     labels: st.SearchStrategy[str] = _LABELS) -> Condition:
+                     labels: st.SearchStrategy[str] = _LABELS, like: bool = False) -> Condition:
     """A condition of report Def. 10 over the head ``~`` and the registers in ``written``:
-    a label test, TRUE, or a comparison with a register's ``ID`` or ``V``."""
+    a label test, TRUE, or a comparison with a register's ``ID`` or ``V``; with ``like``
+    also ``~.L LIKE 'regex'`` (a drawn pattern over the labels), its negation, and
+    ``~.ID LIKE`` (unknown: ``ID`` holds numbers)."""
     kinds = ["eq", "ne", "ne", "true", "true", "or"] + (["reg", "reg", "and"] if written else [])
+    kinds += ["like", "like", "like"] if like else []
     kind = draw(st.sampled_from(kinds), label="condition kind")
     label = Attr(HEAD, "L")
     if kind == "true":
         return TRUE
+    if kind == "like":
+        attr = draw(st.sampled_from(("L", "L", "L", "ID")), label="attribute matched")
+        test = Cmp(LIKE, Attr(HEAD, attr), Const(draw(regexes(alphabet="".join(LABELS)),
+                                                      label="pattern")))
+        return NotCondition(test) if draw(st.booleans(), label="negated") else test
     if kind == "or":
         x, y = draw(st.lists(labels, min_size=2, max_size=2, unique=True), label="labels")
         return Or((Cmp("=", label, Const(x)), Cmp("=", label, Const(y))))
@@ -71,12 +80,13 @@ def sremo_expressions(draw: st.DrawFn, *, max_depth: int = 3,
                       windows: st.SearchStrategy[int] = _SREMO_WINDOWS,
                       time_windows: bool = False, negation: bool = True,
                       intersection: bool = True, strategies: bool = True,
-                      written: frozenset[str] = frozenset()):  # -> Expr
+                      written: frozenset[str] = frozenset(), like: bool = False):  # -> Expr
     """A well-formed SREMO (report Def. 15 with windows, intersection, windowed negation
     and strategies): registers written (``-> r``) and read by later conditions, marked
-    and unmarked atoms; ``time_windows`` draws ``[WITHIN τ]`` windows as well."""
+    and unmarked atoms; ``time_windows`` draws ``[WITHIN τ]`` windows as well, ``like``
+    conditions with ``LIKE`` (:func:`sremo_conditions`)."""
     e, _ = draw(_sremo(max_depth, written, windows, time_windows, negation, intersection,
-                       strategies, True), label="expression")
+                       strategies, True, like), label="expression")
     check(e)
     return e
 
@@ -84,7 +94,7 @@ def sremo_expressions(draw: st.DrawFn, *, max_depth: int = 3,
 @st.composite
 def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
            windows: st.SearchStrategy[int], time_windows: bool, negation: bool,
-           intersection: bool, strategies: bool, may_write: bool):
+           intersection: bool, strategies: bool, may_write: bool, like: bool = False):
     """``(e, registers e may write)``, reading only registers in ``written``."""
     kinds = ["atom"] * 3
     if depth > 0:
@@ -94,12 +104,13 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
     kind = draw(st.sampled_from(kinds), label="operator")
 
     def sub(w: frozenset[str], writes: bool = may_write, d: int = depth - 1):
-        return _sremo(d, w, windows, time_windows, negation, intersection, strategies, writes)
+        return _sremo(d, w, windows, time_windows, negation, intersection, strategies, writes,
+                      like)
 
     if kind == "eps":
         return Epsilon(), frozenset()
     if kind == "atom":
-        cond = draw(sremo_conditions(written), label="condition")
+        cond = draw(sremo_conditions(written, like=like), label="condition")
         write = draw(st.sampled_from((None, None) + REGISTERS), label="write") \
             if may_write else None
         marked = draw(st.sampled_from((True, True, True, False)), label="marked")
@@ -125,15 +136,15 @@ def _sremo(draw: st.DrawFn, depth: int, written: frozenset[str],
         b, _ = draw(sub(written, False), label="right")
         if draw(st.booleans(), label="loose right part"):
             # marks like the left part does, position by position: the product is seldom empty
-            cond = draw(sremo_conditions(written), label="condition")
+            cond = draw(sremo_conditions(written, like=like), label="condition")
             b = Star(Choice((Atom(cond, True), Atom(TRUE, False))))
         return Intersect((a, b)), frozenset()
     if kind == "not":
         a, _ = draw(sub(written, False), label="negated")
         neg = Window(Not(a), draw(windows, label="width"))
         # a negation marks nothing: give it marked neighbours so that matches cross it
-        first = Atom(draw(sremo_conditions(written), label="before"), True)
-        last = Atom(draw(sremo_conditions(written), label="after"), True)
+        first = Atom(draw(sremo_conditions(written, like=like), label="before"), True)
+        last = Atom(draw(sremo_conditions(written, like=like), label="after"), True)
         return Concat((first, neg, last)), frozenset()
     if kind == "strategy":
         which = draw(st.sampled_from(("any", "next")), label="strategy")

@@ -25,7 +25,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from kleene.reference.conditions import Agg, Attr, Cmp, Condition, Const, Or, Prev
+from kleene.conformance.regex_strategies import regexes
+from kleene.reference.conditions import LIKE, Agg, Attr, Cmp, Condition, Const, Or, Prev
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Stream
@@ -97,13 +98,19 @@ def streams(draw: st.DrawFn, *, min_size: int = 0, max_size: int = 8,
 
 
 @st.composite
-def properties(draw: st.DrawFn, var: str, *,
-               labels: st.SearchStrategy[str] = _LABELS) -> list[Condition]:
-    """Zero or one property of ``var`` on ``L``: ``=``, ``!=``, or a disjunction of two."""
-    kind = draw(st.sampled_from(("none", "none", "eq", "eq", "ne", "or")))
+def properties(draw: st.DrawFn, var: str, *, labels: st.SearchStrategy[str] = _LABELS,
+               like: bool = False) -> list[Condition]:
+    """Zero or one property of ``var`` on ``L``: ``=``, ``!=``, or a disjunction of two;
+    with ``like`` also ``L LIKE 'regex'`` (a drawn pattern over :data:`LABELS`) or
+    ``V LIKE`` (unknown: ``V`` holds numbers)."""
+    kinds = ("none", "none", "eq", "eq", "ne", "or") + ("like",) * 3 * like
+    kind = draw(st.sampled_from(kinds))
     label = Attr(var, "L")
     if kind == "none":
         return []
+    if kind == "like":
+        attr = draw(st.sampled_from(("L", "L", "L", "V")))
+        return [Cmp(LIKE, Attr(var, attr), Const(draw(regexes(alphabet="".join(LABELS)))))]
     if kind == "or":
         x, y = draw(st.lists(labels, min_size=2, max_size=2, unique=True))
         return [Or((Cmp("=", label, Const(x)), Cmp("=", label, Const(y))))]
@@ -132,8 +139,9 @@ def relationships(draw: st.DrawFn, variables: tuple[Variable, ...]) -> list[Cond
 def ses_patterns(draw: st.DrawFn, *, max_sets: int = 3, max_vars: int = 4,
                  labels: st.SearchStrategy[str] = _LABELS,
                  windows: st.SearchStrategy[int] = _WINDOWS,
-                 groups: st.SearchStrategy[bool] = _GROUPS) -> SESPattern:
-    """An SES pattern ``(<B1..Bk>, Θ, τ)`` (seed 000 Def. 1) over ``a, b, c, ...``."""
+                 groups: st.SearchStrategy[bool] = _GROUPS, like: bool = False) -> SESPattern:
+    """An SES pattern ``(<B1..Bk>, Θ, τ)`` (seed 000 Def. 1) over ``a, b, c, ...``;
+    ``like`` draws properties with ``LIKE`` too (:func:`properties`)."""
     n = draw(st.integers(1, min(max_vars, len(NAMES))))
     k = draw(st.integers(1, min(max_sets, n)))
     cuts = sorted(draw(st.lists(st.integers(1, n - 1), min_size=k - 1, max_size=k - 1,
@@ -143,7 +151,7 @@ def ses_patterns(draw: st.DrawFn, *, max_sets: int = 3, max_vars: int = 4,
     sets = tuple(variables[bounds[j]:bounds[j + 1]] for j in range(k))
     conditions: list[Condition] = []
     for v in variables:
-        conditions += draw(properties(v.name, labels=labels))
+        conditions += draw(properties(v.name, labels=labels, like=like))
     conditions += draw(relationships(variables))
     return SESPattern(sets, tuple(conditions), Duration(draw(windows)))
 
@@ -182,11 +190,13 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
                       windows: st.SearchStrategy[int] = _OP_WINDOWS,
                       disjunction: bool = True, negation: bool = True,
                       kleene: bool = True, subpattern_kleene: bool = False,
-                      conditions: bool = True, optional_window: bool = True) -> object:
+                      conditions: bool = True, optional_window: bool = True,
+                      like: bool = False) -> object:
     """A well-formed operator pattern (seed 003) using ``SEQ``, ``AND``, ``OR``, ``NOT``,
     ``B+``, ``B{l,m}``, properties, relationships, negation conditions, aggregates and
     ``prev``. ``subpattern_kleene`` also iterates sub-patterns (``SEQ(A a, B b)+``);
-    a flag set to ``False`` leaves its construct out."""
+    a flag set to ``False`` leaves its construct out; ``like`` adds properties
+    ``v.type LIKE 'regex'`` (a drawn pattern over the types) and ``v.V LIKE`` (unknown)."""
     names = iter(f"v{i}" for i in itertools.count())
 
     def primitive() -> Primitive:
@@ -233,8 +243,14 @@ def operator_patterns(draw: st.DrawFn, *, max_depth: int = 2, max_parts: int = 3
         together = list(scopes(expr))
         for v in draw(st.lists(st.sampled_from(positive), max_size=1, unique=True),
                       label="properties"):
-            op = draw(st.sampled_from(("=", "!=", "<", ">=")), label="property op")
-            found.append(Cmp(op, Attr(v, "V"), Const(draw(_VALUES, label="constant"))))
+            op = draw(st.sampled_from(("=", "!=", "<", ">=") + (LIKE,) * 2 * like),
+                      label="property op")
+            if op == LIKE:
+                attr = draw(st.sampled_from(("type", "type", "V")), label="matched")
+                regex = draw(regexes(alphabet="".join(TYPES)), label="pattern")
+                found.append(Cmp(LIKE, Attr(v, attr), Const(regex)))
+            else:
+                found.append(Cmp(op, Attr(v, "V"), Const(draw(_VALUES, label="constant"))))
         pairs = [(x, y) for x in positive + negated for y in positive
                  if x < y or (x in negated)]
         pairs = [(x, y) for x, y in pairs if x != y and any({x, y} <= s for s in together)]

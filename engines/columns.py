@@ -33,6 +33,10 @@ missing, and each comparison runs with Arrow's kernels on the rows where both
 sides have the same kind. Numbers are compared as floats there, so two
 integers beyond 2**53 apart by less than their spacing may compare as the
 reference would not (documented; no stream of ours has such integers).
+``v.A LIKE 'regex'`` is known on text rows only; over events it is ``re.search`` of
+:func:`kleene.reference.regex.python_pattern`, over Arrow ``match_substring_regex``,
+which is RE2's ``PartialMatch`` (CORE's own test): on the regex subset the two agree
+(:mod:`kleene.reference.regex`; tests/test_like.py draws patterns and strings).
 
 Conventions: ``e`` an event, ``batch`` a sequence of events, ``n`` its length.
 """
@@ -51,7 +55,9 @@ import pyarrow.compute as pc
 from kleene.data.columnar import Columns as EventColumns
 from kleene.data.textvalues import BOOL_KIND, STR_KIND, TEXT_KIND, text_kinds
 from kleene.data.timestamps import numeric_array
+from kleene.engines.like_columns import found_in_arrow, found_in_objects
 from kleene.reference.conditions import (
+    LIKE,
     And,
     Attr,
     Cmp,
@@ -62,6 +68,7 @@ from kleene.reference.conditions import (
     Term,
     Truth,
     holds,
+    like_pattern,
     rename,
 )
 from kleene.reference.errors import Unsupported
@@ -160,6 +167,10 @@ class Columns:
         raise Unsupported(f"{t} is not an attribute of the single event {self.var!r}")
 
     def _compare(self, c: Cmp) -> np.ndarray:
+        if c.op == LIKE:
+            values, kinds = self._operand(c.left)
+            text = np.broadcast_to(np.asarray(kinds) == STR, (self.n,))
+            return _known_where(text, found_in_objects(values, text, like_pattern(c)))
         left, lk = self._operand(c.left)
         right, rk = self._operand(c.right)
         known = np.broadcast_to((np.asarray(lk) == rk) & (np.asarray(lk) != MISSING), (self.n,))
@@ -202,6 +213,10 @@ class ArrowColumns(Columns):
         return self._operands[name]
 
     def _compare(self, c: Cmp) -> np.ndarray:
+        if c.op == LIKE:
+            kinds, values = self._arrow_term(c.left)
+            text = np.broadcast_to(kinds, (self.n,)) == STR
+            return _known_where(text, found_in_arrow(values.get(STR), text, like_pattern(c)))
         lk, lv = self._arrow_term(c.left)
         rk, rv = self._arrow_term(c.right)
         lk_n = np.broadcast_to(lk, (self.n,))
@@ -339,6 +354,11 @@ def _arrow_operand(found: tuple[object, str] | None, n: int) -> tuple[np.ndarray
         valid = np.asarray(pc.is_valid(arr).to_numpy(zero_copy_only=False), dtype=bool)
         kinds = np.where(valid, code, MISSING).astype(np.int8)
     return kinds, {code: arr}
+
+
+def _known_where(known: np.ndarray, verdict: np.ndarray) -> np.ndarray:
+    """T or F by ``verdict`` where ``known``, U elsewhere (int8)."""
+    return np.where(known, np.where(verdict, T, F), U).astype(np.int8)
 
 
 def _pick(x: object, where: np.ndarray) -> object:

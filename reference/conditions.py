@@ -2,8 +2,9 @@
 
 docs/architecture.md, "The shared core": attribute references ``v.A``, constants,
 ``prev(v.A)`` (seed 001 Sec. 3), aggregates over bound sequences
-(SUM/AVG/MIN/MAX/COUNT, seed 003 Sec. 4.5.1), comparisons ``= != < <= > >=``
-and ``AND``/``OR``/``NOT``. Conditions are data, never opaque lambdas, so the
+(SUM/AVG/MIN/MAX/COUNT, seed 003 Sec. 4.5.1), comparisons ``= != < <= > >=``,
+CORE's pattern match ``v.A LIKE 'regex'`` (:mod:`kleene.reference.regex`) and
+``AND``/``OR``/``NOT``. Conditions are data, never opaque lambdas, so the
 printer, Z3, the Spark pushdown and the pictures can all read them.
 
 Quantification (seed 000 Sec. 3.2 "decomposition", seed 001 Sec. 3
@@ -16,8 +17,9 @@ Aggregates read the whole bound sequence and are not decomposed.
 
 Comparisons use SQL's three-valued logic: a missing attribute (``None``) or
 values of incompatible kinds (a string against a number) make the comparison
-*unknown*; ``AND``/``OR``/``NOT`` follow Kleene's strong logic, and a condition
-holds only when it is ``True``. Spark's filter pushdown has the same reading.
+*unknown* (``LIKE`` too: it is known on text only); ``AND``/``OR``/``NOT`` follow
+Kleene's strong logic, and a condition holds only when it is ``True``. Spark's filter
+pushdown has the same reading.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 from kleene.reference.errors import PatternError
 from kleene.reference.events import Event, Value
+from kleene.reference.regex import RegexRefused, check_pattern, partial_match
 from kleene.reference.sums import exact_mean, exact_sum
 
 # ---------------------------------------------------------------- terms
@@ -76,18 +79,40 @@ Term = Attr | Prev | Const | Agg
 
 COMPARISONS = ("=", "!=", "<", "<=", ">", ">=")
 
+#: CORE's ``LIKE``: ``Cmp(LIKE, v.A, Const('regex'))`` holds where the regular expression
+#: is found anywhere in the text ``v.A`` (RE2's partial match; :mod:`kleene.reference.regex`).
+LIKE = "LIKE"
+
 
 @dataclass(frozen=True, slots=True)
 class Cmp:
-    """``left op right`` with ``op`` one of ``= != < <= > >=``."""
+    """``left op right`` with ``op`` one of ``= != < <= > >=``, or ``v.A LIKE 'regex'``
+    (``op`` :data:`LIKE`: the left an attribute, the right a text constant, a pattern of
+    :mod:`kleene.reference.regex`'s subset)."""
 
     op: str
     left: Term
     right: Term
 
     def __post_init__(self) -> None:
-        if self.op not in COMPARISONS:
+        if self.op == LIKE:
+            if not isinstance(self.left, Attr):
+                raise PatternError("LIKE needs an attribute v.A on its left")
+            if not (isinstance(self.right, Const) and isinstance(self.right.value, str)):
+                raise PatternError("LIKE needs a 'regular expression' in quotes on its right")
+            try:
+                check_pattern(self.right.value)
+            except RegexRefused as err:
+                raise PatternError(f"LIKE {self.right.value!r}: {err.message} (at character "
+                                   f"{err.offset + 1} of the pattern)") from None
+        elif self.op not in COMPARISONS:
             raise PatternError(f"unknown comparison {self.op!r}")
+
+
+def like_pattern(c: Cmp) -> str:
+    """The regular expression of ``v.A LIKE 'regex'`` (``c.op`` is :data:`LIKE`)."""
+    assert c.op == LIKE and isinstance(c.right, Const) and isinstance(c.right.value, str), c
+    return c.right.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +175,15 @@ def decomposed_variables(c: Condition) -> frozenset[str]:
 def prev_variables(c: Condition) -> frozenset[str]:
     """Variables ``c`` reads through ``prev``: they range over consecutive pairs."""
     return frozenset(t.var for t in subterms(c) if isinstance(t, Prev))
+
+
+def reads_like(c: Condition) -> bool:
+    """Whether ``c`` holds a ``v.A LIKE 'regex'``."""
+    if isinstance(c, Cmp):
+        return c.op == LIKE
+    if isinstance(c, (And, Or)):
+        return any(reads_like(p) for p in c.parts)
+    return isinstance(c, Not) and reads_like(c.part)
 
 
 def has_aggregate(c: Condition) -> bool:
@@ -252,7 +286,10 @@ def _kind(v: Value) -> str:
 
 def compare(op: str, a: Value, b: Value) -> bool | None:
     """``a op b`` in three-valued logic: ``None`` when either side is missing or
-    the kinds differ (string vs number vs boolean)."""
+    the kinds differ (string vs number vs boolean); ``a LIKE b``: the pattern ``b``
+    found in the text ``a`` (RE2's partial match), ``None`` when ``a`` is not text."""
+    if op == LIKE:
+        return partial_match(b, a) if isinstance(a, str) and isinstance(b, str) else None
     if a is None or b is None or _kind(a) != _kind(b):
         return None
     if op == "=":

@@ -10,6 +10,7 @@ Condition grammar (keywords are case-insensitive)::
     condition  := disjunct ("OR" disjunct)*
     disjunct   := conjunct ("AND" conjunct)*
     conjunct   := "NOT" conjunct | "(" condition ")" | "TRUE" | "FALSE" | term cmp term
+                | ref "LIKE" string          (CORE's pattern match: reference/regex.py)
     term       := number | "-" number | string | "prev" "(" ref ")"
                 | AGG "(" var ["." attr] ")" | ref
     ref        := var ["+"] "." attr          (``p+.L`` is read as ``p.L``, seed 000's style)
@@ -37,6 +38,7 @@ from dataclasses import dataclass
 
 from kleene.reference.conditions import (
     AGGREGATES,
+    LIKE,
     Agg,
     And,
     Attr,
@@ -52,6 +54,7 @@ from kleene.reference.conditions import (
 from kleene.reference.durations import Duration
 from kleene.reference.errors import PatternSyntaxError
 from kleene.reference.events import UNIT_MS, canonical_unit
+from kleene.reference.regex import RegexRefused, check_pattern
 
 #: The deepest nesting a pattern may have (see the module docstring).
 MAX_NESTING = 100
@@ -232,13 +235,35 @@ class Parser:
             return inner
         if (self.at("TRUE") or self.at("FALSE")) and self.peek().text not in _COMPARISON_OPS:
             return Truth(self.advance().text.upper() == "TRUE")
+        start = self.tok
         left = self.term()
+        if self.accept("LIKE"):
+            return self.like(left, start)
         op_tok = self.tok
         if op_tok.kind != "op" or op_tok.text not in _COMPARISON_OPS:
-            raise self.error("a comparison (= != < <= > >=)")
+            raise self.error("a comparison (= != < <= > >= LIKE)")
         self.advance()
         op = {"==": "=", "<>": "!="}.get(op_tok.text, op_tok.text)
         return Cmp(op, left, self.term())
+
+    def like(self, left: Term, start: Token) -> Cmp:
+        """The rest of ``left LIKE 'regex'`` (after ``LIKE``): a pattern outside
+        :mod:`kleene.reference.regex`'s subset is refused at its character."""
+        if not isinstance(left, Attr):
+            raise self.error("an attribute before LIKE", start)
+        tok = self.tok
+        if tok.kind != "string":
+            raise self.error("a 'regular expression' in quotes after LIKE")
+        self.advance()
+        assert isinstance(tok.value, str)
+        try:
+            check_pattern(tok.value)
+        except RegexRefused as err:
+            line, column = inside_string(tok, err.offset)
+            raise PatternSyntaxError(f"in the pattern of LIKE: {err.message}", line=line,
+                                     column=column, source=self.source,
+                                     text=self.text) from None
+        return Cmp(LIKE, left, Const(tok.value))
 
     def term(self) -> Term:
         """A term: constant, ``prev(v.A)``, ``AGG(v.A)`` or ``v.A``."""
@@ -311,6 +336,19 @@ class Parser:
                 self.advance()
         self.expect(".", "'.' and an attribute name (v.A)")
         return var, self.ident("an attribute name").text
+
+
+def inside_string(tok: Token, offset: int) -> tuple[int, int]:
+    """Line and column of character ``offset`` of a string token's value (a doubled
+    quote is one character of the value, two of the text)."""
+    quote, raw, seen = tok.text[0], 1, 0
+    while seen < offset and raw < len(tok.text) - 1:
+        raw += 2 if tok.text[raw] == quote else 1
+        seen += 1
+    before = tok.text[:raw]
+    if "\n" in before:
+        return tok.line + before.count("\n"), len(before) - before.rindex("\n")
+    return tok.line, tok.column + raw
 
 
 def parse_condition(text: str, source: str = "<condition>") -> Condition:

@@ -238,6 +238,8 @@ def frame_of(spark: Any, cases: list[Stream], columns: tuple[str, ...]) -> Any:
 #: Streams of at most 9 events keep the brute-force reference fast.
 SES_STREAMS = streams(min_size=2, max_size=9)
 SES_PATTERNS = ses_patterns(max_sets=3, max_vars=4)
+#: SES patterns with ``LIKE`` properties (docs/ceql.md, "LIKE").
+SES_LIKE_PATTERNS = ses_patterns(max_sets=3, max_vars=4, like=True)
 SES_STEPS = 60_000
 
 

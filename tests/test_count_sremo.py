@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from kleene.conformance.cases import iter_tests, load_case_files
 from kleene.conformance.sremo_strategies import sremo_expressions
 from kleene.conformance.strategies import LABELS, streams
-from kleene.engines.count import first, sremo
+from kleene.engines.count import first, sremo, tecs
 from kleene.engines.count.counting import DP, count_matches, outside
 from kleene.reference.conditions import TRUE, And, Attr, Cmp, Condition, Const, Not, Or
 from kleene.reference.durations import Duration
@@ -79,11 +79,11 @@ def _fragment(e: Expr) -> Expr:
 
 
 @st.composite
-def counted_expressions(draw: st.DrawFn) -> Expr:
-    """A drawn SREMO in the counted fragment: unary guards, marked and unmarked atoms,
-    choice, concatenation, star, ``ANY``; under a count window, a time window or none,
-    partitioned by ``ID`` or not."""
-    body = _fragment(draw(sremo_expressions(max_depth=3), label="drawn"))
+def counted_expressions(draw: st.DrawFn, like: bool = False) -> Expr:
+    """A drawn SREMO in the counted fragment: unary guards (with ``LIKE`` if ``like``),
+    marked and unmarked atoms, choice, concatenation, star, ``ANY``; under a count
+    window, a time window or none, partitioned by ``ID`` or not."""
+    body = _fragment(draw(sremo_expressions(max_depth=3, like=like), label="drawn"))
     kind = draw(st.sampled_from(("none", "count", "time", "time")), label="window")
     e: Expr = body
     if kind == "count":
@@ -108,6 +108,20 @@ def test_the_count_is_the_number_of_the_references_matches(e, s, reading, cuts):
     assert sremo.count(query, s) == expected
     assert sremo.count(query, columnar(s)) == expected
     assert sremo.count(query, Cut(s, cuts)) == expected
+
+
+@given(counted_expressions(like=True), ROWS, st.lists(st.integers(1, 4), max_size=3))
+def test_the_count_with_like_guards_is_the_references(e, s, cuts):
+    """``LIKE`` guards are unary: counted over events, Arrow columns (Arrow's RE2) and
+    batches, and listed by the tECS, as the reference has them."""
+    query = Query.of(e, language="sremo").with_time_unit(s.time_unit)
+    assert sremo.outside(query) is None
+    expected = query.reference(s)
+    assert sremo.count(query, s) == len(expected)
+    assert sremo.count(query, columnar(s)) == len(expected)
+    assert sremo.count(query, Cut(s, cuts)) == len(expected)
+    if not isinstance(e, Partition):
+        assert set(tecs.matches(query, columnar(s))) == set(expected)
 
 
 @given(sremo_expressions(max_depth=2), streams(min_size=1, max_size=6))

@@ -26,7 +26,13 @@ from kleene.reference.errors import BudgetExceeded
 from kleene.reference.events import Stream
 from kleene.reference.ses.matching import window_of
 from kleene.reference.ses.policies import POLICIES
-from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, ses_reference
+from tests.helpers import (
+    SES_LIKE_PATTERNS,
+    SES_PATTERNS,
+    SES_STEPS,
+    SES_STREAMS,
+    ses_reference,
+)
 
 #: The SES engines (the match-window engines have their own differential tests,
 #: tests/test_engines_windows_differential.py, which run every configuration).
@@ -42,6 +48,15 @@ def test_every_ses_policy_has_an_engine():
 @pytest.mark.parametrize(("name", "policy"), CLAIMED, ids=[f"{n}-{p}" for n, p in CLAIMED])
 @given(pattern=SES_PATTERNS, stream=SES_STREAMS)
 def test_engine_equals_the_reference(name, policy, pattern, stream):
+    try:
+        check_engine(engine(name), policy, pattern, stream, budget=budget(SES_STEPS))
+    except BudgetExceeded:
+        reject()
+
+
+@pytest.mark.parametrize(("name", "policy"), CLAIMED, ids=[f"{n}-{p}" for n, p in CLAIMED])
+@given(pattern=SES_LIKE_PATTERNS, stream=SES_STREAMS)
+def test_engine_equals_the_reference_with_like_properties(name, policy, pattern, stream):
     try:
         check_engine(engine(name), policy, pattern, stream, budget=budget(SES_STEPS))
     except BudgetExceeded:

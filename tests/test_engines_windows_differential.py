@@ -43,7 +43,13 @@ from kleene.reference.query import Query
 from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES, matches
 from kleene.reference.ses.windows import as_stream, restore
-from tests.helpers import SES_PATTERNS, SES_STEPS, SES_STREAMS, ses_reference
+from tests.helpers import (
+    SES_LIKE_PATTERNS,
+    SES_PATTERNS,
+    SES_STEPS,
+    SES_STREAMS,
+    ses_reference,
+)
 
 
 def windows_engines() -> list[WindowsEngine]:
@@ -86,6 +92,17 @@ def test_claimed_engines_equal_the_reference(policy, pattern, stream):
         assert_matches_between(paper, pattern=pattern, stream=stream, policy=policy,
                                got=reported_matches(paper, policy, pattern, stream), at_least=set(),
                                at_most=expected)
+
+
+@given(pattern=SES_LIKE_PATTERNS, stream=SES_STREAMS)
+def test_claimed_engines_equal_the_reference_with_like_properties(pattern, stream):
+    """``LIKE`` properties: the filter and ē over columns (engines/like_columns.py)."""
+    expected = ses_reference(pattern, stream, "any")
+    for eng in ENGINES:
+        if claims_policy(eng, "ses", "any"):
+            assert_same_matches(eng, pattern=pattern, stream=stream, policy="any",
+                                got=reported_matches(eng, "any", pattern, stream),
+                                expected=expected)
 
 
 # ---------------------------------------------------------------- the policy table

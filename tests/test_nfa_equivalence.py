@@ -64,6 +64,25 @@ def test_engine_equals_reference(name: str, policy: str, data: st.DataObject) ->
                         policy=policy)
 
 
+@pytest.mark.parametrize(("name", "policy"), CLAIMED)
+@given(data=st.data())
+def test_engine_equals_reference_with_like_properties(name: str, policy: str,
+                                                      data: st.DataObject) -> None:
+    """Properties ``v.type LIKE 'regex'`` (and ``v.V LIKE``, unknown), over events and
+    over columns (engines/like_columns.py)."""
+    pattern = data.draw(operator_patterns(disjunction=name in ("nfa-multichain", "nfa-tree"),
+                                          like=True), label="pattern")
+    assert isinstance(pattern, OperatorPattern)
+    stream = data.draw(typed_streams(), label="stream")
+    expected = reference_or_reject(pattern, stream, policy)
+    if data.draw(st.booleans(), label="columnar"):
+        stream = columnar(stream)
+    e = engine(name)
+    got = list(e.compile(Query.of(pattern, policy=policy)).run(stream))
+    assert_same_matches(e, pattern=pattern, stream=stream, got=got, expected=expected,
+                        policy=policy)
+
+
 @given(pattern=operator_patterns(disjunction=False), stream=typed_streams(),
        orders=st.lists(frequencies, min_size=2, max_size=3))
 def test_sec6_chain_equals_eager_for_every_order(pattern: OperatorPattern, stream: Stream,

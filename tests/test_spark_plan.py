@@ -28,6 +28,16 @@ def test_an_engine_that_does_not_claim_the_policy_runs_whole():
     assert plan.whole and plan.filter is None and "does not claim" in plan.explain()
 
 
+def test_a_filter_with_like_is_not_pushed_to_spark():
+    # Thm 1's filter would be a.L = 'A' OR b.L LIKE '^B': Spark's rlike is Java's dialect,
+    # so no filter is pushed (the engines evaluate LIKE in each task)
+    pattern = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L LIKE '^B' WITHIN 5")
+    plan = plan_for(claiming(), Query.of(pattern, policy="next"), tau=5)
+    assert plan.filter is None and "reads LIKE" in plan.explain()
+    plain = parse_ses("PATTERN <{a}, {b}> WHERE a.L = 'A' AND b.L = 'B' WITHIN 5")
+    assert plan_for(claiming(), Query.of(plain, policy="next"), tau=5).filter is not None
+
+
 def test_unknown_policy_is_an_error():
     with pytest.raises(PatternError, match="unknown policy"):
         plan_for(claiming(), Query.of(parse_ses("PATTERN <{a}> WITHIN 5"), policy="latest"), tau=5)

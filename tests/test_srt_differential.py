@@ -51,6 +51,14 @@ def test_srt_equals_the_reference_literal(e, s):
     _check(e, s, "literal", "inclusive")
 
 
+@given(e=sremo_expressions(max_depth=2, time_windows=True, like=True), s=STREAMS,
+       policy=st.sampled_from(("stream", "literal")))
+def test_srt_equals_the_reference_with_like_guards(e, s, policy):
+    """Guards ``~.L LIKE 'regex'`` (drawn patterns of reference/regex.py's subset), their
+    negation, and ``~.ID LIKE`` (unknown: numbers)."""
+    _check(e, s, policy, "inclusive")
+
+
 @pytest.mark.parametrize("text", [
     "mark {~.L = 'A'} -> r ; ({TRUE})* ; mark {~.ID = r.ID}",
     "(mark {~.L = 'A'} -> r ; !({~.V < r.V})[1..2] ; mark {~.L = 'B'})[1..4]",

@@ -51,6 +51,12 @@ def test_dsrt_accepts_exactly_the_language(e):
     _same_language(e)
 
 
+@given(e=sremo_expressions(max_depth=2, like=True))
+def test_dsrt_accepts_exactly_the_language_with_like_guards(e):
+    """Minterms of ``LIKE`` guards (drawn patterns over the labels; on ``ID``, unknown)."""
+    _same_language(e)
+
+
 @pytest.mark.parametrize("text", [
     "(mark {~.L = 'A'} ; {TRUE}* ; mark {~.L = 'B'})[1..3]",
     "!({~.L = 'A'} ; {~.L = 'B'})[1..2]",

@@ -2,11 +2,12 @@
 docs/peers.md (:func:`section`).
 
 The queries are written here (CORE's own query files are GPL and stay out of the
-repository): each construct of the fragment on a small stream of stock ticks whose
-complex events can be listed by hand (tests/test_ceql.py and tests/test_ceql_selection.py
-list them), every selection strategy Kleene reads (CORE is said to evaluate each as
-``ALL``), the consumption policies and ``LIMIT``, and CORE-like queries on the first 3,000
-ticks of the bundled stock stream.
+repository): each construct of the fragment (``LIKE`` too) on a small stream of stock
+ticks whose complex events can be listed by hand (tests/test_ceql.py,
+tests/test_ceql_selection.py and tests/test_like.py list them), every selection
+strategy Kleene reads (CORE is said to evaluate each as ``ALL``), the consumption
+policies and ``LIMIT``, and CORE-like queries on the first 3,000 ticks of the bundled
+stock stream.
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ SMALL = [_ABC.format("", w) for w in ("6 [ts]", "7 [ts]", "2 [ts]", "3 [ts]", "4
     "SELECT * FROM S WHERE BUY as x ; BUY as y FILTER x[name IN {'RIMM'}] OR "
     "y[price IN RANGE(36, 36.5)]",
     "SELECT * FROM S WHERE BUY ; BUY PARTITION BY [name]",
+    # LIKE: RE2's partial match (docs/ceql.md, "LIKE"); % is a plain character
+    "SELECT * FROM S WHERE BUY as b FILTER b[name LIKE 'IM']",
+    "SELECT * FROM S WHERE BUY as b FILTER b[name LIKE '^Q.Q$']",
+    "SELECT * FROM S WHERE BUY as b FILTER b[name LIKE 'R%']",
+    "SELECT * FROM S WHERE BUY as b FILTER b[NOT name LIKE 'M{2}$']",
+    "SELECT * FROM S WHERE (SELL as a; BUY as b) FILTER a[name LIKE 'N.C'] AND "
+    "b[name LIKE 'Q|RI(M+)'] WITHIN 5 [ts]",
 ] + [_ABC.format(s, "100 [ts]") for s in ("ALL", "LAST", "MAX", "NEXT", "STRICT")] + [
     _ABC.format("", "100 [ts] CONSUME BY ANY"),
     _ABC.format("", "100 [ts] LIMIT 1"),
@@ -83,6 +91,10 @@ STOCK = [
     "CONSUME BY PARTITION",
     "SELECT * FROM S WHERE (SELL as a; BUY as b; BUY as c) FILTER a[name = 'INTC'] AND "
     "b[name = 'RIMM'] AND c[name = 'QQQ'] WITHIN 10000 [ts] LIMIT 3",
+    "SELECT * FROM S WHERE (SELL as a; BUY as b) FILTER a[name LIKE '^MS'] AND "
+    "b[name LIKE 'SC|^OR'] WITHIN 3000 [ts]",
+    "SELECT * FROM S WHERE (BUY as a; BUY as b) FILTER a[name LIKE 'T.$'] AND "
+    "b[NOT name LIKE '[A-M]'] PARTITION BY [volume] WITHIN 30000 [ts]",
 ]
 
 

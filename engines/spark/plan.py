@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kleene.engines.protocol import Engine, Query, claims
-from kleene.reference.conditions import Agg, Attr, Condition, Prev
+from kleene.reference.conditions import Agg, Attr, Condition, Prev, reads_like
 from kleene.reference.durations import Duration
 from kleene.reference.errors import Unsupported
 from kleene.reference.schema import nodes, partition_attributes
@@ -110,5 +110,8 @@ def plan_for(engine: Engine, query: Query, *, tau: int | float | None) -> Plan:
     notes = pruning.notes if tau is not None or pruning.reach is None else tuple(
         n for n in pruning.notes if not n.startswith("time slices")) + (
         "time slices: none, the pattern has no window in timestamp units",)
-    return Plan(policy, pruning.filter, pruning.keys, reach, tau, notes,
-                by_position=pruning.by_position)
+    kept = pruning.filter
+    if kept is not None and reads_like(kept):   # Spark's rlike is Java's dialect, not RE2's
+        kept, notes = None, (*notes, "filter: none pushed to Spark, it reads LIKE (an RE2 "
+                             "pattern; Spark's rlike reads Java's dialect)")
+    return Plan(policy, kept, pruning.keys, reach, tau, notes, by_position=pruning.by_position)

@@ -16,7 +16,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kleene.reference.conditions import Agg, And, Attr, Cmp, Condition, Const, Not, Or, Prev, Term
+from kleene.reference.conditions import (
+    LIKE,
+    Agg,
+    And,
+    Attr,
+    Cmp,
+    Condition,
+    Const,
+    Not,
+    Or,
+    Prev,
+    Term,
+)
 from kleene.reference.errors import PatternError, Unsupported
 
 _NUMERIC = ("byte", "short", "int", "integer", "long", "bigint", "float", "double", "decimal")
@@ -72,6 +84,9 @@ class Pushdown:
         """The Column whose SQL truth value equals the reference's ``evaluate`` on each row."""
         from pyspark.sql import functions as F
 
+        if isinstance(c, Cmp) and c.op == LIKE:
+            raise Unsupported("LIKE is not pushed to Spark: its rlike reads Java's regex "
+                              "dialect, not RE2's (engines/spark/plan.py drops such a filter)")
         if isinstance(c, Cmp):
             left, right = self.term(c.left), self.term(c.right)
             if self._kind(c.left) != self._kind(c.right):

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kleene.reference.conditions import (
+    LIKE,
     TRUE,
     And,
     Attr,
@@ -43,6 +44,7 @@ from kleene.reference.conditions import (
     conjunction,
 )
 from kleene.reference.events import Event
+from kleene.reference.regex import python_pattern
 from kleene.reference.sremo.expressions import HEAD, reads
 
 
@@ -250,9 +252,20 @@ def _head_constant(c: Cmp) -> Callable[[Event, Registers], bool | None] | None:
     attribute is missing or of another kind than the constant."""
     if not (isinstance(c.left, Attr) and c.left.var == HEAD and isinstance(c.right, Const)):
         return None
-    name, value, op = c.left.attr, c.right.value, _OPS[c.op]
+    name, value = c.left.attr, c.right.value
     if isinstance(value, bool) or name == "ts":
         return None
+    if c.op == LIKE:     # RE2's partial match, as the reference decides it
+        assert isinstance(value, str)
+        search = python_pattern(value).search
+        if name == "type":
+            return lambda u, regs: search(u.type) is not None if type(u.type) is str else None
+
+        def like(u: Event, regs: Registers) -> bool | None:
+            a = u.attrs.get(name)
+            return search(a) is not None if type(a) is str else None
+        return like
+    op = _OPS[c.op]
     if isinstance(value, str):
         if name == "type":
             def event_type(u: Event, regs: Registers) -> bool | None:

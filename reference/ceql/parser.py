@@ -22,6 +22,7 @@ alternatives, tightest first: ``AS``, ``+``, ``:+``, then ``;``, ``:``, ``OR``, 
     patom     := "(" predicate ")" | value cmp value
                | name ["NOT"] "IN" "{" literal ("," literal)* "}"
                | name "IN" "RANGE" "(" number "," number ")"
+               | name "LIKE" string                 (CORE's RE2 partial match: .like)
     value     := name | literal ;  literal := number | string
     span      := [number "HOURS"] [number "MINUTES"] [number "SECONDS"]   (singular too)
 
@@ -30,7 +31,7 @@ expression in a :class:`~.selection.Selected`, which keeps part of its complex e
 (:mod:`.selection`). What the grammar has but Kleene does not read is refused at its
 token, in one line with the position: ``SELECT ANY`` (no CEL strategy), a variable list
 after ``SELECT``, several streams, a
-stream-qualified event (``S>T``), ``LIKE``, arithmetic, a value range ``{a..b}``, a
+stream-qualified event (``S>T``), arithmetic, a value range ``{a..b}``, a
 second partition group, ``n EVENTS`` with ``PARTITION BY``, and ``NOT(...)`` where CORE's
 complex event and Kleene's match part (:meth:`_Reader.negations`).
 
@@ -60,6 +61,7 @@ from kleene.reference.sremo.expressions import Expr, IllFormed, Partition, Windo
 from kleene.reference.syntax import Parser, Token
 
 from . import formula as f
+from .like import like
 from .selection import CONSUMPTIONS, STRATEGIES, Selected
 
 #: Words that end or structure a formula: never an event type or a variable.
@@ -348,10 +350,8 @@ class _Reader(Parser):
     def comparison(self) -> Condition:
         start = self.tok
         left = self.value()
-        if self.at("LIKE"):
-            raise self.refuse("LIKE is not read: CORE's LIKE finds an RE2 regular expression "
-                              "anywhere in the value, and Kleene's conditions have no "
-                              "pattern match yet")
+        if self.accept("LIKE"):
+            return like(self, left, start, self.refuse)
         negated = self.tok.text.upper() == "NOT" and self.peek().text.upper() == "IN"
         if negated:
             self.advance()

@@ -67,6 +67,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kleene.reference.conditions import (
+    LIKE,
     Agg,
     And,
     Attr,
@@ -323,6 +324,10 @@ class _Conditions:
             return "(" + op.join(self.sql(p) for p in c.parts) + ")"
         if isinstance(c, Not):
             return f"(NOT {self.sql(c.part)})"
+        if isinstance(c, Cmp) and c.op == LIKE:
+            raise Untranslatable("LIKE is an RE2 regular expression found anywhere in the "
+                                 "text: not SQL's LIKE, and SQL's LIKE_REGEX reads XQuery's "
+                                 "dialect")
         if isinstance(c, Cmp):
             (left, lk), (right, rk) = self.term(c.left), self.term(c.right)
             numeric = {"BIGINT", "DOUBLE", "NUM"}
