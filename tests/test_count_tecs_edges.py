@@ -244,3 +244,24 @@ def test_kleene_match_past_the_cap_says_so_once(monkeypatch: pytest.MonkeyPatch,
                              "--first", "2")
     assert code == 0 and out.splitlines() == ['{"marked": [0, 1]}', '{"marked": [0, 2]}']
     assert err.count("passed 4 states at event 2") == 1
+
+
+def test_kleene_match_past_int64_timestamps(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    """A at 2^63 + 1, Bs at 2^63 + 2 and 2^63 + 4, ``A ; B`` within 2: from JSON Lines
+    (Python integers, exact) the structure lists {0, 1} only, as at 1, 2, 4 (by hand:
+    spans 1 and 3); from CSV (int64 columns) the file is refused in one line naming the
+    row and the field."""
+    big = 2 ** 63
+    lines = "".join(f'{{"ts": {big + t}, "type": "{k}"}}\n' for t, k in ((1, "A"), (2, "B"),
+                                                                          (4, "B")))
+    (tmp_path / "e.jsonl").write_text(lines, encoding="utf-8")
+    (tmp_path / "e.csv").write_text(f"ts,type\n{big + 1},A\n{big + 2},B\n{big + 4},B\n",
+                                    encoding="utf-8")
+    pattern = ceql("A ; B", "WITHIN 2 [ts]")
+    code, out, _ = run_cli(capsys, "match", "--pattern", pattern, "--events",
+                           str(tmp_path / "e.jsonl"))
+    assert code == 0 and out == '{"marked": [0, 1]}\n'
+    code, out, err = run_cli(capsys, "match", "--pattern", pattern, "--events",
+                             str(tmp_path / "e.csv"))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "row 0, field 'ts'" in err and "64-bit" in err
