@@ -21,7 +21,9 @@ are the first K of any prefix holding K matches, and only that prefix is matched
 - where the SREMO count claims the query (not a register keying the runs), the matches
   are listed from the shared structure of :mod:`kleene.engines.count.tecs` as each last
   event is read, and reading stops after the event where they reach K (of the matches
-  ending there, the least by text are kept, ``heapq.nsmallest``: memory K matches);
+  ending there, the least by text are kept, ``heapq.nsmallest``: memory K matches); past
+  the structure's automaton cap, prefixes doubling as below with engine ``srt``
+  (:attr:`First.gave_way` says why);
 - else the prefix doubles from :data:`FIRST_PREFIX` events until it holds K matches.
 
 Any other query (a policy that keeps some matches by what follows them, a negation that
