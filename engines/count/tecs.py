@@ -41,8 +41,9 @@ determinized over (minterm, bit) letters, each mark word reaching exactly one st
 - memory: when an element leaves the window, the nodes made on it are cut (their
   children dropped: no word through them fits any later window), so what is held is the
   nodes of the window's elements, at most ``n`` output nodes an element and the melds'
-  unions (``2n`` melds at most) for ``n`` determinized states, whatever the number of
-  matches. Without a window nothing leaves it;
+  unions (``3n`` melds at most: ``2n`` on the element, ``n`` over the run skipped after
+  it) for ``n`` determinized states, whatever the number of matches. Without a window
+  nothing leaves it;
 - past :data:`~kleene.engines.count.sremo.MAX_STATES` determinized states (met at some
   event), :func:`matches` gives way to engine ``srt`` for the matches ending there and
   after, and says so once.
