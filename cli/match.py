@@ -261,6 +261,8 @@ def _first(args: argparse.Namespace, query: Query, stream: Any) -> tuple[list[Ma
     budget = budget_of(args)
     with limits(budget.seconds, budget.memory_mb, "finding the first matches"):
         got = first_matches(query, stream, args.first, engine_name=args.engine, budget=budget)
+    if got.gave_way is not None:
+        print(f"kleene match: {got.gave_way}", file=sys.stderr)
     if got.why is None:
         print(f"kleene match: --first {args.first} matched the first "
               f"{plural(got.events, 'event')} of {len(stream):,}", file=sys.stderr)
@@ -420,4 +422,5 @@ def _from_structure(query: Query, stream: Any, budget: Budget) -> Iterator[Match
     from kleene.engines.count import tecs
 
     budget.what = LISTING
-    return tecs.matches(query, progress.Reading(stream, STRUCTURE), budget)
+    return tecs.matches(query, progress.Reading(stream, STRUCTURE), budget,
+                        lambda line: print(f"kleene match: {line}", file=sys.stderr))

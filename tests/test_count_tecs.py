@@ -10,6 +10,7 @@ structure holds, against a bound computed from the window, not from the matches.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -31,13 +32,28 @@ def listed(query: Query, source: object) -> list[Match]:
     return got
 
 
+def delays(query: Query, s: Stream) -> list[tuple[Match, int]]:
+    """Each match the structure lists on ``s``, with the nodes its walks entered since the
+    match before it (or since the walk began): the delay, counted in nodes."""
+    structure = tecs.structure(query)
+    structure.steps = steps = tecs.Steps()
+    got = []
+    for p, ts, m, key, run in structure.minterms(s):
+        for match in structure.feed(p, ts, m, key, run):
+            got.append((match, steps.entered))
+            steps.entered = 0
+    return got
+
+
 @given(counted_expressions(), ROWS, st.sampled_from(("inclusive", "strict")),
        st.lists(st.integers(1, 4), max_size=3))
 def test_the_structure_lists_the_references_matches(e, s, reading, cuts):
     """≥ 300 drawn examples in the count's fragment: the structure lists each match of the
     reference once (no duplicate: the list has the set's length), in the order of their
     last event, whether the events come one by one, as columns or in batches cut at
-    ``cuts``; and the first K are the reference's K least by last position, then text."""
+    ``cuts``; and the first K are the reference's K least by last position, then text.
+    Before each match the walk entered at most two nodes per position of it (a union
+    and an output node per mark, ``⊥``: docs/counting.md, "The window")."""
     query = Query.of(e, language="sremo", reading=reading).with_time_unit(s.time_unit)
     assert not isinstance(tecs.claims(query), str)
     expected = query.reference(s)
@@ -45,6 +61,8 @@ def test_the_structure_lists_the_references_matches(e, s, reading, cuts):
         got = listed(query, source)
         assert len(got) == len(expected) and set(got) == expected
         assert [m.last for m in got] == sorted(m.last for m in got)
+    for match, entered in delays(query, s):
+        assert entered <= 2 * len(match.positions), (match, entered)
     k = 1 + len(expected) // 2
     found = first.first_matches(query, s, k)
     assert found.backend == tecs.NAME
@@ -106,18 +124,22 @@ def held(structure: tecs.Structure) -> int:
 def test_memory_is_bounded_by_the_window_not_by_the_matches():
     """``A ; B+`` within 8 events over A and B alternating for 2,000 events: the matches
     grow with the stream (every A with any set of the 3 or 4 Bs after it within the
-    window: 7 or 15 each), while the nodes held stay below 2n per element of the window
-    (n determinized states), whatever the position."""
+    window: 7 or 15 each), while the nodes held stay below, per element of the window,
+    ``n`` output nodes and ``3n`` melds of at most ``1 + r`` unions each (``n``
+    determinized states, ``r`` the largest rank of a heap melded: a leftist heap of rank
+    ``r`` has at least ``2^r − 1`` nodes, so ``r`` is at most log2 of the nodes held plus
+    one), whatever the position."""
     s = typed_stream(*["A" if i % 2 == 0 else "B" for i in range(2000)])
     query = Query.parse(ceql("A ; B+", "WITHIN 8 EVENTS"), language="ceql")
     structure = tecs.structure(query)
-    n_matches, peak = 0, 0
+    n_matches, rank = 0, 0
     for p, ts, m, key, run in structure.minterms(s):
         n_matches += sum(1 for _ in structure.feed(p, ts, m, key, run))
-        peak = max(peak, held(structure))
-    states = len(structure.automaton.states)
+        rank = max([rank, *(n.rank for part in structure.parts.values()
+                            for _, made in part.held for n in made)])
+        states = len(structure.automaton.states)
+        assert 2 ** rank - 1 <= held(structure) <= 8 * (states + 3 * states * (1 + rank)), p
     assert n_matches > 5000
-    assert peak <= 2 * states * 8
 
 
 def test_a_partitioned_query_lists_each_part_in_stream_positions():
@@ -200,16 +222,42 @@ def test_kleene_match_output_from_the_structure(capsys: pytest.CaptureFixture[st
                                          [218, 219, 223], [218, 222, 223]]
     assert ours.read_bytes() == srt.read_bytes()
 
-def test_the_walk_drops_what_no_longer_fits():
-    """A union of the output nodes 5, 3 and 1 (each marking its position over ``⊥``, so
-    each word's first mark is its position): from 3 on, the words {5} and {3}, and the
-    union keeps those two children; from 4 on, {5} alone, and the union becomes a copy of
-    the node 5 (the same word, no union to pass); from 6 on, the walk is not entered
-    (the caller checks ``start``), and ``⊥`` is the empty word."""
-    five, three, one = (tecs.Node(p, p, (tecs.BOTTOM,)) for p in (5, 3, 1))
-    union = tecs.Node(None, 5, (five, three, one))
+def test_a_union_is_a_heap_by_start_and_the_walk_enters_only_what_fits():
+    """The output nodes 1, 3 and 5 (each marking its position over ``⊥``, so each word's
+    first mark is its position), melded: the union's head is 5, the latest start. From 3
+    on, the words {5} and {3}; from 4 on, {5} alone, after entering the union, the node 5
+    and ``⊥`` (3 nodes: the heap of 3 and 1 is not entered); from any start, all three.
+    Melded again with 4 from 4 on, the heaps below 4 are dropped: {5} and {4}."""
+    five, three, one, four = (tecs.Node(p, p, (tecs.BOTTOM,)) for p in (5, 3, 1, 4))
+    made: list[tecs.Node] = []
+    union = tecs.meld(tecs.meld(one, three, -math.inf, made), five, -math.inf, made)
+    assert union.children[0] is five and union.start == 5
     assert [list(w) for w in tecs.paths(union, 3)] == [[5], [3]]
-    assert union.children == (five, three)
-    assert [list(w) for w in tecs.paths(union, 4)] == [[5]]
-    assert union.mark == 5 and union.children == (tecs.BOTTOM,)
+    steps = tecs.Steps()
+    assert [list(w) for w in tecs.paths(union, 4, steps)] == [[5]]
+    assert steps.entered == 3
+    assert sorted(list(w) for w in tecs.paths(union, -math.inf)) == [[1], [3], [5]]
+    again = tecs.meld(union, four, 4, made)
+    assert sorted(list(w) for w in tecs.paths(again, -math.inf)) == [[4], [5]]
     assert [list(w) for w in tecs.paths(tecs.BOTTOM, 0)] == [[]]
+
+
+def test_the_delay_does_not_grow_with_the_expired_partial_matches():
+    """CEQL ``((A ; B) OR D) ; C`` on A D, then n Bs, then C (n = 40, 400), within n + 1
+    events (the last position minus the first at most n + 1): the C at n + 2 ends one
+    match, {1, n + 2} (the D's), by hand: the A at 0 left its window, and with it the n
+    partial matches {0, b} waiting for a C, all older than {1}. The walk enters 3 nodes
+    before it (a union, the node 1, ``⊥``), whatever n: at most 2 per position. Without
+    the window the C ends n + 1 matches ({1, n + 2} and each {0, b, n + 2}), each after
+    at most 2 nodes per position. (The structure before this one kept the partial
+    matches waiting for a C as a chain of n unions, each with an expired branch, and
+    entered n + 1 nodes before the one match.)"""
+    for n in (40, 400):
+        s = typed_stream("A", "D", *["B"] * n, "C")
+        windowed = delays(Query.parse(ceql("((A ; B) OR D) ; C", f"WITHIN {n + 1} EVENTS"),
+                                      language="ceql"), s)
+        assert [(m.positions, entered) for m, entered in windowed] == [((1, n + 2), 3)]
+        whole = delays(Query.parse(ceql("((A ; B) OR D) ; C"), language="ceql"), s)
+        assert sorted(m.positions for m, _ in whole) == sorted(
+            [(1, n + 2)] + [(0, b, n + 2) for b in range(2, n + 2)])
+        assert all(entered <= 2 * len(m.positions) for m, entered in whole)

@@ -21,7 +21,9 @@ are the first K of any prefix holding K matches, and only that prefix is matched
 - where the SREMO count claims the query (not a register keying the runs), the matches
   are listed from the shared structure of :mod:`kleene.engines.count.tecs` as each last
   event is read, and reading stops after the event where they reach K (of the matches
-  ending there, the least by text are kept, ``heapq.nsmallest``: memory K matches);
+  ending there, the least by text are kept, ``heapq.nsmallest``: memory K matches); past
+  the structure's automaton cap, prefixes doubling as below with engine ``srt``
+  (:attr:`First.gave_way` says why);
 - else the prefix doubles from :data:`FIRST_PREFIX` events until it holds K matches.
 
 Any other query (a policy that keeps some matches by what follows them, a negation that
@@ -53,14 +55,16 @@ FIRST_PREFIX = 4096
 @dataclass(frozen=True)
 class First:
     """The first ``matches`` (in order), the ``backend`` that enumerated them, the
-    ``events`` of the prefix read, and ``why`` the whole stream was matched (``None``
-    when a prefix sufficed)."""
+    ``events`` of the prefix read, ``why`` the whole stream was matched (``None``
+    when a prefix sufficed), and why the shared structure gave way to engine ``srt``
+    (:func:`kleene.engines.count.tecs.gave_way`; ``None`` when it did not)."""
 
     matches: tuple[Match, ...]
     backend: str
     events: int
     why: str | None
     query: Query
+    gave_way: str | None = None
 
 
 def order(m: Match) -> tuple[int, str]:
@@ -119,8 +123,12 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
         found = fastest.find_matches(query, stream, engine_name=engine_name, budget=budget)
         return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, len(stream),
                      why, query)
+    gave_way = None
     if engine_name is None and from_structure(query):
-        return listed(query, stream, k, budget)
+        got = listed(query, stream, k, budget)
+        if isinstance(got, First):
+            return got
+        gave_way, engine_name = got, "srt"
     if outside(query) is None and not reads_sremo(query):
         n = counted_prefix(query, stream, k)
     else:
@@ -130,7 +138,7 @@ def first_matches(pattern: str | Pattern | Query, stream: Stream,
                                      budget=budget)
         if len(found.matches) >= k or n >= len(stream):
             return First(tuple(sorted(found.matches, key=order)[:k]), found.backend, n, None,
-                         query)
+                         query, gave_way)
         n = min(2 * n, len(stream))
 
 
@@ -146,22 +154,27 @@ def from_structure(query: Query) -> bool:
     return not isinstance(tecs.claims(query), str)
 
 
-def listed(query: Query, stream: Stream, k: int, budget: Budget | None = None) -> First:
+def listed(query: Query, stream: Stream, k: int, budget: Budget | None = None
+           ) -> First | str:
     """The first ``k`` matches of a SREMO query :func:`from_structure` lists, reading events
     until ``k`` have ended; each match listed spends a step of ``budget`` (those ending
-    with the K-th too: they are ordered by text)."""
+    with the K-th too: they are ordered by text). Past the automaton's cap, why the
+    structure gave way (:func:`first_matches` then reads prefixes with engine ``srt``)."""
     # lazy: the SRT modules only for a SREMO query (as in from_structure)
     from kleene.engines.count import tecs
 
     s = tecs.structure(query)
     got: list[Match] = []
-    read = 0
-    for p, ts, m, key, run in s.minterms(stream):
-        ending = s.feed(p, ts, m, key, run)
-        read = p + max(run, 1)
-        if budget is not None:
-            ending = tecs.spending(ending, budget)
-        got.extend(heapq.nsmallest(k - len(got), ending, key=Match.dumps))
-        if len(got) >= k:
-            break
+    read = p = 0
+    try:
+        for p, ts, m, key, run in s.minterms(stream):
+            ending = s.feed(p, ts, m, key, run)
+            read = p + max(run, 1)
+            if budget is not None:
+                ending = tecs.spending(ending, budget)
+            got.extend(heapq.nsmallest(k - len(got), ending, key=Match.dumps))
+            if len(got) >= k:
+                break
+    except tecs.TooManyStates:
+        return tecs.gave_way(p)
     return First(tuple(got), tecs.NAME, len(stream) if len(got) < k else read, None, query)

@@ -25,30 +25,44 @@ determinized over (minterm, bit) letters, each mark word reaching exactly one st
   position in its part under a count window): a word fits the window ending at ``k`` iff
   its first mark fits with ``k`` (:func:`~kleene.reference.durations.fits`, the oldest
   element that fits found as the count does), so a walk enters only a node whose
-  ``start`` fits, and every node it enters leads to a match: no dead end. A union keeps
-  its children by ``start``, latest first, and the walk stops at the first that does
-  not fit (and drops it for good, :func:`paths`). Time: the walk's steps number at most
-  the marks written, the matches and the nodes made, so listing is linear in the output;
-  between two matches it follows one path, at most two nodes per element of the window;
-  building costs O(live states) per element;
+  ``start`` fits, and every node it enters leads to a match: no dead end;
+- CORE keeps each state's union list ordered by maximal start, so that the walk never
+  enters an expired branch and, from a union, reaches an output node at once. Here the
+  order is a heap: a union is a node of a persistent leftist heap by ``start``
+  (:func:`meld`) whose *head* is an output node or ``⊥`` of the union's ``start`` and
+  whose other children (one or two heaps) start no later. The walk (:func:`paths`) goes
+  from a union to its head and keeps a heap only if its ``start`` fits, so between two
+  matches it enters at most two nodes per position of the next one (a union, then an
+  output node; and ``⊥``): the delay is linear in the output, a constant of the query
+  alone, whatever the window and the partial matches that left it (CORE: output-linear
+  delay). Building costs, per element, the live states and a meld of O(rank) new unions
+  per state reached twice, the rank logarithmic in the heap's entries (Okasaki, *Purely
+  Functional Data Structures*, 3.1); a meld drops the heaps that left the window;
 - memory: when an element leaves the window, the nodes made on it are cut (their
   children dropped: no word through them fits any later window), so what is held is the
-  nodes of the window's elements, at most ``2n`` an element for ``n`` determinized states,
-  whatever the number of matches. Without a window nothing leaves it.
+  nodes of the window's elements, at most ``n`` output nodes an element and the melds'
+  unions (``3n`` melds at most: ``2n`` on the element, ``n`` over the run skipped after
+  it) for ``n`` determinized states, whatever the number of matches. Without a window
+  nothing leaves it;
+- past :data:`~kleene.engines.count.sremo.MAX_STATES` determinized states (met at some
+  event), :func:`matches` gives way to engine ``srt`` for the matches ending there and
+  after, and says so once.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 import pyarrow as pa
 
 from kleene.data.source import column_batches
+from kleene.engines.count import sremo
 from kleene.engines.count.registers import Labels
-from kleene.engines.count.sremo import Plan, _Determinized, plan
+from kleene.engines.count.sremo import Plan, TooManyStates, _Determinized, plan
 from kleene.engines.srt.automaton import Guard, compile_guard
 from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
 from kleene.reference.budget import Budget
@@ -66,47 +80,82 @@ NAME = "tecs"
 
 class Node:
     """A node of the structure: ``mark`` the stream position an output node marks (``None``
-    for a union or ``BOTTOM``), ``start`` the latest first mark over its words, ``children``
-    its child (output) or children by ``start``, latest first (union)."""
+    for a union or ``BOTTOM``), ``start`` the latest first mark over its words,
+    ``children`` its child (output) or, for a union, its *head* (the output node or ``⊥``
+    whose ``start`` is the union's) then one or two unions or entries of ``start`` at most
+    the head's (a heap by ``start``, :func:`meld`); ``rank`` the length of the union's
+    rightmost path (1 for an entry)."""
 
-    __slots__ = ("mark", "start", "children")
+    __slots__ = ("mark", "start", "children", "rank")
 
-    def __init__(self, mark: int | None, start: float, children: tuple[Node, ...]) -> None:
-        self.mark, self.start, self.children = mark, start, children
+    def __init__(self, mark: int | None, start: float, children: tuple[Node, ...],
+                 rank: int = 1) -> None:
+        self.mark, self.start, self.children, self.rank = mark, start, children, rank
 
 
 #: The all-0 word: no mark yet (its first mark fits every window).
 BOTTOM = Node(None, math.inf, ())
 
 
-def paths(node: Node, lo: float) -> Iterator[list[int]]:
-    """The words of ``node`` whose first mark is at ``lo`` or later, each as its marked
-    positions latest first (the list is reused: copy it to keep it).
+def meld(a: Node, b: Node, lo: float, made: list[Node]) -> Node:
+    """A node for the words of ``a`` and of ``b`` (disjoint), both of ``start`` at least
+    ``lo``: a persistent leftist heap by ``start`` (Okasaki, *Purely Functional Data
+    Structures*, 3.1) whose entries are output nodes and ``⊥``, so the head of every
+    union is an entry and no union's ``start`` is below a child's. Of ``a``'s heaps, those
+    below ``lo`` are dropped (no word in them fits from here on). New unions go to
+    ``made``; O(rank) of them."""
+    if a.start < b.start:
+        a, b = b, a
+    if a.mark is not None or not a.children:          # an entry (output node or ⊥)
+        u = Node(None, a.start, (a, b), 1)
+        made.append(u)
+        return u
+    head, *heaps = (k for k in a.children if k.start >= lo)
+    if len(heaps) == 2:
+        heaps[1] = meld(heaps[1], b, lo, made)
+    else:
+        heaps.append(b)
+    if len(heaps) == 1:
+        u = Node(None, a.start, (head, heaps[0]), 1)
+    else:
+        left, right = sorted(heaps, key=lambda h: -h.rank)
+        u = Node(None, a.start, (head, left, right), right.rank + 1)
+    made.append(u)
+    return u
 
-    ``lo`` only grows along a part's elements, so a union's children that do not fit now
-    never fit again: the walk drops them, and a union left with one child becomes a copy
-    of it (the same words), so no walk passes a union that does not branch twice."""
+
+@dataclass
+class Steps:
+    """The nodes a walk entered (:func:`paths`): what the delay between two matches is
+    counted in (tests/test_count_tecs.py)."""
+
+    entered: int = 0
+
+
+def paths(node: Node, lo: float, steps: Steps | None = None) -> Iterator[list[int]]:
+    """The words of ``node`` (whose ``start`` is at ``lo`` or later) whose first mark is at
+    ``lo`` or later, each as its marked positions latest first (the list is reused: copy
+    it to keep it); ``steps`` counts the nodes entered.
+
+    A union's head fits whenever the union does, and its other children are kept only if
+    their ``start`` fits, so every node entered leads to a word; from a union the walk
+    goes to its head (an entry), so between two words it enters at most two nodes per
+    mark of the next one, plus ⊥ and a union before it."""
     marks: list[int] = []
     stack: list[tuple[Node, int]] = [(node, 0)]
     while stack:
         n, depth = stack.pop()
         del marks[depth:]
-        while n is not BOTTOM:
+        while True:
+            if steps is not None:
+                steps.entered += 1
+            if n is BOTTOM:
+                break
             kids = n.children
             if n.mark is not None:
                 marks.append(n.mark)
-                n = kids[0]
-                continue
-            i = 1
-            while i < len(kids) and kids[i].start >= lo:
-                i += 1
-            if i == 1:                  # one child fits: the union is that child
-                only = kids[0]
-                n.mark, n.children = only.mark, only.children
-                continue
-            if i < len(kids):
-                n.children = kids = kids[:i]
-            stack.extend((kids[j], len(marks)) for j in range(i - 1, 0, -1))
+            else:
+                stack.extend((k, len(marks)) for k in kids[:0:-1] if k.start >= lo)
             n = kids[0]
         yield marks
 
@@ -119,6 +168,7 @@ class Part:
     nodes: dict[int, Node] = field(default_factory=lambda: {0: BOTTOM})
     held: deque[tuple[float, list[Node]]] = field(default_factory=deque)
     size: int = 0
+    lo: float = -math.inf
 
 
 class Structure:
@@ -148,6 +198,8 @@ class Structure:
         self.seen: set[int] = set()
         self.automaton = _Determinized(self.srt, self.out, ())
         self.parts: dict[object, Part] = {}
+        #: Counts the nodes the walks enter, when set (the delay's test).
+        self.steps: Steps | None = None
 
     def _meet(self, m: int) -> None:
         """Build the automaton over minterm ``m`` too (its states renumbered: each part's
@@ -182,7 +234,7 @@ class Structure:
             while held and not fits(where - held[0][0], self.tau, self.reading):
                 for old in held.popleft()[1]:
                     old.children = ()        # cut: no word through it fits from here on
-            lo = held[0][0] if held else where
+            lo = part.lo = held[0][0] if held else where
         a = self.automaton
         reporting = [n for q in a.reports[m] if (n := part.nodes.get(q)) is not None
                      and n.start >= lo]
@@ -199,10 +251,10 @@ class Structure:
                 o = Node(position, where if n is BOTTOM else n.start, (n,))
                 made.append(o)
                 after.setdefault(q1, []).append(o)
-        part.nodes = self._joined(after, made)
+        part.nodes = _joined(after, made, lo)
         if self.tau is not None:
             part.held.append((where, made))
-        return _listed(reporting, lo, position)
+        return _listed(reporting, lo, position, self.steps)
 
     def _skip(self, part: Part, m: int, run: int) -> None:
         """Step ``part`` over ``run`` unmarked elements of minterm ``m`` (a function on
@@ -214,20 +266,7 @@ class Structure:
             t = f[q]
             if t is not None:
                 after.setdefault(t, []).append(n)
-        part.nodes = self._joined(after, part.held[-1][1] if part.held else [])
-
-    @staticmethod
-    def _joined(after: dict[int, list[Node]], made: list[Node]) -> dict[int, Node]:
-        """Each state's node: its one node, or the union of them (added to ``made``)."""
-        nodes: dict[int, Node] = {}
-        for q, kids in after.items():
-            if len(kids) == 1:
-                nodes[q] = kids[0]
-            else:
-                kids.sort(key=lambda n: -n.start)
-                nodes[q] = u = Node(None, kids[0].start, tuple(kids))
-                made.append(u)
-        return nodes
+        part.nodes = _joined(after, part.held[-1][1] if part.held else [], part.lo)
 
     def minterms(self, source: Iterable[Event]
                  ) -> Iterator[tuple[int, float, int, object, int]]:
@@ -258,10 +297,23 @@ class Structure:
             yield last + 1, 0, 0, None, end - last - 1
 
 
-def _listed(reporting: list[Node], lo: float, position: int) -> Iterator[Match]:
+def _joined(after: dict[int, list[Node]], made: list[Node], lo: float) -> dict[int, Node]:
+    """Each state's node: its one node, or their union (:func:`meld`, new unions added to
+    ``made``)."""
+    nodes: dict[int, Node] = {}
+    for q, kids in after.items():
+        u = kids[0]
+        for k in kids[1:]:
+            u = meld(u, k, lo, made)
+        nodes[q] = u
+    return nodes
+
+
+def _listed(reporting: list[Node], lo: float, position: int, steps: Steps | None
+            ) -> Iterator[Match]:
     """The matches ending at ``position``: the words of the ``reporting`` nodes that fit."""
     for n in reporting:
-        for marks in paths(n, lo):
+        for marks in paths(n, lo, steps):
             yield Match(((MARKED, (*reversed(marks), position)),))
 
 
@@ -281,14 +333,42 @@ def structure(query: Query) -> Structure:
     return Structure(query, found)
 
 
-def matches(query: Query, source: Iterable[Event], budget: Budget | None = None
-            ) -> Iterator[Match]:
+def matches(query: Query, source: Iterable[Event], budget: Budget | None = None,
+            say: Callable[[str], None] | None = None) -> Iterator[Match]:
     """The matches of ``query`` on ``source`` in the order of their last event, listed as
-    each last event is read (one step of ``budget`` each)."""
+    each last event is read (one step of ``budget`` each). Past the automaton's
+    :data:`~kleene.engines.count.sremo.MAX_STATES`, met at an event, the matches ending
+    there and after are engine ``srt``'s on ``source`` read again from its start
+    (:func:`gave_way` passed to ``say`` once, by default one line on stderr)."""
     s = structure(query)
-    for p, ts, m, key, run in s.minterms(source):
-        ending = s.feed(p, ts, m, key, run)
-        yield from ending if budget is None else spending(ending, budget)
+    at = 0
+    try:
+        for at, ts, m, key, run in s.minterms(source):
+            ending = s.feed(at, ts, m, key, run)
+            yield from ending if budget is None else spending(ending, budget)
+    except TooManyStates:
+        if iter(source) is source:      # read once: the events before ``at`` are gone
+            raise
+        (say or _stderr)(gave_way(at))
+        # lazy: the engine registry only past the cap
+        from kleene.engines.fastest import claiming_engine
+
+        compiled = claiming_engine("srt", query, "--engine").compile(query)
+        for found in compiled.run(source, budget=budget):
+            if found.last >= at:
+                if budget is not None:
+                    budget.spend()
+                yield found
+
+
+def gave_way(at: int) -> str:
+    """What is said when the structure's automaton passes its cap at event ``at``."""
+    return (f"the shared structure's automaton passed {sremo.MAX_STATES:,} states at event "
+            f"{at:,}: engine srt lists the matches ending there and after")
+
+
+def _stderr(line: str) -> None:
+    print(f"kleene: {line}", file=sys.stderr)
 
 
 #: What the structure holds at once for a budget: the matches of one event, as the DSRT.

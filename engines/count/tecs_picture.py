@@ -6,9 +6,11 @@ Each live state of the determinized automaton is a box pointing at its node; an 
 node is a circle naming the position it marks, a union node ``∪``, the all-0 word ``⊥``
 (the start); each node says ``start``, the latest first mark over its words, which the
 window is checked against. A node cut because its element left the window is drawn
-dashed, without its children. Nodes are drawn in the order a walk from the states (in
-their numbers' order, parts in the order they were met) first reaches them, so the
-picture is the same under any ``PYTHONHASHSEED``.
+dashed, without its children. A union's edges are numbered: 1 to its head (the output
+node of its latest ``start``), then its heaps (:func:`~kleene.engines.count.tecs.meld`).
+Nodes are drawn in the order a walk from the states (in their numbers' order, parts in the
+order they were met) first reaches them, so the picture is the same under any
+``PYTHONHASHSEED``.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def structure_graph(s: Structure) -> nx.MultiDiGraph:
     they reach."""
     g = nx.MultiDiGraph(legend=[], notes=[
         "box: a state of the automaton and its node; circle: an output node (the position "
-        "it marks); ∪: a union; ⊥: no mark yet; dashed: cut (its element left the window)"])
+        "it marks); ∪: a union, its edge 1 to its head (the latest start), the others to "
+        "heaps starting no later; ⊥: no mark yet; dashed: cut (its element left the window)"])
     names: dict[int, str] = {}
 
     def add(n: Node) -> str:
