@@ -30,7 +30,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -220,12 +220,15 @@ def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = No
     tasks = tasks or spark.sparkContext.defaultParallelism * TASKS_PER_CORE
     bounds = _bounds(frame, plan, slices, tasks)
     direct = None
-    if usable(frame.splits, frame.df, plan, frame.streams, bounds):
-        assert frame.splits is not None and plan.reach is not None and plan.tau is not None
+    sliced = usable(frame.splits, frame.df, plan, frame.streams, bounds)
+    if sliced or (keys and usable(frame.splits, frame.df, replace(plan, reach=(0, 0), tau=0),
+                                  frame.streams, (0,))):
+        assert frame.splits is not None
+        reach, tau = plan.reach or (0, 0), plan.tau or 0
         axis = range(0, frame.count or 0, SAMPLE_EVERY) if plan.by_position else frame.samples
-        by_key = tuple(keys) if keys and overlap(axis, bounds, plan.reach, plan.tau) \
-            > MOST_OVERLAP else ()
-        direct = Slices(for_tasks(frame.splits), tuple(bounds), plan.reach, plan.tau,
+        by_key = tuple(keys) if not sliced or overlap(axis, bounds, reach, tau) > MOST_OVERLAP \
+            else ()
+        direct = Slices(for_tasks(frame.splits), tuple(bounds) if sliced else (), reach, tau,
                         plan.by_position, plan.filter, frame.ts, tuple(needed), by_key,
                         tasks if by_key else 0)
         df, layout = slice_layout(spark, direct)
