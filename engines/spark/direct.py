@@ -26,22 +26,24 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kleene.engines.spark.csv_arrow import CsvScan
+from kleene.engines.spark.direct_keys import key_rows, split_rows
 from kleene.engines.spark.layout import SLICE, Layout, extent
 from kleene.engines.spark.plan import Plan
-from kleene.engines.spark.stock_arrow import Scanned, split_events
+from kleene.engines.spark.stock_arrow import Scanned
 from kleene.engines.spark.worker import Task, group_stream, run_partition, task_threads
 from kleene.reference.conditions import Condition
 
 
 @dataclass(frozen=True)
 class Source:
-    """The parsed splits of a stock file, as :class:`~.frames.EventFrame` keeps them:
+    """The parsed splits of a stock or CSV file, as :class:`~.frames.EventFrame` keeps them:
     what :func:`.stock_arrow.scan` learnt, the position column, the events' Arrow
     schema, the number of events kept (``limit``; ``None``: all), and the DataFrame
     of exactly those events (on the driver only: a frame whose ``df`` was changed
     since, filtered say, is not read from the splits)."""
 
-    scanned: Scanned
+    scanned: Scanned | CsvScan
     position: str
     schema: Any
     limit: int | None = None
@@ -62,6 +64,8 @@ class Slices:
     filter: Condition | None
     ts: str
     columns: tuple[str, ...]
+    keys: tuple[str, ...] = ()      # :mod:`.direct_keys`: tasks by key, not slices
+    parts: int = 0                  # the number of those tasks
 
 
 def usable(source: Source | None, df: Any, plan: Plan, streams: Sequence[str],
@@ -85,6 +89,8 @@ def for_tasks(source: Source) -> Source:
 def layout(spark: Any, slices: Slices) -> tuple[Any, Layout]:
     """One row per slice (its number, column ``id``), slice ``j`` in Spark partition
     ``j``, and the :class:`~.layout.Layout` the worker reads."""
+    if slices.keys:
+        return spark.range(0, slices.parts, 1, slices.parts), Layout((), (), False, slices.parts)
     n = len(slices.bounds) + 1
     return (spark.range(0, n, 1, n),
             Layout((SLICE,), slices.bounds, True, n))
@@ -117,11 +123,14 @@ def slice_rows(slices: Slices, task: Task, j: int) -> Any:
     from kleene.engines.columns import ArrowColumns
 
     source = slices.source
-    first, last = extent(slices.bounds, slices.reach, slices.tau, j)
-    within = (None if slices.by_position else slices.ts, first, last)
-    tables = [split_events(source.scanned, part, source.schema, within)
-              for part in _splits(slices, first, last)]
-    table = pa.concat_tables(tables) if tables else source.schema.empty_table()
+    if slices.keys:     # task j of the Def. 6 keys (:mod:`.direct_keys`)
+        table = key_rows(source.scanned, source.schema, slices.keys, j, slices.parts)
+    else:
+        first, last = extent(slices.bounds, slices.reach, slices.tau, j)
+        within = (None if slices.by_position else slices.ts, first, last)
+        tables = [split_rows(source.scanned, part, source.schema, within)
+                  for part in _splits(slices, first, last)]
+        table = pa.concat_tables(tables) if tables else source.schema.empty_table()
     if source.limit is not None:
         table = table.filter(pa.array(table.column(source.position).to_numpy() < source.limit))
     table = table.select(list(slices.columns))

@@ -39,8 +39,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kleene.data.loaders import STOCK_TS, detect_format, is_gzip, load_events
+from kleene.data.loaders import STOCK_TS, check_header, detect_format, is_gzip, load_events
 from kleene.data.stock import stock_layout
+from kleene.engines.spark import csv_arrow
 from kleene.engines.spark.direct import Source
 from kleene.engines.spark.index import PROBLEM, SAMPLE_EVERY, problem, with_positions
 from kleene.engines.spark.parquet_files import ROW_INDEX, checked, converted_time_unit
@@ -141,6 +142,11 @@ def read_events(spark: Any, path: str, *, format: str | None = None, ts: str | N
             raise StreamError(f"unknown stock reader {stock!r}; use arrow, sql or python",
                               source=source)
     ts = ts or "ts"
+    if fmt == "csv" and schema is None:
+        frame = _csv_arrow(spark, source, ts=ts, type=type, time_unit=time_unit,
+                           require=require, limit=limit)
+        if frame is not None:
+            return frame     # else Spark SQL reads the file, and names any problem
     if fmt == "parquet" and time_unit is None:
         time_unit = converted_time_unit(source)
     readers: dict[str, Callable[[Any, str, str | None], tuple[Any, list[Any]]]] = {
@@ -440,6 +446,37 @@ def _stock_arrow(spark: Any, source: str, *, ts: str, type: str | None, time_uni
                     limit if limit is not None and limit < scanned.count else None, df)
     return EventFrame(df, ts, type if type in columns else None, time_unit, POSITION, (),
                       source, count, samples, splits if scanned.splits is not None else None)
+
+
+def _csv_arrow(spark: Any, source: str, *, ts: str, type: str | None,
+               time_unit: str | None, require: Iterable[str],
+               limit: int | None) -> EventFrame | None:
+    """The CSV file ``source`` read in one pass by the loader's Arrow reader
+    (:mod:`.csv_arrow`), or ``None`` when that reader does not read it."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    names = csv_arrow.columns(source)
+    if names:
+        check_header(names, source)          # as the Spark SQL path checks it
+    aliases = {"ts": ts, "type": type or "type"}
+    if (not names or ts not in names or any(n.startswith(INTERNAL) for n in names)
+            or {aliases.get(a, a) for a in require} - set(names)):
+        return None
+    scanned = csv_arrow.scan(spark, source, names, ts)
+    if scanned is None:
+        return None
+    df = csv_arrow.events(spark, scanned, POSITION)
+    count, samples = scanned.count, scanned.samples
+    kept = limit if limit is not None and limit < count else None
+    if kept is not None:
+        df = df.filter(F.col(POSITION) < kept)
+        count, samples = kept, samples[:kept // SAMPLE_EVERY + 1]
+    splits = Source(scanned, POSITION, to_arrow_schema(csv_arrow.spark_schema(scanned, POSITION)),
+                    kept, df)
+    unit = "ms" if scanned.agreed.datetimes else time_unit
+    return EventFrame(df, ts, type if type in names else None, unit, POSITION, (), source,
+                      count, samples, splits)
 
 
 def _stock(spark: Any, path: str, schema: str | None) -> tuple[Any, list[Any]]:

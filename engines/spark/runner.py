@@ -30,7 +30,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 from urllib.parse import unquote, urlparse
@@ -42,8 +42,10 @@ from kleene.engines.registry import fastest_engine
 from kleene.engines.spark import direct_write
 from kleene.engines.spark.direct import Slices, for_tasks, run_slices, usable
 from kleene.engines.spark.direct import layout as slice_layout
+from kleene.engines.spark.direct_keys import MOST_OVERLAP, overlap
 from kleene.engines.spark.direct_write import DirectRun
 from kleene.engines.spark.frames import EventFrame, from_dataframe, read_events, shown
+from kleene.engines.spark.index import SAMPLE_EVERY
 from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
 from kleene.engines.spark.pushdown import to_column
@@ -158,7 +160,11 @@ class Prepared:
         cut = (f", {len(layout.bounds) + 1} slices cut at {list(layout.bounds)}"
                if layout.sliced else "")
         read = ", each read straight from the parsed splits" if self.direct else ""
-        if self.direct and self.plan.keys:
+        if self.direct and self.direct.keys:
+            read = (f", each task the rows of its keys {', '.join(self.plan.keys)} read "
+                    "straight from the parsed splits (no shuffle; time slices would overlap "
+                    "too much)")
+        elif self.direct and self.plan.keys:
             read += f" (the keys {', '.join(self.plan.keys)} not used: no shuffle)"
         return (f"{self.plan.explain()}\nlayout: {layout.partitions} Spark partitions, "
                 f"groups by {', '.join(layout.groups) or '(none)'}{cut}{read}")
@@ -214,10 +220,17 @@ def prepare(frame: EventFrame, query: Query, *, engine: str | Engine | None = No
     tasks = tasks or spark.sparkContext.defaultParallelism * TASKS_PER_CORE
     bounds = _bounds(frame, plan, slices, tasks)
     direct = None
-    if usable(frame.splits, frame.df, plan, frame.streams, bounds):
-        assert frame.splits is not None and plan.reach is not None and plan.tau is not None
-        direct = Slices(for_tasks(frame.splits), tuple(bounds), plan.reach, plan.tau,
-                        plan.by_position, plan.filter, frame.ts, tuple(needed))
+    sliced = usable(frame.splits, frame.df, plan, frame.streams, bounds)
+    if sliced or (keys and usable(frame.splits, frame.df, replace(plan, reach=(0, 0), tau=0),
+                                  frame.streams, (0,))):
+        assert frame.splits is not None
+        reach, tau = plan.reach or (0, 0), plan.tau or 0
+        axis = range(0, frame.count or 0, SAMPLE_EVERY) if plan.by_position else frame.samples
+        by_key = tuple(keys) if not sliced or overlap(axis, bounds, reach, tau) > MOST_OVERLAP \
+            else ()
+        direct = Slices(for_tasks(frame.splits), tuple(bounds) if sliced else (), reach, tau,
+                        plan.by_position, plan.filter, frame.ts, tuple(needed), by_key,
+                        tasks if by_key else 0)
         df, layout = slice_layout(spark, direct)
     else:
         df = frame.df
