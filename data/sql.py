@@ -213,19 +213,30 @@ def arrow_of(table: Table, like: pa.Schema | None = None) -> pa.Table:
     source's schema; case-insensitive) keeps that column's type when its values fit it
     (a partition column, an input column of ``ALL ROWS PER MATCH``, all NULL or not); any
     other column's type is inferred from its values (:func:`arrow_type`)."""
-    source = {} if like is None else {f.name.upper(): f.type for f in like}
-    arrays = []
-    for i, name in enumerate(table.names):
-        values = [row[i] for row in table.rows]
-        kept = source.get(name.upper())
-        array = _as(values, kept) if kept is not None else None
-        if array is None:
-            kind = arrow_type(values, name)
-            if pa.types.is_floating(kind):   # exact numbers among floats: as floats
-                values = [None if v is None else float(cast(float, v)) for v in values]
-            array = pa.array(values, type=kind)
-        arrays.append(array)
+    source = kept_types(like)
+    arrays = [arrow_column([row[i] for row in table.rows], name, source)
+              for i, name in enumerate(table.names)]
     return pa.Table.from_arrays(arrays, names=list(table.names))
+
+
+def kept_types(like: pa.Schema | None) -> dict[str, pa.DataType]:
+    """The types :func:`arrow_of` keeps: each column of ``like`` by its upper-case name."""
+    return {} if like is None else {f.name.upper(): f.type for f in like}
+
+
+def arrow_column(values: list[object], name: str, source: Mapping[str, pa.DataType],
+                 ) -> pa.Array:
+    """One output column of :func:`arrow_of`: ``values`` as Arrow, the type of the
+    source's column of that ``name`` kept where they fit it (``source``:
+    :func:`kept_types`), else :func:`arrow_type`'s."""
+    kept = source.get(name.upper())
+    array = _as(values, kept) if kept is not None else None
+    if array is None:
+        kind = arrow_type(values, name)
+        if pa.types.is_floating(kind):   # exact numbers among floats: as floats
+            values = [None if v is None else float(cast(float, v)) for v in values]
+        array = pa.array(values, type=kind)
+    return array
 
 
 def _as(values: list[object], kind: pa.DataType) -> pa.Array | None:

@@ -26,6 +26,7 @@ from kleene.engines.match_recognize.conditions import Frame, column_truth, conju
 from kleene.engines.match_recognize.kernel_ops import TEST
 from kleene.engines.match_recognize.program import compile_pattern
 from kleene.engines.match_recognize.recognition import CompiledRecognition
+from kleene.engines.protocol import Counters
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.ast import (
@@ -221,3 +222,37 @@ def test_the_hexadecimal_check_finds_0x_across_its_chunks(data: bytes, chunk: in
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(csvfast, "_CHUNK", chunk)
         assert csvfast._hexadecimal(data) == (b"0x" in data or b"0X" in data)
+
+
+# ---------------------------------------------------------------- the output as Arrow
+
+def test_the_output_built_from_columns_is_the_references_converted() -> None:
+    # every kind of column the Arrow path types itself (integers of each width, uint64,
+    # float32, text, booleans, a measure named as an input column of another type, a
+    # measure NULL in every match) and those it leaves to arrow_of's rule (a decimal,
+    # MATCH_NUMBER, COUNT, CLASSIFIER); the oracle: the reference's rows converted by
+    # arrow_of, as the statement runner converts them
+    table = pa.table({
+        "ts": [1, 2, 3, 4, 5, 6], "n": ["x", "y", "x", "y", "x", "x"],
+        "p": pa.array([3.0, 2.0, 2.5, 1.0, 1.0, 0.5], pa.float32()),
+        "u": pa.array([2**64 - 1, 1, 2, 3, 4, 5], pa.uint64()),
+        "s": pa.array([1, 2, 3, 4, 5, 6], pa.int8()),
+        "b": [True, False, None, True, False, True],
+        "d": pa.array([1, 2, 3, 4, 5, 6], pa.decimal128(5, 2)),
+        "q": pa.array([1.5, None, 2.5, None, 3.5, None], pa.float64())})
+    sql = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY n ORDER BY ts MEASURES "
+           "A.p AS pa_, A.u AS ua, A.s AS sa, A.b AS ba, A.d AS da, A.n AS na, "
+           "A.ts AS p, FIRST(B.ts, 9) AS never, LAST(B.q) AS q, MATCH_NUMBER() AS m, "
+           "COUNT(B.*) AS k, CLASSIFIER() AS c PATTERN (A B+) "
+           "DEFINE B AS p < PREV(p))")
+    clause = clause_of(sql)
+    expected = arrow_of(recognize(clause, table_of(table)), like=table.schema)
+    counters = Counters()
+    got = CompiledRecognition(clause).recognize(table, counters=counters)
+    assert counters.measured_as_columns > 0      # the compiled loop's columns were read
+    assert got.schema == expected.schema and got.equals(expected)
+    # x: 1 (3.0) 3 (2.5) 5 (1.0) 6 (0.5): one match; y: 2 (2.0) 4 (1.0): one (by hand)
+    assert got.column("P").type == pa.float32()   # the input's p: its type kept
+    assert got.column("UA").to_pylist() == [2**64 - 1, 1]
+    assert got.column("NEVER").type == pa.null()
+    assert got.column("Q").to_pylist() == [None, None]

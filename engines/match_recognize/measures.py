@@ -100,18 +100,33 @@ def _picked(e: Expr) -> tuple[Column | None, Callable[[list[int]], int | None]]:
 
 
 @dataclass(frozen=True)
+class Picked:
+    """Column ``j`` of the sorted input at sorted ``rows``; NULL where ``found`` is false
+    (``None``: found at every row). A measure's values, read when the output is built
+    (:mod:`.output`: one Arrow ``take`` per output column over every partition)."""
+
+    j: int
+    rows: np.ndarray
+    found: np.ndarray | None = None
+
+
+#: An output column of a partition's matches: read from the input, or Python values.
+Cell = Picked | list[object]
+
+
+@dataclass(frozen=True)
 class Matches:
     """A partition's non-empty matches, flat (the compiled loop's output): ``upper[i]`` and
     ``written[i]`` the variable of the ``i``-th mapped row (upper case, as written),
     ``first[m]`` where match ``m``'s rows begin in the flat arrays, ``start[m]`` its first
-    partition row; ``column(j, rows)`` column ``j`` at partition rows ``rows``; ``number``
+    partition row; ``lo`` the partition's first row among the sorted input's; ``number``
     the matches before the first (``MATCH_NUMBER`` counts on from it)."""
 
     upper: np.ndarray
     written: np.ndarray
     first: np.ndarray
     start: np.ndarray
-    column: Callable[[int, np.ndarray], list[object]]
+    lo: int = 0
     number: int = 0
 
     def ranks(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -133,9 +148,10 @@ class Matches:
 
 
 def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, frozenset[str]],
-                  ) -> Callable[[Matches], list[object]] | None:
+                  ) -> Callable[[Matches], Cell] | None:
     """The measure ``e`` (one :func:`reader` reads) for every match of a partition at once,
-    with numpy over the flat matches; ``None`` where :func:`reader` gives none."""
+    with numpy over the flat matches: a column of the input as the rows it is read at
+    (:class:`Picked`), or Python values; ``None`` where :func:`reader` gives none."""
     if reader(e, columns, subsets) is None:
         return None
 
@@ -145,7 +161,7 @@ def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, fro
         wanted = subsets.get(var.upper(), frozenset({var.upper()}))
         return np.isin(m.upper, list(wanted))
 
-    def count(var: str | None) -> Callable[[Matches], list[object]]:
+    def count(var: str | None) -> Callable[[Matches], Cell]:
         return lambda m: m.ranks(members(var, m))[1].tolist()
 
     if isinstance(e, MatchNumber):
@@ -155,7 +171,7 @@ def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, fro
     if isinstance(e, Classifier):
         var = e.var
 
-        def classifier(m: Matches) -> list[object]:
+        def classifier(m: Matches) -> Cell:
             mask = members(var, m)
             row = m.pick(mask, m.ranks(mask)[1])
             return [m.written[r] if r >= 0 else None for r in row.tolist()]
@@ -165,7 +181,7 @@ def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, fro
     j = columns[column.name.upper()]
     nav = e if isinstance(e, Navigation) else None
 
-    def values(m: Matches) -> list[object]:
+    def values(m: Matches) -> Cell:
         mask = members(column.var, m)
         total = m.ranks(mask)[1]
         if nav is None:
@@ -175,7 +191,5 @@ def column_reader(e: Expr, columns: Mapping[str, int], subsets: Mapping[str, fro
                 else total - nav.offset
         row = m.pick(mask, rank)
         found = row >= 0
-        rows = m.start + np.where(found, row - m.first, 0)
-        got = m.column(j, rows)
-        return [v if ok else None for v, ok in zip(got, found.tolist(), strict=True)]
+        return Picked(j, m.lo + m.start + np.where(found, row - m.first, 0), found)
     return values

@@ -9,12 +9,13 @@ order of first appearance, NULL a code of its own), the partitions ranked by the
 row, then one stable ``sort_indices`` over (partition rank, for each ``ORDER BY`` key
 whether it is NULL and the key itself). An ``ORDER BY`` item that is not a column falls
 back to the reference's own ordering of the rows. Where every ``ORDER BY`` key is an integer
-or float column with no NULL and no NaN, the same order is one ``numpy.lexsort`` (stable, as
+or float column with no NULL and no NaN, the same order is ``numpy.lexsort``'s (stable, as
 Arrow's sort is; a descending key negated), which profiling found three times faster than
-Arrow's sort over several keys, and none at all where the rows are already in that order
-(checked in one pass: a stream written in time order); one ``PARTITION BY`` key with no
-NULL is ranked by its dictionary codes alone (Arrow numbers a dictionary in order of first
-appearance).
+Arrow's sort over several keys, taken as a ``lexsort`` by the ``ORDER BY`` keys, then a
+radix sort by partition (:func:`_stable_sort`), and no sort at all where the rows are
+already in order (checked in one pass: a stream written in time order); one ``PARTITION
+BY`` key with no NULL is ranked by its dictionary codes alone (Arrow numbers a dictionary
+in order of first appearance).
 
 :class:`Sorted` is the input in that order, computed once per recognition and shared by
 the door's silent-zero check (:func:`kleene.engines.tables.never_true`) and the engine's
@@ -132,14 +133,35 @@ def _lexsorted(clause: MatchRecognize, table: pa.Table, ranks: np.ndarray) -> np
         keys.append(array)
     if _in_order([ranks, *keys]):
         return np.arange(len(ranks))  # a stable sort of rows already in order: none moves
+    return _stable_sort(ranks, keys)
+
+
+def _stable_sort(ranks: np.ndarray, keys: list[np.ndarray]) -> np.ndarray:
+    """``numpy.lexsort`` by ``ranks``, then ``keys`` (rows tied on all in input order), in
+    two steps: the rows by ``keys`` (none moved where they are in that order already),
+    then stably by their partition ranks, as 16-bit numbers where there are fewer than
+    65,536 partitions (numpy sorts those by radix). ``lexsort`` itself is stable sorts
+    from the last key to the first, so the two steps give its order; profiling the V
+    shape ×10 (10 partitions), ``lexsort`` by (rank, ``stock_time``, ``id``) took 0.11
+    CPU s, by (``stock_time``, ``id``) 0.03 and the ranks' radix sort 0.014."""
     # np.lexsort sorts by the last key first
-    return np.lexsort([*reversed(keys), ranks]) if keys else np.argsort(ranks, kind="stable")
+    inner = None if _in_order(keys) else np.lexsort(keys[::-1])
+    by = ranks if inner is None else ranks[inner]
+    if _in_order([by]):
+        return np.arange(len(ranks)) if inner is None else inner
+    if by.max(initial=0) < 1 << 16:
+        by = by.astype(np.uint16)
+    outer = np.argsort(by, kind="stable")
+    return outer if inner is None else inner[outer]
 
 
 def _in_order(keys: list[np.ndarray]) -> bool:
     """Whether each row's ``keys`` are no greater than the next row's, compared
     lexicographically (the first key first): the rows are then in the order a stable sort
-    by them gives (a stream written in time order, seq3's ``ORDER BY stock_time, id``)."""
+    by them gives (a stream written in time order, seq3's ``ORDER BY stock_time, id``).
+    No key: in order."""
+    if not keys:
+        return True
     tied = np.ones(max(len(keys[0]) - 1, 0), dtype=bool)   # pairs equal on the keys so far
     for key in keys:
         before, after = key[:-1], key[1:]

@@ -19,7 +19,10 @@ recognize` reads an Arrow table and answers one, the reference's output table
    SKIP``, the measures and the output rows by the reference's own
    :class:`~kleene.reference.match_recognize.semantics.Recognizer` (measures are read at
    a match's rows only: a few per match, not the bottleneck), the rows read lazily from
-   the Arrow columns a measure or an output column names (:class:`Rows`).
+   the Arrow columns a measure or an output column names (:class:`Rows`); where the
+   compiled loop ran every partition and every measure is read off the matches'
+   variables, the output is built from the input's columns as Arrow, with no Python row
+   (:mod:`.output`).
 """
 
 from __future__ import annotations
@@ -32,8 +35,14 @@ import numpy as np
 import pyarrow as pa
 
 from kleene.data.sql import arrow_of
-from kleene.engines.match_recognize import kernel
-from kleene.engines.match_recognize.measures import Matches, Reader, column_reader, reader
+from kleene.engines.match_recognize import kernel, output
+from kleene.engines.match_recognize.measures import (
+    Matches,
+    Picked,
+    Reader,
+    column_reader,
+    reader,
+)
 from kleene.engines.match_recognize.order import Sorted, sort
 from kleene.engines.match_recognize.program import (
     Program,
@@ -89,11 +98,14 @@ def second_tests(program: Program) -> dict[int, tuple[frozenset[int], bool]]:
 
 class Run(NamedTuple):
     """A partition's run from a cursor: its output ``rows``, the ``cursor`` after them, and
-    whether it ``stopped`` at the search there, which reached the horizon."""
+    whether it ``stopped`` at the search there, which reached the horizon; or its output
+    as columns (``block``, :mod:`.output`; ``rows`` empty), where the caller asked for
+    them and the compiled loop's measures read them."""
 
     rows: list[tuple[object, ...]]
     cursor: Cursor
     stopped: bool
+    block: output.Block | None = None
 
 
 class CompiledRecognition:
@@ -157,11 +169,17 @@ class CompiledRecognition:
         columns = Columns(ordered)
         bounds = np.flatnonzero(np.diff(ranks)) + 1
         edges = [0, *bounds.tolist(), len(ranks)] if len(ranks) else [0]
-        out: list[tuple[object, ...]] = []
+        parts: list[output.Block | list[tuple[object, ...]]] = []
         for lo, hi in zip(edges, edges[1:], strict=False):
-            out += self._partition(reference, Rows(columns, lo, hi), truth, gates, lo,
-                                   budget, counters, Cursor(), None).rows
+            run = self._partition(reference, Rows(columns, lo, hi), truth, gates, lo,
+                                  budget, counters, Cursor(), None, columnar=True)
+            parts.append(run.block if run.block is not None else run.rows)
         counters.events_read = table.num_rows
+        blocks = [p for p in parts if isinstance(p, output.Block)]
+        if blocks and all(isinstance(p, output.Block) or not p for p in parts):
+            return output.table(reference.names(), blocks, columns, table.schema)
+        out = [row for p in parts
+               for row in (p.rows(columns) if isinstance(p, output.Block) else p)]
         return arrow_of(Table(reference.names(), tuple(out)), like=table.schema)
 
     def _truths(self, ordered: Sorted) -> dict[str, np.ndarray | None]:
@@ -199,14 +217,16 @@ class CompiledRecognition:
 
     def _partition(self, ref: Recognizer, rows: Rows, truth: dict[str, np.ndarray | None],
                    gates: dict[str, np.ndarray], lo: int, budget: Budget, counters: Counters,
-                   at: Cursor, horizon: int | None) -> Run:
+                   at: Cursor, horizon: int | None, *, columnar: bool = False) -> Run:
+        """The searches of one partition, ``rows``, from ``at`` (to ``horizon``); its output
+        as a :class:`.output.Block` where ``columnar`` and the compiled loop reads it so."""
         n = len(rows)
         slices: dict[str, np.ndarray | RowCondition | None] = {}
         for ins in self.program.code:
             if isinstance(ins, Test) and ins.var.upper() not in slices:
                 slices[ins.var.upper()] = self._mask(ins.var.upper(), rows, truth, lo)
         if self.encoded is not None and all(isinstance(m, np.ndarray) for m in slices.values()):
-            return self._scanned(ref, rows, slices, budget, counters, at, horizon)
+            return self._scanned(ref, rows, slices, budget, counters, at, horizon, columnar)
         lists: dict[str, Any] = {v: m.tolist() if isinstance(m, np.ndarray) else m
                                  for v, m in slices.items()}
         masks: list[Sequence[bool] | None] = [
@@ -285,10 +305,12 @@ class CompiledRecognition:
 
     def _scanned(self, ref: Recognizer, rows: Rows,
                  slices: dict[str, np.ndarray | RowCondition | None], budget: Budget,
-                 counters: Counters, at: Cursor, horizon: int | None) -> Run:
+                 counters: Counters, at: Cursor, horizon: int | None,
+                 columnar: bool = False) -> Run:
         """A partition by the compiled loop (:mod:`.kernel`) from ``at`` (to ``horizon``,
         :meth:`run_from`): its matches, then their output in the reference's order
-        (unmatched rows among them)."""
+        (unmatched rows among them); as columns where ``columnar`` and every measure is
+        read off the matches' variables (:func:`.measures.column_reader`)."""
         assert self.encoded is not None
         if at.pos >= len(rows):
             return Run([], at, False)
@@ -320,13 +342,13 @@ class CompiledRecognition:
                 upper = np.array([v.upper() for v, _ in tests], dtype=object)
                 written = np.array([v for v, _ in tests], dtype=object)
                 flat_matches = Matches(upper[pcs], written[pcs], offsets[:-1], starts,
-                                       rows.take, at.number)
-                last = starts + lengths - 1
-                values = [rows.take(i, last) for i in ref.by] + [
-                    v(flat_matches) for v in vectors if v is not None]
-                measured: list[tuple[object, ...]] = list(zip(*values, strict=True)) \
-                    if values else [()] * len(starts)       # no column at all: empty rows
-                return Run(measured, end, stop >= 0)
+                                       rows.lo, at.number)
+                last = rows.lo + starts + lengths - 1
+                block = output.Block(tuple([Picked(i, last) for i in ref.by] + [
+                    v(flat_matches) for v in vectors if v is not None]), len(starts))
+                if columnar:
+                    return Run([], end, stop >= 0, block)
+                return Run(block.rows(rows.columns), end, stop >= 0)
         matches: dict[int, Matching] = {}
         flat, offsets = pcs.tolist(), offsets.tolist()
         for i, start in enumerate(starts.tolist()):

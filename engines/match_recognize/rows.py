@@ -55,10 +55,12 @@ class Columns:
         # the whole column for a few values cost seq3 0.2 CPU s (four columns read by Z)
         return self.table.column(j)[i if self.order is None else int(self.order[i])].as_py()
 
-    def take(self, j: int, rows: np.ndarray) -> list[object]:
-        """Column ``j`` at sorted ``rows``, as Python values."""
+    def picked(self, j: int, rows: np.ndarray, found: np.ndarray | None = None) -> pa.Array:
+        """Column ``j`` at sorted ``rows`` (through the sort's order: no column moved), as
+        Arrow; NULL where ``found`` is false."""
         at = rows if self.order is None else self.order[rows]
-        return self.table.column(j).take(pa.array(at, type=pa.int64())).to_pylist()
+        indices = pa.array(at, type=pa.int64(), mask=None if found is None else ~found)
+        return self.table.column(j).take(indices).combine_chunks()
 
 
 class _Row(Sequence[object]):
@@ -89,10 +91,6 @@ class Rows(Sequence[Sequence[object]]):
     def value(self, i: int, j: int) -> object:
         """Column ``j`` of row ``i``."""
         return self.columns.value(j, self.lo + i)
-
-    def take(self, j: int, rows: np.ndarray) -> list[object]:
-        """Column ``j`` at ``rows``, as Python values."""
-        return self.columns.take(j, rows + self.lo)
 
     def __getitem__(self, i: int) -> tuple[object, ...]:  # type: ignore[override]  # by int
         # a lazy row where the reference's Recognizer.output types a tuple: it only indexes it
