@@ -243,6 +243,8 @@ def _csv_table(path: PathLike, limit: int | None) -> pa.Table:
     if header is None:
         return pa.table({})
     check_header(header, source)
+    if b"\n" not in data and b"\r" not in data:   # the header alone, without its newline:
+        data += b"\n"                            # Arrow would find no row to count columns
     invalid: list[int] = []
 
     def skip(row: Any) -> str:

@@ -156,3 +156,12 @@ def test_boolean_and_whitespace_rows(tmp_path):
     with pytest.raises(StreamError) as err:      # a row of spaces is a row of one cell
         read_csv(write(tmp_path / "e.csv", "ts,L\n0,A\n   \n"))
     assert (err.value.row, err.value.field) == (1, "L")
+
+
+@pytest.mark.parametrize("text", ["ts,L", "ts,L\n", "ts,L\r\n", "\ufeffts,L", "ts,L\r"])
+def test_csv_header_alone_is_an_empty_stream(tmp_path, text):
+    # with or without its newline (Arrow found no row to count the columns of the
+    # header alone without one: "malformed CSV: Empty CSV file or block", 28 Nov)
+    path = tmp_path / "e.csv"
+    path.write_bytes(text.encode())
+    assert len(read_csv(path)) == 0
