@@ -14,11 +14,13 @@ from __future__ import annotations
 import math
 from unittest import mock
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kleene.engines.count import ending, sremo
 from kleene.engines.count.counting import DP, count_matches
+from kleene.engines.count.ending import Element
 from kleene.engines.fastest import find_matches
 from kleene.reference.ceql.selection import CONSUMPTIONS, Selected, kept
 from kleene.reference.events import Stream
@@ -123,3 +125,49 @@ def test_a_strategy_is_listed_and_says_so():
     assert got.why == ("counting covers SELECT ALL, not MAX (which compares the complex "
                        "events of one interval)")
 
+
+
+class _Toy:
+    """``mark A ; mark B`` skipping nothing, determinized by hand: state 0 is the all-0
+    word (fresh), 1 the words that marked an A; minterm 1 is A, 2 is B. Marking an A from
+    0 goes to 1; marking a B from 1 reports (and nothing follows); unmarked, each stays."""
+
+    states = [0, 1]
+    zero: dict[int, list[int | None]] = {1: [0, 1], 2: [0, 1]}
+    one: dict[int, list[int | None]] = {1: [1, None], 2: [None, None]}
+    reports: dict[int, list[int]] = {1: [], 2: [1]}
+
+    def matrix(self, m: int) -> list[list[tuple[int, int]]]:
+        rows: list[list[tuple[int, int]]] = []
+        for a, b in zip(self.zero[m], self.one[m], strict=True):
+            row: dict[int, int] = {} if a is None else {a: 1}
+            if b is not None:
+                row[b] = row.get(b, 0) + 1
+            rows.append(sorted(row.items()))
+        return rows
+
+    def zero_power(self, m: int, times: int) -> list[int | None]:
+        return list(self.zero[m])
+
+
+@pytest.mark.parametrize(("rows", "tau", "average", "chosen"), [
+    # A A A B at ts 0..3 within 10: 0, 1, 2, 3 As open before each: 1.5 ≤ 2 states
+    ("AAAB", 10, 1.5, ending.PerStart),
+    # within 1: before A1 A0; before A2 A1; before B3 A2 (A0 and A1 no longer fit)
+    ("AAAB", 1, 0.75, ending.PerStart),
+    # seven As then B within 10: 0 + 1 + ... + 7 over 8 elements = 3.5 > 2 states
+    ("AAAAAAAB", 10, 3.5, ending.Sliding),
+])
+def test_the_estimate_chooses_the_counter_by_hand(rows: str, tau: int, average: float,
+                                                   chosen: type) -> None:
+    """The estimate (engines/count/ending.py): the As open in the window before each
+    element, on average; either counter then counts each A before the B that fits: as
+    many as the As within τ of the B (3, 1, 7)."""
+    elements: list[Element] = [[i, i, 1 if x == "A" else 2, 0, i] for i, x in enumerate(rows)]
+    toy = _Toy()
+    assert ending.started(toy, elements, tau, "inclusive", True) == average
+    assert type(ending.counter(toy, elements, (tau, "inclusive", True))) is chosen
+    expected = len([i for i, x in enumerate(rows) if x == "A" and len(rows) - 1 - i <= tau])
+    for kind in (ending.PerStart, ending.Sliding):
+        c = kind(toy, tau, "inclusive", True)
+        assert sum(c.feed(x) for x in elements) == expected
