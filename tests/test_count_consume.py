@@ -28,7 +28,7 @@ from kleene.reference.query import Query
 from kleene.reference.sremo import matches
 from kleene.reference.sremo.expressions import Expr, Partition
 from kleene.reference.sremo.strategies import rewrite
-from tests.helpers import columnar, typed_stream
+from tests.helpers import Cut, columnar, typed_stream
 from tests.test_count_sremo import ROWS, counted_expressions, keyed_expressions
 
 LIMITS = st.sampled_from((None, None, 1, 2, 3))
@@ -54,12 +54,13 @@ def _kept(body: Expr, consumption: str, limit: int | None, reading: str,
 
 
 @given(counted_expressions(), ROWS, st.sampled_from(CONSUMPTIONS), LIMITS,
-       st.sampled_from(("inclusive", "strict")))
-def test_the_count_is_what_srt_selection_lists(e, s, consumption, limit, reading):
+       st.sampled_from(("inclusive", "strict")), st.lists(st.integers(1, 4), max_size=3))
+def test_the_count_is_what_srt_selection_lists(e, s, consumption, limit, reading, cuts):
     """≥ 300 drawn examples: every consumption with and without a limit, on drawn
     expressions of the counted fragment (windows in events, in time or none, partitioned
     by ``ID`` or not): the count is the number ``srt+selection`` lists, the events read
-    one by one or as a loaded stream's columns, with either windowed counter."""
+    one by one, as a loaded stream's columns or in batches cut at ``cuts``, with either
+    windowed counter."""
     query = _kept(e, consumption, limit, reading, s)
     assert sremo.outside(query) is None
     expected = _listed(query, s)
@@ -67,6 +68,7 @@ def test_the_count_is_what_srt_selection_lists(e, s, consumption, limit, reading
         with mock.patch.object(ending, "started", lambda *_, x=estimate: x):
             assert sremo.count(query, s) == expected
             assert sremo.count(query, columnar(s)) == expected
+            assert sremo.count(query, Cut(s, cuts)) == expected
 
 
 @given(keyed_expressions(), ROWS, st.sampled_from(CONSUMPTIONS), LIMITS)

@@ -75,11 +75,10 @@ class Ending:
 
     def feed(self, element: Element) -> int:
         """The matches ending at ``element`` since the last reset (0 for a run)."""
-        _, ts, mid, run, _ = element
-        m = int(mid)
+        m, run = int(element[2]), int(element[3])
         found = 0
         if run:
-            f = self.automaton.zero_power(m, int(run))
+            f = self.automaton.zero_power(m, run)
             self.skip(f)
             z = f[self.z]
         else:
