@@ -33,7 +33,8 @@ def test_parts_by_hand():
     ``A ; B+`` gives A0 with B2, B4 or both (3); part 2 is B1 A3 B5: A3 with B5 (1): 4.
     Within 2 time units (ts = position): part 1's A0 with B2 (1), part 2's A3 with B5 (1):
     2. The elements of part 1: A at rank 0 (minterm 1: the first guard), B at ranks 1
-    and 2 (minterm 2), with no run between them."""
+    and 2 (minterm 2), with no run between them; each with its row in the stream (0, 2,
+    4)."""
     rows = [("A", 0, {"k": 1}), ("B", 1, {"k": 2}), ("B", 2, {"k": 1}),
             ("A", 3, {"k": 2}), ("B", 4, {"k": 1}), ("B", 5, {"k": 2})]
     s = columnar(typed_stream(*rows))
@@ -44,20 +45,21 @@ def test_parts_by_hand():
     guards = [Cmp("=", Attr("~", "type"), Const("A")), Cmp("=", Attr("~", "type"), Const("B"))]
     parts = part_elements(s.columns, ("k",), guards)
     assert parts is not None
-    assert sorted(parts.values()) == [[[0, 0, 1, 0], [1, 2, 2, 0], [2, 4, 2, 0]],
-                                      [[0, 1, 2, 0], [1, 3, 1, 0], [2, 5, 2, 0]]]
+    assert sorted(parts.values()) == [[[0, 0, 1, 0, 0], [1, 2, 2, 0, 2], [2, 4, 2, 0, 4]],
+                                      [[0, 1, 2, 0, 1], [1, 3, 1, 0, 3], [2, 5, 2, 0, 5]]]
 
 
 def test_a_run_between_candidates_is_one_element():
     """A x x B, k = 7 everywhere but the first x (k = 8): part 7 is A x B, whose x no guard
-    holds on: one run of length 1 between A (rank 0) and B (rank 2); ``A ; B`` gives 1,
-    ``A : B`` (nothing between in the part) 0; part 8 (x alone) has no candidate."""
+    holds on: one run of length 1 (no one row: -1) between A (rank 0, row 0) and B (rank
+    2, row 3); ``A ; B`` gives 1, ``A : B`` (nothing between in the part) 0; part 8 (x
+    alone) has no candidate."""
     rows = [("A", 0, {"k": 7}), ("x", 1, {"k": 8}), ("x", 2, {"k": 7}), ("B", 3, {"k": 7})]
     s = columnar(typed_stream(*rows))
     guards = [Cmp("=", Attr("~", "type"), Const("A")), Cmp("=", Attr("~", "type"), Const("B"))]
     parts = part_elements(s.columns, ("k",), guards)
     assert parts is not None
-    assert list(parts.values()) == [[[0, 0, 1, 0], [1, 0, 0, 1], [2, 3, 2, 0]]]
+    assert list(parts.values()) == [[[0, 0, 1, 0, 0], [1, 0, 0, 1, -1], [2, 3, 2, 0, 3]]]
     with mock.patch.object(sremo, "_elements", _events_only):
         assert count_matches(ceql("A ; B", "PARTITION BY [k]"), s).count == 1
         assert count_matches(ceql("A : B", "PARTITION BY [k]"), s).count == 0

@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from kleene.data.columnar import Columns
-from kleene.engines.count.registers import Element
+from kleene.engines.count.ending import Element
 from kleene.engines.srt.columns import ROWS, candidates
 from kleene.engines.srt.partition import split
 from kleene.reference.conditions import Condition
@@ -33,8 +33,9 @@ from kleene.reference.conditions import Condition
 def part_elements(columns: Columns, by: tuple[str, ...], guards: Sequence[Condition]
                   ) -> dict[object, list[Element]] | None:
     """Each part's elements (position: rank in the part; timestamp; minterm over
-    ``guards``, bit ``i`` for ``guards[i]``; run length, 0 for one element), keyed by the
-    part's number; ``None`` when the parts are not cut over columns (``split``)."""
+    ``guards``, bit ``i`` for ``guards[i]``; run length, 0 for one element; row in the
+    stream, -1 for a run), keyed by the part's number; ``None`` when the parts are not
+    cut over columns (``split``)."""
     groups = split(columns, by) if len(columns) else None
     if groups is None:
         return None
@@ -55,6 +56,7 @@ def part_elements(columns: Columns, by: tuple[str, ...], guards: Sequence[Condit
     stamps = columns.ts.take(pa.array(cand, type=pa.int64())).to_pylist()
     order = np.argsort(part[cand], kind="stable")      # by part, each in stream order
     owner = part[cand][order].tolist()
+    at = cand.tolist()
     parts: dict[object, list[Element]] = {}
     last = -1
     for key, i, r, m in zip(owner, order.tolist(), rank[cand][order].tolist(),
@@ -64,7 +66,7 @@ def part_elements(columns: Columns, by: tuple[str, ...], guards: Sequence[Condit
             elements = parts[key] = []
             last = -1
         if r > last + 1:
-            elements.append([last + 1, 0, 0, r - last - 1])
-        elements.append([r, stamps[i], m, 0])
+            elements.append([last + 1, 0, 0, r - last - 1, -1])
+        elements.append([r, stamps[i], m, 0, at[i]])
         last = r
     return parts

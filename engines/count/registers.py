@@ -20,15 +20,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from kleene.engines.count.ending import Element
 from kleene.engines.count.ses import key_value
 from kleene.engines.srt.automaton import SRT, Edge, Held, compile_guard
 from kleene.reference.conditions import TRUE, Attr, Cmp, conjuncts, subterms
 from kleene.reference.events import Event, Value
 from kleene.reference.sremo.expressions import HEAD, reads
 
-#: An element of a part (as :mod:`kleene.engines.count.sremo` reads it): position,
-#: timestamp, minterm, and the length of the run it stands for (0: one element).
-Element = list[int | float]
 #: Per state, its transitions as (guard bit, 0 for TRUE; mark; target).
 Labels = list[list[tuple[int, bool, int]]]
 
@@ -140,6 +138,6 @@ def keyed_elements(source: Iterable[Event], a: SRT, key: Keyed,
             if elements:
                 end = elements[-1][0] + max(1, elements[-1][3])
                 if p > end:
-                    elements.append([end, 0, 0, p - end])
-            elements.append([p, u.ts, m, 0])
+                    elements.append([end, 0, 0, p - end, -1])
+            elements.append([p, u.ts, m, 0, p])
     return parts

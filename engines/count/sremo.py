@@ -58,17 +58,18 @@ not built here); more than :data:`MAX_STATES` determinized states (said when met
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pyarrow as pa
 
 from kleene.data.source import column_batches, columns_of_source
+from kleene.engines.count.consume import kept
+from kleene.engines.count.ending import Element, counter, up_to_last_end
 from kleene.engines.count.parts import part_elements
-from kleene.engines.count.registers import Element, Keyed, Labels, keyed, keyed_elements, labels
-from kleene.engines.count.transfer import SlidingProduct, Sparse
+from kleene.engines.count.registers import Keyed, Labels, keyed, keyed_elements, labels
+from kleene.engines.count.transfer import Sparse
 from kleene.engines.srt.automaton import SRT, Guard, compile_guard
 from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
 from kleene.engines.srt.compile import Options, compile_sremo
@@ -103,12 +104,17 @@ class TooManyStates(Unsupported):
 @dataclass(frozen=True)
 class Plan:
     """What the count reads of an expression: the trimmed SRT of its body, its top-level
-    window (``None``, a count, or a duration), its partition attributes."""
+    window (``None``, a count, or a duration), its partition attributes; for a CEQL query
+    with ``SELECT ALL`` (:class:`~kleene.reference.ceql.selection.Selected`), its
+    consumption (``PARTITION`` read as ``ANY`` without ``PARTITION BY``) and ``LIMIT``
+    (:mod:`kleene.engines.count.consume`)."""
 
     srt: SRT
     window: int | Duration | None
     by: tuple[str, ...]
     keyed: Keyed | None = None
+    consumption: str = "NONE"
+    limit: int | None = None
 
 
 def plan(query: Query) -> Plan | str:
@@ -117,8 +123,15 @@ def plan(query: Query) -> Plan | str:
         return f"counting covers SREMO's policy stream, not {query.policy}"
     e = query.pattern
     if isinstance(e, Selected):
-        return ("counting covers CEL's ALL set; this query's SELECT strategy, CONSUME BY or "
-                "LIMIT keeps part of it")
+        if e.strategy != "ALL":
+            return (f"counting covers SELECT ALL, not {e.strategy} (which compares the "
+                    "complex events of one interval)")
+        found = plan(replace(query, pattern=e.body))
+        if isinstance(found, str):
+            return found
+        consumption = "ANY" if e.consumption == "PARTITION" and not found.by \
+            else e.consumption
+        return replace(found, consumption=consumption, limit=e.limit)
     if not isinstance(e, EXPRESSION_TYPES):
         return f"counting covers SREMO expressions here, not {type(e).__name__}"
     by: tuple[str, ...] = ()
@@ -228,7 +241,7 @@ def count(query: Query, source: Iterable[Event]) -> int:
         out, tested = labels(srt)
         parts = keyed_elements(source, srt, found.keyed, tested)
         automaton = _Determinized(srt, out, {int(x[2]) for xs in parts.values() for x in xs})
-        return sum(_count_part(automaton, xs, found.window, query) for xs in parts.values())
+        return _total(automaton, parts, found, query)
     guards = sorted({e.guard for e in srt.edges if e.guard != TRUE}, key=str)
     bits = {g: 1 << i for i, g in enumerate(guards)}
     marking = 0
@@ -251,7 +264,29 @@ def count(query: Query, source: Iterable[Event]) -> int:
     out = [[(0 if e.guard == TRUE else bits[e.guard], e.mark, e.target) for e in srt.out[q]]
            for q in range(srt.size)]
     automaton = _Determinized(srt, out, {int(x[2]) for xs in parts.values() for x in xs})
-    return sum(_count_part(automaton, xs, found.window, query) for xs in parts.values())
+    return _total(automaton, parts, found, query)
+
+
+def _total(automaton: _Determinized, parts: dict[object, list[Element]], found: Plan,
+           query: Query) -> int:
+    """The matches of every part, each part alone (:func:`~kleene.engines.count.ending.
+    counter`), or as the query's consumption and limit keep them
+    (:func:`~kleene.engines.count.consume.kept`)."""
+    window: tuple[int | float, str, bool] | None = None
+    if isinstance(found.window, Duration):
+        window = (found.window.in_units_of(query.time_unit), query.reading, True)
+    elif found.window is not None:
+        window = (found.window - 1, "inclusive", False)
+    if window is not None and not fits(0, window[0], window[1]):
+        return 0        # strict, τ = 0: not even one element fits
+    if found.consumption != "NONE" or found.limit is not None:
+        return kept(automaton, parts, window, found.consumption, found.limit)
+    total = 0
+    for xs in parts.values():
+        xs = up_to_last_end(automaton, xs)
+        ending = counter(automaton, xs, window)
+        total += sum(ending.feed(x) for x in xs)
+    return total
 
 
 def _elements(source: Iterable[Event], by: tuple[str, ...], tests: list[tuple[int, Guard]],
@@ -260,7 +295,7 @@ def _elements(source: Iterable[Event], by: tuple[str, ...], tests: list[tuple[in
     transitions, ``None`` when every element may be marked)."""
     parts: dict[object, list[Element]] = {}
     sizes: dict[object, int] = {}
-    for u in source:
+    for p, u in enumerate(source):
         key = part_of(u, by) if by else None
         m = 0
         for bit, test in tests:
@@ -273,7 +308,7 @@ def _elements(source: Iterable[Event], by: tuple[str, ...], tests: list[tuple[in
         if unmarked and elements and elements[-1][2] == m and elements[-1][3]:
             elements[-1][3] += 1        # one more element of a run no mark can take
         else:
-            elements.append([position, u.ts, m, 1 if unmarked else 0])
+            elements.append([position, u.ts, m, 1, -1] if unmarked else [position, u.ts, m, 0, p])
     return parts
 
 
@@ -293,69 +328,7 @@ def _column_elements(batches: Iterable[tuple[int, Any]], guards: list[Condition]
                 if elements and elements[-1][2] == 0 and elements[-1][3]:
                     elements[-1][3] += row - last - 1
                 else:
-                    elements.append([last + 1, 0, 0, row - last - 1])
-            elements.append([row, ts, m, 0])
+                    elements.append([last + 1, 0, 0, row - last - 1, -1])
+            elements.append([row, ts, m, 0, row])
             last = row
     return elements
-
-
-def _count_part(automaton: _Determinized, elements: list[list[int | float]],
-                window: int | Duration | None, query: Query) -> int:
-    """The matches within one part (its elements: position, timestamp, minterm, and the
-    length of a run no mark can take, else 0). A match ends at an element whose minterm
-    reports from some state: those after the last such element are not read (a part
-    with none has no match)."""
-    ends = [i for i, x in enumerate(elements) if not x[3] and automaton.reports[int(x[2])]]
-    if not ends:
-        return 0
-    elements = elements[:ends[-1] + 1]
-    matrices: dict[int, Sparse] = {}
-    total = 0
-    if window is None:
-        vector = {0: 1}
-        for _, _, mid, run in elements:
-            m = int(mid)
-            if not run:
-                total += sum(vector.get(q, 0) for q in automaton.reports[m])
-            step = matrices.get(m) or matrices.setdefault(m, automaton.matrix(m))
-            if run > 1:
-                step = _function(automaton.zero_power(m, int(run)))
-            after: dict[int, int] = {}
-            for q, c in vector.items():
-                for r, x in step[q]:
-                    after[r] = after.get(r, 0) + c * x
-            vector = after
-        return total
-    tau = window.in_units_of(query.time_unit) if isinstance(window, Duration) else window - 1
-    reading = query.reading if isinstance(window, Duration) else "inclusive"
-    if not fits(0, tau, reading):   # strict, τ = 0: not even one element fits
-        return 0
-    held = SlidingProduct(len(automaton.states), 0, frozenset())
-    meta: deque[tuple[int | float, bool, int]] = deque()   # per element held: where, run, z
-    z = 0
-    for position, ts, mid, run in elements:
-        m = int(mid)
-        if run:
-            f = automaton.zero_power(m, int(run))
-            if meta:
-                held.push(0, _function(f))
-                meta.append((0, True, z))
-            z_next = f[z]
-        else:
-            where = ts if isinstance(window, Duration) else position
-            while meta and (meta[0][1] or not fits(where - meta[0][0], tau, reading)):
-                held.drop()
-                meta.popleft()
-            row = held.row(meta[0][2] if meta else z)
-            total += sum(row[q] for q in automaton.reports[m])
-            held.push(0, matrices.get(m) or matrices.setdefault(m, automaton.matrix(m)))
-            meta.append((where, False, z))
-            z_next = automaton.zero[m][z]
-        assert z_next is not None   # the all-0 word stays fresh: never dead
-        z = z_next
-    return total
-
-
-def _function(f: list[int | None]) -> Sparse:
-    """A function on states as a transfer matrix."""
-    return [[] if q is None else [(q, 1)] for q in f]

@@ -66,6 +66,7 @@ from kleene.engines.count.sremo import Plan, TooManyStates, _Determinized, plan
 from kleene.engines.srt.automaton import Guard, compile_guard
 from kleene.engines.srt.columns import MAX_BITS, ROWS, candidates
 from kleene.reference.budget import Budget
+from kleene.reference.ceql.selection import Selected
 from kleene.reference.conditions import TRUE, Condition
 from kleene.reference.durations import Duration, fits
 from kleene.reference.errors import Unsupported
@@ -319,6 +320,9 @@ def _listed(reporting: list[Node], lo: float, position: int, steps: Steps | None
 
 def claims(query: Query) -> Plan | str:
     """The count's plan of ``query`` when the structure lists it, or why not (one line)."""
+    if isinstance(query.pattern, Selected):
+        return ("the structure lists CEL's ALL set; this query's SELECT strategy, CONSUME BY "
+                "or LIMIT keeps part of it")
     found = plan(query)
     if isinstance(found, Plan) and found.keyed is not None:
         return "a register keying the runs is counted, not listed, by key"
