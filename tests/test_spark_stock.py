@@ -127,7 +127,7 @@ def test_a_split_parsed_in_blocks_is_typed_as_the_cells_say():
     table = pa.concat_tables(agreed)
     assert [str(t) for t in table.schema.types] == ["string", "int64", "double", "int64"]
     expected = [parse_stock_line(line) for line in MIXED]
-    assert table.column("price").to_pylist() == [float(e["price"]) for e in expected]
+    assert table.column("price").to_pylist() == [float(str(e["price"])) for e in expected]
     assert table.column("id").to_pylist() == [text_value(str(e["id"])) for e in expected]
 
 
@@ -139,9 +139,10 @@ def test_splits_parsed_in_small_blocks_read_as_the_sql_reader(spark, tmp_path):
     path = tmp_path / "mixed.stream"
     path.write_text("\n".join(MIXED) + "\n")
     keys = stock_layout(MIXED[0])
+    assert keys is not None
     with small_splits(spark, 4096):
         scanned = stock_arrow.scan(spark, str(path), keys, "stock_time", block=1024)
-        assert scanned is not None and len(scanned.spans) > 3
+        assert scanned is not None and scanned.cache is not None and len(scanned.spans) > 3
         fast = stock_arrow.events(spark, str(path), scanned, POSITION)
         got = [r.asDict() for r in fast.orderBy(POSITION).collect()]
         sql = read_events(spark, str(path), stock="sql")
@@ -150,8 +151,9 @@ def test_splits_parsed_in_small_blocks_read_as_the_sql_reader(spark, tmp_path):
     assert got == expected and len(got) == len(MIXED)
     assert scanned.types == {"id": "bigint", "name": "string", "price": "double",
                              "note": "string", "stock_time": "bigint"}
-    first, last = (split_cache.read(scanned.cache, s.part) for s in (scanned.spans[0],
-                                                                       scanned.spans[-1]))
+    cache = scanned.cache
+    first, last = (split_cache.read(cache, s.part) for s in (scanned.spans[0],
+                                                             scanned.spans[-1]))
     # the first split's notes are words in its first block and numbers in a later one:
     # it is not kept (the engine stage parses it again); the last split's fields keep
     # one kind throughout, so it is kept, typed by its own cells

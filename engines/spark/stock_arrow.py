@@ -149,9 +149,10 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
         last = values[-1].item()
         count += table.num_rows
         parsed.append(pa.table(cells, names=["type", *keys]))
-    typed = agreed(keys, parsed, nonint, nonnum) if ok and cache is not None else None
-    if typed is not None and splits is not None:
-        split_cache.write(cache, part, typed)
+    if ok and cache is not None and splits is not None:
+        typed = agreed(keys, parsed, nonint, nonnum)
+        if typed is not None:
+            split_cache.write(cache, part, typed)
     ints = all(isinstance(v, int) for v in (first, last, *samples))
     row = {"part": part, "count": count, "ok": ok, "nonint": nonint, "nonnum": nonnum,
            "first_i": first if ints else None, "last_i": last if ints else None,
