@@ -34,11 +34,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pyarrow as pa
 
 from bench.report import Table, emit
 from kleene.data.bundled import bundled
-from kleene.data.columnar import Columns
 from kleene.data.loaders import load_events
 from kleene.engines.columns import ArrowColumns
 from kleene.engines.protocol import Counters
@@ -267,10 +265,7 @@ def head_filtered(e: Expr, s: Stream) -> tuple[Stream, np.ndarray]:
         raise KleeneError("the pattern has no head filter")
     c = s.columns
     rows = np.flatnonzero(ArrowColumns(c, EVENT).holds(keep))
-    at = pa.array(rows)
-    part = Columns(c.ts.take(at), None if c.types is None else c.types.take(at),
-                   c.attrs.take(at), c.kinds, c.sparse)
-    return Stream.from_columns(part, s.time_unit), rows
+    return Stream.from_columns(c.take(rows), s.time_unit), rows
 
 
 def filtered_table(s: Stream) -> Table:

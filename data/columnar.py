@@ -87,6 +87,15 @@ class Columns:
                        None if self.types is None else self.types.slice(start, n),
                        self.attrs.slice(start, n), self.kinds, self.sparse)
 
+    def take(self, rows: Sequence[int] | np.ndarray) -> Columns:
+        """The rows ``rows`` (stream order kept as given) as columns of their own:
+        positions are renumbered ``0..len(rows)-1`` (what an engine downstream of a
+        filter sees)."""
+        index = int64_array(rows)
+        return Columns(self.ts.take(index),
+                       None if self.types is None else self.types.take(index),
+                       self.attrs.take(index), self.kinds, self.sparse)
+
     def events(self, positions: Sequence[int] | np.ndarray | None = None,
                offset: int = 0) -> list[Event]:
         """The events at ``positions`` (all rows if ``None``); ``offset`` is added to each

@@ -50,6 +50,17 @@ def test_mixed_kinds_sparse_columns_and_types():
     assert list(Stream.from_columns(c)[1].attrs) == ["x", "z"]     # y and absent: absent
 
 
+def test_rows_taken_are_those_events_renumbered():
+    # the rows a filter keeps (a Spark slice, srt's parts): each the event of its row,
+    # positions 0.., a sparse attribute still absent where the row lacks it
+    s = Stream((Event(0, 0, "A", {"x": 1, "y": "a"}), Event(1, 1.5, None, {"x": 2.5, "z": True}),
+                Event(2, 2, "B", {"x": "b", "y": "c"}), Event(3, 4, "A", {"x": 7, "y": "d"})))
+    taken = columns_of(s.events).take(np.array([1, 3]))
+    assert Stream.from_columns(taken).events == (Event(0, 1.5, None, {"x": 2.5, "z": True}),
+                                                 Event(1, 4, "A", {"x": 7, "y": "d"}))
+    assert len(columns_of(s.events).take([])) == 0
+
+
 _TERMS = st.one_of(
     st.sampled_from([Attr(EVENT, a) for a in ("L", "ID", "V", "ts", "type", "nope", "M")]),
     st.sampled_from([Const(v) for v in ("A", "B", 0, 1, 2.5, True, "1")]))

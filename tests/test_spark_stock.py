@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kleene.data.loaders import load_events
-from kleene.engines.spark import stock_arrow
+from kleene.engines.spark import stock_arrow, stock_parse
 from kleene.engines.spark.frames import read_events
 from kleene.engines.spark.text_splits import Splits, read_split
 from kleene.reference.errors import StreamError
@@ -86,6 +86,81 @@ def test_columns_are_typed_over_every_split(spark, tmp_path):
     assert fast_rows == sql_rows
     assert fast_rows[410]["price"] == 102.5 and fast_rows[10]["price"] == 10.0
     assert types["big"] == "double" and fast_rows[0]["big"] == float(2**53)   # rounded
+
+
+#: Lines whose fields change kind from block to block: ``id`` integers throughout,
+#: ``price`` integers then decimals, ``name`` numbers then words, ``note`` words then
+#: numbers.
+MIXED = [f"BUY(id={i},name={7 if i < 150 else 'A'},price={i if i < 100 else i / 4},"
+         f"note={'x' if i < 40 else i},stock_time={i})" for i in range(400)]
+
+
+def test_a_split_parsed_in_blocks_is_typed_as_the_cells_say():
+    # each block typed on its own (the reading job's cost, issue 33 item 2), then one type
+    # per field over the split: against the line rule and the cell rule, line by line
+    import pyarrow as pa
+
+    from kleene.data.stock import parse_stock_line, split_stock_line
+    from kleene.data.textvalues import text_value
+
+    keys = ["id", "name", "price", "note", "stock_time"]
+    data = pa.py_buffer(("\n".join(MIXED) + "\n").encode())
+    blocks = list(stock_parse.blocks(data, keys, 1024))
+    assert len(blocks) > 10
+    assert [r for b in blocks for r in b.to_pylist()] == [split_stock_line(line)
+                                                         for line in MIXED]
+    flags = [[stock_parse.flags(b.column(k)) for k in keys] for b in blocks]
+    nonint = [any(f[i][0] for f in flags) for i in range(len(keys))]
+    nonnum = [any(f[i][1] for f in flags) for i in range(len(keys))]
+    assert (nonint, nonnum) == ([False, True, True, True, False],
+                                [False, True, False, True, False])
+    cells = [pa.table([b.column("type"), *[b.column(k) if f[i][2] is None else f[i][2]
+                                           for i, k in enumerate(keys)]],
+                      names=["type", *keys]) for b, f in zip(blocks, flags, strict=True)]
+    # name is numbers in the first blocks and words later: not agreed, parsed again
+    assert stock_parse.agreed(keys, cells, nonint, nonnum) is None
+    without = [c.drop_columns(["name", "note"]) for c in cells]
+    agreed = stock_parse.agreed(["id", "price", "stock_time"], without,
+                                 [nonint[0], nonint[2], nonint[4]],
+                                 [nonnum[0], nonnum[2], nonnum[4]])
+    assert agreed is not None
+    table = pa.concat_tables(agreed)
+    assert [str(t) for t in table.schema.types] == ["string", "int64", "double", "int64"]
+    expected = [parse_stock_line(line) for line in MIXED]
+    assert table.column("price").to_pylist() == [float(str(e["price"])) for e in expected]
+    assert table.column("id").to_pylist() == [text_value(str(e["id"])) for e in expected]
+
+
+def test_splits_parsed_in_small_blocks_read_as_the_sql_reader(spark, tmp_path):
+    from kleene.data.stock import stock_layout
+    from kleene.engines.spark import split_cache
+    from kleene.engines.spark.frames import POSITION
+
+    path = tmp_path / "mixed.stream"
+    path.write_text("\n".join(MIXED) + "\n")
+    keys = stock_layout(MIXED[0])
+    assert keys is not None
+    with small_splits(spark, 4096):
+        scanned = stock_arrow.scan(spark, str(path), keys, "stock_time", block=1024)
+        assert scanned is not None and scanned.cache is not None and len(scanned.spans) > 3
+        fast = stock_arrow.events(spark, str(path), scanned, POSITION)
+        got = [r.asDict() for r in fast.orderBy(POSITION).collect()]
+        sql = read_events(spark, str(path), stock="sql")
+        expected = ordered(sql)
+    assert fast.schema.simpleString() == sql.df.schema.simpleString()
+    assert got == expected and len(got) == len(MIXED)
+    assert scanned.types == {"id": "bigint", "name": "string", "price": "double",
+                             "note": "string", "stock_time": "bigint"}
+    cache = scanned.cache
+    first, last = (split_cache.read(cache, s.part) for s in (scanned.spans[0],
+                                                             scanned.spans[-1]))
+    # the first split's notes are words in its first block and numbers in a later one:
+    # it is not kept (the engine stage parses it again); the last split's fields keep
+    # one kind throughout, so it is kept, typed by its own cells
+    assert first is None and last is not None
+    assert {k: str(t) for k, t in zip(last.column_names, last.schema.types, strict=True)} == \
+        {"type": "string", "id": "int64", "name": "string", "price": "double",
+         "note": "int64", "stock_time": "int64"}
 
 
 def test_a_limit_keeps_the_first_events(spark):
@@ -172,7 +247,7 @@ def test_flags_say_what_the_cell_rule_says(cells):
     from kleene.data.textvalues import text_value
 
     typed = [text_value(c) for c in cells]
-    no_int, no_num, numbers = stock_arrow._flags(pa.array(cells, pa.string()))
+    no_int, no_num, numbers = stock_parse.flags(pa.array(cells, pa.string()))
     assert no_int == (not all(type(v) is int and -2**63 <= v < 2**63 for v in typed))
     assert no_num == (not all(isinstance(v, int | float) for v in typed))
     assert (numbers is None) == no_num
@@ -183,10 +258,10 @@ def test_flags_say_what_the_cell_rule_says(cells):
 def test_a_split_is_blank_only_when_every_byte_is_whitespace():
     import pyarrow as pa
 
-    assert stock_arrow._blank(pa.py_buffer(b""))
-    assert stock_arrow._blank(pa.py_buffer(b" \n" * 5000))
-    assert not stock_arrow._blank(pa.py_buffer(b" \n" * 5000 + b"A(x=1)\n"))   # past 4096
-    assert not stock_arrow._blank(pa.py_buffer(b"A(x=1)"))
+    assert stock_parse.blank(pa.py_buffer(b""))
+    assert stock_parse.blank(pa.py_buffer(b" \n" * 5000))
+    assert not stock_parse.blank(pa.py_buffer(b" \n" * 5000 + b"A(x=1)\n"))   # past 4096
+    assert not stock_parse.blank(pa.py_buffer(b"A(x=1)"))
 
 
 def test_an_empty_file_and_a_gzip_file_read_whole(tmp_path):

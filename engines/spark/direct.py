@@ -12,9 +12,11 @@ the reading job parsed, or the text parsed again where that is not here), keep
 the rows in the range (:func:`.layout.extent`, the rows :func:`.layout.slice_column`
 would send to slice ``j``), apply the Thm 1 filter over the Arrow columns
 (:class:`kleene.engines.columns.ArrowColumns`, the reference's truth of
-the condition), and run the engine on them (:func:`.worker.run_partition`, as
+the condition), and run the engine on them (:func:`.worker.run_groups`, as
 in the general path). The engine sees the same rows in the same order — the
-rows of slice ``j`` sorted by position — so it reports the same matches.
+rows of slice ``j`` sorted by position — so it reports the same matches. Each
+row is validated once (issue 33 item 2): the stream the filter reads is the
+engine's, its kept rows taken (:meth:`kleene.data.columnar.Columns.take`).
 
 Used when the plan cuts slices and the events are one stock file (:func:`usable`;
 Def. 6 keys, if any, are then not used); every other run keeps the general layout.
@@ -31,8 +33,9 @@ from kleene.engines.spark.direct_keys import key_rows, split_rows
 from kleene.engines.spark.layout import SLICE, Layout, extent
 from kleene.engines.spark.plan import Plan
 from kleene.engines.spark.stock_arrow import Scanned
-from kleene.engines.spark.worker import Task, group_stream, run_partition, task_threads
+from kleene.engines.spark.worker import Group, Task, group_stream, run_groups, task_threads
 from kleene.reference.conditions import Condition
+from kleene.reference.events import Stream
 
 
 @dataclass(frozen=True)
@@ -111,11 +114,14 @@ def _splits(slices: Slices, first: int | float, last: int | float) -> list[int]:
     return parts
 
 
-def slice_rows(slices: Slices, task: Task, j: int) -> Any:
-    """The rows of slice ``j`` (each split's rows in its extended range, found by
-    :func:`.stock_arrow.split_events`), sorted by position: the columns the engine stage
-    reads and the slice number (a bad value is named as the engine stage names it,
-    :func:`.worker.group_stream`)."""
+def slice_rows(slices: Slices, task: Task, j: int) -> Group | None:
+    """Slice ``j`` as the engine takes it (:data:`.worker.Group`), or ``None`` when no
+    row is left: each split's rows in its extended range (found by
+    :func:`.stock_arrow.split_events`), sorted by position, validated once as a stream
+    (:func:`.worker.group_stream`: a bad value is named as the engine stage names it),
+    and the rows that pass the Thm 1 filter kept, of the stream (renumbered) and of the
+    columns the engine stage reads alike. Nothing is validated again downstream: the
+    filter keeps the columns' types, their order and every check ``group_stream`` made."""
     # lazy: NumPy and Arrow in the task that cuts a slice, not on the driver
     import numpy as np
     import pyarrow as pa
@@ -134,11 +140,18 @@ def slice_rows(slices: Slices, task: Task, j: int) -> Any:
     if source.limit is not None:
         table = table.filter(pa.array(table.column(source.position).to_numpy() < source.limit))
     table = table.select(list(slices.columns))
-    if slices.filter is not None and table.num_rows:
-        stream, _ = group_stream(task, table)
+    if not table.num_rows:
+        return None
+    stream, origin = group_stream(task, table)
+    if slices.filter is not None:
         assert stream.columns is not None
-        table = table.filter(pa.array(ArrowColumns(stream.columns).holds(slices.filter)))
-    return table.append_column(SLICE, pa.array(np.full(table.num_rows, j, dtype=np.int32)))
+        kept = np.flatnonzero(ArrowColumns(stream.columns).holds(slices.filter))
+        if not len(kept):
+            return None
+        if len(kept) < table.num_rows:
+            table, origin = table.take(pa.array(kept)), origin[kept]
+            stream = Stream.from_columns(stream.columns.take(kept), stream.time_unit)
+    return (j,), table, stream, origin
 
 
 def run_slices(slices: Slices, task: Task, batches: Iterator[Any]) -> Iterator[Any]:
@@ -146,5 +159,6 @@ def run_slices(slices: Slices, task: Task, batches: Iterator[Any]) -> Iterator[A
     task_threads()
     for batch in batches:
         for j in batch.column(0).to_pylist():
-            rows = slice_rows(slices, task, j)
-            yield from run_partition(task, iter(rows.to_batches()))
+            group = slice_rows(slices, task, j)
+            if group is not None:
+                yield from run_groups(task, [group])

@@ -5,8 +5,8 @@ stream with Spark SQL (:mod:`.text_columns`) parses the text three times —
 an aggregation to infer the column types, the numbering pass
 (:mod:`.index`), and the filter/slice stage. Here the lines are parsed by the
 vectorised reader of the single-process loader
-(:func:`kleene.data.stock.regular_lines`, cells typed by
-:func:`kleene.data.textvalues.typed_column`), inside ``mapInArrow``.
+(:func:`kleene.data.stock.split_fields`, cells typed by
+:func:`kleene.data.textvalues.typed_column`; :mod:`.stock_parse`), inside ``mapInArrow``.
 Each task reads its split of a local file itself (:mod:`.text_splits`: no
 JVM reading, no lines shipped to Python); any other path is read by
 ``spark.read.text`` and its lines handed over in Arrow batches. Two steps:
@@ -46,10 +46,9 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from kleene.data import textvalues as tv
-from kleene.data.stock import regular_lines
 from kleene.engines.spark import split_cache
 from kleene.engines.spark.index import SAMPLE_EVERY
+from kleene.engines.spark.stock_parse import BLOCK, agreed, blank, flags, parse, tables
 from kleene.engines.spark.text_splits import Splits, frame, local_splits, read_split
 from kleene.engines.spark.worker import task_threads
 
@@ -100,79 +99,11 @@ def _partition() -> int:
     return context.partitionId()
 
 
-def _lines(batch: Any) -> Any:
-    """The non-blank lines of a batch of ``spark.read.text`` (what the loaders skip)."""
-    import pyarrow.compute as pc
-
-    value = batch.column(0)
-    return value.filter(pc.not_equal(pc.utf8_trim_whitespace(value), ""))
-
-
-def _fields(lines: Any, keys: Sequence[str]) -> Any:
-    """The lines cut into ``type`` and one text column per key, by the loader's reader;
-    ``None`` when a line is laid out otherwise."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    joined = pc.binary_join(pa.ListArray.from_arrays(pa.array([0, len(lines)], pa.int32()),
-                                                     lines), "\n")[0]
-    table = _parse(joined.as_buffer(), keys)
-    return table if table is None or table.num_rows == len(lines) else None
-
-
-def _parse(data: Any, keys: Sequence[str]) -> Any:
-    """Lines of text (bytes) as :func:`_fields` says."""
-    return regular_lines(data, list(keys))
-
-
-def _blank(data: Any) -> bool:
-    """Whether ``data`` (a split, :func:`.text_splits.read_split`) holds no line: its
-    first bytes say so unless they are all whitespace (a split is ~80 MB)."""
-    head = data[:4096].to_pybytes()
-    return not head or (head.isspace() and data.to_pybytes().isspace())
-
-
-def _tables(keys: Sequence[str], splits: Splits | None, batches: Iterator[Any]
-            ) -> Iterator[Any]:
-    """The lines of this task parsed, a table at a time (``None``: a line laid out
-    otherwise): from the batches of ``spark.read.text``, or read from the split."""
-    if splits is None:
-        for batch in batches:
-            lines = _lines(batch)
-            if len(lines):
-                yield _fields(lines, keys)
-        return
-    for batch in batches:
-        for part in batch.column(0).to_pylist():
-            data = read_split(splits, part)
-            if not _blank(data):
-                yield _parse(data, keys)
-
-
-def _flags(column: Any) -> tuple[bool, bool, Any]:
-    """Whether some cell is no integer literal (or one beyond 64 bits), whether some
-    is no number literal, and the cells as numbers when they all are (else ``None``)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-
-    arr, kind = tv.typed_column(column)
-    if kind == tv.INT_KIND:
-        return False, False, arr
-    if kind == tv.FLOAT_KIND:
-        return True, False, arr
-    if kind == tv.STR_KIND and column.null_count < len(column):
-        return True, True, None     # a cell and no number among them: no regex pass
-    nums = pc.sum(pc.match_substring_regex(column, tv.NUM_RE)).as_py() or 0
-    if nums < len(column) - column.null_count:
-        return True, True, None
-    return True, False, pa.array(tv.text_kinds(column)[1], pa.float64())
-
-
 def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | None,
-           batches: Iterator[Any]) -> Iterator[Any]:
+           block: int, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function of :func:`scan`: one row per partition (and the
-    parsed split written to ``cache`` when that directory is here)."""
+    parsed split written to ``cache`` when that directory is here), its lines parsed
+    and typed ``block`` bytes at a time."""
     import numpy as np
     import pyarrow as pa
 
@@ -186,7 +117,7 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
     first: Any = None
     last: Any = None
     samples: list[Any] = []
-    for table in _tables(keys, splits, batches):
+    for table in tables(keys, splits, batches, block):
         if table is None or not ok:
             ok = False
             continue
@@ -195,7 +126,7 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
         stamps = None
         cells = [table.column("type")]
         for i, key in enumerate(keys):
-            no_int, no_num, numbers = _flags(table.column(key))
+            no_int, no_num, numbers = flags(table.column(key))
             nonint[i] |= no_int
             nonnum[i] |= no_num
             cells.append(table.column(key) if numbers is None else numbers)
@@ -219,7 +150,9 @@ def _stats(keys: Sequence[str], ts: str, splits: Splits | None, cache: str | Non
         count += table.num_rows
         parsed.append(pa.table(cells, names=["type", *keys]))
     if ok and cache is not None and splits is not None:
-        split_cache.write(cache, part, parsed)
+        typed = agreed(keys, parsed, nonint, nonnum)
+        if typed is not None:
+            split_cache.write(cache, part, typed)
     ints = all(isinstance(v, int) for v in (first, last, *samples))
     row = {"part": part, "count": count, "ok": ok, "nonint": nonint, "nonnum": nonnum,
            "first_i": first if ints else None, "last_i": last if ints else None,
@@ -240,13 +173,16 @@ def _stats_schema() -> Any:
                       ("samples_f", pa.list_(pa.float64()))])
 
 
-def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
-    """One job over the text of ``path`` (see the module docstring); ``None`` when the
-    fast path cannot read it (the caller reads it with Spark SQL)."""
+def scan(spark: Any, path: str, keys: Sequence[str], ts: str, block: int = BLOCK
+         ) -> Scanned | None:
+    """One job over the text of ``path`` (see the module docstring; a local split parsed
+    ``block`` bytes at a time); ``None`` when the fast path cannot read it (the caller
+    reads it with Spark SQL)."""
     splits = local_splits(spark, path)
     text = spark.read.text(path) if splits is None else frame(spark, splits)
     cache = None if splits is None else split_cache.scratch()
-    rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits, cache), _STATS).collect()
+    rows = text.mapInArrow(partial(_stats, tuple(keys), ts, splits, cache, block),
+                           _STATS).collect()
     rows.sort(key=lambda r: r["part"])
     if not all(r["ok"] for r in rows):
         return None
@@ -275,7 +211,7 @@ def scan(spark: Any, path: str, keys: Sequence[str], ts: str) -> Scanned | None:
 
 
 def _column(scanned: Scanned, key: str, cells: Any) -> Any | None:
-    """A field's cells (text, or the numbers :func:`_flags` read) as its Spark type;
+    """A field's cells (text, or the numbers :func:`flags` read) as its Spark type;
     ``None`` for numbers where the type is text (then the split is parsed again)."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -283,7 +219,7 @@ def _column(scanned: Scanned, key: str, cells: Any) -> Any | None:
     kind, text = scanned.types[key], pa.types.is_string(cells.type)
     if kind == "string":
         return cells if text else None
-    numbers = _flags(cells)[2] if text else cells
+    numbers = flags(cells)[2] if text else cells
     return pc.cast(numbers, _ARROW_TYPE[kind], safe=False)   # beyond 2**53 rounds, as Spark
 
 
@@ -347,9 +283,9 @@ def split_events(scanned: Scanned, part: int, schema: Any, within: Within | None
             return table
     assert scanned.splits is not None, "split_events reads local splits"
     data = read_split(scanned.splits, part)
-    parsed = None if _blank(data) else _parse(data, scanned.keys)
+    parsed = None if blank(data) else parse(data, scanned.keys)
     if parsed is None or not parsed.num_rows:
-        if not _blank(data):
+        if not blank(data):
             raise RuntimeError("a stock line read in the first pass no longer parses")
         return schema.empty_table()
     table = _typed_rows(scanned, part, parsed, schema, within)
@@ -366,7 +302,7 @@ def _typed(scanned: Scanned, schema: Any, batches: Iterator[Any]) -> Iterator[An
                 yield from split_events(scanned, part, schema).to_batches(_BATCH)
         return
     at = scanned.offsets.get(_partition(), 0)
-    for table in _tables(scanned.keys, scanned.splits, batches):
+    for table in tables(scanned.keys, scanned.splits, batches):
         if table is None:
             raise RuntimeError("a stock line read in the first pass no longer parses")
         if not table.num_rows:

@@ -25,7 +25,7 @@ for the fault tests.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,17 +168,30 @@ def run_partition(task: Task, batches: Iterator[Any]) -> Iterator[Any]:
     """The ``mapInArrow`` function: every owned match of every group of the partition.
 
     Each group's Arrow columns go to the engine as a stream
-    (:meth:`~kleene.reference.events.Stream.from_columns`): the engine filters
-    on them and builds events only for the rows it keeps. The partition's groups draw
-    on one step budget (``task.budget``; one step a match, and what the engine holds
-    at once), as one run of the single process does: past it the task fails with
-    :class:`~kleene.reference.errors.BudgetExceeded`, one line on the driver."""
+    (:meth:`~kleene.reference.events.Stream.from_columns`, :func:`group_stream`): the
+    engine filters on them and builds events only for the rows it keeps."""
     task_threads()
+    yield from run_groups(task, ((key, group, *group_stream(task, group))
+                                 for key, group in _groups(task, batches)))
+
+
+#: A group as the engine takes it: its key (the group columns' values), its rows (the
+#: event columns copied to the output), its stream (:func:`group_stream`) and the stream
+#: positions of its rows.
+Group = tuple[tuple[Any, ...], Any, Stream, Any]
+
+
+def run_groups(task: Task, groups: Iterable[Group]) -> Iterator[Any]:
+    """Every owned match of ``groups`` (each a :data:`Group`, validated once by whoever
+    made it: :func:`run_partition`, or a slice task of :mod:`.direct` that filtered the
+    stream it validated) as Arrow batches of the task's schema. The groups draw on one
+    step budget (``task.budget``; one step a match, and what the engine holds at once),
+    as one run of the single process does: past it the task fails with
+    :class:`~kleene.reference.errors.BudgetExceeded`, one line on the driver."""
     compiled = task.engine.compile(task.query)
     budget = step_budget(task.budget, what=f"running engine {task.engine.name} on Spark")
     slice_at = task.groups.index(task.slice_column) if task.slice_column else None
-    for key, group in _groups(task, batches):
-        stream, origin = group_stream(task, group)
+    for key, group, stream, origin in groups:
         assert stream.columns is not None
         stamps = stream.columns.ts.to_numpy()
         for local in match_batches(compiled, stream, budget=budget):

@@ -61,9 +61,7 @@ def split(c: Columns, by: tuple[str, ...]) -> list[np.ndarray] | None:
 
 def rows_of(c: Columns, rows: np.ndarray) -> Columns:
     """The rows ``rows`` of ``c`` as columns of their own (positions 0..)."""
-    index = pa.array(rows.astype(np.int64))
-    return Columns(c.ts.take(index), None if c.types is None else c.types.take(index),
-                   c.attrs.take(index), c.kinds, c.sparse)
+    return c.take(rows)
 
 
 def stream_order(m: Match) -> tuple[float, tuple[int, ...]]:
