@@ -254,6 +254,15 @@ class Recognizer:
         return tuple([row[i] for i in self.by + self.order] + measures
                      + [row[i] for i in self.rest])
 
+    def emitted(self, rows: Sequence[Row], m: Matching, final: Scope) -> list[Row]:
+        """The output rows of the non-empty match ``m`` (module docstring, 4), ``final``
+        its scope over all its rows."""
+        if not self.all_rows:
+            return [self.output(rows[m.end - 1], final)]
+        return [self.output(rows[m.start + i], Scope(
+            rows, self.columns, m.start, m.variables, i + 1, final.match_number, self.subsets))
+            for i in range(len(m.variables)) if i not in m.excluded]
+
     def steps(self, rows: Sequence[Row], cursor: Cursor | None = None) -> Iterator[Step]:
         """The recognition of one ordered partition from ``cursor`` on (default: its first
         row), one search at a time (module docstring, 3 and 4): each :class:`Step` holds
@@ -280,12 +289,7 @@ class Recognizer:
                 pos += 1
                 yield Step(start, m, tuple(out), Cursor(pos, number, covered))
                 continue
-            if not self.all_rows:
-                out.append(self.output(rows[m.end - 1], final))
-            else:
-                out.extend(self.output(rows[m.start + i], Scope(
-                    rows, self.columns, m.start, m.variables, i + 1, number, self.subsets))
-                    for i in range(len(m.variables)) if i not in m.excluded)
+            out.extend(self.emitted(rows, m, final))
             covered = max(covered, m.end)
             pos = self.resume(m, final)
             yield Step(start, m, tuple(out), Cursor(pos, number, covered))
