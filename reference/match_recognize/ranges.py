@@ -72,6 +72,9 @@ from kleene.reference.match_recognize.semantics import (
 )
 from kleene.reference.match_recognize.table import Table
 
+#: How :func:`bounds` begins a refusal.
+SPLIT_REFUSED = "not split into ranges of rows"
+
 
 @dataclass(frozen=True)
 class Bounds:
@@ -127,7 +130,7 @@ def _reach(e: Expr, kind: str) -> int:
 def bounds(clause: MatchRecognize) -> Bounds:
     """The clause's :class:`Bounds`; :class:`Unsupported` says why a clause has none."""
     def refuse(why: str) -> Unsupported:
-        return Unsupported(f"matched in one range, not split: {why}")
+        return Unsupported(f"{SPLIT_REFUSED}: {why}")
 
     if clause.rows_per_match == "ALL WITH UNMATCHED":
         raise refuse("WITH UNMATCHED ROWS outputs the rows no match covers")
