@@ -47,10 +47,10 @@ from kleene.reference.match_recognize.ast import (
 )
 from kleene.reference.match_recognize.checks import pattern_variables
 from kleene.reference.match_recognize.expressions import walk
-from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.ranges import Bounds, bounds, recognize_in_ranges
 from kleene.reference.match_recognize.semantics import recognize
 from kleene.reference.match_recognize.table import Table
+from tests.helpers import clause_of
 
 STEPS = 20_000
 
@@ -137,18 +137,14 @@ def test_ranges_give_the_recognition_of_the_whole_partition_everyday(
     _outputs(clause, table_of(table), [1, size, table.num_rows + 1])
 
 
-def _clause(sql: str) -> MatchRecognize:
-    return parse_statement(sql).recognitions[0].clause
-
-
 SEQ3 = """SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES X.id AS x, Z.id AS z
     PATTERN (X Y Z) DEFINE X AS kind = 'S', Y AS kind = 'B',
     Z AS kind = 'B' AND price > X.price)"""
 
 
 def test_bounds_by_hand():
-    assert bounds(_clause(SEQ3)) == Bounds(span=3, back=0, ahead=0)
-    clause = _clause("""SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts
+    assert bounds(clause_of(SEQ3)) == Bounds(span=3, back=0, ahead=0)
+    clause = clause_of("""SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts
         MEASURES NEXT(LAST(B.x), 3) AS n PATTERN (A{1,3} (B | C D)?)
         DEFINE A AS x > PREV(x, 2), C AS PREV(x) + NEXT(x, 2) > 0)""")
     # a match maps 1 to 3 A then nothing, B or C D: at most 5; PREV reaches 2 back,
@@ -169,12 +165,12 @@ def test_a_clause_without_bounds_is_refused_with_its_reason(pattern, extra, why)
     sql = (f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts {extra} PATTERN ({pattern}) "
            "DEFINE A AS x > 0)")
     with pytest.raises(Unsupported, match=f"^unsupported: not split into ranges of rows: .*{why}"):
-        bounds(_clause(sql))
+        bounds(clause_of(sql))
 
 
 def test_match_number_is_refused():
     with pytest.raises(Unsupported, match="MATCH_NUMBER"):
-        bounds(_clause("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES "
+        bounds(clause_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES "
                        "MATCH_NUMBER() AS m PATTERN (A B) DEFINE A AS x > 0)"))
 
 
@@ -184,7 +180,7 @@ def test_a_match_near_a_range_s_end_hides_a_candidate_at_the_next_range_s_start(
     # 2-3: the candidate at 1 (the next range's first row) is hidden by the match 0-1,
     # which "one match per start row" would keep.
     table = Table(("ts", "x"), tuple((i, i + 1) for i in range(4)))
-    clause = _clause("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.x AS a, "
+    clause = clause_of("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts MEASURES A.x AS a, "
                      "B.x AS b PATTERN (A B) DEFINE A AS x > 0)")
     assert list(recognize_in_ranges(clause, table, 1).rows) == [(1, 2), (3, 4)]
     skip = replace(clause, after_match=replace(clause.after_match, kind="TO NEXT ROW"))

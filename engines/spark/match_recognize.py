@@ -17,12 +17,15 @@ One recognition, :func:`recognize_frame`:
 3. only the columns the recognition's output can depend on are kept (its keys, its
    ``ORDER BY`` columns, those its ``MEASURES`` and ``DEFINE`` read; all with ``ALL ROWS
    PER MATCH``), and the rows are repartitioned by the ``PARTITION BY`` keys, so every row
-   of one SQL partition is in one Spark task; without ``PARTITION BY`` all rows go to one
-   task (:data:`ONE_TASK`, said once). Spark does not sort them: the task puts them in
+   of one SQL partition is in one Spark task; without ``PARTITION BY`` the rows are
+   matched in ranges of the ``ORDER BY`` order where the pattern is bounded
+   (:mod:`.mr_ranges`, :data:`RANGES`), else all go to one task (:data:`ONE_TASK` and the
+   reason, said once). Spark does not sort them: the task puts them in
    order itself (step 4), as the single process does, so a sort by Spark's rules would be
    work done twice;
 4. each task (``mapInArrow``, :func:`recognize_task`) splits its rows into the SQL
-   partitions, puts each partition's rows back in their input order and runs the matcher
+   partitions, measures each (:mod:`.mr_sizes`: one too large for the task refused there),
+   puts each partition's rows back in their input order and runs the matcher
    over it (the engine ``match-recognize``, or the reference where the engine refuses the
    clause, as the single process chooses): the same rows in the same order, so the same
    output rows; they are cast to the schema of step 1 and numbered
