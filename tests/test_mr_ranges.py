@@ -43,6 +43,7 @@ from kleene.reference.match_recognize.ast import (
     Permute,
     Quantified,
     RowPattern,
+    RowsPerMatch,
     Var,
 )
 from kleene.reference.match_recognize.checks import pattern_variables
@@ -92,9 +93,9 @@ def _outputs(clause: MatchRecognize, table: Table, sizes: list[int]) -> None:
         # a data exception (a skip to the first row, a division by zero): the ranges
         # raise the same, from the same search
         for size in sizes:
-            with pytest.raises(KleeneError) as got:
+            with pytest.raises(KleeneError) as raised:
                 recognize_in_ranges(clause, table, size, budget=Budget(limit=50 * STEPS))
-            assert str(got.value) == str(err), size
+            assert str(raised.value) == str(err), size
         return
     for size in sizes:   # the ranges search every start row: a larger budget
         got = recognize_in_ranges(clause, table, size, budget=Budget(limit=50 * STEPS))
@@ -119,9 +120,10 @@ def _plain(draw: st.DrawFn) -> MatchRecognize:
     variables = pattern_variables(clause.pattern)
     skips = [AfterMatchSkip("PAST LAST ROW"), AfterMatchSkip("TO NEXT ROW")]
     skips += [AfterMatchSkip(kind, v) for kind in ("TO FIRST", "TO LAST") for v in variables]
-    rows = draw(st.sampled_from(("ONE", "ALL SHOW")))
-    defines = list(clause.defines)
-    if defines and draw(st.booleans()):   # a look ahead: X against NEXT(X, k)
+    rows: RowsPerMatch = draw(st.sampled_from(("ONE", "ALL SHOW")))
+    defines: list[Define] = list(clause.defines)
+    ahead: bool = draw(st.booleans())
+    if defines and ahead:   # a look ahead: X against NEXT(X, k)
         i = draw(st.integers(0, len(defines) - 1))
         v, k = defines[i].var, draw(st.integers(1, 2))
         defines[i] = Define(v, Binary(draw(st.sampled_from(("<", ">="))), Column("X", v),

@@ -179,7 +179,9 @@ def _by_matcher(job: Ranged, table: pa.Table, owned: np.ndarray) -> pa.Table:
     targets = (out.column(names.index(TARGET.upper())).to_pylist()
                if TARGET.upper() in names else [None] * out.num_rows)
     base = table.column(POS)[0].as_py() if table.num_rows else 0
-    keep, resumes, errors = [], [], []
+    keep: list[int] = []
+    resumes: list[int | None] = []
+    errors: list[str | None] = []
     skip = job.clause.after_match
     for i, (s, last, target) in enumerate(zip(starts, lasts, targets, strict=True)):
         if not owned[s - base]:

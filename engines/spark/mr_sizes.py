@@ -119,11 +119,11 @@ class Sizes:
         rows and largest key reported (:meth:`report`)."""
         nbytes = np.add.reduceat(row_bytes(data)[order], edges[:-1])
         largest: tuple[int, tuple[Any, ...], int] | None = None
-        for i, (lo, n) in enumerate(zip(edges, np.diff(edges), strict=False)):
+        for i, (lo, hi) in enumerate(zip(edges, edges[1:], strict=False)):
             values = tuple(data.column(k)[int(order[lo])].as_py() for k in self.keys)
-            self.check(values, int(n), int(nbytes[i]))
-            if largest is None or (n, _order(values)) > (largest[0], _order(largest[1])):
-                largest = (int(n), values, int(nbytes[i]))
+            self.check(values, hi - lo, int(nbytes[i]))
+            if largest is None or (hi - lo, _order(values)) > (largest[0], _order(largest[1])):
+                largest = (hi - lo, values, int(nbytes[i]))
         self.report(task, data.num_rows, largest)
 
     def skew(self) -> list[str]:
