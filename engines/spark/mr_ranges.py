@@ -116,9 +116,10 @@ def range_frame(df: DataFrame, clause: MatchRecognize, row: str, tasks: int | No
                 job: Ranged, out: T.StructType) -> DataFrame:
     """Steps 1-3 of the module docstring over ``df``, ``row`` its rows' index column."""
     keys = []
+    names = {n.upper(): n for n in df.columns}   # as the DataFrame spells them
     for k in clause.order_by:
         assert isinstance(k.expr, Column)
-        c = F.col("`" + k.expr.name.replace("`", "``") + "`")
+        c = F.col("`" + names[k.expr.name.upper()].replace("`", "``") + "`")
         first = k.descending if k.nulls_first is None else k.nulls_first
         keys.append((c.desc_nulls_first() if first else c.desc_nulls_last()) if k.descending
                     else (c.asc_nulls_first() if first else c.asc_nulls_last()))
