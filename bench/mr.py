@@ -27,11 +27,13 @@ Per query, wall seconds end to end from the file to the rows out:
   ``python -m bench match-recognize --peers`` runs them (:mod:`bench.match_recognize_peers`),
   each after a first run on the warm file, the least of :data:`PEER_REPEATS`.
 
-Every engine's rows out are compared with the single process's on Parquet (a multiset,
-floats to 9 digits; the first differing row said). The load average (1 minute) is read
-after each figure and printed beside it: the machine is shared, and a figure taken at load
-8 is not one taken at load 1. ``--quick`` skips Spark (a session costs seconds; the Spark
-part is tested on its own, :func:`spark_rows`).
+Beside Kleene's and Spark's figures, the CPU seconds of one run (the mean of the repeats;
+Spark's by kind of process, :func:`bench.spark_cpu.cpu_by_kind`: the driver, the JVM, its
+Python workers). Every engine's rows out are compared with the single process's on
+Parquet (a multiset, floats to 9 digits; the first differing row said). The load average
+(1 minute) is read after each figure and printed beside it: the machine is shared, and a
+figure taken at load 8 is not one taken at load 1. ``--quick`` skips Spark (a session
+costs seconds; the Spark part is tested on its own, :func:`spark_rows`).
 """
 
 from __future__ import annotations
@@ -180,12 +182,15 @@ def _kleene(out: Run, query: str, sql: str, files: dict[str, Path],
             warm: dict[str, Path]) -> None:
     for form, path in files.items():
         match_recognize(warm[form], sql)   # DuckDB's reader and numba's loop loaded
+        before = os.times()
         seconds, table = timed(partial(match_recognize, path, sql), REPEATS)
+        after = os.times()
+        cpu = (after.user + after.system - before.user - before.system) / REPEATS
         got = rows_of(table)
         if form == "parquet":
             out.expected[query] = got
         out.kleene[(query, form)] = seconds
-        out.add(query, "kleene", form, got, seconds)
+        out.add(query, "kleene", form, got, seconds, f"CPU s per run {cpu:.2f}")
     seconds, rows = after_load(files["parquet"], sql)
     out.add(query, "kleene, after load", "(Arrow)", None, seconds,
             f"{rows / seconds / 1e6:.2f} M rows/s", same="")
@@ -213,6 +218,7 @@ def _peers(out: Run, query: str, sql: str, path: Path, warm: Path, schema: pa.Sc
 def _spark(out: Run, path: Path, warm: Path) -> None:
     # lazy: PySpark only when the Spark part runs
     from bench.spark_bench import use_master
+    from bench.spark_cpu import cpu_by_kind
 
     starts = []
     for master in ("local[1]", "local[2]"):
@@ -224,9 +230,13 @@ def _spark(out: Run, path: Path, warm: Path) -> None:
                       f"{time.perf_counter() - began:.1f} s")
         for query, sql in QUERIES.items():
             run: Callable[[], list[Row]] = partial(spark_rows, spark, path, sql)
+            before = cpu_by_kind()
             seconds, got = timed(run, SPARK_REPEATS)
+            after = cpu_by_kind()
+            cpu = [(after[k] - before[k]) / SPARK_REPEATS for k in after]
             out.add(query, f"spark {master}", "parquet", got, seconds, _spark_note(
-                out, query, master, seconds))
+                out, query, master, seconds) + f"; CPU s per run {sum(cpu):.2f} (driver + "
+                f"JVM + workers: {' + '.join(f'{c:.2f}' for c in cpu)})")
     out.table.notes.append("cold start (not counted): " + "; ".join(starts))
 
 

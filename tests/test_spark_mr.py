@@ -90,9 +90,11 @@ def as_ipc(case: int, schema: pa.Schema, batches: Iterator[pa.RecordBatch]
                           names=["case", "ipc"])
 
 
-def on_spark(spark: Any, seen: list[Recorded]) -> tuple[dict[int, pa.Table], dict[int, str]]:
-    """Every recorded recognition through the Spark door, in one action: the outputs by
-    case number, and the cases the door refused (with its one line)."""
+def on_spark(spark: Any, seen: list[Recorded], tasks: int = 2
+             ) -> tuple[dict[int, pa.Table], dict[int, str]]:
+    """Every recorded recognition through the Spark door in ``tasks`` Spark partitions,
+    in one action: the outputs by case number, and the cases the door refused (with its
+    one line)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     from kleene.engines.spark.match_recognize import Run, recognize_frame
@@ -103,7 +105,7 @@ def on_spark(spark: Any, seen: list[Recorded]) -> tuple[dict[int, pa.Table], dic
     for i, r in enumerate(seen):  # one frame per recognition, then one action for all
         try:
             df = spark.createDataFrame(r.source)
-            frame = recognize_frame(df, r.clause, Run(r.engine, 2, []))
+            frame = recognize_frame(df, r.clause, Run(r.engine, tasks, []))
         except Unsupported as err:
             refused[i] = str(err)
             continue

@@ -1,7 +1,8 @@
 """Skew and size of ``PARTITION BY`` keys on Spark (issue 30, item 1 and "Bad input";
-:mod:`kleene.engines.spark.mr_sizes`): one aggregate before the job says a key holding
-most rows, and refuses, with its size, a key too large for one task. Thresholds small by
-setting; sizes by hand."""
+:mod:`kleene.engines.spark.mr_sizes`): the task holding a key measures it, refuses one too
+large for a task with its size, and reports its rows, so that a key holding most rows is
+said after the job; no job runs before the recognition's. Thresholds small by setting;
+sizes by hand."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ import pytest
 
 import kleene
 from kleene.cli import main
-from kleene.reference.errors import Unsupported
+from kleene.engines.spark.runner import job_errors
+from kleene.reference.errors import KleeneError, Unsupported
+from kleene.reference.query import Query
 from tests.helpers import small_jobs
 
 pytest.importorskip("pyspark")
@@ -48,25 +51,50 @@ def _frame(spark: Any) -> Any:
     return spark.createDataFrame(ROWS.to_pandas())
 
 
+def _answer(spark: Any, sql: str) -> Any:
+    from kleene.engines.spark.match_recognize import match_recognize
+
+    return match_recognize(_frame(spark), Query.parse(sql, language="match_recognize"))
+
+
 def test_a_key_holding_most_rows_is_said_with_its_row_count(spark):
     sql = RISE.format(by="PARTITION BY sym")
-    with small_jobs(spark), _set(spark, SKEW_SETTING, "5"), \
-            pytest.warns(UserWarning) as said:
-        got = kleene.match_recognize(_frame(spark), sql)
-    assert [str(w.message) for w in said] == [
+    with small_jobs(spark), _set(spark, SKEW_SETTING, "5"):
+        answer = _answer(spark, sql)
+        assert answer.measured() == ()   # nothing measured before the job
+        got = answer.frame.collect()
+    assert answer.measured() == (
         "PARTITION BY key sym = 'A' holds 6 of the 9 rows (67 %): it is matched by one "
-        "Spark task while the other keys share the others"]
+        "Spark task while the other keys share the others",)
     # by hand: A's prices 5 4 6 3 7 8 rise at 4 -> 6 and 3 -> 7; B's 1 2 at 1 -> 2
-    assert sorted(tuple(r) for r in got.collect()) == [("A", 6.0), ("A", 7.0), ("B", 2.0)]
-    with small_jobs(spark), _set(spark, SKEW_SETTING, "7"), warnings.catch_warnings():
-        warnings.simplefilter("error")   # 6 rows are below the floor of 7: nothing said
-        kleene.match_recognize(_frame(spark), sql)
+    assert sorted(tuple(r) for r in got) == [("A", 6.0), ("A", 7.0), ("B", 2.0)]
+    got = answer.frame.collect()   # a second job: each task's report replaces its first
+    assert answer.measured()[0].startswith("PARTITION BY key sym = 'A' holds 6 of the 9 rows")
+    with small_jobs(spark), _set(spark, SKEW_SETTING, "7"):
+        answer = _answer(spark, sql)
+        answer.frame.collect()
+    assert answer.measured() == ()   # 6 rows are below the floor of 7: nothing said
+
+
+def test_no_job_runs_before_the_recognition_s_own(spark):
+    frame = _frame(spark)
+    context = spark.sparkContext
+    context.setJobGroup("kleene-mr-door", "the door alone")
+    try:
+        with small_jobs(spark), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            kleene.match_recognize(frame, RISE.format(by="PARTITION BY sym"))
+            kleene.match_recognize(frame, RISE.format(by=""))
+        assert list(context.statusTracker().getJobIdsForGroup("kleene-mr-door")) == []
+    finally:
+        context.setJobGroup("", "")
 
 
 def test_a_key_too_large_for_one_task_is_refused_with_its_size(spark):
-    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2000"), \
-            pytest.raises(Unsupported) as err:
-        kleene.match_recognize(_frame(spark), RISE.format(by="PARTITION BY sym"))
+    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2000"):
+        refused = kleene.match_recognize(_frame(spark), RISE.format(by="PARTITION BY sym"))
+        with pytest.raises(KleeneError) as err, job_errors():
+            refused.collect()
     assert str(err.value) == (
         "unsupported: PARTITION BY key sym = 'A' holds 6 rows, 126 bytes as Arrow; one "
         "Spark task matches them whole and needs about 16 times that (2,016 bytes), more "
@@ -74,17 +102,21 @@ def test_a_key_too_large_for_one_task_is_refused_with_its_size(spark):
         "PARTITION BY column that splits it, or give tasks more memory "
         "(spark.kleene.matchRecognize.taskBytes)")
     with small_jobs(spark), _set(spark, MEMORY_SETTING, "2016"):   # it fits, just
-        kleene.match_recognize(_frame(spark), RISE.format(by="PARTITION BY sym"))
+        kleene.match_recognize(_frame(spark), RISE.format(by="PARTITION BY sym")).collect()
 
 
 def test_without_partition_by_the_whole_frame_is_measured(spark, tmp_path, capsys):
     # without PARTITION BY the recognition reads ts and price only, and only they are sent
-    # to the task (sym is dropped before the job): 16 bytes a row by hand, 144 for 9 rows
-    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2k"), \
-            pytest.raises(Unsupported, match=r"the one partition \(no PARTITION BY\) holds "
-                                             r"9 rows, 144 bytes as Arrow; .* \(2,304 bytes\), "
-                                             r"more than a task has \(2,048 bytes"):
-        kleene.match_recognize(_frame(spark), RISE.format(by=""))
+    # to the task (sym is dropped before the job): 16 bytes a row by hand, 144 for 9 rows;
+    # B+ is unbounded, so the rows are not split into ranges (mr_ranges): one task
+    with small_jobs(spark), _set(spark, MEMORY_SETTING, "2k"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # no PARTITION BY: one task, said
+        refused = kleene.match_recognize(_frame(spark),
+                                         RISE.format(by="").replace("(A B)", "(A B+)"))
+        with pytest.raises(KleeneError, match=r"^unsupported: the one partition \(no "
+                           r"PARTITION BY\) holds 9 rows, 144 bytes as Arrow; .* \(2,304 "
+                           r"bytes\), more than a task has \(2,048 bytes"), job_errors():
+            refused.collect()
     events = tmp_path / "t.csv"
     ROWS.to_pandas().to_csv(events, index=False)
     argv = ["match", "-q", "--spark", "--pattern", RISE.format(by="PARTITION BY sym"),

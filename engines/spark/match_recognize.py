@@ -17,12 +17,15 @@ One recognition, :func:`recognize_frame`:
 3. only the columns the recognition's output can depend on are kept (its keys, its
    ``ORDER BY`` columns, those its ``MEASURES`` and ``DEFINE`` read; all with ``ALL ROWS
    PER MATCH``), and the rows are repartitioned by the ``PARTITION BY`` keys, so every row
-   of one SQL partition is in one Spark task; without ``PARTITION BY`` all rows go to one
-   task (:data:`ONE_TASK`, said once). Spark does not sort them: the task puts them in
+   of one SQL partition is in one Spark task; without ``PARTITION BY`` the rows are
+   matched in ranges of the ``ORDER BY`` order where the pattern is bounded
+   (:mod:`.mr_ranges`, :data:`RANGES`), else all go to one task (:data:`ONE_TASK` and the
+   reason, said once). Spark does not sort them: the task puts them in
    order itself (step 4), as the single process does, so a sort by Spark's rules would be
    work done twice;
 4. each task (``mapInArrow``, :func:`recognize_task`) splits its rows into the SQL
-   partitions, puts each partition's rows back in their input order and runs the matcher
+   partitions, measures each (:mod:`.mr_sizes`: one too large for the task refused there),
+   puts each partition's rows back in their input order and runs the matcher
    over it (the engine ``match-recognize``, or the reference where the engine refuses the
    clause, as the single process chooses): the same rows in the same order, so the same
    output rows; they are cast to the schema of step 1 and numbered
@@ -37,7 +40,7 @@ One recognition, :func:`recognize_frame`:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -55,8 +58,10 @@ from kleene.engines.fastest import REFERENCE, choose, claiming_engine
 from kleene.engines.match_recognize.engine import NAME as ENGINE
 from kleene.engines.match_recognize.order import partition_ranks
 from kleene.engines.match_recognize.recognition import CompiledRecognition
-from kleene.engines.spark.mr_sizes import size_notes
+from kleene.engines.spark.mr_ranges import Ranged, range_frame, unsplit
+from kleene.engines.spark.mr_sizes import Sizes, sizes
 from kleene.engines.spark.mr_types import output_schema
+from kleene.engines.spark.mr_types import typed as typed_output
 from kleene.engines.spark.session import worker_python
 from kleene.reference.budget import Budget
 from kleene.reference.errors import KleeneError, StreamError, Unsupported
@@ -69,6 +74,7 @@ from kleene.reference.match_recognize.ast import (
 )
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.features import expressions_of
+from kleene.reference.match_recognize.ranges import SPLIT_REFUSED, bounds
 from kleene.reference.match_recognize.semantics import recognize as reference_recognize
 from kleene.reference.match_recognize.tie_choices import ERROR, INPUT_ORDER
 from kleene.reference.match_recognize.ties import check_ties, columns_read, refuse_ties
@@ -79,6 +85,10 @@ ROW, PART, SEQ = "__kleene_row__", "__kleene_part__", "__kleene_seq__"
 #: Said when a clause has no ``PARTITION BY``.
 ONE_TASK = ("no PARTITION BY: the whole DataFrame is one partition, matched by one Spark "
             "task on one core (no parallelism; all its rows in that task's memory)")
+#: Said when a clause without ``PARTITION BY`` is matched in ranges of rows (:mod:`.mr_ranges`).
+RANGES = ("no PARTITION BY: the rows are matched in ranges of the ORDER BY order, one Spark "
+          "task each, the matches near the ranges' edges and the choice among them in one "
+          "task")
 _UNSORTABLE = (T.MapType, T.ArrayType, T.StructType, T.VariantType)
 
 
@@ -86,12 +96,19 @@ _UNSORTABLE = (T.MapType, T.ArrayType, T.StructType, T.VariantType)
 class SparkAnswer:
     """A statement's answer on Spark: its ``frame`` (lazy: no job has run), the
     ``backend`` of its recognitions (``match-recognize`` or ``reference``), why, and what
-    to say about the run (:data:`ONE_TASK`)."""
+    to say about the run (:data:`ONE_TASK`); its recognitions' measures of their keys,
+    taken by the tasks (:mod:`.mr_sizes`)."""
 
     frame: DataFrame
     backend: str
     reason: str
     notes: tuple[str, ...]
+    sizes: tuple[Sizes, ...] = ()
+
+    def measured(self) -> tuple[str, ...]:
+        """After a job over :attr:`frame`: what to say of the keys the tasks measured (a
+        skewed key, :meth:`.mr_sizes.Sizes.skew`)."""
+        return tuple(dict.fromkeys(line for s in self.sizes for line in s.skew()))
 
 
 def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
@@ -104,9 +121,9 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     ``spark.sql.shuffle.partitions``), under a budget of ``steps`` for each ``PARTITION
     BY`` key (default: the single process's), rows tied on every ``ORDER BY`` key as
     ``ties`` says (:mod:`kleene.reference.match_recognize.ties`; a tie is refused in the
-    task that holds its partition). Every other check is made before any job; then one
-    aggregate per recognition measures its keys (:mod:`.mr_sizes`: a skewed key said, a
-    key too large for one task refused)."""
+    task that holds its partition). Every other check is made before any job; the task
+    holding a key measures it (:mod:`.mr_sizes`: a key too large for one task refused
+    there, a skewed key said after the job by :meth:`SparkAnswer.measured`)."""
     check_ties(ties)
     statement = query.pattern
     if not query.answers_tables or not isinstance(statement, Statement):
@@ -122,9 +139,7 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     notes: list[str] = []
     run = Run(backend == ENGINE, tasks, notes, steps, ties == ERROR)
     frame = run_statement(statement, df, name, run)
-    for measured in run.sizes:   # the one job before the recognitions', last (mr_sizes)
-        notes.extend(measured())
-    return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)))
+    return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)), tuple(run.sizes))
 
 
 def _backend(query: Query, name: str | None) -> tuple[str, str]:
@@ -171,9 +186,8 @@ class Run:
     notes: list[str]
     steps: int | None = None
     refuse_ties: bool = False
-    #: Each recognition's measure of its keys (:func:`.mr_sizes.size_notes`), run once
-    #: every other check has passed.
-    sizes: list[Callable[[], list[str]]] = field(default_factory=list)
+    #: Each recognition's measure of its keys, taken by its tasks (:mod:`.mr_sizes`).
+    sizes: list[Sizes] = field(default_factory=list)
 
 
 def run_statement(statement: Statement, df: DataFrame, name: str, run: Run) -> DataFrame:
@@ -250,21 +264,28 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     _check_columns(clause, columns)
     df = _read_columns(df, clause)
     schema = output_schema(clause, df.schema)
-    keys = [_column(columns[e.name.upper()].name) for e in clause.partition_by
-            if isinstance(e, Column)]
-    run.sizes.append(partial(size_notes, df.sparkSession, df, [
-        columns[e.name.upper()].name for e in clause.partition_by if isinstance(e, Column)]))
+    names = [columns[e.name.upper()].name for e in clause.partition_by
+             if isinstance(e, Column)]
+    keys = [_column(n) for n in names]
+    measure = sizes(df.sparkSession, names)
+    run.sizes.append(measure)
     indexed = df.withColumn(ROW, F.monotonically_increasing_id())
     if keys:
         parts = (indexed.repartition(run.tasks, *keys) if run.tasks
                  else indexed.repartition(*keys))
+    elif (why := unsplit(clause, df.schema, run.refuse_ties, run.engine)) is None:
+        run.notes.append(RANGES)
+        job = Ranged(clause, bounds(clause), run.engine, to_arrow_schema(schema, timezone="UTC"),
+                     run.steps, measure)
+        return range_frame(indexed, clause, ROW, run.tasks, job, schema)
     else:
-        run.notes.append(ONE_TASK)
+        run.notes.extend([ONE_TASK, f"{SPLIT_REFUSED}: {why}"])
         parts = indexed.repartition(1)
     numbered = T.StructType([*schema.fields, T.StructField(PART, T.LongType()),
                              T.StructField(SEQ, T.LongType())])
     task = partial(recognize_task, clause, run.engine,
-                   to_arrow_schema(schema, timezone="UTC"), run.steps, run.refuse_ties)
+                   to_arrow_schema(schema, timezone="UTC"), run.steps, run.refuse_ties,
+                   measure)
     return (parts.mapInArrow(task, numbered).repartition(1)
             .sortWithinPartitions(PART, SEQ).drop(PART, SEQ))
 
@@ -311,21 +332,28 @@ def _check_columns(clause: MatchRecognize, columns: dict[str, T.StructField]) ->
 
 
 def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
-                   steps: int | None, refuse: bool, batches: Iterator[pa.RecordBatch],
-                   ) -> Iterator[pa.RecordBatch]:
+                   steps: int | None, refuse: bool, measure: Sizes,
+                   batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` function: every SQL partition among the task's rows, in input
-    order, by the matcher (module docstring, step 4); with ``refuse``, a partition with a
-    tie whose order can change the answer is refused first, as the single process
-    refuses it (:func:`~kleene.reference.match_recognize.ties.refuse_ties`)."""
+    order, by the matcher (module docstring, step 4); each partition measured first, one
+    too large for the task refused (``measure``, :mod:`.mr_sizes`); with ``refuse``, a
+    partition with a tie whose order can change the answer is refused first, as the
+    single process refuses it (:func:`~kleene.reference.match_recognize.ties.refuse_ties`)."""
+    from pyspark import TaskContext  # noqa: PLC0415 (lazy: in the Python worker)
+
     received = list(batches)
     table = pa.Table.from_batches(received) if received else None
+    context = TaskContext.get()
+    task = context.partitionId() if context is not None else 0
     if table is None or table.num_rows == 0:
+        measure.report(task, 0, None)
         return
     rows = np.asarray(table.column(ROW).to_numpy(), dtype=np.int64)
     data = table.drop_columns([ROW])
     ranks = partition_ranks(clause, data)
     order = np.lexsort((rows, ranks))
     edges = [0, *(np.flatnonzero(np.diff(ranks[order])) + 1).tolist(), len(order)]
+    measure.task(task, data, order, edges)
     compiled = CompiledRecognition(clause) if engine else None
     for lo, hi in zip(edges, edges[1:], strict=False):
         taken = order[lo:hi]
@@ -339,23 +367,10 @@ def recognize_task(clause: MatchRecognize, engine: bool, schema: pa.Schema,
                         like=part.schema))
         if out.num_rows == 0:
             continue
-        typed = _typed(out, schema)
+        typed = typed_output(out, schema)
         n = typed.num_rows
         yield from typed.append_column(PART, pa.array(np.full(n, rows[taken[0]]))) \
             .append_column(SEQ, pa.array(np.arange(n, dtype=np.int64))).to_batches()
-
-
-def _typed(out: pa.Table, schema: pa.Schema) -> pa.Table:
-    """The matcher's output in the schema known before the job (:mod:`.mr_types`)."""
-    arrays = []
-    for column, target in zip(out.columns, schema, strict=True):
-        try:
-            arrays.append(column.cast(target.type))
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
-            raise KleeneError(f"output column {target.name}: its values do not fit "
-                              f"{target.type} ({' '.join(str(err).split())})") from None
-    return pa.Table.from_arrays(arrays, schema=schema)
-
 
 
 def read_table(spark: Any, path: str, schema: str | None = None) -> DataFrame:

@@ -1,21 +1,24 @@
-"""How large the ``PARTITION BY`` keys of a ``MATCH_RECOGNIZE`` are on Spark, said before
-the recognition's job (issue 30, item 1 and "Bad input"; docs/match-recognize-spark.md,
+"""How large the ``PARTITION BY`` keys of a ``MATCH_RECOGNIZE`` are on Spark, measured in
+the task that matches them (issue 30, item 1 and "Bad input"; docs/match-recognize-spark.md,
 "Skew and size").
 
 Every row of one key is matched in one Spark task (:mod:`.match_recognize`, step 3): the
-task holds the key's rows whole, as Arrow, and the matcher's search over them. So before
-the job, one aggregate (rows and Arrow bytes per key, then the largest key and the total:
-:func:`largest_key`) finds
+task holds the key's rows whole, as Arrow, and the matcher's search over them. The task
+measures each key it holds (its rows, and its Arrow bytes: :func:`key_sizes`) before the
+matcher runs, in the recognition's own job (no job of its own, no second read):
 
-- **skew**: a key holding more than half of the rows, and at least :data:`SKEW_ROWS` of
-  them (a setting), runs in one task while the others share the rest: said (a note, on
-  stderr at ``kleene match --spark``, a ``UserWarning`` in Python) with the key and its
-  row count;
 - **a key too large for one task**: its Arrow bytes times :data:`GROWTH` (what the task
   and the matcher hold per byte of input, measured) above the memory of one task
-  (:func:`task_memory`) is refused, one line with its size, instead of the Python worker
-  running out of memory (Spark kills a worker past ``spark.executor.pyspark.memory``, or
-  the machine's memory ends) and the executor failing.
+  (:func:`task_memory`, read on the driver) is refused there, one line with its size
+  (:meth:`Sizes.check`), instead of the matcher's search running the Python worker out of
+  memory (Spark kills a worker past ``spark.executor.pyspark.memory``, or the machine's
+  memory ends) and the executor failing. The task holds the rows it received (one copy);
+  the check spares the matcher's peak, many times that;
+- **skew**: each task reports its rows and its largest key through an accumulator
+  (:class:`Measured`: by task, so a task run twice counts once); after the job, a key
+  holding more than half of the rows, and at least :data:`SKEW_ROWS` of them (a
+  setting), is said (:meth:`Sizes.skew`: on stderr at ``kleene match --spark``) with its
+  row count: it ran in one task while the others shared the rest.
 """
 
 from __future__ import annotations
@@ -25,10 +28,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
-from pyspark.sql.pandas.types import to_arrow_schema
+import pyarrow.compute as pc
+from pyspark.accumulators import AccumulatorParam
 
 from kleene.reference.errors import Unsupported
 from kleene.reference.match_recognize.ties import value_text
@@ -44,65 +47,125 @@ MEMORY_SETTING = "spark.kleene.matchRecognize.taskBytes"
 #: shape (examples/ticks/v_shape.sql) over 1 and 3 million rows of one key: the
 #: matcher's peak 14.3 and 11.5 times the input's Arrow bytes, the three copies 3 more.
 GROWTH = 16
-_N, _B = "__kleene_rows__", "__kleene_bytes__"
+
+#: A task's report: its rows, then its largest key as (rows, the key's order, its
+#: values, its Arrow bytes); ``None`` for a task without rows.
+Report = tuple[int, tuple[int, tuple[tuple[bool, Any], ...], tuple[Any, ...], int] | None]
+
+
+def row_bytes(table: pa.Table) -> np.ndarray:
+    """Each row's bytes as Arrow holds them: a fixed-width value its width (a boolean one
+    byte), a string or binary value its bytes and a 4-byte offset, a nested value its
+    share of the column's buffers."""
+    out = np.zeros(table.num_rows, dtype=np.int64)
+    for column, field in zip(table.columns, table.schema, strict=True):
+        kind = field.type
+        if pa.types.is_boolean(kind):
+            out += 1
+        elif pa.types.is_string(kind) or pa.types.is_large_string(kind) \
+                or pa.types.is_binary(kind) or pa.types.is_large_binary(kind):
+            lengths = pc.fill_null(pc.binary_length(column), 0)
+            out += np.asarray(lengths.to_numpy(), dtype=np.int64) + 4
+        elif pa.types.is_nested(kind):
+            out += -(-column.nbytes // max(table.num_rows, 1))
+        else:
+            out += max(kind.bit_width // 8, 1)
+    return out
 
 
 @dataclass(frozen=True)
-class Largest:
-    """The key holding the most rows (its columns' names and values; ``()`` without
-    ``PARTITION BY``), its rows and Arrow bytes, and the rows of all keys."""
+class Sizes:
+    """The measure of one recognition's keys: the ``PARTITION BY`` columns' names, the
+    bytes one task may hold and where that figure comes from (:func:`task_memory`), the
+    skew floor, and the accumulator the tasks report to (``None``: no report)."""
 
-    key: tuple[tuple[str, object], ...]
-    rows: int
-    nbytes: int
-    total: int
+    keys: tuple[str, ...]
+    memory: int
+    source: str
+    floor: int
+    measured: Any = None
+
+    def where(self, values: tuple[Any, ...]) -> str:
+        if not self.keys:
+            return "the one partition (no PARTITION BY)"
+        key = ", ".join(f"{k} = {value_text(v)}" for k, v in zip(self.keys, values,
+                                                                  strict=True))
+        return f"PARTITION BY key {key}"
+
+    def check(self, values: tuple[Any, ...], rows: int, nbytes: int,
+              where: str | None = None) -> None:
+        """Refuse a key (or ``where``: the rows a task holds) whose matching would need
+        more than a task has (module docstring), in the task, before its matcher runs."""
+        if nbytes * GROWTH > self.memory:
+            raise Unsupported(
+                f"{where or self.where(values)} holds {rows:,} rows, {_size(nbytes)} as Arrow; one "
+                f"Spark task matches them whole and needs about {GROWTH} times that "
+                f"({_size(nbytes * GROWTH)}), more than a task has ({_size(self.memory)}, "
+                f"{self.source}): add a PARTITION BY column that splits it, or give tasks "
+                f"more memory ({MEMORY_SETTING})")
+
+    def report(self, task: int, rows: int, largest: tuple[int, tuple[Any, ...], int] | None
+               ) -> None:
+        """A task's rows and its largest key (rows, values, bytes) to the accumulator."""
+        if self.measured is None:
+            return
+        best = None if largest is None else (
+            largest[0], _order(largest[1]), largest[1], largest[2])
+        self.measured.add({task: (rows, best)})
+
+    def task(self, task: int, data: pa.Table, order: np.ndarray, edges: list[int]) -> None:
+        """In a task: each partition of ``data`` (rows ``order[lo:hi]`` for consecutive
+        ``edges``) measured and checked (:meth:`check`) before any is matched; the task's
+        rows and largest key reported (:meth:`report`)."""
+        nbytes = np.add.reduceat(row_bytes(data)[order], edges[:-1])
+        largest: tuple[int, tuple[Any, ...], int] | None = None
+        for i, (lo, hi) in enumerate(zip(edges, edges[1:], strict=False)):
+            values = tuple(data.column(k)[int(order[lo])].as_py() for k in self.keys)
+            self.check(values, hi - lo, int(nbytes[i]))
+            if largest is None or (hi - lo, _order(values)) > (largest[0], _order(largest[1])):
+                largest = (hi - lo, values, int(nbytes[i]))
+        self.report(task, data.num_rows, largest)
+
+    def skew(self) -> list[str]:
+        """After the job: the note of a key holding most rows (module docstring)."""
+        reports: dict[int, Report] = {} if self.measured is None else self.measured.value
+        total = sum(rows for rows, _ in reports.values())
+        bests = [best for _, best in reports.values() if best is not None]
+        if not self.keys or not bests:
+            return []
+        rows, _, values, _ = max(bests, key=lambda b: (b[0], b[1]))
+        if rows >= self.floor and 2 * rows > total:
+            return [f"{self.where(values)} holds {rows:,} of the {total:,} rows "
+                    f"({100 * rows / total:.0f} %): it is matched by one Spark task while "
+                    "the other keys share the others"]
+        return []
 
 
-def largest_key(df: DataFrame, keys: list[str]) -> Largest:
-    """One aggregate over ``df`` grouped by the columns ``keys`` (module docstring): the
-    key with the most rows (of two as large, the greater key)."""
-    size = _row_bytes(df)
-    if not keys:
-        got = df.agg(F.count(F.lit(1)), F.sum(size)).first()
-        assert got is not None
-        rows = int(got[0])
-        return Largest((), rows, int(got[1] or 0), rows)
-    per_key = df.groupBy(*(_quoted(k) for k in keys)).agg(
-        F.count(F.lit(1)).alias(_N), F.sum(size).alias(_B))
-    got = per_key.agg(F.max(F.struct(F.col(_N), *(_quoted(k) for k in keys), F.col(_B))),
-                      F.sum(_N)).first()
-    assert got is not None
-    if got[0] is None:
-        return Largest((), 0, 0, 0)
-    best = got[0]
-    return Largest(tuple(zip(keys, best[1:-1], strict=True)), int(best[0]), int(best[-1]),
-                   int(got[1]))
+def _order(values: tuple[Any, ...]) -> tuple[tuple[bool, Any], ...]:
+    """A key's values as Spark orders them in a ``max`` (NULL below every value)."""
+    return tuple((v is not None, v) for v in values)
 
 
-def _row_bytes(df: DataFrame) -> Any:
-    """A row's bytes as Arrow holds them, as a Spark column: fixed-width values their
-    width, a string or binary value its bytes and offset, any other its JSON's length."""
-    fixed = 0
-    variable: list[Any] = []
-    for field in to_arrow_schema(df.schema, timezone="UTC"):
-        column = _quoted(field.name)
-        if pa.types.is_boolean(field.type):
-            fixed += 1
-        elif pa.types.is_string(field.type) or pa.types.is_large_string(field.type) \
-                or pa.types.is_binary(field.type) or pa.types.is_large_binary(field.type):
-            variable.append(F.coalesce(F.octet_length(column), F.lit(0)) + F.lit(4))
-        elif pa.types.is_nested(field.type):
-            variable.append(F.coalesce(F.octet_length(F.to_json(column)), F.lit(0)))
-        else:
-            fixed += max(field.type.bit_width // 8, 1)
-    size = F.lit(fixed)
-    for v in variable:
-        size = size + v
-    return size.cast("long")
+class Measured(AccumulatorParam):  # type: ignore[type-arg]
+    """The accumulator's rule: a dict from a task's partition to its :data:`Report`; a
+    task run again replaces its report."""
+
+    def zero(self, value: dict[int, Report]) -> dict[int, Report]:
+        return {}
+
+    def addInPlace(self, a: dict[int, Report], b: dict[int, Report]  # noqa: N802 (PySpark's)
+                   ) -> dict[int, Report]:
+        a.update(b)
+        return a
 
 
-def _quoted(name: str) -> Any:
-    return F.col("`" + name.replace("`", "``") + "`")
+def sizes(spark: Any, keys: list[str]) -> Sizes:
+    """The measure of a recognition whose ``PARTITION BY`` columns are ``keys``, on
+    ``spark`` (its settings read now, on the driver; a fresh accumulator)."""
+    memory, source = task_memory(spark)
+    floor = int(spark.conf.get(SKEW_SETTING, None) or SKEW_ROWS)
+    return Sizes(tuple(keys), memory, source, floor,
+                 spark.sparkContext.accumulator({}, Measured()))
 
 
 def task_memory(spark: Any) -> tuple[int, str]:
@@ -135,28 +198,6 @@ def _bytes(text: str) -> int:
     if found is None:
         raise Unsupported(f"a size of {text!r}: write bytes, or a number with k, m, g or t")
     return int(float(found.group(1)) * _UNITS[found.group(2).lower()])
-
-
-def size_notes(spark: Any, df: DataFrame, keys: list[str]) -> list[str]:
-    """What to say of ``df``'s keys before the job (module docstring): a note of a skewed
-    key; :class:`Unsupported` for a key too large for one task."""
-    largest = largest_key(df, keys)
-    key = ", ".join(f"{k} = {value_text(v)}" for k, v in largest.key)
-    where = f"PARTITION BY key {key}" if keys else "the one partition (no PARTITION BY)"
-    memory, source = task_memory(spark)
-    if largest.nbytes * GROWTH > memory:
-        raise Unsupported(
-            f"{where} holds {largest.rows:,} rows, {_size(largest.nbytes)} as Arrow; one "
-            f"Spark task matches them whole and needs about {GROWTH} times that "
-            f"({_size(largest.nbytes * GROWTH)}), more than a task has ({_size(memory)}, "
-            f"{source}): add a PARTITION BY column that splits it, or give tasks more "
-            f"memory ({MEMORY_SETTING})")
-    floor = int(spark.conf.get(SKEW_SETTING, None) or SKEW_ROWS)
-    if keys and largest.rows >= floor and 2 * largest.rows > largest.total:
-        return [f"{where} holds {largest.rows:,} of the {largest.total:,} rows "
-                f"({100 * largest.rows / largest.total:.0f} %): it is matched by one Spark "
-                "task while the other keys share the others"]
-    return []
 
 
 def _size(n: int) -> str:

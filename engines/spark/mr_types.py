@@ -32,9 +32,10 @@ import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 
+import pyarrow as pa
 from pyspark.sql import types as T
 
-from kleene.reference.errors import Unsupported
+from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.match_recognize.ast import (
     Aggregate,
     Between,
@@ -259,3 +260,15 @@ def _call(name: str, args: list[T.DataType], refuse: Refuse) -> T.DataType:
     if name in ("FLOOR", "CEIL", "CEILING") and args and isinstance(args[0], _INTEGRAL):
         return LONG
     raise refuse(f"{name}() has no type known before the job here")
+
+
+def typed(out: pa.Table, schema: pa.Schema) -> pa.Table:
+    """The matcher's output ``out`` cast to ``schema``, the one known before the job."""
+    arrays = []
+    for column, target in zip(out.columns, schema, strict=True):
+        try:
+            arrays.append(column.cast(target.type))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as err:
+            raise KleeneError(f"output column {target.name}: its values do not fit "
+                              f"{target.type} ({' '.join(str(err).split())})") from None
+    return pa.Table.from_arrays(arrays, schema=schema)

@@ -59,7 +59,14 @@ from typing import NamedTuple
 
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
-from kleene.reference.match_recognize.ast import Column, Expr, MatchRecognize, SortKey, Within
+from kleene.reference.match_recognize.ast import (
+    AfterMatchSkip,
+    Column,
+    Expr,
+    MatchRecognize,
+    SortKey,
+    Within,
+)
 from kleene.reference.match_recognize.evaluation import Scope, evaluate, holds, row_local
 from kleene.reference.match_recognize.matchings import Matching, Observer, matchings
 from kleene.reference.match_recognize.scalars import DataError, arithmetic, cast_number, compare
@@ -147,6 +154,24 @@ def _instant(d: datetime.date) -> datetime.datetime:
     return d if isinstance(d, datetime.datetime) else datetime.datetime(d.year, d.month, d.day)
 
 
+def resume_at(skip: AfterMatchSkip, start: int, end: int, mapped: Sequence[int]) -> int:
+    """Where matching resumes after a non-empty match of rows ``start … end − 1`` whose
+    rows mapped to the skip's variable are ``mapped`` (module docstring, 3): ``AFTER MATCH
+    SKIP``'s row, or its data exception."""
+    if skip.kind == "PAST LAST ROW":
+        return end
+    if skip.kind == "TO NEXT ROW":
+        return start + 1
+    if not mapped:
+        raise DataError("skip-to-unmapped-variable", f"AFTER MATCH SKIP {skip.kind} "
+                        f"{skip.var}: the match maps no row to {skip.var}")
+    target = mapped[0] if skip.kind == "TO FIRST" else mapped[-1]
+    if target == start:
+        raise DataError("skip-to-first-row", f"AFTER MATCH SKIP {skip.kind} {skip.var} "
+                        "resumes at the match's first row, which would find it again")
+    return target
+
+
 class Cursor(NamedTuple):
     """Where the recognition of a partition stands (module docstring, 3): the row the
     next search starts at, the matches found so far (``MATCH_NUMBER``), and the row after
@@ -230,19 +255,8 @@ class Recognizer:
     def resume(self, m: Matching, scope: Scope) -> int:
         """Where matching resumes after the non-empty match ``m`` (AFTER MATCH SKIP)."""
         skip = self.clause.after_match
-        if skip.kind == "PAST LAST ROW":
-            return m.end
-        if skip.kind == "TO NEXT ROW":
-            return m.start + 1
-        rows = scope.mapped(skip.var, final=True)
-        if not rows:
-            raise DataError("skip-to-unmapped-variable", f"AFTER MATCH SKIP {skip.kind} "
-                            f"{skip.var}: the match maps no row to {skip.var}")
-        target = rows[0] if skip.kind == "TO FIRST" else rows[-1]
-        if target == m.start:
-            raise DataError("skip-to-first-row", f"AFTER MATCH SKIP {skip.kind} {skip.var} "
-                            "resumes at the match's first row, which would find it again")
-        return target
+        mapped = scope.mapped(skip.var, final=True) if skip.var is not None else []
+        return resume_at(skip, m.start, m.end, mapped)
 
     def output(self, row: Row, scope: Scope | None) -> Row:
         """The output row built on input ``row``, the measures over ``scope`` (``None``:
@@ -253,6 +267,15 @@ class Recognizer:
             return tuple([row[i] for i in self.by] + measures)
         return tuple([row[i] for i in self.by + self.order] + measures
                      + [row[i] for i in self.rest])
+
+    def emitted(self, rows: Sequence[Row], m: Matching, final: Scope) -> list[Row]:
+        """The output rows of the non-empty match ``m`` (module docstring, 4), ``final``
+        its scope over all its rows."""
+        if not self.all_rows:
+            return [self.output(rows[m.end - 1], final)]
+        return [self.output(rows[m.start + i], Scope(
+            rows, self.columns, m.start, m.variables, i + 1, final.match_number, self.subsets))
+            for i in range(len(m.variables)) if i not in m.excluded]
 
     def steps(self, rows: Sequence[Row], cursor: Cursor | None = None) -> Iterator[Step]:
         """The recognition of one ordered partition from ``cursor`` on (default: its first
@@ -280,12 +303,7 @@ class Recognizer:
                 pos += 1
                 yield Step(start, m, tuple(out), Cursor(pos, number, covered))
                 continue
-            if not self.all_rows:
-                out.append(self.output(rows[m.end - 1], final))
-            else:
-                out.extend(self.output(rows[m.start + i], Scope(
-                    rows, self.columns, m.start, m.variables, i + 1, number, self.subsets))
-                    for i in range(len(m.variables)) if i not in m.excluded)
+            out.extend(self.emitted(rows, m, final))
             covered = max(covered, m.end)
             pos = self.resume(m, final)
             yield Step(start, m, tuple(out), Cursor(pos, number, covered))

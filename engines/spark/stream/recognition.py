@@ -28,8 +28,8 @@ from typing import Any
 import pyarrow as pa
 
 from kleene.data.sql import arrow_of
-from kleene.engines.spark.match_recognize import _check_columns, _typed
-from kleene.engines.spark.mr_types import output_schema
+from kleene.engines.spark.match_recognize import _check_columns
+from kleene.engines.spark.mr_types import output_schema, typed
 from kleene.engines.spark.session import worker_python
 from kleene.engines.spark.stream.contract import StreamSetupError, parse_duration
 from kleene.engines.spark.stream.query import (
@@ -154,7 +154,7 @@ def run_recognition_batch(setup: RecognitionSetup, store: StateStore, cache: Sta
     writing = time.perf_counter()
     if out.rows:
         write_batch(store, setup.output, setup.output_format,
-                    _typed(arrow_of(out, like=setup.rows), setup.typed), batch_id)
+                    typed(arrow_of(out, like=setup.rows), setup.typed), batch_id)
     sink += time.perf_counter() - writing
     meta = prev.advanced(batch_id, watermark=watermark, frontier=watermark, ended=end,
                          next_position=prev.next_position + settled.num_rows,
