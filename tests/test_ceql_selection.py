@@ -37,8 +37,8 @@ def found(text: str, s: Stream) -> Positions:
     """The matches of CEQL ``text`` on ``s`` by the reference; the backend
     ``kleene.find_matches`` chooses gives the same (``srt+selection`` when the query keeps
     part of its complex events, ``srt`` otherwise), and ``kleene.count_matches`` their
-    number, without listing them unless a strategy other than ``ALL`` compares them
-    (engines/count/consume.py)."""
+    number, without listing them unless ``MAX`` or ``STRICT`` compares them by inclusion
+    (engines/count/consume.py: ``NEXT`` and ``LAST`` are counted by interval)."""
     result = kleene.find_matches(text, s, engine="reference")
     chosen = kleene.find_matches(text, s)
     assert result.query.language == "ceql" and chosen.matches == result.matches
@@ -47,7 +47,7 @@ def found(text: str, s: Stream) -> Positions:
     counted = kleene.count_matches(text, s)
     assert counted.count == len(result.matches)
     pattern = result.query.pattern
-    compared = isinstance(pattern, Selected) and pattern.strategy != "ALL"
+    compared = isinstance(pattern, Selected) and pattern.strategy in ("MAX", "STRICT")
     assert (counted.backend == "srt+selection") == compared, counted.why
     return {m.positions for m in result.matches}
 

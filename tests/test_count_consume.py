@@ -44,12 +44,12 @@ def _listed(query: Query, s: Stream) -> int:
 
 
 def _kept(body: Expr, consumption: str, limit: int | None, reading: str,
-          s: Stream) -> Query:
-    """``SELECT ALL`` of ``body`` with the consumption and limit, strategy operators
+          s: Stream, strategy: str = "ALL") -> Query:
+    """``SELECT strategy`` of ``body`` with the consumption and limit, strategy operators
     rewritten (CEQL has none: ``ANY(e)`` is its definition, seed 004 Def. 44)."""
     plain = Partition(rewrite(body.body), body.by) if isinstance(body, Partition) \
         else rewrite(body)
-    return Query.of(Selected(plain, "ALL", consumption, limit), language="ceql",
+    return Query.of(Selected(plain, strategy, consumption, limit), language="ceql",
                     reading=reading).with_time_unit(s.time_unit)
 
 
@@ -124,9 +124,8 @@ def test_a_strategy_is_listed_and_says_so():
     s = typed_stream("SELL", "BUY", "BUY")
     got = count_matches(_query("SELL ; BUY+").replace("SELECT *", "SELECT MAX *"), s)
     assert got.backend == "srt+selection" and got.count == 2
-    assert got.why == ("counting covers SELECT ALL, not MAX (which compares the complex "
-                       "events of one interval)")
-
+    assert got.why == ("counting covers SELECT ALL, NEXT and LAST, not MAX (which "
+                       "compares the complex events of one interval by inclusion)")
 
 
 class _Toy:
@@ -173,3 +172,40 @@ def test_the_estimate_chooses_the_counter_by_hand(rows: str, tau: int, average: 
     for kind in (ending.PerStart, ending.Sliding):
         c = kind(toy, tau, "inclusive", True)
         assert sum(c.feed(x) for x in elements) == expected
+
+
+@given(counted_expressions(), ROWS, st.sampled_from(("NEXT", "LAST")),
+       st.sampled_from(CONSUMPTIONS), LIMITS, st.sampled_from(("inclusive", "strict")),
+       st.lists(st.integers(1, 4), max_size=3))
+def test_next_and_last_count_one_per_interval(e, s, strategy, consumption, limit, reading,
+                                              cuts):
+    """≥ 300 drawn examples: ``SELECT NEXT|LAST`` (one complex event per interval that has
+    any), with every consumption and limit, counted by interval
+    (engines/count/ending.Intervals), is the number ``srt+selection`` lists (the
+    reference's :func:`~kleene.reference.ceql.selection.select` over the ``ALL`` set)."""
+    query = _kept(e, consumption, limit, reading, s, strategy)
+    assert sremo.outside(query) is None
+    expected = _listed(query, s)
+    assert sremo.count(query, s) == expected
+    assert sremo.count(query, columnar(s)) == expected
+    assert sremo.count(query, Cut(s, cuts)) == expected
+
+
+def test_next_and_last_by_hand():
+    """``A ; B`` on A A B B (positions 0-3), no window: the ``ALL`` set is {0,2}, {0,3},
+    {1,2}, {1,3}: four intervals of one complex event each, so NEXT and LAST keep 4;
+    ``(A ; B) OR (A ; A ; B)`` adds {0,1,2}, {0,1,3}, sharing the intervals [0,2] and
+    [0,3]: still 4 intervals, so 4 where ALL has 6; ``CONSUME BY ANY``: at 2 the
+    intervals [0,2] and [1,2] are output, then nothing starts after 2: 2."""
+    import kleene
+
+    s = typed_stream("A", "A", "B", "B")
+    for text, expected in (("SELECT {} * FROM S WHERE A ; B", 4),
+                           ("SELECT {} * FROM S WHERE (A ; B) OR (A ; A ; B)", 4),
+                           ("SELECT {} * FROM S WHERE (A ; B) OR (A ; A ; B) "
+                            "CONSUME BY ANY", 2)):
+        for strategy in ("NEXT", "LAST"):
+            counted = kleene.count_matches(text.format(strategy), s)
+            assert (counted.count, counted.backend) == (expected, DP), (text, strategy)
+    assert kleene.count_matches("SELECT ALL * FROM S WHERE (A ; B) OR (A ; A ; B)",
+                                s).count == 6

@@ -23,8 +23,15 @@ position summed before any restart; an ``ANY`` restart reaches another part when
 reads an element, before the run that precedes that element (a run takes no mark, so
 restarting before it or inside it keeps the same words).
 
-The strategies ``NEXT``, ``LAST``, ``MAX`` and ``STRICT`` compare the complex events of one
-interval: such a query is listed (``srt+selection``), and the count says so.
+The strategies ``NEXT`` and ``LAST`` keep exactly one complex event of each interval (the
+same first and last position) that has any (CEL, TODS 2021 Sec. 4: among the complex
+events of an interval, the one whose earliest, or latest, differing position is its own:
+the sets of one interval are totally ordered so), so under them ``c_j(r)`` is the number of
+first positions ``s ≥ r`` from which some complex event ends at ``j``: the per-start
+counter read as booleans (:class:`kleene.engines.count.ending.Intervals`); the strategy
+comes before the consumption and the limit, as in the reference. ``MAX`` and ``STRICT``
+compare the complex events of an interval by inclusion: such a query is listed
+(``srt+selection``), and the count says so.
 """
 
 from __future__ import annotations
@@ -32,21 +39,31 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterator
 
-from kleene.engines.count.ending import Automaton, Element, Ending, counter, up_to_last_end
+from kleene.engines.count.ending import (
+    Automaton,
+    Element,
+    Ending,
+    Intervals,
+    counter,
+    up_to_last_end,
+)
 
 
 def kept(automaton: Automaton, parts: dict[object, list[Element]],
          window: tuple[int | float, str, bool] | None, consumption: str,
-         limit: int | None) -> int:
+         limit: int | None, intervals: bool = False) -> int:
     """The complex events output (module docstring) over the ``parts``' elements of the
     ``ALL`` set's count (``window``: τ, reading, timed, as
     :func:`~kleene.engines.count.ending.counter` reads it); ``consumption`` is ``NONE``,
-    ``ANY`` or ``PARTITION`` (one reset per part)."""
+    ``ANY`` or ``PARTITION`` (one reset per part); ``intervals``: ``SELECT NEXT|LAST``,
+    one complex event per interval."""
     tracks: list[tuple[Ending, list[Element]]] = []
     for xs in parts.values():
         xs = up_to_last_end(automaton, xs)
         if xs:
-            tracks.append((counter(automaton, xs, window), xs))
+            track = Intervals(automaton, window) if intervals else counter(automaton, xs,
+                                                                           window)
+            tracks.append((track, xs))
     fed = [0] * len(tracks)
     synced = [0] * len(tracks)    # the restarts of ANY each part has taken
     restarts = 0

@@ -38,6 +38,7 @@ O(n²) products), else :class:`Sliding`.
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
 from typing import Protocol
@@ -220,7 +221,7 @@ class PerStart(Windowed):
         zero, one = a.zero[m], a.one[m]
         after: deque[tuple[int | float, Vector]] = deque()
         for w, v in starts:
-            found += sum(v.get(q, 0) for q in reports)
+            found += self.reported(v, reports)
             v = _step(v, zero, one)
             if v:
                 after.append((w, v))
@@ -229,6 +230,27 @@ class PerStart(Windowed):
             after.append((where, {first: 1}))
         self.starts = after
         return found
+
+    def reported(self, v: Vector, reports: list[int]) -> int:
+        """What one start's words ending here count for: their number."""
+        return sum(v.get(q, 0) for q in reports)
+
+
+class Intervals(PerStart):
+    """The intervals (first and last marked element) holding some match, one vector per
+    start: what ``SELECT NEXT|LAST`` keeps (one complex event per such interval,
+    :mod:`kleene.engines.count.consume`); ``window`` as :func:`counter` reads it, ``None``
+    for none (every start is then kept while its vector lives)."""
+
+    def __init__(self, automaton: Automaton,
+                 window: tuple[int | float, str, bool] | None) -> None:
+        tau, reading, timed = window if window is not None else (math.inf, "inclusive",
+                                                                 False)
+        super().__init__(automaton, tau, reading, timed)
+
+    def reported(self, v: Vector, reports: list[int]) -> int:
+        """One interval (this start, here) when any of its words ends here."""
+        return int(any(v.get(q, 0) for q in reports))
 
 
 def up_to_last_end(automaton: Automaton, elements: list[Element]) -> list[Element]:

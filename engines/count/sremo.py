@@ -115,6 +115,7 @@ class Plan:
     keyed: Keyed | None = None
     consumption: str = "NONE"
     limit: int | None = None
+    intervals: bool = False       # SELECT NEXT|LAST: one complex event per interval
 
 
 def plan(query: Query) -> Plan | str:
@@ -123,15 +124,19 @@ def plan(query: Query) -> Plan | str:
         return f"counting covers SREMO's policy stream, not {query.policy}"
     e = query.pattern
     if isinstance(e, Selected):
-        if e.strategy != "ALL":
-            return (f"counting covers SELECT ALL, not {e.strategy} (which compares the "
-                    "complex events of one interval)")
+        if e.strategy not in ("ALL", "NEXT", "LAST"):
+            return (f"counting covers SELECT ALL, NEXT and LAST, not {e.strategy} (which "
+                    "compares the complex events of one interval by inclusion)")
         found = plan(replace(query, pattern=e.body))
         if isinstance(found, str):
             return found
+        intervals = e.strategy != "ALL"
+        if intervals and found.keyed is not None:
+            return (f"SELECT {e.strategy} is counted by interval, and a register keying "
+                    "the runs is not read that way")
         consumption = "ANY" if e.consumption == "PARTITION" and not found.by \
             else e.consumption
-        return replace(found, consumption=consumption, limit=e.limit)
+        return replace(found, consumption=consumption, limit=e.limit, intervals=intervals)
     if not isinstance(e, EXPRESSION_TYPES):
         return f"counting covers SREMO expressions here, not {type(e).__name__}"
     by: tuple[str, ...] = ()
@@ -279,8 +284,9 @@ def _total(automaton: _Determinized, parts: dict[object, list[Element]], found: 
         window = (found.window - 1, "inclusive", False)
     if window is not None and not fits(0, window[0], window[1]):
         return 0        # strict, τ = 0: not even one element fits
-    if found.consumption != "NONE" or found.limit is not None:
-        return kept(automaton, parts, window, found.consumption, found.limit)
+    if found.consumption != "NONE" or found.limit is not None or found.intervals:
+        return kept(automaton, parts, window, found.consumption, found.limit,
+                    found.intervals)
     total = 0
     for xs in parts.values():
         xs = up_to_last_end(automaton, xs)
