@@ -1,0 +1,65 @@
+"""The drawn disagreements of ``make peers --parts mr`` read by hand (docs/peers.md, issue 30
+item 3): each reproduction as the run shrank it, the standard's answer computed by hand in
+the comment, and the class conformance/adapters/mr_classes.py gives it."""
+
+from __future__ import annotations
+
+from kleene.conformance.adapters.mr_classes import classify
+from kleene.conformance.adapters.mr_repro import within_boundary
+from kleene.conformance.adapters.mr_suite import Verdict
+
+#: Session 8's ``generated #f286`` as Flink (both modes) failed it. By hand: B holds on a row
+#: with X not NULL (``X >= X``) or after a D with X > 1; D? is greedy, so D B is tried
+#: first, within 1 s. p (rows at 0, 5, 12 s): B alone at 0 (X = 2); 5 and 12 have X NULL.
+#: q (9, 10, 15, 19, 25, 26 s; X never NULL): D B over 9-10 (1 s: within), B at 15, B at
+#: 19, D B over 25-26; NULL's partition (11, 17 s): X NULL, none. Five rows, as the
+#: reference. Flink drops a match spanning exactly 1 s, so it answers B alone at 9, 10, 25
+#: and 26 instead of two D B: two rows more.
+F286 = """SELECT * FROM t MATCH_RECOGNIZE (
+  PARTITION BY P
+  ORDER BY T
+  MEASURES 'b' AS M0
+  PATTERN (D? B)
+  WITHIN INTERVAL '1' SECOND
+  DEFINE B AS 1 < D.X OR X >= X AND 5 >= 1
+)
+-- table t (X, Y, S, P, T), 11 rows:
+--   [null, null, null, "p", 5]
+--   [-3, 0.0, "a", "q", 26]
+--   [null, null, null, null, 11]
+--   [null, -0.1, "A%", "p", 12]
+--   [null, null, null, null, 17]
+--   [-2, 4.5, "a", "q", 15]
+--   [2, null, null, "p", 0]
+--   [0, -2.7, "a", "q", 25]
+--   [3, -2.1, "a", "q", 19]
+--   [2, null, null, "q", 10]
+--   [-2, null, "b", "q", 9]
+-- expected (P, M0): ('p', 'b'); ('q', 'b'); ('q', 'b'); ('q', 'b'); ('q', 'b')
+-- got: 2 rows extra"""
+
+
+def test_flinks_extra_rows_at_the_within_boundary_are_its_documented_choice() -> None:
+    v = Verdict("generated #f286", "failed", "2 rows extra", ("within",), F286)
+    for mode in ("flink batch", "flink streaming"):
+        cls, why = classify(mode, v)
+        assert cls == "documented engine choice" and "exactly the WITHIN interval" in why
+    # 1.5 s apart at most where 1 s was: no two rows of q at the boundary, not this choice
+    apart = (F286.replace(", 10]", ", 11]").replace(", 26]", ", 27]")
+             .replace("null, 11]", "null, 13]"))
+    assert not within_boundary(apart)
+    assert classify("flink batch", Verdict("generated #f286", "failed", "2 rows extra",
+                                           ("within",), apart))[0] \
+        == "disagrees with the reference"
+    assert classify("pmr", v)[0] != "documented engine choice"   # Flink's reading only
+
+
+def test_the_boundary_is_the_interval_between_rows_of_one_partition() -> None:
+    head = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY P ORDER BY T MEASURES 1 AS M "
+            "PATTERN (A B) WITHIN INTERVAL '2' SECOND DEFINE A AS A.X > 0)\n"
+            "-- table t (X, P, T), 2 rows:\n")
+    assert within_boundary(head + '--   [1, "p", 3]\n--   [1, "p", 5]')
+    assert not within_boundary(head + '--   [1, "p", 3]\n--   [1, "q", 5]')   # two partitions
+    assert not within_boundary(head + '--   [1, "p", 3]\n--   [1, "p", 6]')
+    assert not within_boundary(head.replace(" WITHIN INTERVAL '2' SECOND", "")
+                               + '--   [1, "p", 3]\n--   [1, "p", 5]')
