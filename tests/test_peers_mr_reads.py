@@ -63,3 +63,45 @@ def test_the_boundary_is_the_interval_between_rows_of_one_partition() -> None:
     assert not within_boundary(head + '--   [1, "p", 3]\n--   [1, "p", 6]')
     assert not within_boundary(head.replace(" WITHIN INTERVAL '2' SECOND", "")
                                + '--   [1, "p", 3]\n--   [1, "p", 5]')
+
+
+def _pmr(sql: str, rows: str, reason: str, where: str = "generated #59") -> str:
+    text = f"{sql}\n-- table t (X, P, T), n rows:\n{rows}\n-- got: {reason}"
+    return classify("pmr", Verdict(where, "failed", reason, (), text))[0]
+
+
+#: Session 8's generated #59 and #60: PATTERN (A{,2}? B), A: X < 1, B: X < 0, ordered by T.
+#: By hand: over X = -1 (T 2), then X = 2 (T 4), the reluctant A{,2}? first tries no A:
+#: B holds on X = -1, a match of one row (N 1, M 1, F 2); X = 2 is neither. #60 (X = 2 first)
+#: matches B alone on X = -1 too. pmr answers no row in both.
+SQL59 = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES COUNT(*) AS N, MATCH_NUMBER() "
+         "AS M, FIRST(T) AS F PATTERN (A{,2}? B) DEFINE A AS A.X < 1, B AS B.X < 0)")
+#: Session 8's generated #f287, shrunk here to its NULL partition: PARTITION BY P, PATTERN
+#: (C{2} A* B), no DEFINE (every row is every variable), SKIP TO NEXT ROW. By hand: rows at
+#: T 8, 19, 20: C C at 8 and 19, A* greedy takes 20, B then has no row, so A* gives it
+#: back: C C B, one match (UPPER(B.S) 'B', -COUNT(B.*) -1, A.S || '' NULL: A has no row);
+#: from 19 no match. pmr answers none (1 rows missing).
+SQL287 = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY P ORDER BY T MEASURES UPPER(B.S) AS "
+          "M0, -COUNT(B.*) AS M1, A.S || '' AS M2 AFTER MATCH SKIP TO NEXT ROW PATTERN "
+          "(C{2} A* B))")
+#: Session 8's generated #f321 and #f322: PATTERN (C+?), SKIP TO NEXT ROW, MEASURES
+#: LAST(C.X, 2). By hand: the reluctant C+? matches one row from every row, so C has one row
+#: and the row two before its last does not exist: NULL on all 12 rows. pmr answers each
+#: row's own X (10 of the 12 are not NULL: 10 rows missing, 10 rows extra).
+SQL321 = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES LAST(C.X, 2) AS M0 AFTER "
+          "MATCH SKIP TO NEXT ROW PATTERN (C+?))")
+
+
+def test_pmrs_drawn_disagreements_of_session_8_are_its_engine_bugs() -> None:
+    assert _pmr(SQL59, '--   [-1, "p", 2]\n--   [2, "p", 4]', "1 rows missing") == "engine bug"
+    assert _pmr(SQL287, '--   [3, null, 8]\n--   [null, null, 19]\n--   [null, null, 20]',
+                "1 rows missing", "generated #f287") == "engine bug"
+    assert _pmr(SQL321, '--   [1, "p", 24]\n--   [3, "p", 16]', "10 rows missing, 10 rows "
+                "extra", "generated #f321") == "engine bug"
+    # the same shapes without what pmr reads wrongly: not these bugs
+    assert _pmr(SQL59.replace("A{,2}?", "A{,2}"), "--   [-1, null, 2]", "1 rows missing") \
+        == "disagrees with the reference"          # greedy {,2} first: pmr answers it
+    assert _pmr(SQL287.replace("SKIP TO NEXT ROW", "SKIP PAST LAST ROW"),
+                "--   [3, null, 8]", "1 rows missing") == "disagrees with the reference"
+    assert _pmr(SQL321.replace("LAST(C.X, 2)", "LAST(C.X)"), "--   [1, null, 24]",
+                "1 rows missing") == "disagrees with the reference"

@@ -32,7 +32,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kleene.conformance.adapters.mr_generated import order_ties
-from kleene.conformance.adapters.mr_repro import parsed, within_boundary
+from kleene.conformance.adapters.mr_repro import (
+    inner_star_next_row,
+    leading_zero,
+    offset_in_measure,
+    parsed,
+    within_boundary,
+)
 from kleene.conformance.adapters.mr_suite import Verdict
 from kleene.conformance.sqllogictest.reader import read_file
 from kleene.reference.errors import KleeneError
@@ -46,7 +52,6 @@ from kleene.reference.match_recognize.ast import (
     MatchRecognize,
     Quantified,
     Unary,
-    Var,
 )
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.parser import parse_statement
@@ -112,14 +117,6 @@ def boolean_measure(clause: MatchRecognize) -> bool:
     return any(isinstance(m.expr, (IsNull, Like, Between, InList))
                or isinstance(m.expr, Binary) and m.expr.op in PREDICATES
                or isinstance(m.expr, Unary) and m.expr.op == "NOT" for m in clause.measures)
-
-
-def leading_star(clause: MatchRecognize) -> bool:
-    """Whether ``clause``'s pattern begins with one variable quantified ``*`` or ``{0,}``
-    (greedy or reluctant) followed by more of the pattern."""
-    p = clause.pattern
-    return (isinstance(p, Concat) and isinstance(first := p.items[0], Quantified)
-            and isinstance(first.body, Var) and first.low == 0 and first.high is None)
 
 
 def greedy_before_more(clause: MatchRecognize) -> bool:
@@ -267,12 +264,30 @@ RULES: tuple[Rule, ...] = (
          "another difference in the same rows is not told apart",
          clause=boolean_measure),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
-         "a pattern beginning with `A*` or `A*?` (`{0,}`) before more of the pattern misses "
-         "every match where A takes no row (by hand, pandas-match-recognize 0.2.5, "
-         "2026-11-28: PATTERN (A* B) DEFINE A AS X < 1, B AS X != 0 over one row X = 3 "
-         "answers no match where ISO/IEC 9075-2:2016 §7.6 and TR 19075-5 §4.7 match B "
-         "alone; `A? B`, `C A* B` and `(A | C)* B` answer it)",
-         clause=leading_star),
+         "a pattern beginning with `A*`, `A*?` (`{0,}`) or a reluctant `A??` or `A{,n}?` "
+         "before more of the pattern misses every match where A takes no row (by hand, "
+         "pandas-match-recognize 0.2.5, 2026-11-28: PATTERN (A* B) DEFINE A AS X < 1, B AS "
+         "X != 0 over one row X = 3 answers no match where ISO/IEC 9075-2:2016 §7.6 and TR "
+         "19075-5 §4.7 match B alone; so do PATTERN (A{,2}? B) and (A?? B) DEFINE A AS X < 1, "
+         "B AS X < 0 over one row X = -1; `A? B`, `A{,2} B`, `C A{,2}? B` and `(A | C)* B` "
+         "answer it)",
+         clause=leading_zero),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "with AFTER MATCH SKIP TO NEXT ROW, a match where a greedy `A*` inside the pattern "
+         "takes no row is missed (by hand, pandas-match-recognize 0.2.5, 2026-11-28: "
+         "PATTERN (C A* B), no DEFINE, over two rows answers no match where ISO/IEC "
+         "9075-2:2016 §7.6 matches C B, and over three rows misses the second match, C B "
+         "from row 2; the same pattern past the last row, and `C A+ B`, answer right); "
+         "another difference in the same rows is not told apart",
+         clause=inner_star_next_row),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "FIRST(v.x, n) or LAST(v.x, n) in MEASURES with n beyond v's rows answers v's "
+         "first or last row where ISO/IEC TR 19075-5 §4.10 (logical offsets) answers NULL "
+         "(by hand, pandas-match-recognize 0.2.5, 2026-11-28: MEASURES LAST(C.X, 1) PATTERN "
+         "(B C) over X = 1, 2 answers 2, LAST(C.X, 5) over a C+ of 1, 2, 3 answers 1; within "
+         "range, LAST(C.X, 1) over it answers 2 as it should); another difference in the "
+         "same rows is not told apart",
+         clause=offset_in_measure),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
          "a DEFINE condition written with `<>` (SQL's not-equal, ISO/IEC 9075-2:2016 §8.2 "
          "<comp op>) never holds: the engine's condition evaluator logs `Syntax error in "

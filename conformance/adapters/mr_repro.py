@@ -1,6 +1,7 @@
-"""A shrunk disagreement's reproduction read back (:func:`.mr_suite.reproduction`: the
-statement, then ``-- table t (names), n rows:`` and a JSON row a line): its clause and rows,
-for the classification rules of :mod:`.mr_classes` that look at the rows."""
+"""What the classification rules of :mod:`.mr_classes` look for in a failing recognition:
+a shrunk disagreement's reproduction read back (:func:`.mr_suite.reproduction`: the
+statement, then ``-- table t (names), n rows:`` and a JSON row a line), its clause and rows,
+and the shapes of clause an engine was found by hand to read wrongly (docs/peers.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,15 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from kleene.reference.errors import KleeneError
-from kleene.reference.match_recognize.ast import Column, MatchRecognize
+from kleene.reference.match_recognize.ast import (
+    Column,
+    Concat,
+    MatchRecognize,
+    Navigation,
+    Quantified,
+    Var,
+)
+from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.parser import parse_statement
 from kleene.reference.match_recognize.semantics import UNITS
 
@@ -57,3 +66,29 @@ def within_boundary(reproduction: str) -> bool:
             part = json.dumps([row[i] for i in parts if i is not None])
             seen.setdefault(part, []).append(Decimal(str(row[key])))
     return any(abs(a - b) == span for keys in seen.values() for a in keys for b in keys)
+
+
+def leading_zero(clause: MatchRecognize) -> bool:
+    """Whether ``clause``'s pattern begins with one variable quantified with a lower bound
+    of 0 and no upper bound (``*``, ``*?``, ``{0,}``) or reluctantly (``??``, ``{,n}?``),
+    followed by more of the pattern."""
+    p = clause.pattern
+    return (isinstance(p, Concat) and isinstance(first := p.items[0], Quantified)
+            and isinstance(first.body, Var) and first.low == 0
+            and (first.high is None or first.reluctant))
+
+
+def inner_star_next_row(clause: MatchRecognize) -> bool:
+    """Whether ``clause`` resumes ``AFTER MATCH SKIP TO NEXT ROW`` and its pattern has a
+    variable quantified greedily ``*`` (``{0,}``) between its first and last elements."""
+    p = clause.pattern
+    return clause.after_match.kind == "TO NEXT ROW" and isinstance(p, Concat) and any(
+        isinstance(q, Quantified) and isinstance(q.body, Var) and q.low == 0
+        and q.high is None and not q.reluctant for q in p.items[1:-1])
+
+
+def offset_in_measure(clause: MatchRecognize) -> bool:
+    """Whether a measure of ``clause`` navigates with ``FIRST`` or ``LAST`` and an offset of
+    one or more (``LAST(C.X, 2)``)."""
+    return any(isinstance(e, Navigation) and e.kind in ("FIRST", "LAST") and e.offset > 0
+               for m in clause.measures for e in walk(m.expr))
