@@ -105,3 +105,28 @@ def test_pmrs_drawn_disagreements_of_session_8_are_its_engine_bugs() -> None:
                 "--   [3, null, 8]", "1 rows missing") == "disagrees with the reference"
     assert _pmr(SQL321.replace("LAST(C.X, 2)", "LAST(C.X)"), "--   [1, null, 24]",
                 "1 rows missing") == "disagrees with the reference"
+
+
+#: Session 8's generated #f448 to #f453, shrunk: PATTERN (A{,2} B*? D C), A true on every
+#: row ('' IS NOT NULL), B never (its DEFINE reads C, which has no row yet: NULL). By hand,
+#: over rows at T 1 and 2: D and C need both rows, so A gives back all it took and B*? takes
+#: none: A D C is D C, one match. pmr answers none (#f453) or another row (#f448).
+SQL453 = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES CASE WHEN 1 IS NULL THEN "
+          "4 + 0 END AS M0 PATTERN (A{,2} B*? D C) DEFINE A AS '' IS NOT NULL OR '' IS NOT "
+          "NULL, B AS C.X >= C.X * C.X)")
+#: Session 8's generated #f494: PATTERN (C) DEFINE C AS S LIKE 'a%', MEASURES COUNT(X). By
+#: hand: 'a' LIKE 'a%' is true, so the one row is a match; COUNT(X) of its NULL X is 0.
+#: pmr answers no match; with S = 'a' for the LIKE it answers 0.
+SQL494 = ("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY T MEASURES COUNT(X) AS M0 PATTERN (C) "
+          "DEFINE C AS S LIKE 'a%')")
+
+
+def test_pmrs_give_back_before_a_reluctant_star_and_its_like_are_engine_bugs() -> None:
+    rows = '--   [null, "p", 1]\n--   [null, "p", 2]'
+    assert _pmr(SQL453, rows, "1 rows missing", "generated #f453") == "engine bug"
+    assert _pmr(SQL453.replace("B*?", "B*"), rows, "1 rows missing") \
+        == "disagrees with the reference"         # a greedy B*: pmr answers it
+    row = '--   [null, null, 1]'
+    assert _pmr(SQL494, row, "1 rows missing", "generated #f494") == "engine bug"
+    assert _pmr(SQL494.replace("S LIKE 'a%'", "S = 'a'"), row, "1 rows missing") \
+        == "disagrees with the reference"

@@ -35,7 +35,9 @@ from kleene.conformance.adapters.mr_generated import order_ties
 from kleene.conformance.adapters.mr_repro import (
     inner_star_next_row,
     leading_zero,
+    like_defined,
     offset_in_measure,
+    optional_then_lazy_star,
     parsed,
     within_boundary,
 )
@@ -288,6 +290,21 @@ RULES: tuple[Rule, ...] = (
          "range, LAST(C.X, 1) over it answers 2 as it should); another difference in the "
          "same rows is not told apart",
          clause=offset_in_measure),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a pattern beginning `A? B*?` or `A{,n} B*?` misses the match where A gives back "
+         "rows for the rest of the pattern (by hand, pandas-match-recognize 0.2.5, "
+         "2026-11-28: PATTERN (A{,2} B*? D C) DEFINE A AS X > -5, B AS X > 5 over three "
+         "rows answers no match where ISO/IEC 9075-2:2016 §7.6 and TR 19075-5 §4.7 match A "
+         "D C over all three (A giving back its second row); `A{,2} B* D C`, `A+ B*? D C` "
+         "and `B*? D C` answer right); another difference in the same rows is not told "
+         "apart",
+         clause=optional_then_lazy_star),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a DEFINE condition holding LIKE never holds (by hand, pandas-match-recognize "
+         "0.2.5, 2026-11-28: PATTERN (C) DEFINE C AS S LIKE 'a%' over one row S = 'a' "
+         "answers no match, with S = 'a' instead of the LIKE it matches; ISO/IEC "
+         "9075-2:2016 §8.5 <like predicate>: 'a' LIKE 'a%' is true)",
+         clause=like_defined),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
          "a DEFINE condition written with `<>` (SQL's not-equal, ISO/IEC 9075-2:2016 §8.2 "
          "<comp op>) never holds: the engine's condition evaluator logs `Syntax error in "

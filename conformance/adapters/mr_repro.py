@@ -13,6 +13,7 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.ast import (
     Column,
     Concat,
+    Like,
     MatchRecognize,
     Navigation,
     Quantified,
@@ -92,3 +93,20 @@ def offset_in_measure(clause: MatchRecognize) -> bool:
     one or more (``LAST(C.X, 2)``)."""
     return any(isinstance(e, Navigation) and e.kind in ("FIRST", "LAST") and e.offset > 0
                for m in clause.measures for e in walk(m.expr))
+
+
+def optional_then_lazy_star(clause: MatchRecognize) -> bool:
+    """Whether ``clause``'s pattern begins with a variable quantified greedily from 0 to a
+    bound (``A?``, ``A{,n}``) directly followed by one quantified ``*?``."""
+    p = clause.pattern
+    if not isinstance(p, Concat) or len(p.items) < 3:
+        return False
+    first, second = p.items[0], p.items[1]
+    return (isinstance(first, Quantified) and not first.reluctant and first.low == 0
+            and first.high is not None and isinstance(second, Quantified)
+            and second.reluctant and second.low == 0 and second.high is None)
+
+
+def like_defined(clause: MatchRecognize) -> bool:
+    """Whether a ``DEFINE`` condition of ``clause`` holds a ``LIKE``."""
+    return any(isinstance(e, Like) for d in clause.defines for e in walk(d.condition))
