@@ -91,7 +91,7 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
             "(`conformance/adapters/native.py`: the source table and the clause, printed "
             "back in the engine's dialect), the SQL around it by DuckDB, each query's result "
             "compared with the file's (`conformance/adapters/mr_suite.py`). Flink runs in the "
-            "mode its column names, each recognition of a run sent at once and run forty to "
+            "mode its column names, each recognition of a run sent at once and run ten to "
             "a job on one mini-cluster, both modes on one worker (`flink_worker.py`); "
             "Flink is sent a quantifier `{,n}` as `{0,n}` (its planner fails on the "
             "first at run time: `native.flink_bounds`). Each peer is sent `AFTER MATCH "

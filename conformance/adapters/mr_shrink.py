@@ -10,7 +10,7 @@ parts are single rows and none can be dropped: a table no one row of which can g
 dropping one row a round gave, in about ``log n`` rounds of ``k`` candidates where that took
 ``n`` rounds of ``n`` (a record of DuckDB's files has hundreds of rows, and every candidate
 is one reference run and one request to the peer). Each round's candidates of every
-failure are judged at once (:func:`~.mr_generated.run`: Flink runs them forty to a job).
+failure are judged at once (:func:`~.mr_generated.run`: Flink runs them ten to a job).
 """
 
 from __future__ import annotations

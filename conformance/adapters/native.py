@@ -58,7 +58,7 @@ COUNT_ROWS = re.compile(r"COUNT\(\s*(\w+|`(?:[^`]|``)+`)\.\*\s*\)")
 DECLINES = re.compile(r"not (yet )?supported|unsupported|not allowed|does not support|"
                       r"currently only supports|only support", re.IGNORECASE)
 
-#: Requests of one :meth:`Native.prefetch` message (Flink's worker runs forty to a job) and
+#: Requests of one :meth:`Native.prefetch` message (Flink's worker runs ten to a job) and
 #: the seconds each may take there: 200 at 4 s each timed out on two cores at a load of 20
 #: (Flink took 16 minutes for 200; the chunk was then asked one recognition at a time).
 CHUNK, PER_REQUEST = 40, 20.0
