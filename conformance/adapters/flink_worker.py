@@ -32,8 +32,9 @@ to a job, 54.4 s and 14.1 s; forty again (the JIT warmer, each statement wrapped
 a view), 69.5 s and 18.2 s. A job's planning and code generation grow faster than its
 statements, so :data:`CHUNK` is ten (forty had been chosen against a job's fixed cost,
 about 2 s). The answers are the same (the 40 at forty and at ten to a job, twice each,
-14:55-15:04 UTC at a load of 35-49: warm, 102.7 s against 46.7 s wall). PyFlink's conversion of a result's column types took about 250 calls into the
-JVM a column; :func:`_columns` reads them as text. Pipelined batch exchanges
+14:55-15:04 UTC at a load of 35-49: warm, 102.7 s against 46.7 s wall).
+PyFlink's conversion of a result's column types took about 250 calls into the JVM a
+column; :func:`_columns` reads them as text. Pipelined batch exchanges
 (``execution.batch-shuffle-mode``) fail the chunk for want of slots, so Flink's default is
 kept.
 

@@ -33,10 +33,11 @@ from pathlib import Path
 
 from kleene.conformance.adapters.mr_generated import order_ties
 from kleene.conformance.adapters.mr_repro import (
+    in_other_variable,
     inner_star_next_row,
     leading_zero,
     like_defined,
-    offset_in_measure,
+    logical_offset,
     optional_then_lazy_star,
     parsed,
     within_boundary,
@@ -283,13 +284,21 @@ RULES: tuple[Rule, ...] = (
          "another difference in the same rows is not told apart",
          clause=inner_star_next_row),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
-         "FIRST(v.x, n) or LAST(v.x, n) in MEASURES with n beyond v's rows answers v's "
-         "first or last row where ISO/IEC TR 19075-5 §4.10 (logical offsets) answers NULL "
-         "(by hand, pandas-match-recognize 0.2.5, 2026-11-28: MEASURES LAST(C.X, 1) PATTERN "
-         "(B C) over X = 1, 2 answers 2, LAST(C.X, 5) over a C+ of 1, 2, 3 answers 1; within "
-         "range, LAST(C.X, 1) over it answers 2 as it should); another difference in the "
-         "same rows is not told apart",
-         clause=offset_in_measure),
+         "FIRST(v.x, n) or LAST(v.x, n) with n beyond v's rows answers v's first or last "
+         "row where ISO/IEC TR 19075-5 §4.10 (logical offsets) answers NULL (by hand, "
+         "pandas-match-recognize 0.2.5, 2026-11-28: MEASURES LAST(C.X, 1) PATTERN (B C) over "
+         "X = 1, 2 answers 2, LAST(C.X, 5) over a C+ of 1, 2, 3 answers 1; within range, "
+         "LAST(C.X, 1) over it answers 2 as it should; in DEFINE too: PATTERN (B D+) DEFINE "
+         "D AS FIRST(D.Y, 2) IS NULL over Y = 1, 5, 6 matches 2 rows, not 3); another "
+         "difference in the same rows is not told apart",
+         clause=logical_offset),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "`x IN (B.y)` in a DEFINE, the list holding another variable's column, holds where "
+         "both are NULL (by hand, pandas-match-recognize 0.2.5, 2026-11-28: PATTERN (B A) "
+         "DEFINE A AS Y IN (B.Y) over two rows of NULL Y matches; ISO/IEC 9075-2:2016 §8.4: "
+         "IN is = ANY, and NULL = NULL is unknown; `Y IN (X)` and `Y IN (A.Y)` answer "
+         "right); another difference in the same rows is not told apart",
+         clause=in_other_variable),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
          "a pattern beginning `A? B*?` or `A{,n} B*?` misses the match where A gives back "
          "rows for the rest of the pattern (by hand, pandas-match-recognize 0.2.5, "

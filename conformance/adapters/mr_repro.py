@@ -13,6 +13,7 @@ from kleene.reference.errors import KleeneError
 from kleene.reference.match_recognize.ast import (
     Column,
     Concat,
+    InList,
     Like,
     MatchRecognize,
     Navigation,
@@ -88,11 +89,20 @@ def inner_star_next_row(clause: MatchRecognize) -> bool:
         and q.high is None and not q.reluctant for q in p.items[1:-1])
 
 
-def offset_in_measure(clause: MatchRecognize) -> bool:
-    """Whether a measure of ``clause`` navigates with ``FIRST`` or ``LAST`` and an offset of
-    one or more (``LAST(C.X, 2)``)."""
+def logical_offset(clause: MatchRecognize) -> bool:
+    """Whether a measure or ``DEFINE`` condition of ``clause`` navigates with ``FIRST`` or
+    ``LAST`` and an offset of one or more (``LAST(C.X, 2)``)."""
+    exprs = [m.expr for m in clause.measures] + [d.condition for d in clause.defines]
     return any(isinstance(e, Navigation) and e.kind in ("FIRST", "LAST") and e.offset > 0
-               for m in clause.measures for e in walk(m.expr))
+               for x in exprs for e in walk(x))
+
+
+def in_other_variable(clause: MatchRecognize) -> bool:
+    """Whether a ``DEFINE`` condition of ``clause`` holds ``[NOT] IN`` a list with a column
+    of another variable than the one it defines (``DEFINE A AS Y IN (B.Y)``)."""
+    return any(isinstance(e, InList) and any(
+        isinstance(i, Column) and i.var is not None and i.var != d.var for i in e.items)
+        for d in clause.defines for e in walk(d.condition))
 
 
 def optional_then_lazy_star(clause: MatchRecognize) -> bool:
