@@ -4,6 +4,8 @@ the comment, and the class conformance/adapters/mr_classes.py gives it."""
 
 from __future__ import annotations
 
+import dataclasses
+
 from kleene.conformance.adapters.mr_classes import classify
 from kleene.conformance.adapters.mr_repro import within_boundary
 from kleene.conformance.adapters.mr_suite import Verdict
@@ -130,3 +132,39 @@ def test_pmrs_give_back_before_a_reluctant_star_and_its_like_are_engine_bugs() -
     assert _pmr(SQL494, row, "1 rows missing", "generated #f494") == "engine bug"
     assert _pmr(SQL494.replace("S LIKE 'a%'", "S = 'a'"), row, "1 rows missing") \
         == "disagrees with the reference"
+
+
+#: Session 9's generated #f444, Flink (both modes), "1 rows missing". By hand: A holds on a
+#: row with Y not NULL (Y IN (..., A.Y)), D where COALESCE(Y, X) <= D's count. Partition
+#: p (7, 9, 19, 25 s): B 7, D* none (4.6 > 1), A 9: a match. NULL's partition (15, 18,
+#: 28 s): B 15, D* greedy takes 18 and 28, A has no row; giving 28 back, A 28 is 13 s
+#: from 15 (over 7); giving both back, A 18: a match. Flink keeps D's rows: no match there.
+F444 = """SELECT * FROM t MATCH_RECOGNIZE (
+  PARTITION BY P
+  ORDER BY T
+  MEASURES A.X NOT BETWEEN 4 AND A.X AS M0, D.S || 'a' AS M1
+  AFTER MATCH SKIP TO LAST A
+  PATTERN (B D* A)
+  WITHIN INTERVAL '7' SECOND
+  DEFINE D AS COALESCE(D.Y, D.X) <= COUNT(D.*), A AS 1 IS NULL OR Y IN (D.X, B.Y, A.Y)
+)
+-- table t (X, Y, S, P, T), 7 rows:
+--   [0, "-1.2", "A%", "p", 19]
+--   [-3, "0.0", "A%", null, 18]
+--   [null, null, "a", null, 15]
+--   [1, "-3.6", "A%", "p", 7]
+--   [2, "0.0", "b", null, 28]
+--   [null, null, null, "p", 25]
+--   [0, "4.6", null, "p", 9]
+-- expected (P, M0, M1): ('p', True, None); (None, True, None)
+-- got: 1 rows missing"""
+
+
+def test_flinks_missing_row_off_the_within_boundary_is_its_greedy_bug() -> None:
+    assert not within_boundary(F444)
+    v = Verdict("generated #f444", "failed", "1 rows missing", ("within",), F444)
+    cls, why = classify("flink streaming", v)
+    assert cls == "engine bug" and "never gives one back" in why
+    # reluctant D*?: no greedy quantifier to blame, and no boundary: not read yet
+    lazy = dataclasses.replace(v, reproduction=F444.replace("(B D* A)", "(B D*? A)"))
+    assert classify("flink batch", lazy)[0] == "disagrees with the reference"

@@ -160,6 +160,20 @@ def statement(v: Verdict) -> str:
         return ""
 
 
+#: Flink's greedy quantifier, read by hand (Kleene's file and drawn recognitions).
+GREEDY = ("a greedy quantifier keeps every row its variable accepts and never gives one back "
+           "to the rest of the pattern: X+ Y (or A* B) over rows both variables accept finds "
+           "no match where the standard's greedy quantifier prefers the most rows with which "
+           "the pattern still matches (ISO/IEC TR 19075-5:2016 §4.7, preferment; ISO/IEC "
+           "9075-2 §7.6); read by hand on Kleene's file, 2026-11-28: A* B with A TRUE over "
+           "rows a..b answers nothing where the standard matches all of them; Flink's CEP "
+           "takes greedy as 'repeat as many as possible' (FLINK-7147) and FLINK-10587 "
+           "(greedy/reluctant support, open) lists what it lacks; read by hand on a drawn "
+           "one (session 9's #f444): PATTERN (B D* A) WITHIN INTERVAL '7' SECOND, B at 15 s, "
+           "D accepting the rows at 18 and 28 s and A the one at 18: the standard gives D's "
+           "rows back (B 15, A 18, 3 s apart), Flink answers no match there")
+
+
 #: The rules, first match wins (filled from real runs: docs/peers.md).
 RULES: tuple[Rule, ...] = (
     Rule("", "", r"an output of no column", "no verdict",
@@ -225,6 +239,13 @@ RULES: tuple[Rule, ...] = (
          "PATTERN (D? B) WITHIN INTERVAL '1' SECOND over rows at 9, 10, 15, 19, 25 and 26 s, "
          "every row a B: the reference's D B over 9-10 and over 25-26, Flink's B alone at "
          "9, 10, 25 and 26, two rows more)", rows=within_boundary),
+    Rule("flink", "within", MISSING, "engine bug", GREEDY, clause=greedy_before_more,
+         rows=lambda text: not within_boundary(text)),
+    Rule("flink", "within", WRONG_WORDS, "disagrees with the reference",
+         "a drawn recognition with WITHIN that Flink answers otherwise though no two rows "
+         "of a partition of its shrunk table lie the interval apart: not Flink's reading "
+         "at the boundary; not yet read by hand",
+         rows=lambda text: not within_boundary(text)),
     Rule("flink", "within", MISSING, "documented engine choice",
          "a match spanning exactly the WITHIN interval is dropped: Flink's CEP times a "
          "partial match out once a row is the interval or more after its first, where "
@@ -244,15 +265,7 @@ RULES: tuple[Rule, ...] = (
     Rule("flink", "", r"Cannot use aggregation in navigation", "engine limitation",
          "an aggregate inside a navigation (PREV(MAX(X)), ...) is rejected at validation; "
          "Kleene's reference evaluates it"),
-    Rule("flink", "", MISSING, "engine bug",
-         "a greedy quantifier keeps every row its variable accepts and never gives one back "
-         "to the rest of the pattern: X+ Y (or A* B) over rows both variables accept finds "
-         "no match where the standard's greedy quantifier prefers the most rows with which "
-         "the pattern still matches (ISO/IEC TR 19075-5:2016 §4.7, preferment; ISO/IEC "
-         "9075-2 §7.6); read by hand on Kleene's file, 2026-11-28: A* B with A TRUE over "
-         "rows a..b answers nothing where the standard matches all of them; Flink's CEP "
-         "takes greedy as 'repeat as many as possible' (FLINK-7147) and FLINK-10587 "
-         "(greedy/reluctant support, open) lists what it lacks",
+    Rule("flink", "", MISSING, "engine bug", GREEDY,
          clause=greedy_before_more),
     Rule("flink", "", r"Cannot generate a valid execution plan", "engine limitation",
          "the planner finds no plan for the recognition (an internal error, not a "
