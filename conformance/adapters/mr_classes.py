@@ -254,9 +254,10 @@ RULES: tuple[Rule, ...] = (
          "reading is Flink's own (read by hand 2026-11-28: A+ B over rows 7 and 8 WITHIN "
          "INTERVAL '1' SECOND answers nothing, over 70 and 80 WITHIN '10' SECOND likewise)"),
     Rule("flink", "", r"while converting FINAL", "engine limitation",
-         "a measure reading an unqualified column (the universal row pattern variable) "
-         "inside IN, NOT IN, LIKE or CASE fails in the planner (`RuntimeException: while "
-         "converting FINAL ...`), an internal error, not a documented limit"),
+         "a measure holding [NOT] IN fails in the planner (`RuntimeException: while "
+         "converting FINAL ...`), an internal error, not a documented limit (by hand, "
+         "Flink 2.3.0, 2026-11-28: MEASURES A.X IN (1, 2), A.X IN (1, B.X) and A.X NOT IN "
+         "(A.X) each fail so)"),
     Rule("flink", "", r"Optional pattern cannot be preceded by greedy pattern",
          "engine limitation",
          "Flink's CEP library rejects an optional variable after a greedy one "
