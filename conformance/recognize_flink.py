@@ -12,7 +12,15 @@ nightlies.apache.org/flink/flink-docs-stable/docs/dev/table/sql/queries/match_re
   (Flink: "Pattern variables must be unique"), no reluctant optional quantifier (``??``);
 - it cannot match the empty sequence ("Patterns that can potentially produce an empty match
   are not supported") and its last element is a variable or a reluctant quantifier (a greedy
-  one there is rejected: "not allowed as the last element", FLINK-10587);
+  one there is rejected: "not allowed as the last element", FLINK-10587); no ``?``, ``*`` or
+  ``*?`` right after a greedy quantifier of variable length (Flink's planner builds those with
+  the CEP library's ``Pattern.optional()``, which throws "Optional pattern cannot be preceded
+  by greedy pattern": 4 of 300 drawn, 2026-11-28);
+- ``DEFINE`` holds one condition or more (Flink's grammar, *Queries* overview:
+  ``DEFINE variable AS condition [, variable AS condition ]*``; without one its parser stops
+  at the clause's ``)``: 111 of 300 drawn, 2026-11-28, which the page had read as an empty
+  pattern). A quantifier ``{0,n}`` is drawn; Flink's adapter writes it ``{0,n}``, not
+  ``{,n}`` (``native.flink_bounds``);
 - ``ONE ROW PER MATCH`` only; no ``SUBSET``, ``CLASSIFIER()``, ``MATCH_NUMBER()``,
   ``RUNNING``/``FINAL``, physical offsets (``PREV``/``NEXT``), ``DISTINCT`` or filtered
   aggregates, ``ARRAY_AGG``; an aggregate reads one variable's columns ("only if they
@@ -84,11 +92,27 @@ def flink_patterns(draw: st.DrawFn) -> RowPattern:
     names = draw(st.permutations(VARIABLES), label="variables")[:draw(st.integers(1, 4),
                                                                       label="length")]
     items: list[RowPattern] = []
+    before: tuple[int, int | None, bool] | None = None
     for k, name in enumerate(names):
-        q = draw(st.sampled_from(_LAST if k == len(names) - 1 else _INNER),
-                 label="quantifier")
+        choices = _LAST if k == len(names) - 1 else _INNER
+        if _greedy(before):   # Flink: "Optional pattern cannot be preceded by greedy pattern"
+            choices = tuple(q for q in choices if not _optional(q))
+        q = draw(st.sampled_from(choices), label="quantifier")
         items.append(Var(name) if q is None else Quantified(Var(name), *q))
+        before = q
     return items[0] if len(items) == 1 else Concat(tuple(items))
+
+
+def _greedy(q: tuple[int, int | None, bool] | None) -> bool:
+    """Whether Flink's planner marks the quantifier ``q`` greedy (``CommonExecMatch``'s
+    ``applyQuantifier``: greedy and of variable length, ``?`` apart)."""
+    return q is not None and not q[2] and q[0] != q[1] and q[:2] != (0, 1)
+
+
+def _optional(q: tuple[int, int | None, bool] | None) -> bool:
+    """Whether Flink's planner builds ``q`` with ``Pattern.optional()`` (``?``, ``*``,
+    ``*?``), which rejects a greedy predecessor."""
+    return q is not None and q[:2] in ((0, 1), (0, None))
 
 
 def _variables(pattern: RowPattern) -> tuple[str, ...]:
@@ -168,7 +192,8 @@ def flink_clauses(draw: st.DrawFn) -> MatchRecognize:
     :func:`flink_tables`, one to three measures, ``ONE ROW PER MATCH``."""
     pattern = draw(flink_patterns(), label="pattern")
     known = _variables(pattern)
-    defined = draw(st.lists(st.sampled_from(known), unique=True), label="defined")
+    defined = draw(st.lists(st.sampled_from(known), min_size=1, unique=True),
+                   label="defined")   # Flink's grammar: DEFINE and one condition or more
     defines = tuple(Define(v, draw(flink_conditions(known), label=f"DEFINE {v}"))
                     for v in sorted(defined, key=known.index))
     values = st.one_of(flink_numbers(known), flink_numbers(known), flink_texts(known),

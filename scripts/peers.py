@@ -51,11 +51,13 @@ from kleene.conformance.adapters import (
     mr_report,
     mr_suite,
 )
+from kleene.conformance.adapters.base import MRBackend
 from kleene.conformance.adapters.native import Native
 from kleene.conformance.adapters.probe import Finding, Tally, probe
 from kleene.conformance.cases import load_case_files
 from kleene.conformance.generated import conform
 from kleene.conformance.runner import Report
+from kleene.data.sql import ArrowRecognizer
 from kleene.reference.match import Match
 
 #: Triage of findings: (engine, skip mode, a text the finding's pattern or source
@@ -340,7 +342,9 @@ def mr_part(args: argparse.Namespace) -> list[str]:
     """The corpus (the files ``--mr-files`` selects and ``--drawn`` Hypothesis-drawn
     recognitions, ``--flink-share`` of them in Flink's dialect) through Kleene's engine and
     each peer natively (``--mr-engines``), as the page's section; each run kept in
-    ``--runs`` (``--reuse``: a kept run is read back instead of run again)."""
+    ``--runs`` (``--reuse``: a kept run is read back instead of run again). A peer's
+    columns share one worker: Flink's two modes one JVM and mini-cluster, started and
+    warmed once (about 150 s of CPU a start on two loaded cores: ``flink_worker.py``)."""
     names = (args.mr_engines or "kleene," + args.engines).split(",")
     files = mr_suite.corpus_files()[MR_FILES[args.mr_files]]
     items: list[mr_generated.Drawn] | None = None
@@ -351,31 +355,33 @@ def mr_part(args: argparse.Namespace) -> list[str]:
                        args.modes.split(","))
     if "duckdb" in names or (not args.mr_engines and mr_duckdb.accepts()):
         plan.append(("duckdb", "duckdb", "batch"))
-    for column, peer, mode in plan:
-        kept = args.runs / f"{column.replace(' ', '-')}.json"
-        if args.reuse and kept.exists():
-            runs.append(mr_suite.EngineRun.of_json(json.loads(kept.read_text("utf-8"))))
-            continue
-        if items is None:
-            print(f"peers: drawing {args.drawn} recognitions ({args.flink_share:.0%} in "
-                  "Flink's dialect)", file=sys.stderr, flush=True)
-            items = drawn(args.drawn, args.flink_share, args.runs.parent)
-        with mr_suite.Load() as load:
-            if peer == "kleene":
-                run = mr_suite.run_engine(column, mr_suite.kleene_recognizer(), files, items)
-            elif peer == "duckdb":
-                run = mr_suite.run_engine(column, mr_duckdb.recognizer(), files, items)
-            else:
-                backend = getattr(engines, peer)()
-                try:
-                    run = mr_suite.run_engine(column, Native(backend, peer, args.timeout,
-                                                             mode),
-                                              files, items, shrink=args.shrink_mr)
-                finally:
-                    backend.close()
-        run = dataclasses.replace(run, command=_command(sys.argv[1:]), load=load.span)
-        kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
-        runs.append(run)
+    workers: dict[str, MRBackend] = {}   # one worker a peer: Flink's modes share its JVM
+    try:
+        for column, peer, mode in plan:
+            kept = args.runs / f"{column.replace(' ', '-')}.json"
+            if args.reuse and kept.exists():
+                runs.append(mr_suite.EngineRun.of_json(json.loads(kept.read_text("utf-8"))))
+                continue
+            if items is None:
+                print(f"peers: drawing {args.drawn} recognitions ({args.flink_share:.0%} in "
+                      "Flink's dialect)", file=sys.stderr, flush=True)
+                items = drawn(args.drawn, args.flink_share, args.runs.parent)
+            with mr_suite.Load() as load:
+                if peer == "kleene":
+                    recognizer: ArrowRecognizer = mr_suite.kleene_recognizer()
+                elif peer == "duckdb":
+                    recognizer = mr_duckdb.recognizer()
+                else:
+                    backend = workers.setdefault(peer, getattr(engines, peer)())
+                    recognizer = Native(backend, peer, args.timeout, mode)
+                run = mr_suite.run_engine(column, recognizer, files, items,
+                                          shrink=args.shrink_mr if peer in workers else 0)
+            run = dataclasses.replace(run, command=_command(sys.argv[1:]), load=load.span)
+            kept.write_text(json.dumps(run.to_json()), encoding="utf-8")
+            runs.append(run)
+    finally:
+        for backend in workers.values():
+            backend.close()
     return mr_section(runs)
 
 

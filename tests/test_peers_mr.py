@@ -14,7 +14,13 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from kleene.conformance.adapters import flink_worker, mr_duckdb, mr_generated, mr_report
+from kleene.conformance.adapters import (
+    flink_worker,
+    mr_duckdb,
+    mr_generated,
+    mr_report,
+    mr_shrink,
+)
 from kleene.conformance.adapters.mr_classes import classify
 from kleene.conformance.adapters.mr_suite import EngineRun, Verdict, run_engine
 from kleene.conformance.adapters.native import Native, PeerError, error_line
@@ -227,7 +233,7 @@ def test_shrinking_keeps_the_row_the_disagreement_needs() -> None:
     # (expected n = 1, got no row).
     one = drawn([5, 11, 12, 13, 4])
     first = mr_generated.judge(Stand("wrong"), one)
-    [small] = mr_generated.shrink(Stand("wrong"), [first])
+    [small] = mr_shrink.shrink(Stand("wrong"), [first])
     assert small.status == "failed"
     assert small.drawn.table.column("v").to_pylist() == [13]
     assert small.reason.startswith("1 rows missing")

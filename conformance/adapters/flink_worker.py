@@ -21,15 +21,20 @@ Every job runs on one Flink mini-cluster started with the worker (:func:`cluster
 environments submit to it as to a remote cluster): Flink's local executor would start a
 mini-cluster per job (about 7 s of a 10 s job on two loaded cores).
 
-Where the seconds go (a chunk of forty small recognitions, batch mode, two cores at a load
-of 14, 2026-11-28): the JVM and the mini-cluster start once (46 s); the first chunk takes
-about 100 s (the JVM's classes loaded and compiled), later ones 24-33 s: the ``UNION ALL``
-job about three quarters (planning it, code generation and the tasks; a job of one statement
-costs about 2 s, so forty to a job leave that 5 %), each statement's DDL and planning 3 s.
-PyFlink's conversion of a result's column types took another 5 s of every chunk (about 250
-calls into the JVM a column); :func:`_columns` reads them as text. Warm, a recognition costs
-0.6 s (0.22 s of CPU): about 100 a minute on a quiet machine, 22 at a load of 33 (Kleene's
-file: 209 recognitions in 559 s). Pipelined batch exchanges
+Where the seconds go (2026-11-28, 14:44-14:53 UTC: one worker, batch mode, the same 40
+recognitions drawn in Flink's dialect answered five times in a row, two cores at a 1-minute
+load of 35-40; CPU seconds are the worker's and its JVM's): the first pass, JVM classes
+loaded and compiled, 222 s wall and 43 s of CPU; warm, forty statements to a job, 95 s
+wall and 23.5 s of CPU (0.59 s a recognition), the ``UNION ALL`` job 83.5 s of the wall,
+each statement's DDL 3.4 s in all, its planning 2.7 s, reading its columns 2.4 s,
+wrapping it as JSON 2.7 s; ten to a job, 51.5 s wall and 13.2 s of CPU (0.33 s); twenty
+to a job, 54.4 s and 14.1 s; forty again (the JIT warmer, each statement wrapped through
+a view), 69.5 s and 18.2 s. A job's planning and code generation grow faster than its
+statements, so :data:`CHUNK` is ten (forty had been chosen against a job's fixed cost,
+about 2 s). The answers are the same (the 40 at forty and at ten to a job, twice each,
+14:55-15:04 UTC at a load of 35-49: warm, 102.7 s against 46.7 s wall).
+PyFlink's conversion of a result's column types took about 250 calls into the JVM a
+column; :func:`_columns` reads them as text. Pipelined batch exchanges
 (``execution.batch-shuffle-mode``) fail the chunk for want of slots, so Flink's default is
 kept.
 
@@ -211,8 +216,9 @@ def table(env: Any, msg: dict[str, Any]) -> dict[str, object]:
             "seconds": {"ddl": loaded - began, "job": done - loaded}}
 
 
-#: Statements per job of :func:`tables`.
-CHUNK = 40
+#: Statements per job of :func:`tables` (the module docstring: ten cost 0.33 s of CPU a
+#: statement where forty cost 0.59 s).
+CHUNK = 10
 
 
 def tables(env: Any, msg: dict[str, Any]) -> dict[str, object]:

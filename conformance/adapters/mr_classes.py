@@ -26,13 +26,22 @@ A class is one of:
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from kleene.conformance.adapters.mr_generated import order_ties
+from kleene.conformance.adapters.mr_repro import (
+    in_other_variable,
+    inner_star_next_row,
+    leading_zero,
+    like_defined,
+    logical_offset,
+    optional_then_lazy_star,
+    parsed,
+    within_boundary,
+)
 from kleene.conformance.adapters.mr_suite import Verdict
 from kleene.conformance.sqllogictest.reader import read_file
 from kleene.reference.errors import KleeneError
@@ -46,7 +55,6 @@ from kleene.reference.match_recognize.ast import (
     MatchRecognize,
     Quantified,
     Unary,
-    Var,
 )
 from kleene.reference.match_recognize.expressions import walk
 from kleene.reference.match_recognize.parser import parse_statement
@@ -84,6 +92,9 @@ class Rule:
     sql: str = ""
     #: what one of the statement's clauses must be (any, when ``None``)
     clause: Callable[[MatchRecognize], bool] | None = None
+    #: what a drawn failure's shrunk reproduction must hold (:mod:`.mr_repro`; any, when
+    #: ``None``; a record without one never holds it)
+    rows: Callable[[str], bool] | None = None
 
     def holds(self, engine: str, v: Verdict) -> bool:
         return (engine.startswith(self.engine)
@@ -91,7 +102,8 @@ class Rule:
                 and (not self.message or re.search(self.message, v.reason) is not None)
                 and (not self.sql or re.search(self.sql, statement(v), re.IGNORECASE)
                      is not None)
-                and (self.clause is None or any(map(self.clause, clauses(v)))))
+                and (self.clause is None or any(map(self.clause, clauses(v))))
+                and (self.rows is None or bool(v.reproduction) and self.rows(v.reproduction)))
 
 
 def clauses(v: Verdict) -> list[MatchRecognize]:
@@ -108,14 +120,6 @@ def boolean_measure(clause: MatchRecognize) -> bool:
     return any(isinstance(m.expr, (IsNull, Like, Between, InList))
                or isinstance(m.expr, Binary) and m.expr.op in PREDICATES
                or isinstance(m.expr, Unary) and m.expr.op == "NOT" for m in clause.measures)
-
-
-def leading_star(clause: MatchRecognize) -> bool:
-    """Whether ``clause``'s pattern begins with one variable quantified ``*`` or ``{0,}``
-    (greedy or reluctant) followed by more of the pattern."""
-    p = clause.pattern
-    return (isinstance(p, Concat) and isinstance(first := p.items[0], Quantified)
-            and isinstance(first.body, Var) and first.low == 0 and first.high is None)
 
 
 def greedy_before_more(clause: MatchRecognize) -> bool:
@@ -156,6 +160,20 @@ def statement(v: Verdict) -> str:
         return ""
 
 
+#: Flink's greedy quantifier, read by hand (Kleene's file and drawn recognitions).
+GREEDY = ("a greedy quantifier keeps every row its variable accepts and never gives one back "
+           "to the rest of the pattern: X+ Y (or A* B) over rows both variables accept finds "
+           "no match where the standard's greedy quantifier prefers the most rows with which "
+           "the pattern still matches (ISO/IEC TR 19075-5:2016 §4.7, preferment; ISO/IEC "
+           "9075-2 §7.6); read by hand on Kleene's file, 2026-11-28: A* B with A TRUE over "
+           "rows a..b answers nothing where the standard matches all of them; Flink's CEP "
+           "takes greedy as 'repeat as many as possible' (FLINK-7147) and FLINK-10587 "
+           "(greedy/reluctant support, open) lists what it lacks; read by hand on a drawn "
+           "one (session 9's #f444): PATTERN (B D* A) WITHIN INTERVAL '7' SECOND, B at 15 s, "
+           "D accepting the rows at 18 and 28 s and A the one at 18: the standard gives D's "
+           "rows back (B 15, A 18, 3 s apart), Flink answers no match there")
+
+
 #: The rules, first match wins (filled from real runs: docs/peers.md).
 RULES: tuple[Rule, ...] = (
     Rule("", "", r"an output of no column", "no verdict",
@@ -191,8 +209,12 @@ RULES: tuple[Rule, ...] = (
     Rule("flink", "", r"The from should be a positive number", "engine limitation",
          "a quantifier {0} or {0,0} (the standard's empty repetition) fails at run time "
          "in Flink's CEP library instead of matching the empty sequence"),
-    Rule("flink", "", r"Encountered \"\)\"", "engine limitation",
-         "the empty pattern PATTERN (()) does not parse"),
+    Rule("flink", "", r"Encountered \"\)\"", "documented limitation",
+         "the parser stops at a `)`: a clause without DEFINE or with the empty pattern "
+         "PATTERN (()); Flink's grammar (*Queries* overview, nightlies.apache.org/flink/"
+         "flink-docs-stable/docs/dev/table/sql/queries/overview/) requires `DEFINE variable "
+         "AS condition [, ...]` (as Oracle's does: docs/errata.md, mr-missing-define) and "
+         "makes a pattern factor a variable"),
     Rule("flink", "", r"Pattern variables must be unique", "engine limitation",
          "a variable used twice in the pattern is rejected (\"That might change in the "
          "future\")"),
@@ -209,6 +231,21 @@ RULES: tuple[Rule, ...] = (
          f"RUNNING vs. FINAL semantics: {FLINK_LIMITS}"),
     Rule("flink", "distinct", "", "documented limitation",
          f"distinct aggregations: {FLINK_LIMITS}"),
+    Rule("flink", "within", WRONG_WORDS, "documented engine choice",
+         "a match spanning exactly the WITHIN interval (two rows of a partition of the shrunk "
+         "table are the interval apart) is dropped by Flink and kept by Kleene's reference, "
+         "so Flink finds other matches there (rows extra) or none; WITHIN is Flink's "
+         "extension, not SQL:2016, and its reading Flink's own (read by hand 2026-11-28: "
+         "PATTERN (D? B) WITHIN INTERVAL '1' SECOND over rows at 9, 10, 15, 19, 25 and 26 s, "
+         "every row a B: the reference's D B over 9-10 and over 25-26, Flink's B alone at "
+         "9, 10, 25 and 26, two rows more)", rows=within_boundary),
+    Rule("flink", "within", MISSING, "engine bug", GREEDY, clause=greedy_before_more,
+         rows=lambda text: not within_boundary(text)),
+    Rule("flink", "within", WRONG_WORDS, "disagrees with the reference",
+         "a drawn recognition with WITHIN that Flink answers otherwise though no two rows "
+         "of a partition of its shrunk table lie the interval apart: not Flink's reading "
+         "at the boundary; not yet read by hand",
+         rows=lambda text: not within_boundary(text)),
     Rule("flink", "within", MISSING, "documented engine choice",
          "a match spanning exactly the WITHIN interval is dropped: Flink's CEP times a "
          "partial match out once a row is the interval or more after its first, where "
@@ -217,9 +254,10 @@ RULES: tuple[Rule, ...] = (
          "reading is Flink's own (read by hand 2026-11-28: A+ B over rows 7 and 8 WITHIN "
          "INTERVAL '1' SECOND answers nothing, over 70 and 80 WITHIN '10' SECOND likewise)"),
     Rule("flink", "", r"while converting FINAL", "engine limitation",
-         "a measure reading an unqualified column (the universal row pattern variable) "
-         "inside IN, NOT IN, LIKE or CASE fails in the planner (`RuntimeException: while "
-         "converting FINAL ...`), an internal error, not a documented limit"),
+         "a measure holding [NOT] IN fails in the planner (`RuntimeException: while "
+         "converting FINAL ...`), an internal error, not a documented limit (by hand, "
+         "Flink 2.3.0, 2026-11-28: MEASURES A.X IN (1, 2), A.X IN (1, B.X) and A.X NOT IN "
+         "(A.X) each fail so)"),
     Rule("flink", "", r"Optional pattern cannot be preceded by greedy pattern",
          "engine limitation",
          "Flink's CEP library rejects an optional variable after a greedy one "
@@ -228,15 +266,7 @@ RULES: tuple[Rule, ...] = (
     Rule("flink", "", r"Cannot use aggregation in navigation", "engine limitation",
          "an aggregate inside a navigation (PREV(MAX(X)), ...) is rejected at validation; "
          "Kleene's reference evaluates it"),
-    Rule("flink", "", MISSING, "engine bug",
-         "a greedy quantifier keeps every row its variable accepts and never gives one back "
-         "to the rest of the pattern: X+ Y (or A* B) over rows both variables accept finds "
-         "no match where the standard's greedy quantifier prefers the most rows with which "
-         "the pattern still matches (ISO/IEC TR 19075-5:2016 §4.7, preferment; ISO/IEC "
-         "9075-2 §7.6); read by hand on Kleene's file, 2026-11-28: A* B with A TRUE over "
-         "rows a..b answers nothing where the standard matches all of them; Flink's CEP "
-         "takes greedy as 'repeat as many as possible' (FLINK-7147) and FLINK-10587 "
-         "(greedy/reluctant support, open) lists what it lacks",
+    Rule("flink", "", MISSING, "engine bug", GREEDY,
          clause=greedy_before_more),
     Rule("flink", "", r"Cannot generate a valid execution plan", "engine limitation",
          "the planner finds no plan for the recognition (an internal error, not a "
@@ -251,12 +281,53 @@ RULES: tuple[Rule, ...] = (
          "another difference in the same rows is not told apart",
          clause=boolean_measure),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
-         "a pattern beginning with `A*` or `A*?` (`{0,}`) before more of the pattern misses "
-         "every match where A takes no row (by hand, pandas-match-recognize 0.2.5, "
-         "2026-11-28: PATTERN (A* B) DEFINE A AS X < 1, B AS X != 0 over one row X = 3 "
-         "answers no match where ISO/IEC 9075-2:2016 §7.6 and TR 19075-5 §4.7 match B "
-         "alone; `A? B`, `C A* B` and `(A | C)* B` answer it)",
-         clause=leading_star),
+         "a pattern beginning with `A*`, `A*?` (`{0,}`) or a reluctant `A??` or `A{,n}?` "
+         "before more of the pattern misses every match where A takes no row (by hand, "
+         "pandas-match-recognize 0.2.5, 2026-11-28: PATTERN (A* B) DEFINE A AS X < 1, B AS "
+         "X != 0 over one row X = 3 answers no match where ISO/IEC 9075-2:2016 §7.6 and TR "
+         "19075-5 §4.7 match B alone; so do PATTERN (A{,2}? B) and (A?? B) DEFINE A AS X < 1, "
+         "B AS X < 0 over one row X = -1; `A? B`, `A{,2} B`, `C A{,2}? B` and `(A | C)* B` "
+         "answer it)",
+         clause=leading_zero),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "with AFTER MATCH SKIP TO NEXT ROW, a match where a greedy `A*` inside the pattern "
+         "takes no row is missed (by hand, pandas-match-recognize 0.2.5, 2026-11-28: "
+         "PATTERN (C A* B), no DEFINE, over two rows answers no match where ISO/IEC "
+         "9075-2:2016 §7.6 matches C B, and over three rows misses the second match, C B "
+         "from row 2; the same pattern past the last row, and `C A+ B`, answer right); "
+         "another difference in the same rows is not told apart",
+         clause=inner_star_next_row),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "FIRST(v.x, n) or LAST(v.x, n) with n beyond v's rows answers v's first or last "
+         "row where ISO/IEC TR 19075-5 §4.10 (logical offsets) answers NULL (by hand, "
+         "pandas-match-recognize 0.2.5, 2026-11-28: MEASURES LAST(C.X, 1) PATTERN (B C) over "
+         "X = 1, 2 answers 2, LAST(C.X, 5) over a C+ of 1, 2, 3 answers 1; within range, "
+         "LAST(C.X, 1) over it answers 2 as it should; in DEFINE too: PATTERN (B D+) DEFINE "
+         "D AS FIRST(D.Y, 2) IS NULL over Y = 1, 5, 6 matches 2 rows, not 3); another "
+         "difference in the same rows is not told apart",
+         clause=logical_offset),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "`x IN (B.y)` in a DEFINE, the list holding another variable's column, holds where "
+         "both are NULL (by hand, pandas-match-recognize 0.2.5, 2026-11-28: PATTERN (B A) "
+         "DEFINE A AS Y IN (B.Y) over two rows of NULL Y matches; ISO/IEC 9075-2:2016 §8.4: "
+         "IN is = ANY, and NULL = NULL is unknown; `Y IN (X)` and `Y IN (A.Y)` answer "
+         "right); another difference in the same rows is not told apart",
+         clause=in_other_variable),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a pattern beginning `A? B*?` or `A{,n} B*?` misses the match where A gives back "
+         "rows for the rest of the pattern (by hand, pandas-match-recognize 0.2.5, "
+         "2026-11-28: PATTERN (A{,2} B*? D C) DEFINE A AS X > -5, B AS X > 5 over three "
+         "rows answers no match where ISO/IEC 9075-2:2016 §7.6 and TR 19075-5 §4.7 match A "
+         "D C over all three (A giving back its second row); `A{,2} B* D C`, `A+ B*? D C` "
+         "and `B*? D C` answer right); another difference in the same rows is not told "
+         "apart",
+         clause=optional_then_lazy_star),
+    Rule("pmr", "", WRONG_WORDS, "engine bug",
+         "a DEFINE condition holding LIKE never holds (by hand, pandas-match-recognize "
+         "0.2.5, 2026-11-28: PATTERN (C) DEFINE C AS S LIKE 'a%' over one row S = 'a' "
+         "answers no match, with S = 'a' instead of the LIKE it matches; ISO/IEC "
+         "9075-2:2016 §8.5 <like predicate>: 'a' LIKE 'a%' is true)",
+         clause=like_defined),
     Rule("pmr", "", WRONG_WORDS, "engine bug",
          "a DEFINE condition written with `<>` (SQL's not-equal, ISO/IEC 9075-2:2016 §8.2 "
          "<comp op>) never holds: the engine's condition evaluator logs `Syntax error in "
@@ -309,17 +380,11 @@ TIES = ("rows of a partition tie on every ORDER BY key: the standard leaves thei
 
 
 def ties(reproduction: str) -> bool:
-    """Whether the table of a drawn ``reproduction`` (:func:`.mr_suite.reproduction`: the
-    statement, then ``-- table t (names), n rows:`` and a JSON row a line) has two rows of
-    one partition equal on every ``ORDER BY`` key (keys that are not plain columns: yes)."""
-    text, _, rest = reproduction.partition("\n-- table t (")
-    names = [n.strip().upper() for n in rest.split(")", 1)[0].split(",")]
-    rows = [json.loads(line[5:]) for line in rest.splitlines()[1:] if line.startswith("--   ")]
-    try:
-        clause = parse_statement(text).recognitions[0].clause
-    except KleeneError:
-        return True
-    return order_ties(clause, names, rows)
+    """Whether the table of a drawn ``reproduction`` (:func:`.mr_repro.parsed`) has two
+    rows of one partition equal on every ``ORDER BY`` key (keys that are not plain columns,
+    or a statement that does not parse: yes)."""
+    read = parsed(reproduction)
+    return read is None or order_ties(*read)
 
 
 #: A wrong answer: other rows than expected (the runner's and the drawn verdicts' words).

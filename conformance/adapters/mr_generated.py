@@ -8,8 +8,8 @@ NULLs), each with the reference's answer
 message where it raises). :func:`run` sends them all to a peer at
 once (:meth:`Native.prefetch <kleene.conformance.adapters.native.Native.prefetch>`: Flink
 runs many in one job) and judges each answer as ``kleene conform --generated`` does
-(:func:`~kleene.conformance.generated_tables.verdict`); :func:`shrink` then drops rows of
-each disagreement while it persists, every candidate of a round in one batch.
+(:func:`~kleene.conformance.generated_tables.verdict`); :mod:`.mr_shrink` then drops rows
+of each disagreement while it persists.
 """
 
 from __future__ import annotations
@@ -168,58 +168,3 @@ def run(recognizer: ArrowRecognizer, items: Sequence[Drawn]) -> list[Judged]:
                 pass
         recognizer.prefetch(recognizer.recorded or [])
     return [judge(recognizer, one) for one in items]
-
-
-def without_row(one: Drawn, k: int) -> Drawn | None:
-    """``one`` over its table without row ``k`` (``None``: the reference's budget)."""
-    keep = [i for i in range(one.table.num_rows) if i != k]
-    table = one.table.take(pa.array(keep, type=pa.int64()))
-    expected = expected_of(one.clause, table)
-    return None if expected is None else Drawn(one.clause, table, expected, one.features,
-                                               one.flink)
-
-
-def shrink(recognizer: ArrowRecognizer, failed: Sequence[Judged], rounds: int = 8,
-           say: Callable[[str], None] = lambda s: None) -> list[Judged]:
-    """Each of ``failed`` with rows dropped one at a time while it still fails (a wrong
-    answer stays wrong, an error stays an error), up to ``rounds`` rounds; each round's
-    candidates of every failure are sent at once."""
-    current = list(failed)
-    active = [i for i, j in enumerate(current) if j.drawn.table.num_rows > 0]
-    for r in range(rounds):
-        if not active:
-            break
-        candidates: dict[int, list[Drawn]] = {}
-        for i in active:
-            one = current[i].drawn
-            candidates[i] = [c for k in range(one.table.num_rows)
-                             if (c := without_row(one, k)) is not None]
-        judged = run(recognizer, [c for cs in candidates.values() for c in cs])
-        at = 0
-        still = []
-        for i in active:
-            mine = judged[at:at + len(candidates[i])]
-            at += len(candidates[i])
-            kind = _kind(current[i].reason)
-            smaller = next((j for j in mine if j.status == "failed" and _kind(j.reason) == kind),
-                           None)
-            if smaller is not None:
-                current[i] = smaller
-                if smaller.drawn.table.num_rows > 0:
-                    still.append(i)
-        say(f"peers: shrink round {r + 1}: {len(active)} tried, {len(still)} shrank")
-        active = still
-    return current
-
-
-def wrong_answer(reason: str) -> bool:
-    """Whether a failure's ``reason`` is a wrong answer (a table other than the
-    reference's), not an error or no answer."""
-    return _kind(reason) == "wrong" and NO_COLUMN not in reason
-
-
-def _kind(reason: str) -> str:
-    """What a failure is, for shrinking: an error's first words, else a wrong answer."""
-    if reason.startswith(("the backend reported error", "no answer in time")):
-        return reason.split(":", 1)[0]
-    return "wrong"

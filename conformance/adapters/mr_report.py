@@ -84,14 +84,17 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
             f"reference's answer the oracle): {drawn - flink} with every construct, ties and "
             f"NULLs (`conformance/recognize_strategies.py`), {flink} in the dialect Flink SQL "
             "takes (`conformance/recognize_flink.py`: what its documentation lists as "
-            "unsupported left out, no `MATCH_NUMBER()`, no greedy quantifier last, `ONE ROW "
-            "PER MATCH`). For the files each statement's table "
+            "unsupported left out, no `MATCH_NUMBER()`, no greedy quantifier last nor an "
+            "optional one after a greedy one, a `DEFINE` always, `ONE ROW PER MATCH`). For "
+            "the files each statement's table "
             "is created by DuckDB, each recognition sent as written to the engine "
             "(`conformance/adapters/native.py`: the source table and the clause, printed "
             "back in the engine's dialect), the SQL around it by DuckDB, each query's result "
             "compared with the file's (`conformance/adapters/mr_suite.py`). Flink runs in the "
-            "mode its column names, each recognition of a run sent at once and run forty to "
-            "a job on one mini-cluster (`flink_worker.py`). Each peer is sent `AFTER MATCH "
+            "mode its column names, each recognition of a run sent at once and run ten to "
+            "a job on one mini-cluster, both modes on one worker (`flink_worker.py`); "
+            "Flink is sent a quantifier `{,n}` as `{0,n}` (its planner fails on the "
+            "first at run time: `native.flink_bounds`). Each peer is sent `AFTER MATCH "
             "SKIP PAST LAST ROW` written out where the query leaves the standard's default "
             "implicit: Flink's own default is not it (left implicit, 9 more records of "
             "Kleene's file failed on Flink, 2026-11-28); a source an engine was not run "
@@ -104,6 +107,11 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
             "direct checks, CORE) are from the run dated at the top of the page, not rerun "
             "here.", ""]
     out += compliance(runs)
+    missing = [f"{r.engine} on {title}" for r in runs for title, start in SOURCES[:3]
+               if not any(v.where.startswith(start) for v in r.verdicts)]
+    if missing:
+        out += ["", "*This run is incomplete: not run " + ", ".join(missing) + " (`–` in "
+                "the table; the commands above say what each piece ran).*"]
     loads = [f"{r.engine} {r.load[0]:.0f}–{r.load[1]:.0f}" for r in runs if r.load]
     said = ("The machine's load (the 1-minute load average, lowest–highest during each "
             "engine's run; two cores, shared with other work): " + ", ".join(loads) + ". "
@@ -121,7 +129,8 @@ def section(runs: Sequence[EngineRun], files: Sequence[Path], drawn: int, date: 
         out.append("")
         out += ["Each failure with its class; a reproduction, where there is one, is the "
                 "recognition that disagrees with the reference, its rows shrunk (rows "
-                "dropped while it still disagrees; `--mr-shrink` caps how many are); "
+                "dropped by halves first while it still disagrees, `mr_shrink.py`; "
+                "`--mr-shrink` caps how many are); "
                 f"at most {REPRODUCTIONS} a class, each of at most {REPRODUCTION_LINES} "
                 "lines (every one is in the run's JSON, `--runs`).", ""]
         for cls, found in sorted(by_class.items()):

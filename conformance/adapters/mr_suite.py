@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kleene.conformance.adapters import mr_generated
+from kleene.conformance.adapters import mr_generated, mr_shrink
 from kleene.conformance.adapters.mr_generated import Drawn, Judged
 from kleene.conformance.adapters.native import Native
 from kleene.conformance.sqllogictest.runner import (
@@ -191,10 +191,10 @@ def run_engine(engine: str, recognizer: ArrowRecognizer, files: Sequence[Path],
             f"({time.time() - began:.0f} s)")
     judged = mr_generated.run(recognizer, drawn)
     wrong = {id(j): j for j in judged if j.status == "failed"
-             and mr_generated.wrong_answer(j.reason)}
+             and mr_shrink.wrong_answer(j.reason)}
     records = disagreements(recognizer, reports) if shrink else {}
     failed = [*records.values(), *wrong.values()][:shrink]
-    shrunk = {id(j): s for j, s in zip(failed, mr_generated.shrink(recognizer, failed, say=say),
+    shrunk = {id(j): s for j, s in zip(failed, mr_shrink.shrink(recognizer, failed, say=say),
                                        strict=True)}
     generated = []
     for k, j in enumerate(judged):
@@ -213,7 +213,7 @@ def disagreements(recognizer: ArrowRecognizer, reports: Sequence[FileReport]
                   ) -> dict[str, Judged]:
     """For each failed record of ``reports`` holding ``MATCH_RECOGNIZE``, a recognition it
     sent the peer (the clause and its source table, as recorded) whose answer differs from
-    the reference's: what :func:`mr_generated.shrink` shrinks (by ``file:line``)."""
+    the reference's: what :func:`mr_shrink.shrink` shrinks (by ``file:line``)."""
     if not isinstance(recognizer, Native):
         return {}
     out: dict[str, Judged] = {}
@@ -233,7 +233,7 @@ def disagreements(recognizer: ArrowRecognizer, reports: Sequence[FileReport]
                     continue
                 one = Drawn(clause, table, expected, o.features)
                 j = mr_generated.judge(recognizer, one)
-                if j.status == "failed" and mr_generated.wrong_answer(j.reason):
+                if j.status == "failed" and mr_shrink.wrong_answer(j.reason):
                     out[_relative(o.where)] = j
                     break
     return out
