@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pyarrow as pa
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from kleene.data.loaders import load_events
@@ -127,6 +127,10 @@ def csv_files(draw: st.DrawFn) -> bytes:
 @settings(max_examples=60, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=csv_files())
+# found by this test (28 Nov): an empty cell of a column typed as numbers by a cell past
+# 2**64 read NaN in the split where the loader reads a missing value
+@example(data=b'\xef\xbb\xbfts,a,b\n0,,1180591620717411303424\n'
+              b'0,1180591620717411303424,1180591620717411303424')
 def test_splits_at_every_byte_agree_with_the_whole_file(tmp_path, data):
     path = tmp_path / "e.csv"
     path.write_bytes(data)

@@ -145,7 +145,8 @@ def _flags(column: Any) -> tuple[bool, bool, Any]:
     nums = pc.sum(pc.match_substring_regex(column, tv.NUM_RE)).as_py() or 0
     if nums < present:
         return True, True, None
-    return True, False, pa.array(tv.text_kinds(column)[1], pa.float64())
+    missing = np.asarray(pc.is_null(column).to_numpy(zero_copy_only=False), dtype=bool)
+    return True, False, pa.array(tv.text_kinds(column)[1], pa.float64(), mask=missing)
 
 
 def _datetimes(column: Any) -> Any | None:
