@@ -147,8 +147,11 @@ def _spill(table: pa.Table, path: Path) -> Path:
 def merged(runs: list[Path]) -> Iterator[pa.Table]:
     """The rows of the sorted ``runs`` (Arrow IPC files), in order: each step takes,
     from every run, its rows up to the least of the runs' last rows read (the frontier:
-    every row after it in any run sorts after it), sorts them and yields them."""
-    readers = [pa.ipc.open_file(pa.memory_map(str(p))) for p in runs]
+    every row after it in any run sorts after it), sorts them and yields them. Each run
+    is read, not memory-mapped: a mapped run's pages stayed resident once read, so the
+    merge's peak grew with the runs' size on disk (805 MB for seq3's 12 M matches at 60 s,
+    docs/memory.md); read, a batch's memory goes with its last row."""
+    readers = [pa.ipc.open_file(pa.OSFile(str(p))) for p in runs]
     nexts = [0] * len(readers)
     pending: list[pa.Table | None] = [None] * len(readers)
 
