@@ -23,4 +23,4 @@ def test_every_language_and_policy_has_its_row(monkeypatch, tmp_path):
                      + [("sremo", p) for p in SREMO_POLICIES] + [("ceql", "stream")])
     found = {(row[0], row[1]): row[6] for row in table.rows}
     assert found[("ses", "any")] == found[("operator", "any")] == found[("sremo", "stream")]
-    assert found[("ses", "any")] > 0
+    assert isinstance(found[("ses", "any")], int) and found[("ses", "any")] > 0
