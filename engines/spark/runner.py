@@ -50,7 +50,7 @@ from kleene.engines.spark.layout import SLICE, Layout, arrange, boundaries
 from kleene.engines.spark.plan import Plan, attributes_read, check_supported, plan_for
 from kleene.engines.spark.pushdown import to_column
 from kleene.engines.spark.session import worker_python
-from kleene.engines.spark.text_splits import local_path
+from kleene.engines.spark.text_splits import local_path, read_by_tasks
 from kleene.engines.spark.worker import FAIL_ONCE, MATCH_COLUMNS, Task, run_partition
 from kleene.reference.errors import KleeneError, PatternError, Unsupported
 from kleene.reference.match import Match
@@ -390,8 +390,8 @@ def write_matches(matches: Any, path: str, *, format: str | None = None,
     local = local_path(path)
     if local is not None:
         inputs = [p for p in map(_local_file, matches.inputFiles()) if p is not None]
-        refuse_inputs(local, [*inputs, *direct_write.read_by(matches)], option="the output",
-                      folder=True)
+        refuse_inputs(local, [*inputs, *direct_write.read_by(matches), *read_by_tasks()],
+                      option="the output", folder=True)
         if os.path.lexists(local) and mode in ("error", "errorifexists"):
             raise OutputError(f"the output {path} already exists; remove it, or write with "
                               "mode='overwrite'")

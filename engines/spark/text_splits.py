@@ -44,7 +44,20 @@ def local_path(path: str) -> str | None:
     (or of a standalone cluster sharing the file system) runs in a working
     directory of its own, where a relative path names nothing."""
     local = str(path).removeprefix("file://")
-    return None if "://" in local else os.path.abspath(local)
+    if "://" in local:
+        return None
+    return os.path.abspath(local) if local else local   # no path stays none: said by callers
+
+
+#: The local files this process has cut into splits that its tasks read themselves: Spark's
+#: ``inputFiles`` does not name them, so a writer asks here (:func:`read_by_tasks`).
+_READ: set[str] = set()
+
+
+def read_by_tasks() -> list[str]:
+    """The local files cut into splits in this process (:func:`local_splits`): an output
+    must never be one of them, lie in their folder as an input, or hold them."""
+    return sorted(_READ)
 
 
 def local_splits(spark: Any, path: str) -> Splits | None:
@@ -52,6 +65,7 @@ def local_splits(spark: Any, path: str) -> Splits | None:
     local = local_path(path)
     if local is None or not os.path.isfile(local):
         return None
+    _READ.add(local)
     size = os.path.getsize(local)
     if local.endswith(".gz"):
         return Splits(local, ((0, size),), True)
