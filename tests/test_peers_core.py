@@ -4,6 +4,9 @@ classification of a disagreement. ``make peers`` runs CORE itself (docs/ceql.md)
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import pytest
 
 from kleene.conformance.adapters import core
@@ -80,3 +83,15 @@ def test_a_disagreement_is_classified(monkeypatch: pytest.MonkeyPatch, strategy:
 def test_a_missing_peer_says_how_to_install_it() -> None:
     with pytest.raises(FileNotFoundError, match="make peers"):
         core.core_matches(Q.format(""), TICKS, python=core.PEERS / "no-such" / "python")
+
+
+def test_the_worker_sees_loopback_alone_where_namespaces_are_allowed() -> None:
+    """pycer's offline server listens on ``tcp://*``: the worker runs where only loopback
+    exists when the system allows it, else as it is (both said by :func:`core.isolated`)."""
+    command = [sys.executable, "-c",
+               "import socket; print(sorted(n for _, n in socket.if_nameindex()))"]
+    if not core._can_isolate():
+        assert core.isolated(command) == command
+        return
+    seen = subprocess.run(core.isolated(command), capture_output=True, text=True, check=True)
+    assert seen.stdout.strip() == "['lo']"

@@ -10,14 +10,18 @@ beside Kleene's reading of the same query (docs/ceql.md) and classifies a disagr
 selection strategy as ``ALL``, and where its ``LIMIT`` keeps other complex events of
 one event than Kleene's. Each query runs in a fresh worker process
 (:mod:`.core_worker`) in a scratch folder: CORE writes its ``logs/`` into the working
-directory, and its offline server is built for one run.
+directory, and its offline server is built for one run. The offline server listens on
+every interface (``tcp://*``), so where the system allows it the worker runs in a network
+namespace of its own with loopback only (:func:`isolated`).
 """
 
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import re
+import shutil
 import subprocess
 import tempfile
 import time
@@ -84,6 +88,29 @@ def declaration(s: Stream, name: str = "S") -> tuple[str, list[str]]:
     return f"CREATE STREAM {name} {{\n{events}\n}}", attrs
 
 
+@functools.cache
+def _can_isolate() -> bool:
+    """Whether ``unshare -rn`` (an unprivileged user and network namespace) and ``ip`` work
+    here: the probe brings the new namespace's loopback up, as :func:`isolated` does."""
+    if not (shutil.which("unshare") and shutil.which("ip")):
+        return False
+    try:
+        probe = subprocess.run(["unshare", "-rn", "ip", "link", "set", "lo", "up"],
+                               capture_output=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return probe.returncode == 0
+
+
+def isolated(command: list[str]) -> list[str]:
+    """``command`` run in a network namespace of its own with only loopback up, where the
+    system allows unprivileged namespaces; else ``command`` as it is (pycer's server then
+    listens on every interface of the machine while the query runs)."""
+    if not _can_isolate():
+        return command
+    return ["unshare", "-rn", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', *command]
+
+
 def ask_core(text: str, s: Stream, *, timeout: float = 120.0, python: Path = PYTHON,
              count_only: bool = False) -> dict[str, Any]:
     """The CORE worker's answer for CEQL ``text`` on ``s`` (:mod:`.core_worker`);
@@ -100,7 +127,7 @@ def ask_core(text: str, s: Stream, *, timeout: float = 120.0, python: Path = PYT
             LOCK.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)    # released when the file closes
         waited = time.perf_counter() - asked
-        done = subprocess.run([str(python), str(WORKER)], input=json.dumps(
+        done = subprocess.run(isolated([str(python), str(WORKER)]), input=json.dumps(
             {"declaration": decl, "query": text, "events": events, "count_only": count_only}),
             capture_output=True, text=True, timeout=timeout, cwd=scratch)
     if not done.stdout.strip():
