@@ -54,11 +54,11 @@ NOT_ON_SPARK = {
 }
 
 
-#: Below this many bytes of events one process matched faster than Spark on the 2-core
-#: machine Kleene is measured on, start-up included (docs/outputs.md, "Spark": the
-#: docs/spark.md's 10,000-row funnel, 0.37 MB, and the 1 M-row funnel, 52 MB, of issue 29):
+#: Below this many bytes of events one process matched faster than Spark ``local[2]`` on
+#: the 2-core machine Kleene is measured on, start-up included (docs/outputs.md, "Spark":
+#: the funnel of issue 29 at 4.3 to 30.3 MB one process, at 43.2 MB Spark):
 #: ``kleene match --spark`` says so in one line, and runs.
-SMALL_INPUT_BYTES = 50_000_000
+SMALL_INPUT_BYTES = 40_000_000
 
 
 class SparkOptionError(KleeneError):

@@ -154,7 +154,7 @@ def test_a_small_input_on_spark_is_said(capsys, files, monkeypatch):
     size = (files / "e.csv").stat().st_size
     assert size == len(EVENTS)
     assert capsys.readouterr().err == (
-        f"kleene match: {files / 'e.csv'} is {size / 1e6:.2g} MB; below 50 MB one process "
+        f"kleene match: {files / 'e.csv'} is {size / 1e6:.2g} MB; below 40 MB one process "
         "matches faster than Spark (start-up included; docs/outputs.md, \"Spark\"): drop "
         "--spark\n")
     monkeypatch.setattr(cli_spark, "SMALL_INPUT_BYTES", size)   # not below: nothing said
