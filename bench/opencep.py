@@ -64,7 +64,8 @@ def missing_note(reason: str) -> str:
     """The header line of a table whose OpenCEP cells say :data:`NOT_RUN`."""
     return (f"OpenCEP {NOT_RUN}: {reason}; to run it, set {ENV} to a folder holding a "
             "checkout of OpenCEP (ilya-kolchinsky/OpenCEP on GitHub, e.g. commit e320ad8), "
-            f"or put one in {PEER_FOLDER}/ (docs/benchmarks.md, 'OpenCEP')")
+            f"or put one in {PEER_FOLDER}/ (docs/benchmarks.md, \"OpenCEP, run in the same "
+            "bench run\")")
 
 
 def opencep_line(line: str, *, row: int = 0, source: str = "<events>") -> str:

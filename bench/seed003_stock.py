@@ -9,7 +9,7 @@ The workloads, policy ``any`` (those OpenCEP is timed on, issues 10, 12 and 33):
   x.price WITHIN 500 ms``;
 - KC ``SEQ(SELL x, BUY{1,3} r[], BUY q) WHERE x.name = 'INTC' AND r[i].name =
   'RIMM' AND q.name = 'QQQ' AND q.price > x.price WITHIN 500 ms`` (OpenCEP loses
-  matches to a bug: docs/benchmarks.md, "OpenCEP").
+  matches to a bug: docs/benchmarks.md, "OpenCEP, run in the same bench run").
 
 Per (workload, engine): the matches; whether they equal the *reference's*
 matches; the run after load (CPU and wall seconds, events/s over the whole

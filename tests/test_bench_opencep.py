@@ -20,6 +20,8 @@ from bench.__main__ import BENCHMARKS
 from bench.seed003 import stock_run
 from kleene.data.loaders import load_events
 from kleene.reference.errors import StreamError
+from kleene.reference.operators.policies import matches
+from kleene.reference.operators.text import parse_operator
 
 LINES = ["SELL(id=1,name=INTC,volume=1,price=10.0,stock_time=100)",
          "BUY(id=2,name=RIMM,volume=1,price=5.0,stock_time=101)",
@@ -92,6 +94,18 @@ def test_without_opencep_every_cell_says_not_run(tmp_path: Path,
     assert [row[:5] for row in table.rows] == [(w, "nfa-chain", 1, 1, True)
                                                for w in ("seq3", "AND3", "KC")]
     assert BENCHMARKS["seed003-stock"] is stock_run
+
+
+def test_the_counterexample_to_opencep_has_one_match_by_hand(tmp_path: Path) -> None:
+    """docs/benchmarks.md, "OpenCEP": SELL INTC 10.0 at 0, BUY RIMM at 10, BUY QQQ 11.0 at
+    20 ms: KC's one match is x = 0, r = [1], q = 2 (by hand; OpenCEP reports none)."""
+    path = tmp_path / "three.stream"
+    path.write_text("SELL(id=1,name=INTC,volume=1,price=10.0,stock_time=0)\n"
+                    "BUY(id=2,name=RIMM,volume=1,price=5.0,stock_time=10)\n"
+                    "BUY(id=3,name=QQQ,volume=1,price=11.0,stock_time=20)\n", encoding="utf-8")
+    kc = parse_operator(seed003_stock.WORKLOADS["KC"])
+    assert [dict(m.bindings) for m in matches(kc, load_events(path), "any")] == [
+        {"x": (0,), "r": (1,), "q": (2,)}]
 
 
 #: A stand-in for OpenCEP's modules the driver imports: the pattern API records its
