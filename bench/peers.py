@@ -46,7 +46,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.report import Cell, Table, emit, ratio
+from bench.report import Cell, Table, emit, load_average, ratio
 from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
@@ -176,8 +176,8 @@ def run(quick: bool = False) -> None:
                      "OpenCEP e2e wall s", "OpenCEP / text e2e", "OpenCEP / parquet e2e",
                      "OpenCEP / text e2e wall", "after load / Wayeb"),
             header=[f"stream: {data.name} ({n:,} events); plain-Python regex parse of the "
-                    f"file {regex_s:.2f} s ({224_473 / regex_s:,.0f} events/s)",
-                    opencep.header()])
+                    f"file {regex_s:.2f} s ({224_473 / regex_s:,.0f} events/s); load average "
+                    f"at start: {load_average()}", opencep.header()])
         for shape in SHAPES:
             for ms in windows:
                 text = pattern_text(shape, ms)
@@ -220,7 +220,8 @@ def run(quick: bool = False) -> None:
             f"before the columnar plane: ses-automaton end to end seq3 "
             f"{BEFORE_SES_S['seq3']} s, AND3 {BEFORE_SES_S['AND3']} s (500 ms)",
             "targets: text e2e ≥ 10× OpenCEP, parquet e2e ≥ 20×, after load ≥ 1.5 M "
-            "events/s (windows+ses), ses-automaton ≥ 5× faster than before"]
+            "events/s (windows+ses), ses-automaton ≥ 5× faster than before",
+            f"load average at the end: {load_average()}"]
         emit(table, "peers")
 
 
@@ -281,7 +282,7 @@ def spark_run(quick: bool = False) -> None:
     windows = (500,) if quick else (500, 1000)
     runs = [Run(f"{shape} {ms} ms", eng, pattern_text(shape, ms), "any")
             for shape in SHAPES for ms in windows for eng in ENGINES]
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     table = Table(
         title="The stock stream ×10 on Spark local[2] against one process (policy any, wall s)",
         columns=("workload", "engine", "matches", "single s (load + run)", "of which load s",

@@ -37,7 +37,7 @@ from pathlib import Path
 
 from bench.opencep import NOT_RUN, OpenCEP, matches_cell
 from bench.peers import cli_seconds
-from bench.report import Cell, Table, ratio
+from bench.report import Cell, Table, load_average, ratio
 from kleene.engines.registry import engine
 from kleene.reference.conditions import holds, variables
 from kleene.reference.events import Event, Stream
@@ -94,7 +94,8 @@ def stock_table(data: Path, s: Stream, loaded: float, limit: int | None,
                    "OpenCEP CPU s", "OpenCEP wall s", "OpenCEP / e2e CPU",
                    "OpenCEP / e2e wall"))
     table.header.append(f"{data.name} ({len(s):,} events), loaded in {loaded:.2f} CPU s; "
-                        "targets: ≥ 1 M events/s after load, e2e ≥ 10× OpenCEP")
+                        "targets: ≥ 1 M events/s after load, e2e ≥ 10× OpenCEP; load average "
+                        f"at start: {load_average()}")
     with tempfile.TemporaryDirectory() as tmp:
         opencep = OpenCEP(Path(tmp), data, limit, repeats)
         table.header.append(opencep.header())
@@ -129,5 +130,5 @@ def stock_table(data: Path, s: Stream, loaded: float, limit: int | None,
         "differs from the reference's; OpenCEP / e2e: its seconds / ours, in CPU seconds "
         "(all threads) and in wall seconds (what a user waits; the kleene program reads the "
         "file on a second thread while it imports and types large columns on threads) "
-        "(target ≥ 10)"]
+        "(target ≥ 10)", f"load average at the end: {load_average()}"]
     return table
