@@ -46,6 +46,7 @@ BENCHMARKS: dict[str, Callable[[bool], object]] = {
     "seed000": seed000.run,
     "seed001": seed001.run,
     "seed003": seed003.run,
+    "seed003-stock": seed003.stock_run,
     "seed003-subpatterns": seed003_subpatterns.run,
     "seed004": seed004.run,
     "ses-policies": ses_policies.run,

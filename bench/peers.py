@@ -22,12 +22,15 @@ neighbours. Arrow's readers use threads, so on an idle machine the wall
 time of a load is at most its CPU time.
 
 Ratios: to the plain-Python baseline measured here (one ``re`` match per
-line of the same file: the cheapest row-by-row parse), to the peers'
-figures on this machine type (OpenCEP end to end: 4.4 s seq3, 4.1 s AND3, at
-500 ms; Wayeb, seed 004 Sec. 5.3 Fig. 2, one core: about 1.3 M events/s on
-seq3) and to Kleene before the columnar plane (loading 2.6 s; SES automaton
-23.7 s and 37.5 s end to end). Match counts stand beside each figure: every
-configuration of a workload must report the same number.
+line of the same file: the cheapest row-by-row parse); to OpenCEP end to end,
+run in this bench run on the same events at 500 ms (:mod:`bench.opencep`: its
+checkout from ``KLEENE_OPENCEP`` or ``.peers/opencep/``; without one its cells
+say "not run" and the header says how to provide it), with its match count
+beside ours; to Wayeb's published figure (seed 004 Sec. 5.3 Fig. 2, one core:
+about 1.3 M events/s on seq3; not rerun here: a JVM program) and to Kleene
+before the columnar plane (loading 2.6 s; SES automaton 23.7 s and 37.5 s end
+to end, main at that time: history, not rerun). Match counts stand beside each
+figure: every configuration of a workload must report the same number.
 """
 
 from __future__ import annotations
@@ -43,15 +46,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.report import Table, emit, ratio
+from bench.report import Cell, Table, emit, load_average, ratio
 from kleene.data.bundled import bundled
 from kleene.data.loaders import load_events
 from kleene.engines.registry import engine
 from kleene.reference.query import Query
 from kleene.reference.ses.text import parse_ses
 
-#: The peers' figures the issue measured on this machine type (seconds, events/s).
-OPENCEP_S = {"seq3": 4.4, "AND3": 4.1}
+#: Wayeb's published throughput (seed 004 Sec. 5.3 Fig. 2), events/s.
 WAYEB_EVENTS_PER_S = 1.3e6
 #: Kleene before the columnar plane (main, same machine): load, SES automaton end to end.
 BEFORE_LOAD_S = 2.6
@@ -90,7 +92,7 @@ def fresh_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _timed(cmd: list[str]) -> tuple[float, float, str]:
+def timed(cmd: list[str]) -> tuple[float, float, str]:
     """CPU seconds (user + system), wall seconds and stdout of ``cmd`` in a fresh
     process with :func:`fresh_env`."""
     before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
@@ -112,8 +114,8 @@ def cli_seconds(pattern: Path, events: Path, eng: str, limit: int | None,
            str(events), "--policy", "any", "--engine", eng, "--count"]
     if limit is not None:
         cmd += ["--limit", str(limit)]
-    _timed(cmd)
-    runs = [_timed(cmd) for _ in range(repeats)]
+    timed(cmd)
+    runs = [timed(cmd) for _ in range(repeats)]
     return min(r[0] for r in runs), min(r[1] for r in runs), int(runs[-1][2].strip())
 
 
@@ -130,7 +132,7 @@ def startup_seconds(code: str = KLEENE_IMPORTS) -> float:
     interpreter, NumPy, pyarrow, Kleene's modules, the engine): the floor of every
     *e2e* figure. NumPy's OpenBLAS threads are off, as in the ``kleene`` program."""
     cmd = [sys.executable, "-c", f"import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; {code}"]
-    return _timed(cmd)[0]
+    return timed(cmd)[0]
 
 
 def after_load_seconds(compiled: Any, stream: Any, repeats: int = 3) -> tuple[float, int]:
@@ -147,6 +149,8 @@ def after_load_seconds(compiled: Any, stream: Any, repeats: int = 3) -> tuple[fl
 
 def run(quick: bool = False) -> None:
     """Print the load table and the peers table; write them to ``out/bench/``."""
+    from bench.opencep import NOT_RUN, OpenCEP, matches_cell
+
     data = bundled("stocks.stream.gz")
     limit = 20_000 if quick else None
     windows = (500,) if quick else (500, 1000)
@@ -163,14 +167,17 @@ def run(quick: bool = False) -> None:
         emit(loads, "peers_load")
         stream = load_events(data, limit=limit)
         n = len(stream)
+        opencep = OpenCEP(work, data, limit, repeats)
         table = Table(
             title="Kleene and its peers on the stock stream (policy any, --count, CPU s)",
             columns=("workload", "engine", "matches", "text e2e s", "parquet e2e s",
                      "text / parquet e2e wall s", "after load s", "after load ev/s",
-                     "text e2e / regex parse",
-                     "OpenCEP / text e2e", "OpenCEP / parquet e2e", "after load / Wayeb"),
-            header=[f"stream: {data} ({n:,} events); plain-Python regex parse of the file "
-                    f"{regex_s:.2f} s ({224_473 / regex_s:,.0f} events/s)"])
+                     "text e2e / regex parse", "OpenCEP matches", "OpenCEP e2e s",
+                     "OpenCEP e2e wall s", "OpenCEP / text e2e", "OpenCEP / parquet e2e",
+                     "OpenCEP / text e2e wall", "after load / Wayeb"),
+            header=[f"stream: {data.name} ({n:,} events); plain-Python regex parse of the "
+                    f"file {regex_s:.2f} s ({224_473 / regex_s:,.0f} events/s); load average "
+                    f"at start: {load_average()}", opencep.header()])
         for shape in SHAPES:
             for ms in windows:
                 text = pattern_text(shape, ms)
@@ -185,13 +192,17 @@ def run(quick: bool = False) -> None:
                     parquet_s, parquet_wall, k2 = cli_seconds(path, parquet, eng, limit,
                                                               repeats)
                     counts = {found, k1, k2}
-                    anchor = OPENCEP_S[shape] if ms == 500 and eng == "windows+ses" else None
+                    peer: tuple[Cell, ...] = (None,) * 6
+                    if ms == 500 and eng == "windows+ses":
+                        oc = opencep.run(shape, ms)
+                        peer = (matches_cell(oc, found),) + (
+                            (NOT_RUN,) * 5 if oc is None else
+                            (oc.cpu, oc.wall, ratio(oc.cpu, text_s), ratio(oc.cpu, parquet_s),
+                             ratio(oc.wall, text_wall)))
                     table.add(f"{shape} {ms} ms", eng,
                               found if len(counts) == 1 else f"DIFFER {sorted(counts)}",
                               text_s, parquet_s, f"{text_wall:.2f} / {parquet_wall:.2f}",
-                              after, n / after, ratio(text_s, regex_s),
-                              ratio(anchor, text_s) if anchor else None,
-                              ratio(anchor, parquet_s) if anchor else None,
+                              after, n / after, ratio(text_s, regex_s), *peer,
                               ratio(n / after, WAYEB_EVENTS_PER_S))
         table.notes += [
             f"startup floor of every e2e figure (a process importing what kleene match "
@@ -202,12 +213,15 @@ def run(quick: bool = False) -> None:
             "caches), CPU s (user + system, all threads); wall s beside; after load: the "
             "least of 3 runs in this process (the machine is shared: the least is the run "
             "disturbed least)",
-            f"OpenCEP end to end (issue 10, same machine type, 500 ms): seq3 "
-            f"{OPENCEP_S['seq3']} s, AND3 {OPENCEP_S['AND3']} s; Wayeb ~1.3 M events/s",
+            "OpenCEP: end to end in a fresh process on the same events (bench/opencep.py), "
+            "CPU s (one thread) and wall s; its ratios: OpenCEP's CPU s / ours, and its wall "
+            "s / our text e2e wall s; Wayeb: "
+            "~1.3 M events/s (seed 004 Fig. 2, published, not rerun)",
             f"before the columnar plane: ses-automaton end to end seq3 "
             f"{BEFORE_SES_S['seq3']} s, AND3 {BEFORE_SES_S['AND3']} s (500 ms)",
             "targets: text e2e ≥ 10× OpenCEP, parquet e2e ≥ 20×, after load ≥ 1.5 M "
-            "events/s (windows+ses), ses-automaton ≥ 5× faster than before"]
+            "events/s (windows+ses), ses-automaton ≥ 5× faster than before",
+            f"load average at the end: {load_average()}"]
         emit(table, "peers")
 
 
@@ -268,7 +282,7 @@ def spark_run(quick: bool = False) -> None:
     windows = (500,) if quick else (500, 1000)
     runs = [Run(f"{shape} {ms} ms", eng, pattern_text(shape, ms), "any")
             for shape in SHAPES for ms in windows for eng in ENGINES]
-    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    load = load_average()
     table = Table(
         title="The stock stream ×10 on Spark local[2] against one process (policy any, wall s)",
         columns=("workload", "engine", "matches", "single s (load + run)", "of which load s",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -100,6 +101,12 @@ def emit(table: Table, name: str, out_dir: Path = OUT_DIR) -> Path:
     path = write_csv(table, name, out_dir)
     print(render(table) + f"  (written to {path})\n", flush=True)
     return path
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages, for a table's header or notes (the machine
+    is shared: every figure is printed with the load it was measured under)."""
+    return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def ratio(a: float, b: float) -> float:

@@ -22,7 +22,8 @@ from kleene.reference.events import Stream
 from kleene.reference.match import Match
 from kleene.reference.operators.text import parse_operator
 
-#: Issue 12's Kleene pattern (OpenCEP: 17.3 s on the whole stream, and it loses matches).
+#: Issue 12's Kleene pattern (OpenCEP loses some of its matches: docs/benchmarks.md,
+#: "OpenCEP, run in the same bench run").
 KC_PATTERN = ("PATTERN SEQ(SELL x, BUY{1,3} r[], BUY q)\n"
               "WHERE x.name = 'INTC' AND r[i].name = 'RIMM' AND q.name = 'QQQ' "
               "AND q.price > x.price\nWITHIN 500 ms\n")

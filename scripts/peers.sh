@@ -6,6 +6,9 @@
 #   .peers/flink  apache-flink (PyFlink; needs Java 17, installed by bootstrap-system.sh)
 #   .peers/pmr    pandas-match-recognize
 #   .peers/core   pycer (CORE's bindings; CPython 3.13, pyenv's or python3.13 on PATH)
+# OpenCEP (the benches' peer, bench/opencep.py) is not installed here: it is on no package
+# registry and has no licence file; a user provides a checkout in .peers/opencep/ or names
+# one with KLEENE_OPENCEP (docs/benchmarks.md, "OpenCEP, run in the same bench run").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
