@@ -197,3 +197,12 @@ def match_batches(compiled: Any, events: Any, *, counters: Counters | None = Non
     if columnar is not None:
         return columnar(events, counters=counters, budget=budget)
     return gathered(compiled.run(events, counters=counters, budget=budget))
+
+
+def spent_batches(batches: Iterable[MatchColumns], budget: Budget) -> Iterator[MatchColumns]:
+    """``batches`` of matches, one step of ``budget`` per match (as
+    :func:`~kleene.engines.fastest.spent` spends them one by one), a batch at a time:
+    past the budget, :class:`~kleene.reference.errors.BudgetExceeded`."""
+    for batch in batches:
+        budget.spend(len(batch))
+        yield batch
