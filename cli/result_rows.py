@@ -280,12 +280,53 @@ def text_bytes(texts: pa.Array) -> bytes:
     return data.to_pybytes()[bounds[0]:bounds[-1]]
 
 
+def plain_csv(cols: Sequence[Column]) -> pa.Table | None:
+    """The rows as a table that Arrow's CSV writer (:func:`write_csv`) writes as
+    :func:`lines` does, byte for byte, when every cell is plain: an integer (its digits,
+    as ``str``), or text with nothing to quote (no ``,``, ``"``, CR or LF: Arrow's
+    ``none`` quoting refuses them); ``None`` when some cell is not (a list, text to
+    quote): :func:`lines` writes those rows. A cell of a row that lacks the column, or
+    a null, is empty in both."""
+    if not cols or not len(cols[0].cells):
+        return None
+    arrays = {}
+    for c in cols:
+        arr = c.cells.array
+        if c.offsets is not None:
+            return None
+        if arr is not None and pa.types.is_integer(arr.type) and not c.cells.datetimes:
+            cell = arr
+        else:
+            cell = c.cells.csv()
+            if pc.any(pc.match_substring_regex(cell, '[,"\r\n]')).as_py():
+                return None
+        if c.present is not None and not c.present.all():
+            cell = pc.if_else(pa.array(c.present), cell, pa.nulls(len(cell), cell.type))
+        arrays[c.name] = cell
+    return pa.table(arrays)
+
+
+def write_csv(plain: pa.Table, out: BinaryIO, header: bool) -> None:
+    """Write :func:`plain_csv`'s table to ``out`` by Arrow's CSV writer: nothing quoted
+    (the header's names neither: :func:`~kleene.cli.results.column_name` makes them
+    plain), CRLF line ends as Python's ``csv`` writes them, a null as an empty cell."""
+    import pyarrow.csv as pcsv
+
+    pcsv.write_csv(plain, out, pcsv.WriteOptions(
+        include_header=header, batch_size=BATCH, quoting_style="none",
+        quoting_header="none", eol="\r\n"))
+
+
 def write_to(batches: Iterable[Sequence[Column]], out: BinaryIO, fmt: str) -> None:
     """Write the rows of ``batches`` (at least one; each the columns of a layout, the
     matches numbered on from the batch before) to ``out`` as ``fmt``, a batch at a
     time: the columns, the header and the Parquet schema are the first batch's."""
     if fmt != "parquet":
         for k, cols in enumerate(batches):
+            plain = plain_csv(cols) if fmt == "csv" else None
+            if plain is not None:
+                write_csv(plain, out, k == 0)
+                continue
             for chunk in lines(cols, fmt, header=k == 0):
                 out.write(chunk)
         return

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kleene.cli import main
 from kleene.cli.result_cells import Cells, value_cells
-from kleene.cli.result_rows import csv_quoted
+from kleene.cli.result_rows import Column, csv_quoted, plain_csv, write_to
 from kleene.engines.match_columns import MatchColumns
 from kleene.reference.match import Match
 
@@ -283,3 +283,25 @@ def test_match_columns_give_the_matches_back(mappings):
     matches = {Match.of(m) for m in mappings}
     back = {m for g in MatchColumns.of(matches) for m in g.matches()}
     assert back == matches
+
+
+CSV_TEXTS = st.one_of(st.none(), st.text(alphabet='ab ,"\r\nü1-', max_size=5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)), CSV_TEXTS,
+                          CSV_TEXTS), min_size=1, max_size=6))
+def test_csv_batches_are_what_the_csv_module_writes(rows):
+    """Integers and texts, plain or to quote: Arrow's CSV writer where every cell is
+    plain (:func:`plain_csv`), else the rows' own text; the bytes of Python's ``csv``
+    writer either way (as ``--output FILE.csv`` wrote them, CRLF line ends)."""
+    ints, texts, more = (list(c) for c in zip(*rows, strict=True))
+    cols = [Column("n", Cells(pa.array(ints, pa.int64()))),
+            Column("t", Cells(pa.array(texts, pa.string()))), Column("u", value_cells(more))]
+    out = io.BytesIO()
+    write_to([cols], out, "csv")
+    expected = io.StringIO(newline="")
+    csv.writer(expected, lineterminator="\r\n").writerows([("n", "t", "u"), *rows])
+    assert out.getvalue() == expected.getvalue().encode()
+    plain = not any(set(t) & set(',"\r\n') for t in texts + more if t is not None)
+    assert (plain_csv(cols) is not None) == plain
