@@ -22,7 +22,7 @@ from kleene.engines.protocol import claims_policy
 from kleene.engines.registry import engine, engine_names
 from kleene.engines.ses.buffers import instance_columns
 from kleene.engines.ses.run import Instance
-from kleene.engines.windows.engine import WindowsEngine
+from kleene.engines.windows.engine import CompiledWindows, WindowsEngine
 from kleene.reference.events import Event, Stream
 from kleene.reference.match import Match
 from kleene.reference.query import Query
@@ -35,6 +35,7 @@ ENGINES = [engine(n) for n in engine_names() if isinstance(engine(n), WindowsEng
 def columns_of_run(name: str, query: Query, stream: Stream) -> list[Match]:
     """The matches of ``run_columns``, batch after batch, as canonical matches."""
     compiled = engine(name).compile(query)
+    assert isinstance(compiled, CompiledWindows)
     return [m for batch in compiled.run_columns(stream) for m in batch.matches()]
 
 
@@ -77,7 +78,7 @@ BUFFERS = st.lists(st.dictionaries(st.sampled_from(["a", "b", "x_1", "z"]),
 
 @given(BUFFERS)
 def test_instance_columns_are_the_instances_matches(buffers):
-    instances = [Instance("q", {v: tuple(Event(p, p, None, {}) for p in sorted(ps))
+    instances = [Instance(frozenset({"q"}), {v: tuple(Event(p, p, None, {}) for p in sorted(ps))
                                 for v, ps in beta.items()}, Event(0, 0, None, {}))
                  for beta in buffers]
     batches = instance_columns(instances)

@@ -62,7 +62,7 @@ from kleene.reference.events import Event
 from kleene.reference.ses.partitioning import partition_key
 from kleene.reference.ses.pattern import SESPattern
 
-#: What A reports of each match (:data:`~kleene.engines.windows.matching.R_co`).
+#: What A reports of each match (:data:`~kleene.engines.windows.matching.R`).
 R = TypeVar("R")
 
 #: Events read (and filtered over their columns) at once.

@@ -62,10 +62,10 @@ def absorb(total: Counters, inner: Counters) -> None:
 
 #: What A reports of each match: the match, or (:class:`Buffers`) the instance whose buffer
 #: it is.
-R_co = TypeVar("R_co", covariant=True)
+R = TypeVar("R")
 
 
-class WindowMatcher(Protocol[R_co]):
+class WindowMatcher(Protocol[R]):
     """A(P, W): the matches that start at ``W[0]``; ``counters`` accumulate over calls.
 
     ``bits``, when given, are the events' ē (Sec. 5) for the pattern A was
@@ -76,7 +76,7 @@ class WindowMatcher(Protocol[R_co]):
     counters: Counters
     reads_bits: bool
 
-    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[R_co]: ...
+    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[R]: ...
 
 
 class EngineMatcher:
