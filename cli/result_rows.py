@@ -94,24 +94,32 @@ class EventCells:
     def __init__(self, stream: Sequence[Event] | Mapping[int, Event], datetimes: bool) -> None:
         self.columns = getattr(stream, "columns", None)
         self.stream, self.datetimes = stream, datetimes
+        self._whole: dict[str, Cells | None] = {}   # attribute → the whole column's cells
 
     def cells(self, attr: str, positions: np.ndarray) -> Cells:
         """Attribute ``attr`` (``ts``: the timestamps, as the layout's own) at
         ``positions``."""
         rows = pa.array(positions.astype(np.int64))
-        c = self.columns
-        if c is not None:
-            found = c.column(attr)
-            if found is None:
+        if self.columns is not None:
+            whole = self._column(attr)
+            if whole is None:
                 return value_cells([None] * len(positions))
-            kind = None if attr == "ts" else found[1]
-            cells = column_cells(found[0], kind).take(rows)
+            cells = whole.take(rows)
             return Cells(cells.array, datetimes=True) if attr == "ts" and self.datetimes \
                 else cells
         events = [self.stream[p] for p in positions.tolist()]
         if attr == "ts":
             return Cells(pa.array([e.ts for e in events]), datetimes=self.datetimes)
         return value_cells([e.value(attr) for e in events])
+
+    def _column(self, attr: str) -> Cells | None:
+        """The cells of the stream's whole column ``attr`` (``None``: no such column),
+        made once for every batch of rows."""
+        if attr not in self._whole:
+            found = self.columns.column(attr)
+            self._whole[attr] = None if found is None else \
+                column_cells(found[0], None if attr == "ts" else found[1])
+        return self._whole[attr]
 
 
 def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
