@@ -97,6 +97,13 @@ class Cells:
         assert self.index is not None
         return Cells(values=self.values, index=self.index.take(rows))
 
+    def slice(self, lo: int, hi: int) -> Cells:
+        """The cells of rows ``lo`` to ``hi`` (no copy)."""
+        if self.array is not None:
+            return Cells(self.array.slice(lo, hi - lo), datetimes=self.datetimes)
+        assert self.index is not None
+        return Cells(values=self.values, index=self.index.slice(lo, hi - lo))
+
     def _distinct(self) -> Cells:
         """The same cells as distinct Python values (what Arrow cannot write itself)."""
         if self.array is None:

@@ -11,6 +11,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from unittest.mock import patch
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,7 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kleene.cli import main
+from kleene.cli import main, result_rows
 from kleene.cli.result_cells import Cells, value_cells
 from kleene.cli.result_rows import Column, csv_quoted, plain_csv, write_to
 from kleene.engines.match_columns import MatchColumns
@@ -291,17 +292,23 @@ CSV_TEXTS = st.one_of(st.none(), st.text(alphabet='ab ,"\r\nü1-', max_size=5))
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)), CSV_TEXTS,
                           CSV_TEXTS), min_size=1, max_size=6))
-def test_csv_batches_are_what_the_csv_module_writes(rows):
+def test_csv_and_json_batches_are_what_the_csv_and_json_modules_write(rows):
     """Integers and texts, plain or to quote: Arrow's CSV writer where every cell is
     plain (:func:`plain_csv`), else the rows' own text; the bytes of Python's ``csv``
-    writer either way (as ``--output FILE.csv`` wrote them, CRLF line ends)."""
+    writer either way (as ``--output FILE.csv`` wrote them, CRLF line ends), and of
+    ``json`` for JSON Lines, the rows written in one slice or in slices of two."""
     ints, texts, more = (list(c) for c in zip(*rows, strict=True))
     cols = [Column("n", Cells(pa.array(ints, pa.int64()))),
             Column("t", Cells(pa.array(texts, pa.string()))), Column("u", value_cells(more))]
-    out = io.BytesIO()
-    write_to([cols], out, "csv")
     expected = io.StringIO(newline="")
     csv.writer(expected, lineterminator="\r\n").writerows([("n", "t", "u"), *rows])
-    assert out.getvalue() == expected.getvalue().encode()
+    lines = [json.dumps(dict(zip("ntu", r, strict=True)), ensure_ascii=False) + "\n"
+             for r in rows]
+    for batch in (1 << 16, 2):      # one slice of rows, or slices of two
+        with patch.object(result_rows, "BATCH", batch):
+            for fmt, text in (("csv", expected.getvalue()), ("jsonl", "".join(lines))):
+                out = io.BytesIO()
+                write_to([cols], out, fmt)
+                assert out.getvalue() == text.encode()
     plain = not any(set(t) & set(',"\r\n') for t in texts + more if t is not None)
     assert (plain_csv(cols) is not None) == plain
