@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.cli.result_cells import Cells, column_cells, value_cells
-from kleene.engines.match_columns import MatchColumns, offsets_of
+from kleene.engines.match_columns import MatchColumns, arrow_ints, offsets_of
 from kleene.reference.events import Event
 
 #: Rows encoded as text at once.
@@ -139,8 +139,8 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
         start = start + lengths
     match = np.repeat(np.arange(numbered_from, numbered_from + len(m), dtype=np.int64),
                       per_match)
-    names = pa.array(list(m.variables), pa.string()).take(pa.array(variable))
-    cols = [Column("match", Cells(pa.array(match))), Column("variable", Cells(names)),
+    names = Cells(values=list(m.variables), index=arrow_ints(variable))
+    cols = [Column("match", Cells(pa.array(match))), Column("variable", names),
             Column("position", Cells(pa.array(position))),
             Column("ts", events.cells("ts", position))]
     cols += [Column(n, events.cells(a, position)) for n, a in zip(named, attrs, strict=True)]
@@ -254,7 +254,7 @@ def csv_quoted(texts: pa.Array) -> pa.Array:
     return pc.if_else(special, pc.binary_join_element_wise('"', doubled, '"', ""), texts)
 
 
-def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes]:
+def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes | pa.Buffer]:
     """The rows as JSON Lines or CSV text (a header line first, if ``header``),
     :data:`BATCH` rows at a time."""
     n = len(cols[0].cells) if cols else 0
@@ -278,8 +278,7 @@ def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[byt
             parts.append(pc.if_else(pa.array(c.present), cell, ""))
         if fmt != "csv":
             parts.append("}\n")
-        joined = pc.binary_join_element_wise(*parts, "")
-        yield text_bytes(joined)
+        yield text_buffer(pc.binary_join_element_wise(*parts, ""))
 
 
 def _json_key(name: str) -> str:
@@ -298,11 +297,18 @@ def _sliced(c: Column, lo: int, hi: int) -> Column:
 
 def text_bytes(texts: pa.Array) -> bytes:
     """The strings of ``texts`` one after another."""
+    return text_buffer(texts).to_pybytes()
+
+
+def text_buffer(texts: pa.Array) -> pa.Buffer:
+    """:func:`text_bytes` as a slice of the array's own buffer (no copy)."""
     texts = texts.cast(pa.large_string()) if texts.type == pa.string() else texts
     _, offsets, data = texts.buffers()
+    if data is None:
+        return pa.py_buffer(b"")
     bounds = np.frombuffer(offsets, dtype=np.int64, count=len(texts) + 1,
                            offset=texts.offset * 8)
-    return data.to_pybytes()[bounds[0]:bounds[-1]]
+    return data.slice(int(bounds[0]), int(bounds[-1] - bounds[0]))
 
 
 def plain_csv(cols: Sequence[Column]) -> pa.Table | None:
