@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -201,3 +202,18 @@ def value_cells(values: Sequence[Any]) -> Cells:
         index.append(at)
     return Cells(values=distinct, index=pa.array(index, pa.int64()))
 
+
+@dataclass(frozen=True)
+class Column:
+    """One output column: its ``name``, its cells (scalars) or, for a wide column of
+    lists, the ``offsets`` of each row's list into ``cells``; ``present``: the rows that
+    have the column (a variable a match does not bind has no wide column); ``by``: the
+    event position a row's cell is of (the long layout's position, ``ts`` and
+    attributes: rows of one position have one cell, so :func:`kleene.cli.result_rows.lines`
+    makes the text of such columns once per position)."""
+
+    name: str
+    cells: Cells
+    offsets: np.ndarray | None = None
+    present: np.ndarray | None = None
+    by: np.ndarray | None = None

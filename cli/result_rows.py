@@ -22,24 +22,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.cli.result_cells import Cells, column_cells, value_cells
+from kleene.cli.result_cells import Cells, Column, column_cells, value_cells
+from kleene.cli.result_csv import csv_quoted, plain_csv, write_csv
 from kleene.engines.match_columns import MatchColumns, arrow_ints, offsets_of
 from kleene.reference.events import Event
 
 #: Rows encoded as text at once.
 BATCH = 1 << 16
-
-
-@dataclass(frozen=True)
-class Column:
-    """One output column: its ``name``, its cells (scalars) or, for a wide column of
-    lists, the ``offsets`` of each row's list into ``cells``; ``present``: the rows that
-    have the column (a variable a match does not bind has no wide column)."""
-
-    name: str
-    cells: Cells
-    offsets: np.ndarray | None = None
-    present: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +105,7 @@ class EventCells:
         """The cells of the stream's whole column ``attr`` (``None``: no such column),
         made once for every batch of rows."""
         if attr not in self._whole:
+            assert self.columns is not None
             found = self.columns.column(attr)
             self._whole[attr] = None if found is None else \
                 column_cells(found[0], None if attr == "ts" else found[1])
@@ -141,9 +131,10 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
                       per_match)
     names = Cells(values=list(m.variables), index=arrow_ints(variable))
     cols = [Column("match", Cells(pa.array(match))), Column("variable", names),
-            Column("position", Cells(pa.array(position))),
-            Column("ts", events.cells("ts", position))]
-    cols += [Column(n, events.cells(a, position)) for n, a in zip(named, attrs, strict=True)]
+            Column("position", Cells(pa.array(position)), by=position),
+            Column("ts", events.cells("ts", position), by=position)]
+    cols += [Column(n, events.cells(a, position), by=position)
+             for n, a in zip(named, attrs, strict=True)]
     return cols
 
 
@@ -227,58 +218,66 @@ def table(cols: Sequence[Column], names: Collection[str] | None = None) -> pa.Ta
     return pa.table({c.name: typed(c) for c in kept})
 
 
-#: The bytes that make CSV quote a cell: ``,``, ``"``, CR and LF.
-_QUOTED = np.frombuffer(b',"\r\n', dtype=np.uint8)
-
-
-def needs_quotes(texts: pa.Array) -> bool:
-    """Whether some cell of ``texts`` holds a byte CSV quotes (:data:`_QUOTED`): one pass
-    of NumPy over the cells' bytes (a regular expression per cell costs 10× more)."""
-    texts = texts.cast(pa.large_string()) if texts.type == pa.string() else texts
-    _, offsets, data = texts.buffers()
-    if data is None:
-        return False
-    bounds = np.frombuffer(offsets, dtype=np.int64, count=len(texts) + 1,
-                           offset=texts.offset * 8)
-    raw = np.frombuffer(data, dtype=np.uint8)[bounds[0]:bounds[-1]]
-    return bool(np.isin(raw, _QUOTED).any())
-
-
-def csv_quoted(texts: pa.Array) -> pa.Array:
-    """CSV's minimal quoting: a cell holding ``,``, ``"``, CR or LF in quotes, its
-    quotes doubled."""
-    if not needs_quotes(texts):
-        return texts
-    special = pc.match_substring_regex(texts, '[,"\r\n]')
-    doubled = pc.replace_substring(texts, '"', '""')
-    return pc.if_else(special, pc.binary_join_element_wise('"', doubled, '"', ""), texts)
-
-
 def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes | pa.Buffer]:
     """The rows as JSON Lines or CSV text (a header line first, if ``header``),
-    :data:`BATCH` rows at a time."""
+    :data:`BATCH` rows at a time; the columns of one ``by`` (:class:`Column`) as one text
+    per event position (:func:`_by_position`)."""
     n = len(cols[0].cells) if cols else 0
     if fmt == "csv" and header:
         yield (",".join(c.name for c in cols) + "\r\n").encode()
+    runs, k = [], 0        # runs of consecutive columns of one `by` (or one column)
+    while k < len(cols):
+        j = k + 1
+        while cols[k].by is not None and j < len(cols) and cols[j].by is cols[k].by:
+            j += 1
+        runs.append((k, j))
+        k = j
     for lo in range(0, n, BATCH):
-        part = [_sliced(c, lo, min(lo + BATCH, n)) for c in cols]
+        hi = min(lo + BATCH, n)
         parts: list[Any] = []
-        for k, c in enumerate(part):
-            if fmt == "csv":
-                cell = csv_quoted(csv_texts(c))
-                if c.present is not None:
-                    cell = pc.if_else(pa.array(c.present), cell, "")
-                parts += [cell, "," if k < len(part) - 1 else "\r\n"]
-                continue
-            head = ("{" if k == 0 else ", ") + _json_key(c.name) + ": "
-            if c.present is None:
-                parts += [head, json_texts(c)]
-                continue
-            cell = pc.binary_join_element_wise(head, json_texts(c), "")
-            parts.append(pc.if_else(pa.array(c.present), cell, ""))
+        for k, j in runs:
+            run = [(_sliced(c, lo, hi), i == 0, i == len(cols) - 1)
+                   for i, c in enumerate(cols[k:j], start=k)]
+            parts += _by_position(run, fmt) if cols[k].by is not None else \
+                _cell_parts(*run[0], fmt)
         if fmt != "csv":
             parts.append("}\n")
         yield text_buffer(pc.binary_join_element_wise(*parts, ""))
+
+
+def _cell_parts(c: Column, first: bool, last: bool, fmt: str) -> list[Any]:
+    """Column ``c``'s cells as ``fmt`` writes them in a row, with what goes before (JSON:
+    the key) or after (CSV: the separator); ``first`` or ``last`` column of the row."""
+    if fmt == "csv":
+        cell = csv_quoted(csv_texts(c))
+        if c.present is not None:
+            cell = pc.if_else(pa.array(c.present), cell, "")
+        return [cell, "\r\n" if last else ","]
+    head = ("{" if first else ", ") + _json_key(c.name) + ": "
+    if c.present is None:
+        return [head, json_texts(c)]
+    cell = pc.binary_join_element_wise(head, json_texts(c), "")
+    return [pc.if_else(pa.array(c.present), cell, "")]
+
+
+def _by_position(run: Sequence[tuple[Column, bool, bool]], fmt: str) -> list[Any]:
+    """The parts of :func:`_cell_parts` of columns of one ``by``, as one text per row,
+    made once per distinct position and taken into the rows."""
+    by = run[0][0].by
+    assert by is not None
+    coded = pc.dictionary_encode(arrow_ints(by))
+    one = np.empty(len(coded.dictionary), np.int64)
+    one[coded.indices.to_numpy()] = np.arange(len(coded.indices))   # a row of each
+    rows = arrow_ints(one)
+    parts = [p for c, first, last in run for p in _cell_parts(_taken(c, rows), first, last, fmt)]
+    return [pc.binary_join_element_wise(*parts, "").take(coded.indices)]
+
+
+def _taken(c: Column, rows: pa.Array) -> Column:
+    """Column ``c`` (of scalars) at ``rows``."""
+    assert c.offsets is None
+    return replace(c, cells=c.cells.take(rows),
+                   present=None if c.present is None else c.present[rows.to_numpy()])
 
 
 def _json_key(name: str) -> str:
@@ -289,7 +288,8 @@ def _sliced(c: Column, lo: int, hi: int) -> Column:
     """Column ``c`` at the rows ``lo`` to ``hi`` (a slice: no copy)."""
     present = None if c.present is None else c.present[lo:hi]
     if c.offsets is None:
-        return replace(c, cells=c.cells.slice(lo, hi), present=present)
+        by = None if c.by is None else c.by[lo:hi]
+        return replace(c, cells=c.cells.slice(lo, hi), present=present, by=by)
     own = c.offsets[lo:hi + 1]
     return replace(c, cells=c.cells.slice(int(own[0]), int(own[-1])), offsets=own - own[0],
                    present=present)
@@ -309,43 +309,6 @@ def text_buffer(texts: pa.Array) -> pa.Buffer:
     bounds = np.frombuffer(offsets, dtype=np.int64, count=len(texts) + 1,
                            offset=texts.offset * 8)
     return data.slice(int(bounds[0]), int(bounds[-1] - bounds[0]))
-
-
-def plain_csv(cols: Sequence[Column]) -> pa.Table | None:
-    """The rows as a table that Arrow's CSV writer (:func:`write_csv`) writes as
-    :func:`lines` does, byte for byte, when every cell is plain: an integer (its digits,
-    as ``str``), or text with nothing to quote (no ``,``, ``"``, CR or LF: Arrow's
-    ``none`` quoting refuses them); ``None`` when some cell is not (a list, text to
-    quote): :func:`lines` writes those rows. A cell of a row that lacks the column, or
-    a null, is empty in both."""
-    if not cols or not len(cols[0].cells):
-        return None
-    arrays = {}
-    for c in cols:
-        arr = c.cells.array
-        if c.offsets is not None:
-            return None
-        if arr is not None and pa.types.is_integer(arr.type) and not c.cells.datetimes:
-            cell = arr
-        else:
-            cell = c.cells.csv()
-            if needs_quotes(cell):
-                return None
-        if c.present is not None and not c.present.all():
-            cell = pc.if_else(pa.array(c.present), cell, pa.nulls(len(cell), cell.type))
-        arrays[c.name] = cell
-    return pa.table(arrays)
-
-
-def write_csv(plain: pa.Table, out: BinaryIO, header: bool) -> None:
-    """Write :func:`plain_csv`'s table to ``out`` by Arrow's CSV writer: nothing quoted
-    (the header's names neither: :func:`~kleene.cli.results.column_name` makes them
-    plain), CRLF line ends as Python's ``csv`` writes them, a null as an empty cell."""
-    import pyarrow.csv as pcsv
-
-    pcsv.write_csv(plain, out, pcsv.WriteOptions(
-        include_header=header, batch_size=BATCH, quoting_style="none",
-        quoting_header="none", eol="\r\n"))
 
 
 def write_to(batches: Iterable[Sequence[Column]], out: BinaryIO, fmt: str) -> None:
