@@ -207,10 +207,11 @@ def value_cells(values: Sequence[Any]) -> Cells:
 class Column:
     """One output column: its ``name``, its cells (scalars) or, for a wide column of
     lists, the ``offsets`` of each row's list into ``cells``; ``present``: the rows that
-    have the column (a variable a match does not bind has no wide column); ``by``: the
-    event position a row's cell is of (the long layout's position, ``ts`` and
-    attributes: rows of one position have one cell, so :func:`kleene.cli.result_rows.lines`
-    makes the text of such columns once per position)."""
+    have the column (a variable a match does not bind has no wide column); ``by``: a
+    key a row's cell is a function of (the long layout's variable, position, ``ts`` and
+    attributes: of the row's variable and event), so
+    :func:`kleene.cli.result_rows.lines` makes the text of consecutive columns of one
+    ``by`` once per distinct key."""
 
     name: str
     cells: Cells

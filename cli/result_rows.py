@@ -130,10 +130,12 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
     match = np.repeat(np.arange(numbered_from, numbered_from + len(m), dtype=np.int64),
                       per_match)
     names = Cells(values=list(m.variables), index=arrow_ints(variable))
-    cols = [Column("match", Cells(pa.array(match))), Column("variable", names),
-            Column("position", Cells(pa.array(position)), by=position),
-            Column("ts", events.cells("ts", position), by=position)]
-    cols += [Column(n, events.cells(a, position), by=position)
+    # every column after the match's number is of the row's variable and event
+    by = position * max(1, len(m.variables)) + variable
+    cols = [Column("match", Cells(pa.array(match))), Column("variable", names, by=by),
+            Column("position", Cells(pa.array(position)), by=by),
+            Column("ts", events.cells("ts", position), by=by)]
+    cols += [Column(n, events.cells(a, position), by=by)
              for n, a in zip(named, attrs, strict=True)]
     return cols
 
@@ -220,8 +222,8 @@ def table(cols: Sequence[Column], names: Collection[str] | None = None) -> pa.Ta
 
 def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes | pa.Buffer]:
     """The rows as JSON Lines or CSV text (a header line first, if ``header``),
-    :data:`BATCH` rows at a time; the columns of one ``by`` (:class:`Column`) as one text
-    per event position (:func:`_by_position`)."""
+    :data:`BATCH` rows at a time; consecutive columns of one ``by`` (:class:`Column`) as
+    one text per distinct ``by`` (:func:`_by_position`)."""
     n = len(cols[0].cells) if cols else 0
     if fmt == "csv" and header:
         yield (",".join(c.name for c in cols) + "\r\n").encode()
@@ -262,7 +264,7 @@ def _cell_parts(c: Column, first: bool, last: bool, fmt: str) -> list[Any]:
 
 def _by_position(run: Sequence[tuple[Column, bool, bool]], fmt: str) -> list[Any]:
     """The parts of :func:`_cell_parts` of columns of one ``by``, as one text per row,
-    made once per distinct position and taken into the rows."""
+    made once per distinct ``by`` and taken into the rows."""
     by = run[0][0].by
     assert by is not None
     coded = pc.dictionary_encode(arrow_ints(by))
