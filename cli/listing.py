@@ -211,9 +211,10 @@ def _once(pieces: Iterator[pa.Table | pa.RecordBatch]) -> Iterator[pa.Table]:
         texts = piece["text"].combine_chunks()
         if not len(texts):
             continue
-        previous = pa.concat_arrays([pa.array([last], pa.string()), texts.slice(0, len(texts) - 1)])
-        keep = pc.invert(pc.fill_null(pc.equal(texts, previous), False))
+        # each text against the one before it (slices of one array: no copy)
+        again = np.concatenate(([texts[0].as_py() == last], pc.equal(
+            texts.slice(1), texts.slice(0, len(texts) - 1)).to_numpy(zero_copy_only=False)))
         last = texts[-1].as_py()
-        kept = piece.filter(keep)
+        kept = piece if not again.any() else piece.filter(pa.array(~again))
         if len(kept):
             yield kept
