@@ -1,8 +1,9 @@
 """``kleene match``'s matches printed as JSON Lines in canonical order, in memory bounded
 by a run of matches, not by their number (issue 33, item 5).
 
-The engine's matches are gathered as columns (:func:`~kleene.engines.match_columns.gathered`,
-8,192 at a time) and each batch becomes two arrays: its matches' first positions and
+The engine's matches come as columns (:func:`~kleene.engines.match_columns.match_batches`:
+as the engine finds them where it can, else gathered 8,192 at a time) and each batch
+becomes two arrays: its matches' first positions and
 their canonical JSON (:meth:`~kleene.engines.match_columns.MatchColumns.text_array`,
 Arrow's string kernels); no Python object outlives its batch. Up to :data:`RUN` matches
 are sorted in memory (first position, then canonical JSON: the order ``kleene match``
@@ -25,8 +26,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.cli.result_rows import text_bytes
-from kleene.engines.fastest import claiming_engine, spent
-from kleene.engines.match_columns import MatchColumns, arrow_ints, gathered
+from kleene.engines.fastest import claiming_engine
+from kleene.engines.match_columns import (
+    MatchColumns,
+    arrow_ints,
+    gathered,
+    match_batches,
+    spent_batches,
+)
 from kleene.engines.protocol import Counters, Query
 from kleene.reference.budget import Budget
 from kleene.reference.events import Event
@@ -74,12 +81,15 @@ def print_columns(found: Iterable[MatchColumns], out: TextIO | None) -> int:
 def engine_matches(name: str, query: Query, events: Iterable[Event],
                    budget: Budget) -> tuple[Iterator[MatchColumns], Counters]:
     """Engine ``name``'s matches over ``events`` within ``budget`` (one step per match, as
-    :func:`~kleene.engines.fastest.run_engine`), gathered as columns a batch at a time,
-    and the run's counters (read once the matches are exhausted)."""
+    :func:`~kleene.engines.fastest.run_engine`, spent a batch at a time), as columns a
+    batch at a time (:func:`~kleene.engines.match_columns.match_batches`: the engine's
+    own where it finds them so, no match made), and the run's counters (read once the
+    matches are exhausted)."""
     compiled = claiming_engine(name, query, "--engine or --policy").compile(query)
     counters = Counters()
     budget.what = f"running engine {name}"
-    return gathered(spent(compiled, events, counters, budget)), counters
+    return spent_batches(match_batches(compiled, events, counters=counters, budget=budget),
+                         budget), counters
 
 
 def readable_columns(g: MatchColumns) -> MatchColumns:
@@ -201,9 +211,10 @@ def _once(pieces: Iterator[pa.Table | pa.RecordBatch]) -> Iterator[pa.Table]:
         texts = piece["text"].combine_chunks()
         if not len(texts):
             continue
-        previous = pa.concat_arrays([pa.array([last], pa.string()), texts.slice(0, len(texts) - 1)])
-        keep = pc.invert(pc.fill_null(pc.equal(texts, previous), False))
+        # each text against the one before it (slices of one array: no copy)
+        again = np.concatenate(([texts[0].as_py() == last], pc.equal(
+            texts.slice(1), texts.slice(0, len(texts) - 1)).to_numpy(zero_copy_only=False)))
         last = texts[-1].as_py()
-        kept = piece.filter(keep)
+        kept = piece if not again.any() else piece.filter(pa.array(~again))
         if len(kept):
             yield kept

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -96,6 +97,13 @@ class Cells:
             return Cells(self.array.take(rows), datetimes=self.datetimes)
         assert self.index is not None
         return Cells(values=self.values, index=self.index.take(rows))
+
+    def slice(self, lo: int, hi: int) -> Cells:
+        """The cells of rows ``lo`` to ``hi`` (no copy)."""
+        if self.array is not None:
+            return Cells(self.array.slice(lo, hi - lo), datetimes=self.datetimes)
+        assert self.index is not None
+        return Cells(values=self.values, index=self.index.slice(lo, hi - lo))
 
     def _distinct(self) -> Cells:
         """The same cells as distinct Python values (what Arrow cannot write itself)."""
@@ -194,3 +202,19 @@ def value_cells(values: Sequence[Any]) -> Cells:
         index.append(at)
     return Cells(values=distinct, index=pa.array(index, pa.int64()))
 
+
+@dataclass(frozen=True)
+class Column:
+    """One output column: its ``name``, its cells (scalars) or, for a wide column of
+    lists, the ``offsets`` of each row's list into ``cells``; ``present``: the rows that
+    have the column (a variable a match does not bind has no wide column); ``by``: a
+    key a row's cell is a function of (the long layout's variable, position, ``ts`` and
+    attributes: of the row's variable and event), so
+    :func:`kleene.cli.result_rows.lines` makes the text of consecutive columns of one
+    ``by`` once per distinct key."""
+
+    name: str
+    cells: Cells
+    offsets: np.ndarray | None = None
+    present: np.ndarray | None = None
+    by: np.ndarray | None = None

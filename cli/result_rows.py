@@ -22,24 +22,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kleene.cli.result_cells import Cells, column_cells, value_cells
-from kleene.engines.match_columns import MatchColumns, offsets_of
+from kleene.cli.result_cells import Cells, Column, column_cells, value_cells
+from kleene.cli.result_csv import csv_quoted, plain_csv, write_csv
+from kleene.engines.match_columns import MatchColumns, arrow_ints, offsets_of
 from kleene.reference.events import Event
 
 #: Rows encoded as text at once.
 BATCH = 1 << 16
-
-
-@dataclass(frozen=True)
-class Column:
-    """One output column: its ``name``, its cells (scalars) or, for a wide column of
-    lists, the ``offsets`` of each row's list into ``cells``; ``present``: the rows that
-    have the column (a variable a match does not bind has no wide column)."""
-
-    name: str
-    cells: Cells
-    offsets: np.ndarray | None = None
-    present: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -94,24 +83,33 @@ class EventCells:
     def __init__(self, stream: Sequence[Event] | Mapping[int, Event], datetimes: bool) -> None:
         self.columns = getattr(stream, "columns", None)
         self.stream, self.datetimes = stream, datetimes
+        self._whole: dict[str, Cells | None] = {}   # attribute → the whole column's cells
 
     def cells(self, attr: str, positions: np.ndarray) -> Cells:
         """Attribute ``attr`` (``ts``: the timestamps, as the layout's own) at
         ``positions``."""
         rows = pa.array(positions.astype(np.int64))
-        c = self.columns
-        if c is not None:
-            found = c.column(attr)
-            if found is None:
+        if self.columns is not None:
+            whole = self._column(attr)
+            if whole is None:
                 return value_cells([None] * len(positions))
-            kind = None if attr == "ts" else found[1]
-            cells = column_cells(found[0], kind).take(rows)
+            cells = whole.take(rows)
             return Cells(cells.array, datetimes=True) if attr == "ts" and self.datetimes \
                 else cells
         events = [self.stream[p] for p in positions.tolist()]
         if attr == "ts":
             return Cells(pa.array([e.ts for e in events]), datetimes=self.datetimes)
         return value_cells([e.value(attr) for e in events])
+
+    def _column(self, attr: str) -> Cells | None:
+        """The cells of the stream's whole column ``attr`` (``None``: no such column),
+        made once for every batch of rows."""
+        if attr not in self._whole:
+            assert self.columns is not None
+            found = self.columns.column(attr)
+            self._whole[attr] = None if found is None else \
+                column_cells(found[0], None if attr == "ts" else found[1])
+        return self._whole[attr]
 
 
 def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
@@ -131,11 +129,14 @@ def long_columns(m: Ordered, events: EventCells, named: Sequence[str],
         start = start + lengths
     match = np.repeat(np.arange(numbered_from, numbered_from + len(m), dtype=np.int64),
                       per_match)
-    names = pa.array(list(m.variables), pa.string()).take(pa.array(variable))
-    cols = [Column("match", Cells(pa.array(match))), Column("variable", Cells(names)),
-            Column("position", Cells(pa.array(position))),
-            Column("ts", events.cells("ts", position))]
-    cols += [Column(n, events.cells(a, position)) for n, a in zip(named, attrs, strict=True)]
+    names = Cells(values=list(m.variables), index=arrow_ints(variable))
+    # every column after the match's number is of the row's variable and event
+    by = position * max(1, len(m.variables)) + variable
+    cols = [Column("match", Cells(pa.array(match))), Column("variable", names, by=by),
+            Column("position", Cells(pa.array(position)), by=by),
+            Column("ts", events.cells("ts", position), by=by)]
+    cols += [Column(n, events.cells(a, position), by=by)
+             for n, a in zip(named, attrs, strict=True)]
     return cols
 
 
@@ -219,65 +220,97 @@ def table(cols: Sequence[Column], names: Collection[str] | None = None) -> pa.Ta
     return pa.table({c.name: typed(c) for c in kept})
 
 
-def csv_quoted(texts: pa.Array) -> pa.Array:
-    """CSV's minimal quoting: a cell holding ``,``, ``"``, CR or LF in quotes, its
-    quotes doubled."""
-    special = pc.match_substring_regex(texts, '[,"\r\n]')
-    doubled = pc.replace_substring(texts, '"', '""')
-    return pc.if_else(special, pc.binary_join_element_wise('"', doubled, '"', ""), texts)
-
-
-def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes]:
+def lines(cols: Sequence[Column], fmt: str, header: bool = True) -> Iterator[bytes | pa.Buffer]:
     """The rows as JSON Lines or CSV text (a header line first, if ``header``),
-    :data:`BATCH` rows at a time."""
+    :data:`BATCH` rows at a time; consecutive columns of one ``by`` (:class:`Column`) as
+    one text per distinct ``by`` (:func:`_by_position`)."""
     n = len(cols[0].cells) if cols else 0
     if fmt == "csv" and header:
         yield (",".join(c.name for c in cols) + "\r\n").encode()
+    runs, k = [], 0        # runs of consecutive columns of one `by` (or one column)
+    while k < len(cols):
+        j = k + 1
+        while cols[k].by is not None and j < len(cols) and cols[j].by is cols[k].by:
+            j += 1
+        runs.append((k, j))
+        k = j
     for lo in range(0, n, BATCH):
-        rows = pa.array(np.arange(lo, min(lo + BATCH, n), dtype=np.int64))
-        part = [_sliced(c, rows) for c in cols]
+        hi = min(lo + BATCH, n)
         parts: list[Any] = []
-        for k, c in enumerate(part):
-            if fmt == "csv":
-                cell = csv_quoted(csv_texts(c))
-                if c.present is not None:
-                    cell = pc.if_else(pa.array(c.present), cell, "")
-                parts += [cell, "," if k < len(part) - 1 else "\r\n"]
-                continue
-            head = ("{" if k == 0 else ", ") + _json_key(c.name) + ": "
-            if c.present is None:
-                parts += [head, json_texts(c)]
-                continue
-            cell = pc.binary_join_element_wise(head, json_texts(c), "")
-            parts.append(pc.if_else(pa.array(c.present), cell, ""))
+        for k, j in runs:
+            run = [(_sliced(c, lo, hi), i == 0, i == len(cols) - 1)
+                   for i, c in enumerate(cols[k:j], start=k)]
+            parts += _by_position(run, fmt) if cols[k].by is not None else \
+                _cell_parts(*run[0], fmt)
         if fmt != "csv":
             parts.append("}\n")
-        joined = pc.binary_join_element_wise(*parts, "")
-        yield text_bytes(joined)
+        yield text_buffer(pc.binary_join_element_wise(*parts, ""))
+
+
+def _cell_parts(c: Column, first: bool, last: bool, fmt: str) -> list[Any]:
+    """Column ``c``'s cells as ``fmt`` writes them in a row, with what goes before (JSON:
+    the key) or after (CSV: the separator); ``first`` or ``last`` column of the row."""
+    if fmt == "csv":
+        cell = csv_quoted(csv_texts(c))
+        if c.present is not None:
+            cell = pc.if_else(pa.array(c.present), cell, "")
+        return [cell, "\r\n" if last else ","]
+    head = ("{" if first else ", ") + _json_key(c.name) + ": "
+    if c.present is None:
+        return [head, json_texts(c)]
+    cell = pc.binary_join_element_wise(head, json_texts(c), "")
+    return [pc.if_else(pa.array(c.present), cell, "")]
+
+
+def _by_position(run: Sequence[tuple[Column, bool, bool]], fmt: str) -> list[Any]:
+    """The parts of :func:`_cell_parts` of columns of one ``by``, as one text per row,
+    made once per distinct ``by`` and taken into the rows."""
+    by = run[0][0].by
+    assert by is not None
+    coded = pc.dictionary_encode(arrow_ints(by))
+    one = np.empty(len(coded.dictionary), np.int64)
+    one[coded.indices.to_numpy()] = np.arange(len(coded.indices))   # a row of each
+    rows = arrow_ints(one)
+    parts = [p for c, first, last in run for p in _cell_parts(_taken(c, rows), first, last, fmt)]
+    return [pc.binary_join_element_wise(*parts, "").take(coded.indices)]
+
+
+def _taken(c: Column, rows: pa.Array) -> Column:
+    """Column ``c`` (of scalars) at ``rows``."""
+    assert c.offsets is None
+    return replace(c, cells=c.cells.take(rows),
+                   present=None if c.present is None else c.present[rows.to_numpy()])
 
 
 def _json_key(name: str) -> str:
     return json.dumps(name, ensure_ascii=False)
 
 
-def _sliced(c: Column, rows: pa.Array) -> Column:
-    """Column ``c`` at the rows ``rows`` (a contiguous range)."""
-    lo, hi = rows[0].as_py(), rows[-1].as_py() + 1
+def _sliced(c: Column, lo: int, hi: int) -> Column:
+    """Column ``c`` at the rows ``lo`` to ``hi`` (a slice: no copy)."""
     present = None if c.present is None else c.present[lo:hi]
     if c.offsets is None:
-        return replace(c, cells=c.cells.take(rows), present=present)
+        by = None if c.by is None else c.by[lo:hi]
+        return replace(c, cells=c.cells.slice(lo, hi), present=present, by=by)
     own = c.offsets[lo:hi + 1]
-    inner = pa.array(np.arange(own[0], own[-1], dtype=np.int64))
-    return replace(c, cells=c.cells.take(inner), offsets=own - own[0], present=present)
+    return replace(c, cells=c.cells.slice(int(own[0]), int(own[-1])), offsets=own - own[0],
+                   present=present)
 
 
 def text_bytes(texts: pa.Array) -> bytes:
     """The strings of ``texts`` one after another."""
+    return text_buffer(texts).to_pybytes()
+
+
+def text_buffer(texts: pa.Array) -> pa.Buffer:
+    """:func:`text_bytes` as a slice of the array's own buffer (no copy)."""
     texts = texts.cast(pa.large_string()) if texts.type == pa.string() else texts
     _, offsets, data = texts.buffers()
+    if data is None:
+        return pa.py_buffer(b"")
     bounds = np.frombuffer(offsets, dtype=np.int64, count=len(texts) + 1,
                            offset=texts.offset * 8)
-    return data.to_pybytes()[bounds[0]:bounds[-1]]
+    return data.slice(int(bounds[0]), int(bounds[-1] - bounds[0]))
 
 
 def write_to(batches: Iterable[Sequence[Column]], out: BinaryIO, fmt: str) -> None:
@@ -286,6 +319,10 @@ def write_to(batches: Iterable[Sequence[Column]], out: BinaryIO, fmt: str) -> No
     time: the columns, the header and the Parquet schema are the first batch's."""
     if fmt != "parquet":
         for k, cols in enumerate(batches):
+            plain = plain_csv(cols) if fmt == "csv" else None
+            if plain is not None:
+                write_csv(plain, out, k == 0)
+                continue
             for chunk in lines(cols, fmt, header=k == 0):
                 out.write(chunk)
         return

@@ -41,8 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kleene.cli import listing, result_rows
-from kleene.cli.result_cells import iso_text, json_default, text_value
-from kleene.cli.result_rows import Column
+from kleene.cli.result_cells import Column, iso_text, json_default, text_value
 from kleene.data.outputs import OutputError, refuse_inputs, replacing
 from kleene.data.plausible import nearest
 from kleene.engines.match_columns import MatchColumns, arrow_ints

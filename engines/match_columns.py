@@ -171,9 +171,11 @@ class MatchColumns:
         parts: list[Any] = []
         for k, (var, o, p) in enumerate(zip(self.variables, self.offsets, self.positions,
                                             strict=True)):
-            cells = pa.ListArray.from_arrays(arrow_ints(o.astype(np.int32)),
-                                             arrow_ints(p).cast(pa.string()))
-            parts += [("{" if k == 0 else "], ") + f'"{var}": [', pc.binary_join(cells, ", ")]
+            cells = arrow_ints(p).cast(pa.string())
+            if len(p) != len(self):   # some match binds the variable to several positions
+                cells = pc.binary_join(pa.ListArray.from_arrays(arrow_ints(o.astype(np.int32)),
+                                                                cells), ", ")
+            parts += [("{" if k == 0 else "], ") + f'"{var}": [', cells]
         return pc.binary_join_element_wise(*parts, "]}", "")
 
     def ids(self) -> list[str]:
@@ -197,3 +199,12 @@ def match_batches(compiled: Any, events: Any, *, counters: Counters | None = Non
     if columnar is not None:
         return columnar(events, counters=counters, budget=budget)
     return gathered(compiled.run(events, counters=counters, budget=budget))
+
+
+def spent_batches(batches: Iterable[MatchColumns], budget: Budget) -> Iterator[MatchColumns]:
+    """``batches`` of matches, one step of ``budget`` per match (as
+    :func:`~kleene.engines.fastest.spent` spends them one by one), a batch at a time:
+    past the budget, :class:`~kleene.reference.errors.BudgetExceeded`."""
+    for batch in batches:
+        budget.spend(len(batch))
+        yield batch

@@ -11,16 +11,19 @@ import csv
 import io
 import json
 from pathlib import Path
+from unittest.mock import patch
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kleene.cli import main
-from kleene.cli.result_cells import Cells, value_cells
-from kleene.cli.result_rows import csv_quoted
+from kleene.cli import main, result_rows
+from kleene.cli.result_cells import Cells, Column, value_cells
+from kleene.cli.result_csv import csv_quoted, plain_csv
+from kleene.cli.result_rows import write_to
 from kleene.engines.match_columns import MatchColumns
 from kleene.reference.match import Match
 
@@ -283,3 +286,37 @@ def test_match_columns_give_the_matches_back(mappings):
     matches = {Match.of(m) for m in mappings}
     back = {m for g in MatchColumns.of(matches) for m in g.matches()}
     assert back == matches
+
+
+CSV_TEXTS = st.one_of(st.none(), st.text(alphabet='ab ,"\r\nü1-', max_size=5))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.none(), st.integers(-2**63, 2**63 - 1)), CSV_TEXTS,
+                          CSV_TEXTS), min_size=1, max_size=6),
+       st.lists(st.integers(0, 5), min_size=1, max_size=8), st.booleans())
+def test_csv_and_json_batches_are_what_the_csv_and_json_modules_write(events, picks, by):
+    """Integers and texts, plain or to quote, of events picked (as the long layout's rows
+    are, ``by`` their position or not): Arrow's CSV writer where every cell is plain
+    (:func:`plain_csv`), else the rows' own text; the bytes of Python's ``csv`` writer
+    either way (as ``--output FILE.csv`` wrote them, CRLF line ends), and of ``json``
+    for JSON Lines, the rows written in one slice or in slices of two."""
+    at = np.array([p % len(events) for p in picks], dtype=np.int64)
+    rows = [events[p] for p in at.tolist()]
+    ints, texts, more = (list(c) for c in zip(*rows, strict=True))
+    key = at if by else None
+    cols = [Column("n", Cells(pa.array(ints, pa.int64())), by=key),
+            Column("t", Cells(pa.array(texts, pa.string())), by=key),
+            Column("u", value_cells(more), by=key)]
+    expected = io.StringIO(newline="")
+    csv.writer(expected, lineterminator="\r\n").writerows([("n", "t", "u"), *rows])
+    lines = [json.dumps(dict(zip("ntu", r, strict=True)), ensure_ascii=False) + "\n"
+             for r in rows]
+    for batch in (1 << 16, 2):      # one slice of rows, or slices of two
+        with patch.object(result_rows, "BATCH", batch):
+            for fmt, text in (("csv", expected.getvalue()), ("jsonl", "".join(lines))):
+                out = io.BytesIO()
+                write_to([cols], out, fmt)
+                assert out.getvalue() == text.encode()
+    plain = not any(set(t) & set(',"\r\n') for t in texts + more if t is not None)
+    assert (plain_csv(cols) is not None) == plain

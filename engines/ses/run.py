@@ -186,7 +186,13 @@ class Execution:
         return -1
 
     def step(self, e: Event, passed: bool = True) -> list[Match]:
-        """Algorithm 1, lines 4–15, for event ``e``."""
+        """Algorithm 1, lines 4–15, for event ``e``: the matches it makes final."""
+        found = self.advance(e, passed)
+        return [inst.match() for inst in found] if found else []
+
+    def advance(self, e: Event, passed: bool = True) -> list[Instance]:
+        """:meth:`step`, the instances whose buffers are matches (each a match once made:
+        :meth:`Instance.match`; :func:`instance_columns` turns many into columns)."""
         if self.faithful and not passed:
             return []                      # the filter sits right after line 3
         out = self._expire(e)              # lines 7–9
@@ -207,12 +213,16 @@ class Execution:
 
     def finish(self) -> list[Match]:
         """The end of the stream: the corrected ``next`` run reports what is accepting."""
+        return [inst.match() for inst in self.remaining()]
+
+    def remaining(self) -> list[Instance]:
+        """:meth:`finish`, the instances whose buffers are matches."""
         left, self.omega = self.omega, []
         if self.faithful or self.skips:
             return []
-        return [inst.match() for inst in left if inst.state == self.n.accepting]
+        return [inst for inst in left if inst.state == self.n.accepting]
 
-    def _expire(self, e: Event) -> list[Match]:
+    def _expire(self, e: Event) -> list[Instance]:
         """Drop the instances whose buffer spans more than τ with ``e`` (lines 7–9).
 
         Ω is ordered by first event, so the expired instances are a prefix.
@@ -225,7 +235,7 @@ class Execution:
             self.observer.expired(e, expired)
         if self.skips:
             return []                      # `any` reported each buffer when it was accepted
-        return [inst.match() for inst in expired if inst.state == self.n.accepting]
+        return [inst for inst in expired if inst.state == self.n.accepting]
 
     def _consume(self, inst: Instance, e: Event,
                  have: int | None = None) -> tuple[list[Instance], Instance | None]:
@@ -286,14 +296,14 @@ class Execution:
         counters.buffer_operations += 1
         return {**beta, v: bound + (e,)}
 
-    def _place(self, inst: Instance, out: list[Match]) -> None:
+    def _place(self, inst: Instance, out: list[Instance]) -> None:
         """Keep a new instance in Ω, or report it now if its buffer is final."""
         accepting = inst.state == self.n.accepting
         if accepting and self.skips:
-            out.append(inst.match())       # `any`: every accepted buffer is a match
+            out.append(inst)               # `any`: every accepted buffer is a match
         if accepting and not self.faithful and not self.n.outgoing(inst.state):
             if not self.skips:
-                out.append(inst.match())   # nothing can change it any more
+                out.append(inst)           # nothing can change it any more
             return
         self.omega.append(inst)
 
@@ -301,6 +311,13 @@ class Execution:
 def drive(executions: Sequence[Execution], events: Iterable[Event],
           keep: Callable[[Event], bool] | None, counters: Counters) -> Iterator[Match]:
     """Feed each event to every execution (in parallel, Sec. 5.2), counting as it goes."""
+    return map(Instance.match, drive_instances(executions, events, keep, counters))
+
+
+def drive_instances(executions: Sequence[Execution], events: Iterable[Event],
+                    keep: Callable[[Event], bool] | None,
+                    counters: Counters) -> Iterator[Instance]:
+    """:func:`drive`, the instances whose buffers are the matches."""
     one = executions[0] if len(executions) == 1 else None
     for e in events:
         counters.events_read += 1
@@ -308,17 +325,17 @@ def drive(executions: Sequence[Execution], events: Iterable[Event],
         if not passed:
             counters.events_filtered += 1
         if one is not None:
-            found = one.step(e, passed)
+            found = one.advance(e, passed)
             if found:
                 yield from found
             active = len(one.omega)
         else:
             for ex in executions:
-                yield from ex.step(e, passed)
+                yield from ex.advance(e, passed)
             active = sum(len(ex.omega) for ex in executions)
         counters.observe_active(active)
     for ex in executions:
-        yield from ex.finish()
+        yield from ex.remaining()
 
 
 def check_options(pattern: object, policy: str, variant: str) -> SESPattern:

@@ -29,8 +29,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import dataclass, replace
+from itertools import islice
+from typing import TypeVar
 
 from kleene.data.source import time_unit_of
+from kleene.engines.match_columns import CHUNK, MatchColumns, gathered
 from kleene.engines.pictured import Pictured
 from kleene.engines.protocol import (
     Compiled,
@@ -45,10 +48,18 @@ from kleene.engines.protocol import (
 )
 from kleene.engines.registry import engine, register
 from kleene.engines.ses.automaton import required_features
+from kleene.engines.ses.buffers import instance_columns
 from kleene.engines.ses.run import CompiledSES
+from kleene.engines.spans import Window
 from kleene.engines.windows.earliest import EARLIEST_POLICIES, EarliestMatcher
 from kleene.engines.windows.framework import BATCH, ROWS, MatchWindows
-from kleene.engines.windows.matching import WindowMatcher, absorb, matcher
+from kleene.engines.windows.matching import (
+    AnchoredMatcher,
+    Buffers,
+    WindowMatcher,
+    absorb,
+    matcher,
+)
 from kleene.engines.windows.soundness import preserved_policies
 from kleene.reference.budget import Budget
 from kleene.reference.errors import Unsupported
@@ -59,6 +70,9 @@ from kleene.reference.ses.pattern import SESPattern
 from kleene.reference.ses.policies import POLICIES
 from kleene.reference.ses.pruning import partitioning_attributes_for
 from kleene.reference.ses.text import format_ses
+
+#: What A reports of each match: a match, or the instance whose buffer it is.
+R = TypeVar("R")
 
 
 def without_equalities(pattern: SESPattern, attributes: tuple[str, ...]) -> SESPattern:
@@ -105,14 +119,49 @@ class CompiledWindows(Pictured):
         """Algorithm 1 over ``events``, one pass; matches as their windows complete,
         counted into ``counters``; each call of A runs within ``budget``."""
         c = Counters() if counters is None else counters
+        found = self._matcher(events, budget)
+        if found is None:
+            return
+        A, win = found
+        try:
+            yield from self._windows(A, win, c).run(events)
+        finally:
+            absorb(c, A.counters)
+
+    def run_columns(self, events: Iterable[Event], *, counters: Counters | None = None,
+                    budget: Budget | None = None) -> Iterator[MatchColumns]:
+        """:meth:`run`'s matches, in its order, as columns
+        (:mod:`kleene.engines.match_columns`), :data:`CHUNK` at a time: where A is the
+        anchored SES automaton, its instances' buffers read at once
+        (:func:`~kleene.engines.ses.buffers.instance_columns`, no match made); else
+        gathered from :meth:`run`."""
+        c = Counters() if counters is None else counters
+        found = self._matcher(events, budget)
+        if found is None:
+            return
+        A, win = found
+        if not isinstance(A, AnchoredMatcher):
+            yield from gathered(self.run(events, counters=c, budget=budget))
+            return
+        try:
+            buffers = self._windows(Buffers(A), win, c).run(events)
+            while chunk := list(islice(buffers, CHUNK)):
+                yield from instance_columns(chunk)
+        finally:
+            absorb(c, A.counters)
+
+    def _matcher(self, events: Iterable[Event],
+                 budget: Budget | None) -> tuple[WindowMatcher[Match], Window] | None:
+        """A for a run over ``events`` (within ``budget``) and the window in the events'
+        time unit; ``None`` when no span fits the window (``WITHIN 0`` read strictly:
+        nothing matches)."""
         unit = self.time_unit if self.time_unit is not None else time_unit_of(events)
         win = window_in_units(self.pattern.window, unit, events, self.reading)
-        if not win.fits(0):   # WITHIN 0 read strictly: no span fits, nothing matches
-            return
+        if not win.fits(0):
+            return None
         inner = self.inner if unit == self.time_unit else self.engine.inner_engine.compile(
             self.inner_query.with_time_unit(unit))
         steps = self.engine
-        A: WindowMatcher
         if steps.earliest:
             if self.policy not in EARLIEST_POLICIES:   # compiled to be drawn: not run
                 raise Unsupported(f"{steps.name} computes the policies "
@@ -120,18 +169,17 @@ class CompiledWindows(Pictured):
             if not isinstance(inner, CompiledSES):
                 raise Unsupported("an earliest-maximal A searches the runs of the SES "
                                   "automaton: its inner engine is ses-automaton")
-            A = EarliestMatcher(inner.automaton, self.pattern, self.policy, win, budget)
-        else:
-            A = matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
-                        anchored=steps.anchored, budget=budget)
-        windows = MatchWindows(self.pattern, A, win=win, attributes=self.attributes,
-                               filtering=steps.filtering, conditions=steps.conditions,
-                               paper_faithful=steps.paper_faithful, counters=c,
-                               batch=steps.batch, rows=steps.rows)
-        try:
-            yield from windows.run(events)
-        finally:
-            absorb(c, A.counters)
+            return EarliestMatcher(inner.automaton, self.pattern, self.policy, win, budget), win
+        return matcher(inner, win, prefiltered=steps.filtering, properties=self.pattern,
+                       anchored=steps.anchored, budget=budget), win
+
+    def _windows(self, A: WindowMatcher[R], win: Window, c: Counters) -> MatchWindows[R]:
+        """Algorithm 1 around ``A``, with this engine's steps, counting into ``c``."""
+        steps = self.engine
+        return MatchWindows(self.pattern, A, win=win, attributes=self.attributes,
+                            filtering=steps.filtering, conditions=steps.conditions,
+                            paper_faithful=steps.paper_faithful, counters=c,
+                            batch=steps.batch, rows=steps.rows)
 
 
 @dataclass(frozen=True)

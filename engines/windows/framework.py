@@ -46,6 +46,7 @@ import heapq
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -58,9 +59,11 @@ from kleene.engines.windows.matching import WindowMatcher
 from kleene.engines.windows.pruning import Candidates
 from kleene.engines.windows.statistics import BitStatistics, Layout, PaperBitStatistics
 from kleene.reference.events import Event
-from kleene.reference.match import Match
 from kleene.reference.ses.partitioning import partition_key
 from kleene.reference.ses.pattern import SESPattern
+
+#: What A reports of each match (:data:`~kleene.engines.windows.matching.R`).
+R = TypeVar("R")
 
 #: Events read (and filtered over their columns) at once.
 BATCH = 4096
@@ -80,8 +83,9 @@ class Entry:
         self.stats = stats
 
 
-class MatchWindows:
-    """One run of Algorithm 1 over a stream, calling ``A`` on complete windows.
+class MatchWindows(Generic[R]):
+    """One run of Algorithm 1 over a stream, calling ``A`` on complete windows (what A
+    reports of each match, a match or an instance, is what the run yields).
 
     ``attributes`` are the partitioning attributes (none: one window);
     ``filtering`` and ``conditions`` switch Thm 1 and Thm 2/3 on; ``batch`` is the
@@ -90,7 +94,7 @@ class MatchWindows:
     loaded stream's columns.
     """
 
-    def __init__(self, pattern: SESPattern, A: WindowMatcher, *, win: Window,
+    def __init__(self, pattern: SESPattern, A: WindowMatcher[R], *, win: Window,
                  attributes: Sequence[str] = (), filtering: bool = True,
                  conditions: bool = True, paper_faithful: bool = False,
                  counters: Counters | None = None, batch: int = BATCH,
@@ -108,7 +112,7 @@ class MatchWindows:
 
     # ------------------------------------------------------------ the main loop
 
-    def run(self, events: Iterable[Event]) -> Iterator[Match]:
+    def run(self, events: Iterable[Event]) -> Iterator[R]:
         """Algorithm 1 over ``events``: every match A returns, as soon as its window is done.
 
         Over the columns of a loaded stream (:func:`~kleene.data.source.column_batches`),
@@ -125,7 +129,7 @@ class MatchWindows:
             yield from self._read(batch)
         yield from self._finish()
 
-    def _run_batches(self, batches: Iterable[tuple[int, EventColumns]]) -> Iterator[Match]:
+    def _run_batches(self, batches: Iterable[tuple[int, EventColumns]]) -> Iterator[R]:
         """:meth:`run` over batches of columns ``(offset, columns)``."""
         prune = self.filtering and self.conditions and not self.faithful \
             and self.properties is not None
@@ -148,13 +152,13 @@ class MatchWindows:
             yield from self._loop(zip(events, chunk, strict=True), now)
         yield from self._finish()
 
-    def _read(self, batch: list[Event]) -> Iterator[Match]:
+    def _read(self, batch: list[Event]) -> Iterator[R]:
         """The main loop for each event of ``batch``."""
         self.counters.events_read += len(batch)
         yield from self._loop(self._passing(batch), batch[-1].ts)
 
     def _loop(self, passing: Iterable[tuple[Event, int]],
-              last: int | float | None) -> Iterator[Match]:
+              last: int | float | None) -> Iterator[R]:
         """The main loop for each event that passed the filter; ``last`` is the timestamp
         of the batch's last event (filtered or not). The matches of each window as A
         returns them: no more than one window's are held here (issue 33 item 5)."""
@@ -210,9 +214,9 @@ class MatchWindows:
         return (len(entry.window) >= layout.m and entry.bits[0] & layout.b1 != 0
                 and stats is not None and stats.positive == layout.full)
 
-    def _complete(self, entry: Entry) -> list[Match]:
+    def _complete(self, entry: Entry) -> list[R]:
         """Call A on the complete window W if it is a candidate; ``dequeue(W); Update S``."""
-        out: list[Match] = []
+        out: list[R] = []
         window = entry.window
         if not self.conditions or self._candidate(entry):
             self.counters.calls_to_a += 1
@@ -228,7 +232,7 @@ class MatchWindows:
 
     # ------------------------------------------------------------ time and the end
 
-    def _pass_time(self, now: int | float) -> Iterator[Match]:
+    def _pass_time(self, now: int | float) -> Iterator[R]:
         """Complete the windows whose first event is more than τ before ``now``
         (they can get no more events); drop the entries left empty."""
         if not self.attributes:
@@ -248,7 +252,7 @@ class MatchWindows:
             if not entry.window:
                 del table[key]
 
-    def _finish(self) -> Iterator[Match]:
+    def _finish(self) -> Iterator[R]:
         """The final loop (lines 17–20): the windows left when the stream ends."""
         stop_early = self.faithful and self.conditions
         for entry in self.table.values():

@@ -26,7 +26,7 @@ operations); :func:`absorb` adds them to the framework's counters.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from kleene.engines.protocol import Compiled, Counters
 from kleene.engines.ses.automaton import SESAutomaton, SESTransition, State
@@ -36,7 +36,7 @@ from kleene.engines.ses.run import (
     Execution,
     Instance,
     Move,
-    drive,
+    drive_instances,
     steps,
 )
 from kleene.engines.spans import Window
@@ -60,7 +60,12 @@ def absorb(total: Counters, inner: Counters) -> None:
     total.observe_active(inner.peak_instances)
 
 
-class WindowMatcher(Protocol):
+#: What A reports of each match: the match, or (:class:`Buffers`) the instance whose buffer
+#: it is.
+R = TypeVar("R")
+
+
+class WindowMatcher(Protocol[R]):
     """A(P, W): the matches that start at ``W[0]``; ``counters`` accumulate over calls.
 
     ``bits``, when given, are the events' ē (Sec. 5) for the pattern A was
@@ -71,7 +76,7 @@ class WindowMatcher(Protocol):
     counters: Counters
     reads_bits: bool
 
-    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]: ...
+    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[R]: ...
 
 
 class EngineMatcher:
@@ -135,7 +140,7 @@ class AnchoredExecution(Execution):
         self._wants = wants if wants is not None else {}   # state -> _mask(state)
         self._wanted: int | None = None      # the union of Ω's masks, None: not known
 
-    def step(self, e: Event, passed: bool = True) -> list[Match]:
+    def advance(self, e: Event, passed: bool = True) -> list[Instance]:
         """Seed 000 Alg. 1 lines 4–15, where ē shows which instances of Ω can take ``e``:
         for an event other than the anchor the fresh start instance is dropped
         (it would be dropped before consuming ``e``, uncounted), and an instance
@@ -144,7 +149,7 @@ class AnchoredExecution(Execution):
         bits = self.bits
         if bits is None or e.position == self.anchor or self.observer is not None:
             self._wanted = None
-            return super().step(e, passed)
+            return super().advance(e, passed)
         have, wants = bits[e.position], self._wants
         wanted = self._wanted
         if wanted is None:       # the bits the transitions of Ω's instances want
@@ -251,6 +256,10 @@ class AnchoredMatcher:
         self.moves: dict[tuple[int, bool], dict[State, tuple[Move, ...]]] = {}
 
     def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Match]:
+        return [inst.match() for inst in self.instances(W, bits)]
+
+    def instances(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Instance]:
+        """A(P, W) as the instances whose buffers are its matches (no match made)."""
         c, keep = self.compiled, self.keep
         known = None if bits is None or self.split is None else \
             dict(zip((e.position for e in W), bits, strict=True))
@@ -264,12 +273,24 @@ class AnchoredMatcher:
                                   moves=self.moves.setdefault((i, kind), {}),
                                   budget=self.budget)
                 for i, n in enumerate(self.automata)]
-        return list(drive(runs, W, keep, self.counters))
+        return list(drive_instances(runs, W, keep, self.counters))
+
+
+class Buffers:
+    """The :class:`AnchoredMatcher` ``A`` reporting, for each match, the instance whose
+    buffer it is (:meth:`AnchoredMatcher.instances`): many are turned into columns at
+    once (:func:`~kleene.engines.ses.buffers.instance_columns`), no match made."""
+
+    def __init__(self, A: AnchoredMatcher) -> None:
+        self.A, self.counters, self.reads_bits = A, A.counters, A.reads_bits
+
+    def __call__(self, W: Sequence[Event], bits: Sequence[int] | None = None) -> list[Instance]:
+        return self.A.instances(W, bits)
 
 
 def matcher(compiled: Compiled, win: Window, *, prefiltered: bool,
             properties: SESPattern | None = None, anchored: bool = True,
-            budget: Budget | None = None) -> WindowMatcher:
+            budget: Budget | None = None) -> WindowMatcher[Match]:
     """A for ``compiled`` (one run's: its counters are its own): anchored for the SES
     engines (unless ``anchored=False``; ``budget``'s limit bounds each run's instances
     alive), else the generic run-and-keep, each run within ``budget``. ``properties``:
