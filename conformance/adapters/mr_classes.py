@@ -268,6 +268,26 @@ RULES: tuple[Rule, ...] = (
          "Kleene's reference evaluates it"),
     Rule("flink", "", MISSING, "engine bug", GREEDY,
          clause=greedy_before_more),
+    Rule("flink", "", r"Columns ambiguously defined: \{\}", "engine limitation",
+         "a recognition without MEASURES (ONE ROW PER MATCH: the output is the partition "
+         "columns alone, ISO/IEC 9075-2:2016 §7.6) is rejected at validation (read by hand "
+         "2026-11-28: PARTITION BY j ORDER BY i PATTERN (A) DEFINE A AS true)"),
+    Rule("flink", "", r"Cannot downcast long value \d+ to integer", "engine limitation",
+         "a navigation offset past 2^31 - 1 (FIRST(x, 9223372036854775806): the standard "
+         "bounds an offset by none but its exact numeric type) fails at run time; Flink "
+         "holds offsets as Java ints"),
+    Rule("flink", "", r"Multiple pattern variables in 'FIRST\(CASE", "engine limitation",
+         "FIRST/LAST over a CASE that reads one variable (FIRST(CASE WHEN A.v IS NULL THEN 99 "
+         "END)) is rejected as reading several: the validator counts the CASE's literal "
+         "branches as pattern variables (read by hand 2026-11-28)"),
+    Rule("flink", "", r"No match found for function signature LENGTH\(", "adapter limit",
+         "the record calls DuckDB's LENGTH, which Flink (and the standard: CHAR_LENGTH, "
+         "ISO/IEC 9075-2:2016 §6.28) names CHAR_LENGTH; the adapter sends function names as "
+         "written"),
+    Rule("flink", "", r"Cannot apply '\|\|' to arguments of type '<BIGINT>", "adapter limit",
+         "the record concatenates an integer with text, which DuckDB casts implicitly; the "
+         "standard's || takes character strings (ISO/IEC 9075-2:2016 §6.31) and Flink casts "
+         "nothing there; the adapter sends expressions as written"),
     Rule("flink", "", r"Cannot generate a valid execution plan", "engine limitation",
          "the planner finds no plan for the recognition (an internal error, not a "
          "documented limit)"),
