@@ -99,6 +99,9 @@ def _on_spark(args: argparse.Namespace, query: Query) -> pa.Table:
     print(f"kleene match: {backend} on Spark ({answered.reason})", file=sys.stderr)
     for line in answered.notes:
         print(f"kleene match: {line}", file=sys.stderr)
+    if args.verbose and answered.direct:
+        print(f"kleene match: the tasks read {', '.join(answered.direct)} themselves (no row "
+              "through the JVM)", file=sys.stderr)
     with timed(args, "recognition stage and collect"):
         table: pa.Table = collect_tasks(spark, answered.frame.toArrow)
     for line in answered.measured():   # a skewed key, measured by the tasks
