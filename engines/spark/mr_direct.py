@@ -110,8 +110,8 @@ def parquet_source(df: DataFrame, read: T.StructType) -> ParquetSource | None:
     local = unquote(url.path) if url.scheme in ("", "file") else None
     if local is None or not os.path.isfile(local):
         return None
-    large = df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes",
-                                     "false").lower() == "true"
+    large = str(df.sparkSession.conf.get("spark.sql.execution.arrow.useLargeVarTypes",
+                                         "false")).lower() == "true"
     try:
         import pyarrow.parquet as pq  # noqa: PLC0415
 
