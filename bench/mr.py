@@ -19,8 +19,9 @@ Per query, wall seconds end to end from the file to the rows out:
   :data:`~bench.match_recognize.REPEATS` runs; and ``kleene, after load`` (the engine alone
   over the Arrow table in memory, the rows/s the issue asks ≥ 1 M of);
 - ``spark local[1]`` and ``spark local[2]`` (``kleene.match_recognize(spark.read.parquet(
-  path), sql)`` collected to the driver: each ``PARTITION BY`` key's rows matched in a
-  ``mapInArrow`` task), the least of :data:`SPARK_REPEATS` runs; the session's start and a
+  path), sql)`` collected to the driver: the Python tasks read the Parquet file themselves,
+  :mod:`kleene.engines.spark.mr_direct`, each ``PARTITION BY`` key's rows matched in one
+  task, seq3 in ranges), the least of :data:`SPARK_REPEATS` runs; the session's start and a
   first query on :data:`~bench.match_recognize_peers.WARM_ROWS` rows (the Python workers
   started, the JVM warmed) are the *cold start*, said apart and not counted;
 - ``pandas-match-recognize`` and ``flink sql`` (batch, parallelism 1) on the CSV file, as

@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from kleene.cli import results
 from kleene.cli.common import budget_of, plural
-from kleene.cli.spark import collect_tasks, say_if_small, started_spark, wants_spark
+from kleene.cli.spark import collect_tasks, say_if_small, started_spark, timed, wants_spark
 from kleene.cli.spark_failures import spark_errors
 from kleene.cli.watchdog import limits
 from kleene.engines.fastest import REFERENCE
@@ -56,7 +56,10 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
     if on_spark:
         with spark_errors():
             table = _on_spark(args, query)
-        return _said(args, fmt, table)
+        done = (f"wrote {args.output}" if fmt is not None else
+                "printed the count" if args.count else "printed the rows")
+        with timed(args, done):
+            return _said(args, fmt, table)
     budget = budget_of(args)
     budget.what = "recognizing a row pattern"
     with limits(budget.seconds, budget.memory_mb, "recognizing a row pattern"):
@@ -74,7 +77,9 @@ def run_table(args: argparse.Namespace, query: Query) -> int:
 def _on_spark(args: argparse.Namespace, query: Query) -> pa.Table:
     """``kleene match --spark``: the table read by Spark's reader (``--schema``), each
     recognition per ``PARTITION BY`` key in Spark tasks, the SQL around it by Spark SQL
-    (:mod:`kleene.engines.spark.match_recognize`); the rows collected to the driver."""
+    (:mod:`kleene.engines.spark.match_recognize`); the rows collected to the driver. With
+    ``-v`` each step's seconds on stderr, as for the other languages
+    (:func:`kleene.cli.spark.timed`)."""
     # lazy: Spark only with --spark
     from kleene.engines.spark.match_recognize import match_recognize, read_table
 
@@ -84,15 +89,21 @@ def _on_spark(args: argparse.Namespace, query: Query) -> pa.Table:
     if not args.quiet:   # -q: no warning of a slow backend
         say_if_small(args.events)
     spark = started_spark("match", args.master)
-    answered = match_recognize(read_table(spark, args.events, args.schema), query,
-                               engine_name=args.engine, tasks=args.tasks,
-                               steps=args.budget, ties=args.ties or INPUT_ORDER)
+    with timed(args, "read the table"):
+        source = read_table(spark, args.events, args.schema)
+    with timed(args, "planned"):
+        answered = match_recognize(source, query, engine_name=args.engine, tasks=args.tasks,
+                                   steps=args.budget, ties=args.ties or INPUT_ORDER)
     backend = ("the reference semantics" if answered.backend == REFERENCE
                else f"engine {answered.backend}")
     print(f"kleene match: {backend} on Spark ({answered.reason})", file=sys.stderr)
     for line in answered.notes:
         print(f"kleene match: {line}", file=sys.stderr)
-    table: pa.Table = collect_tasks(spark, answered.frame.toArrow)
+    if args.verbose and answered.direct:
+        print(f"kleene match: the tasks read {', '.join(answered.direct)} themselves (no row "
+              "through the JVM)", file=sys.stderr)
+    with timed(args, "recognition stage and collect"):
+        table: pa.Table = collect_tasks(spark, answered.frame.toArrow)
     for line in answered.measured():   # a skewed key, measured by the tasks
         print(f"kleene match: {line}", file=sys.stderr)
     return table

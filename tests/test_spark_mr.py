@@ -17,7 +17,7 @@ suite pays for few jobs.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -90,11 +90,13 @@ def as_ipc(case: int, schema: pa.Schema, batches: Iterator[pa.RecordBatch]
                           names=["case", "ipc"])
 
 
-def on_spark(spark: Any, seen: list[Recorded], tasks: int = 2
+def on_spark(spark: Any, seen: list[Recorded], tasks: int = 2,
+             read: Callable[[int, pa.Table], Any] | None = None
              ) -> tuple[dict[int, pa.Table], dict[int, str]]:
     """Every recorded recognition through the Spark door in ``tasks`` Spark partitions,
     in one action: the outputs by case number, and the cases the door refused (with its
-    one line)."""
+    one line). ``read(i, source)``: case ``i``'s DataFrame (default: ``source`` as Spark's
+    ``createDataFrame`` makes it)."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
     from kleene.engines.spark.match_recognize import Run, recognize_frame
@@ -104,7 +106,7 @@ def on_spark(spark: Any, seen: list[Recorded], tasks: int = 2
     refused: dict[int, str] = {}
     for i, r in enumerate(seen):  # one frame per recognition, then one action for all
         try:
-            df = spark.createDataFrame(r.source)
+            df = spark.createDataFrame(r.source) if read is None else read(i, r.source)
             frame = recognize_frame(df, r.clause, Run(r.engine, tasks, []))
         except Unsupported as err:
             refused[i] = str(err)

@@ -4,6 +4,7 @@ bad input is one line before any job (docs/match-recognize-spark.md)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,33 @@ def test_kleene_match_spark_prints_what_one_process_prints(spark, capsys):
     assert out.splitlines()[0].lower() == single.splitlines()[0].lower()
     assert after_spark_start(err)[0].startswith("kleene match: engine match-recognize on "
                                                 "Spark (")
+
+
+def _steps_timed(err: str) -> list[str]:
+    """The steps said with their seconds on stderr (the session's start, always said, left
+    out)."""
+    timed = (re.fullmatch(r"(kleene match: .*) in \d+\.\d s", line) for line in err.splitlines())
+    return [m.group(1) for m in timed if m and m.group(1) != "kleene match: Spark ready"]
+
+
+def test_kleene_match_spark_v_times_each_step_of_a_table_query(spark, capsys):
+    # issue 30 item 4: -v on MATCH_RECOGNIZE says each step's seconds, as for the other
+    # languages (tests/test_outputs_named.py); without -v, none of them
+    argv = ["match", "-q", "--pattern", str(V_SHAPE), "--events", str(TICKS), "--spark",
+            "--tasks", "2"]
+    with small_jobs(spark):
+        assert main([*argv, "-v"]) == 0
+        out, err = capsys.readouterr()
+        assert out.splitlines()[1:] == ["ACME,1,3,5", "ACME,6,7,8", "GLOB,1,2,3"]
+        assert _steps_timed(err) == [
+            "kleene match: read the table", "kleene match: planned",
+            "kleene match: recognition stage and collect", "kleene match: printed the rows"]
+        assert main([*argv, "-v", "--count"]) == 0
+        out, err = capsys.readouterr()
+        assert out == "3\n"
+        assert _steps_timed(err)[-1] == "kleene match: printed the count"
+        assert main(argv) == 0
+        assert _steps_timed(capsys.readouterr()[1]) == []
 
 
 def test_sql_that_spark_refuses_around_the_recognition_is_one_line(spark):

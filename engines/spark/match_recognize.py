@@ -20,7 +20,9 @@ One recognition, :func:`recognize_frame`:
    of one SQL partition is in one Spark task; without ``PARTITION BY`` the rows are
    matched in ranges of the ``ORDER BY`` order where the pattern is bounded
    (:mod:`.mr_ranges`, :data:`RANGES`), else all go to one task (:data:`ONE_TASK` and the
-   reason, said once). Spark does not sort them: the task puts them in
+   reason, said once); the rows of one local Parquet file are read by the tasks
+   themselves instead, none through the JVM (:mod:`.mr_direct`). Spark does not sort
+   them: the task puts them in
    order itself (step 4), as the single process does, so a sort by Spark's rules would be
    work done twice;
 4. each task (``mapInArrow``, :func:`recognize_task`) splits its rows into the SQL
@@ -58,6 +60,7 @@ from kleene.engines.fastest import REFERENCE, choose, claiming_engine
 from kleene.engines.match_recognize.engine import NAME as ENGINE
 from kleene.engines.match_recognize.order import partition_ranks
 from kleene.engines.match_recognize.recognition import CompiledRecognition
+from kleene.engines.spark.mr_direct import keyed_frame, ranged_frame, source_and_tasks
 from kleene.engines.spark.mr_ranges import Ranged, range_frame, unsplit
 from kleene.engines.spark.mr_sizes import Sizes, sizes
 from kleene.engines.spark.mr_types import output_schema
@@ -104,6 +107,8 @@ class SparkAnswer:
     reason: str
     notes: tuple[str, ...]
     sizes: tuple[Sizes, ...] = ()
+    #: The Parquet files its tasks read themselves, no row in the JVM (:mod:`.mr_direct`).
+    direct: tuple[str, ...] = ()
 
     def measured(self) -> tuple[str, ...]:
         """After a job over :attr:`frame`: what to say of the keys the tasks measured (a
@@ -139,7 +144,8 @@ def match_recognize(df: DataFrame, query: Query, *, name: str | None = None,
     notes: list[str] = []
     run = Run(backend == ENGINE, tasks, notes, steps, ties == ERROR)
     frame = run_statement(statement, df, name, run)
-    return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)), tuple(run.sizes))
+    return SparkAnswer(frame, backend, reason, tuple(dict.fromkeys(notes)), tuple(run.sizes),
+                       tuple(dict.fromkeys(run.direct)))
 
 
 def _backend(query: Query, name: str | None) -> tuple[str, str]:
@@ -188,6 +194,8 @@ class Run:
     refuse_ties: bool = False
     #: Each recognition's measure of its keys, taken by its tasks (:mod:`.mr_sizes`).
     sizes: list[Sizes] = field(default_factory=list)
+    #: The Parquet files the tasks read themselves (:mod:`.mr_direct`).
+    direct: list[str] = field(default_factory=list)
 
 
 def run_statement(statement: Statement, df: DataFrame, name: str, run: Run) -> DataFrame:
@@ -262,7 +270,9 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
                           "evaluates it first); on Spark, compute it and write its value")
     columns = {f.name.upper(): f for f in df.schema.fields}
     _check_columns(clause, columns)
-    df = _read_columns(df, clause)
+    read = _read_columns(df, clause)
+    direct = source_and_tasks(df, read.schema, run.tasks)   # :mod:`.mr_direct`
+    df = read
     schema = output_schema(clause, df.schema)
     names = [columns[e.name.upper()].name for e in clause.partition_by
              if isinstance(e, Column)]
@@ -277,6 +287,9 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
         run.notes.append(RANGES)
         job = Ranged(clause, bounds(clause), run.engine, to_arrow_schema(schema, timezone="UTC"),
                      run.steps, measure)
+        if direct is not None:
+            run.direct.append(direct[0].path)
+            return ranged_frame(df, *direct, job, schema)
         return range_frame(indexed, clause, ROW, run.tasks, job, schema)
     else:
         run.notes.extend([ONE_TASK, f"{SPLIT_REFUSED}: {why}"])
@@ -286,8 +299,12 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
     task = partial(recognize_task, clause, run.engine,
                    to_arrow_schema(schema, timezone="UTC"), run.steps, run.refuse_ties,
                    measure)
-    return (parts.mapInArrow(task, numbered).repartition(1)
-            .sortWithinPartitions(PART, SEQ).drop(PART, SEQ))
+    if direct is not None:
+        run.direct.append(direct[0].path)
+        out = keyed_frame(df, direct[0], clause, direct[1] if keys else 1, ROW, task, numbered)
+    else:
+        out = parts.mapInArrow(task, numbered)
+    return out.repartition(1).sortWithinPartitions(PART, SEQ).drop(PART, SEQ)
 
 
 def _read_columns(df: DataFrame, clause: MatchRecognize) -> DataFrame:

@@ -229,7 +229,8 @@ def _candidates(starts: list[int], resumes: list[int | None], errors: list[str |
         names=[START, RESUME, ERROR, *rows.column_names])
 
 
-def _ipc(table: pa.Table | None) -> bytes | None:
+def to_ipc(table: pa.Table | None) -> bytes | None:
+    """``table`` as one Arrow IPC stream (``None`` stays ``None``)."""
     if table is None:
         return None
     sink = pa.BufferOutputStream()
@@ -238,7 +239,8 @@ def _ipc(table: pa.Table | None) -> bytes | None:
     return bytes(sink.getvalue().to_pybytes())
 
 
-def _table(blob: bytes) -> pa.Table:
+def from_ipc(blob: bytes) -> pa.Table:
+    """The table of an Arrow IPC stream (:func:`to_ipc`)."""
     return pa.ipc.open_stream(blob).read_all()
 
 
@@ -267,9 +269,9 @@ def range_task(job: Ranged, row: str, batches: Iterator[pa.RecordBatch]
     context = TaskContext.get()
     part = context.partitionId() if context is not None else 0
     yield pa.record_batch([pa.array([part], pa.int64()), pa.array([n], pa.int64()),
-                           pa.array([_ipc(cands)], pa.binary()),
-                           pa.array([_ipc(head)], pa.binary()),
-                           pa.array([_ipc(tail)], pa.binary())],
+                           pa.array([to_ipc(cands)], pa.binary()),
+                           pa.array([to_ipc(head)], pa.binary()),
+                           pa.array([to_ipc(tail)], pa.binary())],
                           names=["part", "n", "cands", "head", "tail"])
 
 
@@ -296,21 +298,27 @@ def final_task(job: Ranged, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.Re
     for r in sent:
         n = r["n"]
         if r["cands"] is not None:
-            tables.append(_shifted(_table(r["cands"]), offset))
+            tables.append(_shifted(from_ipc(r["cands"]), offset))
             interior.append((offset + job.bounds.before, offset + n - job.bounds.after))
         if not segment:
             segment_start = offset
-        segment.append(_table(r["head"]))
+        segment.append(from_ipc(r["head"]))
         if r["tail"] is not None:   # the range's middle rows were not sent
             close()
-            segment = [_table(r["tail"])]
+            segment = [from_ipc(r["tail"])]
             segment_start = offset + n - segment[0].num_rows
         offset += n
     close()
+    yield from chosen(tables, job.schema)
+
+
+def chosen(tables: list[pa.Table], schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """The single process's matches among the candidates ``tables`` (:func:`found`'s,
+    numbered across the ranges; each start row's from one table), in its order."""
     every = pa.concat_tables(tables) if tables else None
     if every is not None and every.num_rows:
         order = np.argsort(every.column(START).to_numpy(), kind="stable")
-        yield from _kept(every.take(pa.array(order)), job.schema)
+        yield from _kept(every.take(pa.array(order)), schema)
 
 
 def _inside(pos: np.ndarray, spans: list[tuple[int, int]]) -> np.ndarray:

@@ -60,6 +60,12 @@ def read_by_tasks() -> list[str]:
     return sorted(_READ)
 
 
+def read_by_task(local: str) -> None:
+    """Record that this process's tasks read the local file ``local`` themselves
+    (:func:`read_by_tasks`)."""
+    _READ.add(local)
+
+
 def local_splits(spark: Any, path: str) -> Splits | None:
     """The splits of a local file, or ``None`` (a folder, a remote path)."""
     local = local_path(path)
