@@ -34,7 +34,11 @@ from tests.test_spark_mr import FILES, Recorded, Recorder, difference, on_spark,
 
 pytest.importorskip("pyspark")
 
-from kleene.engines.spark.match_recognize import match_recognize  # noqa: E402
+from kleene.engines.spark.match_recognize import (  # noqa: E402
+    RANGES,
+    RANGES_DIRECT,
+    match_recognize,
+)
 from kleene.engines.spark.mr_direct import owners, parquet_source  # noqa: E402
 
 
@@ -172,3 +176,17 @@ def test_kleene_match_spark_v_says_the_tasks_read_the_file(spark, capsys, tmp_pa
     assert out.splitlines()[1:] == ["ACME,1,3,5", "ACME,6,7,8", "GLOB,1,2,3"]
     assert (f"kleene match: the tasks read {path} themselves (no row through the JVM)"
             in err.splitlines()), err
+
+
+def test_ranges_read_by_the_tasks_are_said_as_such(spark, tmp_path):
+    # without PARTITION BY, bounded: ranges; the tasks read the rows around their own
+    # range (no edge rows travel), which the note says, and the general door's note is not
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"x": [1, 2, 3, 4]}), path)
+    sql = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY x MEASURES A.x AS a PATTERN (A B) " \
+          "DEFINE B AS B.x > A.x)"
+    answer = match_recognize(spark.read.parquet(str(path)),
+                             Query.parse(sql, language="match_recognize"), tasks=2)
+    assert answer.direct and RANGES_DIRECT in answer.notes and RANGES not in answer.notes
+    with small_jobs(spark):
+        assert [tuple(r) for r in answer.frame.collect()] == [(1,), (3,)]

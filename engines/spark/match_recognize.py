@@ -92,6 +92,11 @@ ONE_TASK = ("no PARTITION BY: the whole DataFrame is one partition, matched by o
 RANGES = ("no PARTITION BY: the rows are matched in ranges of the ORDER BY order, one Spark "
           "task each, the matches near the ranges' edges and the choice among them in one "
           "task")
+#: :data:`RANGES` where the tasks read the file themselves (:mod:`.mr_direct`): each finds
+#: the matches at its own edges from the rows it read around its range.
+RANGES_DIRECT = ("no PARTITION BY: the rows are matched in ranges of the ORDER BY order, one "
+                 "Spark task each (each reading the rows around its range), the choice among "
+                 "the matches in one task")
 _UNSORTABLE = (T.MapType, T.ArrayType, T.StructType, T.VariantType)
 
 
@@ -284,7 +289,7 @@ def recognize_frame(df: DataFrame, clause: MatchRecognize, run: Run) -> DataFram
         parts = (indexed.repartition(run.tasks, *keys) if run.tasks
                  else indexed.repartition(*keys))
     elif (why := unsplit(clause, df.schema, run.refuse_ties, run.engine)) is None:
-        run.notes.append(RANGES)
+        run.notes.append(RANGES if direct is None else RANGES_DIRECT)
         job = Ranged(clause, bounds(clause), run.engine, to_arrow_schema(schema, timezone="UTC"),
                      run.steps, measure)
         if direct is not None:
