@@ -221,14 +221,15 @@ def _spark(out: Run, path: Path, warm: Path) -> None:
     from bench.spark_bench import use_master
     from bench.spark_cpu import cpu_by_kind
 
-    starts = []
+    starts: list[str] = []
     for master in ("local[1]", "local[2]"):
         spark, start = use_master(master)
         began = time.perf_counter()
         for sql in QUERIES.values():
             spark_rows(spark, warm, sql)
-        starts.append(f"{master}: session {start:.1f} s, first queries on {WARM_ROWS:,} rows "
-                      f"{time.perf_counter() - began:.1f} s")
+        where = "" if not starts else " (a new context in the JVM local[1] started)"
+        starts.append(f"{master}: session {start:.1f} s{where}, first queries on "
+                      f"{WARM_ROWS:,} rows {time.perf_counter() - began:.1f} s")
         for query, sql in QUERIES.items():
             run: Callable[[], list[Row]] = partial(spark_rows, spark, path, sql)
             before = cpu_by_kind()
