@@ -36,9 +36,9 @@ from kleene.cli.progress import spark_tasks
 from kleene.cli.spark_failures import spark_errors
 from kleene.data.filebytes import format_of
 from kleene.data.loaders import open_text
+from kleene.engines.match_columns import MatchColumns
 from kleene.reference.errors import KleeneError, Unsupported
 from kleene.reference.events import Event
-from kleene.reference.match import Match
 from kleene.reference.query import Query
 from kleene.reference.schema import check_pattern
 
@@ -213,7 +213,7 @@ def _run(args: argparse.Namespace, query: Query, columns: Sequence[tuple[str, st
         print(f"kleene match: {chosen}", file=sys.stderr)
     if args.output is not None:
         with timed(args, "engine stage and collect"), job_errors():
-            collected = collect_tasks(spark, matches.collect)
+            collected = collect_tasks(spark, matches.toArrow)
         with timed(args, f"wrote {args.output}"):
             _write(args, query, collected, frame, columns)
         return 0
@@ -296,25 +296,31 @@ def _frame(spark: Any, args: argparse.Namespace, query: Query) -> Any:
         raise
 
 
-def _write(args: argparse.Namespace, query: Query, collected: list[Any], frame: Any,
+def _write(args: argparse.Namespace, query: Query, collected: Any, frame: Any,
            columns: Sequence[tuple[str, str]]) -> None:
-    """Regroup the match rows of Spark and write them as single-process output does."""
-    events: dict[int, Event] = {}
-    bound: dict[str, dict[str, list[int]]] = {}
-    for r in collected:
-        row = r.asDict()
-        position = int(row["position"])
-        attrs = {a: row.get(frame.column_of(a)) for _, a in columns}
-        events[position] = Event(position, _epoch(row[frame.ts]), None, attrs)
-        bound.setdefault(row["match_id"], {}).setdefault(row["variable"], []).append(position)
-    found = readable(Match.of(vars_) for vars_ in bound.values())
+    """Regroup the match rows of Spark (an Arrow table, one row per bound event) as
+    matches in columns (:meth:`MatchColumns.from_rows`: no Python object per match) and
+    write them as single-process output does; the events are made once per position."""
+    import pyarrow as pa
+
+    names = {a: frame.column_of(a) for _, a in columns}   # absent: no cell (warned before)
+    names = {a: c for a, c in names.items() if c in collected.column_names}
+    first = collected.append_column("kleene_row", pa.array(range(collected.num_rows))) \
+        .group_by("position").aggregate([("kleene_row", "min")]).column("kleene_row_min")
+    cells = collected.take(first).select(["position", frame.ts, *dict.fromkeys(names.values())])
+    events = {int(row["position"]): Event(int(row["position"]), _epoch(row[frame.ts]), None,
+                                          {a: row.get(c) for a, c in names.items()})
+              for row in cells.to_pylist()}
+    found = MatchColumns.from_rows(collected.column("match_id"), collected.column("variable"),
+                                   collected.column("position"), name=readable_name)
     variables = [readable_name(v) for v in query.lang.variables(query.pattern)]
     fmt = results.output_format(args.output)
     datetimes = results.input_has_datetimes(args.events, args.ts)
     rows = results.match_rows(found, events, args.layout, columns, variables, datetimes,
                               results.repeated_variables(query))
     results.write_matches([rows], args.output, fmt)
-    print(f"kleene match: wrote {plural(len(found), 'match')} to {args.output} "
+    n = sum(map(len, found))
+    print(f"kleene match: wrote {plural(n, 'match')} to {args.output} "
           f"({args.layout} layout, {plural(results.row_count(rows), 'row')})", file=sys.stderr)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import operator
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,6 +102,48 @@ class MatchColumns:
                 positions.append(np.fromiter(itertools.chain.from_iterable(parts_),
                                              dtype=np.int64, count=int(offsets[-1][-1])))
             out.append(cls(variables, tuple(offsets), tuple(positions)))
+        return out
+
+    @classmethod
+    def from_rows(cls, ids: Any, variables: Any, positions: Any,
+                  name: Callable[[str], str] = str) -> list[MatchColumns]:
+        """Matches given one row per bound event, as the Spark runner's match rows are
+        (``ids[i]``: row ``i``'s match, ``variables[i]``: its variable, under ``name``'s
+        name, ``positions[i]``: its event; Arrow or NumPy arrays), one
+        :class:`MatchColumns` per set of variables bound, with no Python step per match.
+        A row given twice counts once, so a match given twice is one match (matches are
+        values: :class:`Match`)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        rows = pa.table({"m": ids, "v": variables, "p": positions})
+        rows = rows.group_by(["m", "v", "p"]).aggregate([]).combine_chunks()
+        if not rows.num_rows:
+            return []
+        match = pc.dictionary_encode(rows.column("m").chunk(0)).indices.to_numpy()
+        codes = pc.dictionary_encode(rows.column("v").chunk(0))
+        given = [name(v) for v in codes.dictionary.to_pylist()]
+        names = sorted(set(given))
+        var = np.array([names.index(v) for v in given], np.int64)[codes.indices.to_numpy()]
+        pos = rows.column("p").to_numpy().astype(np.int64)
+        order = np.lexsort((pos, var, match))
+        match, var, pos = match[order], var[order], pos[order]
+        held = np.zeros((int(match.max()) + 1, len(names)), dtype=bool)
+        held[match, var] = True
+        signatures, group = np.unique(held, axis=0, return_inverse=True)
+        group = group.reshape(-1)
+        out = []
+        for g, signature in enumerate(signatures):
+            members = np.flatnonzero(group == g)
+            in_group = group[match] == g
+            offsets, flat = [], []
+            bound = np.flatnonzero(signature)
+            for v in bound:
+                chosen = in_group & (var == v)
+                offsets.append(offsets_of(np.bincount(match[chosen],
+                                                      minlength=len(held))[members]))
+                flat.append(pos[chosen])
+            out.append(cls(tuple(names[v] for v in bound), tuple(offsets), tuple(flat)))
         return out
 
     def __len__(self) -> int:

@@ -85,3 +85,31 @@ def test_owners_is_owner_for_each_value(bounds, values):
     assert owners(bounds, at).tolist() == [owner(bounds, v) for v in values]
     floats = [b + 0.5 for b in bounds]     # integer values against float bounds: exact
     assert owners(floats, at).tolist() == [owner(floats, v) for v in values]
+
+
+def test_rows_of_bound_events_by_hand():
+    # by hand: match b binds x to 2 and y to 5 (its y row given twice: once), a binds x
+    # to 1 and y to 3 and 4, c binds x alone to 9; the variable "~m" is printed as "m"
+    groups = MatchColumns.from_rows(["b", "b", "a", "a", "a", "c", "b"],
+                                    ["y", "x", "x", "y", "~m", "x", "y"],
+                                    np.array([5, 2, 1, 3, 4, 9, 5]),
+                                    name=lambda v: v.lstrip("~"))
+    assert {m for g in groups for m in g.matches()} == {
+        Match.of({"x": [2], "y": [5]}), Match.of({"x": [1], "y": [3], "m": [4]}),
+        Match.of({"x": [9]})}
+    assert sorted(len(g) for g in groups) == [1, 1, 1]
+    assert MatchColumns.from_rows([], [], np.zeros(0, np.int64)) == []
+
+
+@given(MATCHES, st.randoms(use_true_random=False))
+def test_rows_of_bound_events_give_back_the_set_of_matches(found, rng):
+    # the Spark runner's match rows: one per bound event, keyed by the match's id, in any
+    # order, a match possibly given twice (its rows then twice under one id)
+    rows = [(match_id(m), v, p) for m in found + found[:2] for v, ps in m.bindings
+            for p in ps]
+    rng.shuffle(rows)
+    ids, names, positions = zip(*rows, strict=True) if rows else ((), (), ())
+    groups = MatchColumns.from_rows(list(ids), list(names), np.array(positions, np.int64))
+    got = [m for g in groups for m in g.matches()]
+    assert len(got) == len(set(got)) and set(got) == set(found)
+    assert all(len(set(map(len, g.offsets))) == 1 for g in groups)
