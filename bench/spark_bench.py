@@ -125,17 +125,19 @@ def replicated(copies: int, out_dir: Path = OUT_DIR) -> Path:
     return path
 
 
-def use_master(master: str) -> tuple[Any, float]:
-    """A SparkSession on ``master`` (stopping another one) and its start time in seconds."""
+def use_master(master: str, config: dict[str, str] | None = None) -> tuple[Any, float]:
+    """A SparkSession on ``master`` (stopping another one) and its start time in seconds;
+    with ``config`` (Spark settings beside the driver's memory) always a new one, so
+    that they hold."""
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
-        if active.sparkContext.master == master:
+        if active.sparkContext.master == master and config is None:
             return active, 0.0
         active.stop()
     started = time.perf_counter()
-    spark = session(master, config={"spark.driver.memory": "4g"})
+    spark = session(master, config={"spark.driver.memory": "4g", **(config or {})})
     return spark, time.perf_counter() - started
 
 

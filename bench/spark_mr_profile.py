@@ -29,6 +29,7 @@ from bench.match_recognize import QUERIES, stock_table
 from bench.match_recognize_peers import WARM_ROWS, write_file
 from bench.mr import COPIES, replicated
 from bench.report import Table, emit, load_average
+from bench.spark_bench import use_master
 from bench.spark_cpu import cpu_by_kind
 
 #: Runs per (master, query, door); the least is printed.
@@ -67,21 +68,6 @@ def stage_metrics(lines: Iterable[str]) -> dict[str, dict[str, float]]:
     return out
 
 
-def _start(master: str, events: Path) -> Any:
-    """A SparkSession on ``master`` logging its events into ``events`` (another stopped)."""
-    from pyspark.sql import SparkSession
-
-    from kleene.engines.spark.session import session
-
-    active = SparkSession.getActiveSession()
-    if active is not None:
-        active.stop()
-    return session(master, config={"spark.eventLog.enabled": "true",
-                                   "spark.eventLog.dir": events.resolve().as_uri(),
-                                   "spark.eventLog.compress": "false",
-                                   "spark.driver.memory": "4g"})
-
-
 def _door(spark: Any, path: Path, door: str) -> Any:
     frame = spark.read.parquet(str(path))
     return frame if door == "direct" else frame.select("*")
@@ -106,7 +92,9 @@ def run(quick: bool = False) -> Table:
         for master in MASTERS:
             events = folder / f"events-{MASTERS.index(master)}"
             events.mkdir()
-            spark = _start(master, events)
+            spark, _ = use_master(master, {"spark.eventLog.enabled": "true",
+                                           "spark.eventLog.dir": events.resolve().as_uri(),
+                                           "spark.eventLog.compress": "false"})
             for sql in QUERIES.values():
                 for door in ("general", "direct"):
                     match_recognize(_door(spark, warm, door), sql).collect()

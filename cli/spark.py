@@ -303,8 +303,8 @@ def _write(args: argparse.Namespace, query: Query, collected: Any, frame: Any,
     write them as single-process output does; the events are made once per position."""
     import pyarrow as pa
 
-    names = {a: frame.column_of(a) for _, a in columns}   # absent: no cell (warned before)
-    names = {a: c for a, c in names.items() if c in collected.column_names}
+    names = {a: c for _, a in columns   # an absent column: no cell (warned before)
+             if (c := frame.column_of(a)) in collected.column_names}
     first = collected.append_column("kleene_row", pa.array(range(collected.num_rows))) \
         .group_by("position").aggregate([("kleene_row", "min")]).column("kleene_row_min")
     cells = collected.take(first).select(["position", frame.ts, *dict.fromkeys(names.values())])

@@ -126,7 +126,7 @@ class MatchColumns:
         names = sorted(set(given))
         var = np.array([names.index(v) for v in given], np.int64)[codes.indices.to_numpy()]
         pos = rows.column("p").to_numpy().astype(np.int64)
-        order = np.lexsort((pos, var, match))
+        order = np.lexsort((pos, match))   # each match's rows together, by position
         match, var, pos = match[order], var[order], pos[order]
         held = np.zeros((int(match.max()) + 1, len(names)), dtype=bool)
         held[match, var] = True
